@@ -1,0 +1,29 @@
+// Package gitops is an embeddable GitOps engine: it reads the desired state
+// of Kubernetes applications from Git, renders it (plain YAML and JSON,
+// Kustomize, Helm, Jsonnet), watches the live state of one or many clusters,
+// compares the two, applies the difference in waves with hooks and a safe
+// prune, and judges the health of what it applied.
+//
+// It does what Argo CD's application controller and repo server do, as small
+// packages a host program wires together rather than as a server with a
+// database: the host owns the process, the storage and the user interface.
+// Repositories written for Argo CD work unchanged: the sync-wave, hook,
+// sync-options and compare-options annotations, Helm's hook annotations,
+// Application manifests of argoproj.io/v1alpha1, and Argo's Lua health
+// scripts all mean here what they mean there.
+//
+// The flow of one application runs down the packages:
+//
+//	resource   keys, manifest decoding with limits, annotations, tracking ids
+//	source     resolve a revision and snapshot its tree (Git or a folder)
+//	render     turn a tree into objects (plain, Kustomize, Helm, Jsonnet)
+//	cache      the live objects of a cluster, watched and indexed
+//	diff       normalise both sides and compare
+//	health     judge each live object and the application as a whole
+//	sync       plan, dry-run, apply, prune and wait, wave by wave
+//
+// Each step is an interface with a real default implementation, so a host can
+// replace one step (a custom renderer, its own cache store) and keep the rest.
+// The testenv package starts a real local cluster so that hosts can test their
+// own pipelines against a real API server.
+package gitops
