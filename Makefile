@@ -1,0 +1,41 @@
+# The two commands a new user runs:
+#   make demo   start the demo (for now: a local cluster you can use with kubectl)
+#   make test   build what the tests need and run every check CI runs
+SHELL := /bin/bash
+GO ?= go
+GOTEST_FLAGS ?= -race -count=1 -timeout 45m
+FUZZTIME ?= 10s
+# package:FuzzTarget pairs run briefly by `make fuzz` (seed corpora also run in `go test`).
+FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID
+
+.PHONY: demo test tools redis fmt vet unit fuzz
+
+demo:
+	$(GO) run ./examples/gitopsctl cluster up
+
+test: tools redis fmt vet unit fuzz
+
+# Build the local cluster's programs once, before parallel test packages need them.
+tools:
+	$(GO) run ./examples/gitopsctl cluster build
+
+# Install redis-server when missing and possible (root with apt-get).
+redis:
+	@if command -v redis-server >/dev/null; then echo "redis-server: $$(command -v redis-server)"; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq redis-server >/dev/null && echo "redis-server installed"; \
+	else echo "redis-server missing and cannot be installed here; install it to run the Redis tests" >&2; exit 1; fi
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v /testdata/)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test $(GOTEST_FLAGS) ./...
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+		$(GO) test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; done
