@@ -1,0 +1,150 @@
+package source
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Credentials authenticate to a Git host. Set either Username/Password
+// (HTTPS basic; a personal access token goes in Password), BearerToken
+// (HTTPS "Authorization: Bearer"), or SSHPrivateKey (SSH).
+//
+// Credentials never reveal their secrets through fmt, logr or encoding/json:
+// String, GoString, Format, MarshalJSON and MarshalText all print a
+// redacted summary.
+type Credentials struct {
+	// Username for HTTPS basic auth, or the SSH user when the URL has none.
+	Username string
+	// Password or token for HTTPS basic auth.
+	Password string
+	// BearerToken for HTTPS bearer auth (e.g. a GitHub App installation
+	// token or a Bitbucket access token).
+	BearerToken string
+	// SSHPrivateKey is a PEM-encoded private key for SSH.
+	SSHPrivateKey []byte
+	// SSHPassphrase decrypts SSHPrivateKey when it is encrypted.
+	SSHPassphrase string
+	// KnownHosts is the known_hosts content the server's SSH host key must
+	// match. SSH refuses to connect without it unless InsecureIgnoreHostKey.
+	KnownHosts []byte
+	// InsecureIgnoreHostKey accepts any SSH host key. For tests only.
+	InsecureIgnoreHostKey bool
+	// Scope is where the credentials may be sent: a URL prefix
+	// ("https://git.example.com" or "https://git.example.com/team/"). Empty
+	// means the exact scheme, host and port of the Repository URL. Hosts
+	// are compared whole (never as substrings), so credentials scoped to
+	// github.com are not sent to github.com.evil.example.
+	Scope string
+}
+
+// Kind names the kind of credentials: "basic", "bearer", "ssh" or "none".
+func (c Credentials) Kind() string {
+	switch {
+	case len(c.SSHPrivateKey) > 0:
+		return "ssh"
+	case c.BearerToken != "":
+		return "bearer"
+	case c.Username != "" || c.Password != "":
+		return "basic"
+	}
+	return "none"
+}
+
+// String returns a redacted summary such as "credentials(basic, user git)".
+func (c Credentials) String() string {
+	if c.Kind() == "none" {
+		return "credentials(none)"
+	}
+	if c.Username != "" {
+		return fmt.Sprintf("credentials(%s, user %s, redacted)", c.Kind(), c.Username)
+	}
+	return fmt.Sprintf("credentials(%s, redacted)", c.Kind())
+}
+
+// GoString implements fmt.GoStringer without secrets.
+func (c Credentials) GoString() string { return c.String() }
+
+// Format implements fmt.Formatter: every verb prints String.
+func (c Credentials) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }
+
+// MarshalJSON encodes only the kind and the user name, never a secret.
+func (c Credentials) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"kind":%q,"username":%q,"redacted":true}`, c.Kind(), c.Username), nil
+}
+
+// MarshalText encodes String, so that text encoders (YAML, logfmt) print
+// no secret either.
+func (c Credentials) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// AppliesTo reports whether the credentials may be sent to target, given the
+// repository URL they were configured for. The scheme, host and port must
+// be equal (ports defaulted by scheme); when Scope carries a path, target's
+// path must start with it at a segment boundary. Substring or suffix
+// matches never count.
+func (c Credentials) AppliesTo(repoURL, target string) bool {
+	scope := c.Scope
+	if scope == "" {
+		scope = repoURL
+	}
+	s, err := parseScope(scope)
+	if err != nil {
+		return false
+	}
+	t, err := url.Parse(target)
+	if err != nil || t.Host == "" {
+		return false
+	}
+	if !strings.EqualFold(s.Scheme, t.Scheme) || !sameHostPort(s, t) {
+		return false
+	}
+	if c.Scope == "" {
+		return true // default scope: scheme and host only
+	}
+	prefix := strings.TrimSuffix(s.Path, "/")
+	if prefix == "" {
+		return true
+	}
+	return t.Path == prefix || strings.HasPrefix(t.Path, prefix+"/")
+}
+
+func parseScope(raw string) (*url.URL, error) {
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && u.Host != "" {
+		return u, nil
+	}
+	// scp-like user@host:path means ssh.
+	if i := strings.IndexByte(raw, ':'); i > 0 && !strings.Contains(raw[:i], "/") {
+		host := raw[:i]
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			host = host[at+1:]
+		}
+		return &url.URL{Scheme: "ssh", Host: host, Path: "/" + raw[i+1:]}, nil
+	}
+	return nil, fmt.Errorf("not a URL")
+}
+
+func sameHostPort(a, b *url.URL) bool {
+	if !strings.EqualFold(a.Hostname(), b.Hostname()) {
+		return false
+	}
+	pa, pb := a.Port(), b.Port()
+	if pa == "" {
+		pa = defaultPort(a.Scheme)
+	}
+	if pb == "" {
+		pb = defaultPort(b.Scheme)
+	}
+	return pa == pb
+}
+
+func defaultPort(scheme string) string {
+	switch strings.ToLower(scheme) {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	case "ssh":
+		return "22"
+	}
+	return ""
+}
