@@ -5,6 +5,7 @@ package testenv
 import (
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/toolbuild"
 	"os"
 	"os/exec"
 	"runtime"
@@ -124,5 +125,5 @@ func (p *process) exitError() error {
 	if err == nil {
 		err = errors.New("exited")
 	}
-	return fmt.Errorf("testenv: %s exited early: %v; log %s ends with:\n%s", p.name, err, p.logPath, tail(data, 3000))
+	return fmt.Errorf("testenv: %s exited early: %v; log %s ends with:\n%s", p.name, err, p.logPath, toolbuild.Tail(data, 3000))
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package testenv
+package toolbuild
 
 import "context"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package testenv
+package toolbuild
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, errLockTimeout
+			return nil, ctx.Err()
 		case <-tick.C:
 		}
 	}
