@@ -1,0 +1,129 @@
+package cache
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubegitops/gitops/resource"
+)
+
+// prepare trims obj and builds its entry; it runs before the lock is taken
+// when it can, so that the lock is held only for index updates.
+func (c *ClusterCache) prepare(w *kindWatch, obj *unstructured.Unstructured) *entry {
+	if obj.GetKind() == "" {
+		obj.SetGroupVersionKind(w.res.gvk)
+	}
+	trim(obj, c.opts.KeepManagedFields, c.opts.KeepLastApplied)
+	app := c.opts.Tracking.AppOf(obj)
+	info, whole := c.opts.Populate(obj, app)
+	return newEntry(obj, app, info, whole)
+}
+
+// applyPage stores one list page, recording each key in seen. Once synced,
+// it emits events for what changed since the cache last saw the kind.
+func (c *ClusterCache) applyPage(w *kindWatch, items []unstructured.Unstructured, seen map[resource.Key]struct{}) {
+	entries := make([]*entry, len(items))
+	for i := range items {
+		// A fresh Unstructured per item: keeping &items[i] would pin the
+		// whole page's backing array.
+		entries[i] = c.prepare(w, &unstructured.Unstructured{Object: items[i].Object})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range entries {
+		seen[e.key] = struct{}{}
+		old := c.store.put(e)
+		if c.synced {
+			switch {
+			case old == nil:
+				c.emitLocked(EventAdded, e, nil)
+			case old.resourceVersion != e.resourceVersion:
+				c.emitLocked(EventModified, e, old)
+			}
+		}
+	}
+	c.afterChangeLocked(w.res.gvk.GroupKind())
+}
+
+// removeAbsent deletes the objects of w's scope that the last list did not
+// return: they were deleted while the kind was not watched.
+func (c *ClusterCache) removeAbsent(w *kindWatch, seen map[resource.Key]struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range c.store.keysOf(w.res.gvk.GroupKind(), w.id.namespace, w.id.namespace == "") {
+		if _, ok := seen[k]; ok {
+			continue
+		}
+		if old := c.store.remove(k); old != nil && c.synced {
+			c.emitLocked(EventDeleted, old, nil)
+		}
+	}
+}
+
+// dropScope forgets every object of a watch that was stopped because its
+// kind left discovery (a CRD deleted) or the options.
+func (c *ClusterCache) dropScope(id watchID, gk schema.GroupKind) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range c.store.keysOf(gk, id.namespace, id.namespace == "") {
+		if old := c.store.remove(k); old != nil && c.synced {
+			c.emitLocked(EventDeleted, old, nil)
+		}
+	}
+}
+
+// applyEvent stores one watch event.
+func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstructured.Unstructured) {
+	c.metrics.watchEvents.WithLabelValues(string(t)).Inc()
+	if t == watch.Deleted {
+		key := resource.KeyOf(obj)
+		if key.Kind == "" {
+			key.Group, key.Kind = w.res.gvk.Group, w.res.gvk.Kind
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if old := c.store.remove(key); old != nil && c.synced {
+			c.emitLocked(EventDeleted, old, nil)
+		}
+		c.afterChangeLocked(key.GroupKind())
+		return
+	}
+	e := c.prepare(w, obj)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.store.put(e)
+	if c.synced {
+		switch {
+		case old == nil:
+			c.emitLocked(EventAdded, e, nil)
+		case c.opts.IgnoreStatusOnlyUpdates && e.app != "" && old.obj != nil && e.obj != nil && onlyStatusChanged(old.obj.Object, e.obj.Object):
+			c.metrics.suppressed.Inc()
+		default:
+			c.emitLocked(EventModified, e, old)
+		}
+	}
+	c.afterChangeLocked(e.key.GroupKind())
+}
+
+// afterChangeLocked asks for a discovery refresh when the kinds served may
+// have changed.
+func (c *ClusterCache) afterChangeLocked(gk schema.GroupKind) {
+	if c.synced && (gk == gkCRD || gk == gkAPIService) {
+		c.kickDiscovery()
+	}
+}
+
+// emitLocked queues an event; the caller holds c.mu. The app of a deleted
+// object is resolved before it leaves the indexes (the caller removed only
+// the object itself, its owners are still there).
+func (c *ClusterCache) emitLocked(t EventType, e, old *entry) {
+	if !c.events.active() {
+		return
+	}
+	app := c.store.appOf(e)
+	if app == "" && old != nil && old.app != "" {
+		app = old.app
+	}
+	c.events.add(Event{Type: t, Key: e.key, App: app, Object: e.object()})
+}

@@ -1,0 +1,134 @@
+package cache
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubegitops/gitops/resource"
+)
+
+// owner is the part of an ownerReference the tree needs.
+type owner struct {
+	UID        types.UID
+	APIVersion string
+	Kind       string
+	Name       string
+	Controller bool
+}
+
+// entry is what the cache holds for one object: always its identity and the
+// fields the indexes need, and the whole (trimmed) object only when the
+// populate hook asked for it. A lean entry costs a few hundred bytes where a
+// decoded object costs several kilobytes.
+type entry struct {
+	key             resource.Key
+	apiVersion      string
+	uid             types.UID
+	resourceVersion string
+	labels          map[string]string
+	owners          []owner
+	app             string
+	info            any
+	// claimTemplates are a StatefulSet's volumeClaimTemplate names, for
+	// the inferred PVC -> StatefulSet parent.
+	claimTemplates []string
+	// inferredParents are parents this object names without an
+	// ownerReference (Endpoints -> Service, PVC -> StatefulSet candidates),
+	// with the claim template each candidate needs ("" for none).
+	inferredParents []inferredParent
+	// obj is the whole object, or nil for a lean entry.
+	obj *unstructured.Unstructured
+}
+
+type inferredParent struct {
+	parent   resource.Key
+	template string
+}
+
+// trim removes what the cache never needs from obj, in place.
+func trim(obj *unstructured.Unstructured, keepManagedFields, keepLastApplied bool) {
+	meta, ok := obj.Object["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	if !keepManagedFields {
+		delete(meta, "managedFields")
+	}
+	if !keepLastApplied {
+		if ann, ok := meta["annotations"].(map[string]any); ok {
+			delete(ann, resource.AnnotationLastApplied)
+			if len(ann) == 0 {
+				delete(meta, "annotations")
+			}
+		}
+	}
+}
+
+// newEntry builds the entry for obj (already trimmed).
+func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bool) *entry {
+	e := &entry{
+		key:             resource.KeyOf(obj),
+		apiVersion:      obj.GetAPIVersion(),
+		uid:             obj.GetUID(),
+		resourceVersion: obj.GetResourceVersion(),
+		app:             app,
+		info:            info,
+	}
+	if l := obj.GetLabels(); len(l) > 0 {
+		e.labels = l
+	}
+	if refs := obj.GetOwnerReferences(); len(refs) > 0 {
+		e.owners = make([]owner, len(refs))
+		for i, r := range refs {
+			e.owners[i] = owner{UID: r.UID, APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, Controller: r.Controller != nil && *r.Controller}
+		}
+	}
+	e.claimTemplates, e.inferredParents = inferParents(obj, e.key)
+	if keepWhole {
+		e.obj = obj
+	}
+	return e
+}
+
+// object returns the whole object, or for a lean entry a new object holding
+// apiVersion, kind and the metadata the cache keeps (name, namespace, uid,
+// resourceVersion, labels, ownerReferences). The caller must not modify a
+// whole object: it is shared.
+func (e *entry) object() *unstructured.Unstructured {
+	if e.obj != nil {
+		return e.obj
+	}
+	meta := map[string]any{"name": e.key.Name}
+	if e.key.Namespace != "" {
+		meta["namespace"] = e.key.Namespace
+	}
+	if e.uid != "" {
+		meta["uid"] = string(e.uid)
+	}
+	if e.resourceVersion != "" {
+		meta["resourceVersion"] = e.resourceVersion
+	}
+	if len(e.labels) > 0 {
+		l := make(map[string]any, len(e.labels))
+		for k, v := range e.labels {
+			l[k] = v
+		}
+		meta["labels"] = l
+	}
+	if len(e.owners) > 0 {
+		refs := make([]any, len(e.owners))
+		for i, o := range e.owners {
+			r := map[string]any{"apiVersion": o.APIVersion, "kind": o.Kind, "name": o.Name, "uid": string(o.UID)}
+			if o.Controller {
+				r["controller"] = true
+			}
+			refs[i] = r
+		}
+		meta["ownerReferences"] = refs
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": e.apiVersion,
+		"kind":       e.key.Kind,
+		"metadata":   meta,
+	}}
+}

@@ -1,0 +1,208 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubegitops/gitops/resource"
+)
+
+// kindWatch lists one kind (in one namespace, in namespaced mode) and then
+// watches it from the list's resourceVersion, for as long as its context
+// lives. Its failures stay its own: it taints its kind, backs off and tries
+// again, and never stops another kind.
+//
+// It uses the dynamic client's List and Watch directly rather than an
+// informer: an informer keeps its own copy of every object (which would
+// double the memory the trimmed store saves), hides list and watch errors
+// behind a global error handler (so a kind cannot be tainted precisely), and
+// relists on its own schedule.
+type kindWatch struct {
+	c         *ClusterCache
+	id        watchID
+	res       apiResource
+	ctx       context.Context
+	cancel    context.CancelFunc
+	done      chan struct{}
+	firstDone chan struct{}
+}
+
+func newKindWatch(ctx context.Context, c *ClusterCache, id watchID, res apiResource) *kindWatch {
+	ctx, cancel := context.WithCancel(ctx)
+	return &kindWatch{c: c, id: id, res: res, ctx: ctx, cancel: cancel, done: make(chan struct{}), firstDone: make(chan struct{})}
+}
+
+func (w *kindWatch) stop() {
+	w.cancel()
+	<-w.done
+}
+
+func (w *kindWatch) client() dynamic.ResourceInterface {
+	r := w.c.dyn.Resource(w.id.gvr)
+	if w.res.namespaced && w.id.namespace != "" {
+		return r.Namespace(w.id.namespace)
+	}
+	return r
+}
+
+func (w *kindWatch) taint(reason Reason, err error) {
+	w.c.setTaint(w.id, &KindError{GVK: w.res.gvk, Namespace: w.id.namespace, Reason: reason, Err: err})
+}
+
+// run is the list-then-watch loop. rv is empty when the kind must be
+// (re)listed: at first, after a failed list, and after a 410 Gone.
+func (w *kindWatch) run() {
+	defer close(w.done)
+	firstOnce := func() {
+		select {
+		case <-w.firstDone:
+		default:
+			close(w.firstDone)
+		}
+	}
+	defer firstOnce()
+	delay := w.c.opts.RetryInitial
+	backoff := func() bool {
+		d := delay/2 + rand.N(delay/2+1)
+		delay = min(delay*2, w.c.opts.RetryMax)
+		select {
+		case <-w.ctx.Done():
+			return false
+		case <-time.After(d):
+			return true
+		}
+	}
+	rv := ""
+	for w.ctx.Err() == nil {
+		if rv == "" {
+			newRV, err := w.list()
+			firstOnce()
+			if err != nil {
+				if w.ctx.Err() != nil {
+					return
+				}
+				w.taint(ReasonListFailed, err)
+				if !backoff() {
+					return
+				}
+				continue
+			}
+			w.c.clearTaint(w.id)
+			delay = w.c.opts.RetryInitial
+			rv = newRV
+		}
+		began := time.Now()
+		newRV, events, err := w.watch(rv)
+		rv = newRV
+		switch {
+		case w.ctx.Err() != nil:
+			return
+		case err == nil:
+			// The server ended the watch (timeout or restart): watch again
+			// from rv, after a pause if it ended at once with nothing.
+			if events == 0 && time.Since(began) < time.Second && !backoff() {
+				return
+			}
+		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+			w.c.metrics.relists.Inc()
+			rv = ""
+		default:
+			w.taint(ReasonWatchFailed, err)
+			if !backoff() {
+				return
+			}
+		}
+	}
+}
+
+// list reads every object of the kind in pages and replaces the kind's
+// objects in the store, returning the list's resourceVersion. An expired
+// continue token restarts the list from the beginning.
+func (w *kindWatch) list() (string, error) {
+	select {
+	case w.c.listSem <- struct{}{}:
+	case <-w.ctx.Done():
+		return "", w.ctx.Err()
+	}
+	defer func() { <-w.c.listSem }()
+	start := time.Now()
+	defer func() { w.c.metrics.listSeconds.Observe(time.Since(start).Seconds()) }()
+
+	seen := map[resource.Key]struct{}{}
+	opts := metav1.ListOptions{Limit: w.c.opts.PageSize}
+	for {
+		ctx, cancel := w.c.withRequestTimeout(w.ctx)
+		page, err := w.client().List(ctx, opts)
+		cancel()
+		if err != nil {
+			if opts.Continue != "" && apierrors.IsResourceExpired(err) {
+				w.c.metrics.relists.Inc()
+				opts.Continue = ""
+				continue
+			}
+			return "", err
+		}
+		w.c.applyPage(w, page.Items, seen)
+		if page.GetContinue() == "" {
+			w.c.removeAbsent(w, seen)
+			return page.GetResourceVersion(), nil
+		}
+		opts.Continue = page.GetContinue()
+	}
+}
+
+// watch streams changes from rv until the server ends the watch, an error
+// event arrives, or the context ends. It returns the last resourceVersion
+// seen and how many events arrived.
+func (w *kindWatch) watch(rv string) (string, int, error) {
+	timeout := w.c.opts.WatchTimeout
+	secs := int64((timeout/2 + rand.N(timeout/2+1)).Seconds())
+	if secs < 1 {
+		secs = 1
+	}
+	wi, err := w.client().Watch(w.ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true, TimeoutSeconds: &secs})
+	if err != nil {
+		return rv, 0, err
+	}
+	defer wi.Stop()
+	w.c.clearTaint(w.id)
+	n := 0
+	for {
+		select {
+		case <-w.ctx.Done():
+			return rv, n, nil
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return rv, n, nil
+			}
+			n++
+			switch ev.Type {
+			case watch.Error:
+				err := apierrors.FromObject(ev.Object)
+				if err == nil {
+					err = errors.New("watch error event")
+				}
+				return rv, n, err
+			case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+				obj, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				if v := obj.GetResourceVersion(); v != "" {
+					rv = v
+				}
+				if ev.Type != watch.Bookmark {
+					w.c.applyEvent(w, ev.Type, obj)
+				}
+			}
+		}
+	}
+}
