@@ -1,0 +1,32 @@
+// Package luavm runs untrusted Lua scripts (gopher-lua) in a sandbox with
+// hard limits. It knows nothing about health: the health package gives it a
+// script and an object and reads the table the script returns.
+//
+// The sandbox offers the safe parts of the base library (no dofile,
+// loadfile, load, loadstring, require, module, setfenv, getfenv,
+// collectgarbage or print), string, table and math, and an os table with
+// time, date and clock only. Calling a removed function fails with
+// ErrForbidden rather than "attempt to call a nil value", so authors learn
+// why.
+//
+// Limits, each failing with its own typed error:
+//   - time: the LState context is a budget context whose Done method runs
+//     before every VM instruction; it counts instructions (ErrInstructionLimit)
+//     and samples the clock (ErrTimeout), so `while true do end` stops on time;
+//   - memory: gopher-lua has no allocator hook, so compiled code is rewritten
+//     before compiling: every `a .. b` becomes a call to a bounded concat and
+//     every `t[k] = v` a call to a counting store. Those and the wrapped
+//     string and table functions charge a per-call budget of string bytes
+//     and table insertions (ErrMemoryLimit), and no single string may exceed
+//     MaxStringBytes. string.rep bombs, doubling loops and `t[#t+1]` loops
+//     fail long before they reach a gigabyte;
+//   - stack: CallStackSize and RegistryMaxSize bound recursion and the value
+//     stack (ErrStackOverflow).
+//
+// States are pooled. Every call runs with a fresh global environment (a
+// table whose metatable falls back to the shared libraries), the shared
+// library tables refuse writes, and the input object is converted anew, so
+// nothing a script does survives into the next call. Object keys are
+// inserted in sorted order, so pairs() visits them in the same order on
+// every run and results are deterministic.
+package luavm

@@ -1,0 +1,396 @@
+package luavm
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// forbiddenGlobals are base-library functions a script must not reach:
+// they read files, compile code at run time, change other functions'
+// environments, or write to the process's output.
+var forbiddenGlobals = [...]string{
+	"dofile", "loadfile", "load", "loadstring", "require", "module",
+	"setfenv", "getfenv", "collectgarbage", "print", "_printregs", "newproxy",
+}
+
+// forbiddenLibraries are whole libraries the sandbox does not offer. Each is
+// replaced by a table that raises ErrForbidden on any use, so a script that
+// calls io.open learns why it failed.
+var forbiddenLibraries = [...]string{"io", "debug", "coroutine", "package", "channel"}
+
+// sandbox is one pooled interpreter with its base environment.
+type sandbox struct {
+	L         *lua.LState
+	budget    *budget
+	envMeta   *lua.LTable
+	protected map[*lua.LTable]struct{}
+	rng       uint64
+	clock     Clock
+}
+
+func (s *sandbox) forbid(L *lua.LState, what string) {
+	s.budget.stop(ErrForbidden, what)
+	L.RaiseError("%s: %s", what, ErrForbidden.Error())
+}
+
+func (s *sandbox) isProtected(v lua.LValue) bool {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return false
+	}
+	_, p := s.protected[t]
+	return p
+}
+
+// newSandbox builds a state with the safe libraries.
+func newSandbox(l Limits, clock Clock) *sandbox {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:        true,
+		CallStackSize:       l.CallStackSize,
+		RegistrySize:        1024,
+		RegistryMaxSize:     l.RegistryMaxSize,
+		MinimizeStackMemory: true,
+	})
+	s := &sandbox{L: L, budget: newBudget(l), protected: map[*lua.LTable]struct{}{}, clock: clock}
+	for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath} {
+		L.Push(L.NewFunction(open))
+		L.Call(0, 0)
+	}
+	g := L.G.Global
+	for _, name := range forbiddenGlobals {
+		name := name
+		g.RawSetString(name, L.NewFunction(func(L *lua.LState) int { s.forbid(L, name); return 0 }))
+	}
+	for _, name := range forbiddenLibraries {
+		g.RawSetString(name, s.forbiddenLibrary(name))
+	}
+	g.RawSetString(hiddenConcat, L.NewFunction(s.concat))
+	g.RawSetString(hiddenStore, L.NewFunction(s.store))
+	s.wrapBase(g)
+	strlib := g.RawGetString("string").(*lua.LTable)
+	s.wrapString(strlib)
+	tablib := g.RawGetString("table").(*lua.LTable)
+	s.wrapTable(tablib)
+	mathlib := g.RawGetString("math").(*lua.LTable)
+	mathlib.RawSetString("random", L.NewFunction(s.random))
+	mathlib.RawSetString("randomseed", L.NewFunction(s.randomseed))
+	oslib := s.osLibrary()
+	g.RawSetString("os", oslib)
+
+	// The string metatable is shared by every string: hide it.
+	strMeta := L.GetMetatable(lua.LString("")).(*lua.LTable)
+	strMeta.RawSetString("__metatable", lua.LFalse)
+
+	s.envMeta = L.NewTable()
+	s.envMeta.RawSetString("__index", g)
+	s.envMeta.RawSetString("__metatable", lua.LFalse)
+	for _, t := range []*lua.LTable{g, strlib, tablib, mathlib, oslib, strMeta, s.envMeta} {
+		s.protected[t] = struct{}{}
+	}
+	return s
+}
+
+func (s *sandbox) forbiddenLibrary(name string) *lua.LTable {
+	L := s.L
+	t := L.NewTable()
+	meta := L.NewTable()
+	deny := L.NewFunction(func(L *lua.LState) int { s.forbid(L, "the "+name+" library"); return 0 })
+	meta.RawSetString("__index", deny)
+	meta.RawSetString("__newindex", deny)
+	meta.RawSetString("__call", deny)
+	meta.RawSetString("__metatable", lua.LFalse)
+	t.Metatable = meta
+	s.protected[t] = struct{}{}
+	s.protected[meta] = struct{}{}
+	return t
+}
+
+// concat is the bounded replacement of the .. operator.
+func (s *sandbox) concat(L *lua.LState) int {
+	a, b := L.Get(1), L.Get(2)
+	if stringish(a) && stringish(b) {
+		sa, sb := lua.LVAsString(a), lua.LVAsString(b)
+		s.budget.chargeString(L, int64(len(sa))+int64(len(sb)))
+		L.Push(lua.LString(sa + sb))
+		return 1
+	}
+	mm := L.GetMetaField(a, "__concat")
+	if mm == lua.LNil {
+		mm = L.GetMetaField(b, "__concat")
+	}
+	if fn, ok := mm.(*lua.LFunction); ok {
+		L.Push(fn)
+		L.Push(a)
+		L.Push(b)
+		L.Call(2, 1)
+		return 1
+	}
+	bad := a
+	if stringish(a) {
+		bad = b
+	}
+	L.RaiseError("attempt to concatenate a %s value", bad.Type().String())
+	return 0
+}
+
+func stringish(v lua.LValue) bool {
+	switch v.(type) {
+	case lua.LString, lua.LNumber:
+		return true
+	}
+	return false
+}
+
+// store is the counting replacement of t[k] = v.
+func (s *sandbox) store(L *lua.LState) int {
+	t, k, v := L.Get(1), L.Get(2), L.Get(3)
+	if tb, ok := t.(*lua.LTable); ok {
+		if s.isProtected(tb) {
+			s.forbid(L, "writing to a shared library table")
+		}
+		if k == lua.LNil {
+			L.RaiseError("table index is nil")
+		}
+		if v != lua.LNil && tb.RawGet(k) == lua.LNil {
+			s.budget.chargeInserts(L, 1)
+		}
+	}
+	L.SetTable(t, k, v)
+	return 0
+}
+
+func (s *sandbox) wrapBase(g *lua.LTable) {
+	L := s.L
+	origSetMeta := g.RawGetString("setmetatable").(*lua.LFunction)
+	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
+		if s.isProtected(L.Get(1)) || s.isProtected(L.Get(2)) {
+			s.forbid(L, "setmetatable on a shared library table")
+		}
+		return origSetMeta.GFunction(L)
+	}))
+	g.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		k, v := L.CheckAny(2), L.CheckAny(3)
+		if s.isProtected(t) {
+			s.forbid(L, "rawset on a shared library table")
+		}
+		if k == lua.LNil {
+			L.RaiseError("table index is nil")
+		}
+		if v != lua.LNil && t.RawGet(k) == lua.LNil {
+			s.budget.chargeInserts(L, 1)
+		}
+		t.RawSet(k, v)
+		L.SetTop(1)
+		return 1
+	}))
+	origUnpack := g.RawGetString("unpack").(*lua.LFunction)
+	g.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		i := L.OptInt(2, 1)
+		j := L.OptInt(3, t.Len())
+		if n := int64(j) - int64(i) + 1; n > 0 {
+			if n > int64(s.budget.limits.RegistryMaxSize) {
+				s.budget.stop(ErrStackOverflow, "unpack of too many values")
+				L.RaiseError("%s", ErrStackOverflow.Error())
+			}
+			s.budget.chargeInserts(L, n)
+		}
+		return origUnpack.GFunction(L)
+	}))
+}
+
+func (s *sandbox) wrapString(strlib *lua.LTable) {
+	L := s.L
+	b := s.budget
+	orig := func(name string) lua.LGFunction { return strlib.RawGetString(name).(*lua.LFunction).GFunction }
+	set := func(name string, fn lua.LGFunction) { strlib.RawSetString(name, L.NewFunction(fn)) }
+
+	rep := orig("rep")
+	set("rep", func(L *lua.LState) int {
+		str := L.CheckString(1)
+		n := L.CheckInt64(2)
+		if n > 0 {
+			size := int64(len(str)) * n
+			if len(str) != 0 && size/int64(len(str)) != n {
+				size = 1 << 62 // overflow
+			}
+			b.chargeString(L, size)
+		}
+		return rep(L)
+	})
+	format := orig("format")
+	set("format", func(L *lua.LState) int {
+		f := L.CheckString(1)
+		if err := checkFormat(f); err != "" {
+			L.RaiseError("bad argument #1 to format: %s", err)
+		}
+		// The result is at most the format plus every argument at its
+		// widest (widths are capped at 99 by checkFormat).
+		size := int64(len(f))
+		for i := 2; i <= L.GetTop(); i++ {
+			size += int64(len(lua.LVAsString(L.Get(i)))) + 128
+		}
+		b.chargeString(L, size)
+		return format(L)
+	})
+	gsub := orig("gsub")
+	set("gsub", func(L *lua.LState) int {
+		str := L.CheckString(1)
+		L.CheckString(2)
+		switch repl := L.Get(3).(type) {
+		case lua.LString:
+			// Every match may add the replacement: charge the worst case.
+			b.chargeString(L, int64(len(str))+int64(len(str)+1)*int64(len(repl)))
+		case *lua.LFunction:
+			// Charge each value the function returns as gsub collects it.
+			L.Replace(3, L.NewFunction(func(L *lua.LState) int {
+				top := L.GetTop()
+				L.Push(repl)
+				for i := 1; i <= top; i++ {
+					L.Push(L.Get(i))
+				}
+				L.Call(top, 1)
+				if r, ok := L.Get(-1).(lua.LString); ok {
+					b.chargeString(L, int64(len(r)))
+				}
+				return 1
+			}))
+			b.chargeString(L, int64(len(str)))
+		case *lua.LTable:
+			// Table values are existing strings, each at most
+			// MaxStringBytes; charge them per match like a function.
+			L.Replace(3, L.NewFunction(func(L *lua.LState) int {
+				v := L.GetTable(repl, L.Get(1))
+				if r, ok := v.(lua.LString); ok {
+					b.chargeString(L, int64(len(r)))
+				}
+				L.Push(v)
+				return 1
+			}))
+			b.chargeString(L, int64(len(str)))
+		}
+		return gsub(L)
+	})
+	for _, name := range []string{"upper", "lower", "reverse"} {
+		fn := orig(name)
+		set(name, func(L *lua.LState) int {
+			b.chargeString(L, int64(len(L.CheckString(1))))
+			return fn(L)
+		})
+	}
+	char := orig("char")
+	set("char", func(L *lua.LState) int {
+		b.chargeString(L, int64(L.GetTop()))
+		return char(L)
+	})
+	strlib.RawSetString("dump", L.NewFunction(func(L *lua.LState) int { s.forbid(L, "string.dump"); return 0 }))
+}
+
+// checkFormat rejects string.format directives whose width or precision
+// has more than two digits (as C Lua does), which would otherwise let
+// "%999999999d" allocate a gigabyte inside a single instruction.
+func checkFormat(f string) string {
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			continue
+		}
+		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
+			i++
+		}
+		digits := 0
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+			digits++
+		}
+		if i < len(f) && f[i] == '.' {
+			i++
+			prec := 0
+			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+				i++
+				prec++
+			}
+			if prec > 2 {
+				return "invalid format (precision too long)"
+			}
+		}
+		if digits > 2 {
+			return "invalid format (width too long)"
+		}
+		if i < len(f) && f[i] == '*' {
+			return "invalid format (* width)"
+		}
+	}
+	return ""
+}
+
+func (s *sandbox) wrapTable(tablib *lua.LTable) {
+	L := s.L
+	b := s.budget
+	orig := func(name string) lua.LGFunction { return tablib.RawGetString(name).(*lua.LFunction).GFunction }
+	guard := func(name string, charge func(L *lua.LState)) {
+		fn := orig(name)
+		tablib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if s.isProtected(L.Get(1)) {
+				s.forbid(L, "table."+name+" on a shared library table")
+			}
+			if charge != nil {
+				charge(L)
+			}
+			return fn(L)
+		}))
+	}
+	guard("insert", func(L *lua.LState) { b.chargeInserts(L, 1) })
+	guard("remove", nil)
+	guard("sort", nil)
+	guard("concat", func(L *lua.LState) {
+		t := L.CheckTable(1)
+		sep := int64(len(L.OptString(2, "")))
+		var size int64
+		n := t.Len()
+		for i := 1; i <= n; i++ {
+			size += int64(len(lua.LVAsString(t.RawGetInt(i)))) + sep
+			if size > int64(b.limits.MaxStringBytes) {
+				break
+			}
+		}
+		b.chargeString(L, size)
+	})
+}
+
+// random is a deterministic replacement of math.random: a xorshift
+// generator whose seed is reset before every call, so a script that rolls
+// dice gets the same numbers on every run.
+func (s *sandbox) random(L *lua.LState) int {
+	s.rng ^= s.rng << 13
+	s.rng ^= s.rng >> 7
+	s.rng ^= s.rng << 17
+	f := float64(s.rng>>11) / float64(1<<53)
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(f))
+	case 1:
+		m := L.CheckInt(1)
+		if m < 1 {
+			L.ArgError(1, "interval is empty")
+		}
+		L.Push(lua.LNumber(1 + int(f*float64(m))))
+	default:
+		m, n := L.CheckInt(1), L.CheckInt(2)
+		if m > n {
+			L.ArgError(2, "interval is empty")
+		}
+		L.Push(lua.LNumber(m + int(f*float64(n-m+1))))
+	}
+	return 1
+}
+
+func (s *sandbox) randomseed(L *lua.LState) int {
+	s.rng = uint64(L.CheckInt64(1))*2654435761 + 1
+	return 0
+}

@@ -1,0 +1,271 @@
+package luavm
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Program is a compiled, rewritten script. It is immutable and may run on
+// many goroutines at once.
+type Program struct {
+	name  string
+	proto *lua.FunctionProto
+}
+
+// Name returns the name the program was compiled under.
+func (p *Program) Name() string { return p.name }
+
+// Options configure a VM.
+type Options struct {
+	// Limits bound every call; zero fields take DefaultLimits.
+	Limits Limits
+	// Clock gives os.time and os.date the time. Default time.Now.
+	Clock Clock
+	// CacheSize is how many compiled scripts are kept, keyed by their
+	// source. Default 1024, as in Argo CD.
+	CacheSize int
+}
+
+// DefaultOptions returns the options described on each field of Options.
+func DefaultOptions() Options {
+	return Options{Limits: DefaultLimits(), Clock: time.Now, CacheSize: 1024}
+}
+
+// VM compiles and runs sandboxed scripts. It is safe for concurrent use:
+// each call borrows an interpreter from a pool.
+type VM struct {
+	limits Limits
+	clock  Clock
+	cache  *lru.Cache[[sha256.Size]byte, *Program]
+	pool   sync.Pool
+}
+
+// New returns a VM.
+func New(opts Options) *VM {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = 1024
+	}
+	cache, _ := lru.New[[sha256.Size]byte, *Program](opts.CacheSize) // fails only for size <= 0
+	vm := &VM{limits: opts.Limits.withDefaults(), clock: opts.Clock, cache: cache}
+	vm.pool.New = func() any { return newSandbox(vm.limits, vm.clock) }
+	return vm
+}
+
+// Limits returns the limits the VM applies.
+func (vm *VM) Limits() Limits { return vm.limits }
+
+// Compile parses, rewrites and compiles src, or returns the cached program
+// for the same source. name appears in errors.
+func (vm *VM) Compile(name, src string) (*Program, error) {
+	key := sha256.Sum256([]byte(src))
+	if p, ok := vm.cache.Get(key); ok {
+		if p.name == name {
+			return p, nil
+		}
+		return &Program{name: name, proto: p.proto}, nil
+	}
+	p, err := compile(name, src, vm.limits.MaxSourceBytes)
+	if err != nil {
+		return nil, err
+	}
+	vm.cache.Add(key, p)
+	return p, nil
+}
+
+func compile(name, src string, maxBytes int) (p *Program, err error) {
+	if len(src) > maxBytes {
+		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: fmt.Sprintf("script is %d bytes, over the limit of %d", len(src), maxBytes)}
+	}
+	defer func() {
+		// The parser and compiler panic on some inputs; a script is data.
+		if r := recover(); r != nil {
+			p, err = nil, &Error{Script: name, Kind: ErrSyntax, Detail: fmt.Sprint(r)}
+		}
+	}()
+	chunk, err := parse.Parse(strings.NewReader(src), name)
+	if err != nil {
+		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: err.Error()}
+	}
+	chunk = rewriteChunk(chunk)
+	proto, err := lua.Compile(chunk, name)
+	if err != nil {
+		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: err.Error()}
+	}
+	return &Program{name: name, proto: proto}, nil
+}
+
+// Run calls prog with the global obj bound to a fresh Lua copy of obj, and
+// passes the script's first return value to read, which must copy out what
+// it needs before returning (the value does not outlive the call).
+func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read func(ret lua.LValue) error) (err error) {
+	s := vm.pool.Get().(*sandbox)
+	healthy := false
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Script: prog.name, Kind: ErrRuntime, Detail: fmt.Sprint(r)}
+			healthy = false
+		}
+		if healthy {
+			vm.pool.Put(s)
+		} else {
+			s.L.Close()
+		}
+	}()
+	L := s.L
+	s.budget.reset(ctx, time.Now())
+	s.rng = 0x9E3779B97F4A7C15
+	L.SetContext(s.budget)
+	defer L.RemoveContext()
+
+	env := L.NewTable()
+	env.Metatable = s.envMeta
+	env.RawSetString("_G", env)
+	objTable, err := vm.toLua(L, s.budget, obj)
+	if err != nil {
+		return &Error{Script: prog.name, Kind: ErrMemoryLimit, Detail: err.Error()}
+	}
+	env.RawSetString("obj", objTable)
+	fn := L.NewFunctionFromProto(prog.proto)
+	fn.Env = env
+
+	L.Push(fn)
+	callErr := L.PCall(0, 1, nil)
+	if callErr != nil || s.budget.err != nil {
+		L.SetTop(0)
+		return s.classify(prog.name, callErr)
+	}
+	ret := L.Get(-1)
+	L.SetTop(0)
+	if err := read(ret); err != nil {
+		return err
+	}
+	// A state that met no error has an empty stack and untouched
+	// libraries: it may serve the next call.
+	healthy = true
+	return nil
+}
+
+// classify turns what PCall reported into a typed *Error.
+func (s *sandbox) classify(name string, callErr error) error {
+	detail := ""
+	if callErr != nil {
+		detail = callErr.Error()
+		var api *lua.ApiError
+		if errors.As(callErr, &api) && api.Object != nil {
+			detail = api.Object.String()
+		}
+	}
+	if kind := s.budget.err; kind != nil {
+		if s.budget.detail != "" {
+			detail = s.budget.detail
+		}
+		return &Error{Script: name, Kind: kind, Detail: firstLine(detail)}
+	}
+	if err := s.budget.parent.Err(); err != nil {
+		return &Error{Script: name, Kind: ErrCanceled, Detail: err.Error()}
+	}
+	kind := ErrRuntime
+	if strings.Contains(detail, "stack overflow") || strings.Contains(detail, "registry overflow") ||
+		strings.Contains(detail, "callstack overflow") {
+		kind = ErrStackOverflow
+	}
+	return &Error{Script: name, Kind: kind, Detail: firstLine(detail)}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	const max = 512
+	if len(s) > max {
+		s = s[:max] + "..."
+	}
+	return s
+}
+
+// maxObjectDepth bounds the nesting of objects handed to scripts.
+const maxObjectDepth = 100
+
+// toLua converts a JSON-shaped value to Lua. Map keys are inserted in
+// sorted order so that pairs() is deterministic. Entries count against the
+// call's table budget.
+func (vm *VM) toLua(L *lua.LState, b *budget, obj map[string]any) (*lua.LTable, error) {
+	var conv func(v any, depth int) (lua.LValue, error)
+	conv = func(v any, depth int) (lua.LValue, error) {
+		if depth > maxObjectDepth {
+			return nil, fmt.Errorf("object nested deeper than %d levels", maxObjectDepth)
+		}
+		switch v := v.(type) {
+		case nil:
+			return lua.LNil, nil
+		case bool:
+			return lua.LBool(v), nil
+		case string:
+			return lua.LString(v), nil
+		case int64:
+			return lua.LNumber(v), nil
+		case int:
+			return lua.LNumber(v), nil
+		case int32:
+			return lua.LNumber(v), nil
+		case float64:
+			if math.IsNaN(v) {
+				return lua.LNumber(0), nil
+			}
+			return lua.LNumber(v), nil
+		case []any:
+			b.inserts += int64(len(v))
+			t := L.CreateTable(len(v), 0)
+			for _, e := range v {
+				lv, err := conv(e, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				t.Append(lv)
+			}
+			return t, nil
+		case map[string]any:
+			b.inserts += int64(len(v))
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			t := L.CreateTable(0, len(v))
+			for _, k := range keys {
+				lv, err := conv(v[k], depth+1)
+				if err != nil {
+					return nil, err
+				}
+				t.RawSetString(k, lv)
+			}
+			return t, nil
+		default:
+			return lua.LString(fmt.Sprint(v)), nil
+		}
+	}
+	lv, err := conv(obj, 0)
+	if err != nil {
+		return nil, err
+	}
+	// The input object does not count against the script's own budget.
+	b.inserts = 0
+	if t, ok := lv.(*lua.LTable); ok {
+		return t, nil
+	}
+	return L.NewTable(), nil
+}

@@ -1,0 +1,269 @@
+package luavm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// run compiles and runs src and returns the first result as a string.
+func run(t *testing.T, vm *VM, src string, obj map[string]any) (string, error) {
+	t.Helper()
+	prog, err := vm.Compile("test.lua", src)
+	if err != nil {
+		return "", err
+	}
+	var out string
+	err = vm.Run(context.Background(), prog, obj, func(ret lua.LValue) error {
+		out = lua.LVAsString(ret)
+		if ret == lua.LNil {
+			out = "nil"
+		}
+		return nil
+	})
+	return out, err
+}
+
+func TestRun_ReturnsValueAndReadsObj(t *testing.T) {
+	vm := New(DefaultOptions())
+	out, err := run(t, vm, `return obj.metadata.name .. "-" .. #obj.spec.items`, map[string]any{
+		"metadata": map[string]any{"name": "web"},
+		"spec":     map[string]any{"items": []any{int64(1), int64(2)}},
+	})
+	if err != nil || out != "web-2" {
+		t.Fatalf("got %q, %v", out, err)
+	}
+}
+
+func TestRun_LuaSemanticsSurviveRewrite(t *testing.T) {
+	vm := New(DefaultOptions())
+	cases := map[string]struct{ src, want string }{
+		"multiple assignment evaluates keys first": {`local a = {} local i = 3; i, a[i] = i+1, 20; return tostring(a[3]) .. tostring(a[4])`, "20nil"},
+		"swap":                      {`local t = {1, 2}; t[1], t[2] = t[2], t[1]; return t[1] .. t[2]`, "21"},
+		"function in table":         {`local m = {} function m.f(x) return x * 2 end return m.f(21)`, "42"},
+		"method definition":         {`local o = {v = 5} function o:get() return self.v end return o:get()`, "5"},
+		"concat metamethod":         {`local t = setmetatable({}, {__concat = function(a, b) return "meta" end}) return t .. "x"`, "meta"},
+		"newindex metamethod":       {`local log = "" local t = setmetatable({}, {__newindex = function(t, k, v) log = log .. k end}) t.a = 1 t.b = 2 return log`, "ab"},
+		"string methods":            {`local s = "Hello" return s:lower() .. s:upper() .. s:rep(2, "")`, "helloHELLOHelloHello"},
+		"string.match available":    {`return string.match("v1.2.3", "(%d+)%.(%d+)")`, "1"},
+		"format":                    {`return string.format("%s=%5.2f", "x", 3.14159)`, "x= 3.14"},
+		"gsub function":             {`return (string.gsub("abc", "%w", function(c) return c:upper() end))`, "ABC"},
+		"table.concat":              {`return table.concat({"a", "b", "c"}, ",")`, "a,b,c"},
+		"pairs order is sorted":     {`local s = "" for k in pairs(obj) do s = s .. k end return s`, "abcdef"},
+		"math.random is repeatable": {`return math.random(1000) .. "," .. math.random(1000)`, "742,197"},
+		"os.time reads the clock":   {`return os.time()`, "1700000000"},
+		"os.date formats utc":       {`return os.date("!%Y-%m-%dT%H:%M:%SZ", 0)`, "1970-01-01T00:00:00Z"},
+		"pcall catches errors":      {`local ok, err = pcall(function() error("boom") end) return tostring(ok)`, "false"},
+	}
+	opts := DefaultOptions()
+	opts.Clock = func() time.Time { return time.Unix(1700000000, 0) }
+	vm = New(opts)
+	obj := map[string]any{"f": 1.0, "e": 1.0, "d": 1.0, "c": 1.0, "b": 1.0, "a": 1.0}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := run(t, vm, c.src, obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == "742,197" {
+				// Deterministic, whatever the numbers: run again and compare.
+				again, _ := run(t, vm, c.src, obj)
+				if again != got {
+					t.Fatalf("math.random not repeatable: %q then %q", got, again)
+				}
+				return
+			}
+			if got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// expectKind runs src and requires a typed error of kind within the limit.
+func expectKind(t *testing.T, vm *VM, src string, kind error) *Error {
+	t.Helper()
+	start := time.Now()
+	_, err := run(t, vm, src, map[string]any{"kind": "X"})
+	elapsed := time.Since(start)
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, kind) {
+		t.Fatalf("want %v, got %v", kind, err)
+	}
+	if elapsed > vm.Limits().Timeout+500*time.Millisecond {
+		t.Fatalf("took %v, over the %v limit", elapsed, vm.Limits().Timeout)
+	}
+	if e.Script != "test.lua" {
+		t.Fatalf("error does not name the script: %v", err)
+	}
+	return e
+}
+
+func TestSandbox_Escapes(t *testing.T) {
+	vm := New(DefaultOptions())
+	cases := map[string]string{
+		"os.execute":            `os.execute("id")`,
+		"os.exit":               `os.exit(1)`,
+		"os.getenv":             `return os.getenv("HOME")`,
+		"os.remove":             `os.remove("/tmp/x")`,
+		"io.open":               `local f = io.open("/etc/passwd") return f:read("*a")`,
+		"io.popen":              `io.popen("id")`,
+		"dofile":                `dofile("/etc/passwd")`,
+		"loadfile":              `loadfile("/etc/passwd")`,
+		"load":                  `load(function() return nil end)`,
+		"loadstring":            `loadstring("return 1")()`,
+		"require":               `require("os")`,
+		"module":                `module("x")`,
+		"debug":                 `debug.getregistry()`,
+		"coroutine":             `coroutine.create(function() end)`,
+		"package.loadlib":       `package.loadlib("/lib/libc.so.6", "system")`,
+		"setfenv":               `setfenv(1, {})`,
+		"string.dump":           `string.dump(function() end)`,
+		"string lib write":      `string.rep = nil`,
+		"string lib rawset":     `rawset(string, "rep", nil)`,
+		"table.insert lib":      `table.insert(string, 1)`,
+		"string metatable":      `setmetatable(string, {})`,
+		"function def into lib": `function string.upper(s) return s end`,
+		"collectgarbage":        `collectgarbage()`,
+		"print":                 `print("x")`,
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) { expectKind(t, vm, src, ErrForbidden) })
+	}
+}
+
+func TestSandbox_StringMetatableHidden(t *testing.T) {
+	vm := New(DefaultOptions())
+	out, err := run(t, vm, `return tostring(getmetatable(""))`, nil)
+	if err != nil || out != "false" {
+		t.Fatalf("getmetatable(\"\") = %q, %v; want false", out, err)
+	}
+	out, err = run(t, vm, `return tostring(getmetatable(_G))`, nil)
+	if err != nil || out != "false" {
+		t.Fatalf("getmetatable(_G) = %q, %v; want false", out, err)
+	}
+}
+
+func TestSandbox_InfiniteLoopStopsOnInstructionLimit(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `while true do end`, ErrInstructionLimit)
+}
+
+func TestSandbox_InfiniteLoopStopsOnTimeout(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Limits.MaxInstructions = 1 << 62
+	opts.Limits.Timeout = 100 * time.Millisecond
+	expectKind(t, New(opts), `while true do end`, ErrTimeout)
+}
+
+func TestSandbox_CallerCancel(t *testing.T) {
+	vm := New(DefaultOptions())
+	prog, err := vm.Compile("test.lua", `while true do end`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = vm.Run(ctx, prog, nil, func(lua.LValue) error { return nil })
+	if !errors.Is(err, ErrCanceled) {
+		t.Fatalf("want ErrCanceled, got %v", err)
+	}
+}
+
+func TestSandbox_StringRepBomb(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local s = string.rep("x", 1e12) return #s`, ErrMemoryLimit)
+}
+
+func TestSandbox_StringRepMethodBomb(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local s = ("x"):rep(2^40) return #s`, ErrMemoryLimit)
+}
+
+func TestSandbox_ConcatDoublingBomb(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local s = "x" for i = 1, 64 do s = s .. s end return #s`, ErrMemoryLimit)
+}
+
+func TestSandbox_ConcatAccumulationBomb(t *testing.T) {
+	// Many strings under the per-string cap still exhaust the call budget.
+	expectKind(t, New(DefaultOptions()), `local t = {} local s = string.rep("x", 500000) for i = 1, 1000 do t[i] = s .. i end`, ErrMemoryLimit)
+}
+
+func TestSandbox_FormatWidthBomb(t *testing.T) {
+	e := expectKind(t, New(DefaultOptions()), `return string.format("%999999999d", 1)`, ErrRuntime)
+	if !strings.Contains(e.Detail, "width too long") {
+		t.Fatalf("detail %q", e.Detail)
+	}
+}
+
+func TestSandbox_GsubBomb(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local s = string.rep("x", 100000) return string.gsub(s, "x", string.rep("y", 1000))`, ErrMemoryLimit)
+}
+
+func TestSandbox_TableConcatBomb(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local s = string.rep("x", 900000) return table.concat({s, s, s})`, ErrMemoryLimit)
+}
+
+func TestSandbox_TableGrowthLoop(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local t = {} while true do t[#t+1] = 1 end`, ErrMemoryLimit)
+}
+
+func TestSandbox_TableInsertLoop(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local t = {} while true do table.insert(t, "x") end`, ErrMemoryLimit)
+}
+
+func TestSandbox_RawsetGrowthLoop(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local t = {} local i = 0 while true do i = i + 1 rawset(t, i, i) end`, ErrMemoryLimit)
+}
+
+func TestSandbox_KeyChurnLoop(t *testing.T) {
+	// gopher-lua never forgets a key once inserted, so set-then-clear of new
+	// keys grows memory too; every new key is charged.
+	expectKind(t, New(DefaultOptions()), `local t = {} local i = 0 while true do i = i + 1 t[i] = 1 t[i] = nil end`, ErrMemoryLimit)
+}
+
+func TestSandbox_DeepRecursion(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `local function f(n) return 1 + f(n + 1) end return f(1)`, ErrStackOverflow)
+}
+
+func TestSandbox_UnpackBomb(t *testing.T) {
+	expectKind(t, New(DefaultOptions()), `return unpack({}, 1, 1e8)`, ErrStackOverflow)
+}
+
+func TestSandbox_NoStateLeaksBetweenCalls(t *testing.T) {
+	vm := New(DefaultOptions())
+	obj := map[string]any{"spec": map[string]any{"replicas": 1.0}}
+	first, err := run(t, vm, `leaked = "yes"; obj.spec.replicas = 99; setmetatable(obj, {__index = function() return "meta" end}); return "done"`, obj)
+	if err != nil || first != "done" {
+		t.Fatal(first, err)
+	}
+	for i := 0; i < 4; i++ { // several calls, so a pooled state is reused
+		out, err := run(t, vm, `return tostring(leaked) .. "," .. obj.spec.replicas .. "," .. tostring(obj.missing) .. "," .. tostring(getmetatable(obj))`, obj)
+		if err != nil || out != "nil,1,nil,nil" {
+			t.Fatalf("state leaked into call %d: %q %v", i, out, err)
+		}
+	}
+	if obj["spec"].(map[string]any)["replicas"] != 1.0 {
+		t.Fatal("script changed the Go object")
+	}
+}
+
+func TestSandbox_SyntaxErrorIsTyped(t *testing.T) {
+	_, err := New(DefaultOptions()).Compile("bad.lua", `return (`)
+	if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "bad.lua") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCompile_Cached(t *testing.T) {
+	vm := New(DefaultOptions())
+	a, err := vm.Compile("a", `return 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := vm.Compile("a", `return 1`)
+	if a != b {
+		t.Fatal("same source compiled twice")
+	}
+}
