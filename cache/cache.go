@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/go-logr/logr"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,6 +76,10 @@ func New(cfg *rest.Config, opts Options) (*ClusterCache, error) {
 	// Watches must not inherit an http.Client timeout; every other request
 	// of this cache gets RequestTimeout through its context or this config.
 	watchCfg.Timeout = 0
+	// Deprecation warnings (v1 Endpoints) would otherwise go to klog on
+	// every list and watch.
+	watchCfg.WarningHandlerWithContext = nil
+	watchCfg.WarningHandler = warningLogger{opts.Logger}
 	reqCfg := rest.CopyConfig(watchCfg)
 	reqCfg.Timeout = opts.RequestTimeout
 
@@ -388,4 +393,11 @@ func (c *ClusterCache) clearTaint(id watchID) {
 		c.opts.Logger.Info("kind recovered", "cluster", c.opts.Name, "gvk", e.GVK.String(), "namespace", id.namespace)
 		delete(c.taints, id)
 	}
+}
+
+// warningLogger sends API server warnings to the cache's logger at V(1).
+type warningLogger struct{ log logr.Logger }
+
+func (w warningLogger) HandleWarningHeader(code int, agent, text string) {
+	w.log.V(1).Info("API server warning", "text", text)
 }

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisOptions configure a Redis store.
+type RedisOptions struct {
+	// Prefix is prepended to every key, so that several engines (or several
+	// caches) share one Redis. Default "gitops:".
+	Prefix string
+	// DefaultTTL applies when Set is given none. Default 24 h.
+	DefaultTTL time.Duration
+	// Timeout bounds each operation. Default 500 ms: a slow Redis must
+	// cost a miss, not a stalled render.
+	Timeout time.Duration
+	// Registerer receives the store's metrics when not nil; Name is the
+	// "store" label. Default "redis".
+	Registerer prometheus.Registerer
+	Name       string
+}
+
+// DefaultRedisOptions returns the defaults described on RedisOptions.
+func DefaultRedisOptions() RedisOptions {
+	return RedisOptions{Prefix: "gitops:", DefaultTTL: 24 * time.Hour, Timeout: 500 * time.Millisecond, Name: "redis"}
+}
+
+// Redis is a Store in a Redis server.
+type Redis struct {
+	client  redis.UniversalClient
+	opts    RedisOptions
+	metrics *metrics
+}
+
+// NewRedis returns a Redis store over client (a *redis.Client,
+// *redis.ClusterClient or *redis.Ring). The caller owns the client.
+func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
+	d := DefaultRedisOptions()
+	if opts.Prefix == "" {
+		opts.Prefix = d.Prefix
+	}
+	if opts.DefaultTTL <= 0 {
+		opts.DefaultTTL = d.DefaultTTL
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = d.Timeout
+	}
+	if opts.Name == "" {
+		opts.Name = d.Name
+	}
+	return &Redis{client: client, opts: opts, metrics: newMetrics(opts.Registerer, opts.Name)}
+}
+
+// Get implements Store. A failure is a miss with the error.
+func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	v, err := r.client.Get(ctx, r.opts.Prefix+key).Bytes()
+	switch {
+	case errors.Is(err, redis.Nil):
+		r.metrics.miss()
+		return nil, false, nil
+	case err != nil:
+		r.metrics.miss()
+		r.metrics.fail()
+		return nil, false, fmt.Errorf("redis store: get: %w", err)
+	}
+	r.metrics.hit()
+	return v, true, nil
+}
+
+// Set implements Store.
+func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if ttl <= 0 {
+		ttl = r.opts.DefaultTTL
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	if err := r.client.Set(ctx, r.opts.Prefix+key, value, ttl).Err(); err != nil {
+		r.metrics.fail()
+		return fmt.Errorf("redis store: set: %w", err)
+	}
+	return nil
+}
+
+// Delete implements Store.
+func (r *Redis) Delete(ctx context.Context, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	if err := r.client.Del(ctx, r.opts.Prefix+key).Err(); err != nil {
+		r.metrics.fail()
+		return fmt.Errorf("redis store: delete: %w", err)
+	}
+	return nil
+}
