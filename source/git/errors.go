@@ -1,0 +1,90 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// classify maps a transport error to this module's sentinels with a message
+// that never repeats what the server sent (a response body may echo
+// internal pages: server-side request forgery) and never holds a secret.
+func classify(e endpoint, err error) error {
+	err = unwrapPlumbing(err)
+	var herr *githttp.Err
+	var nerr net.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
+		return source.ErrTimeout
+	case errors.Is(err, context.Canceled):
+		return context.Canceled
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+		errors.Is(err, transport.ErrInvalidAuthMethod):
+		return source.ErrAuthentication
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return source.ErrRepositoryNotFound
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return fmt.Errorf("remote repository is empty: %w", source.ErrRevisionNotFound)
+	case errors.As(err, &herr):
+		return fmt.Errorf("unexpected HTTP status %d", herr.StatusCode())
+	}
+	return errors.New(e.redact(err.Error()))
+}
+
+// unwrapPlumbing strips go-git's error wrappers, which do not implement
+// Unwrap, so that errors.Is sees the cause.
+func unwrapPlumbing(err error) error {
+	for {
+		switch e := err.(type) {
+		case *plumbing.UnexpectedError:
+			err = e.Err
+		case *plumbing.PermanentError:
+			err = e.Err
+		default:
+			return err
+		}
+	}
+}
+
+// wrapErr builds the *source.Error every exported method returns. The cause
+// is classified: errors.Is against the source sentinels works on it.
+func wrapErr(e endpoint, op, rev string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *source.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	return &source.Error{Repository: e.redacted, Op: op, Revision: rev, Err: classifyKeep(e, err)}
+}
+
+// classifyKeep classifies err but keeps it in the chain when it is already
+// one of ours (so errors.Is still matches the sentinel it wraps).
+func classifyKeep(e endpoint, err error) error {
+	for _, s := range []error{source.ErrURLNotAllowed, source.ErrRevisionNotFound, source.ErrAmbiguousRevision,
+		source.ErrAuthentication, source.ErrTimeout, source.ErrRepositoryNotFound, source.ErrInvalidRepository} {
+		if errors.Is(err, s) {
+			return &redactedError{msg: e.redact(err.Error()), cause: s}
+		}
+	}
+	return classify(e, err)
+}
+
+// redactedError keeps a sentinel for errors.Is while replacing the message.
+type redactedError struct {
+	msg   string
+	cause error
+}
+
+func (r *redactedError) Error() string { return r.msg }
+func (r *redactedError) Unwrap() error { return r.cause }

@@ -1,0 +1,200 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// fetchedRefPrefix names the refs that remember fetched commits; they are
+// offered as "haves" so the next fetch sends only new objects.
+const fetchedRefPrefix = "refs/gitops/fetched/"
+
+// maxHaves bounds the commits offered as haves in one fetch.
+const maxHaves = 32
+
+// unshallowDepth asks for the whole history (what `git fetch --unshallow`
+// sends).
+const unshallowDepth = 1<<31 - 1
+
+// fetchCommit brings commit h into the store: only h, at the configured
+// depth. When the server does not advertise h and does not allow unadvertised
+// wants, it falls back to the full history of every branch and tag.
+// The caller holds the store's fetch slot.
+func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h plumbing.Hash) error {
+	sess, err := s.openSession(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return err
+	}
+	st := o.openReader(false)
+	defer st.Close()
+
+	wants := []plumbing.Hash{h}
+	depth := s.opts.Depth
+	if !advertises(ar, h) && !ar.Capabilities.Supports(capability.AllowReachableSHA1InWant) &&
+		!ar.Capabilities.Supports(capability.AllowTipSHA1InWant) {
+		wants = advertisedTips(ar)
+		depth = unshallowDepth
+		s.opts.Logger.V(1).Info("commit is not a branch or tag tip; fetching full history", "repository", e.redacted, "commit", h.String())
+	}
+	if err := s.uploadPack(ctx, sess, ar, st, wants, depth); err != nil {
+		return err
+	}
+	if !commitPresent(st, h) {
+		// A fresh handle sees the pack just written.
+		if !o.hasCommit(h) {
+			return fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound)
+		}
+	}
+	return st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(fetchedRefPrefix+h.String()), h))
+}
+
+// uploadPack runs one upload-pack exchange and stores the pack and the new
+// shallow boundary.
+func (s *Source) uploadPack(ctx context.Context, sess session, ar *packp.AdvRefs, st *filesystem.Storage, wants []plumbing.Hash, depth int) error {
+	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
+	req.Wants = wants
+	shallows, err := st.Shallow()
+	if err != nil {
+		return err
+	}
+	if depth > 0 || len(shallows) > 0 {
+		if !ar.Capabilities.Supports(capability.Shallow) {
+			return errors.New("server does not support shallow fetches")
+		}
+		if err := req.Capabilities.Set(capability.Shallow); err != nil {
+			return err
+		}
+	}
+	if depth > 0 {
+		req.Depth = packp.DepthCommits(depth)
+	}
+	req.Shallows = shallows
+	req.Haves = haves(st)
+	if req.IsEmpty() {
+		return nil
+	}
+	res, err := sess.UploadPack(ctx, req)
+	if err != nil {
+		if errors.Is(err, transport.ErrEmptyUploadPackRequest) {
+			return nil
+		}
+		return err
+	}
+	defer res.Close()
+	if err := updateShallow(st, shallows, res.ShallowUpdate); err != nil {
+		return err
+	}
+	return packfile.UpdateObjectStorage(st, demux(req.Capabilities, res))
+}
+
+// updateShallow records the new shallow boundary: what the server marked
+// shallow, minus what it unshallowed.
+func updateShallow(st *filesystem.Storage, before []plumbing.Hash, up packp.ShallowUpdate) error {
+	if len(up.Shallows) == 0 && len(up.Unshallows) == 0 {
+		return nil
+	}
+	set := map[plumbing.Hash]bool{}
+	for _, h := range before {
+		set[h] = true
+	}
+	for _, h := range up.Shallows {
+		set[h] = true
+	}
+	for _, h := range up.Unshallows {
+		delete(set, h)
+	}
+	out := make([]plumbing.Hash, 0, len(set))
+	for h := range set {
+		out = append(out, h)
+	}
+	return st.SetShallow(out)
+}
+
+// haves lists up to maxHaves previously fetched commits.
+func haves(st *filesystem.Storage) []plumbing.Hash {
+	iter, err := st.IterReferences()
+	if err != nil {
+		return nil
+	}
+	var out []plumbing.Hash
+	_ = iter.ForEach(func(r *plumbing.Reference) error {
+		if len(out) >= maxHaves {
+			return storer.ErrStop
+		}
+		if r.Type() == plumbing.HashReference && len(r.Name()) > len(fetchedRefPrefix) &&
+			string(r.Name()[:len(fetchedRefPrefix)]) == fetchedRefPrefix {
+			out = append(out, r.Hash())
+		}
+		return nil
+	})
+	return out
+}
+
+func demux(caps *capability.List, r io.Reader) io.Reader {
+	switch {
+	case caps.Supports(capability.Sideband64k):
+		return sideband.NewDemuxer(sideband.Sideband64k, r)
+	case caps.Supports(capability.Sideband):
+		return sideband.NewDemuxer(sideband.Sideband, r)
+	}
+	return r
+}
+
+func advertises(ar *packp.AdvRefs, h plumbing.Hash) bool {
+	if ar.Head != nil && *ar.Head == h {
+		return true
+	}
+	for _, v := range ar.References {
+		if v == h {
+			return true
+		}
+	}
+	for _, v := range ar.Peeled {
+		if v == h {
+			return true
+		}
+	}
+	return false
+}
+
+func advertisedTips(ar *packp.AdvRefs) []plumbing.Hash {
+	seen := map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	for name, h := range ar.References {
+		if p, ok := ar.Peeled[name]; ok {
+			h = p
+		}
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func decodeCommit(obj plumbing.EncodedObject) (*object.Commit, error) {
+	c := &object.Commit{}
+	if err := c.Decode(obj); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,44 @@
+package git
+
+import (
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// Options configure a Source. Start from DefaultOptions.
+type Options struct {
+	// CacheDir holds one bare object store per repository (and per set of
+	// credentials, so that one tenant's fetched objects are never served to
+	// another without credentials). Required.
+	CacheDir string
+	// Timeout bounds every network operation (one ls-remote, one fetch),
+	// on top of the caller's context. Default 90 s.
+	Timeout time.Duration
+	// ResolveTTL is how long the refs advertised by a repository are reused
+	// before the next ls-remote. All resolves of one repository within the
+	// TTL, for any ref, share one ls-remote; concurrent resolves share the
+	// one in flight. Default 1 min. Zero disables caching (concurrent
+	// resolves still share one call).
+	ResolveTTL time.Duration
+	// Depth is the history depth fetched for a commit. Default 1: only the
+	// wanted commit and its tree.
+	Depth int
+	// Policy, when set, restricts which URLs and addresses may be reached.
+	Policy *source.URLPolicy
+	// Logger receives debug logs (V(1)); never credentials.
+	Logger logr.Logger
+}
+
+// DefaultOptions returns the defaults: 90 s timeout, 1 min resolve TTL,
+// depth 1, no URL policy, a discarding logger. CacheDir must still be set.
+func DefaultOptions() Options {
+	return Options{
+		Timeout:    90 * time.Second,
+		ResolveTTL: time.Minute,
+		Depth:      1,
+		Logger:     logr.Discard(),
+	}
+}

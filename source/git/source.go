@@ -1,0 +1,238 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// Source is a source.Source for Git repositories over HTTPS, HTTP and SSH.
+// It is safe for concurrent use; one Source should serve a whole process so
+// that its ref cache and object stores are shared.
+type Source struct {
+	opts          Options
+	httpTransport *http.Transport
+	refs          *refCache
+	fetches       singleflight.Group
+
+	mu     sync.Mutex
+	stores map[string]*objectStore
+}
+
+var _ source.Source = (*Source)(nil)
+
+// session is the part of a go-git upload-pack session this package uses;
+// the SSH transport of this package implements it too.
+type session interface {
+	AdvertisedReferencesContext(ctx context.Context) (*packp.AdvRefs, error)
+	UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error)
+	Close() error
+}
+
+// New returns a Source storing objects under opts.CacheDir. Zero Timeout
+// and Depth take their defaults; a zero Logger discards.
+func New(opts Options) (*Source, error) {
+	def := DefaultOptions()
+	if opts.CacheDir == "" {
+		return nil, errors.New("git source: Options.CacheDir is required")
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = def.Timeout
+	}
+	if opts.Depth < 0 {
+		opts.Depth = 0
+	}
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = def.Logger
+	}
+	return &Source{
+		opts:          opts,
+		httpTransport: newHTTPTransport(opts),
+		refs:          newRefCache(opts.ResolveTTL),
+		stores:        map[string]*objectStore{},
+	}, nil
+}
+
+// Resolve turns revision into a commit with one ls-remote (shared by every
+// concurrent caller and cached for ResolveTTL per repository). The rules
+// are those of resolveIn: HEAD, refs/..., tag, branch, semver constraint
+// over tags, short tip id. A full commit id resolves without any network
+// call. Errors are *source.Error wrapping a source sentinel.
+func (s *Source) Resolve(ctx context.Context, repo source.Repository, revision string) (source.Revision, error) {
+	e, err := parseEndpoint(repo, s.opts.Policy)
+	if err != nil {
+		return source.Revision{}, wrapErr(endpoint{redacted: source.RedactURL(repo.URL)}, "resolve", revision, err)
+	}
+	if isFullHash(revision) {
+		return source.Revision{Commit: revision}, nil
+	}
+	t, err := s.refs.get(ctx, e.storeKey(), func(ctx context.Context) (refTable, error) {
+		return s.listRefs(ctx, e)
+	})
+	if err != nil {
+		return source.Revision{}, wrapErr(e, "resolve", revision, err)
+	}
+	rev, err := resolveIn(t, revision)
+	if err != nil {
+		return source.Revision{}, wrapErr(e, "resolve", revision, err)
+	}
+	return rev, nil
+}
+
+// Invalidate forgets the cached refs of repo, so that the next Resolve
+// asks the server (use it on a webhook for that repository).
+func (s *Source) Invalidate(repo source.Repository) {
+	if e, err := parseEndpoint(repo, s.opts.Policy); err == nil {
+		s.refs.invalidate(e.storeKey())
+	}
+}
+
+// listRefs is one ls-remote, bounded by Options.Timeout.
+func (s *Source) listRefs(ctx context.Context, e endpoint) (refTable, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	sess, err := s.openSession(ctx, e)
+	if err != nil {
+		return refTable{}, timeoutOr(ctx, err)
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return refTable{}, timeoutOr(ctx, err)
+	}
+	s.opts.Logger.V(1).Info("listed refs", "repository", e.redacted, "refs", len(ar.References))
+	return tableFromAdv(ar), nil
+}
+
+// Snapshot returns a read-only tree of rev.Commit, fetching it first when
+// the object store does not have it. Concurrent snapshots of one commit
+// share one fetch; fetches of one repository run one at a time, and no
+// lock is held once the commit is in the store.
+func (s *Source) Snapshot(ctx context.Context, repo source.Repository, rev source.Revision) (source.Snapshot, error) {
+	snap, err := s.snapshot(ctx, repo, rev)
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// OpenSnapshot is Snapshot with the concrete type.
+func (s *Source) OpenSnapshot(ctx context.Context, repo source.Repository, rev source.Revision) (*Snapshot, error) {
+	return s.snapshot(ctx, repo, rev)
+}
+
+func (s *Source) snapshot(ctx context.Context, repo source.Repository, rev source.Revision) (*Snapshot, error) {
+	e, err := parseEndpoint(repo, s.opts.Policy)
+	if err != nil {
+		return nil, wrapErr(endpoint{redacted: source.RedactURL(repo.URL)}, "snapshot", rev.Commit, err)
+	}
+	if !isFullHash(rev.Commit) {
+		return nil, wrapErr(e, "snapshot", rev.Commit, fmt.Errorf("not a full commit id (Resolve it first): %w", source.ErrRevisionNotFound))
+	}
+	h := plumbing.NewHash(rev.Commit)
+	store, err := s.store(e)
+	if err != nil {
+		return nil, wrapErr(e, "snapshot", rev.Commit, err)
+	}
+	if !store.hasCommit(h) {
+		if err := s.fetchShared(ctx, e, store, h); err != nil {
+			return nil, wrapErr(e, "fetch", rev.Commit, err)
+		}
+	}
+	snap, err := openSnapshot(store, h, rev)
+	if err != nil {
+		return nil, wrapErr(e, "snapshot", rev.Commit, err)
+	}
+	return snap, nil
+}
+
+// fetchShared makes concurrent callers wanting the same commit share one
+// fetch, run detached from any one caller (bounded by Options.Timeout);
+// each caller returns when its own ctx ends.
+func (s *Source) fetchShared(ctx context.Context, e endpoint, store *objectStore, h plumbing.Hash) error {
+	key := e.storeKey() + "/" + h.String()
+	ch := s.fetches.DoChan(key, func() (any, error) {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.Timeout)
+		defer cancel()
+		if err := store.lock(fctx); err != nil {
+			return nil, timeoutOr(fctx, err)
+		}
+		defer store.unlock()
+		if store.hasCommit(h) {
+			return nil, nil
+		}
+		s.opts.Logger.V(1).Info("fetching", "repository", e.redacted, "commit", h.String(), "depth", s.opts.Depth)
+		return nil, timeoutOr(fctx, s.fetchCommit(fctx, e, store, h))
+	})
+	select {
+	case r := <-ch:
+		return r.Err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// store returns the object store of e, creating it on first use.
+func (s *Source) store(e endpoint) (*objectStore, error) {
+	key := e.storeKey()
+	s.mu.Lock()
+	o, ok := s.stores[key]
+	if !ok {
+		o = newObjectStore(filepath.Join(s.opts.CacheDir, key))
+		s.stores[key] = o
+	}
+	s.mu.Unlock()
+	return o, o.init()
+}
+
+// openSession connects to e with the transport its scheme needs.
+func (s *Source) openSession(ctx context.Context, e endpoint) (session, error) {
+	switch e.url.Scheme {
+	case "ssh":
+		return s.dialSSH(ctx, e)
+	default:
+		return s.newHTTPSession(e)
+	}
+}
+
+// timeoutOr reports ErrTimeout when ctx's deadline passed, whatever error
+// the transport produced on the way out.
+func timeoutOr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return source.ErrTimeout
+	}
+	return err
+}
+
+// ChangedPaths lists the files under dir ("." for all) that differ between
+// two commits, comparing tree hashes so that unchanged subtrees are not
+// read (see source.ChangedPaths). Both commits are fetched if needed.
+func (s *Source) ChangedPaths(ctx context.Context, repo source.Repository, from, to source.Revision, dir string) ([]string, error) {
+	a, err := s.snapshot(ctx, repo, from)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	b, err := s.snapshot(ctx, repo, to)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	out, err := source.ChangedPaths(a, b, dir)
+	if err != nil {
+		return nil, &source.Error{Repository: source.RedactURL(repo.URL), Op: "diff", Revision: from.Commit + ".." + to.Commit, Err: err}
+	}
+	return out, nil
+}

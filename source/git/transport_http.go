@@ -1,0 +1,113 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// maxErrorBody bounds how much of a non-2xx response body is read: go-git
+// reads it whole to build its error, and a hostile server could send
+// gigabytes.
+const maxErrorBody = 64 << 10
+
+// maxRedirects bounds the redirects followed on the discovery request.
+const maxRedirects = 5
+
+// newHTTPTransport returns the connection pool shared by all repositories
+// of a Source. Every dial goes through the URL policy (so a host name that
+// resolves to a refused address is caught), and a server that accepts a
+// connection but never answers hits ResponseHeaderTimeout.
+func newHTTPTransport(opts Options) *http.Transport {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	policy := opts.Policy
+	t := &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return policy.DialContext(ctx, dialer, network, addr)
+		},
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: opts.Timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	if policy == nil {
+		// With a policy, a proxy would make the dial check look at the
+		// proxy's address instead of the repository's.
+		t.Proxy = http.ProxyFromEnvironment
+	}
+	return t
+}
+
+// authRoundTripper adds credentials to a request only when its URL is in
+// the credentials' scope. It is the only place credentials are attached,
+// so a redirect to another host, scheme or port, or any request go-git
+// makes on its own, goes out anonymous.
+type authRoundTripper struct {
+	base     http.RoundTripper
+	creds    *source.Credentials
+	scopeURL string
+}
+
+// RoundTrip implements http.RoundTripper.
+func (a *authRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Del("Authorization")
+	if a.creds != nil && a.creds.AppliesTo(a.scopeURL, req.URL.String()) {
+		switch a.creds.Kind() {
+		case "bearer":
+			req.Header.Set("Authorization", "Bearer "+a.creds.BearerToken)
+		case "basic":
+			req.SetBasicAuth(a.creds.Username, a.creds.Password)
+		}
+	}
+	res, err := a.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode >= 300 && res.Body != nil {
+		res.Body = limitedBody{Reader: io.LimitReader(res.Body, maxErrorBody), Closer: res.Body}
+	}
+	return res, nil
+}
+
+type limitedBody struct {
+	io.Reader
+	io.Closer
+}
+
+// newHTTPSession opens a go-git upload-pack session over the shared pool.
+// go-git never sees the credentials; authRoundTripper adds them per
+// request.
+func (s *Source) newHTTPSession(e endpoint) (session, error) {
+	if e.creds != nil && e.creds.Kind() == "ssh" {
+		return nil, fmt.Errorf("an SSH key cannot authenticate to an %s URL: %w", e.url.Scheme, source.ErrInvalidRepository)
+	}
+	policy := s.opts.Policy
+	client := &http.Client{
+		Transport: &authRoundTripper{base: s.httpTransport, creds: e.creds, scopeURL: e.scopeURL},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= maxRedirects {
+				return errors.New("too many redirects")
+			}
+			return policy.CheckURL(req.URL)
+		},
+	}
+	t := githttp.NewClientWithOptions(client, &githttp.ClientOptions{RedirectPolicy: githttp.FollowInitialRedirects})
+	tep, err := transport.NewEndpoint(e.url.String())
+	if err != nil {
+		return nil, fmt.Errorf("unparsable URL: %w", source.ErrInvalidRepository)
+	}
+	return t.NewUploadPackSession(tep, nil)
+}

@@ -1,0 +1,247 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// sshSession speaks git-upload-pack over one SSH connection. It exists
+// because go-git's SSH transport dials without a context and performs the
+// SSH handshake with no deadline, so a server that accepts and never
+// answers would hang it forever; here the connection carries the
+// operation's deadline and is closed the moment the context ends.
+type sshSession struct {
+	client *ssh.Client
+	sess   *ssh.Session
+	stdin  io.WriteCloser
+	stdout io.Reader
+	stderr *boundedBuffer
+	adv    *packp.AdvRefs
+	stop   func() bool
+}
+
+// dialSSH connects, authenticates with the endpoint's key and verifies the
+// host key against known_hosts (strict unless InsecureIgnoreHostKey).
+func (s *Source) dialSSH(ctx context.Context, e endpoint) (*sshSession, error) {
+	c := e.creds
+	if c == nil || c.Kind() != "ssh" {
+		return nil, fmt.Errorf("ssh needs a private key: %w", source.ErrAuthentication)
+	}
+	if !c.AppliesTo(e.scopeURL, e.url.String()) {
+		return nil, fmt.Errorf("credentials are scoped to another host: %w", source.ErrAuthentication)
+	}
+	var signer ssh.Signer
+	var err error
+	if c.SSHPassphrase != "" {
+		signer, err = ssh.ParsePrivateKeyWithPassphrase(c.SSHPrivateKey, []byte(c.SSHPassphrase))
+	} else {
+		signer, err = ssh.ParsePrivateKey(c.SSHPrivateKey)
+	}
+	if err != nil {
+		// The parser's message may quote key material; give none of it.
+		return nil, fmt.Errorf("unreadable SSH private key: %w", source.ErrInvalidRepository)
+	}
+	hostKeys, err := hostKeyCallback(c)
+	if err != nil {
+		return nil, err
+	}
+	user := e.url.User.Username()
+	if user == "" {
+		user = c.Username
+	}
+	if user == "" {
+		user = "git"
+	}
+	host := e.url.Hostname()
+	port := e.url.Port()
+	if port == "" {
+		port = "22"
+	}
+	addr := net.JoinHostPort(host, port)
+	conn, err := s.opts.Policy.DialContext(ctx, &net.Dialer{}, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	cfg := &ssh.ClientConfig{
+		User:            user,
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: hostKeys,
+	}
+	cc, chans, reqs, err := ssh.NewClientConn(conn, addr, cfg)
+	if err != nil {
+		stop()
+		_ = conn.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if strings.Contains(err.Error(), "unable to authenticate") {
+			return nil, source.ErrAuthentication
+		}
+		if strings.Contains(err.Error(), "knownhosts") || strings.Contains(err.Error(), "host key") {
+			return nil, fmt.Errorf("host key of %s not accepted by known_hosts: %w", addr, source.ErrAuthentication)
+		}
+		return nil, err
+	}
+	client := ssh.NewClient(cc, chans, reqs)
+	out := &sshSession{client: client, stop: stop, stderr: &boundedBuffer{max: 4096}}
+	if out.sess, err = client.NewSession(); err != nil {
+		out.Close()
+		return nil, err
+	}
+	if out.stdin, err = out.sess.StdinPipe(); err != nil {
+		out.Close()
+		return nil, err
+	}
+	if out.stdout, err = out.sess.StdoutPipe(); err != nil {
+		out.Close()
+		return nil, err
+	}
+	out.sess.Stderr = out.stderr
+	if err := out.sess.Start("git-upload-pack " + shellQuote(e.url.Path)); err != nil {
+		out.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+// hostKeyCallback builds the host key check from the credentials.
+func hostKeyCallback(c *source.Credentials) (ssh.HostKeyCallback, error) {
+	if c.InsecureIgnoreHostKey {
+		return ssh.InsecureIgnoreHostKey(), nil
+	}
+	if len(c.KnownHosts) == 0 {
+		return nil, fmt.Errorf("ssh needs known_hosts (or InsecureIgnoreHostKey): %w", source.ErrInvalidRepository)
+	}
+	// knownhosts reads files only; the file lives just long enough to be
+	// parsed.
+	f, err := os.CreateTemp("", "gitops-known-hosts-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.Write(c.KnownHosts)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		return nil, errors.Join(werr, cerr)
+	}
+	cb, err := knownhosts.New(f.Name())
+	if err != nil {
+		return nil, fmt.Errorf("unreadable known_hosts: %w", source.ErrInvalidRepository)
+	}
+	return cb, nil
+}
+
+// AdvertisedReferencesContext reads the ref advertisement git-upload-pack
+// sends first.
+func (s *sshSession) AdvertisedReferencesContext(context.Context) (*packp.AdvRefs, error) {
+	if s.adv != nil {
+		return s.adv, nil
+	}
+	ar := packp.NewAdvRefs()
+	if err := ar.Decode(s.stdout); err != nil {
+		if errors.Is(err, packp.ErrEmptyAdvRefs) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			msg := strings.ToLower(s.stderr.String())
+			if strings.Contains(msg, "not found") || strings.Contains(msg, "does not") || strings.Contains(msg, "not a git repository") {
+				return nil, transport.ErrRepositoryNotFound
+			}
+			if errors.Is(err, packp.ErrEmptyAdvRefs) {
+				return nil, transport.ErrEmptyRemoteRepository
+			}
+		}
+		return nil, err
+	}
+	if ar.IsEmpty() {
+		return nil, transport.ErrEmptyRemoteRepository
+	}
+	transport.FilterUnsupportedCapabilities(ar.Capabilities)
+	s.adv = ar
+	return ar, nil
+}
+
+// UploadPack sends the wants, haves and shallows and returns the response
+// whose reader yields the (possibly side-band multiplexed) pack.
+func (s *sshSession) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
+	if _, err := s.AdvertisedReferencesContext(ctx); err != nil {
+		return nil, err
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if err := req.UploadRequest.Encode(s.stdin); err != nil {
+		return nil, fmt.Errorf("sending upload request: %w", err)
+	}
+	if err := req.UploadHaves.Encode(s.stdin, true); err != nil {
+		return nil, fmt.Errorf("sending haves: %w", err)
+	}
+	if err := pktline.NewEncoder(s.stdin).Encodef("done\n"); err != nil {
+		return nil, fmt.Errorf("sending done: %w", err)
+	}
+	if err := s.stdin.Close(); err != nil {
+		return nil, fmt.Errorf("closing input: %w", err)
+	}
+	res := packp.NewUploadPackResponse(req)
+	if err := res.Decode(io.NopCloser(s.stdout)); err != nil {
+		return nil, fmt.Errorf("decoding upload-pack response: %w", err)
+	}
+	return res, nil
+}
+
+// Close ends the session and the connection.
+func (s *sshSession) Close() error {
+	if s.sess != nil {
+		_ = s.sess.Close()
+	}
+	s.stop()
+	return s.client.Close()
+}
+
+// shellQuote single-quotes a path for the remote shell, as git does.
+func shellQuote(p string) string {
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
+
+// boundedBuffer keeps the first max bytes written to it (a server's
+// stderr), discarding the rest.
+type boundedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - b.buf.Len(); room > 0 {
+		if len(p) > room {
+			b.buf.Write(p[:room])
+		} else {
+			b.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func (b *boundedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
