@@ -98,12 +98,12 @@ func compile(name, src string, maxBytes int) (p *Program, err error) {
 	}()
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
-		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: err.Error()}
+		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: strings.Join(strings.Fields(err.Error()), " ")}
 	}
 	chunk = rewriteChunk(chunk)
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
-		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: err.Error()}
+		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: strings.Join(strings.Fields(err.Error()), " ")}
 	}
 	return &Program{name: name, proto: proto}, nil
 }

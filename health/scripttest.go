@@ -1,0 +1,200 @@
+package health
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubegitops/gitops/resource"
+)
+
+// ScriptTestFile is Argo CD's health_test.yaml: a list of cases, each an
+// input object (a path relative to the script's folder) and the status the
+// script must return for it.
+type ScriptTestFile struct {
+	// Tests are the cases.
+	Tests []ScriptTestCase `json:"tests"`
+}
+
+// ScriptTestCase is one case of a health_test.yaml.
+type ScriptTestCase struct {
+	// HealthStatus is the expected result; status and message must both
+	// match exactly, as in Argo CD's own test.
+	HealthStatus Status `json:"healthStatus"`
+	// InputPath is the object's YAML file, relative to the script's folder.
+	InputPath string `json:"inputPath"`
+}
+
+// ScriptTestResult is the outcome of one case.
+type ScriptTestResult struct {
+	// Script is the path of the health.lua, relative to the tested root.
+	Script string
+	// Input is the case's inputPath, relative to the script's folder.
+	Input string
+	// Want is the expected status.
+	Want Status
+	// Got is what the script returned (zero when it failed).
+	Got Status
+	// Err is why the case could not run or the script failed, or nil.
+	Err error
+}
+
+// Passed reports whether the case ran and returned the expected status.
+func (r ScriptTestResult) Passed() bool { return r.Err == nil && r.Got == r.Want }
+
+// String formats the result as one line: "PASS script input" or "FAIL
+// script input: want ..., got ...".
+func (r ScriptTestResult) String() string {
+	switch {
+	case r.Err != nil:
+		return fmt.Sprintf("FAIL %s %s: %v", r.Script, r.Input, r.Err)
+	case r.Got != r.Want:
+		return fmt.Sprintf("FAIL %s %s: want %q, got %q", r.Script, r.Input, r.Want.String(), r.Got.String())
+	default:
+		return fmt.Sprintf("PASS %s %s", r.Script, r.Input)
+	}
+}
+
+// ScriptTestReport is the outcome of RunScriptTests.
+type ScriptTestReport struct {
+	// Results lists every case in path order.
+	Results []ScriptTestResult
+	// Scripts is how many health.lua files were found.
+	Scripts int
+}
+
+// Failed returns the cases that did not pass.
+func (r ScriptTestReport) Failed() []ScriptTestResult {
+	var out []ScriptTestResult
+	for _, res := range r.Results {
+		if !res.Passed() {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// ErrNoTests is returned by RunScriptTests when a health.lua has no
+// health_test.yaml next to it, or a test file lists no cases: a script
+// nobody tests is reported rather than silently passed.
+var ErrNoTests = errors.New("no health_test.yaml cases")
+
+// maxScriptTestInput bounds each input object and test file.
+const maxScriptTestInput = 4 << 20
+
+// RunScriptTests runs Argo CD format health script tests: for every
+// <group>/<Kind>/health.lua under root it reads health_test.yaml next to
+// it and, for each case, decodes the inputPath object, runs the script
+// (directly, whatever the resolution order would choose) and compares the
+// returned status and message with healthStatus. Scripts written and
+// tested for Argo CD's resource_customizations run unchanged.
+//
+// The error is non-nil only when root cannot be walked; problems with one
+// script or case (a syntax error, a missing file, no tests) are reported
+// in that case's result, so one bad script does not hide the others.
+func RunScriptTests(ctx context.Context, root fs.FS, opts LuaOptions) (ScriptTestReport, error) {
+	engine := NewLuaEngine(opts)
+	var report ScriptTestReport
+	var scripts []string
+	err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == "health.lua" {
+			scripts = append(scripts, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return report, fmt.Errorf("health: walking script tests: %w", err)
+	}
+	slices.Sort(scripts)
+	report.Scripts = len(scripts)
+	for _, p := range scripts {
+		report.Results = append(report.Results, runScriptTest(ctx, engine, root, p)...)
+	}
+	return report, nil
+}
+
+func runScriptTest(ctx context.Context, engine *LuaEngine, root fs.FS, scriptPath string) []ScriptTestResult {
+	dir := path.Dir(scriptPath)
+	fail := func(input string, err error) []ScriptTestResult {
+		return []ScriptTestResult{{Script: scriptPath, Input: input, Err: err}}
+	}
+	src, err := readLimited(root, scriptPath)
+	if err != nil {
+		return fail("", err)
+	}
+	script, err := engine.Compile(scriptPath, string(src))
+	if err != nil {
+		return fail("", err)
+	}
+	testPath := path.Join(dir, "health_test.yaml")
+	raw, err := readLimited(root, testPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fail("", fmt.Errorf("%s: %w", testPath, ErrNoTests))
+	}
+	if err != nil {
+		return fail("", err)
+	}
+	var file ScriptTestFile
+	if err := yaml.UnmarshalStrict(raw, &file); err != nil {
+		return fail("", fmt.Errorf("%s: %w", testPath, err))
+	}
+	if len(file.Tests) == 0 {
+		return fail("", fmt.Errorf("%s: %w", testPath, ErrNoTests))
+	}
+	var out []ScriptTestResult
+	for _, tc := range file.Tests {
+		res := ScriptTestResult{Script: scriptPath, Input: tc.InputPath, Want: tc.HealthStatus}
+		res.Got, res.Err = runScriptCase(ctx, engine, script, root, path.Join(dir, tc.InputPath))
+		out = append(out, res)
+	}
+	return out
+}
+
+func runScriptCase(ctx context.Context, engine *LuaEngine, script *LuaScript, root fs.FS, input string) (Status, error) {
+	if !fs.ValidPath(input) {
+		return Status{}, fmt.Errorf("inputPath %q leaves the tested folder", input)
+	}
+	data, err := readLimited(root, input)
+	if err != nil {
+		return Status{}, err
+	}
+	objs, err := resource.Decode(input, data, resource.DefaultDecodeOptions())
+	if err != nil {
+		return Status{}, err
+	}
+	if len(objs) != 1 {
+		return Status{}, fmt.Errorf("%s: want one object, found %d", input, len(objs))
+	}
+	st, err := engine.Run(ctx, script, objs[0])
+	if err != nil {
+		return Status{}, err
+	}
+	return *st, nil
+}
+
+func readLimited(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(f, maxScriptTestInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if n > maxScriptTestInput {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxScriptTestInput)
+	}
+	return buf.Bytes(), nil
+}

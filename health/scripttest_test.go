@@ -1,0 +1,82 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestShippedScripts runs every shipped script against its
+// health_test.yaml, as Argo CD's CI does for resource_customizations.
+func TestShippedScripts(t *testing.T) {
+	report, err := RunScriptTests(context.Background(), BuiltinScripts(), DefaultLuaOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Scripts < 20 {
+		t.Fatalf("%d shipped scripts, want at least 20", report.Scripts)
+	}
+	if len(report.Results) < 3*report.Scripts-report.Scripts {
+		t.Fatalf("only %d cases for %d scripts", len(report.Results), report.Scripts)
+	}
+	for _, r := range report.Results {
+		if !r.Passed() {
+			t.Error(r)
+		}
+	}
+}
+
+func TestRunScriptTests_ReportsFailuresPerCase(t *testing.T) {
+	fsys := fstest.MapFS{
+		"example.com/Widget/health.lua": {Data: []byte(`return {status = obj.status.phase, message = "m"}`)},
+		"example.com/Widget/health_test.yaml": {Data: []byte(`tests:
+- healthStatus: {status: Healthy, message: m}
+  inputPath: testdata/ok.yaml
+- healthStatus: {status: Healthy, message: m}
+  inputPath: testdata/bad.yaml
+- healthStatus: {status: Healthy, message: m}
+  inputPath: testdata/missing.yaml
+- healthStatus: {status: Healthy, message: m}
+  inputPath: ../../../etc/passwd
+`)},
+		"example.com/Widget/testdata/ok.yaml":  {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nstatus: {phase: Healthy}\n")},
+		"example.com/Widget/testdata/bad.yaml": {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nstatus: {phase: Exploded}\n")},
+		"example.com/Gadget/health.lua":         {Data: []byte(`return {status = "Healthy"}`)},
+		"example.com/Broken/health.lua":         {Data: []byte(`return (`)},
+		"example.com/Broken/health_test.yaml":   {Data: []byte("tests: []\n")},
+	}
+	report, err := RunScriptTests(context.Background(), fsys, DefaultLuaOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Scripts != 3 {
+		t.Fatalf("found %d scripts", report.Scripts)
+	}
+	var lines []string
+	for _, r := range report.Results {
+		lines = append(lines, r.String())
+	}
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"FAIL example.com/Broken/health.lua : lua script example.com/Broken/health.lua: syntax error",
+		"FAIL example.com/Gadget/health.lua : example.com/Gadget/health_test.yaml: no health_test.yaml cases",
+		"PASS example.com/Widget/health.lua testdata/ok.yaml",
+		`FAIL example.com/Widget/health.lua testdata/bad.yaml: want "Healthy: m", got "Unknown: Lua returned an invalid health status"`,
+		"FAIL example.com/Widget/health.lua testdata/missing.yaml: open example.com/Widget/testdata/missing.yaml: file does not exist",
+		`FAIL example.com/Widget/health.lua ../../../etc/passwd: inputPath "../etc/passwd" leaves the tested folder`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q; got:\n%s", want, got)
+		}
+	}
+	if n := len(report.Failed()); n != 5 {
+		t.Errorf("%d failures, want 5", n)
+	}
+	for _, r := range report.Results {
+		if strings.Contains(r.Input, "Gadget") && !errors.Is(r.Err, ErrNoTests) {
+			t.Errorf("untested script not reported with ErrNoTests: %v", r.Err)
+		}
+	}
+}
