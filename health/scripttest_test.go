@@ -43,9 +43,9 @@ func TestRunScriptTests_ReportsFailuresPerCase(t *testing.T) {
 `)},
 		"example.com/Widget/testdata/ok.yaml":  {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nstatus: {phase: Healthy}\n")},
 		"example.com/Widget/testdata/bad.yaml": {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nstatus: {phase: Exploded}\n")},
-		"example.com/Gadget/health.lua":         {Data: []byte(`return {status = "Healthy"}`)},
-		"example.com/Broken/health.lua":         {Data: []byte(`return (`)},
-		"example.com/Broken/health_test.yaml":   {Data: []byte("tests: []\n")},
+		"example.com/Gadget/health.lua":        {Data: []byte(`return {status = "Healthy"}`)},
+		"example.com/Broken/health.lua":        {Data: []byte(`return (`)},
+		"example.com/Broken/health_test.yaml":  {Data: []byte("tests: []\n")},
 	}
 	report, err := RunScriptTests(context.Background(), fsys, DefaultLuaOptions())
 	if err != nil {
