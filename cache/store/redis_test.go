@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// redisServer is a real redis-server on a free loopback port.
+type redisServer struct {
+	addr string
+	cmd  *exec.Cmd
+}
+
+func startRedis(t *testing.T) *redisServer {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatalf("redis-server not installed (apt-get install -y redis-server): %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &redisServer{addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd}
+	t.Cleanup(s.stop)
+	c := redis.NewClient(&redis.Options{Addr: s.addr})
+	defer c.Close()
+	err = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		return c.Ping(ctx).Err() == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("redis-server did not answer on %s: %v", s.addr, err)
+	}
+	return s
+}
+
+func (s *redisServer) stop() {
+	if s.cmd.Process != nil && s.cmd.ProcessState == nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+	}
+}
+
+func TestRedisGetSetTTLDelete(t *testing.T) {
+	srv := startRedis(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: srv.addr})
+	defer client.Close()
+	r := NewRedis(client, RedisOptions{Prefix: "t:"})
+	if _, ok, err := r.Get(ctx, "a"); ok || err != nil {
+		t.Fatalf("empty: ok %v err %v", ok, err)
+	}
+	if err := r.Set(ctx, "a", []byte("hello"), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	v, ok, err := r.Get(ctx, "a")
+	if err != nil || !ok || string(v) != "hello" {
+		t.Fatalf("Get = %q %v %v", v, ok, err)
+	}
+	ttl, err := client.TTL(ctx, "t:a").Result()
+	if err != nil || ttl <= 59*time.Minute || ttl > time.Hour {
+		t.Fatalf("TTL of t:a = %v (%v), want about 1h: prefix and TTL must reach Redis", ttl, err)
+	}
+	if err := r.Delete(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := r.Get(ctx, "a"); ok {
+		t.Fatal("deleted key found")
+	}
+}
+
+func TestRedisDownIsAMissAndAnErrorMetric(t *testing.T) {
+	srv := startRedis(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: srv.addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer client.Close()
+	reg := prometheus.NewRegistry()
+	r := NewRedis(client, RedisOptions{Registerer: reg, Timeout: 300 * time.Millisecond})
+	if err := r.Set(ctx, "k", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	srv.stop()
+	v, ok, err := r.Get(ctx, "k")
+	if ok || v != nil {
+		t.Fatalf("Get with Redis down = %q, %v; want a miss", v, ok)
+	}
+	if err == nil {
+		t.Fatal("Get with Redis down returned no error for the caller to log")
+	}
+	if got := testutil.ToFloat64(r.metrics.errors); got != 1 {
+		t.Fatalf("errors metric = %v, want 1", got)
+	}
+	if err := r.Set(ctx, "k", []byte("v"), 0); err == nil {
+		t.Fatal("Set with Redis down returned no error")
+	}
+	if got := testutil.ToFloat64(r.metrics.errors); got != 2 {
+		t.Fatalf("errors metric = %v, want 2", got)
+	}
+}
+
+func TestTieredFillsNearFromFar(t *testing.T) {
+	srv := startRedis(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: srv.addr})
+	defer client.Close()
+	far := NewRedis(client, RedisOptions{})
+	near := NewMemory(MemoryOptions{})
+	if err := far.Set(ctx, "k", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	tier := Tiered{Near: near, Far: far}
+	if v, ok, err := tier.Get(ctx, "k"); !ok || err != nil || string(v) != "v" {
+		t.Fatalf("Tiered.Get = %q %v %v", v, ok, err)
+	}
+	if _, ok, _ := near.Get(ctx, "k"); !ok {
+		t.Fatal("Tiered.Get did not copy the far entry into the near store")
+	}
+}
