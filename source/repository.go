@@ -1,6 +1,7 @@
 package source
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -42,6 +43,17 @@ func (r Repository) Format(f fmt.State, verb rune) {
 		return
 	}
 	fmt.Fprint(f, r.String())
+}
+
+// MarshalJSON encodes the redacted URL and the redacted credentials: a
+// Repository never serialises a secret, so it does not round-trip through
+// JSON when its URL carries a password.
+func (r Repository) MarshalJSON() ([]byte, error) {
+	type redacted struct {
+		URL         string       `json:"url"`
+		Credentials *Credentials `json:"credentials,omitempty"`
+	}
+	return json.Marshal(redacted{URL: RedactURL(r.URL), Credentials: r.Credentials})
 }
 
 // RedactURL returns raw with the password (and the user name of http(s)

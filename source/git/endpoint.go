@@ -67,16 +67,22 @@ func parseEndpoint(repo source.Repository, policy *source.URLPolicy) (endpoint, 
 	return endpoint{url: u, redacted: u.String(), creds: creds, scopeURL: u.String()}, nil
 }
 
-// storeKey names the object store of this endpoint: the address and a
-// fingerprint of the credentials, so that anonymous callers never read
-// objects fetched with credentials. The secrets only enter a hash.
+// storeKey names the object store and the ref cache entry of this
+// endpoint: the address and a fingerprint of everything that decides
+// access (credentials, known_hosts), so that a caller never reads refs or
+// objects fetched under another identity or host-key policy. The secrets
+// only enter a hash.
 func (e endpoint) storeKey() string {
 	h := sha256.New()
 	h.Write([]byte(source.RepositoryKey(e.redacted)))
 	h.Write([]byte{0})
 	h.Write([]byte(e.url.Scheme))
 	if c := e.creds; c != nil {
-		for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey, []byte(c.Scope)} {
+		insecure := []byte("strict")
+		if c.InsecureIgnoreHostKey {
+			insecure = []byte("insecure")
+		}
+		for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey, []byte(c.Scope), c.KnownHosts, insecure} {
 			h.Write([]byte{0})
 			h.Write(part)
 		}

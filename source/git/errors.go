@@ -24,7 +24,7 @@ func classify(e endpoint, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
-		return source.ErrTimeout
+		return errTimeout
 	case errors.Is(err, context.Canceled):
 		return context.Canceled
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
@@ -71,6 +71,9 @@ func wrapErr(e endpoint, op, rev string, err error) error {
 // classifyKeep classifies err but keeps it in the chain when it is already
 // one of ours (so errors.Is still matches the sentinel it wraps).
 func classifyKeep(e endpoint, err error) error {
+	if errors.Is(err, source.ErrTimeout) {
+		return errTimeout
+	}
 	for _, s := range []error{source.ErrURLNotAllowed, source.ErrRevisionNotFound, source.ErrAmbiguousRevision,
 		source.ErrAuthentication, source.ErrTimeout, source.ErrRepositoryNotFound, source.ErrInvalidRepository} {
 		if errors.Is(err, s) {
@@ -78,6 +81,17 @@ func classifyKeep(e endpoint, err error) error {
 		}
 	}
 	return classify(e, err)
+}
+
+// errTimeout is source.ErrTimeout that also matches
+// context.DeadlineExceeded, for callers that test for either.
+var errTimeout error = timeoutError{}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string { return source.ErrTimeout.Error() }
+func (timeoutError) Is(target error) bool {
+	return target == source.ErrTimeout || target == context.DeadlineExceeded
 }
 
 // redactedError keeps a sentinel for errors.Is while replacing the message.

@@ -211,7 +211,7 @@ func timeoutOr(ctx context.Context, err error) error {
 		return nil
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return source.ErrTimeout
+		return errTimeout
 	}
 	return err
 }
@@ -235,4 +235,11 @@ func (s *Source) ChangedPaths(ctx context.Context, repo source.Repository, from,
 		return nil, &source.Error{Repository: source.RedactURL(repo.URL), Op: "diff", Revision: from.Commit + ".." + to.Commit, Err: err}
 	}
 	return out, nil
+}
+
+// Close releases idle network connections. Object stores stay on disk for
+// the next Source on the same CacheDir; open snapshots stay readable.
+func (s *Source) Close() error {
+	s.httpTransport.CloseIdleConnections()
+	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-billy/v5/osfs"
+	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
