@@ -1,0 +1,303 @@
+package diff
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubegitops/gitops/resource"
+)
+
+// Differ compares desired objects with live ones. It is safe for concurrent
+// use; build one per application (its options hold the application's
+// ignore rules) and keep it.
+type Differ struct {
+	opts     Options
+	trees    *typeTrees
+	norm     *normalizer
+	rules    []*compiledRule
+	mask     *masker
+	ssdCache *lru.Cache[string, *unstructured.Unstructured]
+}
+
+// New returns a Differ. It compiles every ignore rule once and reports the
+// first that does not compile as a *RuleError.
+func New(opts Options) (*Differ, error) {
+	opts = opts.withDefaults()
+	sys, err := compileRules(opts.SystemIgnoreRules, 0)
+	if err != nil {
+		return nil, fmt.Errorf("diff: system %w", err)
+	}
+	app, err := compileRules(opts.IgnoreRules, len(sys))
+	if err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("diff: masking key: %w", err)
+	}
+	trees := newTypeTrees()
+	d := &Differ{
+		opts:  opts,
+		trees: trees,
+		norm:  newNormalizer(trees, opts),
+		rules: append(sys, app...),
+		mask:  &masker{key: key},
+	}
+	if opts.ServerSideCacheSize > 0 {
+		if d.ssdCache, err = lru.New[string, *unstructured.Unstructured](opts.ServerSideCacheSize); err != nil {
+			return nil, fmt.Errorf("diff: cache: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// Normalize returns obj through the normalisation pipeline that every diff
+// uses (see normalizer.normalize for the rules), without ignore rules or
+// masking. obj is not modified.
+func (d *Differ) Normalize(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := deepCopyMap(obj.Object)
+	d.norm.normalize(out)
+	return &unstructured.Unstructured{Object: out}
+}
+
+// Diff compares desired (from Git, rendered) with live (from the cluster or
+// its cache). Either may be nil: a nil live is a missing object, a nil
+// desired an extraneous one. live may carry managedFields and the
+// last-applied annotation or not; ModeThreeWay uses the annotation and
+// ModeStructuredMerge the managedFields when present (see Mode).
+//
+// Errors are *Error, naming the object; a Secret's values never appear in
+// them, nor anywhere in the Result except Patch.Data.
+func (d *Differ) Diff(ctx context.Context, desired, live *unstructured.Unstructured) (Result, error) {
+	if desired == nil && live == nil {
+		return Result{}, errors.New("diff: no desired and no live object")
+	}
+	var sc *scrubber
+	if isSecret(desired) || isSecret(live) {
+		sc = d.mask.newScrubber(desired, live)
+	}
+	key := keyOf(desired, live)
+	res, err := d.diff(ctx, key, desired, live)
+	if err != nil {
+		return Result{}, wrapError(key, err, sc)
+	}
+	if sc != nil {
+		if err := d.maskResult(&res, sc); err != nil {
+			return Result{}, wrapError(key, err, sc)
+		}
+	}
+	return res, nil
+}
+
+func keyOf(desired, live *unstructured.Unstructured) resource.Key {
+	if desired == nil {
+		return resource.KeyOf(live)
+	}
+	k := resource.KeyOf(desired)
+	if k.Namespace == "" && live != nil {
+		k.Namespace = live.GetNamespace()
+	}
+	return k
+}
+
+func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unstructured.Unstructured) (Result, error) {
+	if desired != nil && live != nil {
+		lk := resource.KeyOf(live)
+		if lk.Group != key.Group || lk.Kind != key.Kind || lk.Name != key.Name || lk.Namespace != key.Namespace {
+			return Result{}, fmt.Errorf("live object is %s, not the same object", lk)
+		}
+	}
+	source := desired
+	if source == nil {
+		source = live
+	}
+	cmpOpts, syncOpts, err := d.objectOptions(source)
+	if err != nil {
+		return Result{}, err
+	}
+	mode := d.modeFor(cmpOpts, syncOpts)
+	res := Result{Key: key, Mode: mode}
+	gvk := source.GroupVersionKind()
+
+	switch {
+	case live == nil:
+		dn := deepCopyMap(desired.Object)
+		d.norm.normalize(dn)
+		if _, err := d.ignore(ctx, key, gvk, nil, dn, nil); err != nil {
+			return Result{}, err
+		}
+		res.Missing, res.Modified = true, true
+		res.Desired = &unstructured.Unstructured{Object: dn}
+		res.PredictedLive = &unstructured.Unstructured{Object: deepCopyMap(dn)}
+		res.Changes = []Change{{Path: "", Op: ChangeAdd}}
+		res.Text, err = unifiedText(key.String(), nil, dn, d.opts.Color, d.opts.ContextLines)
+		return res, err
+	case desired == nil:
+		ln := deepCopyMap(live.Object)
+		d.norm.normalize(ln)
+		if _, err := d.ignore(ctx, key, gvk, live, ln, nil); err != nil {
+			return Result{}, err
+		}
+		res.Extraneous = true
+		res.Live = &unstructured.Unstructured{Object: ln}
+		if v, _ := cmpOpts.Bool(resource.OptionIgnoreExtraneous); v {
+			return res, nil
+		}
+		res.Modified = true
+		res.Changes = []Change{{Path: "", Op: ChangeRemove}}
+		res.Text, err = unifiedText(key.String(), ln, nil, d.opts.Color, d.opts.ContextLines)
+		return res, err
+	}
+
+	dn := deepCopyMap(desired.Object)
+	d.norm.normalize(dn)
+	if ns, _ := dn["metadata"].(map[string]any); ns != nil && key.Namespace != "" {
+		if _, ok := ns["namespace"]; !ok {
+			ns["namespace"] = key.Namespace
+		}
+	}
+	ln := deepCopyMap(live.Object)
+	d.norm.normalize(ln)
+
+	var predicted, last map[string]any
+	if mode != ModeServerSide {
+		if last, err = parseLastApplied(live.GetAnnotations()[resource.AnnotationLastApplied]); err != nil {
+			return Result{}, err
+		}
+		if last != nil {
+			d.norm.normalize(last)
+		}
+	}
+	switch mode {
+	case ModeServerSide:
+		include := d.opts.IncludeMutationWebhook
+		if v, set := cmpOpts.Bool(resource.OptionIncludeMutationWebhook); set {
+			include = v
+		}
+		predicted, err = d.predictServerSide(ctx, gvk, desired, live, ln, include)
+	case ModeStructuredMerge:
+		res.TwoWay = len(live.GetManagedFields()) == 0
+		predicted, err = d.predictStructuredMerge(ctx, gvk, dn, ln, last, live)
+	default:
+		res.TwoWay = last == nil
+		predicted = predictThreeWay(last, dn, ln, d.trees.forGVK(gvk))
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	d.norm.normalize(predicted)
+
+	// Ignore rules remove fields from all three objects; the live values
+	// they removed go back into the object the patch is computed from, so
+	// that the patch leaves ignored fields as they are.
+	liveFull := ln
+	removed, err := d.ignore(ctx, key, gvk, live, dn, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	if removed {
+		ln = deepCopyMap(ln)
+	}
+	var liveRemoved []removedField
+	if removed {
+		if _, err := d.ignore(ctx, key, gvk, live, ln, &liveRemoved); err != nil {
+			return Result{}, err
+		}
+		if _, err := d.ignore(ctx, key, gvk, live, predicted, nil); err != nil {
+			return Result{}, err
+		}
+	}
+
+	res.Desired = &unstructured.Unstructured{Object: dn}
+	res.Live = &unstructured.Unstructured{Object: ln}
+	res.PredictedLive = &unstructured.Unstructured{Object: predicted}
+	res.Changes = compareObjects(ln, predicted)
+	res.Modified = len(res.Changes) > 0
+	if !res.Modified {
+		res.Changes = nil
+		return res, nil
+	}
+	forPatch := predicted
+	if len(liveRemoved) > 0 {
+		forPatch = deepCopyMap(predicted)
+		for _, r := range liveRemoved {
+			restore(forPatch, r.path, deepCopyValue(r.value))
+		}
+	}
+	if res.Patch, err = d.makePatch(gvk, liveFull, forPatch); err != nil {
+		return Result{}, err
+	}
+	res.Text, err = unifiedText(key.String(), ln, predicted, d.opts.Color, d.opts.ContextLines)
+	return res, err
+}
+
+// objectOptions merges the application's compare and sync options with the
+// object's annotations (the object wins).
+func (d *Differ) objectOptions(obj *unstructured.Unstructured) (cmp, sync resource.Options, err error) {
+	oc, err := resource.CompareOptionsOf(obj)
+	if err != nil {
+		return cmp, sync, err
+	}
+	os, err := resource.SyncOptionsOf(obj)
+	if err != nil {
+		return cmp, sync, err
+	}
+	return d.opts.CompareOptions.Merge(oc), d.opts.SyncOptions.Merge(os), nil
+}
+
+// modeFor chooses the mode as Argo CD does: ServerSideDiff=true (compare
+// option) selects ModeServerSide; otherwise ServerSideApply=true (sync
+// option) selects ModeStructuredMerge; otherwise ModeThreeWay. Options.Mode
+// is the application's choice, which an object's explicit
+// ServerSideDiff=false or ServerSideApply=false overrides.
+func (d *Differ) modeFor(cmp, sync resource.Options) Mode {
+	ssd, ssdSet := cmp.Bool(resource.OptionServerSideDiff)
+	ssa, ssaSet := sync.Bool(resource.OptionServerSideApply)
+	switch {
+	case ssdSet && ssd:
+		return ModeServerSide
+	case !ssdSet && d.opts.Mode == ModeServerSide:
+		return ModeServerSide
+	case ssaSet && ssa:
+		return ModeStructuredMerge
+	case !ssaSet && d.opts.Mode == ModeStructuredMerge:
+		return ModeStructuredMerge
+	}
+	return ModeThreeWay
+}
+
+// maskResult masks a Secret's values in every part of res: the objects
+// first, then the text is written again from the masked objects.
+func (d *Differ) maskResult(res *Result, sc *scrubber) error {
+	var live, predicted map[string]any
+	if res.Desired != nil {
+		sc.object(res.Desired.Object)
+	}
+	if res.PredictedLive != nil {
+		sc.object(res.PredictedLive.Object)
+		predicted = res.PredictedLive.Object
+	}
+	if res.Live != nil {
+		sc.object(res.Live.Object)
+		live = res.Live.Object
+	}
+	if res.Text != "" {
+		text, err := unifiedText(res.Key.String(), live, predicted, d.opts.Color, d.opts.ContextLines)
+		if err != nil {
+			return err
+		}
+		res.Text = sc.text(text)
+	}
+	for i := range res.Changes {
+		res.Changes[i].Path = sc.text(res.Changes[i].Path)
+	}
+	if !res.Patch.IsEmpty() {
+		res.Patch.masked = []byte(sc.text(string(res.Patch.data)))
+	}
+	return nil
+}

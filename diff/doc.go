@@ -1,0 +1,56 @@
+// Package diff compares the desired state of Kubernetes objects (rendered
+// from Git) with their live state, and says whether each is in sync, what
+// changed, and how to patch it.
+//
+// # One pipeline
+//
+// False OutOfSync comes from the two sides being written differently:
+// 500m against 0.5, a default the server filled in, {} against nothing,
+// stringData against data. Every object that a Differ touches (desired,
+// live, the last-applied configuration, the predicted result) goes through
+// the same normalisation (Differ.Normalize, rules in normalize.go), and
+// sync status (Result.Modified, Result.Changes), display (Result.Text) and
+// the patch sync writes (Result.Patch) are all computed from the
+// normalised objects after the same ignore rules. They cannot disagree:
+// an empty change list is exactly "in sync", and an ignored field is never
+// changed by the patch.
+//
+// Built-in kinds are normalised with the Go types of k8s.io/api (through
+// client-go's scheme): quantities and int-or-string values take a canonical
+// form, empty maps and lists the server would drop are dropped, and known
+// server defaults fill absent fields. k8s.io/kubernetes is never imported.
+//
+// # Three modes
+//
+// The predicted live object (what the live object would be after a sync)
+// comes from one of three modes, chosen by Options.Mode and the objects'
+// compare-options / sync-options annotations as in Argo CD:
+//
+//   - ModeThreeWay: client-side apply semantics, with the last-applied
+//     annotation when present (a two-way merge when not: a cluster cache
+//     that strips the annotation loses removals). Needs no cluster.
+//   - ModeStructuredMerge: server-side apply semantics computed locally
+//     with structured-merge-diff and OpenAPI models (BuiltinSchema offline,
+//     SchemaFromOpenAPIV3 for saved documents, ClusterSchema from the
+//     cluster). Honours field ownership: a field another manager owns (an
+//     HPA's replicas) is not ours to revert. Removals and ownership need
+//     the live object's managedFields.
+//   - ModeServerSide: a server-side apply dry run (DryRunApplier), cached
+//     on (desired hash, live resourceVersion). Changes the dry run shows
+//     in fields our manager does not own (webhooks) keep their live values
+//     unless IncludeMutationWebhook.
+//
+// # Ignore rules and Secrets
+//
+// IgnoreRule selects objects by group, kind, name and namespace globs and
+// removes fields by JSON pointer, jq path expression (gojq, compiled once,
+// evaluated with a timeout; errors are reported, never swallowed) or field
+// manager. DefaultSystemIgnoreRules hides injected CA bundles.
+//
+// Whether an object is a Secret is decided from the parsed apiVersion and
+// kind of both sides, never from a caller's claim. A Secret's values become
+// stable placeholders (the same value gives the same placeholder, so
+// changed and unchanged stay visible) in every object, text, change and
+// error of the Result; only Patch.Data, which sync sends to the API
+// server, holds real values.
+package diff

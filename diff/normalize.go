@@ -1,0 +1,267 @@
+package diff
+
+import (
+	"encoding/base64"
+	"math"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	gresource "github.com/kubegitops/gitops/resource"
+)
+
+// serverMetadata are the metadata fields the API server owns: they never
+// take part in a comparison and are never written.
+var serverMetadata = [...]string{
+	"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+	"selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
+}
+
+// normalizer is the one normalisation pipeline. Sync status, display and the
+// patch sync writes all come from objects that went through it, so the
+// three can never disagree.
+type normalizer struct {
+	trees         *typeTrees
+	dropAnns      []string
+	compareStatus map[schema.GroupKind]bool
+}
+
+func newNormalizer(trees *typeTrees, opts Options) *normalizer {
+	n := &normalizer{
+		trees: trees,
+		dropAnns: []string{
+			gresource.AnnotationLastApplied,
+			opts.Tracking.AnnotationKey,
+			opts.Tracking.InstanceAnnotationKey,
+		},
+		compareStatus: map[schema.GroupKind]bool{},
+	}
+	for _, gk := range opts.CompareStatus {
+		n.compareStatus[gk] = true
+	}
+	return n
+}
+
+// normalize rewrites obj, a private deep copy, in place. The rules, in
+// order:
+//
+//  1. metadata the server populates (uid, resourceVersion, generation,
+//     creationTimestamp, managedFields, selfLink, deletion fields) is
+//     dropped, as are the last-applied and tracking annotations and empty
+//     labels and annotations;
+//  2. status is dropped unless its kind is listed in Options.CompareStatus;
+//  3. a core Secret's stringData is folded into data (base64), and null
+//     data values become "";
+//  4. null values are dropped (null and absent are the same);
+//  5. numbers with an integral value become int64 (1.0 and 1 are equal);
+//  6. for built-in kinds, guided by the Go types of k8s.io/api: quantities
+//     take their canonical form (0.5 and 500m are equal), int-or-string
+//     values that are decimal digits become integers, empty maps and lists
+//     in fields the server omits when empty are dropped, and the server's
+//     known defaults fill absent fields (ports' protocol TCP, a container's
+//     termination message path and pull policy, a Deployment's strategy,
+//     ...; see defaults.go).
+func (n *normalizer) normalize(obj map[string]any) {
+	gvk := gvkOfMap(obj)
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		for _, f := range serverMetadata {
+			delete(meta, f)
+		}
+		if anns, ok := meta["annotations"].(map[string]any); ok {
+			for _, k := range n.dropAnns {
+				delete(anns, k)
+			}
+		}
+		dropEmpty(meta, "annotations")
+		dropEmpty(meta, "labels")
+	}
+	if !n.compareStatus[gvk.GroupKind()] {
+		delete(obj, "status")
+	}
+	if isSecretGVK(gvk) {
+		foldStringData(obj)
+	}
+	normalizeValue(obj, n.trees.forGVK(gvk))
+}
+
+func gvkOfMap(obj map[string]any) schema.GroupVersionKind {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	return schema.FromAPIVersionAndKind(apiVersion, kind)
+}
+
+func dropEmpty(m map[string]any, key string) {
+	switch v := m[key].(type) {
+	case nil:
+		delete(m, key)
+	case map[string]any:
+		if len(v) == 0 {
+			delete(m, key)
+		}
+	}
+}
+
+// foldStringData moves a Secret's stringData into data, as the API server
+// does on write; a stringData key wins over the same data key.
+func foldStringData(obj map[string]any) {
+	data, _ := obj["data"].(map[string]any)
+	if sd, ok := obj["stringData"].(map[string]any); ok {
+		if data == nil {
+			data = make(map[string]any, len(sd))
+		}
+		for k, v := range sd {
+			s, _ := v.(string)
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+		delete(obj, "stringData")
+	}
+	for k, v := range data {
+		if v == nil {
+			data[k] = ""
+		}
+	}
+	if data != nil {
+		obj["data"] = data
+	}
+}
+
+// normalizeValue returns v normalised under type node t (nil: no type
+// information). Maps and lists are rewritten in place.
+func normalizeValue(v any, t *typeNode) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if t != nil && t.defaults != nil {
+			t.defaults(x)
+		}
+		for k, c := range x {
+			if c == nil {
+				delete(x, k)
+				continue
+			}
+			var f *typeField
+			var cn *typeNode
+			if t != nil {
+				switch t.kind {
+				case nodeStruct:
+					if f = t.fields[k]; f != nil {
+						cn = f.node
+					}
+				case nodeMap:
+					cn = t.elem
+				}
+			}
+			nv := normalizeValue(c, cn)
+			if f != nil && f.omitEmpty && isEmptyCollection(nv) {
+				delete(x, k)
+				continue
+			}
+			if !sameScalar(c, nv) {
+				x[k] = nv
+			}
+		}
+		return x
+	case []any:
+		et := t.elemNode()
+		for i, c := range x {
+			x[i] = normalizeValue(c, et)
+		}
+		return x
+	case float64:
+		if t != nil && t.kind == nodeQuantity {
+			return canonicalQuantityNumber(x)
+		}
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	case int:
+		return normalizeValue(int64(x), t)
+	case int32:
+		return normalizeValue(int64(x), t)
+	case int64:
+		if t != nil && t.kind == nodeQuantity {
+			return canonicalQuantityNumber(float64(x))
+		}
+		return x
+	case string:
+		if t == nil {
+			return x
+		}
+		switch t.kind {
+		case nodeQuantity:
+			if q, err := resource.ParseQuantity(x); err == nil {
+				return q.String()
+			}
+		case nodeIntOrString:
+			if i, ok := decimalInt(x); ok {
+				return i
+			}
+		}
+		return x
+	}
+	return v
+}
+
+// sameScalar reports whether replacing a with b would change nothing
+// visible: the same map or slice (rewritten in place) or an equal scalar.
+func sameScalar(a, b any) bool {
+	switch av := a.(type) {
+	case map[string]any, []any:
+		return true
+	case string:
+		bv, ok := b.(string)
+		return ok && av == bv
+	case int64:
+		bv, ok := b.(int64)
+		return ok && av == bv
+	case bool:
+		bv, ok := b.(bool)
+		return ok && av == bv
+	}
+	return false
+}
+
+func canonicalQuantityNumber(f float64) any {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return resource.NewQuantity(int64(f), resource.DecimalSI).String()
+	}
+	return resource.NewMilliQuantity(int64(math.Round(f*1000)), resource.DecimalSI).String()
+}
+
+// decimalInt parses a string of decimal digits (an int-or-string written as
+// text); anything else is left a string.
+func decimalInt(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func isEmptyCollection(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// isSecretGVK reports whether gvk is a core Secret. Masking is decided from
+// this, on the parsed objects of both sides, never from a caller's claim.
+func isSecretGVK(gvk schema.GroupVersionKind) bool {
+	return gvk.Group == "" && gvk.Kind == "Secret"
+}
+
+func isSecret(u *unstructured.Unstructured) bool {
+	return u != nil && isSecretGVK(gvkOfMap(u.Object))
+}

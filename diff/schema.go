@@ -1,0 +1,211 @@
+package diff
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/applyconfigurations"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/openapi"
+	"k8s.io/client-go/rest"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// SchemaSource supplies the structured-merge-diff type of a kind: list
+// keys, atomic and granular fields. ModeStructuredMerge, the
+// managedFieldsManagers rules and ModeServerSide's webhook filter use it.
+type SchemaSource interface {
+	// TypeConverter returns a converter that knows gvk. A source that does
+	// not know gvk returns a deduced converter (maps as structs, lists
+	// atomic) rather than an error; errors are for failed look-ups.
+	TypeConverter(ctx context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error)
+}
+
+// builtinSchema serves the built-in kinds from the OpenAPI models compiled
+// into client-go (offline: no cluster needed), and deduced types for the
+// rest.
+type builtinSchema struct {
+	scheme  *runtime.Scheme
+	typed   managedfields.TypeConverter
+	deduced managedfields.TypeConverter
+}
+
+// BuiltinSchema returns a SchemaSource for pipelines without a cluster: the
+// built-in kinds of this client-go version, offline; custom resources get
+// deduced types (their lists are atomic).
+func BuiltinSchema() SchemaSource {
+	return &builtinSchema{
+		scheme:  scheme.Scheme,
+		typed:   applyconfigurations.NewTypeConverter(scheme.Scheme),
+		deduced: managedfields.NewDeducedTypeConverter(),
+	}
+}
+
+func (b *builtinSchema) TypeConverter(_ context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
+	if b.scheme.Recognizes(gvk) {
+		return b.typed, nil
+	}
+	return b.deduced, nil
+}
+
+// openAPISchema serves the kinds of a set of OpenAPI v3 documents.
+type openAPISchema struct {
+	conv     managedfields.TypeConverter
+	known    map[schema.GroupVersionKind]bool
+	fallback SchemaSource
+}
+
+// SchemaFromOpenAPIV3 returns a SchemaSource built from OpenAPI v3
+// documents as the API server serves them at /openapi/v3/apis/<group>/<version>
+// (save them next to a pipeline's manifests to diff CRDs offline). Kinds
+// the documents do not define fall back to BuiltinSchema.
+func SchemaFromOpenAPIV3(docs ...[]byte) (SchemaSource, error) {
+	schemas := map[string]*spec.Schema{}
+	for i, doc := range docs {
+		var d spec3.OpenAPI
+		if err := json.Unmarshal(doc, &d); err != nil {
+			return nil, fmt.Errorf("diff: OpenAPI document %d: %w", i, err)
+		}
+		if d.Components == nil {
+			continue
+		}
+		for name, s := range d.Components.Schemas {
+			schemas[name] = s
+		}
+	}
+	return newOpenAPISchema(schemas, BuiltinSchema())
+}
+
+func newOpenAPISchema(schemas map[string]*spec.Schema, fallback SchemaSource) (*openAPISchema, error) {
+	conv, err := managedfields.NewTypeConverter(schemas, false)
+	if err != nil {
+		return nil, fmt.Errorf("diff: OpenAPI models: %w", err)
+	}
+	known := map[schema.GroupVersionKind]bool{}
+	for _, s := range schemas {
+		for _, gvk := range gvksOfSchema(s) {
+			known[gvk] = true
+		}
+	}
+	return &openAPISchema{conv: conv, known: known, fallback: fallback}, nil
+}
+
+func gvksOfSchema(s *spec.Schema) []schema.GroupVersionKind {
+	raw, ok := s.Extensions["x-kubernetes-group-version-kind"].([]any)
+	if !ok {
+		return nil
+	}
+	var out []schema.GroupVersionKind
+	for _, item := range raw {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		g, _ := m["group"].(string)
+		v, _ := m["version"].(string)
+		k, _ := m["kind"].(string)
+		if k != "" {
+			out = append(out, schema.GroupVersionKind{Group: g, Version: v, Kind: k})
+		}
+	}
+	return out
+}
+
+func (o *openAPISchema) TypeConverter(ctx context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
+	if o.known[gvk] {
+		return o.conv, nil
+	}
+	return o.fallback.TypeConverter(ctx, gvk)
+}
+
+// ClusterSchema is a SchemaSource that reads the cluster's /openapi/v3, one
+// group-version at a time, on first use, and keeps it. Custom resources get
+// the types of their CRD's structural schema.
+type ClusterSchema struct {
+	client   openapi.ClientWithContext
+	timeout  time.Duration
+	fallback SchemaSource
+
+	mu    sync.Mutex
+	paths map[string]openapi.GroupVersionWithContext
+	byGV  map[schema.GroupVersion]*openAPISchema
+}
+
+// NewClusterSchema returns a ClusterSchema for the cluster of cfg. Each
+// request is bounded by timeout (default 30 s when zero).
+func NewClusterSchema(cfg *rest.Config, timeout time.Duration) (*ClusterSchema, error) {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("diff: discovery client: %w", err)
+	}
+	return &ClusterSchema{
+		client:   openapi.NewClientWithContext(dc.RESTClient()),
+		timeout:  timeout,
+		fallback: BuiltinSchema(),
+		byGV:     map[schema.GroupVersion]*openAPISchema{},
+	}, nil
+}
+
+// Invalidate forgets what was read, for example after a CRD changed.
+func (c *ClusterSchema) Invalidate() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paths = nil
+	c.byGV = map[schema.GroupVersion]*openAPISchema{}
+}
+
+// TypeConverter implements SchemaSource.
+func (c *ClusterSchema) TypeConverter(ctx context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
+	gv := gvk.GroupVersion()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.byGV[gv]; ok {
+		return s.TypeConverter(ctx, gvk)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	if c.paths == nil {
+		paths, err := c.client.PathsWithContext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("diff: /openapi/v3: %w", err)
+		}
+		c.paths = paths
+	}
+	p := "apis/" + gv.Group + "/" + gv.Version
+	if gv.Group == "" {
+		p = "api/" + gv.Version
+	}
+	item, ok := c.paths[p]
+	if !ok {
+		return c.fallback.TypeConverter(ctx, gvk)
+	}
+	raw, err := item.SchemaWithContext(ctx, runtime.ContentTypeJSON)
+	if err != nil {
+		return nil, fmt.Errorf("diff: /openapi/v3/%s: %w", p, err)
+	}
+	var doc spec3.OpenAPI
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("diff: /openapi/v3/%s: %w", p, err)
+	}
+	schemas := map[string]*spec.Schema{}
+	if doc.Components != nil {
+		schemas = doc.Components.Schemas
+	}
+	s, err := newOpenAPISchema(schemas, c.fallback)
+	if err != nil {
+		return nil, fmt.Errorf("diff: /openapi/v3/%s: %w", p, err)
+	}
+	c.byGV[gv] = s
+	return s.TypeConverter(ctx, gvk)
+}

@@ -1,0 +1,101 @@
+package diff
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// predictStructuredMerge returns what a server-side apply of desired by our
+// field manager would leave, computed locally with structured-merge-diff:
+//
+//   - desired is merged into live by the kind's schema (lists by their
+//     keys, atomic fields whole);
+//   - fields we owned that desired no longer sets, and that no other
+//     manager owns, are removed. Ours are the fields of our manager's
+//     apply, plus, after a client-side apply, those fields of the migrated
+//     managers (kubectl-client-side-apply) that the last-applied
+//     annotation holds: a client-side manager also owns every default the
+//     server filled in at creation, which we never declared;
+//   - with Options.HonourOtherManagers, fields that desired sets but that
+//     another manager owns and we do not keep their live value: an apply
+//     would conflict there, and the field (an HPA's replicas) is not ours
+//     to revert.
+//
+// desired and live are normalised; liveRaw carries the managedFields.
+// Without managedFields there is nothing to remove: a two-way merge.
+func (d *Differ) predictStructuredMerge(ctx context.Context, gvk schema.GroupVersionKind, desired, live, last map[string]any, liveRaw *unstructured.Unstructured) (map[string]any, error) {
+	tc, err := d.opts.Schema.TypeConverter(ctx, gvk)
+	if err != nil {
+		return nil, err
+	}
+	tvDesired, err := toTyped(tc, desired)
+	if err != nil {
+		return nil, fmt.Errorf("structured merge: desired: %w", err)
+	}
+	tvLive, err := toTyped(tc, live)
+	if err != nil {
+		return nil, fmt.Errorf("structured merge: live: %w", err)
+	}
+	own, err := readOwnership(liveRaw, d.opts.FieldManager, d.opts.MigratedManagers)
+	if err != nil {
+		return nil, fmt.Errorf("structured merge: %w", err)
+	}
+	config, err := tvDesired.ToFieldSet()
+	if err != nil {
+		return nil, fmt.Errorf("structured merge: desired: %w", err)
+	}
+	if !own.migrated.Empty() && last != nil {
+		if tvLast, err := toTyped(tc, last); err == nil {
+			if declared, err := tvLast.ToFieldSet(); err == nil {
+				own.ours = own.ours.Union(own.migrated.Intersection(declared))
+			}
+		}
+	}
+	if d.opts.HonourOtherManagers && !own.others.Empty() {
+		contested := config.Leaves().Intersection(own.others).Difference(own.ours)
+		if !contested.Empty() {
+			tvDesired = tvDesired.RemoveItems(contested)
+		}
+	}
+	merged, err := tvLive.Merge(tvDesired)
+	if err != nil {
+		return nil, fmt.Errorf("structured merge: %w", err)
+	}
+	if !own.ours.Empty() {
+		dropped := own.ours.Leaves().Difference(config).Difference(own.others)
+		if !dropped.Empty() {
+			merged = merged.RemoveItems(dropped)
+		}
+	}
+	out, ok := merged.AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("structured merge: result is not an object")
+	}
+	// The merged value may share maps with its inputs: copy it.
+	return deepCopyMap(out), nil
+}
+
+// toTyped parses a normalised object with the converter's type for it.
+func toTyped(tc managedfields.TypeConverter, obj map[string]any) (*typed.TypedValue, error) {
+	return tc.ObjectToTyped(&unstructured.Unstructured{Object: obj}, typed.AllowDuplicates)
+}
+
+// removeFieldSet removes the fields of set from obj (normalised) through the
+// kind's schema, and returns the result.
+func removeFieldSet(tc managedfields.TypeConverter, obj map[string]any, set *fieldpath.Set) (map[string]any, error) {
+	tv, err := toTyped(tc, obj)
+	if err != nil {
+		return nil, err
+	}
+	out, ok := tv.RemoveItems(set).AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("result is not an object")
+	}
+	return deepCopyMap(out), nil
+}
