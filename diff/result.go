@@ -73,7 +73,9 @@ func (p Patch) String() string {
 }
 
 // GoString keeps %#v as safe as %v.
-func (p Patch) GoString() string { return "diff.Patch{Type:" + string(p.Type) + ", Data:" + p.String() + "}" }
+func (p Patch) GoString() string {
+	return "diff.Patch{Type:" + string(p.Type) + ", Data:" + p.String() + "}"
+}
 
 // MarshalJSON writes {"type": ..., "data": <patch>}, masked for a Secret.
 func (p Patch) MarshalJSON() ([]byte, error) {
