@@ -1,0 +1,142 @@
+// Package plain renders a directory of plain Kubernetes manifests: YAML
+// (one or many documents per file) and JSON files, optionally recursively,
+// filtered by include and exclude globs.
+//
+// Rules:
+//   - files ending in .yaml, .yml or .json are manifests; every other file
+//     (README.md, scripts, .jsonnet) is ignored, and so is every file or
+//     directory whose name starts with a dot (.git, .github, .helmignore);
+//   - without DirectorySource.Recurse only the application directory itself
+//     is read; with it, sub-directories are walked in lexical order;
+//   - DirectorySource.Include and Exclude are render.MatchGlob patterns over
+//     the path relative to the application directory;
+//   - documents are decoded by resource.Decode under the renderer's limits:
+//     List kinds are flattened, empty documents skipped, and a file that does
+//     not hold Kubernetes objects fails the render with an error that names
+//     it (a manifest is never dropped silently);
+//   - objects come out in lexical file order, then document order.
+package plain
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/resource"
+)
+
+// Options configure the plain renderer.
+type Options struct {
+	// Limits bound the files read and their decoding.
+	Limits render.Limits
+}
+
+// DefaultOptions returns the default limits.
+func DefaultOptions() Options { return Options{Limits: render.DefaultLimits()} }
+
+// Renderer renders plain directories.
+type Renderer struct{ opts Options }
+
+// New returns a plain Renderer.
+func New(opts Options) *Renderer {
+	opts.Limits = opts.Limits.WithDefaults()
+	return &Renderer{opts: opts}
+}
+
+// Identity implements render.Identifier.
+func (r *Renderer) Identity(render.Input) (render.Identity, error) {
+	return render.Identity{Tool: render.KindPlain, Version: render.LibraryVersion("sigs.k8s.io/yaml"), Options: r.opts}, nil
+}
+
+// Render implements render.Renderer.
+func (r *Renderer) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
+	root := render.NewRoot(in.FS, r.opts.Limits)
+	objs, err := r.render(ctx, root, in)
+	return objs, render.Wrap(render.KindPlain, in, err)
+}
+
+func (r *Renderer) render(ctx context.Context, root *render.Root, in render.Input) ([]*unstructured.Unstructured, error) {
+	var dir render.DirectorySource
+	if in.Directory != nil {
+		dir = *in.Directory
+	}
+	app, err := root.Resolve(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		entries, err := root.ReadDir(path.Join(app, rel))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") {
+				continue
+			}
+			relName := path.Join(rel, name)
+			isDir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				// Resolve the link inside the root; one that leaves fails.
+				info, err := root.Stat(path.Join(app, relName))
+				if err != nil {
+					return err
+				}
+				isDir = info.IsDir()
+			}
+			if isDir {
+				if dir.Recurse {
+					if err := walk(relName); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if !isManifestFile(name) {
+				continue
+			}
+			if dir.Include != "" && !render.MatchGlob(dir.Include, relName) {
+				continue
+			}
+			if dir.Exclude != "" && render.MatchGlob(dir.Exclude, relName) {
+				continue
+			}
+			files = append(files, relName)
+		}
+		return nil
+	}
+	if err := walk("."); err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		name := path.Join(app, f)
+		data, err := root.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := resource.Decode(name, data, r.opts.Limits.Decode)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+func isManifestFile(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
