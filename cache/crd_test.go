@@ -1,0 +1,177 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubegitops/gitops/resource"
+)
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// createCRD creates a namespaced CRD for kind Widget in group and waits
+// until it is Established; it is deleted (with its objects) after the test.
+func createCRD(t *testing.T, dyn dynamic.Interface, group string, versions string, conversion string) {
+	t.Helper()
+	ctx := testCtx(t)
+	crd := fromYAML(t, fmt.Sprintf(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.%s
+spec:
+  group: %s
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+%s
+%s
+`, group, group, versions, conversion))
+	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = dyn.Resource(crdGVR).Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
+	})
+	waitFor(t, 30*time.Second, "CRD established", func() bool {
+		got, err := dyn.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == "Established" && m["status"] == "True" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+const oneVersion = `
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}`
+
+func widget(apiVersion, ns, name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiVersion, "kind": "Widget",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"spec":     map[string]any{"size": int64(3)},
+	}}
+}
+
+func TestCRDCreatedAtRunTimeIsWatched(t *testing.T) {
+	_, dyn := clients(t, cluster.Config())
+	ns := cluster.TestNamespace(t)
+	c := startCache(t, cluster.Config(), nil)
+	before := c.Stats().Watches
+
+	createCRD(t, dyn, "runtime.cache.test", oneVersion, "")
+	gvr := schema.GroupVersionResource{Group: "runtime.cache.test", Version: "v1", Resource: "widgets"}
+	if _, err := dyn.Resource(gvr).Namespace(ns).Create(testCtx(t), widget("runtime.cache.test/v1", ns, "w1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	key := resource.Key{Group: "runtime.cache.test", Kind: "Widget", Namespace: ns, Name: "w1"}
+	waitFor(t, 30*time.Second, "custom object cached", func() bool { _, ok := c.Get(key); return ok })
+	if after := c.Stats().Watches; after != before+1 {
+		t.Errorf("watches %d -> %d, want one more", before, after)
+	}
+	found := false
+	for _, l := range c.APIResources() {
+		found = found || l.GroupVersion == "runtime.cache.test/v1"
+	}
+	if !found {
+		t.Error("discovery not refreshed: APIResources lacks runtime.cache.test/v1")
+	}
+	// The CRD itself is kept whole (its schema drives discovery and diffs).
+	crd, ok := c.Get(resource.Key{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition", Name: "widgets.runtime.cache.test"})
+	if !ok || crd.Object["spec"] == nil {
+		t.Error("CRD not cached whole")
+	}
+
+	// Deleting the CRD stops the watch and forgets its objects.
+	if err := dyn.Resource(crdGVR).Delete(testCtx(t), "widgets.runtime.cache.test", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "watch stopped after CRD deletion", func() bool {
+		_, ok := c.Get(key)
+		return !ok && c.Stats().Watches == before
+	})
+}
+
+// A CRD serves v1 (storage) and v2 through a conversion webhook that points
+// at a Service that does not exist. Objects stored as v1 can only be listed
+// as v2 through the webhook, so the preferred version v2 fails to list: that
+// kind alone is tainted, and everything else is served.
+func TestBrokenConversionWebhookTaintsOnlyThatKind(t *testing.T) {
+	const group = "broken.cache.test"
+	cs, dyn := clients(t, cluster.Config())
+	ns := cluster.TestNamespace(t)
+	createCRD(t, dyn, group, `
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+  - name: v2
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}`, `
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: ["v1"]
+      clientConfig:
+        service: {namespace: default, name: nowhere, path: /convert, port: 443}`)
+	v1 := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}
+	if _, err := dyn.Resource(v1).Namespace(ns).Create(testCtx(t), widget(group+"/v1", ns, "w1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = dyn.Resource(v1).Namespace(ns).Delete(ctx, "w1", metav1.DeleteOptions{})
+	})
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(testCtx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "healthy"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	c := startCache(t, cluster.Config(), nil)
+	tainted := c.Tainted()
+	want := schema.GroupVersionKind{Group: group, Version: "v2", Kind: "Widget"}
+	err, ok := tainted[want]
+	if !ok {
+		t.Fatalf("%v not tainted; tainted = %v", want, tainted)
+	}
+	var ke *KindError
+	if !errors.As(err, &ke) || ke.Reason != ReasonListFailed || !strings.Contains(err.Error(), "conversion webhook") {
+		t.Errorf("taint error = %v", err)
+	}
+	for gvk, e := range tainted {
+		if gvk != want {
+			t.Errorf("unrelated kind tainted: %v", e)
+		}
+	}
+	if _, ok := c.Get(cmKey(ns, "healthy")); !ok {
+		t.Error("healthy kind not served next to the broken one")
+	}
+	// Other kinds keep being watched.
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(testCtx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "later"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "later ConfigMap cached", func() bool { _, ok := c.Get(cmKey(ns, "later")); return ok })
+}
