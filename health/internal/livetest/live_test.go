@@ -387,7 +387,9 @@ spec:
 			e.t = t
 			created := e.create(ctx, c.manifest)
 			if c.name == "crd" {
-				t.Cleanup(func() { _ = e.resourceFor(created).Delete(context.Background(), created.GetName(), metav1.DeleteOptions{}) })
+				t.Cleanup(func() {
+					_ = e.resourceFor(created).Delete(context.Background(), created.GetName(), metav1.DeleteOptions{})
+				})
 			}
 			_, last := e.waitFor(ctx, created, c.want, time.Minute)
 			if st := e.check(last); !strings.Contains(st.Message, c.message) {
