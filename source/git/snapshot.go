@@ -1,26 +1,15 @@
 package git
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"runtime"
-	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/internal/treefs"
 )
-
-// maxLinkHops bounds how many symbolic links one path may pass through
-// (Linux's limit), which also ends link cycles.
-const maxLinkHops = 40
 
 // Snapshot is the tree of one commit read straight from the object store:
 // no worktree is checked out and no lock of the repository is taken. It
@@ -33,32 +22,14 @@ const maxLinkHops = 40
 // any step (even if it would come back in), fails with an *fs.PathError
 // wrapping source.ErrOutsideRepository. Submodules appear as empty
 // directories: their content lives in other repositories and is not
-// fetched.
+// fetched, so no credential ever goes to a submodule's host.
 type Snapshot struct {
-	rev  source.Revision
-	root plumbing.Hash
-
-	// mu serialises use of st, whose caches are not safe for concurrent
-	// use. It is held only while one object is decoded, never across the
-	// reads a caller makes on an opened file.
-	mu    sync.Mutex
-	st    *filesystem.Storage
-	trees map[plumbing.Hash]*treeNode
+	*treefs.FS
+	rev source.Revision
+	st  *filesystem.Storage
 }
 
-var (
-	_ source.Snapshot = (*Snapshot)(nil)
-	_ fs.ReadDirFS    = (*Snapshot)(nil)
-	_ fs.ReadFileFS   = (*Snapshot)(nil)
-	_ fs.StatFS       = (*Snapshot)(nil)
-	_ fs.ReadLinkFS   = (*Snapshot)(nil)
-)
-
-// treeNode is a decoded tree with an index by name.
-type treeNode struct {
-	entries []object.TreeEntry
-	byName  map[string]int
-}
+var _ source.Snapshot = (*Snapshot)(nil)
 
 func openSnapshot(o *objectStore, h plumbing.Hash, rev source.Revision) (*Snapshot, error) {
 	st := o.openReader(true)
@@ -72,7 +43,7 @@ func openSnapshot(o *objectStore, h plumbing.Hash, rev source.Revision) (*Snapsh
 		st.Close()
 		return nil, fmt.Errorf("commit %s: %w", h, err)
 	}
-	s := &Snapshot{rev: rev, root: c.TreeHash, st: st, trees: map[plumbing.Hash]*treeNode{}}
+	s := &Snapshot{FS: treefs.New(st, c.TreeHash), rev: rev, st: st}
 	// An unclosed snapshot must not leak the pack file descriptors.
 	runtime.AddCleanup(s, func(st *filesystem.Storage) { st.Close() }, st)
 	return s, nil
@@ -81,167 +52,10 @@ func openSnapshot(o *objectStore, h plumbing.Hash, rev source.Revision) (*Snapsh
 // Revision implements source.Snapshot.
 func (s *Snapshot) Revision() source.Revision { return s.rev }
 
-// Close releases the object store handle. Reading a closed snapshot
-// reopens nothing and fails.
+// Close releases the pack files the snapshot holds open. A closed snapshot
+// reopens them on demand, one read at a time.
 func (s *Snapshot) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Close()
-}
-
-// TreeHash returns the Git object id of the tree (directory) or blob
-// (file, or a link's target string) at name: exactly what
-// `git rev-parse <commit>:<name>` prints. Links on the way to name are
-// followed; a link at name itself is not, so a subtree hash covers the
-// links it contains by their target strings, not by what they point to.
-func (s *Snapshot) TreeHash(name string) (string, error) {
-	n, err := s.resolve("treehash", name, false)
-	if err != nil {
-		return "", err
-	}
-	return n.hash.String(), nil
-}
-
-// node is a resolved path: the entry's mode and object id.
-type node struct {
-	name string // base name ("." for the root)
-	mode filemode.FileMode
-	hash plumbing.Hash
-}
-
-func (n node) isDir() bool { return n.mode == filemode.Dir || n.mode == filemode.Submodule }
-
-// resolve walks name from the root, following links on the way (and at the
-// end when followLast).
-func (s *Snapshot) resolve(op, name string, followLast bool) (node, error) {
-	if !fs.ValidPath(name) {
-		return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
-	}
-	rootNode := node{name: ".", mode: filemode.Dir, hash: s.root}
-	if name == "." {
-		return rootNode, nil
-	}
-	parts := strings.Split(name, "/")
-	cur := rootNode
-	curPath := "."
-	hops := 0
-	for i := 0; i < len(parts); i++ {
-		if cur.mode == filemode.Submodule {
-			return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-		}
-		if !cur.isDir() {
-			return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-		}
-		t, err := s.tree(cur.hash)
-		if err != nil {
-			return node{}, &fs.PathError{Op: op, Path: name, Err: err}
-		}
-		idx, ok := t.byName[parts[i]]
-		if !ok {
-			return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-		}
-		ent := t.entries[idx]
-		next := node{name: ent.Name, mode: ent.Mode, hash: ent.Hash}
-		last := i == len(parts)-1
-		if ent.Mode == filemode.Symlink && (!last || followLast) {
-			hops++
-			if hops > maxLinkHops {
-				return node{}, &fs.PathError{Op: op, Path: name, Err: errors.New("too many levels of symbolic links")}
-			}
-			target, err := s.blob(ent.Hash)
-			if err != nil {
-				return node{}, &fs.PathError{Op: op, Path: name, Err: err}
-			}
-			joined, err := linkTarget(curPath, string(target))
-			if err != nil {
-				return node{}, &fs.PathError{Op: op, Path: name, Err: err}
-			}
-			// Restart from the root with the link replaced by its target.
-			rest := parts[i+1:]
-			parts = append(splitPath(joined), rest...)
-			i = -1
-			cur, curPath = rootNode, "."
-			if len(parts) == 0 {
-				return rootNode, nil
-			}
-			continue
-		}
-		if last {
-			return next, nil
-		}
-		cur = next
-		curPath = path.Join(curPath, ent.Name)
-	}
-	return cur, nil
-}
-
-// linkTarget joins a link's target to the directory holding the link and
-// refuses any result outside the tree.
-func linkTarget(dir, target string) (string, error) {
-	if target == "" || path.IsAbs(target) {
-		return "", fmt.Errorf("link target %q: %w", target, source.ErrOutsideRepository)
-	}
-	joined := path.Join(dir, target)
-	if joined == ".." || strings.HasPrefix(joined, "../") {
-		return "", fmt.Errorf("link target %q: %w", target, source.ErrOutsideRepository)
-	}
-	return joined, nil
-}
-
-func splitPath(p string) []string {
-	if p == "." || p == "" {
-		return nil
-	}
-	return strings.Split(p, "/")
-}
-
-// tree returns the decoded tree h, decoding it once per snapshot.
-func (s *Snapshot) tree(h plumbing.Hash) (*treeNode, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t, ok := s.trees[h]; ok {
-		return t, nil
-	}
-	obj, err := s.st.EncodedObject(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("tree %s: %w", h, err)
-	}
-	var tr object.Tree
-	if err := tr.Decode(obj); err != nil {
-		return nil, fmt.Errorf("tree %s: %w", h, err)
-	}
-	t := &treeNode{entries: tr.Entries, byName: make(map[string]int, len(tr.Entries))}
-	for i, e := range tr.Entries {
-		t.byName[e.Name] = i
-	}
-	s.trees[h] = t
-	return t, nil
-}
-
-// blob reads a whole blob.
-func (s *Snapshot) blob(h plumbing.Hash) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	obj, err := s.st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", h, err)
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var buf bytes.Buffer
-	buf.Grow(int(obj.Size()))
-	if _, err := buf.ReadFrom(r); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// blobSize returns a blob's size without reading it.
-func (s *Snapshot) blobSize(h plumbing.Hash) (int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.EncodedObjectSize(h)
+	var err error
+	s.Lock(func() { err = s.st.Close() })
+	return err
 }

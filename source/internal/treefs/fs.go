@@ -1,4 +1,4 @@
-package git
+package treefs
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // Open implements fs.FS, following links inside the tree.
-func (s *Snapshot) Open(name string) (fs.File, error) {
+func (s *FS) Open(name string) (fs.File, error) {
 	n, err := s.resolve("open", name, true)
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func (s *Snapshot) Open(name string) (fs.File, error) {
 }
 
 // ReadFile implements fs.ReadFileFS.
-func (s *Snapshot) ReadFile(name string) ([]byte, error) {
+func (s *FS) ReadFile(name string) ([]byte, error) {
 	n, err := s.resolve("readfile", name, true)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (s *Snapshot) ReadFile(name string) ([]byte, error) {
 
 // ReadDir implements fs.ReadDirFS: entries sorted by name, links reported
 // as links (fs.ModeSymlink), not followed.
-func (s *Snapshot) ReadDir(name string) ([]fs.DirEntry, error) {
+func (s *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	n, err := s.resolve("readdir", name, true)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (s *Snapshot) ReadDir(name string) ([]fs.DirEntry, error) {
 }
 
 // Stat implements fs.StatFS, following links.
-func (s *Snapshot) Stat(name string) (fs.FileInfo, error) {
+func (s *FS) Stat(name string) (fs.FileInfo, error) {
 	n, err := s.resolve("stat", name, true)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (s *Snapshot) Stat(name string) (fs.FileInfo, error) {
 
 // Lstat implements fs.ReadLinkFS: a link at name is described, not
 // followed.
-func (s *Snapshot) Lstat(name string) (fs.FileInfo, error) {
+func (s *FS) Lstat(name string) (fs.FileInfo, error) {
 	n, err := s.resolve("lstat", name, false)
 	if err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (s *Snapshot) Lstat(name string) (fs.FileInfo, error) {
 
 // ReadLink implements fs.ReadLinkFS: the target of the link at name, as
 // written in the commit.
-func (s *Snapshot) ReadLink(name string) (string, error) {
+func (s *FS) ReadLink(name string) (string, error) {
 	n, err := s.resolve("readlink", name, false)
 	if err != nil {
 		return "", err
@@ -96,7 +96,7 @@ func (s *Snapshot) ReadLink(name string) (string, error) {
 	return string(target), nil
 }
 
-func (s *Snapshot) statNode(name string, n node) (fs.FileInfo, error) {
+func (s *FS) statNode(name string, n node) (fs.FileInfo, error) {
 	var size int64
 	if !n.isDir() {
 		sz, err := s.blobSize(n.hash)
@@ -108,7 +108,7 @@ func (s *Snapshot) statNode(name string, n node) (fs.FileInfo, error) {
 	return s.info(n, path.Base(name), size), nil
 }
 
-func (s *Snapshot) readDir(op, name string, n node) ([]fs.DirEntry, error) {
+func (s *FS) readDir(op, name string, n node) ([]fs.DirEntry, error) {
 	if n.mode == filemode.Submodule {
 		return nil, nil
 	}
@@ -126,7 +126,7 @@ func (s *Snapshot) readDir(op, name string, n node) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-func (s *Snapshot) info(n node, base string, size int64) *fileInfo {
+func (s *FS) info(n node, base string, size int64) *fileInfo {
 	return &fileInfo{name: base, size: size, mode: fsMode(n.mode)}
 }
 
@@ -166,7 +166,7 @@ func (i *fileInfo) IsDir() bool        { return i.mode.IsDir() }
 func (i *fileInfo) Sys() any           { return nil }
 
 type dirEntry struct {
-	snap *Snapshot
+	snap *FS
 	n    node
 }
 
