@@ -1,0 +1,84 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/pager"
+)
+
+func (s *Syncer) resourceFor(gvr schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
+	if ns == "" {
+		return s.dyn.Resource(gvr)
+	}
+	return s.dyn.Resource(gvr).Namespace(ns)
+}
+
+// list reads every object of one resource in one namespace ("" = all or
+// cluster-scoped), 500 per page.
+func (s *Syncer) list(ctx context.Context, gvr schema.GroupVersionResource, ns string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return s.resourceFor(gvr, ns).List(ctx, opts)
+	})
+	p.PageSize = 500
+	err := retryTransient(ctx, func() error {
+		out = out[:0]
+		return p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				out = append(out, u)
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// isTransient reports errors worth retrying within a step: the API server
+// restarting, overloaded or timing out. Everything else is the object's
+// fault and is reported.
+func isTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) {
+		return true
+	}
+	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) {
+		return true
+	}
+	var netErr interface{ Timeout() bool }
+	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// retryTransient runs fn until it succeeds, fails for a reason that is not
+// transient, or ctx ends, backing off from 200 ms to 5 s.
+func retryTransient(ctx context.Context, fn func() error) error {
+	delay := 200 * time.Millisecond
+	for {
+		err := fn()
+		if !isTransient(err) {
+			return err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-t.C:
+		}
+		if delay *= 2; delay > 5*time.Second {
+			delay = 5 * time.Second
+		}
+	}
+}

@@ -1,0 +1,28 @@
+// Package sync applies an application's desired state to a cluster the way
+// Argo CD does, without kubectl: a plan ordered by phase (PreSync, Sync,
+// PostSync), wave and kind; a server-side dry-run of every task before any
+// write, reporting every failure at once; server-side apply with our field
+// manager (a client-side three-way mode with the last-applied annotation
+// remains for compatibility, and client-side ownership is migrated on the
+// first server-side apply); hooks created, tracked by the UID of their
+// creation, awaited and deleted by policy; a wait after each wave until its
+// resources are healthy, judged against the generation observed at apply
+// time; and a prune that deletes only what carries this application's
+// tracking id and instance, off unless enabled, never on an empty desired
+// state, never a namespace still in use, never a cluster-scoped object
+// without an opt-in.
+//
+// Syncer.Sync runs an operation to its end and returns a Result: the
+// operation's phase and a row per object (action, status, message). Its
+// State is a plain serialisable value: a host that persists it can resume
+// an interrupted operation after a restart, because every step is
+// re-entrant (server-side apply is idempotent, and hooks already created are
+// found by name and UID rather than created twice). RetrySync wraps Sync
+// with Argo CD's retry policy and lets a newer revision pre-empt retries.
+//
+// Object options come from the argocd.argoproj.io/sync-options annotation,
+// merged over the application's options: Prune=false|confirm, PruneLast,
+// Replace, Force, ServerSideApply, ApplyOutOfSyncOnly, Validate=false,
+// SkipDryRunOnMissingResource, ClientSideApplyMigration, and at application
+// level CreateNamespace and PrunePropagationPolicy.
+package sync

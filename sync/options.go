@@ -1,0 +1,123 @@
+package sync
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Options configure a Syncer. Start from DefaultOptions.
+type Options struct {
+	// FieldManager is the server-side apply field manager. Default "gitops".
+	FieldManager string
+	// ForceConflicts takes ownership of fields other managers own when
+	// applying. Default true: desired state in Git is the authority, as with
+	// Argo CD. Set false to fail on conflicts instead.
+	ForceConflicts bool
+	// ClientSideApply applies with a three-way merge against the
+	// last-applied annotation (kubectl apply's way) instead of server-side
+	// apply; an object's ServerSideApply=true annotation still chooses SSA.
+	// Default false.
+	ClientSideApply bool
+	// ClientSideManagers are the field managers whose client-side apply
+	// ownership is migrated to FieldManager before a server-side apply
+	// (Argo's ClientSideApplyMigration). Default kubectl-client-side-apply and
+	// FieldManager+"-client-side".
+	ClientSideManagers []string
+	// Tracking says where tracking ids go and which instance this is.
+	Tracking resource.Tracking
+	// Health judges resources after each wave and hooks without a
+	// completion rule of their own. Nil: every object counts as healthy once
+	// applied (no waiting).
+	Health health.Checker
+	// InSync reports whether an applied object already matches its desired
+	// state; with ApplyOutOfSyncOnly it lets a sync skip writing it. Nil:
+	// ApplyOutOfSyncOnly has no effect. A diff.Differ fits behind it.
+	InSync func(ctx context.Context, desired, live *unstructured.Unstructured) (bool, error)
+	// ManagedObjects returns the live objects that carry the app's tracking
+	// id (a cluster cache's index answers this in O(the app's objects)). Nil:
+	// the syncer lists every kind in the namespaces the app uses, which is
+	// correct but slow on big clusters.
+	ManagedObjects func(ctx context.Context, app string) ([]*unstructured.Unstructured, error)
+	// ApplyParallelism bounds concurrent writes within one wave. Default 8.
+	ApplyParallelism int
+	// WaveTimeout bounds the wait for one wave (or one hook phase) to become
+	// healthy. Default 10 minutes.
+	WaveTimeout time.Duration
+	// Timeout bounds the whole operation. Default 30 minutes.
+	Timeout time.Duration
+	// PollInterval is how often waits look at the cluster. Default 250 ms.
+	PollInterval time.Duration
+	// WaitFinalWave waits for the last wave to become healthy before the
+	// operation succeeds. Default true: Sync returns when the application
+	// works, not merely when it was written (Argo CD does not wait).
+	WaitFinalWave bool
+	// PruneClusterScoped allows pruning cluster-scoped objects. Default
+	// false: a deleted ClusterRole or Namespace affects more than one app.
+	PruneClusterScoped bool
+	// RecreateOnImmutable deletes and re-creates an object whose update is
+	// refused for an immutable field, for every object; an object's own
+	// Force=true does the same for that object alone. Default false.
+	RecreateOnImmutable bool
+	// OnProgress, when set, is called after each wave with the results so
+	// far.
+	OnProgress func(Progress)
+	// Log receives what the syncer does, at V(1) per object.
+	Log logr.Logger
+}
+
+// Progress is reported after each wave.
+type Progress struct {
+	Phase   string
+	Wave    int
+	Final   bool
+	Results []ResourceResult
+}
+
+// DefaultOptions returns the options used when none are given.
+func DefaultOptions() Options {
+	return Options{
+		FieldManager:     "gitops",
+		ForceConflicts:   true,
+		Tracking:         resource.DefaultTracking(),
+		ApplyParallelism: 8,
+		WaveTimeout:      10 * time.Minute,
+		Timeout:          30 * time.Minute,
+		PollInterval:     250 * time.Millisecond,
+		WaitFinalWave:    true,
+		Log:              logr.Discard(),
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.FieldManager == "" {
+		o.FieldManager = d.FieldManager
+	}
+	if len(o.ClientSideManagers) == 0 {
+		o.ClientSideManagers = []string{"kubectl-client-side-apply", o.FieldManager + "-client-side"}
+	}
+	if o.Tracking.AnnotationKey == "" {
+		o.Tracking = d.Tracking
+	}
+	if o.ApplyParallelism <= 0 {
+		o.ApplyParallelism = d.ApplyParallelism
+	}
+	if o.WaveTimeout <= 0 {
+		o.WaveTimeout = d.WaveTimeout
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = d.Timeout
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = d.PollInterval
+	}
+	if o.Log.GetSink() == nil {
+		o.Log = logr.Discard()
+	}
+	return o
+}

@@ -1,0 +1,90 @@
+package sync
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// RetryPolicy is Argo CD's retry strategy for failed syncs.
+type RetryPolicy struct {
+	// Limit is the number of retries after the first attempt; 0 means no
+	// retry and a negative value retries until the context ends.
+	Limit int
+	// Backoff is the wait before the first retry. Default 5 s.
+	Backoff time.Duration
+	// Factor multiplies the wait after each retry. Default 2.
+	Factor float64
+	// MaxBackoff caps the wait. Default 3 minutes.
+	MaxBackoff time.Duration
+}
+
+// DefaultRetryPolicy returns Argo CD's defaults: 5 s doubling up to 3
+// minutes, with the given limit.
+func DefaultRetryPolicy(limit int) RetryPolicy {
+	return RetryPolicy{Limit: limit, Backoff: 5 * time.Second, Factor: 2, MaxBackoff: 3 * time.Minute}
+}
+
+// delay returns the wait before retry n (0-based).
+func (p RetryPolicy) delay(n int) time.Duration {
+	d := p.Backoff
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	f := p.Factor
+	if f < 1 {
+		f = 2
+	}
+	maxD := p.MaxBackoff
+	if maxD <= 0 {
+		maxD = 3 * time.Minute
+	}
+	for i := 0; i < n && d < maxD; i++ {
+		d = time.Duration(float64(d) * f)
+	}
+	if d > maxD {
+		d = maxD
+	}
+	return d
+}
+
+// PreemptedError reports that retries stopped because a newer revision is
+// desired; the host should sync that revision instead.
+type PreemptedError struct {
+	Revision, Newer string
+}
+
+func (e *PreemptedError) Error() string {
+	return fmt.Sprintf("sync: retries of revision %s pre-empted by revision %s", e.Revision, e.Newer)
+}
+
+// RetrySync runs Sync and, while it fails, retries it by policy. Before each
+// retry it asks latest (when set) for the newest desired revision; when that
+// differs from the request's, it stops with a *PreemptedError so the host
+// can sync the new revision at once rather than keep retrying the old one.
+// A Running result (interrupted or awaiting confirmation) is returned as it
+// is, as is an Error phase (bad input does not get better by retrying).
+func (s *Syncer) RetrySync(ctx context.Context, req Request, policy RetryPolicy, latest func() string) (Result, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := s.Sync(ctx, req)
+		if res.Phase != Failed {
+			return res, err
+		}
+		if policy.Limit >= 0 && attempt >= policy.Limit {
+			return res, err
+		}
+		wait := time.NewTimer(policy.delay(attempt))
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return res, err
+		case <-wait.C:
+		}
+		if latest != nil {
+			if newer := latest(); newer != "" && newer != req.Revision {
+				return res, &PreemptedError{Revision: req.Revision, Newer: newer}
+			}
+		}
+		req.State = nil // a retry is a new operation: dry-run again, hooks again
+	}
+}

@@ -1,0 +1,153 @@
+package sync
+
+import (
+	"time"
+
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/hooks"
+	"github.com/kubegitops/gitops/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Request is one sync operation: what to apply, where, and how.
+type Request struct {
+	// App names the application; it goes into every object's tracking id
+	// and decides which live objects are ours to prune.
+	App string
+	// Revision is the desired state's revision (a commit); it names hooks
+	// created from a generateName.
+	Revision string
+	// Desired are the rendered objects. They are not modified.
+	Desired []*unstructured.Unstructured
+	// Namespace is the destination namespace, given to namespaced objects
+	// that name none.
+	Namespace string
+	// Options are the application's sync options (Argo CD's syncOptions,
+	// for example "CreateNamespace=true,PruneLast=true"). An object's own
+	// sync-options annotation beats them.
+	Options resource.Options
+	// Prune enables deleting live objects of the app that are no longer
+	// desired. Off by default, as in Argo CD.
+	Prune bool
+	// AllowEmpty lets a prune run when Desired is empty; without it an empty
+	// desired state is refused rather than deleting everything.
+	AllowEmpty bool
+	// ConfirmPrune confirms the prunes of objects marked Prune=confirm.
+	ConfirmPrune bool
+	// DryRun plans and validates (server-side dry-run) and writes nothing.
+	DryRun bool
+	// Resources limits the sync to these keys (and their hooks do not run);
+	// empty means every object.
+	Resources []resource.Key
+	// State resumes an operation from the state a previous call returned
+	// (after a restart, a cancellation or a timeout). Nil starts a new one.
+	State *State
+}
+
+// OperationPhase is the phase of a sync operation.
+type OperationPhase string
+
+// Operation phases.
+const (
+	// Running: the operation has more to do (it was interrupted, or waits
+	// for a prune confirmation). Call Sync again with the returned State.
+	Running OperationPhase = "Running"
+	// Succeeded: everything was applied and, where waited for, healthy.
+	Succeeded OperationPhase = "Succeeded"
+	// Failed: a resource or hook failed; SyncFail hooks have run.
+	Failed OperationPhase = "Failed"
+	// Error: the operation could not run (bad input, no API server).
+	Error OperationPhase = "Error"
+)
+
+// Completed reports whether the phase is final.
+func (p OperationPhase) Completed() bool { return p == Succeeded || p == Failed || p == Error }
+
+// Action is what a sync did to one object.
+type Action string
+
+// Actions.
+const (
+	Created    Action = "created"
+	Configured Action = "configured"
+	Unchanged  Action = "unchanged"
+	Pruned     Action = "pruned"
+	Skipped    Action = "skipped"
+	// Recreated: deleted and created again (Force=true or an immutable field).
+	Recreated Action = "recreated"
+	// Planned: a dry run's verdict for an object it would apply.
+	Planned Action = "planned"
+)
+
+// TaskStatus is the state of one task of the plan.
+type TaskStatus string
+
+// Task statuses.
+const (
+	TaskPending   TaskStatus = "Pending"
+	TaskRunning   TaskStatus = "Running"
+	TaskSucceeded TaskStatus = "Succeeded"
+	TaskFailed    TaskStatus = "Failed"
+	TaskSkipped   TaskStatus = "Skipped"
+)
+
+// ResourceResult is the outcome for one object (or one hook run).
+type ResourceResult struct {
+	Key    resource.Key `json:"key"`
+	Phase  hooks.Phase  `json:"phase"`
+	Wave   int          `json:"wave"`
+	Hook   bool         `json:"hook,omitempty"`
+	Action Action       `json:"action,omitempty"`
+	Status TaskStatus   `json:"status"`
+	// Health is the object's health when the sync last looked, if judged.
+	Health *health.Status `json:"health,omitempty"`
+	// Message says why, for people: an API error, what a wave waited for.
+	Message string `json:"message,omitempty"`
+}
+
+// Result is what Sync returns: the operation's phase and a row per object,
+// in plan order.
+type Result struct {
+	Phase   OperationPhase   `json:"phase"`
+	Message string           `json:"message,omitempty"`
+	Results []ResourceResult `json:"results"`
+	// PendingConfirmation lists objects marked Prune=confirm that wait for
+	// Request.ConfirmPrune; the operation stays Running until then.
+	PendingConfirmation []resource.Key `json:"pendingConfirmation,omitempty"`
+	// State resumes the operation; persist it to survive a restart.
+	State State `json:"state"`
+}
+
+// State is the serialisable memory of an operation, so that a host can
+// resume a sync after a restart: every step is re-entrant, applied objects
+// are applied again idempotently, and hooks already created are found by the
+// UID recorded here rather than created a second time.
+type State struct {
+	// StartedAt is when the operation began; it names generateName hooks.
+	StartedAt time.Time `json:"startedAt"`
+	// Revision is the revision the operation syncs.
+	Revision string `json:"revision"`
+	// DryRunDone records that the server-side dry-run of every task passed.
+	DryRunDone bool `json:"dryRunDone,omitempty"`
+	// Tasks are the tasks' memories, by task id ("<key>:<phase>").
+	Tasks map[string]TaskState `json:"tasks,omitempty"`
+	// Phase is the operation's phase when the state was taken.
+	Phase OperationPhase `json:"phase,omitempty"`
+	// FailureHandled records that SyncFail hooks were started.
+	FailureHandled bool `json:"failureHandled,omitempty"`
+}
+
+// TaskState is the memory of one task.
+type TaskState struct {
+	Status TaskStatus `json:"status"`
+	Action Action     `json:"action,omitempty"`
+	// Name is the object's name as created (hooks with a generateName).
+	Name string `json:"name,omitempty"`
+	// UID of the object the task created or applied.
+	UID types.UID `json:"uid,omitempty"`
+	// Generation seen in the apply's response; health is judged only on a
+	// status that observed at least this generation.
+	Generation int64  `json:"generation,omitempty"`
+	Message    string `json:"message,omitempty"`
+}

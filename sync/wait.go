@@ -1,0 +1,307 @@
+package sync
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/hooks"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
+)
+
+// pollUntil calls cond every interval until it reports true or an error,
+// or ctx ends.
+func pollUntil(ctx context.Context, interval time.Duration, cond func() (bool, error)) error {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		ok, err := cond()
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+func conditionTrue(obj *unstructured.Unstructured, condType string) bool {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if ok && m["type"] == condType && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// waitGroup waits until every running task of the group is done: resources
+// healthy, hooks complete, pruned objects gone. A Degraded resource or a
+// failed hook fails at once; the wave timeout fails what is still running
+// and says what it waited for. With final set and WaitFinalWave off, a
+// group without hooks is done once written.
+func (op *operation) waitGroup(ctx context.Context, g []*task, final bool) {
+	var running []*task
+	for _, t := range g {
+		if t.state.Status == TaskRunning {
+			running = append(running, t)
+		}
+	}
+	if len(running) == 0 {
+		return
+	}
+	if final && !op.s.opts.WaitFinalWave && !anyHook(running) {
+		for _, t := range running {
+			if !t.prune {
+				op.set(t, TaskSucceeded, "", "")
+			}
+		}
+	}
+	waveCtx, cancel := context.WithTimeout(ctx, op.s.opts.WaveTimeout)
+	defer cancel()
+	_ = pollUntil(waveCtx, op.s.opts.PollInterval, func() (bool, error) {
+		var still []*task
+		for _, t := range running {
+			if t.state.Status == TaskRunning {
+				still = append(still, t)
+			}
+		}
+		if len(still) == 0 {
+			return true, nil
+		}
+		parallel(op.s.opts.ApplyParallelism, still, func(t *task) { op.observe(waveCtx, t) })
+		for _, t := range still {
+			if t.state.Status == TaskFailed {
+				return true, nil // fail fast: the wave cannot succeed
+			}
+		}
+		return false, nil
+	})
+	if ctx.Err() != nil {
+		return // the operation was interrupted: stay Running, resumable
+	}
+	var waited []string
+	for _, t := range running {
+		if t.state.Status == TaskRunning && waveCtx.Err() != nil {
+			waited = append(waited, fmt.Sprintf("%s (%s)", t.key, t.state.Message))
+		}
+	}
+	if len(waited) == 0 {
+		return
+	}
+	sort.Strings(waited)
+	msg := fmt.Sprintf("timed out after %s waiting for %s", op.s.opts.WaveTimeout, strings.Join(waited, ", "))
+	for _, t := range running {
+		if t.state.Status == TaskRunning {
+			op.set(t, TaskFailed, "", msg)
+		}
+	}
+}
+
+func anyHook(ts []*task) bool {
+	for _, t := range ts {
+		if t.hook {
+			return true
+		}
+	}
+	return false
+}
+
+// observe reads one running task's object once and moves the task on.
+// Transient read errors leave it running: the wave timeout bounds them.
+func (op *operation) observe(ctx context.Context, t *task) {
+	live, err := op.s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
+	switch {
+	case t.prune:
+		if apierrors.IsNotFound(err) {
+			op.set(t, TaskSucceeded, Pruned, "")
+		} else if err == nil && live.GetUID() != t.live.GetUID() {
+			op.set(t, TaskSucceeded, Pruned, "pruned (a new object of the same name exists)")
+		}
+		return
+	case apierrors.IsNotFound(err):
+		if t.hook {
+			op.set(t, TaskFailed, "", "the hook was deleted before it completed")
+		} else {
+			op.set(t, TaskRunning, "", "the object is missing")
+		}
+		return
+	case err != nil:
+		op.set(t, TaskRunning, "", "cannot read: "+err.Error())
+		return
+	}
+	if t.state.UID != "" && live.GetUID() != t.state.UID {
+		if t.hook {
+			op.set(t, TaskFailed, "", "the hook was replaced by another object of the same name")
+			return
+		}
+		// Re-created by someone else: judge the new object from scratch.
+		op.mu.Lock()
+		t.state.UID, t.state.Generation = live.GetUID(), live.GetGeneration()
+		op.mu.Unlock()
+	}
+	if t.hook {
+		op.observeHook(ctx, t, live)
+		return
+	}
+	st := op.judge(live, t.state.Generation)
+	switch {
+	case st == nil || st.Code == health.Healthy:
+		op.set(t, TaskSucceeded, "", messageOf(st))
+	case st.Code == health.Degraded:
+		op.set(t, TaskFailed, "", "Degraded: "+st.Message)
+	default:
+		op.set(t, TaskRunning, "", st.String())
+	}
+}
+
+// judge returns the health of live, refusing to believe a status that has
+// not yet observed the generation this sync applied: until then the object
+// is Progressing whatever its status says.
+func (op *operation) judge(live *unstructured.Unstructured, applied int64) *health.Status {
+	if observed, found, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration"); found && observed < applied {
+		return &health.Status{Code: health.Progressing, Message: fmt.Sprintf("waiting for the controller to observe generation %d (at %d)", applied, observed)}
+	}
+	if op.s.opts.Health == nil {
+		return nil
+	}
+	st, err := op.s.opts.Health.Check(live)
+	if err != nil {
+		return &health.Status{Code: health.Unknown, Message: err.Error()}
+	}
+	return st
+}
+
+func messageOf(st *health.Status) string {
+	if st == nil {
+		return ""
+	}
+	return st.Message
+}
+
+var (
+	gkJob = schema.GroupKind{Group: "batch", Kind: "Job"}
+	gkPod = schema.GroupKind{Kind: "Pod"}
+)
+
+// observeHook decides whether a hook has completed: Jobs by their Complete
+// and Failed conditions, Pods by their phase, anything else by its health
+// (Healthy or no opinion succeeds, Degraded or Unknown fails). A completed
+// hook loses its finalizer.
+func (op *operation) observeHook(ctx context.Context, t *task, live *unstructured.Unstructured) {
+	status, msg := TaskRunning, ""
+	switch t.key.GroupKind() {
+	case gkJob:
+		switch {
+		case conditionTrue(live, "Complete"):
+			status = TaskSucceeded
+		case conditionTrue(live, "Failed"):
+			status, msg = TaskFailed, "Job failed: "+conditionMessage(live, "Failed")
+		default:
+			msg = "Job running"
+		}
+	case gkPod:
+		phase, _, _ := unstructured.NestedString(live.Object, "status", "phase")
+		switch phase {
+		case "Succeeded":
+			status = TaskSucceeded
+		case "Failed":
+			status, msg = TaskFailed, "Pod failed"
+		default:
+			msg = "Pod " + phase
+		}
+	default:
+		st := op.judge(live, t.state.Generation)
+		switch {
+		case st == nil || st.Code == health.Healthy:
+			status = TaskSucceeded
+		case st.Code == health.Degraded || st.Code == health.Unknown:
+			status, msg = TaskFailed, st.String()
+		default:
+			msg = st.String()
+		}
+	}
+	if status != TaskRunning {
+		if err := op.s.removeFinalizer(ctx, t.gvr, live); err != nil {
+			op.set(t, TaskRunning, "", err.Error()) // try again on the next look
+			return
+		}
+	}
+	op.set(t, status, "", msg)
+}
+
+func conditionMessage(obj *unstructured.Unstructured, condType string) string {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == condType {
+			reason, _ := m["reason"].(string)
+			message, _ := m["message"].(string)
+			return strings.TrimSpace(reason + " " + message)
+		}
+	}
+	return ""
+}
+
+// removeFinalizer takes the hook finalizer off obj, retrying on conflicts.
+func (s *Syncer) removeFinalizer(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
+	rc := s.resourceFor(gvr, obj.GetNamespace())
+	cur := obj
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var kept []string
+		found := false
+		for _, f := range cur.GetFinalizers() {
+			if f == hooks.Finalizer {
+				found = true
+				continue
+			}
+			kept = append(kept, f)
+		}
+		if !found {
+			return nil
+		}
+		cur = cur.DeepCopy()
+		cur.SetFinalizers(kept)
+		_, err := rc.Update(ctx, cur, metav1.UpdateOptions{FieldManager: s.opts.FieldManager})
+		if apierrors.IsConflict(err) {
+			if fresh, gerr := rc.Get(ctx, obj.GetName(), metav1.GetOptions{}); gerr == nil {
+				cur = fresh
+			}
+		}
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+}
+
+// deleteHooks deletes the hooks selected by which (their delete policy and
+// outcome), in the background so that a Job's Pods go with it.
+func (op *operation) deleteHooks(ctx context.Context, which func(*task) bool) {
+	var todo []*task
+	for _, t := range op.tasks {
+		if t.hook && t.mapped && which(t) {
+			todo = append(todo, t)
+		}
+	}
+	parallel(op.s.opts.ApplyParallelism, todo, func(t *task) {
+		policy := metav1.DeletePropagationBackground
+		rc := op.s.resourceFor(t.gvr, t.key.Namespace)
+		if live, err := rc.Get(ctx, t.key.Name, metav1.GetOptions{}); err == nil {
+			_ = op.s.removeFinalizer(ctx, t.gvr, live)
+		}
+		err := rc.Delete(ctx, t.key.Name, metav1.DeleteOptions{PropagationPolicy: &policy})
+		if err != nil && !apierrors.IsNotFound(err) {
+			op.set(t, t.state.Status, "", "delete by policy: "+err.Error())
+		}
+	})
+}
