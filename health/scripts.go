@@ -15,7 +15,10 @@ import (
 // "_" is a wildcard ("*"), so scripts/_.crossplane.io/_ covers every kind of
 // every Crossplane group.
 //
-//go:embed scripts
+// The "all:" prefix is needed because go:embed skips names starting with
+// "_", which is how Argo CD spells its wildcard folders.
+//
+//go:embed all:scripts
 var builtinScripts embed.FS
 
 // BuiltinScripts returns the shipped scripts as a file system in Argo CD's

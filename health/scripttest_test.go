@@ -21,10 +21,15 @@ func TestShippedScripts(t *testing.T) {
 	if len(report.Results) < 3*report.Scripts-report.Scripts {
 		t.Fatalf("only %d cases for %d scripts", len(report.Results), report.Scripts)
 	}
+	wildcard := false
 	for _, r := range report.Results {
 		if !r.Passed() {
 			t.Error(r)
 		}
+		wildcard = wildcard || r.Script == "_.crossplane.io/_/health.lua"
+	}
+	if !wildcard {
+		t.Error("the wildcard script _.crossplane.io/_ was not shipped")
 	}
 }
 
