@@ -9,8 +9,9 @@ type Limits struct {
 	// Argo CD.
 	Timeout time.Duration
 	// MaxInstructions bounds the VM instructions of one call, a
-	// machine-independent CPU budget. Default 10,000,000 (about 0.3 s on a
-	// laptop core); a typical health script needs a few hundred.
+	// machine-independent CPU budget. Default 1,000,000 (a few tens of
+	// milliseconds on a laptop core); a typical health script needs a few
+	// hundred, one that walks a large object a few tens of thousands.
 	MaxInstructions int64
 	// MaxStringBytes bounds the length of any string a script builds.
 	// Default 1 MiB.
@@ -19,7 +20,7 @@ type Limits struct {
 	// Default 16 MiB.
 	MaxAllocBytes int64
 	// MaxTableInserts bounds how many new table entries one call may
-	// create. Default 1,000,000.
+	// create (the input object does not count). Default 100,000.
 	MaxTableInserts int64
 	// CallStackSize bounds the Lua call depth. Default 200.
 	CallStackSize int
@@ -33,10 +34,10 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{
 		Timeout:         time.Second,
-		MaxInstructions: 10_000_000,
+		MaxInstructions: 1_000_000,
 		MaxStringBytes:  1 << 20,
 		MaxAllocBytes:   16 << 20,
-		MaxTableInserts: 1_000_000,
+		MaxTableInserts: 100_000,
 		CallStackSize:   200,
 		RegistryMaxSize: 1 << 16,
 		MaxSourceBytes:  1 << 20,

@@ -1,0 +1,7 @@
+//go:build race
+
+package luavm
+
+// slowdown scales time bounds in tests: the race detector makes the Lua
+// VM about ten times slower.
+const slowdown = 10
