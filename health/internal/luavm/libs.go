@@ -1,6 +1,7 @@
 package luavm
 
 import (
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -27,6 +28,7 @@ type sandbox struct {
 	protected map[*lua.LTable]struct{}
 	rng       uint64
 	clock     Clock
+	ids       map[lua.LValue]int // see identity; reset per call
 }
 
 func (s *sandbox) forbid(L *lua.LState, what string) {
@@ -104,6 +106,21 @@ func (s *sandbox) forbiddenLibrary(name string) *lua.LTable {
 	s.protected[t] = struct{}{}
 	s.protected[meta] = struct{}{}
 	return t
+}
+
+// identity names a table or function for tostring without its address,
+// which would differ between runs: "table: 1" is the first table printed in
+// this call, "table: 2" the second, and so on.
+func (s *sandbox) identity(v lua.LValue) string {
+	if s.ids == nil {
+		s.ids = map[lua.LValue]int{}
+	}
+	n, ok := s.ids[v]
+	if !ok {
+		n = len(s.ids) + 1
+		s.ids[v] = n
+	}
+	return v.Type().String() + ": " + strconv.Itoa(n)
 }
 
 // concat is the bounded replacement of the .. operator.
@@ -184,6 +201,18 @@ func (s *sandbox) wrapBase(g *lua.LTable) {
 		t.RawSet(k, v)
 		L.SetTop(1)
 		return 1
+	}))
+	origToString := g.RawGetString("tostring").(*lua.LFunction)
+	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		v := L.CheckAny(1)
+		switch v.(type) {
+		case *lua.LTable, *lua.LFunction, *lua.LUserData:
+			if L.GetMetaField(v, "__tostring") == lua.LNil {
+				L.Push(lua.LString(s.identity(v)))
+				return 1
+			}
+		}
+		return origToString.GFunction(L)
 	}))
 	origUnpack := g.RawGetString("unpack").(*lua.LFunction)
 	g.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
@@ -324,6 +353,11 @@ func checkFormat(f string) string {
 		}
 		if i < len(f) && f[i] == '*' {
 			return "invalid format (* width)"
+		}
+		// Only C Lua's conversions: Go's %v, %p, %T and friends would print
+		// interpreter internals and addresses, which differ between runs.
+		if i >= len(f) || strings.IndexByte("diouxXeEfgGcqs", f[i]) < 0 {
+			return "invalid conversion in format"
 		}
 	}
 	return ""

@@ -128,6 +128,7 @@ func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read f
 	L := s.L
 	s.budget.reset(ctx, time.Now())
 	s.rng = 0x9E3779B97F4A7C15
+	s.ids = nil
 	L.SetContext(s.budget)
 	defer L.RemoveContext()
 
@@ -166,7 +167,14 @@ func (s *sandbox) classify(name string, callErr error) error {
 		detail = callErr.Error()
 		var api *lua.ApiError
 		if errors.As(callErr, &api) && api.Object != nil {
-			detail = api.Object.String()
+			switch obj := api.Object.(type) {
+			case lua.LString, lua.LNumber:
+				detail = obj.String()
+			default:
+				// A table or function raised as an error prints as its
+				// address, which differs between runs.
+				detail = "error object of type " + obj.Type().String()
+			}
 		}
 	}
 	if kind := s.budget.err; kind != nil {

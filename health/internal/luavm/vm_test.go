@@ -278,3 +278,18 @@ func TestCompile_Cached(t *testing.T) {
 		t.Fatal("same source compiled twice")
 	}
 }
+
+func TestSandbox_NoAddressesLeak(t *testing.T) {
+	vm := New(DefaultOptions())
+	out, err := run(t, vm, `local a, b = {}, {} return tostring(a) .. " " .. tostring(b) .. " " .. tostring(a) .. " " .. tostring(print)`, nil)
+	if err != nil || out != "table: 1 table: 2 table: 1 function: 3" {
+		t.Fatalf("got %q, %v", out, err)
+	}
+	for _, f := range []string{"%p", "%v", "%T", "%#v"} {
+		expectKind(t, vm, `return string.format("`+f+`", {})`, ErrRuntime)
+	}
+	e := expectKind(t, vm, `error({})`, ErrRuntime)
+	if e.Detail != "error object of type table" {
+		t.Fatalf("detail %q", e.Detail)
+	}
+}
