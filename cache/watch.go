@@ -124,8 +124,10 @@ func (w *kindWatch) run() {
 }
 
 // list reads every object of the kind in pages and replaces the kind's
-// objects in the store, returning the list's resourceVersion. An expired
-// continue token restarts the list from the beginning.
+// objects in the store, returning the list's resourceVersion. The next page
+// is fetched (and decoded) while the current one is stored, so at most two
+// pages are in memory at once. An expired continue token restarts the list
+// from the beginning.
 func (w *kindWatch) list() (string, error) {
 	select {
 	case w.c.listSem <- struct{}{}:
@@ -136,27 +138,62 @@ func (w *kindWatch) list() (string, error) {
 	start := time.Now()
 	defer func() { w.c.metrics.listSeconds.Observe(time.Since(start).Seconds()) }()
 
-	seen := map[resource.Key]struct{}{}
-	opts := metav1.ListOptions{Limit: w.c.opts.PageSize}
 	for {
-		ctx, cancel := w.c.withRequestTimeout(w.ctx)
-		page, err := w.client().List(ctx, opts)
-		cancel()
-		if err != nil {
-			if opts.Continue != "" && apierrors.IsResourceExpired(err) {
-				w.c.metrics.relists.Inc()
-				opts.Continue = ""
-				continue
-			}
-			return "", err
+		rv, restart, err := w.listOnce()
+		if restart {
+			w.c.metrics.relists.Inc()
+			continue
 		}
-		w.c.applyPage(w, page.Items, seen)
-		if page.GetContinue() == "" {
-			w.c.removeAbsent(w, seen)
-			return page.GetResourceVersion(), nil
-		}
-		opts.Continue = page.GetContinue()
+		return rv, err
 	}
+}
+
+type listPage struct {
+	list *unstructured.UnstructuredList
+	err  error
+}
+
+// listOnce runs one paginated list; restart is true when the continue
+// token expired mid-way and the list must start again.
+func (w *kindWatch) listOnce() (rv string, restart bool, err error) {
+	ctx, cancel := context.WithCancel(w.ctx)
+	defer cancel()
+	pages := make(chan listPage, 1)
+	go func() {
+		defer close(pages)
+		opts := metav1.ListOptions{Limit: w.c.opts.PageSize}
+		for {
+			rctx, rcancel := w.c.withRequestTimeout(ctx)
+			page, err := w.client().List(rctx, opts)
+			rcancel()
+			select {
+			case pages <- listPage{list: page, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || page.GetContinue() == "" {
+				return
+			}
+			opts.Continue = page.GetContinue()
+		}
+	}()
+	seen := map[resource.Key]struct{}{}
+	first := true
+	for p := range pages {
+		if p.err != nil {
+			if !first && apierrors.IsResourceExpired(p.err) {
+				return "", true, nil
+			}
+			return "", false, p.err
+		}
+		first = false
+		w.c.applyPage(w, p.list.Items, seen)
+		if p.list.GetContinue() == "" {
+			w.c.removeAbsent(w, seen)
+			return p.list.GetResourceVersion(), false, nil
+		}
+	}
+	return "", false, w.ctx.Err()
 }
 
 // watch streams changes from rv until the server ends the watch, an error
