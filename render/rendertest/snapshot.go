@@ -5,13 +5,16 @@
 package rendertest
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"testing/fstest"
 
+	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/render"
 )
 
@@ -98,4 +101,19 @@ func LoadDir(dir, prefix string) (fstest.MapFS, error) {
 		return nil
 	})
 	return files, err
+}
+
+// IdentityKey returns the cache key a Cached renderer computes for r and in,
+// with a fresh memory store: what the property tests over options compare.
+func IdentityKey(t testing.TB, r interface {
+	render.Renderer
+	render.Identifier
+}, in render.Input) string {
+	t.Helper()
+	c := render.Cached(r, store.NewMemory(store.MemoryOptions{}), render.CacheOptions{})
+	key, _, err := c.Key(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
