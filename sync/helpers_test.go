@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/testenv"
@@ -133,4 +134,39 @@ func decodeOne(t *testing.T, yaml string) *unstructured.Unstructured {
 		t.Fatalf("decode: %v", err)
 	}
 	return objs[0]
+}
+
+// dynamic0 is dyn for benchmarks.
+func dynamic0(tb testing.TB) dynamic.Interface {
+	d, err := dynamic.NewForConfig(cluster.Config())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// newBenchSyncer is the syncer a host would use for a bulk sync: the real
+// health checker, no wait on the last wave (the comparison is of writes),
+// and a write counter.
+func newBenchSyncer(tb testing.TB) (*Syncer, *writeCounter) {
+	checker, err := health.NewChecker(health.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opts := DefaultOptions()
+	opts.Health = checker
+	opts.WaitFinalWave = false
+	differ, err := diff.New(diff.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opts.InSync = DifferInSync(differ)
+	cfg := cluster.Config()
+	counter := &writeCounter{}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
+	s, err := New(cfg, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, counter
 }

@@ -43,8 +43,17 @@ type Options struct {
 	// the syncer lists every kind in the namespaces the app uses, which is
 	// correct but slow on big clusters.
 	ManagedObjects func(ctx context.Context, app string) ([]*unstructured.Unstructured, error)
+	// ApplyOutOfSyncOnly skips (neither dry-runs nor writes) objects that
+	// InSync reports in sync, so a resync of an application in sync sends no
+	// write at all. Default true; an application's or object's
+	// ApplyOutOfSyncOnly=false option turns it off for them (Argo CD's
+	// default is to apply everything). No effect without InSync.
+	ApplyOutOfSyncOnly bool
 	// ApplyParallelism bounds concurrent writes within one wave. Default 8.
 	ApplyParallelism int
+	// DryRunParallelism bounds concurrent server-side dry-runs. Default 16:
+	// dry-runs write nothing, so they can go wider than applies.
+	DryRunParallelism int
 	// WaveTimeout bounds the wait for one wave (or one hook phase) to become
 	// healthy. Default 10 minutes.
 	WaveTimeout time.Duration
@@ -81,15 +90,17 @@ type Progress struct {
 // DefaultOptions returns the options used when none are given.
 func DefaultOptions() Options {
 	return Options{
-		FieldManager:     "gitops",
-		ForceConflicts:   true,
-		Tracking:         resource.DefaultTracking(),
-		ApplyParallelism: 8,
-		WaveTimeout:      10 * time.Minute,
-		Timeout:          30 * time.Minute,
-		PollInterval:     250 * time.Millisecond,
-		WaitFinalWave:    true,
-		Log:              logr.Discard(),
+		FieldManager:       "gitops",
+		ForceConflicts:     true,
+		Tracking:           resource.DefaultTracking(),
+		ApplyParallelism:   8,
+		DryRunParallelism:  16,
+		ApplyOutOfSyncOnly: true,
+		WaveTimeout:        10 * time.Minute,
+		Timeout:            30 * time.Minute,
+		PollInterval:       250 * time.Millisecond,
+		WaitFinalWave:      true,
+		Log:                logr.Discard(),
 	}
 }
 
@@ -106,6 +117,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ApplyParallelism <= 0 {
 		o.ApplyParallelism = d.ApplyParallelism
+	}
+	if o.DryRunParallelism <= 0 {
+		o.DryRunParallelism = d.DryRunParallelism
 	}
 	if o.WaveTimeout <= 0 {
 		o.WaveTimeout = d.WaveTimeout

@@ -32,6 +32,7 @@ type task struct {
 	// namespaced is known even for unmapped kinds (from their CRD's scope).
 	namespaced bool
 	skipDryRun string // why the dry-run is skipped, or ""
+	inSync     bool   // InSync found the live object already as desired
 	state      *TaskState
 }
 

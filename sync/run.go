@@ -7,6 +7,7 @@ import (
 	gosync "sync"
 	"time"
 
+	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,12 +87,9 @@ func (op *operation) write(ctx context.Context, t *task) {
 		op.recordWrite(t, out, action)
 		return
 	}
-	if t.live != nil && t.opts.Has(resource.OptionApplyOutOfSyncOnly, "true") && op.s.opts.InSync != nil {
-		inSync, err := op.s.opts.InSync(ctx, t.obj, t.live)
-		if err == nil && inSync {
-			op.recordWrite(t, t.live, Unchanged)
-			return
-		}
+	if t.inSync {
+		op.recordWrite(t, t.live, Unchanged)
+		return
 	}
 	out, action, err := op.s.apply(ctx, t, false)
 	if fields := immutableFields(err); len(fields) > 0 {
@@ -109,13 +107,22 @@ func (op *operation) write(ctx context.Context, t *task) {
 	op.recordWrite(t, out, action)
 }
 
+// recordWrite notes what a write returned. A resource that is healthy (or
+// of a kind without health) in the very object the server returned is done
+// at once; only the others are polled.
 func (op *operation) recordWrite(t *task, out *unstructured.Unstructured, action Action) {
 	op.mu.Lock()
 	t.state.UID = out.GetUID()
 	t.state.Generation = out.GetGeneration()
 	t.state.Name = out.GetName()
 	op.mu.Unlock()
-	op.set(t, TaskRunning, action, "")
+	status, msg := TaskRunning, ""
+	if !t.hook {
+		if st := op.judge(out, out.GetGeneration()); st == nil || st.Code == health.Healthy {
+			status, msg = TaskSucceeded, messageOf(st)
+		}
+	}
+	op.set(t, status, action, msg)
 	op.s.opts.Log.V(1).Info("wrote", "object", t.key.String(), "action", string(action), "phase", string(t.phase), "wave", t.wave)
 }
 
@@ -217,11 +224,11 @@ func (op *operation) dryRunAll(ctx context.Context) []error {
 	var errs []error
 	var todo []*task
 	for _, t := range op.tasks {
-		if t.state.Status == TaskPending && t.skipDryRun == "" && t.mapped {
+		if t.state.Status == TaskPending && t.skipDryRun == "" && t.mapped && !t.inSync {
 			todo = append(todo, t)
 		}
 	}
-	parallel(op.s.opts.ApplyParallelism, todo, func(t *task) {
+	parallel(op.s.opts.DryRunParallelism, todo, func(t *task) {
 		var err error
 		switch {
 		case t.prune:
@@ -376,4 +383,35 @@ func (op *operation) prepareHook(ctx context.Context, t *task) error {
 	}
 	t.obj.SetFinalizers(append(fins, hooks.Finalizer))
 	return nil
+}
+
+// markInSync asks InSync which objects already match their desired state;
+// with ApplyOutOfSyncOnly those are neither dry-run nor written.
+func (op *operation) markInSync(ctx context.Context) {
+	if op.s.opts.InSync == nil {
+		return
+	}
+	var todo []*task
+	for _, t := range op.tasks {
+		if t.hook || t.prune || t.live == nil || t.state.Status != TaskPending {
+			continue
+		}
+		enabled := op.s.opts.ApplyOutOfSyncOnly
+		if v, set := t.opts.Bool(resource.OptionApplyOutOfSyncOnly); set {
+			enabled = v
+		}
+		if enabled {
+			todo = append(todo, t)
+		}
+	}
+	parallel(op.s.opts.DryRunParallelism, todo, func(t *task) {
+		// The comparison ignores tracking annotations, so an object that
+		// does not carry ours yet (one being adopted) is never "in sync".
+		if op.s.opts.Tracking.AppOf(t.live) != op.req.App {
+			return
+		}
+		if ok, err := op.s.opts.InSync(ctx, t.obj, t.live); err == nil && ok {
+			t.inSync = true
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -377,5 +378,37 @@ func TestPlanOrder(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "pre,early,c,d,w,post" {
 		t.Fatalf("order %v", got)
+	}
+}
+
+// With the real differ, a resync of objects in sync sends no write, and an
+// object that lost a field is written again.
+func TestResyncWithDifferWritesOnlyWhatDrifted(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	s, counter := newBenchSyncer(t)
+	desired := decode(t, ns, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n---\n"+
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: v}\n---\n"+deployment)
+	res, err := s.Sync(context.Background(), Request{App: "shop", Desired: desired, Namespace: ns})
+	mustSucceed(t, res, err)
+	before := counter.count()
+	res, err = s.Sync(context.Background(), Request{App: "shop", Desired: desired, Namespace: ns})
+	mustSucceed(t, res, err)
+	if n := counter.count() - before; n != 0 {
+		t.Fatalf("resync in sync wrote %d times: %s", n, res.Summary())
+	}
+	cm, _ := get(t, gvrConfigMaps, ns, "b")
+	unstructured.RemoveNestedField(cm.Object, "data")
+	if _, err := dyn(t).Resource(gvrConfigMaps).Namespace(ns).Update(context.Background(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before = counter.count()
+	res, err = s.Sync(context.Background(), Request{App: "shop", Desired: desired, Namespace: ns})
+	mustSucceed(t, res, err)
+	if n := counter.count() - before; n != 1 {
+		t.Fatalf("healing one drifted object wrote %d times", n)
+	}
+	if row(t, res, "ConfigMap "+ns+"/b").Action != Configured || row(t, res, "ConfigMap "+ns+"/a").Action != Unchanged {
+		t.Fatalf("rows: %+v", res.Results)
 	}
 }

@@ -154,6 +154,7 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		return op.fail(Failed, fmt.Errorf("sync: %w", errEmptyPrune))
 	}
 	op.markNamespaceDryRuns(ctx)
+	op.markInSync(ctx)
 	if req.DryRun {
 		return op.dryRun(ctx)
 	}

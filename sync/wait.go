@@ -79,7 +79,7 @@ func (op *operation) waitGroup(ctx context.Context, g []*task, final bool) {
 		if len(still) == 0 {
 			return true, nil
 		}
-		parallel(op.s.opts.ApplyParallelism, still, func(t *task) { op.observe(waveCtx, t) })
+		op.observeAll(waveCtx, still)
 		for _, t := range still {
 			if t.state.Status == TaskFailed {
 				return true, nil // fail fast: the wave cannot succeed
@@ -117,10 +117,61 @@ func anyHook(ts []*task) bool {
 	return false
 }
 
-// observe reads one running task's object once and moves the task on.
+// listThreshold is the number of running objects of one kind in one
+// namespace above which a wait lists them instead of getting each.
+const listThreshold = 8
+
+// observeAll looks at every running task once: objects of one kind and
+// namespace that are many are read with one List, the rest with a Get each.
+func (op *operation) observeAll(ctx context.Context, running []*task) {
+	type scope struct {
+		gvr schema.GroupVersionResource
+		ns  string
+	}
+	byScope := map[scope][]*task{}
+	var singles []*task
+	for _, t := range running {
+		if t.hook || t.prune {
+			singles = append(singles, t)
+			continue
+		}
+		sc := scope{t.gvr, t.key.Namespace}
+		byScope[sc] = append(byScope[sc], t)
+	}
+	for sc, ts := range byScope {
+		if len(ts) < listThreshold {
+			singles = append(singles, ts...)
+			continue
+		}
+		items, err := op.s.list(ctx, sc.gvr, sc.ns)
+		if err != nil {
+			for _, t := range ts {
+				op.set(t, TaskRunning, "", "cannot read: "+err.Error())
+			}
+			continue
+		}
+		byName := make(map[string]*unstructured.Unstructured, len(items))
+		for _, it := range items {
+			byName[it.GetName()] = it
+		}
+		for _, t := range ts {
+			live, ok := byName[t.key.Name]
+			var err error
+			if !ok {
+				err = apierrors.NewNotFound(sc.gvr.GroupResource(), t.key.Name)
+			}
+			op.observeObject(ctx, t, live, err)
+		}
+	}
+	parallel(op.s.opts.ApplyParallelism, singles, func(t *task) {
+		live, err := op.s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
+		op.observeObject(ctx, t, live, err)
+	})
+}
+
+// observeObject moves one running task on from what a read returned.
 // Transient read errors leave it running: the wave timeout bounds them.
-func (op *operation) observe(ctx context.Context, t *task) {
-	live, err := op.s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
+func (op *operation) observeObject(ctx context.Context, t *task, live *unstructured.Unstructured, err error) {
 	switch {
 	case t.prune:
 		if apierrors.IsNotFound(err) {
