@@ -1,0 +1,239 @@
+package kustomize
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/kubegitops/gitops/render"
+)
+
+// ErrReadOnly is returned by every write of a FileSystem.
+var ErrReadOnly = errors.New("the render file system is read-only")
+
+// FileSystem is kustomize's filesys.FileSystem over a render.Root. The
+// tree appears at "/"; paths are cleaned and resolved inside the root, so
+// "/../../etc" is "/etc" of the tree, never of the host. Overlays replace
+// the content of some files (the kustomization rewritten with overrides)
+// without writing anything.
+type FileSystem struct {
+	root     *render.Root
+	overlays map[string][]byte // rooted path -> content
+}
+
+var _ filesys.FileSystem = (*FileSystem)(nil)
+
+// NewFileSystem returns a read-only kustomize file system over root.
+func NewFileSystem(root *render.Root) *FileSystem {
+	return &FileSystem{root: root, overlays: map[string][]byte{}}
+}
+
+// rel turns a kustomize path (absolute under "/" or relative to "/") into
+// a path relative to the root.
+func rel(p string) string {
+	p = filepath.ToSlash(p)
+	p = path.Clean("/" + p)
+	if p == "/" {
+		return "."
+	}
+	return strings.TrimPrefix(p, "/")
+}
+
+func abs(p string) string {
+	if p == "." {
+		return "/"
+	}
+	return "/" + p
+}
+
+// Create implements filesys.FileSystem; it always fails.
+func (f *FileSystem) Create(p string) (filesys.File, error) {
+	return nil, &render.PathError{Op: "create", Path: p, Err: ErrReadOnly}
+}
+
+// Mkdir implements filesys.FileSystem; it always fails.
+func (f *FileSystem) Mkdir(p string) error {
+	return &render.PathError{Op: "mkdir", Path: p, Err: ErrReadOnly}
+}
+
+// MkdirAll implements filesys.FileSystem; it always fails.
+func (f *FileSystem) MkdirAll(p string) error {
+	return &render.PathError{Op: "mkdir", Path: p, Err: ErrReadOnly}
+}
+
+// RemoveAll implements filesys.FileSystem; it always fails.
+func (f *FileSystem) RemoveAll(p string) error {
+	return &render.PathError{Op: "remove", Path: p, Err: ErrReadOnly}
+}
+
+// WriteFile implements filesys.FileSystem; it always fails.
+func (f *FileSystem) WriteFile(p string, _ []byte) error {
+	return &render.PathError{Op: "write", Path: p, Err: ErrReadOnly}
+}
+
+// Open implements filesys.FileSystem: the whole file is read (within the
+// budgets) and served from memory.
+func (f *FileSystem) Open(p string) (filesys.File, error) {
+	data, err := f.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	return &memFile{name: path.Base(rel(p)), data: data}, nil
+}
+
+// ReadFile implements filesys.FileSystem.
+func (f *FileSystem) ReadFile(p string) ([]byte, error) {
+	r, err := f.root.Resolve(rel(p))
+	if err != nil {
+		return nil, err
+	}
+	if data, ok := f.overlays[r]; ok {
+		return data, nil
+	}
+	return f.root.ReadFile(r)
+}
+
+// IsDir implements filesys.FileSystem.
+func (f *FileSystem) IsDir(p string) bool {
+	info, err := f.root.Stat(rel(p))
+	return err == nil && info.IsDir()
+}
+
+// Exists implements filesys.FileSystem.
+func (f *FileSystem) Exists(p string) bool {
+	_, err := f.root.Stat(rel(p))
+	return err == nil
+}
+
+// ReadDir implements filesys.FileSystem: the names in the directory.
+func (f *FileSystem) ReadDir(p string) ([]string, error) {
+	entries, err := f.root.ReadDir(rel(p))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names, nil
+}
+
+// CleanedAbs implements filesys.FileSystem: the directory (with symbolic
+// links resolved inside the root) and, for a file, its name.
+func (f *FileSystem) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
+	r, err := f.root.Resolve(rel(p))
+	if err != nil {
+		return "", "", err
+	}
+	info, err := f.root.Stat(r)
+	if err != nil {
+		return "", "", fmt.Errorf("'%s' does not exist: %w", p, err)
+	}
+	if info.IsDir() {
+		return filesys.ConfirmedDir(abs(r)), "", nil
+	}
+	return filesys.ConfirmedDir(abs(path.Dir(r))), path.Base(r), nil
+}
+
+// Glob implements filesys.FileSystem for patterns whose meta-characters
+// are in the last element (the only form kustomize documents).
+func (f *FileSystem) Glob(pattern string) ([]string, error) {
+	dir, base := path.Split(rel(pattern))
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := f.root.ReadDir(path.Clean(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if ok, err := path.Match(base, e.Name()); err != nil {
+			return nil, err
+		} else if ok {
+			out = append(out, abs(path.Join(path.Clean(dir), e.Name())))
+		}
+	}
+	return out, nil
+}
+
+// Walk implements filesys.FileSystem, in lexical order, resolving links
+// inside the root.
+func (f *FileSystem) Walk(p string, walkFn filepath.WalkFunc) error {
+	var walk func(r string) error
+	walk = func(r string) error {
+		info, err := f.root.Stat(r)
+		if err != nil {
+			return walkFn(abs(r), nil, err)
+		}
+		if err := walkFn(abs(r), info, nil); err != nil {
+			if info.IsDir() && errors.Is(err, filepath.SkipDir) {
+				return nil
+			}
+			return err
+		}
+		if !info.IsDir() {
+			return nil
+		}
+		entries, err := f.root.ReadDir(r)
+		if err != nil {
+			return walkFn(abs(r), info, err)
+		}
+		for _, e := range entries {
+			if err := walk(path.Join(r, e.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := walk(rel(p))
+	if errors.Is(err, filepath.SkipAll) {
+		return nil
+	}
+	return err
+}
+
+// memFile is a read-only file served from memory.
+type memFile struct {
+	name string
+	data []byte
+	off  int
+}
+
+func (m *memFile) Read(b []byte) (int, error) {
+	if m.off >= len(m.data) {
+		return 0, io.EOF
+	}
+	n := copy(b, m.data[m.off:])
+	m.off += n
+	return n, nil
+}
+
+func (m *memFile) Write([]byte) (int, error) { return 0, ErrReadOnly }
+func (m *memFile) Close() error              { return nil }
+func (m *memFile) Stat() (os.FileInfo, error) {
+	return memInfo{name: m.name, size: int64(len(m.data))}, nil
+}
+
+type memInfo struct {
+	name string
+	size int64
+}
+
+func (i memInfo) Name() string       { return i.name }
+func (i memInfo) Size() int64        { return i.size }
+func (i memInfo) Mode() fs.FileMode  { return 0o444 }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }

@@ -1,0 +1,118 @@
+package kustomize
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubegitops/gitops/render"
+)
+
+// readKustomization finds and parses the kustomization file of dir.
+func readKustomization(root *render.Root, dir string) (string, *types.Kustomization, error) {
+	for _, name := range render.KustomizationFileNames {
+		p := path.Join(dir, name)
+		data, err := root.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		k := &types.Kustomization{}
+		if err := yaml.Unmarshal(data, k); err != nil {
+			return "", nil, &render.PathError{Op: "parse", Path: p, Err: errors.New("not a kustomization")}
+		}
+		return p, k, nil
+	}
+	return "", nil, &render.PathError{Op: "open", Path: path.Join(dir, "kustomization.yaml"), Err: fs.ErrNotExist}
+}
+
+// checkRemote walks the kustomizations reachable from dir through local
+// resources, bases and components, and refuses remote entries (and
+// helmCharts) unless allowed. It runs before krusty, which would otherwise
+// clone or fetch during the build.
+func checkRemote(root *render.Root, fsys *FileSystem, dir string, allowRemote bool) error {
+	seen := map[string]bool{}
+	var visit func(dir string) error
+	visit = func(dir string) error {
+		if seen[dir] {
+			return nil
+		}
+		seen[dir] = true
+		kfile, k, err := readKustomizationVia(fsys, root, dir)
+		if err != nil {
+			return err
+		}
+		if len(k.HelmCharts) > 0 || len(k.HelmChartInflationGenerator) > 0 {
+			return &render.PathError{Op: "load", Path: kfile, Err: fmt.Errorf("%w: helmCharts needs a helm binary; render the chart with the Helm renderer", render.ErrRemoteDisabled)}
+		}
+		entries := append(append(append([]string{}, k.Resources...), k.Bases...), k.Components...)
+		for _, e := range entries {
+			if isRemote(e) {
+				if allowRemote {
+					continue
+				}
+				return &render.PathError{Op: "load", Path: kfile, Err: fmt.Errorf("%w: remote resource %q", render.ErrRemoteDisabled, e)}
+			}
+			sub := path.Join(dir, e)
+			if strings.HasPrefix(e, "/") {
+				sub = rel(e)
+			}
+			info, err := root.Stat(sub)
+			if err != nil {
+				return err
+			}
+			if info.IsDir() {
+				if err := visit(sub); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return visit(dir)
+}
+
+func readKustomizationVia(fsys *FileSystem, root *render.Root, dir string) (string, *types.Kustomization, error) {
+	for _, name := range render.KustomizationFileNames {
+		p := path.Join(dir, name)
+		if !fsys.Exists(abs(p)) {
+			continue
+		}
+		data, err := fsys.ReadFile(abs(p))
+		if err != nil {
+			return "", nil, err
+		}
+		k := &types.Kustomization{}
+		if err := yaml.Unmarshal(data, k); err != nil {
+			return "", nil, &render.PathError{Op: "parse", Path: p, Err: errors.New("not a kustomization")}
+		}
+		return p, k, nil
+	}
+	return readKustomization(root, dir)
+}
+
+// isRemote reports whether a kustomization entry names something kustomize
+// would fetch: a URL, an scp-style git address, a go-getter style
+// "host/repo//path", or a ref query.
+func isRemote(e string) bool {
+	switch {
+	case render.URLScheme(e) != "":
+		return true
+	case strings.HasPrefix(e, "git@"), strings.HasPrefix(e, "git::"):
+		return true
+	case strings.Contains(e, "?ref="), strings.Contains(e, "?version="), strings.Contains(e, "?submodules="), strings.Contains(e, "?timeout="):
+		return true
+	case strings.Contains(e, "//"), strings.Contains(e, "_git/"):
+		return true
+	}
+	first := strings.SplitN(e, "/", 2)[0]
+	// github.com/org/repo, gitlab.example.com/...: a host as first element.
+	return strings.Contains(first, ".") && first != "." && first != ".." && strings.Count(e, "/") >= 2
+}

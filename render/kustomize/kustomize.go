@@ -1,0 +1,133 @@
+package kustomize
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/resource"
+)
+
+// Options configure the Kustomize renderer (policy shared by every
+// application).
+type Options struct {
+	// Limits bound the files read and the decoding of the output.
+	Limits render.Limits
+	// LoadRestrictions is kustomize's --load-restrictor. Default
+	// types.LoadRestrictionsRootOnly: a kustomization loads files only from
+	// its own directory and below (bases and components are directories
+	// and may live elsewhere in the tree).
+	LoadRestrictions types.LoadRestrictions
+	// AllowRemoteResources lets kustomizations name http(s) resources
+	// (fetched by krusty at render time). Default false: any remote entry
+	// fails the render before anything is fetched.
+	AllowRemoteResources bool
+	// Reorder is krusty's output order. Default
+	// krusty.ReorderOptionUnspecified: the kustomization's sortOptions when
+	// it has some, else kustomize's legacy kind order, which is what
+	// `kustomize build` (and so Argo CD) prints.
+	Reorder krusty.ReorderOption
+	// AddManagedByLabel adds app.kubernetes.io/managed-by: kustomize-<v>.
+	AddManagedByLabel bool
+}
+
+// DefaultOptions returns root-only loading, no remote resources, and
+// kustomize build's order.
+func DefaultOptions() Options {
+	return Options{
+		Limits:           render.DefaultLimits(),
+		LoadRestrictions: types.LoadRestrictionsRootOnly,
+		Reorder:          krusty.ReorderOptionUnspecified,
+	}
+}
+
+// Renderer renders Kustomize applications.
+type Renderer struct{ opts Options }
+
+// New returns a Kustomize Renderer.
+func New(opts Options) *Renderer {
+	opts.Limits = opts.Limits.WithDefaults()
+	if opts.LoadRestrictions == types.LoadRestrictionsUnknown {
+		opts.LoadRestrictions = types.LoadRestrictionsRootOnly
+	}
+	if opts.Reorder == "" {
+		opts.Reorder = krusty.ReorderOptionUnspecified
+	}
+	return &Renderer{opts: opts}
+}
+
+// Identity implements render.Identifier.
+func (r *Renderer) Identity(render.Input) (render.Identity, error) {
+	return render.Identity{Tool: render.KindKustomize, Version: render.LibraryVersion("sigs.k8s.io/kustomize/api"), Options: r.opts}, nil
+}
+
+// openAPIState guards kustomize's process-wide OpenAPI schema: builds with
+// the default schema share it (read lock); a build that selects its own
+// schema holds it alone (write lock) and resets it when done. It must be
+// process-wide because the state it guards is.
+var openAPIState sync.RWMutex
+
+// Render implements render.Renderer.
+func (r *Renderer) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
+	objs, err := r.render(ctx, in)
+	return objs, render.Wrap(render.KindKustomize, in, err)
+}
+
+func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
+	root := render.NewRoot(in.FS, r.opts.Limits)
+	dir, err := root.Resolve(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	fsys := NewFileSystem(root)
+	kfile, k, err := readKustomization(root, dir)
+	if err != nil {
+		return nil, err
+	}
+	if in.Kustomize != nil {
+		data, err := applyOverrides(root, dir, kfile, k, *in.Kustomize)
+		if err != nil {
+			return nil, err
+		}
+		fsys.overlays[kfile] = data
+	}
+	if err := checkRemote(root, fsys, dir, r.opts.AllowRemoteResources); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	kopts := krusty.MakeDefaultOptions()
+	kopts.LoadRestrictions = r.opts.LoadRestrictions
+	kopts.Reorder = r.opts.Reorder
+	kopts.AddManagedbyLabel = r.opts.AddManagedByLabel
+	kopts.PluginConfig = types.DisabledPluginConfig()
+
+	customSchema := len(k.OpenAPI) > 0
+	if customSchema {
+		openAPIState.Lock()
+		defer func() {
+			openapi.ResetOpenAPI()
+			openAPIState.Unlock()
+		}()
+	} else {
+		openAPIState.RLock()
+		defer openAPIState.RUnlock()
+	}
+	resMap, err := krusty.MakeKustomizer(kopts).Run(fsys, abs(dir))
+	if err != nil {
+		return nil, err
+	}
+	data, err := resMap.AsYaml()
+	if err != nil {
+		return nil, fmt.Errorf("encode kustomize output: %w", err)
+	}
+	return resource.Decode(path.Join(in.Path, "(kustomize build)"), data, r.opts.Limits.Decode)
+}
