@@ -127,17 +127,17 @@ func (d *decoder) decodeJSONStream(data []byte) ([]*unstructured.Unstructured, e
 func (d *decoder) decodeYAMLStream(data []byte) ([]*unstructured.Unstructured, error) {
 	docs := splitYAML(data)
 	for i, doc := range docs {
-		if int64(len(doc.body)) > d.opts.MaxDocumentBytes {
-			return nil, d.fail(i, doc.line, fmt.Errorf("%w: document is over %d bytes", ErrTooLarge, d.opts.MaxDocumentBytes))
+		if int64(len(doc.Body)) > d.opts.MaxDocumentBytes {
+			return nil, d.fail(i, doc.Line, fmt.Errorf("%w: document is over %d bytes", ErrTooLarge, d.opts.MaxDocumentBytes))
 		}
-		if err := checkAliasExpansion(doc.body, d.opts.MaxAliasExpansion); err != nil {
-			return nil, d.fail(i, doc.line, err)
+		if err := checkAliasExpansion(doc.Body, d.opts.MaxAliasExpansion); err != nil {
+			return nil, d.fail(i, doc.Line, err)
 		}
-		js, err := yaml.YAMLToJSON(doc.body)
+		js, err := yaml.YAMLToJSON(doc.Body)
 		if err != nil {
-			return nil, d.fail(i, doc.line, fmt.Errorf("%w: %v", ErrSyntax, trimYAMLError(err)))
+			return nil, d.fail(i, doc.Line, fmt.Errorf("%w: %v", ErrSyntax, trimYAMLError(err)))
 		}
-		if err := d.addJSON(i, doc.line, js); err != nil {
+		if err := d.addJSON(i, doc.Line, js); err != nil {
 			return nil, err
 		}
 	}

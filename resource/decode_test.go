@@ -237,8 +237,8 @@ func TestSplitYAMLFollowsKubectlSeparatorRule(t *testing.T) {
 	if len(docs) != 3 {
 		t.Fatalf("got %d documents, want 3", len(docs))
 	}
-	if docs[1].line != 3 || docs[2].line != 5 {
-		t.Fatalf("lines = %d, %d", docs[1].line, docs[2].line)
+	if docs[1].Line != 3 || docs[2].Line != 5 {
+		t.Fatalf("lines = %d, %d", docs[1].Line, docs[2].Line)
 	}
 }
 

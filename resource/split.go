@@ -2,17 +2,22 @@ package resource
 
 import "bytes"
 
-// yamlDoc is one document of a YAML stream and the line it starts on.
-type yamlDoc struct {
-	body []byte
-	line int
+// Document is one document of a YAML stream: its bytes (sharing the
+// stream's backing array) and the one-based line it starts on.
+type Document struct {
+	Body []byte
+	Line int
 }
 
-// splitYAML cuts a YAML stream at separator lines: lines that are "---"
+// SplitDocuments cuts a YAML stream at separator lines: lines that are "---"
 // followed by nothing but white space, the rule of the API machinery's
-// YAMLReader (and so of kubectl). The bodies share data's backing array.
-func splitYAML(data []byte) []yamlDoc {
-	var docs []yamlDoc
+// YAMLReader (and so of kubectl). Decode splits streams the same way.
+func SplitDocuments(data []byte) []Document {
+	return splitYAML(data)
+}
+
+func splitYAML(data []byte) []Document {
+	var docs []Document
 	start, startLine, line := 0, 1, 1
 	for pos := 0; pos < len(data); line++ {
 		end := bytes.IndexByte(data[pos:], '\n')
@@ -21,12 +26,12 @@ func splitYAML(data []byte) []yamlDoc {
 			next = pos + end + 1
 		}
 		if isSeparator(data[pos:next]) {
-			docs = append(docs, yamlDoc{body: data[start:pos], line: startLine})
+			docs = append(docs, Document{Body: data[start:pos], Line: startLine})
 			start, startLine = next, line+1
 		}
 		pos = next
 	}
-	return append(docs, yamlDoc{body: data[start:], line: startLine})
+	return append(docs, Document{Body: data[start:], Line: startLine})
 }
 
 func isSeparator(line []byte) bool {

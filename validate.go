@@ -1,0 +1,165 @@
+package gitops
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops/resource"
+	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// knownSyncOptions are the sync options this engine understands; anything
+// else in syncOptions is a typo that would silently change nothing.
+var knownSyncOptions = map[string]bool{
+	resource.OptionPrune: true, resource.OptionDelete: true, resource.OptionPruneLast: true,
+	resource.OptionReplace: true, resource.OptionForce: true, resource.OptionServerSideApply: true,
+	resource.OptionApplyOutOfSyncOnly: true, resource.OptionValidate: true,
+	resource.OptionSkipDryRunOnMissingResource: true, resource.OptionClientSideApplyMigration: true,
+	resource.OptionCreateNamespace: true, resource.OptionPrunePropagationPolicy: true,
+	resource.OptionRespectIgnoreDifferences: true, resource.OptionFailOnSharedResource: true,
+}
+
+func (a *Application) validate() []fieldError {
+	var errs []fieldError
+	if a.Name == "" {
+		errs = append(errs, fieldErrorf("metadata.name", "is required"))
+	} else if msgs := validation.IsDNS1123Subdomain(a.Name); len(msgs) > 0 {
+		errs = append(errs, fieldErrorf("metadata.name", "%s", strings.Join(msgs, "; ")))
+	}
+	s := a.Spec
+	switch {
+	case s.Source != nil && len(s.Sources) > 0:
+		errs = append(errs, fieldErrorf("spec.sources", "set source or sources, not both"))
+	case s.Source == nil && len(s.Sources) == 0:
+		errs = append(errs, fieldErrorf("spec.source", "is required (or sources)"))
+	}
+	if s.Source != nil {
+		errs = append(errs, s.Source.validate("spec.source")...)
+	}
+	for i := range s.Sources {
+		errs = append(errs, s.Sources[i].validate(fmt.Sprintf("spec.sources[%d]", i))...)
+	}
+	d := s.Destination
+	switch {
+	case d.Server != "" && d.Name != "":
+		errs = append(errs, fieldErrorf("spec.destination", "set server or name, not both"))
+	case d.Server == "" && d.Name == "":
+		errs = append(errs, fieldErrorf("spec.destination", "server or name is required"))
+	}
+	if d.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(d.Namespace); len(msgs) > 0 {
+			errs = append(errs, fieldErrorf("spec.destination.namespace", "%s", strings.Join(msgs, "; ")))
+		}
+	}
+	if p := s.SyncPolicy; p != nil {
+		for i, opt := range p.SyncOptions {
+			path := fmt.Sprintf("spec.syncPolicy.syncOptions[%d]", i)
+			parsed, err := resource.ParseOptions(opt)
+			if err != nil || parsed.Len() != 1 {
+				errs = append(errs, fieldErrorf(path, "want one Key=Value option, got %q", opt))
+				continue
+			}
+			key, _, _ := strings.Cut(strings.TrimSpace(opt), "=")
+			if !knownSyncOptions[strings.TrimSpace(key)] {
+				errs = append(errs, fieldErrorf(path, "unknown sync option %q", key))
+			}
+		}
+		if r := p.Retry; r != nil && r.Backoff != nil {
+			for field, v := range map[string]string{"duration": r.Backoff.Duration, "maxDuration": r.Backoff.MaxDuration} {
+				if _, err := ParseBackoffDuration(v); err != nil {
+					errs = append(errs, fieldErrorf("spec.syncPolicy.retry.backoff."+field, "%v", err))
+				}
+			}
+			if f := r.Backoff.Factor; f != nil && *f < 1 {
+				errs = append(errs, fieldErrorf("spec.syncPolicy.retry.backoff.factor", "must be at least 1"))
+			}
+		}
+	}
+	for i, ig := range s.IgnoreDifferences {
+		path := fmt.Sprintf("spec.ignoreDifferences[%d]", i)
+		if ig.Kind == "" {
+			errs = append(errs, fieldErrorf(path+".kind", "is required"))
+		}
+		for j, p := range ig.JSONPointers {
+			if !strings.HasPrefix(p, "/") {
+				errs = append(errs, fieldErrorf(fmt.Sprintf("%s.jsonPointers[%d]", path, j), "a JSON pointer starts with /, got %q", p))
+			}
+		}
+	}
+	if l := s.RevisionHistoryLimit; l != nil && *l < 0 {
+		errs = append(errs, fieldErrorf("spec.revisionHistoryLimit", "must not be negative"))
+	}
+	return errs
+}
+
+func (src *ApplicationSource) validate(path string) []fieldError {
+	var errs []fieldError
+	if src.RepoURL == "" {
+		errs = append(errs, fieldErrorf(path+".repoURL", "is required"))
+	}
+	tools := 0
+	for _, set := range []bool{src.Helm != nil, src.Kustomize != nil, src.Directory != nil, src.Plugin != nil} {
+		if set {
+			tools++
+		}
+	}
+	if tools > 1 {
+		errs = append(errs, fieldErrorf(path, "set at most one of helm, kustomize, directory and plugin"))
+	}
+	if src.Chart != "" && src.Path != "" {
+		errs = append(errs, fieldErrorf(path+".chart", "set chart or path, not both"))
+	}
+	return errs
+}
+
+// ParseBackoffDuration reads a retry backoff duration as Argo CD does: a Go
+// duration ("30s", "2m") or a bare number of seconds ("5"). Empty is 0.
+func ParseBackoffDuration(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("negative duration %q", s)
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid duration %q (want e.g. 5s, 3m or a number of seconds)", s)
+	}
+	return d, nil
+}
+
+func (p *Project) validate() []fieldError {
+	var errs []fieldError
+	if p.Name == "" {
+		errs = append(errs, fieldErrorf("metadata.name", "is required"))
+	}
+	for i, d := range p.Spec.Destinations {
+		if d.Server == "" && d.Name == "" {
+			errs = append(errs, fieldErrorf(fmt.Sprintf("spec.destinations[%d]", i), "server or name is required (use \"*\" for any)"))
+		}
+	}
+	for i, w := range p.Spec.SyncWindows {
+		path := fmt.Sprintf("spec.syncWindows[%d]", i)
+		if w.Kind != "allow" && w.Kind != "deny" {
+			errs = append(errs, fieldErrorf(path+".kind", "want allow or deny, got %q", w.Kind))
+		}
+		if _, err := cron.ParseStandard(w.Schedule); err != nil {
+			errs = append(errs, fieldErrorf(path+".schedule", "invalid cron schedule %q: %v", w.Schedule, err))
+		}
+		if d, err := time.ParseDuration(w.Duration); err != nil || d <= 0 {
+			errs = append(errs, fieldErrorf(path+".duration", "want a positive duration such as 1h, got %q", w.Duration))
+		}
+		if w.TimeZone != "" {
+			if _, err := time.LoadLocation(w.TimeZone); err != nil {
+				errs = append(errs, fieldErrorf(path+".timeZone", "unknown time zone %q", w.TimeZone))
+			}
+		}
+	}
+	return errs
+}
