@@ -11,7 +11,7 @@ import (
 )
 
 // live loads an object captured from the local cluster (testdata/live).
-func live(t *testing.T, name string) *unstructured.Unstructured {
+func live(t testing.TB, name string) *unstructured.Unstructured {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "live", name+".yaml"))
 	if err != nil {

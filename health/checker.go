@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -75,6 +76,10 @@ type DefaultChecker struct {
 	overrideWild, shippedWild   []wildcardScript // sorted by specificity
 	builtin                     map[schema.GroupKind]checkFunc
 	generic                     bool
+	// resolved caches scriptFor per kind (a *LuaScript, nil for none):
+	// the tiers never change after NewChecker, and matching wildcards on
+	// every call would cost more than most checks.
+	resolved sync.Map
 }
 
 type wildcardScript struct {
@@ -183,6 +188,15 @@ func (c *DefaultChecker) ScriptFor(gk schema.GroupKind) string {
 }
 
 func (c *DefaultChecker) scriptFor(gk schema.GroupKind) *LuaScript {
+	if s, ok := c.resolved.Load(gk); ok {
+		return s.(*LuaScript)
+	}
+	s := c.resolveScript(gk)
+	c.resolved.Store(gk, s)
+	return s
+}
+
+func (c *DefaultChecker) resolveScript(gk schema.GroupKind) *LuaScript {
 	key := gkKey(gk)
 	if s, ok := c.overrideExact[key]; ok {
 		return s

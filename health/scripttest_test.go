@@ -3,9 +3,14 @@ package health
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubegitops/gitops/resource"
 )
 
 // TestShippedScripts runs every shipped script against its
@@ -84,4 +89,18 @@ func TestRunScriptTests_ReportsFailuresPerCase(t *testing.T) {
 			t.Errorf("untested script not reported with ErrNoTests: %v", r.Err)
 		}
 	}
+}
+
+// loadScriptTestObject decodes a shipped script's test object.
+func loadScriptTestObject(tb testing.TB, name string) *unstructured.Unstructured {
+	tb.Helper()
+	data, err := fs.ReadFile(BuiltinScripts(), name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	objs, err := resource.Decode(name, data, resource.DefaultDecodeOptions())
+	if err != nil || len(objs) != 1 {
+		tb.Fatal(err)
+	}
+	return objs[0]
 }

@@ -29,6 +29,8 @@ type sandbox struct {
 	rng       uint64
 	clock     Clock
 	ids       map[lua.LValue]int // see identity; reset per call
+	lazyMeta  *lua.LTable
+	pending   map[*lua.LTable]lazyEntry // stubs not yet filled in; see lazy.go
 }
 
 func (s *sandbox) forbid(L *lua.LState, what string) {
@@ -54,7 +56,8 @@ func newSandbox(l Limits, clock Clock) *sandbox {
 		RegistryMaxSize:     l.RegistryMaxSize,
 		MinimizeStackMemory: true,
 	})
-	s := &sandbox{L: L, budget: newBudget(l), protected: map[*lua.LTable]struct{}{}, clock: clock}
+	s := &sandbox{L: L, budget: newBudget(l), protected: map[*lua.LTable]struct{}{}, clock: clock, pending: map[*lua.LTable]lazyEntry{}}
+	s.lazyMeta = s.newLazyMeta()
 	for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath} {
 		L.Push(L.NewFunction(open))
 		L.Call(0, 0)
@@ -87,7 +90,8 @@ func newSandbox(l Limits, clock Clock) *sandbox {
 	s.envMeta = L.NewTable()
 	s.envMeta.RawSetString("__index", g)
 	s.envMeta.RawSetString("__metatable", lua.LFalse)
-	for _, t := range []*lua.LTable{g, strlib, tablib, mathlib, oslib, strMeta, s.envMeta} {
+	s.fillStubsFirst(g, tablib)
+	for _, t := range []*lua.LTable{g, strlib, tablib, mathlib, oslib, strMeta, s.envMeta, s.lazyMeta} {
 		s.protected[t] = struct{}{}
 	}
 	return s
@@ -121,6 +125,46 @@ func (s *sandbox) identity(v lua.LValue) string {
 		s.ids[v] = n
 	}
 	return v.Type().String() + ": " + strconv.Itoa(n)
+}
+
+// fillStubsFirst wraps the functions that look at a table without its
+// metatable, so that they fill an object stub in first (see lazy.go). It
+// runs after the other wrappers, so it wraps them too.
+func (s *sandbox) fillStubsFirst(g, tablib *lua.LTable) {
+	wrap := func(t *lua.LTable, name string, n int) {
+		fn := t.RawGetString(name).(*lua.LFunction)
+		if len(fn.Upvalues) == 0 {
+			t.RawSetString(name, s.L.NewFunction(func(L *lua.LState) int {
+				s.materializeArgs(L, n)
+				return fn.GFunction(L)
+			}))
+			return
+		}
+		// A closure (pairs, ipairs) reads its own upvalues: call it as
+		// itself rather than borrowing its Go body.
+		t.RawSetString(name, s.L.NewFunction(func(L *lua.LState) int {
+			s.materializeArgs(L, n)
+			top := L.GetTop()
+			L.Push(fn)
+			for i := 1; i <= top; i++ {
+				L.Push(L.Get(i))
+			}
+			L.Call(top, lua.MultRet)
+			return L.GetTop() - top
+		}))
+	}
+	for _, name := range []string{"next", "rawget", "rawset", "getmetatable", "setmetatable", "unpack"} {
+		wrap(g, name, 1)
+	}
+	for _, name := range []string{"insert", "remove", "sort", "concat", "maxn", "getn"} {
+		if tablib.RawGetString(name) != lua.LNil {
+			wrap(tablib, name, 1)
+		}
+	}
+	// pairs and ipairs return the iterator and the table: fill it in and
+	// let the original do the rest (pairs returns next, wrapped above).
+	wrap(g, "pairs", 1)
+	wrap(g, "ipairs", 1)
 }
 
 // concat is the bounded replacement of the .. operator.
@@ -162,6 +206,7 @@ func stringish(v lua.LValue) bool {
 // store is the counting replacement of t[k] = v.
 func (s *sandbox) store(L *lua.LState) int {
 	t, k, v := L.Get(1), L.Get(2), L.Get(3)
+	s.materialize(L, t)
 	if tb, ok := t.(*lua.LTable); ok {
 		if s.isProtected(tb) {
 			s.forbid(L, "writing to a shared library table")

@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -105,6 +103,10 @@ func compile(name, src string, maxBytes int) (p *Program, err error) {
 	if err != nil {
 		return nil, &Error{Script: name, Kind: ErrSyntax, Detail: strings.Join(strings.Fields(err.Error()), " ")}
 	}
+	// The main chunk is a vararg function, and Lua 5.0 compatibility would
+	// build an "arg" table for it on every call. Scripts get no arguments:
+	// arg is nil, and the call allocates nothing for it.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	return &Program{name: name, proto: proto}, nil
 }
 
@@ -135,11 +137,11 @@ func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read f
 	env := L.NewTable()
 	env.Metatable = s.envMeta
 	env.RawSetString("_G", env)
-	objTable, err := vm.toLua(L, s.budget, obj)
-	if err != nil {
-		return &Error{Script: prog.name, Kind: ErrMemoryLimit, Detail: err.Error()}
+	clear(s.pending)
+	if obj == nil {
+		obj = map[string]any{}
 	}
-	env.RawSetString("obj", objTable)
+	env.RawSetString("obj", s.stub(L, obj, 0))
 	fn := L.NewFunctionFromProto(prog.proto)
 	fn.Env = env
 
@@ -151,11 +153,15 @@ func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read f
 	}
 	ret := L.Get(-1)
 	L.SetTop(0)
+	s.materialize(L, ret)
 	if err := read(ret); err != nil {
 		return err
 	}
 	// A state that met no error has an empty stack and untouched
-	// libraries: it may serve the next call.
+	// libraries: it may serve the next call. Drop what still points into
+	// this call's object, so the pool does not keep it alive.
+	clear(s.pending)
+	s.ids = nil
 	healthy = true
 	return nil
 }
@@ -203,77 +209,4 @@ func firstLine(s string) string {
 		s = s[:max] + "..."
 	}
 	return s
-}
-
-// maxObjectDepth bounds the nesting of objects handed to scripts.
-const maxObjectDepth = 100
-
-// toLua converts a JSON-shaped value to Lua. Map keys are inserted in
-// sorted order so that pairs() is deterministic. Entries count against the
-// call's table budget.
-func (vm *VM) toLua(L *lua.LState, b *budget, obj map[string]any) (*lua.LTable, error) {
-	var conv func(v any, depth int) (lua.LValue, error)
-	conv = func(v any, depth int) (lua.LValue, error) {
-		if depth > maxObjectDepth {
-			return nil, fmt.Errorf("object nested deeper than %d levels", maxObjectDepth)
-		}
-		switch v := v.(type) {
-		case nil:
-			return lua.LNil, nil
-		case bool:
-			return lua.LBool(v), nil
-		case string:
-			return lua.LString(v), nil
-		case int64:
-			return lua.LNumber(v), nil
-		case int:
-			return lua.LNumber(v), nil
-		case int32:
-			return lua.LNumber(v), nil
-		case float64:
-			if math.IsNaN(v) {
-				return lua.LNumber(0), nil
-			}
-			return lua.LNumber(v), nil
-		case []any:
-			b.inserts += int64(len(v))
-			t := L.CreateTable(len(v), 0)
-			for _, e := range v {
-				lv, err := conv(e, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				t.Append(lv)
-			}
-			return t, nil
-		case map[string]any:
-			b.inserts += int64(len(v))
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			t := L.CreateTable(0, len(v))
-			for _, k := range keys {
-				lv, err := conv(v[k], depth+1)
-				if err != nil {
-					return nil, err
-				}
-				t.RawSetString(k, lv)
-			}
-			return t, nil
-		default:
-			return lua.LString(fmt.Sprint(v)), nil
-		}
-	}
-	lv, err := conv(obj, 0)
-	if err != nil {
-		return nil, err
-	}
-	// The input object does not count against the script's own budget.
-	b.inserts = 0
-	if t, ok := lv.(*lua.LTable); ok {
-		return t, nil
-	}
-	return L.NewTable(), nil
 }

@@ -293,3 +293,68 @@ func TestSandbox_NoAddressesLeak(t *testing.T) {
 		t.Fatalf("detail %q", e.Detail)
 	}
 }
+
+// TestLazyObject_Indistinguishable checks that the lazily converted object
+// behaves like an eagerly built table under every operation that bypasses
+// __index.
+func TestLazyObject_Indistinguishable(t *testing.T) {
+	vm := New(DefaultOptions())
+	obj := map[string]any{
+		"metadata": map[string]any{"name": "web", "labels": map[string]any{"b": "2", "a": "1"}},
+		"spec":     map[string]any{"items": []any{map[string]any{"n": "x"}, map[string]any{"n": "y"}}, "flag": true},
+		"status":   map[string]any{"health": map[string]any{"status": "Healthy", "message": "ok"}},
+	}
+	cases := map[string]struct{ src, want string }{
+		"pairs nested":            {`local s = "" for k, v in pairs(obj.metadata.labels) do s = s .. k .. v end return s`, "a1b2"},
+		"next":                    {`local k, v = next(obj.metadata.labels) return k .. v`, "a1"},
+		"next empty after fill":   {`return tostring(next(obj.metadata.labels, "b"))`, "nil"},
+		"rawget":                  {`return rawget(obj.metadata, "name")`, "web"},
+		"getmetatable":            {`return tostring(getmetatable(obj.spec))`, "nil"},
+		"setmetatable keeps data": {`setmetatable(obj.spec, {__index = function() return "meta" end}) return tostring(obj.spec.flag) .. obj.spec.other`, "truemeta"},
+		"rawset then read":        {`rawset(obj.metadata, "extra", 1) return obj.metadata.name .. obj.metadata.extra`, "web1"},
+		"assign then pairs":       {`obj.metadata.labels.c = "3" local n = 0 for _ in pairs(obj.metadata.labels) do n = n + 1 end return n`, "3"},
+		"array length":            {`return #obj.spec.items .. obj.spec.items[2].n`, "2y"},
+		"ipairs of array":         {`local s = "" for i, it in ipairs(obj.spec.items) do s = s .. i .. it.n end return s`, "1x2y"},
+		"table.insert on stub":    {`table.insert(obj.metadata.labels, "z") return obj.metadata.labels[1] .. obj.metadata.labels.a`, "z1"},
+		"gsub table repl":         {`return (string.gsub("a-b", "%a", obj.metadata.labels))`, "1-2"},
+		"unpack stub":             {`return select("#", unpack(obj.metadata.labels))`, "0"},
+		"missing field":           {`return tostring(obj.spec.nothing)`, "nil"},
+		"nil object fields":       {`return tostring(obj.nope) .. tostring(obj.status.health.nope)`, "nilnil"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := run(t, vm, c.src, obj)
+			if err != nil || got != c.want {
+				t.Fatalf("got %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+	// A stub returned as the result is filled in before the caller reads it.
+	prog, err := vm.Compile("ret", `return obj.status.health`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status string
+	err = vm.Run(context.Background(), prog, obj, func(ret lua.LValue) error {
+		status = lua.LVAsString(ret.(*lua.LTable).RawGetString("status"))
+		return nil
+	})
+	if err != nil || status != "Healthy" {
+		t.Fatalf("returned stub read as %q, %v", status, err)
+	}
+}
+
+func TestLazyObject_DeepNestingRefused(t *testing.T) {
+	deep := map[string]any{}
+	cur := deep
+	for i := 0; i < 150; i++ {
+		next := map[string]any{}
+		cur["a"] = next
+		cur = next
+	}
+	vm := New(DefaultOptions())
+	_, err := run(t, vm, `local o = obj while o.a ~= nil do o = o.a end return "end"`, deep)
+	if !errors.Is(err, ErrRuntime) || !strings.Contains(err.Error(), "nested deeper") {
+		t.Fatalf("got %v", err)
+	}
+}
