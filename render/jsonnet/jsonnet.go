@@ -1,0 +1,235 @@
+// Package jsonnet renders Jsonnet applications with
+// github.com/google/go-jsonnet, reading every file through a render.Root.
+//
+// Rules:
+//   - every *.jsonnet file of the application directory (and of its
+//     sub-directories with DirectorySource.Recurse) is evaluated, in
+//     lexical order; *.libsonnet files are only imported; names starting
+//     with a dot are skipped;
+//   - ext vars and top-level arguments come from JsonnetSource, as strings
+//     or (with Code) as Jsonnet code;
+//   - import and importstr resolve relative to the importing file, then in
+//     each JsonnetSource.Libs directory (relative to the root of the tree,
+//     as Argo CD's libs); absolute paths, URLs, ".." past the root and
+//     symbolic links that leave the tree fail with the render package's
+//     typed errors;
+//   - a file's output may be an object, an array of objects (nested arrays
+//     are flattened) or a List; objects are checked by resource.Decode
+//     under the renderer's limits;
+//   - the evaluation stops at Options.MaxStackDepth; it cannot be
+//     interrupted half way (go-jsonnet has no cancellation), so on context
+//     cancellation the render returns at once and the evaluation finishes
+//     in the background.
+package jsonnet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	gojsonnet "github.com/google/go-jsonnet"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/resource"
+)
+
+// Options configure the Jsonnet renderer.
+type Options struct {
+	// Limits bound the files read and the decoding of the output.
+	Limits render.Limits
+	// MaxStackDepth bounds recursion. Default 500 (go-jsonnet's default).
+	MaxStackDepth int
+}
+
+// DefaultOptions returns the default limits.
+func DefaultOptions() Options {
+	return Options{Limits: render.DefaultLimits(), MaxStackDepth: 500}
+}
+
+// Renderer renders Jsonnet applications.
+type Renderer struct{ opts Options }
+
+// New returns a Jsonnet Renderer.
+func New(opts Options) *Renderer {
+	opts.Limits = opts.Limits.WithDefaults()
+	if opts.MaxStackDepth <= 0 {
+		opts.MaxStackDepth = 500
+	}
+	return &Renderer{opts: opts}
+}
+
+// Identity implements render.Identifier.
+func (r *Renderer) Identity(render.Input) (render.Identity, error) {
+	return render.Identity{Tool: render.KindJsonnet, Version: render.LibraryVersion("github.com/google/go-jsonnet"), Options: r.opts}, nil
+}
+
+// Render implements render.Renderer.
+func (r *Renderer) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
+	type result struct {
+		objs []*unstructured.Unstructured
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		objs, err := r.render(in)
+		done <- result{objs, err}
+	}()
+	select {
+	case res := <-done:
+		return res.objs, render.Wrap(render.KindJsonnet, in, res.err)
+	case <-ctx.Done():
+		return nil, render.Wrap(render.KindJsonnet, in, ctx.Err())
+	}
+}
+
+func (r *Renderer) render(in render.Input) ([]*unstructured.Unstructured, error) {
+	src := render.JsonnetSource{}
+	if in.Jsonnet != nil {
+		src = *in.Jsonnet
+	}
+	root := render.NewRoot(in.FS, r.opts.Limits)
+	dir, err := root.Resolve(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	libs := make([]string, 0, len(src.Libs))
+	for _, l := range src.Libs {
+		p, err := root.Sub(".", l)
+		if err != nil {
+			return nil, err
+		}
+		libs = append(libs, p)
+	}
+	recurse := in.Directory != nil && in.Directory.Recurse
+	files, err := mainFiles(root, dir, recurse, in.Directory)
+	if err != nil {
+		return nil, err
+	}
+	imp := newImporter(root, libs)
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		vm := gojsonnet.MakeVM()
+		vm.Importer(imp)
+		vm.MaxStack = r.opts.MaxStackDepth
+		for _, v := range src.ExtVars {
+			if v.Code {
+				vm.ExtCode(v.Name, v.Value)
+			} else {
+				vm.ExtVar(v.Name, v.Value)
+			}
+		}
+		for _, v := range src.TLAs {
+			if v.Code {
+				vm.TLACode(v.Name, v.Value)
+			} else {
+				vm.TLAVar(v.Name, v.Value)
+			}
+		}
+		// The importer reads the main file too (importedFrom ""), so that
+		// its imports resolve relative to it.
+		js, err := vm.EvaluateFile(f)
+		if refused := imp.refusal(); refused != nil {
+			return nil, fmt.Errorf("evaluate %s: %w", f, refused)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("evaluate %s: %w", f, err)
+		}
+		if int64(len(js)) > r.opts.Limits.Decode.MaxStreamBytes && r.opts.Limits.Decode.MaxStreamBytes > 0 {
+			return nil, &render.PathError{Op: "evaluate", Path: f, Err: fmt.Errorf("%w: output of %d bytes", render.ErrTooLarge, len(js))}
+		}
+		objs, err := decodeOutput(f, []byte(js), r.opts.Limits.Decode)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// mainFiles lists the *.jsonnet files to evaluate.
+func mainFiles(root *render.Root, dir string, recurse bool, d *render.DirectorySource) ([]string, error) {
+	var files []string
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		entries, err := root.ReadDir(path.Join(dir, rel))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") {
+				continue
+			}
+			relName := path.Join(rel, name)
+			isDir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				if !recurse && path.Ext(name) != ".jsonnet" {
+					continue // a link that is neither a main file nor walked
+				}
+				info, err := root.Stat(path.Join(dir, relName))
+				if err != nil {
+					return err
+				}
+				isDir = info.IsDir()
+			}
+			if isDir {
+				if recurse {
+					if err := walk(relName); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if path.Ext(name) != ".jsonnet" {
+				continue
+			}
+			if d != nil && d.Include != "" && !render.MatchGlob(d.Include, relName) {
+				continue
+			}
+			if d != nil && d.Exclude != "" && render.MatchGlob(d.Exclude, relName) {
+				continue
+			}
+			files = append(files, path.Join(dir, relName))
+		}
+		return nil
+	}
+	return files, walk(".")
+}
+
+// decodeOutput flattens arrays and decodes each object with the limits of
+// resource.Decode.
+func decodeOutput(name string, js []byte, opts resource.DecodeOptions) ([]*unstructured.Unstructured, error) {
+	var v any
+	if err := json.Unmarshal(js, &v); err != nil {
+		return nil, fmt.Errorf("%s: output is not JSON: %w", name, err)
+	}
+	var docs []any
+	var flatten func(v any)
+	flatten = func(v any) {
+		if a, ok := v.([]any); ok {
+			for _, e := range a {
+				flatten(e)
+			}
+			return
+		}
+		docs = append(docs, v)
+	}
+	flatten(v)
+	var out []*unstructured.Unstructured
+	for _, d := range docs {
+		b, err := json.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := resource.Decode(name, b, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
