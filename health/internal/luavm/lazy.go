@@ -45,7 +45,9 @@ func (s *sandbox) newLazyMeta() *lua.LTable {
 
 // stub returns a stub table for m.
 func (s *sandbox) stub(L *lua.LState, m map[string]any, depth int) *lua.LTable {
-	t := L.NewTable()
+	// Size the hash part now: filling the stub in later would otherwise
+	// start from gopher-lua's default of 32 slots, whatever the object.
+	t := L.CreateTable(0, len(m))
 	t.Metatable = s.lazyMeta
 	s.pending[t] = lazyEntry{m: m, depth: depth}
 	return t

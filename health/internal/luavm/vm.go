@@ -134,7 +134,7 @@ func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read f
 	L.SetContext(s.budget)
 	defer L.RemoveContext()
 
-	env := L.NewTable()
+	env := L.CreateTable(0, 2)
 	env.Metatable = s.envMeta
 	env.RawSetString("_G", env)
 	clear(s.pending)
