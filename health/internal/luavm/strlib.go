@@ -140,4 +140,3 @@ func checkFormat(f string) string {
 	}
 	return ""
 }
-
