@@ -1,0 +1,127 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubegitops/gitops/render"
+)
+
+// ErrOutputTooLarge is returned when a plugin writes more than its
+// MaxOutputBytes.
+var ErrOutputTooLarge = fmt.Errorf("%w: plugin output", render.ErrTooLarge)
+
+// ErrTimeout is returned when a plugin runs past its Timeout.
+var ErrTimeout = errors.New("plugin timed out")
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// environment builds the plugin's environment from scratch.
+func environment(p Plugin, in render.Input, w *workDir) ([]string, error) {
+	env := map[string]string{"PATH": "/usr/local/bin:/usr/bin:/bin"}
+	for _, name := range p.Env {
+		if v, ok := os.LookupEnv(name); ok {
+			env[name] = v
+		}
+	}
+	env["HOME"] = w.home
+	env["TMPDIR"] = w.home
+	env["ARGOCD_APP_NAME"] = in.AppName
+	env["ARGOCD_APP_NAMESPACE"] = in.Namespace
+	env["ARGOCD_APP_SOURCE_PATH"] = in.Path
+	env["KUBE_VERSION"] = in.KubeVersion
+	env["KUBE_API_VERSIONS"] = strings.Join(in.APIVersions, ",")
+	for k, v := range in.Plugin.Env {
+		if !envName.MatchString(k) {
+			return nil, fmt.Errorf("%w: plugin env name %q", render.ErrInvalidInput, k)
+		}
+		env["ARGOCD_ENV_"+k] = v
+	}
+	if p.GrantCredentials {
+		for k, v := range p.Credentials {
+			env[k] = v
+		}
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// cappedBuffer keeps at most max bytes and reports overflow once.
+type cappedBuffer struct {
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	max      int64
+	overflow bool
+	onFull   func()
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.overflow {
+		return 0, ErrOutputTooLarge
+	}
+	if int64(c.buf.Len()+len(p)) > c.max {
+		c.overflow = true
+		if c.onFull != nil {
+			c.onFull()
+		}
+		return 0, ErrOutputTooLarge
+	}
+	return c.buf.Write(p)
+}
+
+// run executes the plugin in dir and returns its standard output.
+func run(ctx context.Context, p Plugin, dir string, env []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.Command[0], p.Command[1:]...)
+	cmd.Dir = dir
+	cmd.Env = env
+	setProcessGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	stdout := &cappedBuffer{max: p.MaxOutputBytes, onFull: cancel}
+	stderr := &cappedBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	switch {
+	case stdout.overflow:
+		return nil, fmt.Errorf("%w of %d bytes", ErrOutputTooLarge, p.MaxOutputBytes)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%w after %s", ErrTimeout, p.Timeout)
+	case err != nil:
+		return nil, fmt.Errorf("plugin %s: %w: %s", p.Command[0], err, mask(tail(stderr.buf.String(), 2048), p.Credentials))
+	}
+	return stdout.buf.Bytes(), nil
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// mask replaces every credential value in s.
+func mask(s string, creds map[string]string) string {
+	for _, v := range creds {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "***")
+		}
+	}
+	return s
+}
