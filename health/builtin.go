@@ -18,18 +18,32 @@ func builtinChecks() map[schema.GroupKind]checkFunc {
 		{Group: "apps", Kind: "DaemonSet"}:                                daemonSetHealth,
 		{Group: "apps", Kind: "ReplicaSet"}:                               replicaSetHealth,
 		{Group: "", Kind: "Pod"}:                                          podHealth,
-		{Group: "", Kind: "PersistentVolumeClaim"}:                        pvcHealth,
-		{Group: "", Kind: "Service"}:                                      serviceHealth,
-		{Group: "", Kind: "Namespace"}:                                    namespaceHealth,
-		{Group: "networking.k8s.io", Kind: "Ingress"}:                     ingressHealth,
-		{Group: "extensions", Kind: "Ingress"}:                            ingressHealth,
-		{Group: "batch", Kind: "Job"}:                                     jobHealth,
-		{Group: "batch", Kind: "CronJob"}:                                 cronJobHealth,
-		{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           hpaHealth,
-		{Group: "apiregistration.k8s.io", Kind: "APIService"}:             apiServiceHealth,
-		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: crdHealth,
+		{Group: "", Kind: "PersistentVolumeClaim"}:                        observed(pvcHealth),
+		{Group: "", Kind: "Service"}:                                      observed(serviceHealth),
+		{Group: "", Kind: "Namespace"}:                                    observed(namespaceHealth),
+		{Group: "networking.k8s.io", Kind: "Ingress"}:                     observed(ingressHealth),
+		{Group: "extensions", Kind: "Ingress"}:                            observed(ingressHealth),
+		{Group: "batch", Kind: "Job"}:                                     observed(jobHealth),
+		{Group: "batch", Kind: "CronJob"}:                                 observed(cronJobHealth),
+		{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           observed(hpaHealth),
+		{Group: "apiregistration.k8s.io", Kind: "APIService"}:             observed(apiServiceHealth),
+		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: observed(crdHealth),
 		{Group: "policy", Kind: "PodDisruptionBudget"}:                    pdbHealth,
-		{Group: "argoproj.io", Kind: "Application"}:                       applicationHealth,
+		{Group: "argoproj.io", Kind: "Application"}:                       observed(applicationHealth),
+	}
+}
+
+// observed wraps a check that does not look at generations itself: while
+// status.observedGeneration is set and behind metadata.generation, the
+// status describes an older spec, so the object is Progressing whatever
+// the rest of the status says. (The workload checks read generations
+// themselves, with Argo CD's messages.)
+func observed(check checkFunc) checkFunc {
+	return func(u *unstructured.Unstructured) *Status {
+		if generationBehind(u.Object) {
+			return statusf(Progressing, "Waiting for the controller to observe generation %d", u.GetGeneration())
+		}
+		return check(u)
 	}
 }
 

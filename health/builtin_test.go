@@ -211,6 +211,7 @@ func TestBuiltin_Batch(t *testing.T) {
 func TestBuiltin_ClusterKinds(t *testing.T) {
 	runBuiltinCases(t, []builtinCase{
 		{"hpa without metrics", "horizontalpodautoscaler-rs", nil, Degraded, "failed to get cpu utilization"},
+		{"hpa generation behind", "horizontalpodautoscaler-rs", fns(set(int64(2), "metadata", "generation")), Progressing, "observe generation 2"},
 		{"hpa scaling", "horizontalpodautoscaler-rs", fns(conds(cond("AbleToScale", "True", "SucceededRescale", "the HPA controller was able to update the target scale to 3"))), Healthy, "update the target scale"},
 		{"hpa waiting", "horizontalpodautoscaler-rs", fns(set(nil, "status", "conditions")), Progressing, "Waiting to Autoscale"},
 		{"hpa v1 annotation", "horizontalpodautoscaler-rs", fns(set(nil, "status", "conditions"), set(map[string]any{"autoscaling.alpha.kubernetes.io/conditions": `[{"type":"ScalingLimited","status":"True","reason":"TooFewReplicas","message":"the desired replica count is less than the minimum"}]`}, "metadata", "annotations")), Healthy, "less than the minimum"},
