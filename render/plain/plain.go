@@ -7,7 +7,8 @@
 //     (README.md, scripts, .jsonnet) is ignored, and so is every file or
 //     directory whose name starts with a dot (.git, .github, .helmignore);
 //   - without DirectorySource.Recurse only the application directory itself
-//     is read; with it, sub-directories are walked in lexical order;
+//     is read; with it, sub-directories are walked in lexical order, and a
+//     directory reached again through a symbolic link is walked once;
 //   - DirectorySource.Include and Exclude are render.MatchGlob patterns over
 //     the path relative to the application directory;
 //   - documents are decoded by resource.Decode under the renderer's limits:
@@ -69,11 +70,21 @@ func (r *Renderer) render(ctx context.Context, root *render.Root, in render.Inpu
 		return nil, err
 	}
 	var files []string
+	visited := map[string]bool{}
 	var walk func(rel string) error
 	walk = func(rel string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		// A directory reached twice through links is walked once.
+		real, err := root.Resolve(path.Join(app, rel))
+		if err != nil {
+			return err
+		}
+		if visited[real] {
+			return nil
+		}
+		visited[real] = true
 		entries, err := root.ReadDir(path.Join(app, rel))
 		if err != nil {
 			return err

@@ -1,0 +1,33 @@
+// Package render turns the files of one application into Kubernetes
+// objects, safely and only once per distinct set of inputs.
+//
+// A Renderer takes an Input: a read-only tree (an fs.FS, usually a
+// source.Snapshot), the application's path in it, the per-application tool
+// options (DirectorySource, HelmSource, KustomizeSource, JsonnetSource,
+// PluginSource, shaped like Argo CD's spec.source), and what the target
+// cluster is (namespace, kube version, API versions). Detect picks the tool
+// the way Argo CD does; Tools dispatches to the renderers of the
+// sub-packages: render/plain, render/kustomize, render/helm,
+// render/jsonnet and render/plugin. No renderer shells out to helm or
+// kustomize, and none touches the network unless its options allow it.
+//
+// Every renderer reads through a Root, which is where untrusted
+// repositories are contained: names may not be absolute or climb out of
+// the tree, symbolic links are resolved one element at a time and refused
+// the moment they leave (so a chain that leaves and comes back is refused
+// too), and each render has byte and file budgets. Refusals are
+// *PathError values wrapping ErrOutsideRoot, ErrAbsolutePath,
+// ErrSymlinkLoop, ErrTooLarge, ErrTooManyFiles or ErrSchemeNotAllowed; they
+// name the path asked for and never quote file contents. Renderers wrap
+// their failures in *Error, which names the tool and the application.
+//
+// Cached puts a content-addressed cache (a cache/store.Store: memory,
+// Redis, or both) in front of any renderer that reports its Identity. The
+// key covers the tree hash of the application path and a digest of every
+// other path the render actually read (recorded through the FS during the
+// render), the renderer's options, the Input and the tool's library
+// version, so a monorepo commit re-renders only the applications whose
+// inputs it touched, and tightening any option is a miss (argo-cd#29766).
+// Identical concurrent renders run once, failures are cached with
+// exponential backoff (Refresh bypasses), and parallelism is bounded.
+package render
