@@ -358,3 +358,20 @@ func TestLazyObject_DeepNestingRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestSandbox_RecursionThroughGoFunctions(t *testing.T) {
+	vm := New(DefaultOptions())
+	for name, src := range map[string]string{
+		"__index":  `local t = setmetatable({}, {__index = function(t, k) return t[k] end}) return t.x`,
+		"gsub":     `local function f(s) return (string.gsub(s, ".", f)) end return f("ab")`,
+		"sort":     `local function f() table.sort({3, 2, 1}, function(a, b) f() return a < b end) end f()`,
+		"tostring": `local t = setmetatable({}, {__tostring = function(t) return tostring(t) end}) return tostring(t)`,
+	} {
+		t.Run(name, func(t *testing.T) { expectKind(t, vm, src, ErrStackOverflow) })
+	}
+	// pcall may catch a stack overflow, as in C Lua: the script then
+	// unwinds normally.
+	if out, err := run(t, vm, `local function f() return pcall(f) end return tostring(f())`, nil); err != nil || out != "true" {
+		t.Fatalf("pcall recursion: %q, %v", out, err)
+	}
+}
