@@ -145,7 +145,7 @@ func runScriptTest(ctx context.Context, engine *LuaEngine, root fs.FS, scriptPat
 		return fail("", err)
 	}
 	var file ScriptTestFile
-	if err := yaml.UnmarshalStrict(raw, &file); err != nil {
+	if err := yaml.Unmarshal(raw, &file); err != nil {
 		return fail("", fmt.Errorf("%s: %w", testPath, err))
 	}
 	if len(file.Tests) == 0 {
