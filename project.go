@@ -40,6 +40,18 @@ type ProjectSpec struct {
 	// SourceNamespaces are the namespaces whose Application objects may use
 	// this project (apps in any namespace).
 	SourceNamespaces []string `json:"sourceNamespaces,omitempty"`
+	// DestinationServiceAccounts name the service account that syncs to a
+	// destination impersonate, so an app can do no more than that account's
+	// RBAC allows (Argo CD's sync impersonation).
+	DestinationServiceAccounts []DestinationServiceAccount `json:"destinationServiceAccounts,omitempty"`
+}
+
+// DestinationServiceAccount maps destinations (globs) to a service account:
+// "name" (in the destination namespace) or "namespace:name".
+type DestinationServiceAccount struct {
+	Server                string `json:"server"`
+	Namespace             string `json:"namespace,omitempty"`
+	DefaultServiceAccount string `json:"defaultServiceAccount"`
 }
 
 // OrphanedResourcesMonitorSettings turns on orphan reporting.

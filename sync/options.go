@@ -43,6 +43,12 @@ type Options struct {
 	// the syncer lists every kind in the namespaces the app uses, which is
 	// correct but slow on big clusters.
 	ManagedObjects func(ctx context.Context, app string) ([]*unstructured.Unstructured, error)
+	// Admit, when set, is asked about every object of the plan before the
+	// dry-run and before any write: the objects to apply (prune false) and
+	// the objects to prune (prune true). A refused object to apply fails the
+	// operation with nothing written, naming every refused object; a refused
+	// prune is skipped and reported. Project limits and policies live here.
+	Admit func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error
 	// ApplyOutOfSyncOnly skips (neither dry-runs nor writes) objects that
 	// InSync reports in sync, so a resync of an application in sync sends no
 	// write at all. Default true; an application's or object's

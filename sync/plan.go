@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,6 +34,7 @@ type task struct {
 	namespaced bool
 	skipDryRun string // why the dry-run is skipped, or ""
 	inSync     bool   // InSync found the live object already as desired
+	refused    string // why Options.Admit refused this prune, or ""
 	state      *TaskState
 }
 
@@ -344,6 +346,12 @@ func (s *Syncer) liveState(ctx context.Context, tasks []*task) error {
 	live := map[resource.Key]*unstructured.Unstructured{}
 	for sc := range want {
 		items, err := s.list(ctx, sc.gvr, sc.ns)
+		if apierrors.IsForbidden(err) {
+			// An identity that may not list a kind (an impersonated
+			// service account) may still be refused or allowed to write
+			// each object: its dry-run says which, on the object's row.
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("list %s in %q: %w", sc.gvr, sc.ns, err)
 		}

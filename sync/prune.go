@@ -30,6 +30,8 @@ func (op *operation) decidePrunes() {
 		switch {
 		case !op.req.Prune:
 			op.set(t, TaskSkipped, "", "ignored (requires pruning)")
+		case t.refused != "":
+			op.set(t, TaskSkipped, "", "ignored (refused: "+t.refused+")")
 		case t.opts.Has(resource.OptionPrune, "false"):
 			op.set(t, TaskSkipped, "", "ignored (Prune=false)")
 		case t.key.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) && used[t.key.Name]:

@@ -412,3 +412,37 @@ func TestResyncWithDifferWritesOnlyWhatDrifted(t *testing.T) {
 		t.Fatalf("rows: %+v", res.Results)
 	}
 }
+
+// An object refused by Admit fails the sync before anything is written; a
+// refused prune is skipped.
+func TestAdmitRefusesBeforeAnyWrite(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	refuse := func(_ context.Context, obj *unstructured.Unstructured, _ bool, prune bool) error {
+		if obj.GetName() == "forbidden" || (prune && obj.GetName() == "old") {
+			return errors.New("not allowed here")
+		}
+		return nil
+	}
+	s, counter := newSyncer(t, func(o *Options) { o.Admit = refuse })
+	res, err := s.Sync(context.Background(), Request{App: "shop", Namespace: ns,
+		Desired: decode(t, ns, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: forbidden}\n")})
+	var pe *PlanError
+	if !errors.As(err, &pe) || res.Phase != Failed || !strings.Contains(err.Error(), "ConfigMap "+ns+"/forbidden: not allowed here") {
+		t.Fatalf("phase %s err %v", res.Phase, err)
+	}
+	if counter.count() != 0 {
+		t.Fatalf("%d writes despite a refused object", counter.count())
+	}
+	plain, _ := newSyncer(t, nil)
+	res, err = plain.Sync(context.Background(), Request{App: "shop", Namespace: ns, Desired: decode(t, ns, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n")})
+	mustSucceed(t, res, err)
+	res, err = s.Sync(context.Background(), Request{App: "shop", Namespace: ns, Prune: true, Desired: decode(t, ns, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n")})
+	mustSucceed(t, res, err)
+	if r := row(t, res, "ConfigMap "+ns+"/old"); r.Status != TaskSkipped || !strings.Contains(r.Message, "not allowed here") {
+		t.Fatalf("refused prune row %+v", r)
+	}
+	if _, ok := get(t, gvrConfigMaps, ns, "old"); !ok {
+		t.Fatal("a refused prune deleted")
+	}
+}

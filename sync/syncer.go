@@ -140,6 +140,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		return op.fail(Error, fmt.Errorf("sync: find the app's live objects: %w", err))
 	}
 	tasks = addPruneTasks(tasks, managed, req.Options)
+	if err := op.admit(ctx, tasks); err != nil {
+		return op.fail(Failed, err)
+	}
 	sortTasks(tasks)
 	for _, t := range tasks {
 		st, ok := op.state.Tasks[t.id]
@@ -204,6 +207,30 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		return t.state.Status == TaskSucceeded && t.hookInfo.HasDeletePolicy(hooks.HookSucceeded)
 	})
 	return op.result(Succeeded, "successfully synced"), nil
+}
+
+// admit asks Options.Admit about every task. Refused objects to apply are
+// gathered into one *PlanError; refused prunes are marked to be skipped.
+func (op *operation) admit(ctx context.Context, tasks []*task) error {
+	if op.s.opts.Admit == nil {
+		return nil
+	}
+	var errs []error
+	for _, t := range tasks {
+		err := op.s.opts.Admit(ctx, t.obj, t.namespaced, t.prune)
+		if err == nil {
+			continue
+		}
+		if t.prune {
+			t.refused = err.Error()
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", t.key, err))
+	}
+	if len(errs) > 0 {
+		return &PlanError{Errors: errs}
+	}
+	return nil
 }
 
 func done(g []*task) bool {

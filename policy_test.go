@@ -1,0 +1,187 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestGlobMatch(t *testing.T) {
+	for _, c := range []struct {
+		p, s string
+		want bool
+	}{
+		{"*", "anything/at/all", true}, {"team-a-*", "team-a-dev", true}, {"team-a-*", "kube-system", false},
+		{"https://example.com/team-a/*", "https://example.com/team-a/apps.git", true},
+		{"https://example.com/team-a/*", "https://example.com/team-b/apps.git", false},
+		{"a?c", "abc", true}, {"a?c", "ac", false}, {"", "", true}, {"", "x", false}, {"*x*y", "axbxy", true},
+	} {
+		if got := globMatch(c.p, c.s); got != c.want {
+			t.Errorf("globMatch(%q, %q) = %v", c.p, c.s, got)
+		}
+	}
+}
+
+func teamA(t *testing.T) *Project {
+	t.Helper()
+	ps, err := LoadProjects(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: team-a}
+spec:
+  sourceRepos: ['https://git.example.com/team-a/*']
+  destinations:
+  - {server: '*', namespace: 'team-a-*'}
+  - {server: '*', namespace: '!team-a-secret'}
+  clusterResourceWhitelist: [{group: '*', kind: '*'}]
+  clusterResourceBlacklist: [{group: rbac.authorization.k8s.io, kind: ClusterRoleBinding}]
+  namespaceResourceBlacklist: [{group: '', kind: ResourceQuota}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &ps[0]
+}
+
+func obj(t *testing.T, yaml string) *unstructured.Unstructured {
+	t.Helper()
+	objs, err := resource.Decode("t.yaml", []byte(yaml), resource.DefaultDecodeOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs[0]
+}
+
+func TestProjectChecks(t *testing.T) {
+	p := teamA(t)
+	dest := ApplicationDestination{Server: "https://k", Namespace: "team-a-dev"}
+	cases := []struct {
+		name       string
+		yaml       string
+		namespaced bool
+		rule       string // "" = allowed
+	}{
+		{"in own namespace", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", true, ""},
+		{"names kube-system", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: kube-system}\n", true, "destinations"},
+		{"denied namespace", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team-a-secret}\n", true, "destinations"},
+		{"blacklisted namespaced kind", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\n", true, "namespaceResourceBlacklist"},
+		{"blacklisted cluster kind", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\n", false, "clusterResourceBlacklist"},
+		{"allowed cluster kind", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n", false, ""},
+	}
+	for _, c := range cases {
+		err := p.CheckObject(dest, obj(t, c.yaml), c.namespaced)
+		var pe *PolicyError
+		switch {
+		case c.rule == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.rule != "" && (!errors.As(err, &pe) || pe.Rule != c.rule || !errors.Is(err, ErrPolicy)):
+			t.Errorf("%s: err = %v, want rule %s", c.name, err, c.rule)
+		}
+	}
+	// Without a cluster whitelist no cluster-scoped kind is allowed.
+	strict := *p
+	strict.Spec.ClusterResourceWhitelist = nil
+	if err := strict.CheckObject(dest, obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n"), false); err == nil {
+		t.Error("cluster-scoped object allowed without a whitelist")
+	}
+	app := &Application{Spec: ApplicationSpec{Source: &ApplicationSource{RepoURL: "https://git.example.com/team-b/apps.git"}, Destination: dest}}
+	if err := p.CheckApplication(app); err == nil || !strings.Contains(err.Error(), "sourceRepos") {
+		t.Errorf("foreign repository allowed: %v", err)
+	}
+	app.Spec.Source.RepoURL = "https://git.example.com/team-a/apps.git"
+	if err := p.CheckApplication(app); err != nil {
+		t.Errorf("own repository refused: %v", err)
+	}
+}
+
+func TestSyncWindows(t *testing.T) {
+	app := &Application{Spec: ApplicationSpec{Destination: ApplicationDestination{Server: "https://k", Namespace: "web"}}}
+	app.Name = "shop"
+	at := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	deny := Project{Spec: ProjectSpec{SyncWindows: []SyncWindow{
+		{Kind: "deny", Schedule: "0 22 * * *", Duration: "8h", Applications: []string{"sh*"}, TimeZone: "Europe/Berlin"},
+	}}}
+	for when, allowed := range map[string]bool{
+		"2026-11-29T21:30:00Z": false, // 22:30 in Berlin: inside
+		"2026-11-30T04:59:00Z": false, // 05:59 in Berlin: still inside
+		"2026-11-30T05:01:00Z": true,  // 06:01: closed
+		"2026-11-29T20:30:00Z": true,  // 21:30: not yet
+	} {
+		d, err := deny.SyncAllowed(app, at(when), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed != allowed || (!allowed && (d.Blocking == nil || !strings.Contains(d.Reason, "deny window"))) {
+			t.Errorf("%s: %+v, want allowed=%v", when, d, allowed)
+		}
+	}
+	// manualSync lets a person through.
+	deny.Spec.SyncWindows[0].ManualSync = true
+	if d, _ := deny.SyncAllowed(app, at("2026-11-29T21:30:00Z"), true); !d.Allowed {
+		t.Error("manual sync blocked by a manualSync deny window")
+	}
+	if d, _ := deny.SyncAllowed(app, at("2026-11-29T21:30:00Z"), false); d.Allowed {
+		t.Error("automated sync passed a manualSync deny window")
+	}
+	// An allow window that is closed blocks; one for other apps does not.
+	allow := Project{Spec: ProjectSpec{SyncWindows: []SyncWindow{{Kind: "allow", Schedule: "0 9 * * 1-5", Duration: "8h", Namespaces: []string{"web"}}}}}
+	if d, _ := allow.SyncAllowed(app, at("2026-11-29T10:00:00Z"), false); d.Allowed { // a Sunday
+		t.Error("closed allow window did not block")
+	}
+	if d, _ := allow.SyncAllowed(app, at("2026-11-30T10:00:00Z"), false); !d.Allowed { // Monday 10:00
+		t.Error("open allow window blocked")
+	}
+	other := &Application{Spec: ApplicationSpec{Destination: ApplicationDestination{Server: "https://k", Namespace: "db"}}}
+	if d, _ := allow.SyncAllowed(other, at("2026-11-29T10:00:00Z"), false); !d.Allowed {
+		t.Error("a window for another namespace blocked")
+	}
+}
+
+func TestCELPolicy(t *testing.T) {
+	pol, err := NewCELPolicy("limits", CELRule{
+		Name:       "deployments-set-limits",
+		Kinds:      []string{"apps/Deployment"},
+		Expression: "object.spec.template.spec.containers.all(c, has(c.resources) && has(c.resources.limits))",
+		Message:    "every container must set resource limits",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := &Application{}
+	without := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: x}]}}}\n")
+	with := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 1}}}]}}}\n")
+	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+	if err := pol.Check(context.Background(), app, without); err == nil || !strings.Contains(err.Error(), "every container must set resource limits") {
+		t.Errorf("deployment without limits: %v", err)
+	}
+	if err := pol.Check(context.Background(), app, with); err != nil {
+		t.Errorf("deployment with limits: %v", err)
+	}
+	if err := pol.Check(context.Background(), app, cm); err != nil {
+		t.Errorf("rule applied to another kind: %v", err)
+	}
+	if _, err := NewCELPolicy("bad", CELRule{Name: "typo", Expression: "object.spec.("}); err == nil || !strings.Contains(err.Error(), "typo") {
+		t.Errorf("broken expression: %v", err)
+	}
+	if _, err := NewCELPolicy("bad", CELRule{Name: "not-bool", Expression: "1 + 1"}); err == nil {
+		t.Error("non-boolean expression accepted")
+	}
+	// A runaway expression stops at the cost limit.
+	bomb, err := NewCELPolicy("bomb", CELRule{Name: "loop", Expression: "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bomb.Check(context.Background(), app, cm); err == nil || !strings.Contains(err.Error(), "evaluation failed") {
+		t.Errorf("runaway expression: %v", err)
+	}
+}
