@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -33,6 +34,10 @@ type CacheOptions struct {
 	MaxFailureBackoff time.Duration
 	// KeyPrefix is prepended to every store key. Default "render/".
 	KeyPrefix string
+	// DecodedEntries is how many decoded outputs are kept in process in
+	// front of the store, so that a hit costs a deep copy instead of a
+	// decode. Default 256; negative disables.
+	DecodedEntries int
 	// Registerer receives the metrics when not nil.
 	Registerer prometheus.Registerer
 	// Logger logs store errors (which never fail a render).
@@ -49,6 +54,7 @@ func DefaultCacheOptions() CacheOptions {
 		FailureBackoff:    10 * time.Second,
 		MaxFailureBackoff: time.Hour,
 		KeyPrefix:         "render/",
+		DecodedEntries:    256,
 		Logger:            logr.Discard(),
 		Now:               time.Now,
 	}
@@ -62,6 +68,8 @@ type CachedRenderer struct {
 	slots   chan struct{}
 	group   singleflight.Group
 	metrics *cacheMetrics
+	// decoded holds decoded outputs by full key; callers get deep copies.
+	decoded *lru.Cache[string, []*unstructured.Unstructured]
 
 	mu       sync.Mutex
 	failures map[string]*failure
@@ -131,13 +139,21 @@ func Cached(next Renderer, st store.Store, opts CacheOptions) *CachedRenderer {
 	if opts.KeyPrefix == "" {
 		opts.KeyPrefix = d.KeyPrefix
 	}
+	if opts.DecodedEntries == 0 {
+		opts.DecodedEntries = d.DecodedEntries
+	}
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = d.Logger
 	}
 	if opts.Now == nil {
 		opts.Now = d.Now
 	}
+	var decoded *lru.Cache[string, []*unstructured.Unstructured]
+	if opts.DecodedEntries > 0 {
+		decoded, _ = lru.New[string, []*unstructured.Unstructured](opts.DecodedEntries)
+	}
 	return &CachedRenderer{
+		decoded:  decoded,
 		next:     next,
 		store:    st,
 		opts:     opts,

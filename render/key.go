@@ -102,6 +102,12 @@ func (c *CachedRenderer) storeDeps(ctx context.Context, base string, deps []depe
 }
 
 func (c *CachedRenderer) loadOutput(ctx context.Context, full string) ([]*unstructured.Unstructured, bool) {
+	if c.decoded != nil {
+		if objs, ok := c.decoded.Get(full); ok {
+			// Content-addressed: valid even if the store has dropped it.
+			return deepCopyObjects(objs), true
+		}
+	}
 	data, ok := c.storeGet(ctx, c.opts.KeyPrefix+"out/"+full)
 	if !ok {
 		return nil, false
@@ -111,7 +117,23 @@ func (c *CachedRenderer) loadOutput(ctx context.Context, full string) ([]*unstru
 		c.opts.Logger.Error(err, "render cache: unreadable output; treating as a miss")
 		return nil, false
 	}
+	c.keepDecoded(full, objs)
 	return objs, true
+}
+
+// keepDecoded remembers a private copy of objs under full.
+func (c *CachedRenderer) keepDecoded(full string, objs []*unstructured.Unstructured) {
+	if c.decoded != nil {
+		c.decoded.Add(full, deepCopyObjects(objs))
+	}
+}
+
+func deepCopyObjects(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		out[i] = o.DeepCopy()
+	}
+	return out
 }
 
 func encodeObjects(objs []*unstructured.Unstructured) ([]byte, error) {

@@ -1,0 +1,181 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/internal/reftools"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/render/rendertest"
+)
+
+// bigChart returns the files of a chart with n templates (a Deployment,
+// Service and ConfigMap pattern with helpers and values) under prefix.
+func bigChart(prefix string, n int) fstest.MapFS {
+	files := fstest.MapFS{
+		prefix + "/Chart.yaml":  {Data: []byte("apiVersion: v2\nname: big\nversion: 0.1.0\n")},
+		prefix + "/values.yaml": {Data: []byte("replicas: 2\nimage: nginx:1.27\nlabels:\n  team: a\n  tier: web\n")},
+		prefix + "/templates/_helpers.tpl": {Data: []byte(`{{- define "big.labels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- range $k, $v := .Values.labels }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- end -}}
+`)},
+	}
+	for i := 0; i < n; i++ {
+		var body string
+		switch i % 3 {
+		case 0:
+			body = fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-d%[1]d
+  labels:
+    {{- include "big.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels:
+      app: d%[1]d
+  template:
+    metadata:
+      labels:
+        app: d%[1]d
+    spec:
+      containers:
+        - name: c
+          image: {{ .Values.image | quote }}
+          env:
+            {{- range $i, $e := until 5 }}
+            - name: E{{ $i }}
+              value: {{ printf "v-%%d" $i | quote }}
+            {{- end }}
+`, i)
+		case 1:
+			body = fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-s%d\n  labels:\n    {{- include \"big.labels\" . | nindent 4 }}\nspec:\n  ports:\n    - port: 80\n", i)
+		default:
+			body = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-c%d\ndata:\n  {{- range $k, $v := .Values.labels }}\n  {{ $k }}: {{ $v | upper | quote }}\n  {{- end }}\n", i)
+		}
+		files[fmt.Sprintf("%s/templates/t%02d.yaml", prefix, i)] = &fstest.MapFile{Data: []byte(body)}
+	}
+	return files
+}
+
+// BenchmarkChart50 renders a chart of 50 templates: cold is a render
+// without cache, warm a hit of the Cached renderer on the same snapshot.
+func BenchmarkChart50(b *testing.B) {
+	snap := rendertest.NewSnapshot(bigChart("charts/big", 50))
+	in := render.Input{FS: snap, Path: "charts/big", AppName: "big", Namespace: "ns", KubeVersion: "1.37.2"}
+	r := New(DefaultOptions())
+	b.Run("cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := r.Render(context.Background(), in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		c := render.Cached(r, store.NewMemory(store.MemoryOptions{}), render.CacheOptions{})
+		if _, err := c.Render(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			objs, err := c.Render(context.Background(), in)
+			if err != nil || len(objs) != 50 {
+				b.Fatal(len(objs), err)
+			}
+		}
+	})
+}
+
+// BenchmarkInProcessVsHelmBinary renders the same 50-template chart
+// in-process and with `helm template` (v3.22.0 built from the same module).
+func BenchmarkInProcessVsHelmBinary(b *testing.B) {
+	files := bigChart("big", 50)
+	dir := b.TempDir()
+	for name, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	in := render.Input{FS: os.DirFS(dir), Path: "big", AppName: "big", Namespace: "ns", KubeVersion: "1.37.2"}
+	b.Run("in-process", func(b *testing.B) {
+		r := New(DefaultOptions())
+		for b.Loop() {
+			if _, err := r.Render(context.Background(), in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("helm-template-binary", func(b *testing.B) {
+		bin, err := reftools.Ensure(context.Background(), reftools.Helm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		home := b.TempDir()
+		for b.Loop() {
+			cmd := exec.Command(bin, "template", "big", filepath.Join(dir, "big"), "--namespace", "ns", "--kube-version", "1.37.2")
+			cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home, "HELM_CONFIG_HOME="+home, "HELM_DATA_HOME="+home)
+			if out, err := cmd.Output(); err != nil || len(out) == 0 {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMonorepo100AppsOneChanged: 100 charts in one repository; each
+// iteration is a commit that changes one chart's values, then a refresh of
+// all 100 apps through the cache. renders/op must be 1.
+func BenchmarkMonorepo100AppsOneChanged(b *testing.B) {
+	files := fstest.MapFS{}
+	for i := 0; i < 100; i++ {
+		for k, v := range bigChart(fmt.Sprintf("apps/app%03d", i), 3) {
+			files[k] = v
+		}
+	}
+	snap := rendertest.NewSnapshot(files)
+	counting := &countingHelm{Renderer: New(DefaultOptions())}
+	c := render.Cached(counting, store.NewMemory(store.MemoryOptions{}), render.CacheOptions{})
+	refresh := func(s *rendertest.Snapshot) {
+		for i := 0; i < 100; i++ {
+			if _, err := c.Render(context.Background(), render.Input{FS: s, Path: fmt.Sprintf("apps/app%03d", i), KubeVersion: "1.37.2"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	refresh(snap)
+	counting.n = 0
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		app := fmt.Sprintf("apps/app%03d/values.yaml", i%100)
+		snap = snap.With(map[string]*fstest.MapFile{app: {Data: []byte(fmt.Sprintf("replicas: %d\nimage: nginx:1.27\nlabels:\n  team: a\n", i+3))}})
+		refresh(snap)
+	}
+	b.ReportMetric(float64(counting.n)/float64(b.N), "renders/op")
+	if counting.n != b.N {
+		b.Fatalf("%d renders for %d commits: want exactly one per commit", counting.n, b.N)
+	}
+}
+
+type countingHelm struct {
+	*Renderer
+	n int
+}
+
+func (c *countingHelm) Render(ctx context.Context, in render.Input) (objs []*unstructured.Unstructured, err error) {
+	c.n++
+	return c.Renderer.Render(ctx, in)
+}
