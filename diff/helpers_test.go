@@ -18,6 +18,15 @@ func mustObject(t testing.TB, s string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
 }
 
+// mustObjectNoT parses one YAML object, nil on error.
+func mustObjectNoT(s string) *unstructured.Unstructured {
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		return nil
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
 // mustDiffer builds a Differ or fails the test.
 func mustDiffer(t testing.TB, opts Options) *Differ {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
-	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -42,11 +41,9 @@ func yamlLines(obj map[string]any) ([]string, error) {
 	if obj == nil {
 		return nil, nil
 	}
-	data, err := yaml.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	return difflib.SplitLines(string(data)), nil
+	var b strings.Builder
+	writeYAML(&b, obj)
+	return difflib.SplitLines(b.String()), nil
 }
 
 func colorize(text string) string {
