@@ -184,10 +184,10 @@ func BenchmarkDiff1000Deployments(b *testing.B) {
 		b.Fatal(err)
 	}
 	type modeCase struct {
-		name  string
-		opts  func() Options
-		live  []*unstructured.Unstructured
-		warm  bool
+		name string
+		opts func() Options
+		live []*unstructured.Unstructured
+		warm bool
 	}
 	modes := []modeCase{
 		{"ThreeWay", func() Options { o := DefaultOptions(); o.Mode = ModeThreeWay; return o }, set.liveCSA, false},

@@ -23,9 +23,9 @@ func TestWriteYAMLRoundTrip(t *testing.T) {
 		"strings": []any{"true", "no", "NULL", "~", "1.5", "0x1F", "1e3", "12:30", "-", "- a", "a: b", "#x", "&a", "*a",
 			"", " lead", "trail ", "multi\nline\n", "multi\nline", "  indented\nblock", "tab\there", "quote\"s", "back\\slash",
 			"ünïcode", "+masked-abc+", "{}", "[]", "a b", "1_000", ".inf", "y"},
-		"nested": []any{[]any{"a", map[string]any{"b": []any{}}}, map[string]any{}, []any{}, map[string]any{"x": map[string]any{"y": "z"}}},
+		"nested":  []any{[]any{"a", map[string]any{"b": []any{}}}, map[string]any{}, []any{}, map[string]any{"x": map[string]any{"y": "z"}}},
 		"numbers": map[string]any{"i": int64(-3), "f": 2.5, "b": false, "n": nil},
-		"config": "line one\n\nline three\n",
+		"config":  "line one\n\nline three\n",
 	})
 	for i, obj := range objs {
 		var b strings.Builder
