@@ -299,3 +299,35 @@ func TestCustomOpenAPISchemaDoesNotLeak(t *testing.T) {
 	}
 	golden(t, "overlays-prod.yaml", toYAML(t, objs))
 }
+
+// TestConcurrentBuildsAreRaceFree runs default-schema builds (read lock)
+// alongside a custom-schema build (write lock) under the race detector and
+// checks every default build's output.
+func TestConcurrentBuildsAreRaceFree(t *testing.T) {
+	snap := fixture(t)
+	snap.MapFS["custom/kustomization.yaml"] = &fstest.MapFile{Data: []byte("openapi:\n  version: v1.21.2\nresources:\n  - ../base\n")}
+	r := New(DefaultOptions())
+	want, err := r.Render(context.Background(), render.Input{FS: snap, Path: "overlays/prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			path := "overlays/prod"
+			if i == 3 {
+				path = "custom"
+			}
+			got, err := r.Render(context.Background(), render.Input{FS: snap, Path: path})
+			if err == nil && path == "overlays/prod" && toYAML(t, got) != toYAML(t, want) {
+				err = errors.New("concurrent build differs")
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
