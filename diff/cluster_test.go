@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubegitops/gitops/testenv"
@@ -259,4 +260,70 @@ func TestServerSideDiffDeployment(t *testing.T) {
 	if got := changePaths(res); len(got) != 1 || got[0] != "/spec/template/spec/containers/0/image" {
 		t.Errorf("changes %v, want the image", got)
 	}
+}
+
+// TestStructuredMergeOfflineSchema saves the cluster's OpenAPI v3 document
+// for the Widget CRD, as a pipeline would keep it next to its manifests,
+// and diffs offline with it: the keyed list merges by key (one added item
+// is one change), where a deduced schema would replace the list whole.
+func TestStructuredMergeOfflineSchema(t *testing.T) {
+	dyn := dynamic.NewForConfigOrDie(cluster.Config())
+	ensureWidgetCRD(t, dyn)
+	ns := cluster.TestNamespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dc := discoveryClient(t)
+	// The API server publishes a new CRD's OpenAPI shortly after serving it.
+	var doc []byte
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		raw, err := dc.RESTClient().Get().AbsPath("/openapi/v3/apis/example.com/v1").Do(ctx).Raw()
+		doc = raw
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("OpenAPI of example.com/v1 never published: %v", err)
+	}
+	offline, err := SchemaFromOpenAPIV3(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := mustObject(t, `
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: offline}
+spec:
+  ports: [{name: http, port: 80}]
+`)
+	desired.SetNamespace(ns)
+	live := apply(t, dyn, widgetGVR, desired, DefaultFieldManager)
+	want := desired.DeepCopy()
+	_ = unstructured.SetNestedSlice(want.Object, []any{
+		map[string]any{"name": "http", "port": int64(80)},
+		map[string]any{"name": "https", "port": int64(443)},
+	}, "spec", "ports")
+	opts := DefaultOptions()
+	opts.Mode = ModeStructuredMerge
+	opts.Schema = offline
+	res, err := mustDiffer(t, opts).Diff(ctx, want, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changePaths(res); len(got) != 1 || got[0] != "/spec/ports/1" {
+		t.Errorf("offline schema: changes %v, want /spec/ports/1", got)
+	}
+	// The in-sync object stays in sync: the defaulted protocol of the
+	// existing item is kept, not reverted.
+	res, err = mustDiffer(t, opts).Diff(ctx, desired, live)
+	if err != nil || res.Modified {
+		t.Errorf("offline schema, in sync: %v %v", res.Changes, err)
+	}
+}
+
+func discoveryClient(t testing.TB) *discovery.DiscoveryClient {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dc
 }

@@ -122,6 +122,9 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	}
 	mode := d.modeFor(cmpOpts, syncOpts)
 	res := Result{Key: key, Mode: mode}
+	if log := d.opts.Logger.V(2); log.Enabled() {
+		log.Info("diff", "object", key.String(), "mode", string(mode), "desired", desired != nil, "live", live != nil)
+	}
 	gvk := source.GroupVersionKind()
 
 	switch {

@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/kubegitops/gitops/resource"
 )
 
 // DryRunApplier runs a server-side apply dry run: it returns the object the
@@ -108,11 +110,14 @@ func serverSideCacheKey(applied map[string]any, live *unstructured.Unstructured,
 // objectForApply is what a server-side apply sends: desired as written
 // (Secrets with their real values, stringData unfolded: the server folds
 // it), minus server-owned metadata and status.
-func objectForApply(desired *unstructured.Unstructured) map[string]any {
+func objectForApply(desired *unstructured.Unstructured, namespace string) map[string]any {
 	obj := deepCopyMap(desired.Object)
 	if meta, ok := obj["metadata"].(map[string]any); ok {
 		for _, f := range serverMetadata {
 			delete(meta, f)
+		}
+		if ns, _ := meta["namespace"].(string); ns == "" && namespace != "" {
+			meta["namespace"] = namespace
 		}
 	}
 	delete(obj, "status")
@@ -127,15 +132,17 @@ func (d *Differ) predictServerSide(ctx context.Context, gvk schema.GroupVersionK
 	if d.opts.DryRun == nil {
 		return nil, fmt.Errorf("server-side diff needs Options.DryRun")
 	}
-	applied := objectForApply(desired)
+	applied := objectForApply(desired, liveRaw.GetNamespace())
 	key, cacheable := serverSideCacheKey(applied, liveRaw, d.opts.FieldManager)
 	var result *unstructured.Unstructured
 	if cacheable && d.ssdCache != nil {
 		if cached, ok := d.ssdCache.Get(key); ok {
 			result = cached.DeepCopy()
+			d.opts.Logger.V(2).Info("server-side diff: cached dry run", "object", resource.KeyOf(liveRaw).String())
 		}
 	}
 	if result == nil {
+		d.opts.Logger.V(1).Info("server-side diff: dry run", "object", resource.KeyOf(liveRaw).String(), "fieldManager", d.opts.FieldManager)
 		r, err := d.opts.DryRun.DryRunApply(ctx, &unstructured.Unstructured{Object: applied}, d.opts.FieldManager)
 		if err != nil {
 			return nil, fmt.Errorf("server-side apply dry run: %w", err)
