@@ -134,10 +134,16 @@ type ClusterSchema struct {
 	timeout  time.Duration
 	fallback SchemaSource
 
-	mu    sync.Mutex
-	paths map[string]openapi.GroupVersionWithContext
-	byGV  map[schema.GroupVersion]*openAPISchema
+	mu      sync.Mutex
+	paths   map[string]openapi.GroupVersionWithContext
+	pathsAt time.Time
+	byGV    map[schema.GroupVersion]*openAPISchema
 }
+
+// pathsRefresh is how often, at most, a group-version missing from the
+// cluster's /openapi/v3 index makes ClusterSchema read the index again (a
+// CRD created after the first read).
+const pathsRefresh = 10 * time.Second
 
 // NewClusterSchema returns a ClusterSchema for the cluster of cfg. Each
 // request is bounded by timeout (default 30 s when zero).
@@ -175,18 +181,19 @@ func (c *ClusterSchema) TypeConverter(ctx context.Context, gvk schema.GroupVersi
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	if c.paths == nil {
-		paths, err := c.client.PathsWithContext(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("diff: /openapi/v3: %w", err)
-		}
-		c.paths = paths
-	}
 	p := "apis/" + gv.Group + "/" + gv.Version
 	if gv.Group == "" {
 		p = "api/" + gv.Version
 	}
 	item, ok := c.paths[p]
+	if !ok && (c.paths == nil || time.Since(c.pathsAt) > pathsRefresh) {
+		paths, err := c.client.PathsWithContext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("diff: /openapi/v3: %w", err)
+		}
+		c.paths, c.pathsAt = paths, time.Now()
+		item, ok = c.paths[p]
+	}
 	if !ok {
 		return c.fallback.TypeConverter(ctx, gvk)
 	}
