@@ -1,0 +1,264 @@
+package git
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// fastImportRepo creates a bare repository name under root with commits
+// commits on main over a tree of files files (each commit rewrites one
+// file), using git fast-import. It returns the tip commit.
+func fastImportRepo(tb testing.TB, root, name string, commits, files int) string {
+	tb.Helper()
+	bare := filepath.Join(root, name+".git")
+	runGit(tb, root, "init", "-q", "--bare", "-b", "main", bare)
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = bare
+	cmd.Env = append(os.Environ(), "GIT_DIR="+bare)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(stdin, 1<<20)
+	data := func(s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
+	content := func(i, rev int) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\ndata:\n  rev: \"%d\"\n  pad: %q\n", i, rev, strings.Repeat("x", 200))
+	}
+	for c := 0; c < commits; c++ {
+		fmt.Fprintf(w, "commit refs/heads/main\ncommitter t <t@example.invalid> %d +0000\n", 1700000000+c)
+		data(fmt.Sprintf("commit %d", c))
+		if c == 0 {
+			for i := 0; i < files; i++ {
+				fmt.Fprintf(w, "M 100644 inline apps/app-%03d/cm-%d.yaml\n", i/10, i)
+				data(content(i, 0))
+			}
+		} else {
+			i := c % files
+			fmt.Fprintf(w, "M 100644 inline apps/app-%03d/cm-%d.yaml\n", i/10, i)
+			data(content(i, c))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		tb.Fatalf("fast-import: %v", err)
+	}
+	return runGit(tb, bare, "rev-parse", "main")
+}
+
+func BenchmarkResolveCached(b *testing.B) {
+	srv := newGitServer(b, "", "")
+	fastImportRepo(b, srv.root, "r", 10, 10)
+	s := newSource(b)
+	repo := source.Repository{URL: srv.url("r")}
+	ctx := context.Background()
+	if _, err := s.Resolve(ctx, repo, "main"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Resolve(ctx, repo, "main"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkResolveUncached(b *testing.B) {
+	srv := newGitServer(b, "", "")
+	fastImportRepo(b, srv.root, "r", 10, 10)
+	s := newSource(b, func(o *Options) { o.ResolveTTL = 0 })
+	repo := source.Repository{URL: srv.url("r")}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Resolve(ctx, repo, "main"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshotRead1000Files opens a fetched snapshot of 1,000 files in
+// 100 directories and reads every file.
+func BenchmarkSnapshotRead1000Files(b *testing.B) {
+	srv := newGitServer(b, "", "")
+	tip := fastImportRepo(b, srv.root, "r", 1, 1000)
+	s := newSource(b)
+	repo := source.Repository{URL: srv.url("r")}
+	ctx := context.Background()
+	if _, err := s.Snapshot(ctx, repo, source.Revision{Commit: tip}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		snap, err := s.OpenSnapshot(ctx, repo, source.Revision{Commit: tip})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		err = fs.WalkDir(snap, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			_, err = snap.ReadFile(p)
+			n++
+			return err
+		})
+		snap.Close()
+		if err != nil || n != 1000 {
+			b.Fatalf("read %d files: %v", n, err)
+		}
+	}
+}
+
+// fetchHelperEnv makes the test binary, re-executed, do one depth-1 fetch
+// with this package and exit, so its peak RSS can be measured like the Git
+// CLI's.
+const fetchHelperEnv = "GITOPS_BENCH_FETCH_URL"
+
+func TestMain(m *testing.M) {
+	if u := os.Getenv(fetchHelperEnv); u != "" {
+		os.Exit(fetchOnce(u, os.Getenv("GITOPS_BENCH_FETCH_COMMIT"), os.Getenv("GITOPS_BENCH_FETCH_DIR")))
+	}
+	os.Exit(m.Run())
+}
+
+func fetchOnce(url, commit, dir string) int {
+	opts := DefaultOptions()
+	opts.CacheDir = dir
+	s, err := New(opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	snap, err := s.OpenSnapshot(context.Background(), source.Repository{URL: url}, source.Revision{Commit: commit})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	snap.Close()
+	return 0
+}
+
+// measure runs name with args under GNU time (/usr/bin/time, a small C
+// program, so the peak it reports is the command's own: Go's os/exec
+// starts children with vfork, and Linux carries the parent's peak RSS into
+// a vforked child's maximum) and returns the wall time and the peak RSS of
+// the command and its descendants.
+func measure(b *testing.B, env []string, name string, args ...string) (time.Duration, int64) {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "maxrss")
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M", "-o", out, name}, args...)...)
+	cmd.Env = env
+	start := time.Now()
+	output, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		b.Fatalf("%v: %v: %s", cmd.Args, err, output)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fields := strings.Fields(string(raw))
+	var kib int64
+	if len(fields) == 0 {
+		b.Fatalf("time wrote %q", raw)
+	}
+	if _, err := fmt.Sscan(fields[len(fields)-1], &kib); err != nil {
+		b.Fatalf("time wrote %q: %v", raw, err)
+	}
+	return d, kib << 10
+}
+
+// BenchmarkFetchDepth1VsGitCLI fetches the tip of a 10,000-commit
+// repository at depth 1 with this package (in a fresh process) and with
+// `git fetch --depth 1`, from the same git http-backend, and reports both
+// times and peak RSS and their ratios (target: within 2x).
+func BenchmarkFetchDepth1VsGitCLI(b *testing.B) {
+	srv := newGitServer(b, "", "")
+	tip := fastImportRepo(b, srv.root, "big", 10_000, 1000)
+	url := srv.url("big")
+	var ourTime, gitTime time.Duration
+	var ourRSS, gitRSS, ourDisk, gitDisk int64
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		cache := filepath.Join(b.TempDir(), "cache")
+		d, rss := measure(b, append(os.Environ(), fetchHelperEnv+"="+url, "GITOPS_BENCH_FETCH_COMMIT="+tip,
+			"GITOPS_BENCH_FETCH_DIR="+cache), os.Args[0], "-test.run=^$")
+		ourDisk = dirSize(b, cache)
+		ourTime += d
+		ourRSS = max(ourRSS, rss)
+
+		dir := filepath.Join(b.TempDir(), "cli")
+		runGit(b, b.TempDir(), "init", "-q", "--bare", dir)
+		d, rss = measure(b, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir),
+			"git", "-C", dir, "fetch", "-q", "--depth", "1", url, "main")
+		gitTime += d
+		gitRSS = max(gitRSS, rss)
+		gitDisk = dirSize(b, dir)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(ourTime.Milliseconds())/n, "gogit-ms/op")
+	b.ReportMetric(float64(gitTime.Milliseconds())/n, "gitcli-ms/op")
+	b.ReportMetric(float64(ourTime)/float64(gitTime), "time-ratio")
+	b.ReportMetric(float64(ourRSS)/(1<<20), "gogit-peak-MiB")
+	b.ReportMetric(float64(gitRSS)/(1<<20), "gitcli-peak-MiB")
+	b.ReportMetric(float64(ourRSS)/float64(gitRSS), "rss-ratio")
+	b.ReportMetric(float64(ourDisk)/1024, "gogit-disk-KiB")
+	b.ReportMetric(float64(gitDisk)/1024, "gitcli-disk-KiB")
+}
+
+// dirSize sums the sizes of the files under dir.
+func dirSize(b *testing.B, dir string) int64 {
+	b.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkFetchDepth1 is the same fetch in process, for allocations.
+func BenchmarkFetchDepth1(b *testing.B) {
+	srv := newGitServer(b, "", "")
+	tip := fastImportRepo(b, srv.root, "big", 10_000, 1000)
+	repo := source.Repository{URL: srv.url("big")}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s := newSource(b)
+		snap, err := s.OpenSnapshot(context.Background(), repo, source.Revision{Commit: tip})
+		if err != nil {
+			b.Fatal(err)
+		}
+		snap.Close()
+	}
+}

@@ -1,0 +1,39 @@
+// Package git is the Git implementation of source.Source, on go-git, built
+// to be a well-behaved client of Git hosts and a safe neighbour to the
+// renderers that read from it.
+//
+// Resolve asks the server for its refs (one ls-remote, no clone) and picks
+// the commit: HEAD, a branch, a tag (annotated tags peeled), any refs/...
+// name, a semver constraint over tags (">=1.2.0 <2", "~1.4"), a full
+// commit id (no network at all) or a short id of a branch or tag tip. The
+// refs of a repository are cached for Options.ResolveTTL and concurrent
+// resolves share the listing in flight, so a hundred applications on one
+// repository cost one ls-remote per interval whatever their refs.
+//
+// Snapshot fetches the commit, at depth 1 by default and nothing else,
+// into one bare object store per repository (and per set of credentials)
+// under Options.CacheDir, shared by every revision. Fetches of one
+// repository run one at a time; waiting for one honours the caller's
+// context. Reading takes no repository lock: a Snapshot reads trees and
+// blobs straight from the object store through its own handle, and
+// TreeHash(path) returns the Git object id of a subtree, the content
+// address the render cache keys on. ChangedPaths lists what differs
+// between two commits by comparing tree hashes.
+//
+// Every network operation runs under Options.Timeout (90 s) on top of the
+// caller's context; a server that accepts a connection and never answers
+// yields an error wrapping source.ErrTimeout. SSH goes through this
+// package's own transport because go-git's dials without a context and
+// handshakes without a deadline.
+//
+// Credentials (HTTPS basic or token, bearer, SSH key with known_hosts,
+// strict by default) are bound to Credentials.Scope, by default the exact
+// scheme, host and port of the repository URL. HTTP credentials are added
+// per request only when the request's URL is in scope, so a redirect to
+// another origin goes out anonymous; submodules are never fetched. Errors
+// are *source.Error values that carry the redacted URL and a classified
+// cause (source.ErrAuthentication, ErrRepositoryNotFound, ErrTimeout,
+// ErrURLNotAllowed, ...), never a secret and never the body of a server's
+// error response. An optional source.URLPolicy is checked on the URL, on
+// every redirect and, through the dialer, on every address connected to.
+package git
