@@ -20,6 +20,10 @@
 //     and table insertions (ErrMemoryLimit), and no single string may exceed
 //     MaxStringBytes. string.rep bombs, doubling loops and `t[#t+1]` loops
 //     fail long before they reach a gigabyte;
+//   - pattern matching: gopher-lua's matcher backtracks without limit inside
+//     a single instruction, so string.find, match, gmatch and gsub run on
+//     the sandbox's own Lua 5.1 matcher (pattern.go), which charges every
+//     step to the instruction budget;
 //   - stack: CallStackSize and RegistryMaxSize bound recursion and the value
 //     stack (ErrStackOverflow).
 //

@@ -42,44 +42,11 @@ func (s *sandbox) wrapString(strlib *lua.LTable) {
 		b.chargeString(L, size)
 		return format(L)
 	})
-	gsub := orig("gsub")
-	set("gsub", func(L *lua.LState) int {
-		str := L.CheckString(1)
-		L.CheckString(2)
-		switch repl := L.Get(3).(type) {
-		case lua.LString:
-			// Every match may add the replacement: charge the worst case.
-			b.chargeString(L, int64(len(str))+int64(len(str)+1)*int64(len(repl)))
-		case *lua.LFunction:
-			// Charge each value the function returns as gsub collects it.
-			L.Replace(3, L.NewFunction(func(L *lua.LState) int {
-				top := L.GetTop()
-				L.Push(repl)
-				for i := 1; i <= top; i++ {
-					L.Push(L.Get(i))
-				}
-				L.Call(top, 1)
-				if r, ok := L.Get(-1).(lua.LString); ok {
-					b.chargeString(L, int64(len(r)))
-				}
-				return 1
-			}))
-			b.chargeString(L, int64(len(str)))
-		case *lua.LTable:
-			// Table values are existing strings, each at most
-			// MaxStringBytes; charge them per match like a function.
-			L.Replace(3, L.NewFunction(func(L *lua.LState) int {
-				v := L.GetTable(repl, L.Get(1))
-				if r, ok := v.(lua.LString); ok {
-					b.chargeString(L, int64(len(r)))
-				}
-				L.Push(v)
-				return 1
-			}))
-			b.chargeString(L, int64(len(str)))
-		}
-		return gsub(L)
-	})
+	// The pattern functions run on the sandbox's own bounded matcher.
+	set("find", s.strFind)
+	set("match", s.strMatch)
+	set("gmatch", s.strGmatch)
+	set("gsub", s.strGsub)
 	for _, name := range []string{"upper", "lower", "reverse"} {
 		fn := orig(name)
 		set(name, func(L *lua.LState) int {

@@ -375,3 +375,5 @@ func TestSandbox_RecursionThroughGoFunctions(t *testing.T) {
 		t.Fatalf("pcall recursion: %q, %v", out, err)
 	}
 }
+
+func nilContext() context.Context { return context.Background() }
