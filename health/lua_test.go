@@ -25,6 +25,7 @@ var sandboxAttacks = []struct {
 	{"concat doubling bomb", `local s = "x" while true do s = s .. s end`, ErrLuaMemoryLimit},
 	{"while true", `while true do end`, ErrLuaInstructionLimit},
 	{"table growth", `local t = {} while true do t[#t+1] = obj end`, ErrLuaMemoryLimit},
+	{"pattern backtracking", `return {status = "Healthy", message = tostring(string.find(string.rep("a", 100000), ".-.-.-b"))}`, ErrLuaInstructionLimit},
 	{"deep recursion", `local function f(n) return f(n + 1) + 1 end return f(0)`, ErrLuaStackOverflow},
 	{"metatable on shared string library", `setmetatable(string, {__index = function() return "x" end})`, ErrLuaForbidden},
 	{"overwrite shared library", `string.find = function() return 1 end`, ErrLuaForbidden},
