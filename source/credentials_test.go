@@ -101,6 +101,9 @@ func TestRepositoryKey(t *testing.T) {
 			t.Errorf("RepositoryKey(%q) = %q, want %q", in, got, want)
 		}
 	}
+	if got := RepositoryKey("file:///srv/repos/app.git"); got != "file:///srv/repos/app" {
+		t.Errorf("file URL key: %q", got)
+	}
 	if got := RepositoryKey("https://git.example.com:8443/a/b.git"); got != "git.example.com:8443/a/b" {
 		t.Errorf("non-default port lost: %q", got)
 	}

@@ -96,7 +96,9 @@ func RedactURL(raw string) string {
 func RepositoryKey(raw string) string {
 	raw = strings.TrimSpace(raw)
 	host, path := "", ""
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && u.Host != "" {
+	if u, err := url.Parse(raw); err == nil && u.Scheme == "file" {
+		return "file://" + strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git")
+	} else if err == nil && u.Scheme != "" && u.Host != "" {
 		host = strings.ToLower(u.Hostname())
 		if p := u.Port(); p != "" && !isDefaultPort(u.Scheme, p) {
 			host += ":" + p

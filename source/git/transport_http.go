@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -19,6 +20,10 @@ import (
 // reads it whole to build its error, and a hostile server could send
 // gigabytes.
 const maxErrorBody = 64 << 10
+
+// maxAdvertisementBytes bounds the ref advertisement read from a server:
+// a hostile server could otherwise stream refs until memory runs out.
+const maxAdvertisementBytes = 256 << 20
 
 // maxRedirects bounds the redirects followed on the discovery request.
 const maxRedirects = 5
@@ -76,8 +81,12 @@ func (a *authRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		return nil, err
 	}
-	if res.StatusCode >= 300 && res.Body != nil {
+	switch {
+	case res.Body == nil:
+	case res.StatusCode >= 300:
 		res.Body = limitedBody{Reader: io.LimitReader(res.Body, maxErrorBody), Closer: res.Body}
+	case strings.HasSuffix(req.URL.Path, "/info/refs"):
+		res.Body = limitedBody{Reader: io.LimitReader(res.Body, maxAdvertisementBytes), Closer: res.Body}
 	}
 	return res, nil
 }

@@ -157,7 +157,7 @@ func (s *sshSession) AdvertisedReferencesContext(context.Context) (*packp.AdvRef
 		return s.adv, nil
 	}
 	ar := packp.NewAdvRefs()
-	if err := ar.Decode(s.stdout); err != nil {
+	if err := ar.Decode(io.LimitReader(s.stdout, maxAdvertisementBytes)); err != nil {
 		if errors.Is(err, packp.ErrEmptyAdvRefs) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			msg := strings.ToLower(s.stderr.String())
 			if strings.Contains(msg, "not found") || strings.Contains(msg, "does not") || strings.Contains(msg, "not a git repository") {
