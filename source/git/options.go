@@ -23,8 +23,9 @@ type Options struct {
 	// one in flight. Default 1 min. Zero disables caching (concurrent
 	// resolves still share one call).
 	ResolveTTL time.Duration
-	// Depth is the history depth fetched for a commit. Default 1: only the
-	// wanted commit and its tree.
+	// Depth is the history depth fetched for a commit. Default (and 0) 1:
+	// only the wanted commit and its tree. A negative depth fetches the
+	// whole history.
 	Depth int
 	// Policy, when set, restricts which URLs and addresses may be reached.
 	Policy *source.URLPolicy

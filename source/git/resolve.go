@@ -25,8 +25,9 @@ type refTable struct {
 // advertised refs only. Rules, in order:
 //
 //  1. "" and "HEAD": the commit of HEAD, Ref the branch HEAD points to.
-//  2. A full 40 or 64 hex commit id: that commit, Ref "" (no lookup: the
-//     fetch verifies it exists).
+//  2. A full 40-hex commit id: that commit, Ref "" (no lookup: the fetch
+//     verifies it exists). SHA-256 repositories are not supported by
+//     go-git v5.
 //  3. A name starting with "refs/": that exact ref.
 //  4. Otherwise the first of refs/<rev>, refs/tags/<rev>, refs/heads/<rev>
 //     that exists (Git's own precedence: a tag wins over a branch of the
@@ -134,7 +135,7 @@ func looksLikeConstraint(rev string) bool {
 	return strings.ContainsAny(rev, "<>=~^*|, ") || strings.HasSuffix(rev, ".x") || strings.HasSuffix(rev, ".X")
 }
 
-func isFullHash(s string) bool { return (len(s) == 40 || len(s) == 64) && isHex(s) }
+func isFullHash(s string) bool { return len(s) == 40 && isHex(s) }
 
 func isHex(s string) bool {
 	_, err := hex.DecodeString(padEven(s))

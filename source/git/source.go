@@ -48,8 +48,11 @@ func New(opts Options) (*Source, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = def.Timeout
 	}
-	if opts.Depth < 0 {
-		opts.Depth = 0
+	switch {
+	case opts.Depth == 0:
+		opts.Depth = def.Depth
+	case opts.Depth < 0:
+		opts.Depth = unshallowDepth // the whole history, deepening any shallow commits
 	}
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = def.Logger
