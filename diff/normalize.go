@@ -174,7 +174,6 @@ func normalizeValue(v any, t *typeNode) any {
 		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
 			return int64(x)
 		}
-		return x
 	case int:
 		return normalizeValue(int64(x), t)
 	case int32:
@@ -183,23 +182,24 @@ func normalizeValue(v any, t *typeNode) any {
 		if t != nil && t.kind == nodeQuantity {
 			return canonicalQuantityNumber(float64(x))
 		}
-		return x
 	case string:
 		if t == nil {
-			return x
+			break
 		}
 		switch t.kind {
 		case nodeQuantity:
 			if q, err := resource.ParseQuantity(x); err == nil {
-				return q.String()
+				if c := q.String(); c != x {
+					return c
+				}
 			}
 		case nodeIntOrString:
 			if i, ok := decimalInt(x); ok {
 				return i
 			}
 		}
-		return x
 	}
+	// Unchanged: return v itself, not a re-boxed copy, which would allocate.
 	return v
 }
 
