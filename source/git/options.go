@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kubegitops/gitops/source"
 )
@@ -31,6 +32,9 @@ type Options struct {
 	Policy *source.URLPolicy
 	// Logger receives debug logs (V(1)); never credentials.
 	Logger logr.Logger
+	// Registerer, when set, receives the request, resolve-cache and fetch
+	// duration metrics (gitops_source_git_*).
+	Registerer prometheus.Registerer
 }
 
 // DefaultOptions returns the defaults: 90 s timeout, 1 min resolve TTL,

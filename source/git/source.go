@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -23,6 +25,7 @@ type Source struct {
 	httpTransport *http.Transport
 	refs          *refCache
 	fetches       singleflight.Group
+	metrics       *metrics
 
 	mu     sync.Mutex
 	stores map[string]*objectStore
@@ -61,6 +64,7 @@ func New(opts Options) (*Source, error) {
 		opts:          opts,
 		httpTransport: newHTTPTransport(opts),
 		refs:          newRefCache(opts.ResolveTTL),
+		metrics:       newMetrics(opts.Registerer),
 		stores:        map[string]*objectStore{},
 	}, nil
 }
@@ -78,9 +82,18 @@ func (s *Source) Resolve(ctx context.Context, repo source.Repository, revision s
 	if isFullHash(revision) {
 		return source.Revision{Commit: revision}, nil
 	}
+	var miss atomic.Bool
 	t, err := s.refs.get(ctx, e.storeKey(), func(ctx context.Context) (refTable, error) {
-		return s.listRefs(ctx, e)
+		miss.Store(true)
+		t, err := s.listRefs(ctx, e)
+		s.metrics.request("ls-remote", err)
+		return t, err
 	})
+	if miss.Load() {
+		s.metrics.resolves.WithLabelValues("miss").Inc()
+	} else {
+		s.metrics.resolves.WithLabelValues("hit").Inc()
+	}
 	if err != nil {
 		return source.Revision{}, wrapErr(e, "resolve", revision, err)
 	}
@@ -174,7 +187,10 @@ func (s *Source) fetchShared(ctx context.Context, e endpoint, store *objectStore
 			return nil, nil
 		}
 		s.opts.Logger.V(1).Info("fetching", "repository", e.redacted, "commit", h.String(), "depth", s.opts.Depth)
-		return nil, timeoutOr(fctx, s.fetchCommit(fctx, e, store, h))
+		start := time.Now()
+		err := timeoutOr(fctx, s.fetchCommit(fctx, e, store, h))
+		s.metrics.fetched(start, err)
+		return nil, err
 	})
 	select {
 	case r := <-ch:

@@ -14,6 +14,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -127,7 +130,8 @@ func TestResolveAgainstHTTPBackend(t *testing.T) {
 
 func TestResolveHundredConcurrentCostsOneLsRemote(t *testing.T) {
 	f := newFixture(t)
-	s := newSource(t)
+	reg := prometheus.NewRegistry()
+	s := newSource(t, func(o *Options) { o.Registerer = reg })
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
 	for i := range 100 {
@@ -147,6 +151,16 @@ func TestResolveHundredConcurrentCostsOneLsRemote(t *testing.T) {
 	}
 	if n := f.srv.infoRefs.Load(); n != 1 {
 		t.Fatalf("100 concurrent resolves made %d ls-remote requests, want 1", n)
+	}
+	if n := testutil.ToFloat64(s.metrics.requests.WithLabelValues("ls-remote", "ok")); n != 1 {
+		t.Fatalf("metric gitops_source_git_requests_total{op=ls-remote,result=ok} = %v, want 1", n)
+	}
+	if n := testutil.ToFloat64(s.metrics.resolves.WithLabelValues("hit")) + testutil.ToFloat64(s.metrics.resolves.WithLabelValues("miss")); n != 100 {
+		t.Fatalf("resolve metrics count %v resolves, want 100", n)
+	}
+	// A second Source on the same registry shares the series.
+	if _, err := New(Options{CacheDir: t.TempDir(), Registerer: reg}); err != nil {
+		t.Fatal(err)
 	}
 }
 
