@@ -35,8 +35,10 @@ type ClusterCache struct {
 	disc    discovery.DiscoveryInterface
 	review  accessReviewer
 	listSem chan struct{}
-	metrics *metrics
-	events  *batcher
+	// reviewSem bounds concurrent access reviews.
+	reviewSem chan struct{}
+	metrics   *metrics
+	events    *batcher
 
 	mu            sync.RWMutex
 	store         *store
@@ -100,6 +102,7 @@ func New(cfg *rest.Config, opts Options) (*ClusterCache, error) {
 		dyn:       dyn,
 		disc:      dc,
 		listSem:   make(chan struct{}, opts.ListConcurrency),
+		reviewSem: make(chan struct{}, 4*opts.ListConcurrency),
 		store:     newStore(),
 		taints:    map[watchID]*KindError{},
 		watches:   map[watchID]*kindWatch{},

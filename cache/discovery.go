@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -126,39 +125,21 @@ type accessReviewer interface {
 	allowed(ctx context.Context, verb string, id watchID) (bool, string, error)
 }
 
-// checkAccess returns, for each id, nil when the identity may both list and
-// watch it, or the reason it may not. A review that fails (the identity may
-// not even create reviews) lets the kind through: a forbidden list or watch
-// will then taint it by trying.
-func checkAccess(ctx context.Context, r accessReviewer, ids []watchID, concurrency int) map[watchID]error {
-	out := make(map[watchID]error, len(ids))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(concurrency, 1))
-	for _, id := range ids {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			var denied error
-			for _, verb := range []string{"list", "watch"} {
-				ok, reason, err := r.allowed(ctx, verb, id)
-				if err != nil {
-					break
-				}
-				if !ok {
-					denied = fmt.Errorf("not allowed to %s %s%s: %s", verb, id.gvr.Resource, inNamespace(id.namespace), reason)
-					break
-				}
-			}
-			mu.Lock()
-			out[id] = denied
-			mu.Unlock()
-		}()
+// accessDenied returns nil when the identity may both list and watch id,
+// or the reason it may not. A review that fails (the identity may not even
+// create reviews) lets the kind through: a forbidden list or watch will then
+// taint it by trying.
+func accessDenied(ctx context.Context, r accessReviewer, id watchID) error {
+	for _, verb := range []string{"list", "watch"} {
+		ok, reason, err := r.allowed(ctx, verb, id)
+		if err != nil {
+			return nil
+		}
+		if !ok {
+			return fmt.Errorf("not allowed to %s %s%s: %s", verb, id.gvr.Resource, inNamespace(id.namespace), reason)
+		}
 	}
-	wg.Wait()
-	return out
+	return nil
 }
 
 func inNamespace(ns string) string {

@@ -14,9 +14,10 @@ var (
 )
 
 // refresh runs discovery and makes the running watches match it: new kinds
-// (after an access check) get a watch, vanished kinds lose theirs and their
-// objects. It returns a channel per new watch that closes after the watch's
-// first list attempt.
+// get a watch (which checks its access first), kinds denied last time are
+// checked again, vanished kinds lose their watch and their objects. It
+// returns a channel per new watch that closes after the watch's access check
+// and first list attempt.
 func (c *ClusterCache) refresh(ctx context.Context) ([]<-chan struct{}, error) {
 	d, err := discover(c.disc)
 	if err != nil {
@@ -41,24 +42,15 @@ func (c *ClusterCache) refresh(ctx context.Context) ([]<-chan struct{}, error) {
 	c.watchMu.Lock()
 	defer c.watchMu.Unlock()
 
-	var todo []watchID
-	for id := range desired {
-		if _, running := c.watches[id]; !running {
-			todo = append(todo, id)
-		}
-	}
-	denied := map[watchID]error{}
-	if c.opts.RespectRBAC && len(todo) > 0 {
-		denied = checkAccess(ctx, c.review, todo, c.opts.ListConcurrency)
-	}
 	var firsts []<-chan struct{}
-	for _, id := range todo {
-		r := desired[id]
-		if err := denied[id]; err != nil {
-			c.setTaint(id, &KindError{GVK: r.gvk, Namespace: id.namespace, Reason: ReasonForbidden, Err: err})
-			continue
+	for id, r := range desired {
+		if w, running := c.watches[id]; running {
+			if !w.wasDenied() {
+				continue
+			}
+			// Denied last time: ask again, RBAC may have changed.
+			delete(c.watches, id)
 		}
-		c.clearForbidden(id)
 		w := newKindWatch(ctx, c, id, r)
 		c.watches[id] = w
 		firsts = append(firsts, w.firstDone)
@@ -83,14 +75,6 @@ func (c *ClusterCache) refresh(ctx context.Context) ([]<-chan struct{}, error) {
 	c.mu.Unlock()
 	c.metrics.watches.Set(float64(len(c.watches)))
 	return firsts, nil
-}
-
-func (c *ClusterCache) clearForbidden(id watchID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.taints[id]; ok && e.Reason == ReasonForbidden {
-		delete(c.taints, id)
-	}
 }
 
 // kickDiscovery asks the discovery loop for a refresh soon; it never blocks.

@@ -59,6 +59,7 @@ func TestGoneRelistsOnlyThatKind(t *testing.T) {
 		}
 		return n
 	}
+	<-secw.firstDone
 	waitFor(t, 10*time.Second, "ConfigMaps relisted after 410", func() bool { return lists("configmaps") >= 2 })
 	if n := lists("secrets"); n != 1 {
 		t.Errorf("secrets listed %d times, want 1", n)

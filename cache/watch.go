@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,6 +34,18 @@ type kindWatch struct {
 	cancel    context.CancelFunc
 	done      chan struct{}
 	firstDone chan struct{}
+	// denied is set when the access check refused the kind and run ended.
+	denied atomic.Bool
+}
+
+// wasDenied reports whether the watch ended because access was denied.
+func (w *kindWatch) wasDenied() bool {
+	select {
+	case <-w.done:
+		return w.denied.Load()
+	default:
+		return false
+	}
 }
 
 func newKindWatch(ctx context.Context, c *ClusterCache, id watchID, res apiResource) *kindWatch {
@@ -69,6 +82,20 @@ func (w *kindWatch) run() {
 		}
 	}
 	defer firstOnce()
+	if w.c.opts.RespectRBAC && w.c.review != nil {
+		select {
+		case w.c.reviewSem <- struct{}{}:
+		case <-w.ctx.Done():
+			return
+		}
+		err := accessDenied(w.ctx, w.c.review, w.id)
+		<-w.c.reviewSem
+		if err != nil {
+			w.denied.Store(true)
+			w.c.setTaint(w.id, &KindError{GVK: w.res.gvk, Namespace: w.id.namespace, Reason: ReasonForbidden, Err: err})
+			return
+		}
+	}
 	delay := w.c.opts.RetryInitial
 	backoff := func() bool {
 		d := delay/2 + rand.N(delay/2+1)
