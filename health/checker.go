@@ -65,6 +65,8 @@ func DefaultOptions() Options { return Options{Lua: DefaultLuaOptions()} }
 //  6. the built-in Go check for the kind (BuiltinKinds);
 //  7. GenericHealth, unless disabled.
 //
+// A DefaultChecker is safe for concurrent use.
+//
 // When several wildcards match, the most specific wins: the key with the
 // most literal characters, then the lexically smallest, so the choice never
 // depends on map order. A script is chosen by kind alone: whatever it
