@@ -1,6 +1,8 @@
 package git
 
 import (
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -13,7 +15,7 @@ import (
 type Options struct {
 	// CacheDir holds one bare object store per repository (and per set of
 	// credentials, so that one tenant's fetched objects are never served to
-	// another without credentials). Required.
+	// another without credentials). Default: DefaultCacheDir().
 	CacheDir string
 	// Timeout bounds every network operation (one ls-remote, one fetch),
 	// on top of the caller's context. Default 90 s.
@@ -37,13 +39,26 @@ type Options struct {
 	Registerer prometheus.Registerer
 }
 
-// DefaultOptions returns the defaults: 90 s timeout, 1 min resolve TTL,
-// depth 1, no URL policy, a discarding logger. CacheDir must still be set.
+// DefaultOptions returns the defaults: DefaultCacheDir, 90 s timeout,
+// 1 min resolve TTL, depth 1, no URL policy, a discarding logger, no
+// metrics.
 func DefaultOptions() Options {
 	return Options{
+		CacheDir:   DefaultCacheDir(),
 		Timeout:    90 * time.Second,
 		ResolveTTL: time.Minute,
 		Depth:      1,
 		Logger:     logr.Discard(),
 	}
+}
+
+// DefaultCacheDir is "gitops/git" under the user's cache directory
+// ($XDG_CACHE_HOME or ~/.cache), or under the temporary directory when the
+// user has none.
+func DefaultCacheDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil || base == "" {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "gitops", "git")
 }

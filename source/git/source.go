@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -41,12 +42,16 @@ type session interface {
 	Close() error
 }
 
-// New returns a Source storing objects under opts.CacheDir. Zero Timeout
-// and Depth take their defaults; a zero Logger discards.
+// New returns a Source storing objects under opts.CacheDir. Zero CacheDir,
+// Timeout and Depth take their defaults; a zero Logger discards. The cache
+// directory is created (mode 0700) if missing.
 func New(opts Options) (*Source, error) {
 	def := DefaultOptions()
 	if opts.CacheDir == "" {
-		return nil, errors.New("git source: Options.CacheDir is required")
+		opts.CacheDir = def.CacheDir
+	}
+	if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
+		return nil, fmt.Errorf("git source: cache directory: %w", err)
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = def.Timeout
