@@ -8,6 +8,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubegitops/gitops/resource"
 )
@@ -129,32 +130,9 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 
 	switch {
 	case live == nil:
-		dn := deepCopyMap(desired.Object)
-		d.norm.normalize(dn)
-		if _, err := d.ignore(ctx, key, gvk, nil, dn, nil); err != nil {
-			return Result{}, err
-		}
-		res.Missing, res.Modified = true, true
-		res.Desired = &unstructured.Unstructured{Object: dn}
-		res.PredictedLive = &unstructured.Unstructured{Object: deepCopyMap(dn)}
-		res.Changes = []Change{{Path: "", Op: ChangeAdd}}
-		res.Text, err = unifiedText(key.String(), nil, dn, d.opts.Color, d.opts.ContextLines)
-		return res, err
+		return d.diffMissing(ctx, res, gvk, desired)
 	case desired == nil:
-		ln := deepCopyMap(live.Object)
-		d.norm.normalize(ln)
-		if _, err := d.ignore(ctx, key, gvk, live, ln, nil); err != nil {
-			return Result{}, err
-		}
-		res.Extraneous = true
-		res.Live = &unstructured.Unstructured{Object: ln}
-		if v, _ := cmpOpts.Bool(resource.OptionIgnoreExtraneous); v {
-			return res, nil
-		}
-		res.Modified = true
-		res.Changes = []Change{{Path: "", Op: ChangeRemove}}
-		res.Text, err = unifiedText(key.String(), ln, nil, d.opts.Color, d.opts.ContextLines)
-		return res, err
+		return d.diffExtraneous(ctx, res, gvk, live, cmpOpts)
 	}
 
 	dn := deepCopyMap(desired.Object)
@@ -166,30 +144,7 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	}
 	ln := deepCopyMap(live.Object)
 	d.norm.normalize(ln)
-
-	var predicted, last map[string]any
-	if mode != ModeServerSide {
-		if last, err = parseLastApplied(live.GetAnnotations()[resource.AnnotationLastApplied]); err != nil {
-			return Result{}, err
-		}
-		if last != nil {
-			d.norm.normalize(last)
-		}
-	}
-	switch mode {
-	case ModeServerSide:
-		include := d.opts.IncludeMutationWebhook
-		if v, set := cmpOpts.Bool(resource.OptionIncludeMutationWebhook); set {
-			include = v
-		}
-		predicted, err = d.predictServerSide(ctx, gvk, desired, live, ln, include)
-	case ModeStructuredMerge:
-		res.TwoWay = len(live.GetManagedFields()) == 0
-		predicted, err = d.predictStructuredMerge(ctx, gvk, dn, ln, last, live)
-	default:
-		res.TwoWay = last == nil
-		predicted = predictThreeWay(last, dn, ln, d.trees.forGVK(gvk))
-	}
+	predicted, err := d.predict(ctx, &res, gvk, desired, live, dn, ln, cmpOpts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -199,15 +154,13 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	// they removed go back into the object the patch is computed from, so
 	// that the patch leaves ignored fields as they are.
 	liveFull := ln
-	removed, err := d.ignore(ctx, key, gvk, live, dn, nil)
+	matched, err := d.ignore(ctx, key, gvk, live, dn, nil)
 	if err != nil {
 		return Result{}, err
 	}
-	if removed {
-		ln = deepCopyMap(ln)
-	}
 	var liveRemoved []removedField
-	if removed {
+	if matched {
+		ln = deepCopyMap(ln)
 		if _, err := d.ignore(ctx, key, gvk, live, ln, &liveRemoved); err != nil {
 			return Result{}, err
 		}
@@ -236,6 +189,72 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 		return Result{}, err
 	}
 	res.Text, err = unifiedText(key.String(), ln, predicted, d.opts.Color, d.opts.ContextLines)
+	return res, err
+}
+
+// predict computes the predicted live object in res.Mode from the
+// normalised desired (dn) and live (ln) objects; it sets res.TwoWay.
+func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersionKind, desired, live *unstructured.Unstructured, dn, ln map[string]any, cmpOpts resource.Options) (map[string]any, error) {
+	var predicted, last map[string]any
+	var err error
+	if res.Mode != ModeServerSide {
+		if last, err = parseLastApplied(live.GetAnnotations()[resource.AnnotationLastApplied]); err != nil {
+			return nil, err
+		}
+		if last != nil {
+			d.norm.normalize(last)
+		}
+	}
+	switch res.Mode {
+	case ModeServerSide:
+		include := d.opts.IncludeMutationWebhook
+		if v, set := cmpOpts.Bool(resource.OptionIncludeMutationWebhook); set {
+			include = v
+		}
+		predicted, err = d.predictServerSide(ctx, gvk, desired, live, ln, include)
+	case ModeStructuredMerge:
+		res.TwoWay = len(live.GetManagedFields()) == 0
+		predicted, err = d.predictStructuredMerge(ctx, gvk, dn, ln, last, live)
+	default:
+		res.TwoWay = last == nil
+		predicted = predictThreeWay(last, dn, ln, d.trees.forGVK(gvk))
+	}
+	return predicted, err
+}
+
+// diffMissing is the result for a desired object with no live object.
+func (d *Differ) diffMissing(ctx context.Context, res Result, gvk schema.GroupVersionKind, desired *unstructured.Unstructured) (Result, error) {
+	dn := deepCopyMap(desired.Object)
+	d.norm.normalize(dn)
+	if _, err := d.ignore(ctx, res.Key, gvk, nil, dn, nil); err != nil {
+		return Result{}, err
+	}
+	res.Missing, res.Modified = true, true
+	res.Desired = &unstructured.Unstructured{Object: dn}
+	res.PredictedLive = &unstructured.Unstructured{Object: deepCopyMap(dn)}
+	res.Changes = []Change{{Path: "", Op: ChangeAdd}}
+	var err error
+	res.Text, err = unifiedText(res.Key.String(), nil, dn, d.opts.Color, d.opts.ContextLines)
+	return res, err
+}
+
+// diffExtraneous is the result for a live object with no desired object:
+// out of sync unless the IgnoreExtraneous compare option is set.
+func (d *Differ) diffExtraneous(ctx context.Context, res Result, gvk schema.GroupVersionKind, live *unstructured.Unstructured, cmpOpts resource.Options) (Result, error) {
+	ln := deepCopyMap(live.Object)
+	d.norm.normalize(ln)
+	if _, err := d.ignore(ctx, res.Key, gvk, live, ln, nil); err != nil {
+		return Result{}, err
+	}
+	res.Extraneous = true
+	res.Live = &unstructured.Unstructured{Object: ln}
+	if v, _ := cmpOpts.Bool(resource.OptionIgnoreExtraneous); v {
+		return res, nil
+	}
+	res.Modified = true
+	res.Changes = []Change{{Path: "", Op: ChangeRemove}}
+	var err error
+	res.Text, err = unifiedText(res.Key.String(), ln, nil, d.opts.Color, d.opts.ContextLines)
 	return res, err
 }
 
