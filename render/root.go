@@ -128,7 +128,11 @@ func (r *Root) resolve(name string, followLast bool) (string, error) {
 	if len(stack) == 0 {
 		return ".", nil
 	}
-	return strings.Join(stack, "/"), nil
+	p := strings.Join(stack, "/")
+	if !fs.ValidPath(p) {
+		return "", fs.ErrInvalid // e.g. not UTF-8
+	}
+	return p, nil
 }
 
 func splitPath(p string) []string {

@@ -67,7 +67,7 @@ func TestRenderGoldenWithTLAs(t *testing.T) {
 	}
 }
 
-func TestImportsStayInsideTheRoot(t *testing.T) {
+func TestS1S3JsonnetImportsStayInsideTheRoot(t *testing.T) {
 	cases := map[string]error{
 		"import '../../../../etc/passwd'": render.ErrOutsideRoot,
 		"import '/etc/passwd'":            render.ErrAbsolutePath,
