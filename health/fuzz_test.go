@@ -5,10 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 )
 
 // FuzzLuaHealth runs arbitrary scripts on arbitrary objects. Whatever the
@@ -76,3 +82,47 @@ func FuzzLuaHealth(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheck judges arbitrary JSON as each built-in kind: whatever the
+// shape (wrong types, missing fields), a check must not panic and must
+// return a valid code or no opinion.
+func FuzzCheck(f *testing.F) {
+	entries, _ := os.ReadDir(filepath.Join("testdata", "live"))
+	for _, e := range entries {
+		if data, err := os.ReadFile(filepath.Join("testdata", "live", e.Name())); err == nil && strings.HasSuffix(e.Name(), ".yaml") {
+			if j, err := yaml.YAMLToJSON(data); err == nil {
+				f.Add(uint8(0), string(j))
+			}
+		}
+	}
+	f.Add(uint8(3), `{"status":{"conditions":"x","containerStatuses":[1,{"state":{"waiting":{"reason":"CrashLoopBackOff"}},"lastState":7}]}}`)
+	kinds := append(BuiltinKinds(), schemaGK("example.com", "Widget"), schemaGK("cert-manager.io", "Certificate"))
+	slices.SortFunc(kinds, func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) })
+	checker, err := NewChecker(DefaultOptions())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, objJSON string) {
+		obj := map[string]any{}
+		if json.Unmarshal([]byte(objJSON), &obj) != nil {
+			return
+		}
+		gk := kinds[int(which)%len(kinds)]
+		u := &unstructured.Unstructured{Object: obj}
+		u.SetAPIVersion(schema.GroupVersion{Group: gk.Group, Version: "v1"}.String())
+		u.SetKind(gk.Kind)
+		st, err := checker.Check(u)
+		if err != nil {
+			var le *LuaError
+			if !errors.As(err, &le) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if st != nil && !st.Code.Valid() {
+			t.Fatalf("invalid code %q", st.Code)
+		}
+	})
+}
+
+func schemaGK(group, kind string) schema.GroupKind { return schema.GroupKind{Group: group, Kind: kind} }
