@@ -49,6 +49,7 @@ func BuiltinSchema() SchemaSource {
 	}
 }
 
+// TypeConverter implements SchemaSource.
 func (b *builtinSchema) TypeConverter(_ context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
 	if b.scheme.Recognizes(gvk) {
 		return b.typed, nil
@@ -119,6 +120,7 @@ func gvksOfSchema(s *spec.Schema) []schema.GroupVersionKind {
 	return out
 }
 
+// TypeConverter implements SchemaSource.
 func (o *openAPISchema) TypeConverter(ctx context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
 	if o.known[gvk] {
 		return o.conv, nil
