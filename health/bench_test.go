@@ -2,6 +2,8 @@ package health
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +65,39 @@ func BenchmarkLuaCheck(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLuaCheck_LargeObject is the Certificate check on an object as a
+// live cluster returns it: managedFields, a last-applied annotation and
+// labels the script never reads (they are converted lazily, so they cost
+// almost nothing).
+func BenchmarkLuaCheck_LargeObject(b *testing.B) {
+	c, err := NewChecker(DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	obj := loadScriptTestObject(b, "cert-manager.io/Certificate/testdata/healthy.yaml")
+	var managed []any
+	for i := 0; i < 20; i++ {
+		managed = append(managed, map[string]any{
+			"manager": fmt.Sprintf("controller-%d", i), "operation": "Update", "apiVersion": "cert-manager.io/v1",
+			"fieldsV1": map[string]any{"f:status": map[string]any{"f:conditions": map[string]any{".": map[string]any{}, "k:{\"type\":\"Ready\"}": map[string]any{"f:message": map[string]any{}, "f:status": map[string]any{}}}}},
+		})
+	}
+	obj.SetManagedFields(nil)
+	obj.Object["metadata"].(map[string]any)["managedFields"] = managed
+	labels := map[string]string{}
+	for i := 0; i < 30; i++ {
+		labels[fmt.Sprintf("label-%d", i)] = "value"
+	}
+	obj.SetLabels(labels)
+	obj.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat("x", 4096)})
+	b.ReportAllocs()
+	for b.Loop() {
+		if st, err := c.Check(obj); err != nil || st.Code != Healthy {
+			b.Fatal(st, err)
+		}
 	}
 }
 
