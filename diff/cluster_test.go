@@ -327,3 +327,52 @@ func discoveryClient(t testing.TB) *discovery.DiscoveryClient {
 	}
 	return dc
 }
+
+// mutatingApplier stands in for a mutating admission webhook (which the
+// local cluster does not run): it adds a sidecar annotation to the real dry
+// run's result, owned by no manager, as a webhook's change would be.
+type mutatingApplier struct{ inner DryRunApplier }
+
+func (m mutatingApplier) DryRunApply(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	out, err := m.inner.DryRunApply(ctx, obj, manager)
+	if err != nil {
+		return nil, err
+	}
+	_ = unstructured.SetNestedField(out.Object, "injected", "spec", "template", "metadata", "annotations", "sidecar.example.com/status")
+	return out, nil
+}
+
+// TestServerSideDiffHidesWebhookMutations checks that a change the dry run
+// shows in a field our manager does not own is not a difference by
+// default, and is one with IncludeMutationWebhook (option or annotation).
+func TestServerSideDiffHidesWebhookMutations(t *testing.T) {
+	dyn := dynamic.NewForConfigOrDie(cluster.Config())
+	ns := cluster.TestNamespace(t)
+	applier, err := NewDryRunApplier(cluster.Config(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := loadCorpusCase(t, "testdata/corpus/01-deployment-defaults.yaml")
+	desired := (&unstructured.Unstructured{Object: c.Desired}).DeepCopy()
+	desired.SetNamespace(ns)
+	live := apply(t, dyn, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, desired, DefaultFieldManager)
+
+	opts := DefaultOptions()
+	opts.Mode = ModeServerSide
+	opts.DryRun = mutatingApplier{inner: applier}
+	res, err := mustDiffer(t, opts).Diff(context.Background(), desired, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Modified {
+		t.Errorf("webhook mutation reported as a change: %v", res.Changes)
+	}
+	opts.IncludeMutationWebhook = true
+	res, err = mustDiffer(t, opts).Diff(context.Background(), desired, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changePaths(res); len(got) != 1 || got[0] != "/spec/template/metadata/annotations" {
+		t.Errorf("IncludeMutationWebhook: changes %v, want the injected annotations", got)
+	}
+}
