@@ -19,15 +19,16 @@ import (
 )
 
 // loadChart reads the chart at dir through root, honouring .helmignore,
-// and loads it with Helm's loader.
-func loadChart(root *render.Root, dir string) (*chart.Chart, error) {
+// and loads it with Helm's loader. It also returns the files read, so that
+// fetched dependencies can be added to them.
+func loadChart(root *render.Root, dir string) (*chart.Chart, []*loader.BufferedFile, error) {
 	rules := ignore.Empty()
 	if data, err := root.ReadFile(path.Join(dir, ignore.HelmIgnore)); err == nil {
 		if rules, err = ignore.Parse(bytes.NewReader(data)); err != nil {
-			return nil, fmt.Errorf("%s: %w", path.Join(dir, ignore.HelmIgnore), err)
+			return nil, nil, fmt.Errorf("%s: %w", path.Join(dir, ignore.HelmIgnore), err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	rules.AddDefaults()
 	var files []*loader.BufferedFile
@@ -67,13 +68,13 @@ func loadChart(root *render.Root, dir string) (*chart.Chart, error) {
 		return nil
 	}
 	if err := walk("."); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := loader.LoadFiles(files)
 	if err != nil {
-		return nil, fmt.Errorf("load chart %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("load chart %s: %w", dir, err)
 	}
-	return c, nil
+	return c, files, nil
 }
 
 // checkArchive decompresses a chart archive once, counting, so that an

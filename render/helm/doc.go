@@ -7,8 +7,10 @@
 // directories or archives; archives are checked against the render's byte
 // and file budgets before Helm decompresses them, so a gzip bomb fails with
 // render.ErrTooLarge). A dependency declared in Chart.yaml and missing from
-// charts/ is an error: this renderer never downloads (Options.
-// FetchDependencies is reserved and refused until implemented).
+// charts/ fails with render.ErrRemoteDisabled unless Options.
+// FetchDependencies is set; then it is downloaded from its http(s) chart
+// repository at the version Chart.lock pins, into memory, once per
+// Renderer (concurrent renders share one download), within the budgets.
 //
 // Values are merged as Argo CD and Helm do: the chart's values.yaml, then
 // ValueFiles in order, then the inline Values document, then ValuesObject,

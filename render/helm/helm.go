@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,12 +24,14 @@ type Options struct {
 	// AllowedValueSchemes lists URL schemes value files may use ("https").
 	// Default none: every URL is refused.
 	AllowedValueSchemes []string
-	// RemoteTimeout bounds the fetch of one remote value file. Default 30 s.
+	// RemoteTimeout bounds one fetch (a remote value file, a repository
+	// index, a dependency archive). Default 30 s.
 	RemoteTimeout time.Duration
-	// FetchDependencies would download dependencies listed in Chart.lock
-	// that are missing from charts/. Not implemented: a render with it set
-	// fails with render.ErrRemoteDisabled's sibling error, so that turning
-	// it on never silently does nothing.
+	// FetchDependencies downloads dependencies missing from charts/ from
+	// their http(s) chart repositories, at the version Chart.lock pins (else
+	// the Chart.yaml constraint), into memory. Default false: a missing
+	// dependency fails the render and nothing is fetched. Downloads are
+	// shared by the renders of one Renderer and bounded by Limits.
 	FetchDependencies bool
 	// DefaultKubeVersion is used when Input.KubeVersion is empty. Default:
 	// Helm's own default.
@@ -44,6 +47,7 @@ func DefaultOptions() Options {
 type Renderer struct {
 	opts Options
 	http *http.Client
+	deps *dependencyCache
 }
 
 // New returns a Helm Renderer.
@@ -52,7 +56,7 @@ func New(opts Options) *Renderer {
 	if opts.RemoteTimeout <= 0 {
 		opts.RemoteTimeout = 30 * time.Second
 	}
-	return &Renderer{opts: opts, http: &http.Client{Timeout: opts.RemoteTimeout}}
+	return &Renderer{opts: opts, http: &http.Client{Timeout: opts.RemoteTimeout}, deps: &dependencyCache{entries: map[string][]byte{}}}
 }
 
 // Identity implements render.Identifier.
@@ -67,9 +71,6 @@ func (r *Renderer) Render(ctx context.Context, in render.Input) ([]*unstructured
 }
 
 func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
-	if r.opts.FetchDependencies {
-		return nil, fmt.Errorf("%w: fetching chart dependencies is not implemented", render.ErrRemoteDisabled)
-	}
 	src := render.HelmSource{}
 	if in.Helm != nil {
 		src = *in.Helm
@@ -79,12 +80,24 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 	if err != nil {
 		return nil, err
 	}
-	chrt, err := loadChart(root, chartDir)
+	chrt, files, err := loadChart(root, chartDir)
 	if err != nil {
 		return nil, err
 	}
 	if err := action.CheckDependencies(chrt, chrt.Metadata.Dependencies); err != nil {
-		return nil, fmt.Errorf("%w (dependencies are not downloaded during render; vendor them into charts/)", err)
+		if !r.opts.FetchDependencies {
+			return nil, fmt.Errorf("%w: %v (vendor dependencies into charts/ or enable FetchDependencies)", render.ErrRemoteDisabled, err)
+		}
+		fetched, ferr := r.fetchDependencies(ctx, chrt, root.Limits())
+		if ferr != nil {
+			return nil, ferr
+		}
+		if chrt, err = loader.LoadFiles(append(files, fetched...)); err != nil {
+			return nil, fmt.Errorf("load chart %s with fetched dependencies: %w", chartDir, err)
+		}
+		if err := action.CheckDependencies(chrt, chrt.Metadata.Dependencies); err != nil {
+			return nil, err
+		}
 	}
 	vals, err := r.values(ctx, root, chartDir, src)
 	if err != nil {

@@ -278,9 +278,9 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 	}
 }
 
-// TestS9NoNetworkDuringRender: lookup returns empty (no cluster client), a
-// dependency missing from charts/ is an error (never downloaded), and
-// fetching dependencies cannot be switched on silently.
+// TestS9NoNetworkDuringRender: lookup returns empty (no cluster client),
+// and a dependency missing from charts/ fails with ErrRemoteDisabled unless
+// FetchDependencies is set (see TestFetchDependenciesWhenAllowed).
 func TestS9NoNetworkDuringRender(t *testing.T) {
 	snap := fixture(t)
 	objs, err := New(DefaultOptions()).Render(context.Background(), prodInput(snap))
@@ -294,18 +294,19 @@ func TestS9NoNetworkDuringRender(t *testing.T) {
 			}
 		}
 	}
+	if _, err := New(DefaultOptions()).Render(context.Background(), prodInput(withoutVendoredDeps(snap))); !errors.Is(err, render.ErrRemoteDisabled) || !strings.Contains(err.Error(), "sub") {
+		t.Fatalf("missing dependency: %v, want ErrRemoteDisabled naming it", err)
+	}
+}
+
+func withoutVendoredDeps(snap *rendertest.Snapshot) *rendertest.Snapshot {
 	missing := snap.With(nil)
 	for k := range missing.MapFS {
 		if strings.HasPrefix(k, "charts/app/charts/") {
 			delete(missing.MapFS, k)
 		}
 	}
-	if _, err := New(DefaultOptions()).Render(context.Background(), prodInput(missing)); err == nil || !strings.Contains(err.Error(), "sub") {
-		t.Fatalf("missing dependency: %v, want an error naming it", err)
-	}
-	if _, err := New(Options{FetchDependencies: true}).Render(context.Background(), prodInput(snap)); !errors.Is(err, render.ErrRemoteDisabled) {
-		t.Fatalf("FetchDependencies: %v, want ErrRemoteDisabled until implemented", err)
-	}
+	return missing
 }
 
 // TestS18HelmOptionsMissTheCache walks every field of Options.
