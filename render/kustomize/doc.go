@@ -12,9 +12,10 @@
 //
 // Remote resources and bases (git URLs, http(s) files) are refused before
 // krusty runs, with render.ErrRemoteDisabled naming the kustomization and
-// the entry, unless Options.AllowRemoteResources is set; then http(s) file
-// resources are fetched by krusty (remote git bases still fail: a clone
-// lands outside the rooted tree). Plugins are disabled, and helmCharts is
+// the entry, unless Options.AllowRemoteResources is set; then krusty fetches
+// http(s) files and clones git bases (with the git binary) into temporary
+// directories, each read through its own Root and removed afterwards.
+// Plugins are disabled, and helmCharts is
 // refused (kustomize would exec a helm binary; render Helm charts with
 // render/helm instead).
 //

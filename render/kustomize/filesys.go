@@ -27,6 +27,12 @@ var ErrReadOnly = errors.New("the render file system is read-only")
 type FileSystem struct {
 	root     *render.Root
 	overlays map[string][]byte // rooted path -> content
+
+	// clones, when not empty, is the prefix of the directories kustomize
+	// clones remote bases into (only when remote resources are allowed);
+	// each clone is read through its own Root and may be removed.
+	clones     string
+	cloneRoots map[string]*render.Root
 }
 
 var _ filesys.FileSystem = (*FileSystem)(nil)
@@ -34,6 +40,43 @@ var _ filesys.FileSystem = (*FileSystem)(nil)
 // NewFileSystem returns a read-only kustomize file system over root.
 func NewFileSystem(root *render.Root) *FileSystem {
 	return &FileSystem{root: root, overlays: map[string][]byte{}}
+}
+
+// allowClones lets the file system read, and remove, the directories
+// kustomize clones remote git bases into.
+func (f *FileSystem) allowClones() {
+	f.clones = filepath.Join(os.TempDir(), "kustomize-")
+	f.cloneRoots = map[string]*render.Root{}
+}
+
+// route returns the Root that serves p, p relative to it, and the prefix
+// that turns a relative path back into a kustomize path.
+func (f *FileSystem) route(p string) (*render.Root, string, string) {
+	if f.clones != "" && strings.HasPrefix(filepath.Clean(p), f.clones) {
+		clean := filepath.Clean(p)
+		top, rest, _ := strings.Cut(strings.TrimPrefix(clean, f.clones), string(filepath.Separator))
+		dir := f.clones + top
+		r, ok := f.cloneRoots[dir]
+		if !ok {
+			r = render.NewRoot(os.DirFS(dir), f.root.Limits())
+			f.cloneRoots[dir] = r
+		}
+		if rest == "" {
+			rest = "."
+		}
+		return r, filepath.ToSlash(rest), dir
+	}
+	return f.root, rel(p), ""
+}
+
+func join(prefix, r string) string {
+	if prefix == "" {
+		return abs(r)
+	}
+	if r == "." {
+		return prefix
+	}
+	return prefix + "/" + r
 }
 
 // rel turns a kustomize path (absolute under "/" or relative to "/") into
@@ -69,8 +112,13 @@ func (f *FileSystem) MkdirAll(p string) error {
 	return &render.PathError{Op: "mkdir", Path: p, Err: ErrReadOnly}
 }
 
-// RemoveAll implements filesys.FileSystem; it always fails.
+// RemoveAll implements filesys.FileSystem: it removes a clone of a remote
+// base and fails for anything else.
 func (f *FileSystem) RemoveAll(p string) error {
+	if _, r, prefix := f.route(p); prefix != "" && r == "." {
+		delete(f.cloneRoots, prefix)
+		return os.RemoveAll(prefix)
+	}
 	return &render.PathError{Op: "remove", Path: p, Err: ErrReadOnly}
 }
 
@@ -91,31 +139,35 @@ func (f *FileSystem) Open(p string) (filesys.File, error) {
 
 // ReadFile implements filesys.FileSystem.
 func (f *FileSystem) ReadFile(p string) ([]byte, error) {
-	r, err := f.root.Resolve(rel(p))
+	root, name, prefix := f.route(p)
+	r, err := root.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
-	if data, ok := f.overlays[r]; ok {
+	if data, ok := f.overlays[r]; ok && prefix == "" {
 		return data, nil
 	}
-	return f.root.ReadFile(r)
+	return root.ReadFile(r)
 }
 
 // IsDir implements filesys.FileSystem.
 func (f *FileSystem) IsDir(p string) bool {
-	info, err := f.root.Stat(rel(p))
+	root, name, _ := f.route(p)
+	info, err := root.Stat(name)
 	return err == nil && info.IsDir()
 }
 
 // Exists implements filesys.FileSystem.
 func (f *FileSystem) Exists(p string) bool {
-	_, err := f.root.Stat(rel(p))
+	root, name, _ := f.route(p)
+	_, err := root.Stat(name)
 	return err == nil
 }
 
 // ReadDir implements filesys.FileSystem: the names in the directory.
 func (f *FileSystem) ReadDir(p string) ([]string, error) {
-	entries, err := f.root.ReadDir(rel(p))
+	root, name, _ := f.route(p)
+	entries, err := root.ReadDir(name)
 	if err != nil {
 		return nil, err
 	}
@@ -129,28 +181,30 @@ func (f *FileSystem) ReadDir(p string) ([]string, error) {
 // CleanedAbs implements filesys.FileSystem: the directory (with symbolic
 // links resolved inside the root) and, for a file, its name.
 func (f *FileSystem) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
-	r, err := f.root.Resolve(rel(p))
+	root, name, prefix := f.route(p)
+	r, err := root.Resolve(name)
 	if err != nil {
 		return "", "", err
 	}
-	info, err := f.root.Stat(r)
+	info, err := root.Stat(r)
 	if err != nil {
 		return "", "", fmt.Errorf("'%s' does not exist: %w", p, err)
 	}
 	if info.IsDir() {
-		return filesys.ConfirmedDir(abs(r)), "", nil
+		return filesys.ConfirmedDir(join(prefix, r)), "", nil
 	}
-	return filesys.ConfirmedDir(abs(path.Dir(r))), path.Base(r), nil
+	return filesys.ConfirmedDir(join(prefix, path.Dir(r))), path.Base(r), nil
 }
 
 // Glob implements filesys.FileSystem for patterns whose meta-characters
 // are in the last element (the only form kustomize documents).
 func (f *FileSystem) Glob(pattern string) ([]string, error) {
-	dir, base := path.Split(rel(pattern))
+	root, name, prefix := f.route(pattern)
+	dir, base := path.Split(name)
 	if dir == "" {
 		dir = "."
 	}
-	entries, err := f.root.ReadDir(path.Clean(dir))
+	entries, err := root.ReadDir(path.Clean(dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -162,7 +216,7 @@ func (f *FileSystem) Glob(pattern string) ([]string, error) {
 		if ok, err := path.Match(base, e.Name()); err != nil {
 			return nil, err
 		} else if ok {
-			out = append(out, abs(path.Join(path.Clean(dir), e.Name())))
+			out = append(out, join(prefix, path.Join(path.Clean(dir), e.Name())))
 		}
 	}
 	return out, nil
@@ -171,13 +225,14 @@ func (f *FileSystem) Glob(pattern string) ([]string, error) {
 // Walk implements filesys.FileSystem, in lexical order, resolving links
 // inside the root.
 func (f *FileSystem) Walk(p string, walkFn filepath.WalkFunc) error {
+	root, start, prefix := f.route(p)
 	var walk func(r string) error
 	walk = func(r string) error {
-		info, err := f.root.Stat(r)
+		info, err := root.Stat(r)
 		if err != nil {
-			return walkFn(abs(r), nil, err)
+			return walkFn(join(prefix, r), nil, err)
 		}
-		if err := walkFn(abs(r), info, nil); err != nil {
+		if err := walkFn(join(prefix, r), info, nil); err != nil {
 			if info.IsDir() && errors.Is(err, filepath.SkipDir) {
 				return nil
 			}
@@ -186,9 +241,9 @@ func (f *FileSystem) Walk(p string, walkFn filepath.WalkFunc) error {
 		if !info.IsDir() {
 			return nil
 		}
-		entries, err := f.root.ReadDir(r)
+		entries, err := root.ReadDir(r)
 		if err != nil {
-			return walkFn(abs(r), info, err)
+			return walkFn(join(prefix, r), info, err)
 		}
 		for _, e := range entries {
 			if err := walk(path.Join(r, e.Name())); err != nil {
@@ -197,7 +252,7 @@ func (f *FileSystem) Walk(p string, walkFn filepath.WalkFunc) error {
 		}
 		return nil
 	}
-	err := walk(rel(p))
+	err := walk(start)
 	if errors.Is(err, filepath.SkipAll) {
 		return nil
 	}

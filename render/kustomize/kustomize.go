@@ -25,9 +25,13 @@ type Options struct {
 	// its own directory and below (bases and components are directories
 	// and may live elsewhere in the tree).
 	LoadRestrictions types.LoadRestrictions
-	// AllowRemoteResources lets kustomizations name http(s) resources
-	// (fetched by krusty at render time). Default false: any remote entry
-	// fails the render before anything is fetched.
+	// AllowRemoteResources lets kustomizations name remote resources:
+	// http(s) files (fetched by krusty) and git bases (cloned by kustomize
+	// with the git binary into a temporary directory that is read through
+	// its own Root and removed after the build). Default false: any remote
+	// entry fails the render before anything is fetched. With it on, the
+	// output depends on the network, which the cache key cannot see: use a
+	// short cache TTL or pin refs.
 	AllowRemoteResources bool
 	// Reorder is krusty's output order. Default
 	// krusty.ReorderOptionUnspecified: the kustomization's sortOptions when
@@ -87,6 +91,9 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 		return nil, err
 	}
 	fsys := NewFileSystem(root)
+	if r.opts.AllowRemoteResources {
+		fsys.allowClones()
+	}
 	kfile, k, err := readKustomization(root, dir)
 	if err != nil {
 		return nil, err
