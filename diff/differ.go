@@ -172,7 +172,7 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	res.Desired = &unstructured.Unstructured{Object: dn}
 	res.Live = &unstructured.Unstructured{Object: ln}
 	res.PredictedLive = &unstructured.Unstructured{Object: predicted}
-	res.Changes = compareObjects(ln, predicted)
+	res.Changes = compareObjects(ln, predicted, d.trees.forGVK(gvk))
 	res.Modified = len(res.Changes) > 0
 	if !res.Modified {
 		res.Changes = nil

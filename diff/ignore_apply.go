@@ -86,7 +86,7 @@ func (d *Differ) managedPaths(ctx context.Context, gvk schema.GroupVersionKind, 
 		return nil, err
 	}
 	var out []fieldPath
-	for _, c := range compareObjects(obj, without) {
+	for _, c := range compareObjects(obj, without, d.trees.forGVK(gvk)) {
 		if p, ok := splitPointer(c.Path); ok && len(p) > 0 {
 			out = append(out, p)
 		}

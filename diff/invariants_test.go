@@ -97,7 +97,7 @@ func TestInvariantEmptyDiffMeansInSync(t *testing.T) {
 				}
 				checked++
 				got := applyPatch(t, d, live, res.Patch)
-				if ch := compareObjects(got, res.PredictedLive.Object); len(ch) > 0 {
+				if ch := compareObjects(got, res.PredictedLive.Object, nil); len(ch) > 0 {
 					t.Errorf("%s %s: live+patch differs from PredictedLive: %v\npatch %s", c.Name, mode, ch, res.Patch.Data())
 				}
 			}

@@ -50,7 +50,7 @@ func TestNormalizeRules(t *testing.T) {
 	for _, c := range cases {
 		a := d.Normalize(mustObject(t, c.desired))
 		b := d.Normalize(mustObject(t, c.live))
-		changes := compareObjects(a.Object, b.Object)
+		changes := compareObjects(a.Object, b.Object, nil)
 		if (len(changes) == 0) != c.equal {
 			t.Errorf("%s: changes %v, want equal=%v", c.name, changes, c.equal)
 		}
@@ -69,10 +69,10 @@ func TestNormalizeDoesNotModifyInput(t *testing.T) {
 	if _, err := d.Diff(context.Background(), desired, live); err != nil {
 		t.Fatal(err)
 	}
-	if ch := compareObjects(dc.Object, desired.Object); len(ch) > 0 {
+	if ch := compareObjects(dc.Object, desired.Object, nil); len(ch) > 0 {
 		t.Errorf("desired modified: %v", ch)
 	}
-	if ch := compareObjects(lc.Object, live.Object); len(ch) > 0 {
+	if ch := compareObjects(lc.Object, live.Object, nil); len(ch) > 0 {
 		t.Errorf("live modified: %v", ch)
 	}
 }
@@ -182,4 +182,38 @@ func (d *Differ) mustText(t *testing.T, c corpusCase) string {
 		t.Fatalf("no text: %v", err)
 	}
 	return res.Text
+}
+
+// TestNormalizeKeepsEmptyStructs checks that an empty struct that means
+// something (an emptyDir volume) survives normalisation and reaches the
+// patch, while empty maps and lists the server drops are dropped.
+func TestNormalizeKeepsEmptyStructs(t *testing.T) {
+	d := mustDiffer(t, DefaultOptions())
+	pod := d.Normalize(mustObject(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{}},
+"spec":{"nodeSelector":{},"volumes":[{"name":"scratch","emptyDir":{}}],"containers":[{"name":"c","image":"i:1","env":[]}]}}`))
+	vols, _, _ := unstructured.NestedSlice(pod.Object, "spec", "volumes")
+	if _, ok := vols[0].(map[string]any)["emptyDir"]; !ok {
+		t.Errorf("emptyDir: {} dropped: %v", vols)
+	}
+	if _, ok, _ := unstructured.NestedMap(pod.Object, "spec", "nodeSelector"); ok {
+		t.Error("empty nodeSelector kept")
+	}
+	live := mustObject(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i:1"}]}}`)
+	desired := mustObject(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"volumes":[{"name":"scratch","emptyDir":{}}],"containers":[{"name":"c","image":"i:1"}]}}`)
+	res, err := d.Diff(context.Background(), desired, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Patch.Data()), `"emptyDir":{}`) {
+		t.Errorf("patch lost emptyDir: %s", res.Patch.Data())
+	}
+	// Adding emptyDir: {} to an existing volume is a change, even two-way.
+	hostPath := mustObject(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"volumes":[{"name":"scratch","hostPath":{"path":"/x","type":""}}],"containers":[{"name":"c","image":"i:1"}]}}`)
+	res, err = d.Diff(context.Background(), desired, hostPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changes) != 1 || res.Changes[0].Path != "/spec/volumes/0/emptyDir" {
+		t.Errorf("changes %v, want /spec/volumes/0/emptyDir", res.Changes)
+	}
 }

@@ -81,6 +81,6 @@ func mergePatch(a, b map[string]any) map[string]any {
 // valuesEqual compares two normalised values with the comparison's rules.
 func valuesEqual(a, b any) bool {
 	var c comparer
-	c.compareValues(a, b)
+	c.compareValues(a, b, nil)
 	return len(c.changes) == 0
 }

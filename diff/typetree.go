@@ -41,7 +41,9 @@ type typeNode struct {
 // matter to merging and to empty-value handling.
 type typeField struct {
 	node *typeNode
-	// omitEmpty: the server never stores an empty map or list here.
+	// omitEmpty: a Go map or slice field tagged omitempty: the server never
+	// stores it empty. (An empty struct, such as emptyDir: {}, is a value
+	// and is kept.)
 	omitEmpty bool
 	// mergeKey and merge: strategic-merge-patch list semantics
 	// (patchStrategy "merge", patchMergeKey).
@@ -167,7 +169,7 @@ func (t *typeTrees) addFields(n *typeNode, typ reflect.Type) {
 		strategy := f.Tag.Get("patchStrategy")
 		n.fields[name] = &typeField{
 			node:       t.build(f.Type),
-			omitEmpty:  strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero"),
+			omitEmpty:  (f.Type.Kind() == reflect.Map || f.Type.Kind() == reflect.Slice) && (strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")),
 			mergeKey:   f.Tag.Get("patchMergeKey"),
 			merge:      strings.Contains(strategy, "merge"),
 			retainKeys: strings.Contains(strategy, "retainKeys"),

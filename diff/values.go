@@ -93,11 +93,13 @@ type Change struct {
 
 // compareObjects lists the changes from live to predicted, sorted by path.
 // An empty map or list and an absent field are equal, so that a change list
-// is empty exactly when the two objects mean the same. No allocation
-// happens unless a change is found.
-func compareObjects(live, predicted map[string]any) []Change {
+// is empty exactly when the two objects mean the same; the exception is a
+// field that root (the kind's type, nil for none) says is a struct, where
+// {} is a value (emptyDir: {}). No allocation happens unless a change is
+// found.
+func compareObjects(live, predicted map[string]any, root *typeNode) []Change {
 	var c comparer
-	c.compareMaps(live, predicted)
+	c.compareMaps(live, predicted, root)
 	sort.Slice(c.changes, func(i, j int) bool { return c.changes[i].Path < c.changes[j].Path })
 	return c.changes
 }
@@ -111,21 +113,47 @@ func (c *comparer) add(op ChangeOp) {
 	c.changes = append(c.changes, Change{Path: joinPointer(c.path), Op: op})
 }
 
-func (c *comparer) compareMaps(a, b map[string]any) {
+// childNode returns the type of field k of a map or struct node.
+func childNode(t *typeNode, k string) *typeNode {
+	if t == nil {
+		return nil
+	}
+	switch t.kind {
+	case nodeStruct:
+		if f := t.fields[k]; f != nil {
+			return f.node
+		}
+	case nodeMap:
+		return t.elem
+	}
+	return nil
+}
+
+// absentEqual reports whether v, present on one side only, means the same
+// as absence: null, or an empty map or list that is not a struct value.
+func absentEqual(v any, t *typeNode) bool {
+	if m, ok := v.(map[string]any); ok && len(m) == 0 && t != nil && t.kind == nodeStruct {
+		return false
+	}
+	return isEmptyOrNil(v)
+}
+
+func (c *comparer) compareMaps(a, b map[string]any, t *typeNode) {
 	for k, av := range a {
+		ct := childNode(t, k)
 		c.path = append(c.path, k)
 		bv, ok := b[k]
 		if !ok {
-			if !isEmptyOrNil(av) {
+			if !absentEqual(av, ct) {
 				c.add(ChangeRemove)
 			}
 		} else {
-			c.compareValues(av, bv)
+			c.compareValues(av, bv, ct)
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
 	for k, bv := range b {
-		if _, ok := a[k]; ok || isEmptyOrNil(bv) {
+		if _, ok := a[k]; ok || absentEqual(bv, childNode(t, k)) {
 			continue
 		}
 		c.path = append(c.path, k)
@@ -134,11 +162,11 @@ func (c *comparer) compareMaps(a, b map[string]any) {
 	}
 }
 
-func (c *comparer) compareValues(a, b any) {
+func (c *comparer) compareValues(a, b any, t *typeNode) {
 	switch av := a.(type) {
 	case map[string]any:
 		if bv, ok := b.(map[string]any); ok {
-			c.compareMaps(av, bv)
+			c.compareMaps(av, bv, t)
 			return
 		}
 		if isEmptyOrNil(av) && isEmptyOrNil(b) {
@@ -146,7 +174,7 @@ func (c *comparer) compareValues(a, b any) {
 		}
 	case []any:
 		if bv, ok := b.([]any); ok {
-			c.compareLists(av, bv)
+			c.compareLists(av, bv, t.elemNode())
 			return
 		}
 		if isEmptyOrNil(av) && isEmptyOrNil(b) {
@@ -163,11 +191,11 @@ func (c *comparer) compareValues(a, b any) {
 	c.add(ChangeReplace)
 }
 
-func (c *comparer) compareLists(a, b []any) {
+func (c *comparer) compareLists(a, b []any, et *typeNode) {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		c.path = append(c.path, strconv.Itoa(i))
-		c.compareValues(a[i], b[i])
+		c.compareValues(a[i], b[i], et)
 		c.path = c.path[:len(c.path)-1]
 	}
 	for i := n; i < len(a); i++ {

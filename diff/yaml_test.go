@@ -39,7 +39,7 @@ func TestWriteYAMLRoundTrip(t *testing.T) {
 			normalizeValue(u.Object, nil)
 			return u.Object
 		}
-		if ch := compareObjects(norm(obj), norm(back)); len(ch) > 0 {
+		if ch := compareObjects(norm(obj), norm(back), nil); len(ch) > 0 {
 			t.Errorf("object %d does not round-trip: %v\n%s", i, ch, b.String())
 		}
 	}
