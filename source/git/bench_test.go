@@ -262,3 +262,38 @@ func BenchmarkFetchDepth1(b *testing.B) {
 		snap.Close()
 	}
 }
+
+// BenchmarkSnapshotOpenWith50Packs opens a snapshot of a store that 50
+// separate depth-1 fetches filled with 50 packs: the cost must not grow
+// with the number of packs (snapshots share one read handle).
+func BenchmarkSnapshotOpenWith50Packs(b *testing.B) {
+	srv := newGitServer(b, "", "")
+	fastImportRepo(b, srv.root, "r", 50, 100)
+	bare := filepath.Join(srv.root, "r.git")
+	runGit(b, bare, "config", "uploadpack.allowReachableSHA1InWant", "true")
+	commits := strings.Fields(runGit(b, bare, "rev-list", "main"))
+	s := newSource(b)
+	repo := source.Repository{URL: srv.url("r")}
+	ctx := context.Background()
+	for i := len(commits) - 1; i >= 0; i-- {
+		if _, err := s.Snapshot(ctx, repo, source.Revision{Commit: commits[i]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, _ := s.store(mustEndpoint(b, repo))
+	packs, _ := filepath.Glob(filepath.Join(st.dir, "objects", "pack", "*.pack"))
+	if len(packs) != len(commits) {
+		b.Fatalf("%d packs for %d fetches", len(packs), len(commits))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		snap, err := s.OpenSnapshot(ctx, repo, source.Revision{Commit: commits[i%len(commits)]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := snap.TreeHash("apps"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

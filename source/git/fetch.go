@@ -44,7 +44,7 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 	if err != nil {
 		return err
 	}
-	st := o.openReader(false)
+	st := o.openWriter()
 	defer st.Close()
 
 	wants := []plumbing.Hash{h}
@@ -58,11 +58,9 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 	if err := s.uploadPack(ctx, sess, ar, st, wants, depth); err != nil {
 		return err
 	}
-	if !commitPresent(st, h) {
-		// A fresh handle sees the pack just written.
-		if !o.hasCommit(h) {
-			return fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound)
-		}
+	o.reindex() // the shared reader now sees the new pack
+	if !o.hasCommit(h) {
+		return fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound)
 	}
 	return st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(fetchedRefPrefix+h.String()), h))
 }

@@ -2,10 +2,8 @@ package git
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/internal/treefs"
@@ -26,36 +24,26 @@ import (
 type Snapshot struct {
 	*treefs.FS
 	rev source.Revision
-	st  *filesystem.Storage
 }
 
 var _ source.Snapshot = (*Snapshot)(nil)
 
 func openSnapshot(o *objectStore, h plumbing.Hash, rev source.Revision) (*Snapshot, error) {
-	st := o.openReader(true)
-	obj, err := st.EncodedObject(plumbing.CommitObject, h)
+	obj, err := o.EncodedObject(plumbing.CommitObject, h)
 	if err != nil {
-		st.Close()
 		return nil, fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound)
 	}
 	c, err := decodeCommit(obj)
 	if err != nil {
-		st.Close()
 		return nil, fmt.Errorf("commit %s: %w", h, err)
 	}
-	s := &Snapshot{FS: treefs.New(st, c.TreeHash), rev: rev, st: st}
-	// An unclosed snapshot must not leak the pack file descriptors.
-	runtime.AddCleanup(s, func(st *filesystem.Storage) { st.Close() }, st)
-	return s, nil
+	return &Snapshot{FS: treefs.New(o, c.TreeHash), rev: rev}, nil
 }
 
 // Revision implements source.Snapshot.
 func (s *Snapshot) Revision() source.Revision { return s.rev }
 
-// Close releases the pack files the snapshot holds open. A closed snapshot
-// reopens them on demand, one read at a time.
-func (s *Snapshot) Close() error {
-	var err error
-	s.Lock(func() { err = s.st.Close() })
-	return err
-}
+// Close implements source.Closer. Snapshots share their repository's read
+// handle, so there is nothing to release; Close exists so callers can
+// treat every snapshot alike.
+func (s *Snapshot) Close() error { return nil }

@@ -261,9 +261,15 @@ func (s *Source) ChangedPaths(ctx context.Context, repo source.Repository, from,
 	return out, nil
 }
 
-// Close releases idle network connections. Object stores stay on disk for
-// the next Source on the same CacheDir; open snapshots stay readable.
+// Close releases idle network connections and open pack files. Object
+// stores stay on disk for the next Source on the same CacheDir; open
+// snapshots stay readable (they reopen files on demand).
 func (s *Source) Close() error {
 	s.httpTransport.CloseIdleConnections()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.stores {
+		o.close()
+	}
 	return nil
 }

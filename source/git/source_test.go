@@ -403,3 +403,31 @@ func mustTreeHash(t testing.TB, s source.Snapshot, p string) string {
 	}
 	return h
 }
+
+// TestFetchOfNonTipWithServerAllowingSHAWants: when the server allows
+// wanting any reachable commit, an old commit is fetched at depth 1 like a
+// tip, without falling back to the full history.
+func TestFetchOfNonTipWithServerAllowingSHAWants(t *testing.T) {
+	f := newFixture(t)
+	f.work.write(map[string]string{"later": "x"})
+	f.work.commit("later")
+	f.work.publish()
+	runGit(t, f.work.bare, "config", "uploadpack.allowReachableSHA1InWant", "true")
+	s := newSource(t)
+	old := source.Revision{Commit: f.first}
+	snap, err := s.OpenSnapshot(context.Background(), f.repo, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(snap, "apps/c/new.yaml"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("snapshot of the first commit has a later file: %v", err)
+	}
+	store, _ := s.store(mustEndpoint(t, f.repo))
+	shallow, err := os.ReadFile(filepath.Join(store.dir, "shallow"))
+	if err != nil || strings.TrimSpace(string(shallow)) != f.first {
+		t.Fatalf("shallow = %q, %v; want only %s (a depth-1 fetch)", shallow, err, f.first)
+	}
+	if store.hasCommit(mustHash(f.second)) {
+		t.Fatal("fetching an old commit brought later history")
+	}
+}

@@ -16,16 +16,22 @@ import (
 
 // objectStore is the on-disk bare repository that holds every object
 // fetched from one repository (for one set of credentials). All revisions
-// share it. Fetches are serialised by sem (one in flight per store); reads
-// never take it: each snapshot opens its own read handle on the directory,
-// which sees every pack completed before it was opened (go-git writes a
-// pack's index before it renames the pack into place).
+// share it. Fetches are serialised by sem (one in flight per store) and
+// write through their own handle; reads never take sem. All snapshots read
+// through one shared handle (reader), whose pack indexes are loaded once
+// and reloaded after each fetch, so opening a snapshot costs nothing however
+// many packs the store holds. readMu serialises use of reader (go-git's
+// storage is not safe for concurrent use) for one object decode at a time,
+// never across network I/O.
 type objectStore struct {
 	dir string
 	// sem is a one-slot semaphore held across one fetch; acquiring it
 	// honours the caller's context, so a hung fetch blocks no one beyond
 	// their own deadline.
 	sem chan struct{}
+
+	readMu sync.Mutex
+	reader *filesystem.Storage
 
 	initOnce sync.Once
 	initErr  error
@@ -65,18 +71,58 @@ func (o *objectStore) lock(ctx context.Context) error {
 
 func (o *objectStore) unlock() { <-o.sem }
 
-// openReader returns a fresh read handle. keepFDs keeps pack files open
-// until Close, which makes reading many objects cheap.
-func (o *objectStore) openReader(keepFDs bool) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(osfs.New(o.dir), cache.NewObjectLRU(8*cache.MiByte),
-		filesystem.Options{KeepDescriptors: keepFDs})
+// maxOpenPacks bounds the pack files the shared reader keeps open.
+const maxOpenPacks = 32
+
+// openWriter returns a handle for one fetch.
+func (o *objectStore) openWriter() *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(osfs.New(o.dir), cache.NewObjectLRU(cache.MiByte), filesystem.Options{})
+}
+
+// read runs f with the shared read handle to itself.
+func (o *objectStore) read(f func(st *filesystem.Storage)) {
+	o.readMu.Lock()
+	defer o.readMu.Unlock()
+	if o.reader == nil {
+		o.reader = filesystem.NewStorageWithOptions(osfs.New(o.dir), cache.NewObjectLRU(16*cache.MiByte),
+			filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
+	}
+	f(o.reader)
+}
+
+// reindex makes the shared reader see the packs written since it loaded
+// its indexes.
+func (o *objectStore) reindex() {
+	o.read(func(st *filesystem.Storage) { st.Reindex() })
+}
+
+// close releases the shared reader's open files.
+func (o *objectStore) close() {
+	o.readMu.Lock()
+	defer o.readMu.Unlock()
+	if o.reader != nil {
+		_ = o.reader.Close()
+		o.reader = nil
+	}
 }
 
 // hasCommit reports whether the commit and its root tree are present.
 func (o *objectStore) hasCommit(h plumbing.Hash) bool {
-	st := o.openReader(false)
-	defer st.Close()
-	return commitPresent(st, h)
+	var ok bool
+	o.read(func(st *filesystem.Storage) { ok = commitPresent(st, h) })
+	return ok
+}
+
+// EncodedObject implements treefs.ObjectReader over the shared reader.
+func (o *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (obj plumbing.EncodedObject, err error) {
+	o.read(func(st *filesystem.Storage) { obj, err = st.EncodedObject(t, h) })
+	return obj, err
+}
+
+// EncodedObjectSize implements treefs.ObjectReader over the shared reader.
+func (o *objectStore) EncodedObjectSize(h plumbing.Hash) (n int64, err error) {
+	o.read(func(st *filesystem.Storage) { n, err = st.EncodedObjectSize(h) })
+	return n, err
 }
 
 func commitPresent(st *filesystem.Storage, h plumbing.Hash) bool {
