@@ -111,3 +111,32 @@ func TestFetchDependenciesWhenAllowed(t *testing.T) {
 		t.Fatalf("file:// repository: %v, want ErrSchemeNotAllowed", err)
 	}
 }
+
+// TestAllowListedRemoteValueFile: an http value file is fetched only when
+// its scheme is allow-listed.
+func TestAllowListedRemoteValueFile(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("config:\n  greeting: from-remote\n"))
+	}))
+	defer srv.Close()
+	in := prodInput(fixture(t))
+	in.Helm = &render.HelmSource{ValueFiles: []string{srv.URL + "/values.yaml"}}
+	if _, err := New(DefaultOptions()).Render(context.Background(), in); !errors.Is(err, render.ErrSchemeNotAllowed) {
+		t.Fatalf("http value file by default: %v, want ErrSchemeNotAllowed", err)
+	}
+	opts := DefaultOptions()
+	opts.AllowedValueSchemes = []string{"http"}
+	objs, err := New(opts).Render(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetName() == "demo-app-config" {
+			if o.Object["data"].(map[string]any)["greeting"] != "from-remote" {
+				t.Fatalf("remote values not applied: %v", o.Object["data"])
+			}
+			return
+		}
+	}
+	t.Fatal("configmap missing")
+}

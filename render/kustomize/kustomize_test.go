@@ -331,3 +331,23 @@ func TestConcurrentBuildsAreRaceFree(t *testing.T) {
 		}
 	}
 }
+
+func TestOverrideComponentsAreAddedAndRooted(t *testing.T) {
+	in := render.Input{FS: fixture(t), Path: "base", Kustomize: &render.KustomizeSource{Components: []string{"../components/monitoring"}}}
+	objs, err := New(DefaultOptions()).Render(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := byName(objs)
+	if m["ServiceMonitor/web"] == nil || m["Deployment/web"].GetAnnotations()["prometheus.io/scrape"] != "true" {
+		t.Fatalf("component from the override not applied: %v", m)
+	}
+	in.Kustomize.Components = []string{"../../../../etc"}
+	if _, err := New(DefaultOptions()).Render(context.Background(), in); !errors.Is(err, render.ErrOutsideRoot) {
+		t.Fatalf("component outside the tree: %v, want ErrOutsideRoot", err)
+	}
+	in.Kustomize = &render.KustomizeSource{Patches: []render.KustomizePatch{{Path: "/etc/passwd"}}}
+	if _, err := New(DefaultOptions()).Render(context.Background(), in); !errors.Is(err, render.ErrAbsolutePath) {
+		t.Fatalf("patch file by absolute path: %v, want ErrAbsolutePath", err)
+	}
+}
