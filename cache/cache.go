@@ -245,11 +245,7 @@ func (c *ClusterCache) Info(key resource.Key) (any, bool) {
 func (c *ClusterCache) Managed(app string) []*unstructured.Unstructured {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	keys := make([]resource.Key, 0, len(c.store.byApp[app]))
-	for k := range c.store.byApp[app] {
-		keys = append(keys, k)
-	}
-	sortKeys(keys)
+	keys := keysIn(c.store.byApp[app])
 	out := make([]*unstructured.Unstructured, len(keys))
 	for i, k := range keys {
 		out[i] = c.store.byKey[k].object()
@@ -274,12 +270,7 @@ func (c *ClusterCache) Apps() []string {
 func (c *ClusterCache) Namespace(ns string) []resource.Key {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	out := make([]resource.Key, 0, len(c.store.byNamespace[ns]))
-	for k := range c.store.byNamespace[ns] {
-		out = append(out, k)
-	}
-	sortKeys(out)
-	return out
+	return keysIn(c.store.byNamespace[ns])
 }
 
 // Children returns the keys of the objects whose ownerReferences point at

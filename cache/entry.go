@@ -1,6 +1,9 @@
 package cache
 
 import (
+	"sort"
+	"unique"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -25,10 +28,12 @@ type entry struct {
 	apiVersion      string
 	uid             types.UID
 	resourceVersion string
-	labels          map[string]string
-	owners          []owner
-	app             string
-	info            any
+	// labels holds key, value, key, value, ... sorted by key: a slice
+	// costs a tenth of a small map.
+	labels []string
+	owners []owner
+	app    string
+	info   any
 	// claimTemplates are a StatefulSet's volumeClaimTemplate names, for
 	// the inferred PVC -> StatefulSet parent.
 	claimTemplates []string
@@ -66,21 +71,33 @@ func trim(obj *unstructured.Unstructured, keepManagedFields, keepLastApplied boo
 
 // newEntry builds the entry for obj (already trimmed).
 func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bool) *entry {
+	key := resource.KeyOf(obj)
+	// Group, kind, namespace and apiVersion repeat across thousands of
+	// objects: keep one copy of each.
+	key.Group, key.Kind, key.Namespace = intern(key.Group), intern(key.Kind), intern(key.Namespace)
 	e := &entry{
-		key:             resource.KeyOf(obj),
-		apiVersion:      obj.GetAPIVersion(),
+		key:             key,
+		apiVersion:      intern(obj.GetAPIVersion()),
 		uid:             obj.GetUID(),
 		resourceVersion: obj.GetResourceVersion(),
-		app:             app,
+		app:             intern(app),
 		info:            info,
 	}
 	if l := obj.GetLabels(); len(l) > 0 {
-		e.labels = l
+		keys := make([]string, 0, len(l))
+		for k := range l {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		e.labels = make([]string, 0, 2*len(l))
+		for _, k := range keys {
+			e.labels = append(e.labels, intern(k), intern(l[k]))
+		}
 	}
 	if refs := obj.GetOwnerReferences(); len(refs) > 0 {
 		e.owners = make([]owner, len(refs))
 		for i, r := range refs {
-			e.owners[i] = owner{UID: r.UID, APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, Controller: r.Controller != nil && *r.Controller}
+			e.owners[i] = owner{UID: r.UID, APIVersion: intern(r.APIVersion), Kind: intern(r.Kind), Name: r.Name, Controller: r.Controller != nil && *r.Controller}
 		}
 	}
 	e.claimTemplates, e.inferredParents = inferParents(obj, e.key)
@@ -109,9 +126,9 @@ func (e *entry) object() *unstructured.Unstructured {
 		meta["resourceVersion"] = e.resourceVersion
 	}
 	if len(e.labels) > 0 {
-		l := make(map[string]any, len(e.labels))
-		for k, v := range e.labels {
-			l[k] = v
+		l := make(map[string]any, len(e.labels)/2)
+		for i := 0; i+1 < len(e.labels); i += 2 {
+			l[e.labels[i]] = e.labels[i+1]
 		}
 		meta["labels"] = l
 	}
@@ -131,4 +148,13 @@ func (e *entry) object() *unstructured.Unstructured {
 		"kind":       e.key.Kind,
 		"metadata":   meta,
 	}}
+}
+
+// intern returns the canonical copy of s, so that equal strings held by
+// many entries share one allocation.
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
 }

@@ -82,8 +82,8 @@ func (s *store) children(key resource.Key) []resource.Key {
 	seen := keySet{}
 	var out []resource.Key
 	if e.uid != "" {
-		for k := range s.byOwner[e.uid] {
-			if _, dup := seen[k]; !dup && k != key {
+		for c := range s.byOwner[e.uid] {
+			if k := c.key; !seenHas(seen, k) && k != key {
 				seen[k] = struct{}{}
 				out = append(out, k)
 			}
@@ -138,10 +138,8 @@ func (s *store) appOf(e *entry) string {
 		}
 		var next *entry
 		for _, o := range e.owners {
-			if k, ok := s.byUID[o.UID]; ok {
-				if p := s.byKey[k]; p != nil && (next == nil || o.Controller) {
-					next = p
-				}
+			if p := s.byUID[o.UID]; p != nil && (next == nil || o.Controller) {
+				next = p
 			}
 		}
 		if next == nil {
@@ -180,4 +178,9 @@ func sortKeys(keys []resource.Key) {
 		}
 		return a.Name < b.Name
 	})
+}
+
+func seenHas(seen keySet, k resource.Key) bool {
+	_, ok := seen[k]
+	return ok
 }
