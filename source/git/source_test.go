@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -431,3 +432,5 @@ func TestFetchOfNonTipWithServerAllowingSHAWants(t *testing.T) {
 		t.Fatal("fetching an old commit brought later history")
 	}
 }
+
+func mustHash(s string) plumbing.Hash { return plumbing.NewHash(s) }

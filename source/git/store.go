@@ -136,5 +136,3 @@ func commitPresent(st *filesystem.Storage, h plumbing.Hash) bool {
 	}
 	return st.HasEncodedObject(c.TreeHash) == nil
 }
-
-func mustHash(s string) plumbing.Hash { return plumbing.NewHash(s) }

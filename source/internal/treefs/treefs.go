@@ -68,13 +68,6 @@ func New(objects ObjectReader, root plumbing.Hash) *FS {
 	return &FS{root: root, objects: objects, trees: map[plumbing.Hash]*treeNode{}}
 }
 
-// Lock runs f with the object store to itself (to close it, say).
-func (s *FS) Lock(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f()
-}
-
 // TreeHash returns the Git object id of the tree (directory) or blob
 // (file, or a link's target string) at name: exactly what
 // `git rev-parse <commit>:<name>` prints. Links on the way to name are
