@@ -242,14 +242,23 @@ func (r *Root) Open(name string) (fs.File, error) {
 		f.Close()
 		return nil, &PathError{Op: "stat", Path: name, Err: unwrapFS(err)}
 	}
-	if !info.IsDir() {
-		if err := r.charge(info.Size()); err != nil {
-			f.Close()
-			return nil, &PathError{Op: "open", Path: name, Err: err}
-		}
+	if info.IsDir() {
+		return f, nil
 	}
-	return f, nil
+	if err := r.charge(info.Size()); err != nil {
+		f.Close()
+		return nil, &PathError{Op: "open", Path: name, Err: err}
+	}
+	return &cappedFile{File: f, r: io.LimitReader(f, r.limits.MaxFileBytes)}, nil
 }
+
+// cappedFile stops reading at the per-file budget, whatever Stat said.
+type cappedFile struct {
+	fs.File
+	r io.Reader
+}
+
+func (c *cappedFile) Read(b []byte) (int, error) { return c.r.Read(b) }
 
 // Sub returns the canonical path of dir joined with rel, where rel is a path
 // a user wrote in a manifest or option (a values file, a base, a library).
