@@ -175,3 +175,50 @@ func TestBrokenConversionWebhookTaintsOnlyThatKind(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "later ConfigMap cached", func() bool { _, ok := c.Get(cmKey(ns, "later")); return ok })
 }
+
+// An APIService whose backend does not exist: its group fails discovery and
+// is reported, the rest keeps serving, and deleting the APIService clears
+// the report, both through the APIService events.
+func TestUnavailableAPIServiceTaintsItsGroup(t *testing.T) {
+	_, dyn := clients(t, cluster.Config())
+	c := startCache(t, cluster.Config(), nil)
+	apiServices := schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+	svc := fromYAML(t, `
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1alpha1.nowhere.cache.test
+spec:
+  group: nowhere.cache.test
+  version: v1alpha1
+  groupPriorityMinimum: 1000
+  versionPriority: 15
+  insecureSkipTLSVerify: true
+  service: {namespace: default, name: nowhere, port: 443}
+`)
+	if _, err := dyn.Resource(apiServices).Create(testCtx(t), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := false
+	t.Cleanup(func() {
+		if !deleted {
+			_ = dyn.Resource(apiServices).Delete(context.Background(), svc.GetName(), metav1.DeleteOptions{})
+		}
+	})
+	gv := schema.GroupVersionKind{Group: "nowhere.cache.test", Version: "v1alpha1"}
+	waitFor(t, 60*time.Second, "unavailable group reported", func() bool {
+		err, ok := c.Tainted()[gv]
+		var ke *KindError
+		return ok && errors.As(err, &ke) && ke.Reason == ReasonDiscoveryFailed
+	})
+	for gvk := range c.Tainted() {
+		if gvk != gv {
+			t.Errorf("unrelated kind tainted: %v", gvk)
+		}
+	}
+	if err := dyn.Resource(apiServices).Delete(testCtx(t), svc.GetName(), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleted = true
+	waitFor(t, 60*time.Second, "report cleared after the APIService was deleted", func() bool { return len(c.Tainted()) == 0 })
+}
