@@ -25,6 +25,9 @@ type refCache struct {
 type refEntry struct {
 	table   refTable
 	fetched time.Time
+	// repoKey is the source.RepositoryKey of the repository, shared by
+	// the entries of every identity that listed it.
+	repoKey string
 }
 
 func newRefCache(ttl time.Duration) *refCache {
@@ -35,7 +38,7 @@ func newRefCache(ttl time.Duration) *refCache {
 // concurrent callers. list runs detached from any one caller's context
 // (it is bounded by its own timeout), so a caller that gives up does not
 // fail the others; each caller still returns as soon as its own ctx ends.
-func (c *refCache) get(ctx context.Context, key string, list func(context.Context) (refTable, error)) (refTable, error) {
+func (c *refCache) get(ctx context.Context, key, repoKey string, list func(context.Context) (refTable, error)) (refTable, error) {
 	if t, ok := c.lookup(key); ok {
 		return t, nil
 	}
@@ -49,7 +52,7 @@ func (c *refCache) get(ctx context.Context, key string, list func(context.Contex
 		}
 		if c.ttl > 0 {
 			c.mu.Lock()
-			c.entries[key] = refEntry{table: t, fetched: c.now()}
+			c.entries[key] = refEntry{table: t, fetched: c.now(), repoKey: repoKey}
 			c.mu.Unlock()
 		}
 		return t, nil
@@ -75,11 +78,16 @@ func (c *refCache) lookup(key string) (refTable, bool) {
 	return e.table, true
 }
 
-// invalidate drops the cached refs of key (a webhook said they changed).
-func (c *refCache) invalidate(key string) {
+// invalidate drops the cached refs of a repository under every identity
+// (a webhook said they changed).
+func (c *refCache) invalidate(repoKey string) {
 	c.mu.Lock()
-	delete(c.entries, key)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if e.repoKey == repoKey {
+			delete(c.entries, k)
+		}
+	}
 }
 
 // tableFromAdv turns an advertisement into a refTable, peeling annotated

@@ -88,7 +88,7 @@ func (s *Source) Resolve(ctx context.Context, repo source.Repository, revision s
 		return source.Revision{Commit: revision}, nil
 	}
 	var miss atomic.Bool
-	t, err := s.refs.get(ctx, e.storeKey(), func(ctx context.Context) (refTable, error) {
+	t, err := s.refs.get(ctx, e.storeKey(), source.RepositoryKey(e.redacted), func(ctx context.Context) (refTable, error) {
 		miss.Store(true)
 		t, err := s.listRefs(ctx, e)
 		s.metrics.request("ls-remote", err)
@@ -109,12 +109,13 @@ func (s *Source) Resolve(ctx context.Context, repo source.Repository, revision s
 	return rev, nil
 }
 
-// Invalidate forgets the cached refs of repo, so that the next Resolve
-// asks the server (use it on a webhook for that repository).
+// Invalidate forgets the cached refs of the repository at repo.URL, under
+// every set of credentials and whatever URL form was used (repositories
+// are matched by source.RepositoryKey), so that the next Resolve asks the
+// server. Call it on a webhook for that repository; credentials are not
+// needed.
 func (s *Source) Invalidate(repo source.Repository) {
-	if e, err := parseEndpoint(repo, s.opts.Policy); err == nil {
-		s.refs.invalidate(e.storeKey())
-	}
+	s.refs.invalidate(source.RepositoryKey(repo.URL))
 }
 
 // listRefs is one ls-remote, bounded by Options.Timeout.

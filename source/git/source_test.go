@@ -187,7 +187,8 @@ func TestResolveCacheExpiresAfterTTL(t *testing.T) {
 	if err != nil || rev.Commit != third || f.srv.infoRefs.Load() != 2 {
 		t.Fatalf("after TTL: got %s, %v after %d ls-remotes, want %s after 2", rev.Commit, err, f.srv.infoRefs.Load(), third)
 	}
-	s.Invalidate(f.repo)
+	// A webhook names the repository in another form and without credentials.
+	s.Invalidate(source.Repository{URL: strings.TrimSuffix(f.repo.URL, ".git") + "/"})
 	if _, err := s.Resolve(ctx, f.repo, "main"); err != nil || f.srv.infoRefs.Load() != 3 {
 		t.Fatalf("after Invalidate: %v, %d ls-remotes, want 3", err, f.srv.infoRefs.Load())
 	}
