@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -53,7 +55,15 @@ func DefaultOptions() Options {
 }
 
 // Renderer renders Kustomize applications.
-type Renderer struct{ opts Options }
+type Renderer struct {
+	opts     Options
+	lockWait atomic.Int64 // nanoseconds spent waiting for openAPIState
+}
+
+// LockWait returns the total time this renderer's builds waited for
+// kustomize's process-wide OpenAPI lock: near zero unless builds that
+// select their own schema run alongside.
+func (r *Renderer) LockWait() time.Duration { return time.Duration(r.lockWait.Load()) }
 
 // New returns a Kustomize Renderer.
 func New(opts Options) *Renderer {
@@ -118,6 +128,7 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 	kopts.PluginConfig = types.DisabledPluginConfig()
 
 	customSchema := len(k.OpenAPI) > 0
+	waitStart := time.Now()
 	if customSchema {
 		openAPIState.Lock()
 		defer func() {
@@ -128,6 +139,7 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 		openAPIState.RLock()
 		defer openAPIState.RUnlock()
 	}
+	r.lockWait.Add(int64(time.Since(waitStart)))
 	resMap, err := krusty.MakeKustomizer(kopts).Run(fsys, abs(dir))
 	if err != nil {
 		return nil, err
