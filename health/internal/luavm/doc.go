@@ -14,12 +14,13 @@
 //     before every VM instruction; it counts instructions (ErrInstructionLimit)
 //     and samples the clock (ErrTimeout), so `while true do end` stops on time;
 //   - memory: gopher-lua has no allocator hook, so compiled code is rewritten
-//     before compiling: every `a .. b` becomes a call to a bounded concat and
-//     every `t[k] = v` a call to a counting store. Those and the wrapped
+//     before compiling: every `a .. b` becomes a call to a bounded concat,
+//     every `t[k] = v` a call to a counting store, and every table
+//     constructor and closure a call that charges it. Those and the wrapped
 //     string and table functions charge a per-call budget of string bytes
-//     and table insertions (ErrMemoryLimit), and no single string may exceed
-//     MaxStringBytes. string.rep bombs, doubling loops and `t[#t+1]` loops
-//     fail long before they reach a gigabyte;
+//     and table entries (ErrMemoryLimit), and no single string may exceed
+//     MaxStringBytes. string.rep bombs, doubling loops, `t[#t+1]` loops and
+//     chains of tables or closures fail long before they reach a gigabyte;
 //   - pattern matching: gopher-lua's matcher backtracks without limit inside
 //     a single instruction, so string.find, match, gmatch and gsub run on
 //     the sandbox's own Lua 5.1 matcher (pattern.go), which charges every

@@ -71,6 +71,7 @@ func newSandbox(l Limits, clock Clock) *sandbox {
 	}
 	g.RawSetString(hiddenConcat, L.NewFunction(s.concat))
 	g.RawSetString(hiddenStore, L.NewFunction(s.store))
+	g.RawSetString(hiddenNew, L.NewFunction(s.newValue))
 	s.wrapBase(g)
 	strlib := g.RawGetString("string").(*lua.LTable)
 	s.wrapString(strlib)
@@ -200,6 +201,20 @@ func stringish(v lua.LValue) bool {
 		return true
 	}
 	return false
+}
+
+// newValue charges a table built by a constructor (one unit for the table,
+// one per array entry, one per keyed field) or a closure (one unit), and
+// returns it.
+func (s *sandbox) newValue(L *lua.LState) int {
+	v := L.Get(1)
+	units := int64(1)
+	if t, ok := v.(*lua.LTable); ok {
+		units += int64(t.Len()) + int64(L.ToInt(2))
+	}
+	s.budget.chargeInserts(L, units)
+	L.SetTop(1)
+	return 1
 }
 
 // store is the counting replacement of t[k] = v.

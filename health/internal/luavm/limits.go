@@ -19,8 +19,9 @@ type Limits struct {
 	// MaxAllocBytes bounds the string bytes one call may build in total.
 	// Default 16 MiB.
 	MaxAllocBytes int64
-	// MaxTableInserts bounds how many new table entries one call may
-	// create (the input object does not count). Default 100,000.
+	// MaxTableInserts bounds how many new table entries, tables and
+	// closures one call may create (the input object does not count).
+	// Default 100,000.
 	MaxTableInserts int64
 	// CallStackSize bounds the Lua call depth. Default 200.
 	CallStackSize int

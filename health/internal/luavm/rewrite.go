@@ -14,6 +14,7 @@ import (
 const (
 	hiddenConcat = "\x00concat"
 	hiddenStore  = "\x00store"
+	hiddenNew    = "\x00new"
 	hiddenTemp   = "\x00t"
 )
 
@@ -24,6 +25,12 @@ const (
 //	a .. b          =>  \0concat(a, b)
 //	t[k] = v        =>  \0store(t, k, v)
 //	x, t[k] = e, f  =>  do local o,k = t,k; local v1,v2 = e,f; x = v1; \0store(o,k,v2) end
+//	{a, b, k = c}   =>  \0new({a, b, k = c}, 1)
+//	function ... end => \0new(function ... end, 0)
+//
+// \0new charges a new table (with its array entries and its n keyed
+// fields) or a new closure to the table budget, so that chains such as
+// `t = {t}` or closures capturing closures cannot grow without bound.
 //
 // The multiple-assignment form evaluates table and key expressions before
 // the right-hand side, as Lua does.
@@ -40,10 +47,31 @@ func (r *rewriter) temp() string {
 }
 
 func (r *rewriter) stmts(list []ast.Stmt) []ast.Stmt {
-	for i, s := range list {
-		list[i] = r.stmt(s)
+	out := list[:0:0]
+	for _, s := range list {
+		out = append(out, r.stmt(s))
+		// "local function f" keeps its form (the compiler puts f in scope
+		// inside its own body only then); its closure is charged by a
+		// statement right after it.
+		if la, ok := s.(*ast.LocalAssignStmt); ok && isLocalFunction(la) {
+			out = append(out, callStmt(la.Line(), hiddenNew, ident(la.Line(), la.Names[0]), number(la.Line(), 0)))
+		}
 	}
-	return list
+	return out
+}
+
+func isLocalFunction(s *ast.LocalAssignStmt) bool {
+	if len(s.Names) != 1 || len(s.Exprs) != 1 {
+		return false
+	}
+	_, ok := s.Exprs[0].(*ast.FunctionExpr)
+	return ok
+}
+
+func number(line, n int) ast.Expr {
+	e := &ast.NumberExpr{Value: strconv.Itoa(n)}
+	e.SetLine(line)
+	return e
 }
 
 func (r *rewriter) exprs(list []ast.Expr) []ast.Expr {
@@ -58,6 +86,10 @@ func (r *rewriter) stmt(s ast.Stmt) ast.Stmt {
 	case *ast.AssignStmt:
 		return r.assign(s)
 	case *ast.LocalAssignStmt:
+		if isLocalFunction(s) {
+			r.function(s.Exprs[0].(*ast.FunctionExpr))
+			return s
+		}
 		s.Exprs = r.exprs(s.Exprs)
 	case *ast.FuncCallStmt:
 		s.Expr = r.expr(s.Expr)
@@ -104,6 +136,10 @@ func (r *rewriter) stmt(s ast.Stmt) ast.Stmt {
 			if a, ok := s.Name.Func.(*ast.AttrGetExpr); ok {
 				return callStmt(line, hiddenStore, r.expr(a.Object), r.expr(a.Key), s.Func)
 			}
+			// "function f() end" is "f = function() end": charge the closure.
+			as := &ast.AssignStmt{Lhs: []ast.Expr{s.Name.Func}, Rhs: []ast.Expr{call(line, hiddenNew, s.Func, number(line, 0))}}
+			as.SetLine(line)
+			return as
 		}
 	case *ast.ReturnStmt:
 		s.Exprs = r.exprs(s.Exprs)
@@ -185,12 +221,15 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 		e.Object = r.expr(e.Object)
 		e.Key = r.expr(e.Key)
 	case *ast.TableExpr:
+		keyed := 0
 		for _, f := range e.Fields {
 			if f.Key != nil {
 				f.Key = r.expr(f.Key)
+				keyed++
 			}
 			f.Value = r.expr(f.Value)
 		}
+		return call(e.Line(), hiddenNew, e, number(e.Line(), keyed))
 	case *ast.FuncCallExpr:
 		if e.Func != nil {
 			e.Func = r.expr(e.Func)
@@ -213,6 +252,7 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 		e.Expr = r.expr(e.Expr)
 	case *ast.FunctionExpr:
 		r.function(e)
+		return call(e.Line(), hiddenNew, e, number(e.Line(), 0))
 	}
 	return e
 }
