@@ -309,3 +309,38 @@ func TestMetricsOnInjectedRegisterer(t *testing.T) {
 		t.Error("second cache with the same name registered its metrics")
 	}
 }
+
+// Namespaced mode: namespaced kinds only in the chosen namespaces, and only
+// the chosen cluster-scoped kinds.
+func TestNamespacedModeWithChosenClusterKinds(t *testing.T) {
+	ctx := testCtx(t)
+	cs, _ := clients(t, cluster.Config())
+	mine, other := cluster.TestNamespace(t), cluster.TestNamespace(t)
+	for _, ns := range []string{mine, other} {
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := startCache(t, cluster.Config(), func(o *Options) {
+		o.Namespaces = []string{mine}
+		o.ClusterKinds = []GroupKindMatch{{Kind: "Namespace"}}
+	})
+	if _, ok := c.Get(cmKey(mine, "cm")); !ok {
+		t.Error("object in the chosen namespace not cached")
+	}
+	if _, ok := c.Get(cmKey(other, "cm")); ok {
+		t.Error("object outside the chosen namespaces cached")
+	}
+	if _, ok := c.Get(resource.Key{Kind: "Namespace", Name: other}); !ok {
+		t.Error("chosen cluster-scoped kind not cached")
+	}
+	if got := c.Namespace(""); len(got) == 0 {
+		t.Error("no cluster-scoped objects")
+	} else {
+		for _, k := range got {
+			if k.Kind != "Namespace" {
+				t.Errorf("unchosen cluster-scoped object cached: %v", k)
+			}
+		}
+	}
+}
