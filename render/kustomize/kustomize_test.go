@@ -351,3 +351,22 @@ func TestOverrideComponentsAreAddedAndRooted(t *testing.T) {
 		t.Fatalf("patch file by absolute path: %v, want ErrAbsolutePath", err)
 	}
 }
+
+func TestOverrideCommonLabelsWinOverTheFile(t *testing.T) {
+	snap := fixture(t)
+	snap.MapFS["labelled/kustomization.yaml"] = &fstest.MapFile{Data: []byte("commonLabels:\n  team: from-file\nlabels:\n  - pairs:\n      team: from-labels\nresources:\n  - ../base\n")}
+	in := render.Input{FS: snap, Path: "labelled", Kustomize: &render.KustomizeSource{CommonLabels: map[string]string{"team": "override"}}}
+	objs, err := New(DefaultOptions()).Render(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetLabels()["team"] != "override" {
+			t.Errorf("%s/%s team label = %q, want override", o.GetKind(), o.GetName(), o.GetLabels()["team"])
+		}
+	}
+	sel, _, _ := unstructured.NestedStringMap(byName(objs)["Deployment/web"].Object, "spec", "selector", "matchLabels")
+	if sel["team"] != "override" {
+		t.Errorf("selector team = %q, want override (commonLabels reach selectors)", sel["team"])
+	}
+}

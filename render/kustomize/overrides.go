@@ -18,7 +18,11 @@ import (
 //   - namePrefix, nameSuffix, namespace: set (replacing);
 //   - images: `edit set image` semantics, an entry with the same name is
 //     replaced, else one is appended;
-//   - commonLabels, commonAnnotations: merged, the override winning;
+//   - commonLabels: merged into the file's commonLabels when it has some
+//     (kustomize applies them last), else added as a last labels entry with
+//     includeSelectors (the same transformation, without kustomize's
+//     deprecation warning); either way the override wins;
+//   - commonAnnotations: merged, the override winning;
 //   - replicas: an entry with the same name is replaced, else appended;
 //   - patches and components: appended; component paths must stay inside
 //     the root.
@@ -48,7 +52,17 @@ func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization
 			k.Images = append(k.Images, img)
 		}
 	}
-	k.CommonLabels = mergeStrings(k.CommonLabels, o.CommonLabels)
+	switch {
+	case len(o.CommonLabels) == 0:
+	case len(k.CommonLabels) > 0:
+		// Kustomize applies commonLabels after labels: merge there to win.
+		k.CommonLabels = mergeStrings(k.CommonLabels, o.CommonLabels)
+	default:
+		// Argo CD's `edit add label` writes commonLabels, which kustomize
+		// reports as deprecated on the process's stderr; a last labels
+		// entry with includeSelectors is the same transformation.
+		k.Labels = append(k.Labels, types.Label{Pairs: mergeStrings(nil, o.CommonLabels), IncludeSelectors: true})
+	}
 	k.CommonAnnotations = mergeStrings(k.CommonAnnotations, o.CommonAnnotations)
 	for _, r := range o.Replicas {
 		rep := types.Replica{Name: r.Name, Count: r.Count}
