@@ -75,3 +75,30 @@ func TestHealthTest_Usage(t *testing.T) {
 		t.Fatalf("empty DIR: exit %d, want 1", code)
 	}
 }
+
+// TestHealthTest_NowFixesTheClock checks -now: a script comparing
+// timestamps gets the same answer on every run.
+func TestHealthTest_NowFixesTheClock(t *testing.T) {
+	dir := t.TempDir()
+	kindDir := filepath.Join(dir, "example.com", "Lease")
+	if err := os.MkdirAll(filepath.Join(kindDir, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"health.lua":          `return {status = "Healthy", message = os.date("!%Y-%m-%d", os.time())}`,
+		"health_test.yaml":    "tests:\n- healthStatus: {status: Healthy, message: \"2030-01-02\"}\n  inputPath: testdata/lease.yaml\n",
+		"testdata/lease.yaml": "apiVersion: example.com/v1\nkind: Lease\nmetadata: {name: l}\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(kindDir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"health-test", "-now", "2030-01-02T03:04:05Z", dir}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if code := run(context.Background(), []string{"health-test", "-now", "yesterday", dir}, &stdout, &stderr); code != 2 {
+		t.Fatalf("bad -now: exit %d, want 2", code)
+	}
+}
