@@ -281,7 +281,7 @@ func BenchmarkSnapshotOpenWith50Packs(b *testing.B) {
 		}
 	}
 	st, _ := s.store(mustEndpoint(b, repo))
-	packs, _ := filepath.Glob(filepath.Join(st.dir, "objects", "pack", "*.pack"))
+	packs, _ := filepath.Glob(filepath.Join(st.current().dir, "objects", "pack", "*.pack"))
 	if len(packs) != len(commits) {
 		b.Fatalf("%d packs for %d fetches", len(packs), len(commits))
 	}

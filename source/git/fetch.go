@@ -35,6 +35,10 @@ const unshallowDepth = 1<<31 - 1
 // wants, it falls back to the full history of every branch and tag.
 // The caller holds the store's fetch slot.
 func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h plumbing.Hash) error {
+	if err := o.rotateIfFull(); err != nil {
+		return err
+	}
+	g := o.current()
 	sess, err := s.openSession(ctx, e)
 	if err != nil {
 		return err
@@ -44,7 +48,7 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 	if err != nil {
 		return err
 	}
-	st := o.openWriter()
+	st := g.openWriter()
 	defer st.Close()
 
 	wants := []plumbing.Hash{h}
@@ -58,8 +62,9 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 	if err := s.uploadPack(ctx, sess, ar, st, wants, depth); err != nil {
 		return err
 	}
-	o.reindex() // the shared reader now sees the new pack
-	if !o.hasCommit(h) {
+	g.packs++
+	g.reindex() // the shared reader now sees the new pack
+	if !g.hasCommit(h) {
 		return fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound)
 	}
 	return st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(fetchedRefPrefix+h.String()), h))

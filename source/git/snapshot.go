@@ -2,6 +2,8 @@ package git
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -24,26 +26,45 @@ import (
 type Snapshot struct {
 	*treefs.FS
 	rev source.Revision
+	rel *releaser
 }
 
 var _ source.Snapshot = (*Snapshot)(nil)
 
-func openSnapshot(o *objectStore, h plumbing.Hash, rev source.Revision) (*Snapshot, error) {
-	obj, err := o.EncodedObject(plumbing.CommitObject, h)
+// openSnapshot opens commit h in generation g, which the caller has
+// acquired; the snapshot releases it on Close or when collected.
+func openSnapshot(g *generation, h plumbing.Hash, rev source.Revision) (*Snapshot, error) {
+	obj, err := g.EncodedObject(plumbing.CommitObject, h)
 	if err != nil {
+		g.release()
 		return nil, fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound)
 	}
 	c, err := decodeCommit(obj)
 	if err != nil {
+		g.release()
 		return nil, fmt.Errorf("commit %s: %w", h, err)
 	}
-	return &Snapshot{FS: treefs.New(o, c.TreeHash), rev: rev}, nil
+	s := &Snapshot{FS: treefs.New(g, c.TreeHash), rev: rev, rel: &releaser{gen: g}}
+	runtime.AddCleanup(s, func(r *releaser) { r.release() }, s.rel)
+	return s, nil
 }
+
+// releaser lets go of a snapshot's generation exactly once.
+type releaser struct {
+	once sync.Once
+	gen  *generation
+}
+
+func (r *releaser) release() { r.once.Do(r.gen.release) }
 
 // Revision implements source.Snapshot.
 func (s *Snapshot) Revision() source.Revision { return s.rev }
 
-// Close implements source.Closer. Snapshots share their repository's read
-// handle, so there is nothing to release; Close exists so callers can
-// treat every snapshot alike.
-func (s *Snapshot) Close() error { return nil }
+// Close implements source.Closer: the snapshot stops holding its object
+// store generation, which may then be deleted if a newer one replaced it.
+// Reading a closed snapshot may fail. An unclosed snapshot is released
+// when it is garbage collected.
+func (s *Snapshot) Close() error {
+	s.rel.release()
+	return nil
+}

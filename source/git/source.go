@@ -27,6 +27,8 @@ type Source struct {
 	refs          *refCache
 	fetches       singleflight.Group
 	metrics       *metrics
+	// maxPacks is defaultMaxPacks; tests lower it.
+	maxPacks int
 
 	mu     sync.Mutex
 	stores map[string]*objectStore
@@ -165,16 +167,32 @@ func (s *Source) snapshot(ctx context.Context, repo source.Repository, rev sourc
 	if err != nil {
 		return nil, wrapErr(e, "snapshot", rev.Commit, err)
 	}
-	if !store.hasCommit(h) {
-		if err := s.fetchShared(ctx, e, store, h); err != nil {
-			return nil, wrapErr(e, "fetch", rev.Commit, err)
+	// A fetch may start a new generation between our fetch and our open,
+	// so try twice.
+	for attempt := 0; ; attempt++ {
+		if !store.hasCommit(h) {
+			if err := s.fetchShared(ctx, e, store, h); err != nil {
+				return nil, wrapErr(e, "fetch", rev.Commit, err)
+			}
 		}
+		g := store.current()
+		ok := g.acquire()
+		if ok && !g.hasCommit(h) {
+			g.release()
+			ok = false
+		}
+		if !ok {
+			if attempt == 0 {
+				continue
+			}
+			return nil, wrapErr(e, "snapshot", rev.Commit, fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound))
+		}
+		snap, err := openSnapshot(g, h, rev)
+		if err != nil {
+			return nil, wrapErr(e, "snapshot", rev.Commit, err)
+		}
+		return snap, nil
 	}
-	snap, err := openSnapshot(store, h, rev)
-	if err != nil {
-		return nil, wrapErr(e, "snapshot", rev.Commit, err)
-	}
-	return snap, nil
 }
 
 // fetchShared makes concurrent callers wanting the same commit share one
@@ -212,7 +230,7 @@ func (s *Source) store(e endpoint) (*objectStore, error) {
 	s.mu.Lock()
 	o, ok := s.stores[key]
 	if !ok {
-		o = newObjectStore(filepath.Join(s.opts.CacheDir, key))
+		o = newObjectStore(filepath.Join(s.opts.CacheDir, key), s.maxPacks)
 		s.stores[key] = o
 	}
 	s.mu.Unlock()

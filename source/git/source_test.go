@@ -255,18 +255,18 @@ func TestSnapshotFetchesDepthOne(t *testing.T) {
 	}
 	defer snap.Close()
 	store, _ := s.store(mustEndpoint(t, f.repo))
-	shallow, err := os.ReadFile(filepath.Join(store.dir, "shallow"))
+	shallow, err := os.ReadFile(filepath.Join(store.current().dir, "shallow"))
 	if err != nil || strings.TrimSpace(string(shallow)) != f.second {
 		t.Fatalf("shallow file = %q, %v; want the fetched commit only", shallow, err)
 	}
 	if store.hasCommit(mustHash(f.first)) {
 		t.Fatal("depth 1 fetch brought the parent commit too")
 	}
-	if n := strings.Fields(runGit(t, store.dir, "count-objects", "-v"))[0]; n == "" {
+	if n := strings.Fields(runGit(t, store.current().dir, "count-objects", "-v"))[0]; n == "" {
 		t.Fatal("count-objects printed nothing")
 	}
 	// The CLI agrees the store is a valid repository holding the commit.
-	if got := runGit(t, store.dir, "rev-parse", f.second+"^{tree}"); got != mustTreeHash(t, snap, ".") {
+	if got := runGit(t, store.current().dir, "rev-parse", f.second+"^{tree}"); got != mustTreeHash(t, snap, ".") {
 		t.Fatalf("git CLI reads tree %s from the store, snapshot says %s", got, mustTreeHash(t, snap, "."))
 	}
 }
@@ -425,7 +425,7 @@ func TestFetchOfNonTipWithServerAllowingSHAWants(t *testing.T) {
 		t.Fatalf("snapshot of the first commit has a later file: %v", err)
 	}
 	store, _ := s.store(mustEndpoint(t, f.repo))
-	shallow, err := os.ReadFile(filepath.Join(store.dir, "shallow"))
+	shallow, err := os.ReadFile(filepath.Join(store.current().dir, "shallow"))
 	if err != nil || strings.TrimSpace(string(shallow)) != f.first {
 		t.Fatalf("shallow = %q, %v; want only %s (a depth-1 fetch)", shallow, err, f.first)
 	}
