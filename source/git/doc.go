@@ -12,9 +12,13 @@
 //
 // Snapshot fetches the commit, at depth 1 by default and nothing else,
 // into one bare object store per repository (and per set of credentials)
-// under Options.CacheDir, shared by every revision. Fetches of one
+// under Options.CacheDir, shared by every revision; later fetches offer
+// the commits already held, so they bring only new objects. Fetches of one
 // repository run one at a time; waiting for one honours the caller's
-// context. Reading takes no repository lock: a Snapshot reads trees and
+// context. After 64 fetches a store starts a new generation directory and
+// deletes the old one once no snapshot reads it, which bounds disk use and
+// index loading in long-running processes; a cache directory belongs to
+// one process at a time. Reading takes no repository lock: a Snapshot reads trees and
 // blobs straight from the object store through its own handle, and
 // TreeHash(path) returns the Git object id of a subtree, the content
 // address the render cache keys on. ChangedPaths lists what differs
