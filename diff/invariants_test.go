@@ -232,3 +232,21 @@ webhooks:
 		t.Error("without system rules the caBundle must be a change")
 	}
 }
+
+// TestStructuredMergeDriftByUpdateIsCompared checks that honouring other
+// managers does not hide drift: when every field belongs to a manager that
+// wrote it by a plain update (here the client-side apply manager, not
+// counted as ours), a changed image is still a change (argo-cd#23126).
+func TestStructuredMergeDriftByUpdateIsCompared(t *testing.T) {
+	c := loadCorpusCase(t, "testdata/corpus/11-image-changed.yaml")
+	opts := DefaultOptions()
+	opts.Mode = ModeStructuredMerge
+	opts.MigratedManagers = []string{}
+	res, err := mustDiffer(t, opts).Diff(context.Background(), &unstructured.Unstructured{Object: c.Desired}, &unstructured.Unstructured{Object: c.LiveCSA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changes) != 1 || res.Changes[0].Path != "/spec/template/spec/containers/0/image" {
+		t.Errorf("changes %v, want the image", res.Changes)
+	}
+}

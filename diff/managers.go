@@ -19,6 +19,12 @@ type ownership struct {
 	migrated *fieldpath.Set
 	// others: fields any other manager owns.
 	others *fieldpath.Set
+	// honoured: the fields of others that an apply must not revert: those
+	// of other appliers (server-side apply shares them) and those written
+	// through a subresource (an autoscaler's replicas via scale). Fields
+	// another manager took by a plain update (kubectl edit) are drift, and
+	// are not honoured.
+	honoured *fieldpath.Set
 	// present: the object had managedFields at all.
 	present bool
 }
@@ -27,7 +33,7 @@ type ownership struct {
 // for subresources such as status are left out; the scale subresource's
 // replicas count as another manager's, which they are).
 func readOwnership(obj *unstructured.Unstructured, manager string, migrated []string) (ownership, error) {
-	o := ownership{ours: &fieldpath.Set{}, migrated: &fieldpath.Set{}, others: &fieldpath.Set{}}
+	o := ownership{ours: &fieldpath.Set{}, migrated: &fieldpath.Set{}, others: &fieldpath.Set{}, honoured: &fieldpath.Set{}}
 	if obj == nil {
 		return o, nil
 	}
@@ -47,6 +53,9 @@ func readOwnership(obj *unstructured.Unstructured, manager string, migrated []st
 			o.migrated = o.migrated.Union(set)
 		default:
 			o.others = o.others.Union(set)
+			if e.Operation == metav1.ManagedFieldsOperationApply || e.Subresource != "" {
+				o.honoured = o.honoured.Union(set)
+			}
 		}
 	}
 	return o, nil

@@ -64,9 +64,11 @@ type Options struct {
 	// migration. Default kubectl-client-side-apply and before-first-apply.
 	MigratedManagers []string
 	// HonourOtherManagers, in ModeStructuredMerge, leaves alone the fields
-	// that desired sets but another manager owns and we do not (an HPA's
-	// replicas): server-side apply would report a conflict there, and the
-	// field is not ours to revert. Default true.
+	// that desired sets but that another applier, or a manager writing
+	// through a subresource (an HPA's replicas via scale), owns and we do
+	// not: the field is not ours to revert. Fields another manager took by
+	// a plain update (kubectl edit) are drift and stay compared. Default
+	// true.
 	HonourOtherManagers bool
 	// Tracking names the tracking and instance annotations, which are never
 	// compared. Default resource.DefaultTracking().

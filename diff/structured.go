@@ -23,9 +23,10 @@ import (
 //     annotation holds: a client-side manager also owns every default the
 //     server filled in at creation, which we never declared;
 //   - with Options.HonourOtherManagers, fields that desired sets but that
-//     another manager owns and we do not keep their live value: an apply
-//     would conflict there, and the field (an HPA's replicas) is not ours
-//     to revert.
+//     another applier, or a manager writing through a subresource (an
+//     HPA's replicas via scale), owns and we do not keep their live value:
+//     the field is not ours to revert. A field another manager took by a
+//     plain update (kubectl edit) is drift and is compared.
 //
 // desired and live are normalised; liveRaw carries the managedFields.
 // Without managedFields there is nothing to remove: a two-way merge.
@@ -57,8 +58,8 @@ func (d *Differ) predictStructuredMerge(ctx context.Context, gvk schema.GroupVer
 			}
 		}
 	}
-	if d.opts.HonourOtherManagers && !own.others.Empty() {
-		contested := config.Leaves().Intersection(own.others).Difference(own.ours)
+	if d.opts.HonourOtherManagers && !own.honoured.Empty() {
+		contested := config.Leaves().Intersection(own.honoured).Difference(own.ours)
 		if !contested.Empty() {
 			tvDesired = tvDesired.RemoveItems(contested)
 		}
