@@ -384,3 +384,34 @@ func TestS18CacheKeyCoversEveryInputField(t *testing.T) {
 		}
 	}
 }
+
+// versioned reports a configurable library version.
+type versioned struct {
+	refRenderer
+	version string
+}
+
+func (v *versioned) Identity(in render.Input) (render.Identity, error) {
+	id, err := v.refRenderer.Identity(in)
+	id.Version = v.version
+	return id, err
+}
+
+// TestS18ToolVersionMissesTheCache: the same inputs rendered by another
+// version of the tool's library do not hit entries of the old one.
+func TestS18ToolVersionMissesTheCache(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory(store.MemoryOptions{})
+	in := render.Input{FS: refTree(), Path: "apps/a"}
+	old := &versioned{version: "helm.sh/helm/v3@v3.21.0"}
+	if _, err := render.Cached(old, st, render.CacheOptions{}).Render(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	upgraded := &versioned{version: "helm.sh/helm/v3@v3.22.0"}
+	if _, err := render.Cached(upgraded, st, render.CacheOptions{}).Render(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if upgraded.renders.Load() != 1 {
+		t.Fatal("a new library version was served the old version's output")
+	}
+}
