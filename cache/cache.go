@@ -392,6 +392,7 @@ func (c *ClusterCache) clearTaint(id watchID) {
 // warningLogger sends API server warnings to the cache's logger at V(1).
 type warningLogger struct{ log logr.Logger }
 
+// HandleWarningHeader logs one warning.
 func (w warningLogger) HandleWarningHeader(code int, agent, text string) {
 	w.log.V(1).Info("API server warning", "text", text)
 }
