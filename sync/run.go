@@ -388,7 +388,11 @@ func (op *operation) prepareHook(ctx context.Context, t *task) error {
 // markInSync asks InSync which objects already match their desired state;
 // with ApplyOutOfSyncOnly those are neither dry-run nor written.
 func (op *operation) markInSync(ctx context.Context) {
-	if op.s.opts.InSync == nil {
+	inSync := op.s.opts.InSync
+	if op.req.InSync != nil {
+		inSync = op.req.InSync
+	}
+	if inSync == nil {
 		return
 	}
 	var todo []*task
@@ -410,7 +414,7 @@ func (op *operation) markInSync(ctx context.Context) {
 		if op.s.opts.Tracking.AppOf(t.live) != op.req.App {
 			return
 		}
-		if ok, err := op.s.opts.InSync(ctx, t.obj, t.live); err == nil && ok {
+		if ok, err := inSync(ctx, t.obj, t.live); err == nil && ok {
 			t.inSync = true
 		}
 	})

@@ -212,12 +212,16 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 // admit asks Options.Admit about every task. Refused objects to apply are
 // gathered into one *PlanError; refused prunes are marked to be skipped.
 func (op *operation) admit(ctx context.Context, tasks []*task) error {
-	if op.s.opts.Admit == nil {
+	admit := op.s.opts.Admit
+	if op.req.Admit != nil {
+		admit = op.req.Admit
+	}
+	if admit == nil {
 		return nil
 	}
 	var errs []error
 	for _, t := range tasks {
-		err := op.s.opts.Admit(ctx, t.obj, t.namespaced, t.prune)
+		err := admit(ctx, t.obj, t.namespaced, t.prune)
 		if err == nil {
 			continue
 		}

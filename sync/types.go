@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"context"
 	"time"
 
 	"github.com/kubegitops/gitops/health"
@@ -40,6 +41,11 @@ type Request struct {
 	// Resources limits the sync to these keys (and their hooks do not run);
 	// empty means every object.
 	Resources []resource.Key
+	// Admit and InSync, when set, replace Options.Admit and Options.InSync
+	// for this operation, so that one Syncer can serve many applications,
+	// each with its own project limits and ignore rules.
+	Admit  func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error
+	InSync func(ctx context.Context, desired, live *unstructured.Unstructured) (bool, error)
 	// State resumes an operation from the state a previous call returned
 	// (after a restart, a cancellation or a timeout). Nil starts a new one.
 	State *State

@@ -1,0 +1,161 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	gosync "sync"
+
+	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/sync"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+)
+
+// clusterState is one destination: its live-state cache and its syncer,
+// started on first use.
+type clusterState struct {
+	cfg ClusterConfig
+
+	once   gosync.Once
+	err    error
+	cache  *cache.ClusterCache
+	syncer *sync.Syncer
+	cancel context.CancelFunc
+	// namespaced records, per group-kind the cluster serves, whether it is
+	// namespaced; rebuilt when the cache's discovery changes.
+	scopeMu    gosync.Mutex
+	scopeCount int
+	namespaced map[schema.GroupKind]bool
+	// impersonated are syncers acting as service accounts, by namespace/name.
+	impersonated map[string]*sync.Syncer
+}
+
+func (cs *clusterState) stop() {
+	if cs.cancel != nil {
+		cs.cancel()
+	}
+	if cs.cache != nil {
+		cs.cache.Stop()
+	}
+}
+
+// cluster returns the destination's state, connecting on first use: the
+// cache is started (listed and watched) once for all apps on the cluster.
+func (e *Engine) cluster(ctx context.Context, dest ApplicationDestination) (*clusterState, error) {
+	e.mu.Lock()
+	cs, ok := e.clusters[dest.Server]
+	if !ok || dest.Server == "" {
+		cs, ok = e.clusters[dest.Name]
+	}
+	e.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("destination %s is not a configured cluster", destString(dest.Server, dest.Name, ""))
+	}
+	cs.once.Do(func() { cs.err = e.connect(cs) })
+	if cs.err != nil {
+		return nil, cs.err
+	}
+	wctx, cancel := context.WithTimeout(ctx, e.opts.ClusterSyncTimeout)
+	defer cancel()
+	if err := cs.cache.WaitForSync(wctx); err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+	}
+	return cs, nil
+}
+
+func (e *Engine) connect(cs *clusterState) error {
+	cfg := rest.CopyConfig(cs.cfg.Config)
+	cfg.QPS, cfg.Burst = e.opts.QPS, e.opts.Burst
+	copts := e.opts.Cache
+	copts.Tracking = e.opts.Tracking
+	if copts.Name == "" {
+		copts.Name = cs.cfg.Name
+	}
+	c, err := cache.New(cfg, copts)
+	if err != nil {
+		return fmt.Errorf("cluster %s: cache: %w", cs.cfg.Name, err)
+	}
+	sopts := e.opts.Sync
+	sopts.Tracking = e.opts.Tracking
+	sopts.Health = e.health
+	sopts.ManagedObjects = cs.managed
+	if sopts.Log.GetSink() == nil {
+		sopts.Log = e.opts.Log
+	}
+	s, err := sync.New(cfg, sopts)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cs.cache, cs.syncer, cs.cancel = c, s, cancel
+	go func() {
+		if err := c.Start(ctx); err != nil && ctx.Err() == nil {
+			e.opts.Log.Error(err, "cluster cache stopped", "cluster", cs.cfg.Name)
+		}
+	}()
+	return nil
+}
+
+// isNamespaced reports whether the cluster serves gk as a namespaced kind;
+// known is false for kinds the cluster does not serve.
+func (cs *clusterState) isNamespaced(gk schema.GroupKind) (namespaced, known bool) {
+	lists := cs.cache.APIResources()
+	cs.scopeMu.Lock()
+	defer cs.scopeMu.Unlock()
+	if cs.namespaced == nil || cs.scopeCount != len(lists) {
+		m := map[schema.GroupKind]bool{}
+		for _, l := range lists {
+			gv, err := schema.ParseGroupVersion(l.GroupVersion)
+			if err != nil {
+				continue
+			}
+			for _, r := range l.APIResources {
+				m[schema.GroupKind{Group: gv.Group, Kind: r.Kind}] = r.Namespaced
+			}
+		}
+		cs.namespaced, cs.scopeCount = m, len(lists)
+	}
+	namespaced, known = cs.namespaced[gk]
+	return namespaced, known
+}
+
+// syncerFor returns the syncer for an app: the cluster's own, or one that
+// impersonates the service account the app's project names (kept for
+// later operations of apps with the same account).
+func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (*sync.Syncer, error) {
+	ns, name, ok := proj.ServiceAccountFor(app)
+	if !ok {
+		return cs.syncer, nil
+	}
+	id := ns + "/" + name
+	cs.scopeMu.Lock()
+	defer cs.scopeMu.Unlock()
+	if s, ok := cs.impersonated[id]; ok {
+		return s, nil
+	}
+	opts := e.opts.Sync
+	opts.Tracking = e.opts.Tracking
+	opts.Health = e.health
+	opts.ManagedObjects = cs.managed
+	if opts.Log.GetSink() == nil {
+		opts.Log = e.opts.Log
+	}
+	cfg := rest.CopyConfig(cs.cfg.Config)
+	cfg.QPS, cfg.Burst = e.opts.QPS, e.opts.Burst
+	s, err := sync.New(ImpersonatedConfig(cfg, ns, name), opts)
+	if err != nil {
+		return nil, err
+	}
+	if cs.impersonated == nil {
+		cs.impersonated = map[string]*sync.Syncer{}
+	}
+	cs.impersonated[id] = s
+	return s, nil
+}
+
+// managed answers the syncer's question "which live objects are the app's"
+// from the cache's index.
+func (cs *clusterState) managed(ctx context.Context, app string) ([]*unstructured.Unstructured, error) {
+	return cs.cache.Managed(app), nil
+}

@@ -1,0 +1,216 @@
+package gitops
+
+import (
+	"fmt"
+	gosync "sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/sync"
+	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+)
+
+// ClusterConfig is a destination cluster, known by the name and the server
+// URL that Applications use for it.
+type ClusterConfig struct {
+	// Name is the destination name ("in-cluster").
+	Name string
+	// Server is the URL Applications write as destination.server, which may
+	// differ from Config.Host (https://kubernetes.default.svc).
+	Server string
+	// Config reaches the cluster with the engine's identity.
+	Config *rest.Config
+}
+
+// Options configure an Engine. Start from DefaultOptions; every zero field
+// takes its default in New.
+type Options struct {
+	// Clusters are the destinations apps may name. Required.
+	Clusters []ClusterConfig
+	// Projects are the AppProjects apps may name. Without a project named
+	// "default", the default project allows everything, as Argo CD's does.
+	Projects []Project
+	// Policies are the host's checks of every object to apply.
+	Policies []Policy
+	// SourceFor picks the Source of a repository URL. Default: local
+	// folders (paths and file:// URLs) from source/dir, everything else
+	// from Git (source/git).
+	SourceFor func(repoURL string) (source.Source, error)
+	// Credentials returns the credentials of a repository, or nil.
+	Credentials func(repoURL string) *source.Credentials
+	// Renderers render each tool. Default: every built-in renderer.
+	Renderers map[render.Kind]render.Renderer
+	// RenderStore caches rendered manifests. Default: an in-memory LRU of
+	// 256 MiB.
+	RenderStore store.Store
+	// Health judges resources. Default: health.NewChecker with defaults.
+	Health health.Checker
+	// Tracking says where tracking ids go and which instance this is.
+	Tracking resource.Tracking
+	// Cache is the template of each cluster's cache options.
+	Cache cache.Options
+	// Sync is the template of each cluster's syncer options.
+	Sync sync.Options
+	// ClusterSyncTimeout bounds the wait for a cluster's cache to list
+	// everything on first use. Default 2 minutes.
+	ClusterSyncTimeout time.Duration
+	// Interval is how often each app is refreshed without other reason.
+	// Default 3 minutes, with up to 10% jitter.
+	Interval time.Duration
+	// ReconcileWorkers bounds concurrent refreshes. Default 10.
+	ReconcileWorkers int
+	// SyncWorkers bounds concurrent sync operations. Default 4.
+	SyncWorkers int
+	// QPS and Burst bound each cluster client. Default 50 and 100.
+	QPS   float32
+	Burst int
+	// Registerer receives the engine's metrics. Nil: none are registered.
+	Registerer prometheus.Registerer
+	// Log receives what the engine does.
+	Log logr.Logger
+	// Notify, when set, is told of syncs and health changes.
+	Notify func(Notification)
+}
+
+// DefaultOptions returns options with every default filled in but no
+// clusters.
+func DefaultOptions() Options {
+	return Options{
+		Tracking:           resource.DefaultTracking(),
+		Cache:              cache.DefaultOptions(),
+		Sync:               sync.DefaultOptions(),
+		Interval:           3 * time.Minute,
+		ClusterSyncTimeout: 2 * time.Minute,
+		ReconcileWorkers:   10,
+		SyncWorkers:        4,
+		QPS:                50,
+		Burst:              100,
+		Log:                logr.Discard(),
+	}
+}
+
+// Engine reconciles Applications: it renders their desired state, compares
+// it with the live state of their destination, judges health, and syncs. It
+// is safe for concurrent use.
+type Engine struct {
+	opts     Options
+	renderer render.Renderer
+	health   health.Checker
+	metrics  *metrics
+	syncSem  chan struct{}
+
+	mu       gosync.Mutex
+	clusters map[string]*clusterState // by server URL and by name
+	sources  map[string]source.Source
+	differs  map[string]*differEntry
+	history  map[string][]HistoryEntry
+	projects map[string]*Project
+}
+
+// New builds an Engine. Clusters are connected lazily, on the first app
+// that names them.
+func New(opts Options) (*Engine, error) {
+	d := DefaultOptions()
+	if len(opts.Clusters) == 0 {
+		return nil, fmt.Errorf("gitops: no clusters configured")
+	}
+	if opts.Tracking.AnnotationKey == "" {
+		opts.Tracking = d.Tracking
+	}
+	if opts.ClusterSyncTimeout <= 0 {
+		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = d.Interval
+	}
+	if opts.ReconcileWorkers <= 0 {
+		opts.ReconcileWorkers = d.ReconcileWorkers
+	}
+	if opts.SyncWorkers <= 0 {
+		opts.SyncWorkers = d.SyncWorkers
+	}
+	if opts.QPS <= 0 {
+		opts.QPS, opts.Burst = d.QPS, d.Burst
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = d.Log
+	}
+	e := &Engine{
+		opts:     opts,
+		syncSem:  make(chan struct{}, opts.SyncWorkers),
+		clusters: map[string]*clusterState{},
+		sources:  map[string]source.Source{},
+		differs:  map[string]*differEntry{},
+		history:  map[string][]HistoryEntry{},
+		projects: map[string]*Project{},
+	}
+	for i := range opts.Projects {
+		p := opts.Projects[i]
+		e.projects[p.Name] = &p
+	}
+	var err error
+	if e.health = opts.Health; e.health == nil {
+		if e.health, err = health.NewChecker(health.DefaultOptions()); err != nil {
+			return nil, fmt.Errorf("gitops: health checker: %w", err)
+		}
+	}
+	if e.renderer, err = e.newRenderer(); err != nil {
+		return nil, err
+	}
+	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
+		return nil, err
+	}
+	for _, c := range opts.Clusters {
+		if c.Config == nil {
+			return nil, fmt.Errorf("gitops: cluster %q has no config", c.Name)
+		}
+		cs := &clusterState{cfg: c}
+		for _, k := range []string{c.Name, c.Server} {
+			if k != "" {
+				e.clusters[k] = cs
+			}
+		}
+	}
+	return e, nil
+}
+
+// Close stops the engine's cluster caches.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := map[*clusterState]bool{}
+	for _, cs := range e.clusters {
+		if !seen[cs] {
+			seen[cs] = true
+			cs.stop()
+		}
+	}
+}
+
+// project returns the app's project; the default project allows everything
+// unless the host configured one named "default".
+func (e *Engine) project(app *Application) (*Project, error) {
+	name := app.Spec.Project
+	if name == "" {
+		name = "default"
+	}
+	if p, ok := e.projects[name]; ok {
+		return p, nil
+	}
+	if name == "default" {
+		return &Project{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: ProjectSpec{
+			SourceRepos:              []string{"*"},
+			Destinations:             []ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
+			ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
+		}}, nil
+	}
+	return nil, fmt.Errorf("project %q is not configured", name)
+}

@@ -1,0 +1,203 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/sync"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+)
+
+func newEngine(t *testing.T, tweak func(*Options)) *Engine {
+	t.Helper()
+	opts := DefaultOptions()
+	opts.Clusters = []ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cluster.Config()}}
+	opts.Sync.WaveTimeout = time.Minute
+	if tweak != nil {
+		tweak(&opts)
+	}
+	e, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+// repoDir writes manifests into a folder that serves as the app's source.
+func repoDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func dirApp(name, dir, ns string) *Application {
+	a := &Application{Spec: ApplicationSpec{
+		Source:      &ApplicationSource{RepoURL: dir, Path: "app"},
+		Destination: ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
+	}}
+	a.Name = name
+	return a
+}
+
+const webApp = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {greeting: hello}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+`
+
+// refreshUntil refreshes until cond holds (the cache follows the cluster
+// by watch, so a refresh right after a sync may still see the old state).
+func refreshUntil(t *testing.T, e *Engine, app *Application, what string, cond func(Status) bool) Status {
+	t.Helper()
+	var last Status
+	var lastErr error
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		last, lastErr = e.Refresh(ctx, app)
+		return lastErr == nil && cond(last), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: last status %+v, err %v", what, last, lastErr)
+	}
+	return last
+}
+
+func TestRefreshSyncAndHealth(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	dir := repoDir(t, map[string]string{"app/web.yaml": webApp, "app/README.md": "not a manifest"})
+	var notes []NotificationType
+	e := newEngine(t, func(o *Options) { o.Notify = func(n Notification) { notes = append(notes, n.Type) } })
+	app := dirApp(ns, dir, ns) // app names are unique per run: old runs' objects may linger
+	st, err := e.Refresh(context.Background(), app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sync != OutOfSync || st.Health.Code != health.Missing || len(st.Resources) != 2 || st.Revision == "" {
+		t.Fatalf("before sync: %+v", st)
+	}
+	res, err := e.Sync(context.Background(), app, SyncRequest{})
+	if err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v %s", err, res.Summary())
+	}
+	st = refreshUntil(t, e, app, "Synced and Healthy", func(s Status) bool { return s.Sync == Synced && s.Health.Code == health.Healthy })
+	if len(e.History(app.Name)) != 1 || e.History(app.Name)[0].Revisions[0] != st.Revision {
+		t.Fatalf("history %+v", e.History(app.Name))
+	}
+	if strings.Join([]string{string(notes[0]), string(notes[1])}, ",") != "SyncStarted,SyncSucceeded" {
+		t.Fatalf("notifications %v", notes)
+	}
+	// Drift shows as OutOfSync with a diff.
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	cm, _ := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "settings", metav1.GetOptions{})
+	cm.Data["greeting"] = "changed by hand"
+	if _, err := cs.CoreV1().ConfigMaps(ns).Update(context.Background(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st = refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
+	for _, r := range st.Resources {
+		if r.Key.Name == "settings" && !strings.Contains(r.Diff, "changed by hand") {
+			t.Fatalf("diff of the drifted object: %q", r.Diff)
+		}
+	}
+}
+
+func TestRefreshAndSyncRefuseProjectViolations(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	dir := repoDir(t, map[string]string{"app/bad.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sneaky, namespace: kube-system}\n"})
+	proj := Project{Spec: ProjectSpec{SourceRepos: []string{"*"}, Destinations: []ApplicationDestination{{Server: "*", Namespace: ns}}}}
+	proj.Name = "team-a"
+	e := newEngine(t, func(o *Options) { o.Projects = []Project{proj} })
+	app := dirApp(ns, dir, ns)
+	app.Spec.Project = "team-a"
+	st, err := e.Refresh(context.Background(), app)
+	if !errors.Is(err, ErrPolicy) || st.Sync != Unknown {
+		t.Fatalf("refresh: %v %+v", err, st)
+	}
+	found := false
+	for _, c := range st.Conditions {
+		found = found || (c.Type == ConditionInvalidSpec && strings.Contains(c.Message, "ConfigMap kube-system/sneaky") && strings.Contains(c.Message, "destinations"))
+	}
+	if !found {
+		t.Fatalf("no condition naming the object and rule: %+v", st.Conditions)
+	}
+	res, err := e.Sync(context.Background(), app, SyncRequest{})
+	if !errors.Is(err, ErrPolicy) || res.Phase != sync.Failed {
+		t.Fatalf("sync: %v %s", err, res.Phase)
+	}
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	if _, err := cs.CoreV1().ConfigMaps("kube-system").Get(context.Background(), "sneaky", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatal("the refused object was written")
+	}
+	// An app whose repository the project does not list is refused too.
+	proj.Spec.SourceRepos = []string{"https://git.example.com/*"}
+	e2 := newEngine(t, func(o *Options) { o.Projects = []Project{proj} })
+	if _, err := e2.Refresh(context.Background(), app); err == nil || !strings.Contains(err.Error(), "sourceRepos") {
+		t.Fatalf("foreign repository: %v", err)
+	}
+}
+
+func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	dir := repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	proj := Project{Spec: ProjectSpec{SourceRepos: []string{"*"}, Destinations: []ApplicationDestination{{Server: "*", Namespace: "*"}},
+		SyncWindows: []SyncWindow{{Kind: "deny", Schedule: "* * * * *", Duration: "1h", Applications: []string{"*"}, ManualSync: true}}}}
+	proj.Name = "frozen"
+	e := newEngine(t, func(o *Options) { o.Projects = []Project{proj} })
+	app := dirApp(ns, dir, ns)
+	app.Spec.Project = "frozen"
+	_, err := e.Sync(context.Background(), app, SyncRequest{})
+	var we *SyncWindowError
+	if !errors.As(err, &we) || we.Window.Kind != "deny" || !strings.Contains(err.Error(), "deny window") {
+		t.Fatalf("automated sync in a deny window: %v", err)
+	}
+	res, err := e.Sync(context.Background(), app, SyncRequest{Manual: true})
+	if err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("manual sync with manualSync: %v", err)
+	}
+}
+
+func TestRollbackRefusedWithAutomatedSync(t *testing.T) {
+	e := newEngine(t, nil)
+	app := dirApp("auto", "/nowhere", "x")
+	app.Spec.SyncPolicy = &SyncPolicy{Automated: &SyncPolicyAutomated{}}
+	if _, err := e.Rollback(context.Background(), app, 1, false); err == nil || !strings.Contains(err.Error(), "automated") {
+		t.Fatalf("rollback with automation: %v", err)
+	}
+	app.Spec.SyncPolicy = nil
+	if _, err := e.Rollback(context.Background(), app, 7, false); err == nil || !strings.Contains(err.Error(), "no history entry 7") {
+		t.Fatalf("rollback to a missing entry: %v", err)
+	}
+}

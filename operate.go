@@ -1,0 +1,194 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/sync"
+)
+
+// SyncRequest asks for one sync operation of an application.
+type SyncRequest struct {
+	// Revisions pin the revision of each source (a commit, tag or branch),
+	// in the order of the app's sources; empty uses each targetRevision.
+	Revisions []string
+	// Prune deletes objects of the app no longer in Git.
+	Prune bool
+	// DryRun plans and validates on the server and writes nothing.
+	DryRun bool
+	// Resources limits the sync to these objects.
+	Resources []resource.Key
+	// ConfirmPrune confirms Prune=confirm deletions.
+	ConfirmPrune bool
+	// Manual marks a sync a person asked for: sync windows with manualSync
+	// let it through.
+	Manual bool
+	// State resumes an interrupted operation.
+	State *sync.State
+	// latest, when set, reports the newest desired revision so that
+	// retries of an older one are pre-empted (the run loop sets it).
+	latest func() string
+}
+
+// SyncWindowError reports a sync that a sync window blocks.
+type SyncWindowError struct {
+	App    string
+	Window SyncWindow
+	Reason string
+}
+
+func (e *SyncWindowError) Error() string {
+	return fmt.Sprintf("sync of %s blocked: %s", e.App, e.Reason)
+}
+
+// Sync runs a sync operation of app: the project's limits, policies and
+// sync windows are checked first; then sync.Syncer plans, dry-runs, applies
+// and waits, wave by wave, retrying by the app's retry policy. A successful
+// sync is recorded in the app's history.
+func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (sync.Result, error) {
+	proj, err := e.project(app)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	if err := proj.CheckApplication(app); err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	if !req.DryRun {
+		d, err := proj.SyncAllowed(app, time.Now(), req.Manual)
+		if err != nil {
+			return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+		}
+		if !d.Allowed {
+			werr := &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
+			return sync.Result{Phase: sync.Error, Message: werr.Error()}, werr
+		}
+	}
+	cs, err := e.cluster(ctx, app.Spec.Destination)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	desired, err := e.render(ctx, app, cs, req.Revisions)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	differ, err := e.differFor(app)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	syncer, err := e.syncerFor(cs, proj, app)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	opts, err := appSyncOptions(app)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	sreq := sync.Request{
+		App: app.Name, Revision: desired.Revision(), Desired: desired.objects,
+		Namespace: app.Spec.Destination.Namespace, Options: opts,
+		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
+		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
+		Admit:      proj.Admission(app, e.opts.Policies...),
+		InSync:     sync.DifferInSync(differ),
+		State:      req.State,
+	}
+	e.notify(Notification{Type: NotifySyncStarted, App: app.Name, Revision: sreq.Revision})
+	e.syncSem <- struct{}{}
+	e.metrics.applyInFlight.Inc()
+	res, err := e.runSync(ctx, syncer, app, sreq, req.latest)
+	e.metrics.applyInFlight.Dec()
+	<-e.syncSem
+	e.metrics.syncs.WithLabelValues(app.Name, string(res.Phase)).Inc()
+	switch {
+	case res.Phase == sync.Succeeded && !req.DryRun:
+		e.record(app, desired)
+		e.notify(Notification{Type: NotifySyncSucceeded, App: app.Name, Revision: sreq.Revision, Message: res.Message})
+	case res.Phase == sync.Failed || res.Phase == sync.Error:
+		e.notify(Notification{Type: NotifySyncFailed, App: app.Name, Revision: sreq.Revision, Message: res.Message})
+	}
+	return res, err
+}
+
+// runSync runs the operation, with the app's retry policy when it has one.
+func (e *Engine) runSync(ctx context.Context, s *sync.Syncer, app *Application, req sync.Request, latest func() string) (sync.Result, error) {
+	p := app.Spec.SyncPolicy
+	if p == nil || p.Retry == nil || req.DryRun {
+		return s.Sync(ctx, req)
+	}
+	policy := sync.DefaultRetryPolicy(int(p.Retry.Limit))
+	if b := p.Retry.Backoff; b != nil {
+		if d, err := ParseBackoffDuration(b.Duration); err == nil && d > 0 {
+			policy.Backoff = d
+		}
+		if d, err := ParseBackoffDuration(b.MaxDuration); err == nil && d > 0 {
+			policy.MaxBackoff = d
+		}
+		if b.Factor != nil {
+			policy.Factor = float64(*b.Factor)
+		}
+	}
+	return s.RetrySync(ctx, req, policy, latest)
+}
+
+func (e *Engine) record(app *Application, r rendered) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	h := e.history[app.Name]
+	revs := make([]string, len(r.revisions))
+	for i, rev := range r.revisions {
+		revs[i] = rev.Commit
+	}
+	if n := len(h); n > 0 && strings.Join(h[n-1].Revisions, ",") == strings.Join(revs, ",") {
+		return // a resync of the same revisions is not a new deployment
+	}
+	var id int64 = 1
+	if n := len(h); n > 0 {
+		id = h[n-1].ID + 1
+	}
+	h = append(h, HistoryEntry{ID: id, Revisions: revs, DeployedAt: time.Now()})
+	limit := 10
+	if l := app.Spec.RevisionHistoryLimit; l != nil {
+		limit = int(*l)
+	}
+	if len(h) > limit {
+		h = h[len(h)-limit:]
+	}
+	e.history[app.Name] = h
+}
+
+// History returns the app's recorded syncs, oldest first.
+func (e *Engine) History(appName string) []HistoryEntry {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]HistoryEntry(nil), e.history[appName]...)
+}
+
+// Rollback syncs the revisions of history entry id. As in Argo CD, an app
+// with automated sync cannot be rolled back (the next automated sync would
+// undo it).
+func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune bool) (sync.Result, error) {
+	if p := app.Spec.SyncPolicy; p != nil && p.Automated != nil && (p.Automated.Enabled == nil || *p.Automated.Enabled) {
+		err := fmt.Errorf("rollback of %s: automated sync is enabled", app.Name)
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	for _, h := range e.History(app.Name) {
+		if h.ID == id {
+			return e.Sync(ctx, app, SyncRequest{Revisions: h.Revisions, Prune: prune, Manual: true})
+		}
+	}
+	err := fmt.Errorf("rollback of %s: no history entry %d", app.Name, id)
+	return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+}
+
+func (e *Engine) notify(n Notification) {
+	if e.opts.Notify == nil {
+		return
+	}
+	if n.Time.IsZero() {
+		n.Time = time.Now()
+	}
+	e.opts.Notify(n)
+}

@@ -1,0 +1,242 @@
+package gitops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/hooks"
+	"github.com/kubegitops/gitops/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// differEntry is a Differ built for one app's ignore rules and options,
+// kept while they do not change (compiling jq rules is not free).
+type differEntry struct {
+	key    string
+	differ *diff.Differ
+}
+
+func (e *Engine) differFor(app *Application) (*diff.Differ, error) {
+	opts := diff.DefaultOptions()
+	opts.Tracking = e.opts.Tracking
+	if e.opts.Sync.FieldManager != "" {
+		opts.FieldManager = e.opts.Sync.FieldManager
+	}
+	syncOpts, err := appSyncOptions(app)
+	if err != nil {
+		return nil, err
+	}
+	opts.SyncOptions = syncOpts
+	for _, ig := range app.Spec.IgnoreDifferences {
+		opts.IgnoreRules = append(opts.IgnoreRules, diff.IgnoreRule{Group: ig.Group, Kind: ig.Kind, Name: ig.Name, Namespace: ig.Namespace,
+			JSONPointers: ig.JSONPointers, JQPathExpressions: ig.JQPathExpressions, ManagedFieldsManagers: ig.ManagedFieldsManagers})
+	}
+	keyBytes, _ := json.Marshal(struct {
+		Ignore []ResourceIgnoreDifferences
+		Sync   string
+	}{app.Spec.IgnoreDifferences, syncOpts.String()})
+	key := string(keyBytes)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d, ok := e.differs[app.Name]; ok && d.key == key {
+		return d.differ, nil
+	}
+	d, err := diff.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	e.differs[app.Name] = &differEntry{key: key, differ: d}
+	return d, nil
+}
+
+// appSyncOptions parses the app's syncOptions.
+func appSyncOptions(app *Application) (resource.Options, error) {
+	if app.Spec.SyncPolicy == nil {
+		return resource.Options{}, nil
+	}
+	return resource.ParseOptions(strings.Join(app.Spec.SyncPolicy.SyncOptions, ","))
+}
+
+// Refresh compares an application's desired state in Git with the live
+// state of its destination: it resolves and snapshots each source, renders
+// it (cached by content), checks every object against the app's project,
+// diffs each object against the cluster cache, judges health and
+// aggregates. The error is non-nil when the comparison could not be made;
+// the Status then says Unknown and carries the error as a condition.
+func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) {
+	start := time.Now()
+	defer func() { e.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(start).Seconds()) }()
+	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}}
+	fail := func(ct ConditionType, err error) (Status, error) {
+		st.Conditions = append(st.Conditions, Condition{Type: ct, Message: err.Error()})
+		st.ReconciledAt = time.Now()
+		return st, fmt.Errorf("refresh %s: %w", app.Name, err)
+	}
+	proj, err := e.project(app)
+	if err != nil {
+		return fail(ConditionInvalidSpec, err)
+	}
+	if err := proj.CheckApplication(app); err != nil {
+		return fail(ConditionInvalidSpec, err)
+	}
+	cs, err := e.cluster(ctx, app.Spec.Destination)
+	if err != nil {
+		return fail(ConditionComparisonError, err)
+	}
+	desired, err := e.render(ctx, app, cs, nil)
+	if err != nil {
+		return fail(ConditionComparisonError, err)
+	}
+	st.Revision = desired.Revision()
+	differ, err := e.differFor(app)
+	if err != nil {
+		return fail(ConditionInvalidSpec, err)
+	}
+	cmp, err := e.compare(ctx, app, proj, cs, differ, desired.objects)
+	if err != nil {
+		return fail(ConditionComparisonError, err)
+	}
+	st.Resources, st.Conditions = cmp.rows, cmp.conditions
+	st.Sync = cmp.sync
+	st.Health = health.Aggregate(cmp.healths, health.DefaultAggregateOptions())
+	st.ReconciledAt = time.Now()
+	if cmp.policyErr != nil {
+		st.Sync = Unknown
+		return st, fmt.Errorf("refresh %s: %w", app.Name, cmp.policyErr)
+	}
+	return st, nil
+}
+
+// comparison is the per-object outcome of a refresh.
+type comparison struct {
+	rows       []ResourceStatus
+	healths    []health.ResourceHealth
+	conditions []Condition
+	sync       SyncStatusCode
+	policyErr  error
+}
+
+// compare diffs the rendered objects with the cluster's cache.
+func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, cs *clusterState, differ *diff.Differ, objs []*unstructured.Unstructured) (comparison, error) {
+	cmp := comparison{sync: Synced}
+	tainted := cs.cache.Tainted()
+	taintedGK := map[schema.GroupKind]error{}
+	for gvk, err := range tainted {
+		taintedGK[gvk.GroupKind()] = err
+	}
+	desiredKeys := map[resource.Key]bool{}
+	var policyErrs []error
+	var taintedUsed []string
+	for _, in := range objs {
+		obj := in.DeepCopy()
+		info, err := hooks.Of(obj)
+		if err != nil {
+			return comparison{}, err
+		}
+		if info.Skip {
+			continue
+		}
+		gk := resource.GroupKindOf(obj)
+		namespaced, known := cs.isNamespaced(gk)
+		if !known {
+			namespaced = obj.GetNamespace() != "" || app.Spec.Destination.Namespace != ""
+		}
+		if namespaced && obj.GetNamespace() == "" {
+			obj.SetNamespace(app.Spec.Destination.Namespace)
+		} else if !namespaced {
+			obj.SetNamespace("")
+		}
+		key := resource.KeyOf(obj)
+		if err := proj.CheckObject(app.Spec.Destination, obj, namespaced); err != nil {
+			policyErrs = append(policyErrs, err)
+		}
+		for _, pol := range e.opts.Policies {
+			if err := pol.Check(ctx, app, obj); err != nil {
+				policyErrs = append(policyErrs, err)
+			}
+		}
+		if info.Hook {
+			cmp.rows = append(cmp.rows, ResourceStatus{Key: key, Status: Synced, Hook: true})
+			continue
+		}
+		desiredKeys[key] = true
+		if err, bad := taintedGK[gk]; bad {
+			taintedUsed = append(taintedUsed, fmt.Sprintf("%s (%v)", gk, err))
+			cmp.rows = append(cmp.rows, ResourceStatus{Key: key, Status: Unknown})
+			cmp.sync = Unknown
+			continue
+		}
+		if err := e.opts.Tracking.Set(obj, app.Name); err != nil {
+			return comparison{}, err
+		}
+		live, _ := cs.cache.Get(key)
+		row := ResourceStatus{Key: key, Status: Synced}
+		res, err := differ.Diff(ctx, obj, live)
+		switch {
+		case err != nil:
+			row.Status = Unknown
+			cmp.conditions = append(cmp.conditions, Condition{Type: ConditionComparisonError, Message: err.Error()})
+		case res.Modified:
+			row.Status, row.Diff = OutOfSync, res.Text
+		}
+		if live != nil {
+			if owner := e.opts.Tracking.AppOf(live); owner != "" && owner != app.Name {
+				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionSharedResource,
+					Message: fmt.Sprintf("%s is also managed by application %s", key, owner)})
+			}
+			hs, err := e.health.Check(live)
+			if err != nil {
+				hs = &health.Status{Code: health.Unknown, Message: err.Error()}
+			}
+			row.Health = hs
+			cmp.healths = append(cmp.healths, health.ResourceHealthOf(live, hs))
+		} else {
+			row.Health = &health.Status{Code: health.Missing}
+			cmp.healths = append(cmp.healths, health.ResourceHealthOf(obj, row.Health))
+		}
+		cmp.merge(row)
+	}
+	for _, live := range cs.cache.Managed(app.Name) {
+		key := resource.KeyOf(live)
+		if desiredKeys[key] {
+			continue
+		}
+		if info, err := hooks.Of(live); err == nil && info.Hook {
+			continue
+		}
+		co, _ := resource.CompareOptionsOf(live)
+		if co.Has(resource.OptionIgnoreExtraneous, "true") {
+			continue
+		}
+		cmp.merge(ResourceStatus{Key: key, Status: OutOfSync, RequiresPruning: true})
+	}
+	if len(taintedUsed) > 0 {
+		sort.Strings(taintedUsed)
+		cmp.conditions = append(cmp.conditions, Condition{Type: ConditionTaintedKinds,
+			Message: "the cluster cache cannot serve " + strings.Join(taintedUsed, ", ")})
+	}
+	if len(policyErrs) > 0 {
+		cmp.policyErr = errors.Join(policyErrs...)
+		cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: cmp.policyErr.Error()})
+	}
+	sort.SliceStable(cmp.rows, func(i, j int) bool { return cmp.rows[i].Key.String() < cmp.rows[j].Key.String() })
+	return cmp, nil
+}
+
+func (c *comparison) merge(row ResourceStatus) {
+	c.rows = append(c.rows, row)
+	if row.Status == OutOfSync && c.sync == Synced {
+		c.sync = OutOfSync
+	}
+	if row.Status == Unknown {
+		c.sync = Unknown
+	}
+}

@@ -1,0 +1,253 @@
+package gitops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/render/helm"
+	"github.com/kubegitops/gitops/render/jsonnet"
+	"github.com/kubegitops/gitops/render/kustomize"
+	"github.com/kubegitops/gitops/render/plain"
+	"github.com/kubegitops/gitops/render/plugin"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/dir"
+	"github.com/kubegitops/gitops/source/git"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// toolRenderer sends each input to the renderer of its tool.
+type toolRenderer map[render.Kind]render.Renderer
+
+func (t toolRenderer) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
+	kind, err := render.ToolFor(in)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := t[kind]
+	if !ok {
+		return nil, fmt.Errorf("render: no renderer for %s", kind)
+	}
+	return r.Render(ctx, in)
+}
+
+func (e *Engine) newRenderer() (render.Renderer, error) {
+	tools := toolRenderer{
+		render.KindPlain:     plain.New(plain.DefaultOptions()),
+		render.KindKustomize: kustomize.New(kustomize.DefaultOptions()),
+		render.KindHelm:      helm.New(helm.DefaultOptions()),
+		render.KindJsonnet:   jsonnet.New(jsonnet.DefaultOptions()),
+		render.KindPlugin:    plugin.New(plugin.DefaultOptions()),
+	}
+	for k, r := range e.opts.Renderers {
+		tools[k] = r
+	}
+	st := e.opts.RenderStore
+	if st == nil {
+		st = store.NewMemory(store.DefaultMemoryOptions())
+	}
+	copts := render.DefaultCacheOptions()
+	copts.Registerer = e.opts.Registerer
+	copts.Logger = e.opts.Log
+	return render.Cached(tools, st, copts), nil
+}
+
+// sourceFor returns the Source of a repository URL, one per kind of source
+// for the engine's life (so Git object stores and resolve caches are shared).
+func (e *Engine) sourceFor(repoURL string) (source.Source, error) {
+	if e.opts.SourceFor != nil {
+		return e.opts.SourceFor(repoURL)
+	}
+	kind := "git"
+	if strings.HasPrefix(repoURL, "file://") || strings.HasPrefix(repoURL, "/") {
+		kind = "dir"
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s, ok := e.sources[kind]; ok {
+		return s, nil
+	}
+	var s source.Source
+	if kind == "dir" {
+		s = dir.New(dir.DefaultOptions())
+	} else {
+		g, err := git.New(git.DefaultOptions())
+		if err != nil {
+			return nil, err
+		}
+		s = g
+	}
+	e.sources[kind] = s
+	return s, nil
+}
+
+// rendered is an app's desired state at one revision.
+type rendered struct {
+	objects   []*unstructured.Unstructured
+	revisions []source.Revision
+}
+
+// Revision returns the commit of a single-source app, or the commits of all
+// sources joined by commas.
+func (r rendered) Revision() string {
+	parts := make([]string, len(r.revisions))
+	for i, rev := range r.revisions {
+		parts[i] = rev.Commit
+	}
+	return strings.Join(parts, ",")
+}
+
+// render resolves, snapshots and renders every source of the app. pinned,
+// when set, replaces each source's targetRevision (a rollback, or a sync of
+// a chosen revision).
+func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string) (rendered, error) {
+	var out rendered
+	srcs := app.Spec.AllSources()
+	for i, src := range srcs {
+		if src.Ref != "" || src.Chart != "" {
+			return rendered{}, fmt.Errorf("source %d (%s): ref and chart sources are not supported yet", i, source.RedactURL(src.RepoURL))
+		}
+		s, err := e.sourceFor(src.RepoURL)
+		if err != nil {
+			return rendered{}, err
+		}
+		repo := source.Repository{URL: src.RepoURL}
+		if e.opts.Credentials != nil {
+			repo.Credentials = e.opts.Credentials(src.RepoURL)
+		}
+		target := src.TargetRevision
+		if len(pinned) == len(srcs) && pinned[i] != "" {
+			target = pinned[i]
+		}
+		rev, err := s.Resolve(ctx, repo, target)
+		e.metrics.gitRequest("resolve", err)
+		if err != nil {
+			return rendered{}, fmt.Errorf("resolve %s at %q: %w", source.RedactURL(src.RepoURL), target, err)
+		}
+		snap, err := s.Snapshot(ctx, repo, rev)
+		e.metrics.gitRequest("fetch", err)
+		if err != nil {
+			return rendered{}, fmt.Errorf("snapshot %s at %s: %w", source.RedactURL(src.RepoURL), rev.Commit, err)
+		}
+		in, err := renderInput(app, src, snap, cs)
+		if err != nil {
+			return rendered{}, err
+		}
+		done := e.metrics.renderStarted()
+		objs, err := e.renderer.Render(ctx, in)
+		done()
+		if c, ok := snap.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
+		if err != nil {
+			return rendered{}, err
+		}
+		out.objects = append(out.objects, objs...)
+		out.revisions = append(out.revisions, rev)
+	}
+	return out, nil
+}
+
+// renderInput maps an Argo CD source onto the renderer's input, with the
+// target cluster's version and API versions.
+func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, cs *clusterState) (render.Input, error) {
+	path := strings.Trim(src.Path, "/")
+	if path == "" {
+		path = "."
+	}
+	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace}
+	if cs != nil {
+		in.KubeVersion = cs.cache.ServerVersion()
+		in.APIVersions = apiVersions(cs)
+	}
+	if d := src.Directory; d != nil {
+		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude}
+		if len(d.Jsonnet.ExtVars)+len(d.Jsonnet.TLAs)+len(d.Jsonnet.Libs) > 0 {
+			in.Jsonnet = &render.JsonnetSource{ExtVars: jsonnetVars(d.Jsonnet.ExtVars), TLAs: jsonnetVars(d.Jsonnet.TLAs), Libs: d.Jsonnet.Libs}
+		}
+	}
+	if h := src.Helm; h != nil {
+		hs := &render.HelmSource{ReleaseName: h.ReleaseName, ValueFiles: h.ValueFiles, IgnoreMissingValueFiles: h.IgnoreMissingValueFiles,
+			Values: h.Values, SkipCRDs: h.SkipCrds, SkipTests: h.SkipTests, SkipSchemaValidation: h.SkipSchemaValidation}
+		for _, p := range h.Parameters {
+			hs.Parameters = append(hs.Parameters, render.HelmParameter{Name: p.Name, Value: p.Value, ForceString: p.ForceString})
+		}
+		for _, p := range h.FileParameters {
+			hs.FileParameters = append(hs.FileParameters, render.HelmFileParameter{Name: p.Name, Path: p.Path})
+		}
+		if h.ValuesObject != nil && len(h.ValuesObject.Raw) > 0 {
+			if err := json.Unmarshal(h.ValuesObject.Raw, &hs.ValuesObject); err != nil {
+				return render.Input{}, fmt.Errorf("helm.valuesObject: %w", err)
+			}
+		}
+		if h.Namespace != "" {
+			in.Namespace = h.Namespace
+		}
+		if h.KubeVersion != "" {
+			in.KubeVersion = h.KubeVersion
+		}
+		if len(h.APIVersions) > 0 {
+			in.APIVersions = h.APIVersions
+		}
+		in.Helm = hs
+	}
+	if k := src.Kustomize; k != nil {
+		ks := &render.KustomizeSource{NamePrefix: k.NamePrefix, NameSuffix: k.NameSuffix, Images: k.Images,
+			CommonLabels: k.CommonLabels, CommonAnnotations: k.CommonAnnotations, Namespace: k.Namespace, Components: k.Components}
+		for _, r := range k.Replicas {
+			ks.Replicas = append(ks.Replicas, render.KustomizeReplica{Name: r.Name, Count: int64(r.Count.IntValue())})
+		}
+		for _, p := range k.Patches {
+			kp := render.KustomizePatch{Path: p.Path, Patch: p.Patch}
+			if t := p.Target; t != nil {
+				kp.Target = &render.KustomizeSelector{Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name,
+					Namespace: t.Namespace, LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
+			}
+			ks.Patches = append(ks.Patches, kp)
+		}
+		if k.KubeVersion != "" {
+			in.KubeVersion = k.KubeVersion
+		}
+		in.Kustomize = ks
+	}
+	if p := src.Plugin; p != nil {
+		ps := &render.PluginSource{Name: p.Name, Env: map[string]string{}}
+		for _, e := range p.Env {
+			ps.Env[e.Name] = e.Value
+		}
+		in.Plugin = ps
+	}
+	return in, nil
+}
+
+func jsonnetVars(vs []JsonnetVar) []render.JsonnetVar {
+	out := make([]render.JsonnetVar, len(vs))
+	for i, v := range vs {
+		out[i] = render.JsonnetVar{Name: v.Name, Value: v.Value, Code: v.Code}
+	}
+	return out
+}
+
+// apiVersions lists "group/version" and "group/version/Kind" for every
+// resource the cluster serves, as Helm's .Capabilities.APIVersions wants.
+func apiVersions(cs *clusterState) []string {
+	set := map[string]bool{}
+	for _, l := range cs.cache.APIResources() {
+		set[l.GroupVersion] = true
+		for _, r := range l.APIResources {
+			if !strings.Contains(r.Name, "/") {
+				set[l.GroupVersion+"/"+r.Kind] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
