@@ -167,31 +167,27 @@ func (s *Source) snapshot(ctx context.Context, repo source.Repository, rev sourc
 	if err != nil {
 		return nil, wrapErr(e, "snapshot", rev.Commit, err)
 	}
-	// A fetch may start a new generation between our fetch and our open,
-	// so try twice.
+	// Open from the current generation when it has the commit; otherwise
+	// fetch and try again once (a fetch may start a new generation between
+	// our fetch and our open).
 	for attempt := 0; ; attempt++ {
-		if !store.hasCommit(h) {
-			if err := s.fetchShared(ctx, e, store, h); err != nil {
-				return nil, wrapErr(e, "fetch", rev.Commit, err)
-			}
-		}
 		g := store.current()
-		ok := g.acquire()
-		if ok && !g.hasCommit(h) {
-			g.release()
-			ok = false
-		}
-		if !ok {
-			if attempt == 0 {
-				continue
+		if g.acquire() {
+			if g.hasCommit(h) {
+				snap, err := openSnapshot(g, h, rev)
+				if err != nil {
+					return nil, wrapErr(e, "snapshot", rev.Commit, err)
+				}
+				return snap, nil
 			}
+			g.release()
+		}
+		if attempt == 1 {
 			return nil, wrapErr(e, "snapshot", rev.Commit, fmt.Errorf("commit %s: %w", h, source.ErrRevisionNotFound))
 		}
-		snap, err := openSnapshot(g, h, rev)
-		if err != nil {
-			return nil, wrapErr(e, "snapshot", rev.Commit, err)
+		if err := s.fetchShared(ctx, e, store, h); err != nil {
+			return nil, wrapErr(e, "fetch", rev.Commit, err)
 		}
-		return snap, nil
 	}
 }
 
