@@ -23,6 +23,7 @@ type LoadError struct {
 	Err      error
 }
 
+// Error implements error: "document N line L: path: what".
 func (e *LoadError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "document %d", e.Document)

@@ -40,6 +40,7 @@ type SyncWindowError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *SyncWindowError) Error() string {
 	return fmt.Sprintf("sync of %s blocked: %s", e.App, e.Reason)
 }

@@ -30,6 +30,7 @@ type PolicyError struct {
 	Reason string
 }
 
+// Error implements error: "<subject> refused by project <p> (<rule>): <reason>".
 func (e *PolicyError) Error() string {
 	return fmt.Sprintf("%s refused by project %s (%s): %s", e.Subject, e.Project, e.Rule, e.Reason)
 }

@@ -23,6 +23,7 @@ import (
 // toolRenderer sends each input to the renderer of its tool.
 type toolRenderer map[render.Kind]render.Renderer
 
+// Render implements render.Renderer.
 func (t toolRenderer) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
 	kind, err := render.ToolFor(in)
 	if err != nil {

@@ -28,6 +28,7 @@ type ImmutableFieldError struct {
 	Err    error
 }
 
+// Error implements error.
 func (e *ImmutableFieldError) Error() string {
 	// The API error is left out: it quotes the whole refused value.
 	return fmt.Sprintf("%s: immutable field(s) %s changed; set Force=true on the object (or RecreateOnImmutable) to delete and re-create it",

@@ -44,6 +44,7 @@ func taskID(key resource.Key, phase hooks.Phase) string { return key.String() + 
 // object, so one sync attempt reports them all at once.
 type PlanError struct{ Errors []error }
 
+// Error implements error, joining every problem.
 func (e *PlanError) Error() string {
 	msgs := make([]string, len(e.Errors))
 	for i, err := range e.Errors {

@@ -54,6 +54,7 @@ type PreemptedError struct {
 	Revision, Newer string
 }
 
+// Error implements error.
 func (e *PreemptedError) Error() string {
 	return fmt.Sprintf("sync: retries of revision %s pre-empted by revision %s", e.Revision, e.Newer)
 }

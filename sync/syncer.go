@@ -337,6 +337,7 @@ func (r Result) Summary() string {
 // like) to the syncer's logger instead of the process-wide klog.
 type warningLogger struct{ log logr.Logger }
 
+// HandleWarningHeader implements rest.WarningHandler.
 func (w warningLogger) HandleWarningHeader(code int, agent, text string) {
 	w.log.V(1).Info("API server warning", "warning", text)
 }
