@@ -83,6 +83,9 @@ func TestRedactURL(t *testing.T) {
 		"/local/path":                      "/local/path",
 		"https://host/r.git?x=1":           "https://host/r.git?x=1",
 		"https://u:p%40ss@host/r.git#frag": "https://host/r.git#frag",
+		"https://user:pa ss@host/r.git":    "https://redacted@host/r.git",
+		"https://user:p%zz@host/r.git":     "https://redacted@host/r.git",
+		"http://tok%@host:80/x":            "http://redacted@host:80/x",
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)

@@ -74,14 +74,20 @@ func RedactURL(raw string) string {
 		u.User = nil
 		return u.String()
 	}
-	host := raw
-	if i := strings.IndexByte(host, '/'); i >= 0 {
-		host = host[:i]
+	// Not a parsable URL: cut any user information by hand. The authority
+	// runs from after "scheme://" (if any) to the next '/'.
+	scheme, rest := "", raw
+	if i := strings.Index(raw, "://"); i >= 0 {
+		scheme, rest = raw[:i+3], raw[i+3:]
 	}
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		user := host[:at]
-		if strings.ContainsRune(user, ':') {
-			return "redacted@" + raw[at+1:]
+	authority := rest
+	if i := strings.IndexByte(authority, '/'); i >= 0 {
+		authority = authority[:i]
+	}
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		user := authority[:at]
+		if scheme != "" || strings.ContainsRune(user, ':') {
+			return scheme + "redacted@" + rest[at+1:]
 		}
 	}
 	return raw

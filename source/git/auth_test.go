@@ -166,6 +166,9 @@ func TestNoCredentialInErrorsOrLogs(t *testing.T) {
 		{URL: echo.URL + "/r.git", Credentials: &source.Credentials{BearerToken: testSecret}},
 		{URL: "ssh://git@127.0.0.1:1/r.git", Credentials: &source.Credentials{SSHPrivateKey: []byte("-----BEGIN " + testSecret), SSHPassphrase: testSecret}},
 		{URL: "git@127.0.0.1:r.git", Credentials: &source.Credentials{SSHPassphrase: testSecret}},
+		{URL: "https://" + testUser + ":" + testSecret + "%zz@127.0.0.1:1/r.git"},
+		{URL: "https://" + testUser + ":" + testSecret + " x@127.0.0.1:1/r.git"},
+		{URL: "ftp://" + testUser + ":" + testSecret + "@127.0.0.1/r.git"},
 	}
 	for _, repo := range repos {
 		_, rerr := s.Resolve(context.Background(), repo, "main")
