@@ -20,24 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// toolRenderer sends each input to the renderer of its tool.
-type toolRenderer map[render.Kind]render.Renderer
-
-// Render implements render.Renderer.
-func (t toolRenderer) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
-	kind, err := render.ToolFor(in)
-	if err != nil {
-		return nil, err
-	}
-	r, ok := t[kind]
-	if !ok {
-		return nil, fmt.Errorf("render: no renderer for %s", kind)
-	}
-	return r.Render(ctx, in)
-}
-
 func (e *Engine) newRenderer() (render.Renderer, error) {
-	tools := toolRenderer{
+	tools := render.Tools{
 		render.KindPlain:     plain.New(plain.DefaultOptions()),
 		render.KindKustomize: kustomize.New(kustomize.DefaultOptions()),
 		render.KindHelm:      helm.New(helm.DefaultOptions()),
