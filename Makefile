@@ -4,9 +4,13 @@
 SHELL := /bin/bash
 GO ?= go
 GOTEST_FLAGS ?= -race -count=1 -timeout 45m
-FUZZTIME ?= 10s
+FUZZTIME ?= 5s
 # package:FuzzTarget pairs run briefly by `make fuzz` (seed corpora also run in `go test`).
-FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID
+FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
+	./render:FuzzRootResolve \
+	./health:FuzzLuaHealth ./health:FuzzCheck ./health/internal/luavm:FuzzPattern \
+	./diff:FuzzIgnoreRules ./diff:FuzzSecretMasking \
+	./source/webhook:FuzzWebhook
 
 .PHONY: demo test tools redis fmt vet unit fuzz
 
