@@ -15,8 +15,9 @@ import (
 // as listed or watched, already trimmed (see Options.KeepManagedFields and
 // Options.KeepLastApplied); app is the application that tracks it ("" when
 // none). It returns a small value to keep next to the object's metadata
-// (may be nil) and whether to keep the whole object. It runs under the
-// cache's write lock: keep it fast and never call back into the cache.
+// (may be nil) and whether to keep the whole object. It is called from the
+// watch goroutines of several kinds at once, so it must be safe for
+// concurrent use; keep it fast and never call back into the cache.
 type PopulateFunc func(obj *unstructured.Unstructured, app string) (info any, keepWhole bool)
 
 // Options configure a ClusterCache. Start from DefaultOptions.
