@@ -92,6 +92,15 @@ func (s *Source) uploadPack(ctx context.Context, sess session, ar *packp.AdvRefs
 	}
 	req.Shallows = shallows
 	req.Haves = haves(st)
+	// With haves, ask for a thin pack: the server then sends only what
+	// changed, as deltas against what we have (go-git's advertisement
+	// filter hides the capability, but every git-upload-pack has it).
+	thin := len(req.Haves) > 0
+	if thin {
+		if err := req.Capabilities.Set(capability.ThinPack); err != nil {
+			return err
+		}
+	}
 	if req.IsEmpty() {
 		return nil
 	}
@@ -105,6 +114,9 @@ func (s *Source) uploadPack(ctx context.Context, sess session, ar *packp.AdvRefs
 	defer res.Close()
 	if err := updateShallow(st, shallows, res.ShallowUpdate); err != nil {
 		return err
+	}
+	if thin {
+		return storeThinPack(st, demux(req.Capabilities, res))
 	}
 	return packfile.UpdateObjectStorage(st, demux(req.Capabilities, res))
 }
