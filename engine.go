@@ -76,6 +76,11 @@ type Options struct {
 	Registerer prometheus.Registerer
 	// Log receives what the engine does.
 	Log logr.Logger
+	// ApplyChildApplications writes the Applications an app renders (app of
+	// apps) to the cluster, for hosts whose cluster has the Application
+	// CRD and its own controller. Default false: Run manages them
+	// in-process and nothing is written for them.
+	ApplyChildApplications bool
 	// Notify, when set, is told of syncs and health changes.
 	Notify func(Notification)
 }
@@ -113,6 +118,7 @@ type Engine struct {
 	differs  map[string]*differEntry
 	history  map[string][]HistoryEntry
 	projects map[string]*Project
+	runner   *runner // set while Run runs
 }
 
 // New builds an Engine. Clusters are connected lazily, on the first app

@@ -88,7 +88,7 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	sreq := sync.Request{
-		App: app.Name, Revision: desired.Revision(), Desired: desired.objects,
+		App: app.Name, Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.objects),
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,

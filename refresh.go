@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,13 +73,20 @@ func appSyncOptions(app *Application) (resource.Options, error) {
 // aggregates. The error is non-nil when the comparison could not be made;
 // the Status then says Unknown and carries the error as a condition.
 func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) {
+	st, _, err := e.refresh(ctx, app)
+	return st, err
+}
+
+// refresh is Refresh that also returns the Applications the app renders
+// (app of apps).
+func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Application, error) {
 	start := time.Now()
 	defer func() { e.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(start).Seconds()) }()
 	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}}
-	fail := func(ct ConditionType, err error) (Status, error) {
+	fail := func(ct ConditionType, err error) (Status, []*Application, error) {
 		st.Conditions = append(st.Conditions, Condition{Type: ct, Message: err.Error()})
 		st.ReconciledAt = time.Now()
-		return st, fmt.Errorf("refresh %s: %w", app.Name, err)
+		return st, nil, fmt.Errorf("refresh %s: %w", app.Name, err)
 	}
 	proj, err := e.project(app)
 	if err != nil {
@@ -110,9 +118,9 @@ func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) 
 	st.ReconciledAt = time.Now()
 	if cmp.policyErr != nil {
 		st.Sync = Unknown
-		return st, fmt.Errorf("refresh %s: %w", app.Name, cmp.policyErr)
+		return st, cmp.children, fmt.Errorf("refresh %s: %w", app.Name, cmp.policyErr)
 	}
-	return st, nil
+	return st, cmp.children, nil
 }
 
 // comparison is the per-object outcome of a refresh.
@@ -122,6 +130,7 @@ type comparison struct {
 	conditions []Condition
 	sync       SyncStatusCode
 	policyErr  error
+	children   []*Application
 }
 
 // compare diffs the rendered objects with the cluster's cache.
@@ -145,6 +154,17 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			continue
 		}
 		gk := resource.GroupKindOf(obj)
+		if gk == gkApplication && !e.opts.ApplyChildApplications {
+			child, err := childApplication(obj)
+			if err != nil {
+				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: err.Error()})
+				cmp.sync = Unknown
+				continue
+			}
+			cmp.children = append(cmp.children, child)
+			cmp.rows = append(cmp.rows, ResourceStatus{Key: resource.KeyOf(obj), Status: Synced})
+			continue
+		}
 		namespaced, known := cs.isNamespaced(gk)
 		if !known {
 			namespaced = obj.GetNamespace() != "" || app.Spec.Destination.Namespace != ""
@@ -239,4 +259,35 @@ func (c *comparison) merge(row ResourceStatus) {
 	if row.Status == Unknown {
 		c.sync = Unknown
 	}
+}
+
+var gkApplication = schema.GroupKind{Group: "argoproj.io", Kind: "Application"}
+
+// childApplication decodes an Application found in an app's manifests with
+// LoadApplications' strictness.
+func childApplication(obj *unstructured.Unstructured) (*Application, error) {
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, err
+	}
+	apps, err := LoadApplications(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("child %s: %w", resource.KeyOf(obj), err)
+	}
+	return &apps[0], nil
+}
+
+// withoutChildApplications drops the Applications an app renders from what
+// it syncs, unless the host applies them (Options.ApplyChildApplications).
+func (e *Engine) withoutChildApplications(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	if e.opts.ApplyChildApplications {
+		return objs
+	}
+	out := objs[:0:0]
+	for _, o := range objs {
+		if resource.GroupKindOf(o) != gkApplication {
+			out = append(out, o)
+		}
+	}
+	return out
 }

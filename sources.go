@@ -83,8 +83,11 @@ func (r rendered) Revision() string {
 	for i, rev := range r.revisions {
 		parts[i] = rev.Commit
 	}
-	return strings.Join(parts, ",")
+	return joinRevisions(parts)
 }
+
+// joinRevisions writes the revisions of an app's sources as one string.
+func joinRevisions(revs []string) string { return strings.Join(revs, ",") }
 
 // render resolves, snapshots and renders every source of the app. pinned,
 // when set, replaces each source's targetRevision (a rollback, or a sync of

@@ -1,0 +1,330 @@
+package gitops
+
+import (
+	"context"
+	"math/rand/v2"
+	gosync "sync"
+	"time"
+
+	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/sync"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// SelfHealTimeout is the least time between two self-heal syncs of one
+// app at one revision, so that a controller fighting the sync does not make
+// it loop (Argo CD's default).
+const SelfHealTimeout = 5 * time.Second
+
+// runner is the state of Run: the managed apps, their last status and the
+// memory automated sync needs.
+type runner struct {
+	e     *Engine
+	queue workqueue.TypedRateLimitingInterface[string]
+
+	mu         gosync.Mutex
+	apps       map[string]*appState
+	subscribed map[*clusterState]bool
+}
+
+type appState struct {
+	app      *Application
+	parent   string // the app whose render holds this one (app of apps)
+	status   Status
+	hasState bool
+	// lastAutoRevision is the revision of the last automated sync, and
+	// lastAutoFailed whether it failed: a failed revision is not retried by
+	// the loop (the retry policy did that), only a new revision is synced.
+	lastAutoRevision string
+	lastAutoFailed   bool
+	lastAutoAt       time.Time
+}
+
+// Run reconciles the apps until ctx ends: each is refreshed every Interval
+// (with jitter), when its repository reports a change (Hint), and when an
+// object it manages changes in the cluster; apps with automated sync are
+// synced when out of sync (with prune, selfHeal and allowEmpty as in Argo
+// CD); Applications found in an app's rendered manifests join the managed
+// apps (app of apps). Run returns ctx's error.
+func (e *Engine) Run(ctx context.Context, apps []*Application) error {
+	r := &runner{
+		e:          e,
+		queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
+		apps:       map[string]*appState{},
+		subscribed: map[*clusterState]bool{},
+	}
+	for _, a := range apps {
+		r.add(a, "")
+	}
+	e.mu.Lock()
+	e.runner = r
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.runner = nil
+		e.mu.Unlock()
+	}()
+	var wg gosync.WaitGroup
+	for i := 0; i < e.opts.ReconcileWorkers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r.next(ctx) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	r.queue.ShutDown()
+	wg.Wait()
+	return ctx.Err()
+}
+
+func (r *runner) add(a *Application, parent string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.apps[a.Name]; ok {
+		s.app, s.parent = a, parent
+	} else {
+		r.apps[a.Name] = &appState{app: a, parent: parent}
+	}
+	r.queue.Add(a.Name)
+}
+
+// next reconciles one app; false when the queue is shut down.
+func (r *runner) next(ctx context.Context) bool {
+	name, quit := r.queue.Get()
+	if quit {
+		return false
+	}
+	defer r.queue.Done(name)
+	again := r.reconcile(ctx, name)
+	r.queue.Forget(name)
+	if again > 0 {
+		r.queue.AddAfter(name, again)
+	}
+	return true
+}
+
+func (r *runner) jitter() time.Duration {
+	iv := r.e.opts.Interval
+	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
+}
+
+// reconcile refreshes one app, syncs it when its policy says so, and
+// returns when to look again (0: the app is gone).
+func (r *runner) reconcile(ctx context.Context, name string) time.Duration {
+	r.mu.Lock()
+	st, ok := r.apps[name]
+	r.mu.Unlock()
+	if !ok {
+		return 0
+	}
+	app := st.app
+	status, children, err := r.e.refresh(ctx, app)
+	if err != nil {
+		r.e.opts.Log.V(1).Info("refresh failed", "app", name, "error", err.Error())
+	}
+	r.watchCluster(ctx, app)
+	r.adopt(name, children)
+	r.record(st, status)
+	if wait := r.autoSync(ctx, st, status); wait > 0 {
+		return wait
+	}
+	return r.jitter()
+}
+
+// record keeps the status and tells the host what changed.
+func (r *runner) record(st *appState, status Status) {
+	r.mu.Lock()
+	prev, had := st.status, st.hasState
+	st.status, st.hasState = status, true
+	r.mu.Unlock()
+	if !had || prev.Health.Code != status.Health.Code {
+		r.e.notify(Notification{Type: NotifyHealthChanged, App: st.app.Name, Revision: status.Revision, Health: status.Health.Code, Message: status.Health.Message})
+	}
+	if status.Sync == OutOfSync && (!had || prev.Sync != OutOfSync) {
+		r.e.notify(Notification{Type: NotifyOutOfSync, App: st.app.Name, Revision: status.Revision})
+	}
+}
+
+// autoSync runs an automated sync when the app is out of sync and its
+// policy allows: a new revision is always synced; the same revision again
+// only with selfHeal (and not within SelfHealTimeout of the last), and
+// never after a failure at that revision. It returns a wait when a
+// self-heal must wait.
+func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time.Duration {
+	p := st.app.Spec.SyncPolicy
+	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
+		return 0
+	}
+	if status.Sync != OutOfSync || hasError(status.Conditions) {
+		return 0
+	}
+	r.mu.Lock()
+	sameRev := st.lastAutoRevision == status.Revision
+	failed, since := st.lastAutoFailed, time.Since(st.lastAutoAt)
+	r.mu.Unlock()
+	if sameRev && (failed || !p.Automated.SelfHeal) {
+		return 0
+	}
+	if sameRev && since < SelfHealTimeout {
+		return SelfHealTimeout - since
+	}
+	res, err := r.e.Sync(ctx, st.app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, st.app)})
+	r.mu.Lock()
+	st.lastAutoRevision, st.lastAutoAt = status.Revision, time.Now()
+	st.lastAutoFailed = res.Phase != sync.Succeeded
+	r.mu.Unlock()
+	if err != nil {
+		r.e.opts.Log.Info("automated sync failed", "app", st.app.Name, "revision", status.Revision, "error", err.Error())
+	}
+	return time.Second // look again soon: the sync changed things
+}
+
+func hasError(cs []Condition) bool {
+	for _, c := range cs {
+		if c.IsError() {
+			return true
+		}
+	}
+	return false
+}
+
+// latestRevision returns a function that resolves the app's revisions now,
+// so that retries of an older revision can be pre-empted by a newer one.
+func (r *runner) latestRevision(ctx context.Context, app *Application) func() string {
+	return func() string {
+		var revs []string
+		for _, src := range app.Spec.AllSources() {
+			s, err := r.e.sourceFor(src.RepoURL)
+			if err != nil {
+				return ""
+			}
+			repo := source.Repository{URL: src.RepoURL}
+			if r.e.opts.Credentials != nil {
+				repo.Credentials = r.e.opts.Credentials(src.RepoURL)
+			}
+			if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
+				inv.Invalidate(repo)
+			}
+			rev, err := s.Resolve(ctx, repo, src.TargetRevision)
+			if err != nil {
+				return ""
+			}
+			revs = append(revs, rev.Commit)
+		}
+		return joinRevisions(revs)
+	}
+}
+
+// watchCluster subscribes once per cluster to its changes: a change to an
+// object an app manages queues that app (debounced by the cache's
+// batching and the queue's dedup), which is how drift is seen and healed.
+func (r *runner) watchCluster(ctx context.Context, app *Application) {
+	cs, err := r.e.cluster(ctx, app.Spec.Destination)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.subscribed[cs] {
+		return
+	}
+	r.subscribed[cs] = true
+	unsubscribe := cs.cache.Subscribe(func(ev cache.Event) {
+		if ev.App == "" {
+			return
+		}
+		r.mu.Lock()
+		_, managed := r.apps[ev.App]
+		r.mu.Unlock()
+		if managed {
+			r.queue.AddAfter(ev.App, 200*time.Millisecond)
+		}
+	})
+	go func() { <-ctx.Done(); unsubscribe() }()
+}
+
+// adopt makes the Applications rendered by a parent managed apps, and drops
+// the children it no longer renders.
+func (r *runner) adopt(parent string, children []*Application) {
+	keep := map[string]bool{}
+	for _, c := range children {
+		keep[c.Name] = true
+		r.add(c, parent)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, st := range r.apps {
+		if st.parent == parent && !keep[name] {
+			delete(r.apps, name)
+		}
+	}
+}
+
+// Hint asks a running engine to refresh at once every app that uses the
+// repository (a webhook or poller saw a push). Matching ignores URL
+// spelling (scheme, user, .git suffix).
+func (e *Engine) Hint(repoURL string) {
+	e.mu.Lock()
+	r := e.runner
+	e.mu.Unlock()
+	if r == nil {
+		return
+	}
+	key := source.RepositoryKey(repoURL)
+	r.mu.Lock()
+	var names []string
+	for name, st := range r.apps {
+		for _, src := range st.app.Spec.AllSources() {
+			if source.RepositoryKey(src.RepoURL) == key {
+				names = append(names, name)
+				if s, err := e.sourceFor(src.RepoURL); err == nil {
+					if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
+						inv.Invalidate(source.Repository{URL: src.RepoURL})
+					}
+				}
+				break
+			}
+		}
+	}
+	r.mu.Unlock()
+	for _, n := range names {
+		r.queue.Add(n)
+	}
+}
+
+// AppStatus returns the last status Run recorded for an app.
+func (e *Engine) AppStatus(name string) (Status, bool) {
+	e.mu.Lock()
+	r := e.runner
+	e.mu.Unlock()
+	if r == nil {
+		return Status{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.apps[name]
+	if !ok || !st.hasState {
+		return Status{}, false
+	}
+	return st.status, true
+}
+
+// ManagedApps returns the names of the apps Run manages, children included.
+func (e *Engine) ManagedApps() []string {
+	e.mu.Lock()
+	r := e.runner
+	e.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.apps))
+	for n := range r.apps {
+		out = append(out, n)
+	}
+	return out
+}
