@@ -43,7 +43,7 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 	if err != nil {
 		return err
 	}
-	defer sess.Close()
+	defer func() { _ = sess.Close() }()
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if err != nil {
 		return err
@@ -59,7 +59,22 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 		depth = unshallowDepth
 		s.opts.Logger.V(1).Info("commit is not a branch or tag tip; fetching full history", "repository", e.redacted, "commit", h.String())
 	}
-	if err := s.uploadPack(ctx, sess, ar, st, wants, depth); err != nil {
+	err = s.uploadPack(ctx, sess, ar, st, wants, depth, true)
+	if errors.Is(err, errThinPackTooLarge) {
+		// A big change: fetch it again as a plain pack, streamed to disk.
+		s.opts.Logger.V(1).Info("incremental fetch too large for memory; fetching a full pack", "repository", e.redacted, "commit", h.String())
+		retry, rerr := s.openSession(ctx, e)
+		if rerr != nil {
+			return rerr
+		}
+		_ = sess.Close()
+		sess = retry
+		if ar, err = sess.AdvertisedReferencesContext(ctx); err != nil {
+			return err
+		}
+		err = s.uploadPack(ctx, sess, ar, st, wants, depth, false)
+	}
+	if err != nil {
 		return err
 	}
 	g.packs++
@@ -72,7 +87,9 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 
 // uploadPack runs one upload-pack exchange and stores the pack and the new
 // shallow boundary.
-func (s *Source) uploadPack(ctx context.Context, sess session, ar *packp.AdvRefs, st *filesystem.Storage, wants []plumbing.Hash, depth int) error {
+// Offering haves (when incremental) asks for a thin pack; without, the
+// server sends the whole tree of the wants at the depth.
+func (s *Source) uploadPack(ctx context.Context, sess session, ar *packp.AdvRefs, st *filesystem.Storage, wants []plumbing.Hash, depth int, incremental bool) error {
 	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
 	req.Wants = wants
 	shallows, err := st.Shallow()
@@ -91,7 +108,9 @@ func (s *Source) uploadPack(ctx context.Context, sess session, ar *packp.AdvRefs
 		req.Depth = packp.DepthCommits(depth)
 	}
 	req.Shallows = shallows
-	req.Haves = haves(st)
+	if incremental {
+		req.Haves = haves(st)
+	}
 	// With haves, ask for a thin pack: the server then sends only what
 	// changed, as deltas against what we have (go-git's advertisement
 	// filter hides the capability, but every git-upload-pack has it).
@@ -112,13 +131,17 @@ func (s *Source) uploadPack(ctx context.Context, sess session, ar *packp.AdvRefs
 		return err
 	}
 	defer res.Close()
-	if err := updateShallow(st, shallows, res.ShallowUpdate); err != nil {
+	if thin {
+		err = storeThinPack(st, demux(req.Capabilities, res), s.maxThinPackBytes)
+	} else {
+		err = packfile.UpdateObjectStorage(st, demux(req.Capabilities, res))
+	}
+	if err != nil {
 		return err
 	}
-	if thin {
-		return storeThinPack(st, demux(req.Capabilities, res))
-	}
-	return packfile.UpdateObjectStorage(st, demux(req.Capabilities, res))
+	// Only now that the objects are stored may the new commits count as
+	// present-but-shallow.
+	return updateShallow(st, shallows, res.ShallowUpdate)
 }
 
 // updateShallow records the new shallow boundary: what the server marked

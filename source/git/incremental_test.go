@@ -111,3 +111,31 @@ func TestIncrementalFetchSendsOnlyWhatChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalFetchOverMemoryBudgetFallsBackToFullPack: a thin pack
+// bigger than its memory budget is fetched again as a plain pack.
+func TestIncrementalFetchOverMemoryBudgetFallsBackToFullPack(t *testing.T) {
+	srv := newGitServer(t, "", "")
+	fastImportRepo(t, srv.root, "r", 3, 50)
+	bare := filepath.Join(srv.root, "r.git")
+	runGit(t, bare, "config", "uploadpack.allowReachableSHA1InWant", "true")
+	commits := strings.Fields(runGit(t, bare, "rev-list", "--reverse", "main"))
+	s := newSource(t)
+	s.maxThinPackBytes = 64 // less than one changed file
+	repo := source.Repository{URL: srv.url("r")}
+	for _, c := range commits {
+		snap, err := s.OpenSnapshot(context.Background(), repo, source.Revision{Commit: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, err := snap.TreeHash("."); err != nil || h != runGit(t, bare, "rev-parse", c+"^{tree}") {
+			t.Fatalf("tree of %s = %s, %v", c[:8], h, err)
+		}
+		if _, err := snap.ReadFile("apps/app-004/cm-49.yaml"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.uploadPacks.Load(); n != int64(1+2*(len(commits)-1)) {
+		t.Fatalf("%d upload-pack requests, want one per first fetch and two (thin, then plain) per later one", n)
+	}
+}

@@ -27,8 +27,9 @@ type Source struct {
 	refs          *refCache
 	fetches       singleflight.Group
 	metrics       *metrics
-	// maxPacks is defaultMaxPacks; tests lower it.
-	maxPacks int
+	// maxPacks and maxThinPackBytes are the defaults; tests lower them.
+	maxPacks         int
+	maxThinPackBytes int64
 
 	mu     sync.Mutex
 	stores map[string]*objectStore
@@ -68,11 +69,12 @@ func New(opts Options) (*Source, error) {
 		opts.Logger = def.Logger
 	}
 	return &Source{
-		opts:          opts,
-		httpTransport: newHTTPTransport(opts),
-		refs:          newRefCache(opts.ResolveTTL),
-		metrics:       newMetrics(opts.Registerer),
-		stores:        map[string]*objectStore{},
+		opts:             opts,
+		httpTransport:    newHTTPTransport(opts),
+		refs:             newRefCache(opts.ResolveTTL),
+		metrics:          newMetrics(opts.Registerer),
+		maxThinPackBytes: defaultMaxThinPackBytes,
+		stores:           map[string]*objectStore{},
 	}, nil
 }
 

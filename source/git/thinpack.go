@@ -11,6 +11,14 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
+// defaultMaxThinPackBytes bounds the (inflated) size of the objects a
+// thin pack may bring into memory; a larger change is fetched again as an
+// ordinary pack streamed to disk.
+const defaultMaxThinPackBytes = 128 << 20
+
+// errThinPackTooLarge: the thin pack outgrew its memory budget.
+var errThinPackTooLarge = errors.New("thin pack over its memory budget")
+
 // deltaWindow is how many objects the encoder compares when it looks for
 // delta bases while rewriting a thin pack.
 const deltaWindow = 10
@@ -22,8 +30,8 @@ const deltaWindow = 10
 // resolving outside bases from the store, and written back as a
 // self-contained pack. Memory holds only the new objects, and thin packs
 // are asked for only when there are haves.
-func storeThinPack(st *filesystem.Storage, r io.Reader) error {
-	staging := &stagingStorer{ObjectStorage: memory.NewStorage().ObjectStorage, base: st}
+func storeThinPack(st *filesystem.Storage, r io.Reader, maxBytes int64) error {
+	staging := &stagingStorer{ObjectStorage: memory.NewStorage().ObjectStorage, base: st, budget: maxBytes}
 	parser, err := packfile.NewParserWithStorage(packfile.NewScanner(r), staging)
 	if err != nil {
 		return err
@@ -53,7 +61,17 @@ func storeThinPack(st *filesystem.Storage, r io.Reader) error {
 // bases of a thin pack's deltas) from the store.
 type stagingStorer struct {
 	memory.ObjectStorage
-	base storer.EncodedObjectStorer
+	base   storer.EncodedObjectStorer
+	budget int64 // bytes left
+}
+
+// SetEncodedObject implements storer.EncodedObjectStorer within the budget.
+func (s *stagingStorer) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, error) {
+	s.budget -= obj.Size()
+	if s.budget < 0 {
+		return plumbing.ZeroHash, errThinPackTooLarge
+	}
+	return s.ObjectStorage.SetEncodedObject(obj)
 }
 
 // EncodedObject implements storer.EncodedObjectStorer.
