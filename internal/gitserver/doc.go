@@ -1,0 +1,17 @@
+// Package gitserver runs a real Git smart-HTTP server on a loopback port,
+// for the demo and for tests that must fetch through the network the way a
+// user's engine does.
+//
+// The server is Debian's `git http-backend` run through Go's net/http/cgi:
+// the protocol spoken is the one GitHub, GitLab and Gitea speak, not a
+// reimplementation of it. Each repository is a bare repository under the
+// server's folder, created from an fs.FS (CreateRepository); a private
+// working clone next to it lets callers commit changes (Commit) that are
+// pushed to the bare repository, so a fetch right after Commit sees them.
+// The server serves fetches only (upload-pack); nothing can be pushed to it
+// over HTTP.
+//
+// Every git command runs with a clean environment (no system or user
+// configuration, a fixed author and committer) and under the caller's
+// context, so a test never hangs on a stuck git process.
+package gitserver

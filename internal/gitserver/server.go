@@ -1,0 +1,169 @@
+package gitserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure a Server. Start from DefaultOptions.
+type Options struct {
+	// Dir holds the bare repositories and their working clones. Empty: a
+	// new temporary folder that Close removes.
+	Dir string
+	// Branch is the branch every repository is created with. Default
+	// "main".
+	Branch string
+	// AuthorName and AuthorEmail sign every commit (as author and
+	// committer).
+	AuthorName  string
+	AuthorEmail string
+	// CommandTimeout bounds each git command the server runs for a caller
+	// (init, add, commit, push). Default 30 seconds.
+	CommandTimeout time.Duration
+}
+
+// DefaultOptions returns a temporary folder, branch main, a demo author and
+// a 30 second bound per git command.
+func DefaultOptions() Options {
+	return Options{
+		Branch:         "main",
+		AuthorName:     "gitops demo",
+		AuthorEmail:    "demo@gitops.invalid",
+		CommandTimeout: 30 * time.Second,
+	}
+}
+
+// Server is a running Git smart-HTTP server. It is safe for concurrent
+// use, but commits to one repository must not run concurrently.
+type Server struct {
+	opts     Options
+	dir      string
+	temp     bool
+	git      string
+	home     string
+	ln       net.Listener
+	srv      *http.Server
+	done     chan error
+	requests atomic.Int64
+}
+
+// repoName is what a repository may be called: one path element of safe
+// characters, so a name can never leave the server's folder.
+var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+// Start creates the server's folder, finds git and its http-backend, and
+// serves on a loopback port until Close.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	def := DefaultOptions()
+	if opts.Branch == "" {
+		opts.Branch = def.Branch
+	}
+	if opts.AuthorName == "" {
+		opts.AuthorName = def.AuthorName
+	}
+	if opts.AuthorEmail == "" {
+		opts.AuthorEmail = def.AuthorEmail
+	}
+	if opts.CommandTimeout <= 0 {
+		opts.CommandTimeout = def.CommandTimeout
+	}
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		return nil, fmt.Errorf("gitserver: git is not installed (apt-get install git): %w", err)
+	}
+	s := &Server{opts: opts, git: gitBin, dir: opts.Dir}
+	if s.dir == "" {
+		if s.dir, err = os.MkdirTemp("", "gitserver-"); err != nil {
+			return nil, fmt.Errorf("gitserver: %w", err)
+		}
+		s.temp = true
+	}
+	if s.dir, err = filepath.Abs(s.dir); err != nil {
+		return nil, fmt.Errorf("gitserver: %w", err)
+	}
+	s.home = filepath.Join(s.dir, ".home")
+	for _, d := range []string{filepath.Join(s.dir, "repos"), filepath.Join(s.dir, "work"), s.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			s.cleanup()
+			return nil, fmt.Errorf("gitserver: %w", err)
+		}
+	}
+	execPath, err := s.output(ctx, "", "--exec-path")
+	if err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	backend := filepath.Join(execPath, "git-http-backend")
+	if _, err := os.Stat(backend); err != nil {
+		s.cleanup()
+		return nil, fmt.Errorf("gitserver: git http-backend not found: %w", err)
+	}
+	handler := &cgi.Handler{
+		Path: backend,
+		Dir:  filepath.Join(s.dir, "repos"),
+		Env: []string{
+			"GIT_PROJECT_ROOT=" + filepath.Join(s.dir, "repos"),
+			"GIT_HTTP_EXPORT_ALL=1",
+			"GIT_CONFIG_NOSYSTEM=1",
+			"HOME=" + s.home,
+		},
+	}
+	var lc net.ListenConfig
+	s.ln, err = lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		s.cleanup()
+		return nil, fmt.Errorf("gitserver: listen: %w", err)
+	}
+	s.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.requests.Add(1)
+			handler.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	s.done = make(chan error, 1)
+	go func() { s.done <- s.srv.Serve(s.ln) }()
+	return s, nil
+}
+
+// URL returns the server's base URL ("http://127.0.0.1:PORT").
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// RepoURL returns the clone URL of a repository.
+func (s *Server) RepoURL(name string) string { return s.URL() + "/" + name + ".git" }
+
+// Branch returns the branch repositories are created with.
+func (s *Server) Branch() string { return s.opts.Branch }
+
+// Requests returns how many HTTP requests the server has received, so a
+// test can count the fetches an engine makes.
+func (s *Server) Requests() int64 { return s.requests.Load() }
+
+// Close stops the server, waits for it, and removes its folder when Start
+// created it.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if serr := <-s.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	s.cleanup()
+	return err
+}
+
+func (s *Server) cleanup() {
+	if s.temp {
+		_ = os.RemoveAll(s.dir)
+	}
+}
