@@ -1,8 +1,11 @@
 package source
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -147,4 +150,20 @@ func defaultPort(scheme string) string {
 		return "22"
 	}
 	return ""
+}
+
+// identity returns a digest of everything in c that decides access, for
+// keeping apart the work of different identities (never printed).
+func (c *Credentials) identity() string {
+	if c == nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey,
+		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey))} {
+		h.Write([]byte(strconv.Itoa(len(part))))
+		h.Write([]byte{0})
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -61,9 +61,11 @@ type Invalidator interface {
 
 // Poller watches many (repository, ref) pairs and reports revision changes.
 //
-// Rules: watches are deduplicated by RepositoryKey and ref (a second Watch
-// of the same pair adds a reference, not a poll); refs of one repository are
-// polled together, once per Interval plus jitter, with one invalidation of
+// Rules: watches are deduplicated by RepositoryKey, credentials and ref (a
+// second Watch of the same pair adds a reference, not a poll; the same
+// repository watched with other credentials is polled with those, so one
+// tenant's credentials never serve another's watch); refs of one repository
+// (and identity) are polled together, once per Interval plus jitter, with one invalidation of
 // the resolver's cache; a failed poll backs off the whole host (see
 // MaxBackoff), and a successful one resets it; Trigger polls a repository
 // now (for webhook hints). It starts polling when Run is called.
@@ -82,6 +84,7 @@ type Poller struct {
 
 type pollRepo struct {
 	key     string
+	repoKey string
 	host    string
 	repo    Repository
 	refs    map[string]*pollRef
@@ -143,11 +146,12 @@ func NewPoller(resolver Resolver, opts PollerOptions) *Poller {
 // function removes this watch; the pair stops being polled when its last
 // watch is removed.
 func (p *Poller) Watch(repo Repository, ref string) (unwatch func()) {
-	key := RepositoryKey(repo.URL)
+	repoKey := RepositoryKey(repo.URL)
+	key := repoKey + "\x00" + repo.Credentials.identity()
 	p.mu.Lock()
 	r, ok := p.repos[key]
 	if !ok {
-		r = &pollRepo{key: key, host: hostOf(key), repo: repo, refs: map[string]*pollRef{}, index: -1}
+		r = &pollRepo{key: key, repoKey: repoKey, host: hostOf(repoKey), repo: repo, refs: map[string]*pollRef{}, index: -1}
 		p.repos[key] = r
 	}
 	pr, ok := r.refs[ref]
@@ -186,20 +190,24 @@ func (p *Poller) unwatch(key, ref string) {
 }
 
 // Trigger polls the repository with this URL now (any URL form that maps
-// to the same RepositoryKey), ignoring the host's backoff. It reports
-// whether the repository is watched.
+// to the same RepositoryKey, under every identity watching it), ignoring
+// the host's backoff. It reports whether the repository is watched.
 func (p *Poller) Trigger(repoURL string) bool {
+	repoKey := RepositoryKey(repoURL)
+	found := false
 	p.mu.Lock()
-	r, ok := p.repos[RepositoryKey(repoURL)]
-	if ok {
-		r.forced = true
-		p.scheduleLocked(r, p.now())
+	for _, r := range p.repos {
+		if r.repoKey == repoKey {
+			found = true
+			r.forced = true
+			p.scheduleLocked(r, p.now())
+		}
 	}
 	p.mu.Unlock()
-	if ok {
+	if found {
 		p.signal()
 	}
-	return ok
+	return found
 }
 
 // Run polls until ctx ends, then waits for polls in flight and returns

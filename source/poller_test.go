@@ -123,6 +123,14 @@ func TestPollerDeduplicatesAndReportsChanges(t *testing.T) {
 	if res.invalidates.Load() != 3 {
 		t.Fatalf("invalidations = %d, want one per poll (3)", res.invalidates.Load())
 	}
+	// The same repository under other credentials is another target,
+	// polled with its own credentials.
+	u4 := p.Watch(Repository{URL: "https://github.com/org/repo", Credentials: &Credentials{BearerToken: "other-tenant"}}, "main")
+	waitFor(t, "poll under the second identity", func() bool { return res.count("github.com/org/repo") == 4 })
+	if n := len(log.snapshot()); n != 3 {
+		t.Fatalf("second identity's first resolution: %d events, want 3", n)
+	}
+	u4()
 	u1()
 	u2()
 	u3()
