@@ -62,7 +62,7 @@ func benchNamespace(b *testing.B) string {
 
 // floorApply is the floor: every object applied by a plain server-side
 // apply patch from client-go, 8 at a time, no ordering, no waiting.
-func floorApply(b *testing.B, objs []*unstructured.Unstructured) {
+func floorApply(b testing.TB, objs []*unstructured.Unstructured) {
 	d := dynamic0(b)
 	sem := make(chan struct{}, 8)
 	var wg gosync.WaitGroup

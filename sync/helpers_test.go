@@ -136,9 +136,11 @@ func decodeOne(t *testing.T, yaml string) *unstructured.Unstructured {
 	return objs[0]
 }
 
-// dynamic0 is dyn for benchmarks.
+// dynamic0 is dyn for benchmarks: no client-side rate limit.
 func dynamic0(tb testing.TB) dynamic.Interface {
-	d, err := dynamic.NewForConfig(cluster.Config())
+	cfg := cluster.Config()
+	cfg.QPS = -1
+	d, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -162,6 +164,7 @@ func newBenchSyncer(tb testing.TB) (*Syncer, *writeCounter) {
 	}
 	opts.InSync = DifferInSync(differ)
 	cfg := cluster.Config()
+	cfg.QPS = -1 // no client-side rate limit: measure the work, not a token bucket
 	counter := &writeCounter{}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
 	s, err := New(cfg, opts)
