@@ -47,15 +47,16 @@ type appState struct {
 // synced when out of sync (with prune, selfHeal and allowEmpty as in Argo
 // CD); Applications found in an app's rendered manifests join the managed
 // apps (app of apps). Run returns ctx's error.
-func (e *Engine) Run(ctx context.Context, apps []*Application) error {
+func (e *Engine) Run(ctx context.Context, apps []Application) error {
 	r := &runner{
 		e:          e,
 		queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 		apps:       map[string]*appState{},
 		subscribed: map[*clusterState]bool{},
 	}
-	for _, a := range apps {
-		r.add(a, "")
+	for i := range apps {
+		a := apps[i]
+		r.add(&a, "")
 	}
 	e.mu.Lock()
 	e.runner = r

@@ -21,7 +21,11 @@ func startRun(t *testing.T, e *Engine, apps ...*Application) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = e.Run(ctx, apps) }()
+	vals := make([]Application, len(apps))
+	for i, a := range apps {
+		vals[i] = *a
+	}
+	go func() { defer close(done); _ = e.Run(ctx, vals) }()
 	t.Cleanup(func() { cancel(); <-done })
 }
 

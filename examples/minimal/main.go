@@ -1,0 +1,39 @@
+// Command minimal is the smallest complete host of the gitops engine: it
+// loads Argo CD Application manifests and keeps them reconciled.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+	"os/signal"
+
+	"github.com/kubegitops/gitops"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+func main() {
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := os.Open("apps.yaml") // Argo CD Application manifests
+	if err != nil {
+		log.Fatal(err)
+	}
+	apps, err := gitops.LoadApplications(f)
+	if err != nil {
+		log.Fatal(err) // names document, line and field
+	}
+	opts := gitops.DefaultOptions()
+	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cfg}}
+	opts.Notify = func(n gitops.Notification) { log.Printf("%s %s %s %s", n.App, n.Type, n.Revision, n.Message) }
+	engine, err := gitops.New(opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer engine.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_ = engine.Run(ctx, apps) // refresh, auto-sync, self-heal until Ctrl-C
+}
