@@ -69,6 +69,12 @@ func (e *Engine) connect(cs *clusterState) error {
 	cfg.QPS, cfg.Burst = e.opts.QPS, e.opts.Burst
 	copts := e.opts.Cache
 	copts.Tracking = e.opts.Tracking
+	if copts.Registerer == nil {
+		copts.Registerer = e.opts.Registerer
+	}
+	if copts.Logger.GetSink() == nil {
+		copts.Logger = e.opts.Log
+	}
 	if copts.Name == "" {
 		copts.Name = cs.cfg.Name
 	}

@@ -60,7 +60,10 @@ func (e *Engine) sourceFor(repoURL string) (source.Source, error) {
 	if kind == "dir" {
 		s = dir.New(dir.DefaultOptions())
 	} else {
-		g, err := git.New(git.DefaultOptions())
+		gopts := git.DefaultOptions()
+		gopts.Registerer = e.opts.Registerer
+		gopts.Logger = e.opts.Log
+		g, err := git.New(gopts)
 		if err != nil {
 			return nil, err
 		}
@@ -125,9 +128,7 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if err != nil {
 			return rendered{}, err
 		}
-		done := e.metrics.renderStarted()
 		objs, err := e.renderer.Render(ctx, in)
-		done()
 		if c, ok := snap.(interface{ Close() error }); ok {
 			_ = c.Close()
 		}
