@@ -19,6 +19,12 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"demo", "a guided tour: local cluster, Git server, sync, self-heal, a commit rolled out", runDemo},
+		{"render", "print an application's rendered manifests (--app FILE)", runRender},
+		{"diff", "show what differs from Git (exit 1 when out of sync)", runDiff},
+		{"sync", "sync an application once, with a progress table per wave", runSync},
+		{"status", "show an application's sync status, health and resources", runStatus},
+		{"agent", "run the engine on the Applications of --apps FILE|DIR until Ctrl-C", runAgent},
 		{"cluster", "start a local cluster (cluster up) or build its programs (cluster build)", runCluster},
 		{"health-test", "run Argo CD format Lua health tests under a folder", runHealthTest},
 	}

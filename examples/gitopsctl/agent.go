@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	gosync "sync"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/source/webhook"
+)
+
+// runAgent runs the engine on every Application of --apps until Ctrl-C:
+// periodic refreshes, self-heal on cluster changes, automated sync, and,
+// with --webhook-addr, a push webhook that hints the engine.
+func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cf clusterFlags
+	cf.register(fs)
+	appsPath := fs.String("apps", "", "file or folder of Applications to manage")
+	interval := fs.Duration("interval", 3*time.Minute, "how often each app is refreshed without other reason")
+	hookAddr := fs.String("webhook-addr", "", "serve the push webhook at this address (path /api/webhook); off when empty")
+	secretFile := fs.String("webhook-secret-file", "", "file holding the webhook secret (default: $GITOPS_WEBHOOK_SECRET)")
+	if !parseFlags(fs, args) {
+		return 2
+	}
+	if *appsPath == "" {
+		return fail(stderr, "agent", errors.New("--apps FILE|DIR is required"))
+	}
+	apps, err := loadAppsPath(*appsPath)
+	if err != nil {
+		return fail(stderr, "agent", err)
+	}
+	cfg, err := cf.restConfig()
+	if err != nil {
+		return fail(stderr, "agent", err)
+	}
+	notes := &notifier{w: stdout}
+	opts := engineOptions(cfg, stderrLogger(stderr, cf.verbose))
+	opts.Interval = *interval
+	opts.Notify = notes.Notify
+	engine, err := gitops.New(opts)
+	if err != nil {
+		return fail(stderr, "agent", err)
+	}
+	defer engine.Close()
+
+	var srv *http.Server
+	var served chan error
+	if *hookAddr != "" {
+		secret, err := webhookSecret(*secretFile)
+		if err != nil {
+			return fail(stderr, "agent", err)
+		}
+		srv, err = newWebhookServer(engine, secret, stdout)
+		if err != nil {
+			return fail(stderr, "agent", err)
+		}
+		ln, err := net.Listen("tcp", *hookAddr)
+		if err != nil {
+			return fail(stderr, "agent", fmt.Errorf("webhook: %w", err))
+		}
+		served = make(chan error, 1)
+		go func() { served <- srv.Serve(ln) }()
+		fmt.Fprintf(stdout, "webhook listening on http://%s/api/webhook\n", ln.Addr())
+	}
+
+	names := make([]string, len(apps))
+	for i, a := range apps {
+		names[i] = a.Name
+	}
+	fmt.Fprintf(stdout, "managing %d application(s): %s (Ctrl-C to stop)\n", len(apps), strings.Join(names, ", "))
+	runErr := engine.Run(ctx, derefApps(apps))
+	fmt.Fprintln(stdout, "stopping...")
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = srv.Shutdown(sctx)
+		cancel()
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(stderr, "gitopsctl agent: webhook:", err)
+		}
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return fail(stderr, "agent", runErr)
+	}
+	fmt.Fprintln(stdout, "stopped")
+	return 0
+}
+
+// webhookSecret reads the shared secret from a file or the environment;
+// it never comes from the command line, where ps would show it.
+func webhookSecret(file string) (string, error) {
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("webhook secret: %w", err)
+		}
+		if s := strings.TrimSpace(string(data)); s != "" {
+			return s, nil
+		}
+		return "", fmt.Errorf("webhook secret file %s is empty", file)
+	}
+	if s := os.Getenv("GITOPS_WEBHOOK_SECRET"); s != "" {
+		return s, nil
+	}
+	return "", errors.New("--webhook-addr needs a secret: --webhook-secret-file FILE or $GITOPS_WEBHOOK_SECRET")
+}
+
+// newWebhookServer serves source/webhook's handler at /api/webhook (the
+// path Argo CD uses); every verified push hints the engine with each URL
+// the payload names for the repository.
+func newWebhookServer(engine *gitops.Engine, secret string, log io.Writer) (*http.Server, error) {
+	secrets := map[webhook.Provider][]string{}
+	for _, p := range []webhook.Provider{webhook.GitHub, webhook.GitLab, webhook.Gitea, webhook.Gogs, webhook.Bitbucket, webhook.BitbucketServer} {
+		secrets[p] = []string{secret}
+	}
+	var mu gosync.Mutex
+	h := webhook.NewHandler(webhook.Options{
+		Secrets: secrets,
+		OnPush: func(_ context.Context, hint webhook.Hint) {
+			for _, u := range hint.RepositoryURLs {
+				engine.Hint(u)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(log, "%s webhook: push to %s %s\n", time.Now().Format("15:04:05"), firstOr(hint.RepositoryURLs, "?"), hint.Ref)
+		},
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/api/webhook", h)
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}, nil
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) == 0 {
+		return def
+	}
+	return s[0]
+}
+
+// notifier prints the engine's notifications, one line each.
+type notifier struct {
+	mu gosync.Mutex
+	w  io.Writer
+}
+
+// Notify is a gitops.Options.Notify.
+func (n *notifier) Notify(note gitops.Notification) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %-14s %s", note.Time.Format("15:04:05"), note.Type, note.App)
+	if note.Revision != "" {
+		fmt.Fprintf(&b, " @ %s", shortRev(note.Revision))
+	}
+	if note.Health != "" {
+		fmt.Fprintf(&b, " health=%s", note.Health)
+	}
+	if note.Message != "" {
+		fmt.Fprintf(&b, ": %s", note.Message)
+	}
+	b.WriteByte('\n')
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_, _ = io.WriteString(n.w, b.String())
+}
+
+// shortRev shortens each commit of a revision list to 7 characters.
+func shortRev(rev string) string {
+	parts := strings.Split(rev, ",")
+	for i, p := range parts {
+		if len(p) > 7 {
+			parts[i] = p[:7]
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// derefApps returns the Applications themselves, as Engine.Run takes them.
+func derefApps(apps []*gitops.Application) []gitops.Application {
+	out := make([]gitops.Application, len(apps))
+	for i, a := range apps {
+		out[i] = *a
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubegitops/gitops"
+)
+
+// runDiff prints the masked unified diff of every out-of-sync object and
+// the objects that need pruning. Exit status: 0 in sync, 1 out of sync, 2
+// when the comparison could not be made.
+func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cmd appCommand
+	cmd.register(fs)
+	if !parseFlags(fs, args) {
+		return 2
+	}
+	err := cmd.setup(stderr, nil)
+	defer cmd.Close()
+	if err != nil {
+		return fail(stderr, "diff", err)
+	}
+	st, err := cmd.engine.Refresh(ctx, cmd.app)
+	if err != nil {
+		return fail(stderr, "diff", err)
+	}
+	for _, r := range st.Resources {
+		switch {
+		case r.RequiresPruning:
+			fmt.Fprintf(stdout, "===== %s: live only, not in Git (pruned by sync --prune)\n", r.Key)
+		case r.Status == gitops.OutOfSync:
+			fmt.Fprintf(stdout, "===== %s\n", r.Key)
+			text := r.Diff
+			if text != "" && !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			fmt.Fprint(stdout, text)
+		}
+	}
+	for _, c := range st.Conditions {
+		fmt.Fprintf(stderr, "%s: %s\n", c.Type, c.Message)
+	}
+	switch st.Sync {
+	case gitops.Synced:
+		return 0
+	case gitops.OutOfSync:
+		return 1
+	default:
+		fmt.Fprintf(stderr, "gitopsctl diff: %s: comparison is %s\n", cmd.app.Name, st.Sync)
+		return 2
+	}
+}

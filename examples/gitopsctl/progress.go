@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	gosync "sync"
+
+	"github.com/kubegitops/gitops/sync"
+)
+
+// progressTable prints a sync's progress as it happens: after each wave,
+// one row per object of that wave (phase and wave, resource, action,
+// status, health). Its OnProgress method is a sync.Options.OnProgress.
+type progressTable struct {
+	mu     gosync.Mutex
+	w      io.Writer
+	header bool
+}
+
+func newProgressTable(w io.Writer) *progressTable {
+	return &progressTable{w: w}
+}
+
+const progressRow = "%-16s %-60s %-11s %-10s %s\n"
+
+// OnProgress prints the rows of the wave that just finished. The syncer
+// reports each wave once per operation; a retried operation prints again.
+func (p *progressTable) OnProgress(pr sync.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.header {
+		fmt.Fprintf(p.w, progressRow, "WAVE", "RESOURCE", "ACTION", "STATUS", "HEALTH")
+		p.header = true
+	}
+	for _, r := range pr.Results {
+		if string(r.Phase) != pr.Phase || r.Wave != pr.Wave {
+			continue
+		}
+		fmt.Fprintf(p.w, progressRow, waveLabel(string(r.Phase), r.Wave), resourceLabel(r), actionLabel(r), r.Status, healthLabel(r))
+	}
+}
+
+// waveLabel is "PreSync 0" or "Sync 2": the phase and the wave.
+func waveLabel(phase string, wave int) string {
+	if phase == "" {
+		phase = "Sync"
+	}
+	return phase + " " + strconv.Itoa(wave)
+}
+
+func resourceLabel(r sync.ResourceResult) string {
+	s := r.Key.String()
+	if r.Hook {
+		s += " (hook)"
+	}
+	return s
+}
+
+func actionLabel(r sync.ResourceResult) string {
+	if r.Action == "" {
+		return "-"
+	}
+	return string(r.Action)
+}
+
+func healthLabel(r sync.ResourceResult) string {
+	h := "-"
+	if r.Health != nil {
+		h = string(r.Health.Code)
+	}
+	if r.Message != "" && r.Status == sync.TaskFailed {
+		h += "  " + r.Message
+	}
+	return h
+}
+
+// printResult prints a sync's final result: its phase, message and a
+// count of actions.
+func printResult(w io.Writer, res sync.Result) {
+	counts := map[sync.Action]int{}
+	for _, r := range res.Results {
+		counts[r.Action]++
+	}
+	fmt.Fprintf(w, "\nResult: %s", res.Phase)
+	if res.Message != "" {
+		fmt.Fprintf(w, " (%s)", res.Message)
+	}
+	fmt.Fprintln(w)
+	first := true
+	for _, a := range []sync.Action{sync.Created, sync.Configured, sync.Recreated, sync.Unchanged, sync.Pruned, sync.Planned, sync.Skipped} {
+		if counts[a] == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprint(w, "  ")
+		} else {
+			fmt.Fprint(w, ", ")
+		}
+		fmt.Fprintf(w, "%d %s", counts[a], a)
+		first = false
+	}
+	if !first {
+		fmt.Fprintln(w)
+	}
+	for _, k := range res.PendingConfirmation {
+		fmt.Fprintf(w, "  %s waits for a confirmed prune (Prune=confirm)\n", k)
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	gosync "sync"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/render/helm"
+	"github.com/kubegitops/gitops/render/jsonnet"
+	"github.com/kubegitops/gitops/render/kustomize"
+	"github.com/kubegitops/gitops/render/plain"
+	"github.com/kubegitops/gitops/render/plugin"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// runRender prints an application's rendered manifests as a YAML stream.
+// It renders through the engine (a Refresh), so the output is exactly what
+// the engine compares and syncs: same source options, same cluster version
+// and API versions for Helm.
+func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("render", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cmd appCommand
+	cmd.register(fs)
+	if !parseFlags(fs, args) {
+		return 2
+	}
+	rec := &recorder{}
+	err := cmd.setup(stderr, func(o *gitops.Options) { o.Renderers = rec.tools() })
+	defer cmd.Close()
+	if err != nil {
+		return fail(stderr, "render", err)
+	}
+	if _, err := cmd.engine.Refresh(ctx, cmd.app); err != nil && len(rec.objects()) == 0 {
+		return fail(stderr, "render", err)
+	}
+	for _, obj := range rec.objects() {
+		data, err := yaml.Marshal(obj.Object)
+		if err != nil {
+			return fail(stderr, "render", err)
+		}
+		fmt.Fprintf(stdout, "---\n%s", data)
+	}
+	return 0
+}
+
+// recorder wraps the built-in renderers and keeps what they render, in the
+// order the engine asked (one source after another).
+type recorder struct {
+	mu   gosync.Mutex
+	objs []*unstructured.Unstructured
+}
+
+func (r *recorder) tools() map[render.Kind]render.Renderer {
+	return map[render.Kind]render.Renderer{
+		render.KindPlain:     &recording{r, plain.New(plain.DefaultOptions())},
+		render.KindKustomize: &recording{r, kustomize.New(kustomize.DefaultOptions())},
+		render.KindHelm:      &recording{r, helm.New(helm.DefaultOptions())},
+		render.KindJsonnet:   &recording{r, jsonnet.New(jsonnet.DefaultOptions())},
+		render.KindPlugin:    &recording{r, plugin.New(plugin.DefaultOptions())},
+	}
+}
+
+func (r *recorder) objects() []*unstructured.Unstructured {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*unstructured.Unstructured(nil), r.objs...)
+}
+
+// recording is one tool's renderer that reports its output to a recorder.
+type recording struct {
+	rec  *recorder
+	next render.Renderer
+}
+
+// Render renders with the wrapped tool and keeps a copy of the objects.
+func (r *recording) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
+	objs, err := r.next.Render(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	r.rec.mu.Lock()
+	for _, o := range objs {
+		r.rec.objs = append(r.rec.objs, o.DeepCopy())
+	}
+	r.rec.mu.Unlock()
+	return objs, nil
+}
+
+// Identity is the wrapped tool's, so that the engine's render cache
+// accepts the wrapper.
+func (r *recording) Identity(in render.Input) (render.Identity, error) {
+	id, ok := r.next.(render.Identifier)
+	if !ok {
+		return render.Identity{}, fmt.Errorf("renderer %T is not an Identifier", r.next)
+	}
+	return id.Identity(in)
+}

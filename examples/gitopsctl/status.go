@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/kubegitops/gitops"
+)
+
+// runStatus refreshes an application once and prints its sync status,
+// health, revision, a row per resource and its conditions. Exit status: 0
+// when the status could be computed (whatever it says), 2 otherwise.
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cmd appCommand
+	cmd.register(fs)
+	output := fs.String("o", "table", "output format: table or json")
+	if !parseFlags(fs, args) {
+		return 2
+	}
+	if *output != "table" && *output != "json" {
+		return fail(stderr, "status", fmt.Errorf("-o %q: want table or json", *output))
+	}
+	err := cmd.setup(stderr, nil)
+	defer cmd.Close()
+	if err != nil {
+		return fail(stderr, "status", err)
+	}
+	st, err := cmd.engine.Refresh(ctx, cmd.app)
+	if *output == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(st); jerr != nil {
+			return fail(stderr, "status", jerr)
+		}
+	} else {
+		printStatus(stdout, cmd.app.Name, st)
+	}
+	if err != nil {
+		return fail(stderr, "status", err)
+	}
+	return 0
+}
+
+// printStatus writes a status for people.
+func printStatus(w io.Writer, name string, st gitops.Status) {
+	fmt.Fprintf(w, "Name:      %s\n", name)
+	fmt.Fprintf(w, "Sync:      %s\n", st.Sync)
+	health := string(st.Health.Code)
+	if st.Health.Message != "" {
+		health += " (" + st.Health.Message + ")"
+	}
+	fmt.Fprintf(w, "Health:    %s\n", health)
+	fmt.Fprintf(w, "Revision:  %s\n", st.Revision)
+	if len(st.Resources) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "RESOURCE\tSTATUS\tHEALTH\tNOTE")
+		for _, r := range st.Resources {
+			h := ""
+			if r.Health != nil {
+				h = string(r.Health.Code)
+			}
+			note := ""
+			switch {
+			case r.Hook:
+				note = "hook"
+			case r.RequiresPruning:
+				note = "requires pruning"
+			case r.Health != nil && r.Health.Message != "" && r.Health.Code != "Healthy":
+				note = r.Health.Message
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Key, r.Status, h, note)
+		}
+		tw.Flush()
+	}
+	if len(st.Conditions) > 0 {
+		fmt.Fprintln(w, "\nConditions:")
+		for _, c := range st.Conditions {
+			fmt.Fprintf(w, "  %s: %s\n", c.Type, c.Message)
+		}
+	}
+}
