@@ -99,10 +99,17 @@ func (r *runner) next(ctx context.Context) bool {
 		return false
 	}
 	defer r.queue.Done(name)
-	again := r.reconcile(ctx, name)
-	r.queue.Forget(name)
-	if again > 0 {
+	again, failed := r.reconcile(ctx, name)
+	switch {
+	case failed:
+		// A failed refresh comes back with the queue's exponential
+		// backoff (5 ms doubling to 1000 s), not after a whole interval.
+		r.queue.AddRateLimited(name)
+	case again > 0:
+		r.queue.Forget(name)
 		r.queue.AddAfter(name, again)
+	default:
+		r.queue.Forget(name)
 	}
 	return true
 }
@@ -113,13 +120,14 @@ func (r *runner) jitter() time.Duration {
 }
 
 // reconcile refreshes one app, syncs it when its policy says so, and
-// returns when to look again (0: the app is gone).
-func (r *runner) reconcile(ctx context.Context, name string) time.Duration {
+// returns when to look again (0: the app is gone) or that the refresh
+// failed.
+func (r *runner) reconcile(ctx context.Context, name string) (again time.Duration, failed bool) {
 	r.mu.Lock()
 	st, ok := r.apps[name]
 	r.mu.Unlock()
 	if !ok {
-		return 0
+		return 0, false
 	}
 	app := st.app
 	status, children, err := r.e.refresh(ctx, app)
@@ -129,10 +137,13 @@ func (r *runner) reconcile(ctx context.Context, name string) time.Duration {
 	r.watchCluster(ctx, app)
 	r.adopt(name, children)
 	r.record(st, status)
-	if wait := r.autoSync(ctx, st, status); wait > 0 {
-		return wait
+	if err != nil {
+		return 0, true
 	}
-	return r.jitter()
+	if wait := r.autoSync(ctx, st, status); wait > 0 {
+		return wait, false
+	}
+	return r.jitter(), false
 }
 
 // record keeps the status and tells the host what changed.

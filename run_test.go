@@ -218,3 +218,28 @@ spec:
 		t.Fatal("the pre-empted sync was not reported as failed")
 	}
 }
+
+// A refresh that fails (the source does not exist yet) is retried with
+// backoff, not after a whole interval.
+func TestRunRetriesAFailedRefreshWithBackoff(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	dir := filepath.Join(t.TempDir(), "later")
+	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
+	app := automated(dirApp(ns, dir, ns))
+	startRun(t, e, app)
+	eventually(t, time.Minute, "the failure recorded", func() bool {
+		st, ok := e.AppStatus(app.Name)
+		return ok && st.Sync == Unknown && hasError(st.Conditions)
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app/cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "the app synced once its source exists", func() bool {
+		st, ok := e.AppStatus(app.Name)
+		return ok && st.Sync == Synced
+	})
+}
