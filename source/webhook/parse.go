@@ -311,7 +311,8 @@ func changedPaths(commits []fileLists) []string {
 					break
 				}
 				p = strings.TrimPrefix(p, "/")
-				if p != "" && fs.ValidPath(p) && path.Clean(p) == p {
+				// "." is a valid, clean fs path but names no file.
+				if p != "" && p != "." && fs.ValidPath(p) && path.Clean(p) == p {
 					set[p] = true
 				}
 			}
