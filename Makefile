@@ -15,7 +15,7 @@ FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
 .PHONY: demo test tools redis fmt vet unit fuzz
 
 demo:
-	$(GO) run ./examples/gitopsctl cluster up
+	$(GO) run ./examples/gitopsctl demo
 
 test: tools redis fmt vet unit fuzz
 

@@ -21,6 +21,7 @@ import (
 // periodic refreshes, self-heal on cluster changes, automated sync, and,
 // with --webhook-addr, a push webhook that hints the engine.
 func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = newLockedWriter(stdout), newLockedWriter(stderr)
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cf clusterFlags

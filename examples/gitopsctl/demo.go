@@ -41,7 +41,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !parseFlags(fs, args) {
 		return 2
 	}
-	d := &demo{flags: f, out: stdout, errOut: stderr, started: time.Now()}
+	d := &demo{flags: f, out: newLockedWriter(stdout), errOut: newLockedWriter(stderr), started: time.Now()}
 	err := d.run(ctx)
 	d.cleanup()
 	if err != nil {
@@ -96,13 +96,13 @@ func (d *demo) timed(what string, start time.Time) {
 	d.note("done in %s", took)
 }
 
-func (d *demo) run(ctx context.Context) error {
-	if err := d.startCluster(ctx); err != nil {
+func (d *demo) run(parent context.Context) error {
+	if err := d.startCluster(parent); err != nil {
 		return err
 	}
 	// The cluster may have been built first (minutes); the tour's own
 	// deadline starts now.
-	ctx, cancel := context.WithTimeout(ctx, d.flags.timeout)
+	ctx, cancel := context.WithTimeout(parent, d.flags.timeout)
 	defer cancel()
 	if err := d.startGit(ctx); err != nil {
 		return err
@@ -121,7 +121,7 @@ func (d *demo) run(ctx context.Context) error {
 	}
 	d.summary()
 	if d.flags.keep {
-		d.keepRunning(ctx)
+		d.keepRunning(parent) // until Ctrl-C, not the tour's deadline
 	}
 	return nil
 }

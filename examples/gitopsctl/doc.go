@@ -1,6 +1,28 @@
 // Command gitopsctl is the command-line face of the gitops library and the
 // example of a host program built on it.
 //
+//	gitopsctl demo [--keep] [--kubeconfig FILE] [--namespace-prefix P]
+//	    a guided tour: start a local cluster (or use FILE's), serve the
+//	    bundled demo repository (demo/repo) over a real Git HTTP server,
+//	    run the engine with automated sync, prune and selfHeal on three
+//	    apps (a PreSync Job hook and sync waves, a Helm chart, a Kustomize
+//	    overlay), show health turning Healthy, undo a change made by hand,
+//	    roll out a commit, print a summary
+//	gitopsctl render --app FILE
+//	    print the manifests the engine renders for the Application in FILE
+//	gitopsctl diff --app FILE
+//	    print the masked unified diff of each out-of-sync object; exit 0 in
+//	    sync, 1 out of sync, 2 on error
+//	gitopsctl sync --app FILE [--prune] [--dry-run]
+//	    sync once, printing a row per object as each wave finishes, then the
+//	    result and the app's status; exit 0 succeeded, 1 failed, 2 on error
+//	gitopsctl status --app FILE [-o json]
+//	    sync status, health, revision, a row per resource, conditions
+//	gitopsctl agent --apps FILE|DIR [--interval D] [--webhook-addr ADDR]
+//	    run the engine on every Application found until Ctrl-C, printing
+//	    its notifications; with --webhook-addr, serve push webhooks (GitHub,
+//	    GitLab, Gitea, Gogs, Bitbucket) at /api/webhook, verified with the
+//	    secret of --webhook-secret-file or $GITOPS_WEBHOOK_SECRET
 //	gitopsctl cluster up [--kubeconfig-out FILE] [--apiserver-only]
 //	    start a real local cluster (etcd, kube-apiserver, controllers, a kwok
 //	    node), write its kubeconfig, and keep it running until Ctrl-C
@@ -9,6 +31,12 @@
 //	gitopsctl health-test DIR
 //	    run Argo CD format Lua health tests found under DIR
 //
-// More commands (render, diff, sync, status, agent, demo) come with the
-// engine.
+// Commands that talk to a cluster take --kubeconfig (default $KUBECONFIG,
+// else ~/.kube/config) and --context. The cluster is given to the engine
+// both as "in-cluster" at https://kubernetes.default.svc and by its own
+// URL, so Applications written for Argo CD work unchanged. Sources may be
+// Git URLs or local folders (absolute paths or file:// URLs).
+//
+// render renders through the engine (a refresh whose renderers record
+// their output), so what it prints is exactly what diff and sync use.
 package main

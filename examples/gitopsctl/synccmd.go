@@ -14,6 +14,7 @@ import (
 // and the final result. Exit status: 0 when the sync succeeded, 1 when it
 // failed, 2 when it could not start.
 func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stdout = newLockedWriter(stdout) // the syncer reports progress from its own goroutine
 	fs := flag.NewFlagSet("sync", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cmd appCommand
