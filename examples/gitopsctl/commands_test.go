@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,9 @@ func TestRenderDiffSyncStatus(t *testing.T) {
 	}
 	mustContain(t, "sync output", out, "WAVE", "RESOURCE", "ACTION", "HEALTH",
 		"Sync 0", "ConfigMap "+ns+"/settings", "Sync 1", "apps/Deployment "+ns+"/web", "created", "Result: Succeeded", "Health:    Healthy")
+	if !regexp.MustCompile(`Sync 1\s+apps/Deployment ` + ns + `/web\s+created\s+Succeeded\s+Healthy`).MatchString(out) {
+		t.Errorf("no progress row says the Deployment was created and is Healthy:\n%s", out)
+	}
 	// Wave 0 is printed before wave 1: the table follows the waves.
 	if strings.Index(out, "ConfigMap "+ns+"/settings") > strings.Index(out, "apps/Deployment "+ns+"/web") {
 		t.Errorf("wave 1 printed before wave 0:\n%s", out)

@@ -201,7 +201,10 @@ func (d *demo) startEngine(ctx context.Context) error {
 	}
 	fmt.Fprintln(d.out)
 	notes := &notifier{w: indent{d.out}}
-	table := newProgressTable(indent{d.out})
+	table := newProgressTable(indent{d.out}, nil)
+	if lh, err := newLiveHealth(d.cfg); err == nil {
+		table.health = lh.Of
+	}
 	opts := engineOptions(d.cfg, stderrLogger(d.errOut, d.flags.cluster.verbose))
 	opts.Notify = notes.Notify
 	opts.Sync.OnProgress = table.OnProgress

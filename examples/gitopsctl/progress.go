@@ -6,6 +6,7 @@ import (
 	"strconv"
 	gosync "sync"
 
+	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -16,13 +17,17 @@ type progressTable struct {
 	mu     gosync.Mutex
 	w      io.Writer
 	header bool
+	// health, when set, judges a row's live object for the HEALTH column
+	// when the syncer's result carries no health.
+	health func(resource.Key) string
 }
 
-func newProgressTable(w io.Writer) *progressTable {
-	return &progressTable{w: w}
+// newProgressTable prints to w; health may be nil.
+func newProgressTable(w io.Writer, health func(resource.Key) string) *progressTable {
+	return &progressTable{w: w, health: health}
 }
 
-const progressRow = "%-16s %-60s %-11s %-10s %s\n"
+const progressRow = "%-14s %-64s %-11s %-10s %s\n"
 
 // OnProgress prints the rows of the wave that just finished. The syncer
 // reports each wave once per operation; a retried operation prints again.
@@ -37,7 +42,7 @@ func (p *progressTable) OnProgress(pr sync.Progress) {
 		if string(r.Phase) != pr.Phase || r.Wave != pr.Wave {
 			continue
 		}
-		fmt.Fprintf(p.w, progressRow, waveLabel(string(r.Phase), r.Wave), resourceLabel(r), actionLabel(r), r.Status, healthLabel(r))
+		fmt.Fprintf(p.w, progressRow, waveLabel(string(r.Phase), r.Wave), resourceLabel(r), actionLabel(r), r.Status, p.healthLabel(r))
 	}
 }
 
@@ -64,10 +69,13 @@ func actionLabel(r sync.ResourceResult) string {
 	return string(r.Action)
 }
 
-func healthLabel(r sync.ResourceResult) string {
+func (p *progressTable) healthLabel(r sync.ResourceResult) string {
 	h := "-"
-	if r.Health != nil {
+	switch {
+	case r.Health != nil:
 		h = string(r.Health.Code)
+	case p.health != nil && !r.Hook && r.Action != sync.Pruned && r.Action != sync.Planned && r.Status != sync.TaskSkipped:
+		h = p.health(r.Key)
 	}
 	if r.Message != "" && r.Status == sync.TaskFailed {
 		h += "  " + r.Message

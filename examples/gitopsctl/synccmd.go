@@ -25,8 +25,15 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !parseFlags(fs, args) {
 		return 2
 	}
-	table := newProgressTable(stdout)
-	err := cmd.setup(stderr, func(o *gitops.Options) { o.Sync.OnProgress = table.OnProgress })
+	table := newProgressTable(stdout, nil)
+	err := cmd.setup(stderr, func(o *gitops.Options) {
+		o.Sync.OnProgress = table.OnProgress
+		if !*dryRun {
+			if lh, err := newLiveHealth(o.Clusters[0].Config); err == nil {
+				table.health = lh.Of
+			}
+		}
+	})
 	defer cmd.Close()
 	if err != nil {
 		return fail(stderr, "sync", err)
