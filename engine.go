@@ -69,6 +69,8 @@ type Options struct {
 	ReconcileWorkers int
 	// SyncWorkers bounds concurrent sync operations. Default 4.
 	SyncWorkers int
+	// RenderParallelism bounds concurrent renders. Default GOMAXPROCS.
+	RenderParallelism int
 	// QPS and Burst bound each cluster client. Default 200 and 400: a sync
 	// of 1,000 objects sends about 2,000 requests (dry-run and apply), and
 	// the API server's own priority and fairness protects it.

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	gosync "sync"
 	"time"
@@ -11,6 +12,10 @@ import (
 	"github.com/kubegitops/gitops/sync"
 	"k8s.io/client-go/util/workqueue"
 )
+
+// windowRecheck is how often an automated sync blocked by a sync window is
+// tried again.
+const windowRecheck = 30 * time.Second
 
 // SelfHealTimeout is the least time between two self-heal syncs of one
 // app at one revision, so that a controller fighting the sync does not make
@@ -184,6 +189,14 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 		return SelfHealTimeout - since
 	}
 	res, err := r.e.Sync(ctx, st.app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, st.app)})
+	var blocked *SyncWindowError
+	if errors.As(err, &blocked) {
+		// Automated syncs wait for the window; the status says which one.
+		r.mu.Lock()
+		st.status.Conditions = append(st.status.Conditions, Condition{Type: ConditionSyncWindowBlocked, Message: blocked.Error()})
+		r.mu.Unlock()
+		return windowRecheck
+	}
 	r.mu.Lock()
 	st.lastAutoRevision, st.lastAutoAt = status.Revision, time.Now()
 	st.lastAutoFailed = res.Phase != sync.Succeeded

@@ -243,3 +243,34 @@ func TestRunRetriesAFailedRefreshWithBackoff(t *testing.T) {
 		return ok && st.Sync == Synced
 	})
 }
+
+// An automated sync in an open deny window waits, and the status names the
+// window; nothing is written.
+func TestRunAutomatedSyncWaitsForTheWindow(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	dir := repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held}\n"})
+	proj := Project{Spec: ProjectSpec{SourceRepos: []string{"*"}, Destinations: []ApplicationDestination{{Server: "*", Namespace: "*"}},
+		SyncWindows: []SyncWindow{{Kind: "deny", Schedule: "* * * * *", Duration: "1h", Namespaces: []string{ns}}}}}
+	proj.Name = "frozen"
+	e := newEngine(t, func(o *Options) { o.Projects = []Project{proj}; o.Interval = time.Hour })
+	app := automated(dirApp(ns, dir, ns))
+	app.Spec.Project = "frozen"
+	startRun(t, e, app)
+	eventually(t, time.Minute, "the blocking window reported", func() bool {
+		st, ok := e.AppStatus(app.Name)
+		if !ok {
+			return false
+		}
+		for _, c := range st.Conditions {
+			if c.Type == ConditionSyncWindowBlocked && strings.Contains(c.Message, "deny window") {
+				return st.Sync == OutOfSync
+			}
+		}
+		return false
+	})
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	if _, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "held", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatal("an automated sync ran in a deny window")
+	}
+}

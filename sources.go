@@ -37,6 +37,9 @@ func (e *Engine) newRenderer() (render.Renderer, error) {
 	}
 	copts := render.DefaultCacheOptions()
 	copts.Registerer = e.opts.Registerer
+	if e.opts.RenderParallelism > 0 {
+		copts.MaxConcurrent = e.opts.RenderParallelism
+	}
 	copts.Logger = e.opts.Log
 	return render.Cached(tools, st, copts), nil
 }
