@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +73,59 @@ func TestDemoEndToEnd(t *testing.T) {
 	web, err := cs.AppsV1().Deployments(prefix+"-kustomize").Get(ctx, "demo-web", metav1.GetOptions{})
 	if err != nil || *web.Spec.Replicas != 2 {
 		t.Fatalf("Kustomize overlay Deployment: %v", err)
+	}
+}
+
+// TestDemoKeepStopsOnCtrlC: with --keep the tour leaves its Git server
+// running until Ctrl-C, then stops everything and exits 0.
+func TestDemoKeepStopsOnCtrlC(t *testing.T) {
+	prefix := fmt.Sprintf("keep-%06d", rand.IntN(1_000_000))
+	cs := clientset(t)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, s := range []string{"guestbook", "helm", "kustomize"} {
+			_ = cs.CoreV1().Namespaces().Delete(ctx, prefix+"-"+s, metav1.DeleteOptions{})
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	demoCtx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(demoCtx, []string{"demo", "--keep", "--kubeconfig", cluster.Kubeconfig(), "--namespace-prefix", prefix}, &stdout, &stderr)
+	}()
+	err := waitUntil(ctx, 3*time.Minute, func() (bool, error) {
+		return strings.Contains(stdout.String(), "keeps running until Ctrl-C"), nil
+	})
+	if err != nil {
+		t.Fatalf("the tour did not reach --keep: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	m := regexp.MustCompile(`git clone (\S+)`).FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("no clone URL printed:\n%s", stdout.String())
+	}
+	refs := m[1] + "/info/refs?service=git-upload-pack"
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(refs)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("Git server not serving during --keep: %v %v", err, resp)
+	}
+	resp.Body.Close()
+
+	interrupt()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d after Ctrl-C\n%s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the demo did not stop within 30 s of Ctrl-C")
+	}
+	if resp, err := client.Get(refs); err == nil {
+		resp.Body.Close()
+		t.Fatal("the Git server still answers after the demo stopped")
 	}
 }
