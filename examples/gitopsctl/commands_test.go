@@ -29,6 +29,12 @@ func TestRenderDiffSyncStatus(t *testing.T) {
 		t.Fatalf("render: exit %d\n%s", code, errOut)
 	}
 	mustContain(t, "render output", out, "kind: ConfigMap", "name: settings", "kind: Deployment", "name: web", "kind: Secret")
+	if strings.Contains(out, "c3VwZXItc2VjcmV0LWdpdA") || !strings.Contains(out, "password: ++++++++") {
+		t.Errorf("render did not mask the Secret:\n%s", out)
+	}
+	if code, out, _ := runCLI(t, append([]string{"render", "--show-secrets", "--app", appFile}, kc...)...); code != 0 || !strings.Contains(out, "c3VwZXItc2VjcmV0LWdpdA") {
+		t.Errorf("render --show-secrets: exit %d, value not shown:\n%s", code, out)
+	}
 	if n := strings.Count(out, "---\n"); n != 3 {
 		t.Errorf("render printed %d documents, want 3:\n%s", n, out)
 	}
@@ -177,6 +183,20 @@ func TestExitCodesOnBadInput(t *testing.T) {
 		if !strings.Contains(errOut, "fixture") && !strings.Contains(errOut, repo) {
 			t.Errorf("%s error names neither the app nor the folder: %s", cmd, errOut)
 		}
+	}
+
+	// A second source that cannot be read: render must not print the first
+	// source's objects as if they were the whole app.
+	_, goodRepo := appFixture(t, ns)
+	multi := filepath.Join(t.TempDir(), "multi.yaml")
+	multiApp := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: multi\nspec:\n  sources:\n" +
+		"    - {repoURL: " + goodRepo + ", path: .}\n    - {repoURL: " + goodRepo + "-missing, path: .}\n" +
+		"  destination: {server: https://kubernetes.default.svc, namespace: " + ns + "}\n"
+	if err := os.WriteFile(multi, []byte(multiApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, append([]string{"render", "--app", multi}, kc...)...); code != 2 || out != "" || !strings.Contains(errOut, goodRepo+"-missing") {
+		t.Errorf("render with an unreadable second source: exit %d, want 2 and no output\n%s\n%s", code, out, errOut)
 	}
 
 	// The API server refuses the object: the sync fails (exit 1) and says why.

@@ -14,6 +14,7 @@ import (
 	"github.com/kubegitops/gitops/render/kustomize"
 	"github.com/kubegitops/gitops/render/plain"
 	"github.com/kubegitops/gitops/render/plugin"
+	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -27,6 +28,7 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var cmd appCommand
 	cmd.register(fs)
+	showSecrets := fs.Bool("show-secrets", false, "print the values of Secrets (masked by default)")
 	if !parseFlags(fs, args) {
 		return 2
 	}
@@ -36,10 +38,23 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, "render", err)
 	}
-	if _, err := cmd.engine.Refresh(ctx, cmd.app); err != nil && len(rec.objects()) == 0 {
+	_, err = cmd.engine.Refresh(ctx, cmd.app)
+	// Every source must have rendered: a partial stream would pass for the
+	// whole app. A later failure (comparing with the cluster) does not
+	// make the rendered manifests wrong; it is reported as a warning.
+	if rendered, want := rec.renders(), len(cmd.app.Spec.AllSources()); rendered < want {
+		if err == nil {
+			err = fmt.Errorf("%s: %d of %d sources rendered", cmd.app.Name, rendered, want)
+		}
 		return fail(stderr, "render", err)
 	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gitopsctl render: warning: %v\n", err)
+	}
 	for _, obj := range rec.objects() {
+		if !*showSecrets {
+			maskSecret(obj)
+		}
 		data, err := yaml.Marshal(obj.Object)
 		if err != nil {
 			return fail(stderr, "render", err)
@@ -54,6 +69,7 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 type recorder struct {
 	mu   gosync.Mutex
 	objs []*unstructured.Unstructured
+	done int // renders that succeeded
 }
 
 func (r *recorder) tools() map[render.Kind]render.Renderer {
@@ -64,6 +80,12 @@ func (r *recorder) tools() map[render.Kind]render.Renderer {
 		render.KindJsonnet:   &recording{r, jsonnet.New(jsonnet.DefaultOptions())},
 		render.KindPlugin:    &recording{r, plugin.New(plugin.DefaultOptions())},
 	}
+}
+
+func (r *recorder) renders() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
 }
 
 func (r *recorder) objects() []*unstructured.Unstructured {
@@ -85,6 +107,7 @@ func (r *recording) Render(ctx context.Context, in render.Input) ([]*unstructure
 		return nil, err
 	}
 	r.rec.mu.Lock()
+	r.rec.done++
 	for _, o := range objs {
 		r.rec.objs = append(r.rec.objs, o.DeepCopy())
 	}
@@ -100,4 +123,30 @@ func (r *recording) Identity(in render.Input) (render.Identity, error) {
 		return render.Identity{}, fmt.Errorf("renderer %T is not an Identifier", r.next)
 	}
 	return id.Identity(in)
+}
+
+// secretMask replaces each value of a Secret, as Argo CD shows them.
+const secretMask = "++++++++"
+
+// maskSecret hides the values of a core Secret (data, stringData and a
+// last-applied copy of them); other objects are left alone.
+func maskSecret(obj *unstructured.Unstructured) {
+	if obj.GetAPIVersion() != "v1" || obj.GetKind() != "Secret" {
+		return
+	}
+	for _, field := range []string{"data", "stringData"} {
+		m, ok := obj.Object[field].(map[string]any)
+		if !ok {
+			continue
+		}
+		for k := range m {
+			m[k] = secretMask
+		}
+	}
+	if ann := obj.GetAnnotations(); ann != nil {
+		if _, ok := ann[resource.AnnotationLastApplied]; ok {
+			ann[resource.AnnotationLastApplied] = secretMask
+			obj.SetAnnotations(ann)
+		}
+	}
 }
