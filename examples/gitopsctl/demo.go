@@ -208,6 +208,10 @@ func (d *demo) startEngine(ctx context.Context) error {
 	opts := engineOptions(d.cfg, stderrLogger(d.errOut, d.flags.cluster.verbose))
 	opts.Notify = notes.Notify
 	opts.Sync.OnProgress = table.OnProgress
+	// An instance id of its own: this tour never claims (or prunes) the
+	// objects of another engine or of a tour with another prefix on the
+	// same cluster, whose apps have the same names.
+	opts.Tracking.InstanceID = "gitopsctl-demo-" + d.flags.prefix
 	// Waves wait for health; the demo's objects are small, so look often.
 	opts.Sync.PollInterval = 200 * time.Millisecond
 	e, err := gitops.New(opts)
