@@ -1,5 +1,5 @@
 # The two commands a new user runs:
-#   make demo   start the demo (for now: a local cluster you can use with kubectl)
+#   make demo   the guided tour: local cluster, Git server, sync, self-heal, a commit rolled out
 #   make test   build what the tests need and run every check CI runs
 SHELL := /bin/bash
 GO ?= go

@@ -201,3 +201,16 @@ func TestRollbackRefusedWithAutomatedSync(t *testing.T) {
 		t.Fatalf("rollback to a missing entry: %v", err)
 	}
 }
+
+func TestRenderReturnsDesiredObjects(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	e := newEngine(t, nil)
+	objs, rev, err := e.Render(context.Background(), dirApp(ns, repoDir(t, map[string]string{"app/web.yaml": webApp}), ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 || !strings.HasPrefix(rev, "sha256:") {
+		t.Fatalf("rendered %d objects at %q", len(objs), rev)
+	}
+}

@@ -243,3 +243,19 @@ func apiVersions(cs *clusterState) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Render returns the app's desired objects as its sources render them now
+// (resolved, snapshotted and rendered through the engine's render cache,
+// with the destination cluster's version and API versions), and the
+// revision they came from. Child Applications are included.
+func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.Unstructured, string, error) {
+	cs, err := e.cluster(ctx, app.Spec.Destination)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := e.render(ctx, app, cs, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.objects, r.Revision(), nil
+}

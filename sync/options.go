@@ -87,6 +87,8 @@ type Options struct {
 
 // Progress is reported after each wave.
 type Progress struct {
+	// App is the application being synced.
+	App     string
 	Phase   string
 	Wave    int
 	Final   bool

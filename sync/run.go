@@ -118,7 +118,9 @@ func (op *operation) recordWrite(t *task, out *unstructured.Unstructured, action
 	op.mu.Unlock()
 	status, msg := TaskRunning, ""
 	if !t.hook {
-		if st := op.judge(out, out.GetGeneration()); st == nil || st.Code == health.Healthy {
+		st := op.judge(out, out.GetGeneration())
+		op.setHealth(t, st)
+		if st == nil || st.Code == health.Healthy {
 			status, msg = TaskSucceeded, messageOf(st)
 		}
 	}

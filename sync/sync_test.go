@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,7 +87,8 @@ func TestWaveWaitsForJobAndConfigMap(t *testing.T) {
 	if !conditionTrue(d, "Available") {
 		t.Fatal("sync succeeded before the Deployment was Available")
 	}
-	if r := row(t, res, "apps/Deployment "+ns+"/web"); r.Action != Created || r.Wave != 1 || r.Status != TaskSucceeded {
+	if r := row(t, res, "apps/Deployment "+ns+"/web"); r.Action != Created || r.Wave != 1 || r.Status != TaskSucceeded ||
+		r.Health == nil || r.Health.Code != health.Healthy {
 		t.Fatalf("deployment row %+v", r)
 	}
 	if got := d.GetAnnotations()[resource.AnnotationTrackingID]; got != "shop:apps/Deployment:"+ns+"/web" {

@@ -268,7 +268,7 @@ func (op *operation) progress(g []*task, final bool) {
 	if op.s.opts.OnProgress == nil || len(g) == 0 {
 		return
 	}
-	op.s.opts.OnProgress(Progress{Phase: string(g[0].phase), Wave: g[0].wave, Final: final, Results: op.results()})
+	op.s.opts.OnProgress(Progress{App: op.req.App, Phase: string(g[0].phase), Wave: g[0].wave, Final: final, Results: op.results()})
 }
 
 // failSync runs the SyncFail hooks and deletes failed hooks marked
@@ -311,7 +311,8 @@ func (op *operation) results() []ResourceResult {
 	defer op.mu.Unlock()
 	out := make([]ResourceResult, 0, len(op.tasks))
 	for _, t := range op.tasks {
-		r := ResourceResult{Key: t.key, Phase: t.phase, Wave: t.wave, Hook: t.hook, Status: t.state.Status, Action: t.state.Action, Message: t.state.Message}
+		r := ResourceResult{Key: t.key, Phase: t.phase, Wave: t.wave, Hook: t.hook, Status: t.state.Status, Action: t.state.Action,
+			Message: t.state.Message, Health: t.state.Health}
 		if t.prune && r.Action == "" && r.Status == TaskSkipped {
 			r.Action = Skipped
 		}

@@ -156,4 +156,6 @@ type TaskState struct {
 	// status that observed at least this generation.
 	Generation int64  `json:"generation,omitempty"`
 	Message    string `json:"message,omitempty"`
+	// Health is the object's health when the sync last judged it.
+	Health *health.Status `json:"health,omitempty"`
 }

@@ -206,6 +206,7 @@ func (op *operation) observeObject(ctx context.Context, t *task, live *unstructu
 		return
 	}
 	st := op.judge(live, t.state.Generation)
+	op.setHealth(t, st)
 	switch {
 	case st == nil || st.Code == health.Healthy:
 		op.set(t, TaskSucceeded, "", messageOf(st))
@@ -355,4 +356,11 @@ func (op *operation) deleteHooks(ctx context.Context, which func(*task) bool) {
 			op.set(t, t.state.Status, "", "delete by policy: "+err.Error())
 		}
 	})
+}
+
+// setHealth records the health last judged for a task's object.
+func (op *operation) setHealth(t *task, st *health.Status) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	t.state.Health = st
 }
