@@ -36,6 +36,11 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 				// Fast garbage collection and namespace finalisation make
 				// tests that delete things quick.
 				"--concurrent-gc-syncs=10", "--concurrent-namespace-syncs=4",
+				// kwok renews its fake nodes' leases itself; on a loaded
+				// machine a renewal can come later than the default 50 s,
+				// and the node lifecycle controller would then mark every
+				// Pod not ready at once. Fake nodes never really fail.
+				"--node-monitor-grace-period=1h", "--node-startup-grace-period=1h",
 			},
 		},
 		{
