@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,6 +82,24 @@ func ensureWidgetCRD(t testing.TB, dyn dynamic.Interface) {
 	})
 	if err != nil {
 		t.Fatalf("Widget CRD not served: %v", err)
+	}
+	// The API server publishes a new CRD's OpenAPI model a moment after the
+	// kind is served; a schema read in between would not know Widget.
+	disco := discovery.NewDiscoveryClientForConfigOrDie(cluster.Config())
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		paths, err := disco.OpenAPIV3().Paths()
+		if err != nil {
+			return false, nil
+		}
+		gv, ok := paths["apis/example.com/v1"]
+		if !ok {
+			return false, nil
+		}
+		raw, err := gv.Schema("application/json")
+		return err == nil && strings.Contains(string(raw), "com.example.v1.Widget"), nil
+	})
+	if err != nil {
+		t.Fatalf("Widget's OpenAPI model never published: %v", err)
 	}
 }
 
