@@ -54,6 +54,7 @@ func (r *recordingFS) dependencies() []dependency {
 	return deps
 }
 
+// Open implements fs.FS, recording the path it reads.
 func (r *recordingFS) Open(name string) (fs.File, error) {
 	f, err := r.fsys.Open(name)
 	if err != nil {
@@ -68,26 +69,31 @@ func (r *recordingFS) Open(name string) (fs.File, error) {
 	return f, nil
 }
 
+// ReadFile implements fs.ReadFileFS, recording the path it reads.
 func (r *recordingFS) ReadFile(name string) ([]byte, error) {
 	r.note(name, accessContent)
 	return fs.ReadFile(r.fsys, name)
 }
 
+// ReadDir implements fs.ReadDirFS, recording the path it reads.
 func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	r.note(name, accessList)
 	return fs.ReadDir(r.fsys, name)
 }
 
+// Stat implements fs.StatFS, recording the path it reads.
 func (r *recordingFS) Stat(name string) (fs.FileInfo, error) {
 	r.note(name, accessStat)
 	return fs.Stat(r.fsys, name)
 }
 
+// Lstat implements Lstat of the wrapped tree, recording the path it reads.
 func (r *recordingFS) Lstat(name string) (fs.FileInfo, error) {
 	r.note(name, accessStat)
 	return fs.Lstat(r.fsys, name)
 }
 
+// ReadLink implements ReadLink of the wrapped tree, recording the path it reads.
 func (r *recordingFS) ReadLink(name string) (string, error) {
 	r.note(name, accessLink)
 	return fs.ReadLink(r.fsys, name)

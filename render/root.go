@@ -258,6 +258,7 @@ type cappedFile struct {
 	r io.Reader
 }
 
+// Read implements io.Reader.
 func (c *cappedFile) Read(b []byte) (int, error) { return c.r.Read(b) }
 
 // Sub returns the canonical path of dir joined with rel, where rel is a path

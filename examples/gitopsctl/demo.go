@@ -374,6 +374,7 @@ func (d *demo) cleanup() {
 // indent prefixes every line written through it with four spaces.
 type indent struct{ w io.Writer }
 
+// Write implements io.Writer.
 func (i indent) Write(p []byte) (int, error) {
 	lines := strings.SplitAfter(string(p), "\n")
 	var b strings.Builder

@@ -24,11 +24,15 @@ func newLineLogger(w io.Writer) logr.Logger {
 	return logr.New(&lineSink{mu: &sync.Mutex{}, w: w})
 }
 
+// Init implements logr.LogSink.
 func (s *lineSink) Init(logr.RuntimeInfo)  {}
+// Enabled implements logr.LogSink.
 func (s *lineSink) Enabled(level int) bool { return level <= 1 }
+// Info implements logr.LogSink.
 func (s *lineSink) Info(level int, msg string, kv ...any) {
 	s.write("", msg, kv)
 }
+// Error implements error.
 func (s *lineSink) Error(err error, msg string, kv ...any) {
 	s.write("error: ", msg, append(kv, "error", err))
 }
@@ -50,12 +54,14 @@ func (s *lineSink) write(prefix, msg string, kv []any) {
 	_, _ = io.WriteString(s.w, b.String())
 }
 
+// WithValues implements logr.LogSink.
 func (s *lineSink) WithValues(kv ...any) logr.LogSink {
 	c := *s
 	c.values = append(append([]any(nil), s.values...), kv...)
 	return &c
 }
 
+// WithName implements logr.LogSink.
 func (s *lineSink) WithName(name string) logr.LogSink {
 	c := *s
 	if c.name != "" {

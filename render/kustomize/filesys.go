@@ -266,6 +266,7 @@ type memFile struct {
 	off  int
 }
 
+// Read implements io.Reader.
 func (m *memFile) Read(b []byte) (int, error) {
 	if m.off >= len(m.data) {
 		return 0, io.EOF
@@ -275,8 +276,11 @@ func (m *memFile) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// Write implements io.Writer.
 func (m *memFile) Write([]byte) (int, error) { return 0, ErrReadOnly }
+// Close implements io.Closer.
 func (m *memFile) Close() error              { return nil }
+// Stat implements fs.File.
 func (m *memFile) Stat() (os.FileInfo, error) {
 	return memInfo{name: m.name, size: int64(len(m.data))}, nil
 }
@@ -286,9 +290,15 @@ type memInfo struct {
 	size int64
 }
 
+// Name implements fs.FileInfo.
 func (i memInfo) Name() string       { return i.name }
+// Size implements fs.FileInfo.
 func (i memInfo) Size() int64        { return i.size }
+// Mode implements fs.FileInfo.
 func (i memInfo) Mode() fs.FileMode  { return 0o444 }
+// ModTime implements fs.FileInfo.
 func (i memInfo) ModTime() time.Time { return time.Time{} }
+// IsDir implements fs.FileInfo.
 func (i memInfo) IsDir() bool        { return false }
+// Sys implements fs.FileInfo.
 func (i memInfo) Sys() any           { return nil }

@@ -68,6 +68,7 @@ type cappedBuffer struct {
 	onFull   func()
 }
 
+// Write implements io.Writer.
 func (c *cappedBuffer) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -100,5 +100,7 @@ type redactedError struct {
 	cause error
 }
 
+// Error implements error.
 func (r *redactedError) Error() string { return r.msg }
+// Unwrap implements errors.Unwrap.
 func (r *redactedError) Unwrap() error { return r.cause }

@@ -227,6 +227,7 @@ type boundedBuffer struct {
 	max int
 }
 
+// Write implements io.Writer.
 func (b *boundedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -240,6 +241,7 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String implements fmt.Stringer.
 func (b *boundedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

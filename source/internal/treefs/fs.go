@@ -150,6 +150,7 @@ var (
 
 type modeError struct{ msg string }
 
+// Error implements error.
 func (e *modeError) Error() string { return e.msg }
 
 type fileInfo struct {
@@ -158,11 +159,17 @@ type fileInfo struct {
 	mode fs.FileMode
 }
 
+// Name implements fs.FileInfo.
 func (i *fileInfo) Name() string       { return i.name }
+// Size implements fs.FileInfo.
 func (i *fileInfo) Size() int64        { return i.size }
+// Mode implements fs.FileInfo.
 func (i *fileInfo) Mode() fs.FileMode  { return i.mode }
+// ModTime implements fs.FileInfo.
 func (i *fileInfo) ModTime() time.Time { return time.Time{} }
+// IsDir implements fs.FileInfo.
 func (i *fileInfo) IsDir() bool        { return i.mode.IsDir() }
+// Sys implements fs.FileInfo.
 func (i *fileInfo) Sys() any           { return nil }
 
 type dirEntry struct {
@@ -170,9 +177,13 @@ type dirEntry struct {
 	n    node
 }
 
+// Name implements fs.DirEntry.
 func (d *dirEntry) Name() string      { return d.n.name }
+// IsDir implements fs.DirEntry.
 func (d *dirEntry) IsDir() bool       { return d.n.isDir() }
+// Type implements fs.DirEntry.
 func (d *dirEntry) Type() fs.FileMode { return fsMode(d.n.mode).Type() }
+// Info implements fs.DirEntry.
 func (d *dirEntry) Info() (fs.FileInfo, error) {
 	return d.snap.statNode(d.n.name, d.n)
 }
@@ -184,12 +195,16 @@ type blobFile struct {
 	r    *bytes.Reader
 }
 
+// Stat implements fs.File.
 func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+// Read implements io.Reader.
 func (f *blobFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+// Close implements io.Closer.
 func (f *blobFile) Close() error               { return nil }
 
 // Seek and ReadAt let callers (http.FileServer, zip readers) use the file.
 func (f *blobFile) Seek(off int64, whence int) (int64, error) { return f.r.Seek(off, whence) }
+// ReadAt implements io.ReaderAt.
 func (f *blobFile) ReadAt(p []byte, off int64) (int, error)   { return f.r.ReadAt(p, off) }
 
 type dirFile struct {
@@ -198,10 +213,13 @@ type dirFile struct {
 	off     int
 }
 
+// Stat implements fs.File.
 func (d *dirFile) Stat() (fs.FileInfo, error) { return d.info, nil }
+// Read implements io.Reader.
 func (d *dirFile) Read([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errIsDir}
 }
+// Close implements io.Closer.
 func (d *dirFile) Close() error { return nil }
 
 // ReadDir implements fs.ReadDirFile.
