@@ -388,20 +388,24 @@ func hostOf(key string) string {
 type pollQueue []*pollRepo
 
 // Len implements heap.Interface.
-func (q pollQueue) Len() int           { return len(q) }
+func (q pollQueue) Len() int { return len(q) }
+
 // Less implements heap.Interface.
 func (q pollQueue) Less(i, j int) bool { return q[i].next.Before(q[j].next) }
+
 // Swap implements heap.Interface.
 func (q pollQueue) Swap(i, j int) {
 	q[i], q[j] = q[j], q[i]
 	q[i].index, q[j].index = i, j
 }
+
 // Push implements heap.Interface.
 func (q *pollQueue) Push(x any) {
 	r := x.(*pollRepo)
 	r.index = len(*q)
 	*q = append(*q, r)
 }
+
 // Pop implements heap.Interface.
 func (q *pollQueue) Pop() any {
 	old := *q

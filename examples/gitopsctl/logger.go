@@ -25,13 +25,16 @@ func newLineLogger(w io.Writer) logr.Logger {
 }
 
 // Init implements logr.LogSink.
-func (s *lineSink) Init(logr.RuntimeInfo)  {}
+func (s *lineSink) Init(logr.RuntimeInfo) {}
+
 // Enabled implements logr.LogSink.
 func (s *lineSink) Enabled(level int) bool { return level <= 1 }
+
 // Info implements logr.LogSink.
 func (s *lineSink) Info(level int, msg string, kv ...any) {
 	s.write("", msg, kv)
 }
+
 // Error implements error.
 func (s *lineSink) Error(err error, msg string, kv ...any) {
 	s.write("error: ", msg, append(kv, "error", err))

@@ -278,8 +278,10 @@ func (m *memFile) Read(b []byte) (int, error) {
 
 // Write implements io.Writer.
 func (m *memFile) Write([]byte) (int, error) { return 0, ErrReadOnly }
+
 // Close implements io.Closer.
-func (m *memFile) Close() error              { return nil }
+func (m *memFile) Close() error { return nil }
+
 // Stat implements fs.File.
 func (m *memFile) Stat() (os.FileInfo, error) {
 	return memInfo{name: m.name, size: int64(len(m.data))}, nil
@@ -291,14 +293,19 @@ type memInfo struct {
 }
 
 // Name implements fs.FileInfo.
-func (i memInfo) Name() string       { return i.name }
+func (i memInfo) Name() string { return i.name }
+
 // Size implements fs.FileInfo.
-func (i memInfo) Size() int64        { return i.size }
+func (i memInfo) Size() int64 { return i.size }
+
 // Mode implements fs.FileInfo.
-func (i memInfo) Mode() fs.FileMode  { return 0o444 }
+func (i memInfo) Mode() fs.FileMode { return 0o444 }
+
 // ModTime implements fs.FileInfo.
 func (i memInfo) ModTime() time.Time { return time.Time{} }
+
 // IsDir implements fs.FileInfo.
-func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) IsDir() bool { return false }
+
 // Sys implements fs.FileInfo.
-func (i memInfo) Sys() any           { return nil }
+func (i memInfo) Sys() any { return nil }

@@ -89,7 +89,10 @@ var errTimeout error = timeoutError{}
 
 type timeoutError struct{}
 
+// Error implements error.
 func (timeoutError) Error() string { return source.ErrTimeout.Error() }
+
+// Is makes errors.Is(err, source.ErrTimeout) and os.ErrDeadlineExceeded hold.
 func (timeoutError) Is(target error) bool {
 	return target == source.ErrTimeout || target == context.DeadlineExceeded
 }
@@ -102,5 +105,6 @@ type redactedError struct {
 
 // Error implements error.
 func (r *redactedError) Error() string { return r.msg }
+
 // Unwrap implements errors.Unwrap.
 func (r *redactedError) Unwrap() error { return r.cause }

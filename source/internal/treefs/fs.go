@@ -160,17 +160,22 @@ type fileInfo struct {
 }
 
 // Name implements fs.FileInfo.
-func (i *fileInfo) Name() string       { return i.name }
+func (i *fileInfo) Name() string { return i.name }
+
 // Size implements fs.FileInfo.
-func (i *fileInfo) Size() int64        { return i.size }
+func (i *fileInfo) Size() int64 { return i.size }
+
 // Mode implements fs.FileInfo.
-func (i *fileInfo) Mode() fs.FileMode  { return i.mode }
+func (i *fileInfo) Mode() fs.FileMode { return i.mode }
+
 // ModTime implements fs.FileInfo.
 func (i *fileInfo) ModTime() time.Time { return time.Time{} }
+
 // IsDir implements fs.FileInfo.
-func (i *fileInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i *fileInfo) IsDir() bool { return i.mode.IsDir() }
+
 // Sys implements fs.FileInfo.
-func (i *fileInfo) Sys() any           { return nil }
+func (i *fileInfo) Sys() any { return nil }
 
 type dirEntry struct {
 	snap *FS
@@ -178,11 +183,14 @@ type dirEntry struct {
 }
 
 // Name implements fs.DirEntry.
-func (d *dirEntry) Name() string      { return d.n.name }
+func (d *dirEntry) Name() string { return d.n.name }
+
 // IsDir implements fs.DirEntry.
-func (d *dirEntry) IsDir() bool       { return d.n.isDir() }
+func (d *dirEntry) IsDir() bool { return d.n.isDir() }
+
 // Type implements fs.DirEntry.
 func (d *dirEntry) Type() fs.FileMode { return fsMode(d.n.mode).Type() }
+
 // Info implements fs.DirEntry.
 func (d *dirEntry) Info() (fs.FileInfo, error) {
 	return d.snap.statNode(d.n.name, d.n)
@@ -197,15 +205,18 @@ type blobFile struct {
 
 // Stat implements fs.File.
 func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+
 // Read implements io.Reader.
 func (f *blobFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+
 // Close implements io.Closer.
-func (f *blobFile) Close() error               { return nil }
+func (f *blobFile) Close() error { return nil }
 
 // Seek and ReadAt let callers (http.FileServer, zip readers) use the file.
 func (f *blobFile) Seek(off int64, whence int) (int64, error) { return f.r.Seek(off, whence) }
+
 // ReadAt implements io.ReaderAt.
-func (f *blobFile) ReadAt(p []byte, off int64) (int, error)   { return f.r.ReadAt(p, off) }
+func (f *blobFile) ReadAt(p []byte, off int64) (int, error) { return f.r.ReadAt(p, off) }
 
 type dirFile struct {
 	info    *fileInfo
@@ -215,10 +226,12 @@ type dirFile struct {
 
 // Stat implements fs.File.
 func (d *dirFile) Stat() (fs.FileInfo, error) { return d.info, nil }
+
 // Read implements io.Reader.
 func (d *dirFile) Read([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errIsDir}
 }
+
 // Close implements io.Closer.
 func (d *dirFile) Close() error { return nil }
 
