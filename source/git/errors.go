@@ -92,7 +92,7 @@ type timeoutError struct{}
 // Error implements error.
 func (timeoutError) Error() string { return source.ErrTimeout.Error() }
 
-// Is makes errors.Is(err, source.ErrTimeout) and os.ErrDeadlineExceeded hold.
+// Is makes errors.Is(err, source.ErrTimeout) and errors.Is(err, context.DeadlineExceeded) hold.
 func (timeoutError) Is(target error) bool {
 	return target == source.ErrTimeout || target == context.DeadlineExceeded
 }
