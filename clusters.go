@@ -5,8 +5,6 @@ import (
 	"fmt"
 	gosync "sync"
 
-	"github.com/kubegitops/gitops/cache"
-	"github.com/kubegitops/gitops/sync"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -19,8 +17,8 @@ type clusterState struct {
 
 	once   gosync.Once
 	err    error
-	cache  *cache.ClusterCache
-	syncer *sync.Syncer
+	cache  ClusterCache
+	syncer Syncer
 	cancel context.CancelFunc
 	// namespaced records, per group-kind the cluster serves, whether it is
 	// namespaced; rebuilt when the cache's discovery changes.
@@ -28,7 +26,7 @@ type clusterState struct {
 	scopeCount int
 	namespaced map[schema.GroupKind]bool
 	// impersonated are syncers acting as service accounts, by namespace/name.
-	impersonated map[string]*sync.Syncer
+	impersonated map[string]Syncer
 }
 
 func (cs *clusterState) stop() {
@@ -78,7 +76,7 @@ func (e *Engine) connect(cs *clusterState) error {
 	if copts.Name == "" {
 		copts.Name = cs.cfg.Name
 	}
-	c, err := cache.New(cfg, copts)
+	c, err := e.opts.NewClusterCache(cfg, copts)
 	if err != nil {
 		return fmt.Errorf("cluster %s: cache: %w", cs.cfg.Name, err)
 	}
@@ -89,7 +87,7 @@ func (e *Engine) connect(cs *clusterState) error {
 	if sopts.Log.GetSink() == nil {
 		sopts.Log = e.opts.Log
 	}
-	s, err := sync.New(cfg, sopts)
+	s, err := e.opts.NewSyncer(cfg, sopts)
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
 	}
@@ -129,7 +127,7 @@ func (cs *clusterState) isNamespaced(gk schema.GroupKind) (namespaced, known boo
 // syncerFor returns the syncer for an app: the cluster's own, or one that
 // impersonates the service account the app's project names (kept for
 // later operations of apps with the same account).
-func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (*sync.Syncer, error) {
+func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (Syncer, error) {
 	ns, name, ok := proj.ServiceAccountFor(app)
 	if !ok {
 		return cs.syncer, nil
@@ -149,12 +147,12 @@ func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (*
 	}
 	cfg := rest.CopyConfig(cs.cfg.Config)
 	cfg.QPS, cfg.Burst = e.opts.QPS, e.opts.Burst
-	s, err := sync.New(ImpersonatedConfig(cfg, ns, name), opts)
+	s, err := e.opts.NewSyncer(ImpersonatedConfig(cfg, ns, name), opts)
 	if err != nil {
 		return nil, err
 	}
 	if cs.impersonated == nil {
-		cs.impersonated = map[string]*sync.Syncer{}
+		cs.impersonated = map[string]Syncer{}
 	}
 	cs.impersonated[id] = s
 	return s, nil

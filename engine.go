@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/resource"
@@ -53,6 +54,15 @@ type Options struct {
 	RenderStore store.Store
 	// Health judges resources. Default: health.NewChecker with defaults.
 	Health health.Checker
+	// NewClusterCache builds each cluster's live-state cache. Default:
+	// cache.New.
+	NewClusterCache func(cfg *rest.Config, opts cache.Options) (ClusterCache, error)
+	// NewDiffer builds the differ of one set of app options. Default:
+	// diff.New.
+	NewDiffer func(opts diff.Options) (Differ, error)
+	// NewSyncer builds each cluster's syncer (and those that impersonate a
+	// service account). Default: sync.New.
+	NewSyncer func(cfg *rest.Config, opts sync.Options) (Syncer, error)
 	// Tracking says where tracking ids go and which instance this is.
 	Tracking resource.Tracking
 	// Cache is the template of each cluster's cache options.
@@ -152,6 +162,15 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
+	}
+	if opts.NewClusterCache == nil {
+		opts.NewClusterCache = defaultNewClusterCache
+	}
+	if opts.NewDiffer == nil {
+		opts.NewDiffer = defaultNewDiffer
+	}
+	if opts.NewSyncer == nil {
+		opts.NewSyncer = defaultNewSyncer
 	}
 	e := &Engine{
 		opts:     opts,

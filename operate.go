@@ -114,7 +114,7 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 }
 
 // runSync runs the operation, with the app's retry policy when it has one.
-func (e *Engine) runSync(ctx context.Context, s *sync.Syncer, app *Application, req sync.Request, latest func() string) (sync.Result, error) {
+func (e *Engine) runSync(ctx context.Context, s Syncer, app *Application, req sync.Request, latest func() string) (sync.Result, error) {
 	p := app.Spec.SyncPolicy
 	if p == nil || p.Retry == nil || req.DryRun {
 		return s.Sync(ctx, req)
@@ -131,7 +131,7 @@ func (e *Engine) runSync(ctx context.Context, s *sync.Syncer, app *Application, 
 			policy.Factor = float64(*b.Factor)
 		}
 	}
-	return s.RetrySync(ctx, req, policy, latest)
+	return sync.Retry(ctx, s, req, policy, latest)
 }
 
 func (e *Engine) record(app *Application, r rendered) {

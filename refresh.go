@@ -22,10 +22,10 @@ import (
 // kept while they do not change (compiling jq rules is not free).
 type differEntry struct {
 	key    string
-	differ *diff.Differ
+	differ Differ
 }
 
-func (e *Engine) differFor(app *Application) (*diff.Differ, error) {
+func (e *Engine) differFor(app *Application) (Differ, error) {
 	opts := diff.DefaultOptions()
 	opts.Tracking = e.opts.Tracking
 	if e.opts.Sync.FieldManager != "" {
@@ -50,7 +50,7 @@ func (e *Engine) differFor(app *Application) (*diff.Differ, error) {
 	if d, ok := e.differs[app.Name]; ok && d.key == key {
 		return d.differ, nil
 	}
-	d, err := diff.New(opts)
+	d, err := e.opts.NewDiffer(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ type comparison struct {
 }
 
 // compare diffs the rendered objects with the cluster's cache.
-func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, cs *clusterState, differ *diff.Differ, objs []*unstructured.Unstructured) (comparison, error) {
+func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, cs *clusterState, differ Differ, objs []*unstructured.Unstructured) (comparison, error) {
 	cmp := comparison{sync: Synced}
 	tainted := cs.cache.Tainted()
 	taintedGK := map[schema.GroupKind]error{}

@@ -10,7 +10,9 @@ import (
 // DifferInSync adapts a diff.Differ to Options.InSync: an object is in sync
 // when the differ finds nothing to change. Sync status, the diff a person
 // sees and what a sync skips then all come from the same normalisation.
-func DifferInSync(d *diff.Differ) func(ctx context.Context, desired, live *unstructured.Unstructured) (bool, error) {
+func DifferInSync(d interface {
+	Diff(ctx context.Context, desired, live *unstructured.Unstructured) (diff.Result, error)
+}) func(ctx context.Context, desired, live *unstructured.Unstructured) (bool, error) {
 	return func(ctx context.Context, desired, live *unstructured.Unstructured) (bool, error) {
 		res, err := d.Diff(ctx, desired, live)
 		if err != nil {

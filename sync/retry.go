@@ -66,6 +66,13 @@ func (e *PreemptedError) Error() string {
 // A Running result (interrupted or awaiting confirmation) is returned as it
 // is, as is an Error phase (bad input does not get better by retrying).
 func (s *Syncer) RetrySync(ctx context.Context, req Request, policy RetryPolicy, latest func() string) (Result, error) {
+	return Retry(ctx, s, req, policy, latest)
+}
+
+// Retry is RetrySync for any syncer (a host's own included).
+func Retry(ctx context.Context, s interface {
+	Sync(context.Context, Request) (Result, error)
+}, req Request, policy RetryPolicy, latest func() string) (Result, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := s.Sync(ctx, req)
 		if res.Phase != Failed {
