@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -212,5 +213,42 @@ func TestRenderReturnsDesiredObjects(t *testing.T) {
 	}
 	if len(objs) != 2 || !strings.HasPrefix(rev, "sha256:") {
 		t.Fatalf("rendered %d objects at %q", len(objs), rev)
+	}
+}
+
+func TestOrphanedResourcesWarning(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	for _, name := range []string{"stray", "ignored-one"} {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warn := true
+	proj := Project{Spec: ProjectSpec{SourceRepos: []string{"*"}, Destinations: []ApplicationDestination{{Server: "*", Namespace: "*"}},
+		OrphanedResources: &OrphanedResourcesMonitorSettings{Warn: &warn, Ignore: []OrphanedResourceKey{{Kind: "ConfigMap", Name: "ignored-*"}}}}}
+	proj.Name = "watchful"
+	e := newEngine(t, func(o *Options) { o.Projects = []Project{proj} })
+	app := dirApp(ns, repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mine}\n"}), ns)
+	app.Spec.Project = "watchful"
+	if res, err := e.Sync(context.Background(), app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v", err)
+	}
+	st := refreshUntil(t, e, app, "the orphan reported", func(s Status) bool {
+		for _, c := range s.Conditions {
+			if c.Type == ConditionOrphanedResources {
+				return true
+			}
+		}
+		return false
+	})
+	for _, c := range st.Conditions {
+		if c.Type == ConditionOrphanedResources {
+			if !strings.Contains(c.Message, "1 orphaned resource(s)") || !strings.Contains(c.Message, "ConfigMap "+ns+"/stray") {
+				t.Fatalf("orphan condition %q", c.Message)
+			}
+		}
 	}
 }

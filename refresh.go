@@ -113,6 +113,9 @@ func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Appl
 		return fail(ConditionComparisonError, err)
 	}
 	st.Resources, st.Conditions = cmp.rows, cmp.conditions
+	if c := e.orphanCondition(proj, app, cs); c != nil {
+		st.Conditions = append(st.Conditions, *c)
+	}
 	st.Sync = cmp.sync
 	st.Health = health.Aggregate(cmp.healths, health.DefaultAggregateOptions())
 	st.ReconciledAt = time.Now()

@@ -26,6 +26,8 @@ type ClusterCache interface {
 	Get(key resource.Key) (*unstructured.Unstructured, bool)
 	// Managed returns the objects an app's tracking id names.
 	Managed(app string) []*unstructured.Unstructured
+	// Namespace returns the keys of the cached objects of a namespace.
+	Namespace(ns string) []resource.Key
 	// Tainted returns the kinds that cannot be served, with why.
 	Tainted() map[schema.GroupVersionKind]error
 	// APIResources and ServerVersion describe the cluster for renderers.
