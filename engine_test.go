@@ -252,3 +252,23 @@ func TestOrphanedResourcesWarning(t *testing.T) {
 		}
 	}
 }
+
+// The apply strategy can be chosen per operation.
+func TestSyncRequestChoosesTheApplyStrategy(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	e := newEngine(t, nil)
+	app := dirApp(ns, repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"}), ns)
+	res, err := e.Sync(context.Background(), app, SyncRequest{SyncOptions: []string{"ServerSideApply=false"}})
+	if err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v", err)
+	}
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "c", metav1.GetOptions{})
+	if err != nil || cm.Annotations["kubectl.kubernetes.io/last-applied-configuration"] == "" {
+		t.Fatalf("client-side apply left no last-applied annotation: %v", err)
+	}
+	if _, err := e.Sync(context.Background(), app, SyncRequest{SyncOptions: []string{"=bad"}}); err == nil {
+		t.Fatal("a malformed sync option was accepted")
+	}
+}

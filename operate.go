@@ -23,6 +23,10 @@ type SyncRequest struct {
 	Resources []resource.Key
 	// ConfirmPrune confirms Prune=confirm deletions.
 	ConfirmPrune bool
+	// SyncOptions are options for this operation alone, merged over the
+	// app's syncOptions: the apply strategy (ServerSideApply=true|false,
+	// Replace=true, Force=true), ApplyOutOfSyncOnly, PruneLast and the like.
+	SyncOptions []string
 	// Manual marks a sync a person asked for: sync windows with manualSync
 	// let it through.
 	Manual bool
@@ -84,6 +88,11 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	opts, err := appSyncOptions(app)
+	if err == nil && len(req.SyncOptions) > 0 {
+		var extra resource.Options
+		extra, err = resource.ParseOptions(strings.Join(req.SyncOptions, ","))
+		opts = opts.Merge(extra)
+	}
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
