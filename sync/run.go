@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	gosync "sync"
-	"time"
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
@@ -157,19 +156,14 @@ func (op *operation) recreate(ctx context.Context, t *task) (*unstructured.Unstr
 func (op *operation) waitGone(ctx context.Context, t *task) error {
 	ctx, cancel := context.WithTimeout(ctx, op.s.opts.WaveTimeout)
 	defer cancel()
-	tick := time.NewTicker(op.s.opts.PollInterval)
-	defer tick.Stop()
-	for {
+	err := pollUntil(ctx, op.s.opts.PollInterval, func() (bool, error) {
 		_, err := op.s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: waiting for deletion: %w", t.key, ctx.Err())
-		case <-tick.C:
-		}
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: waiting for deletion: %w", t.key, err)
 	}
+	return nil
 }
 
 // afterCRDs waits until the CRDs just applied are Established and refreshes

@@ -13,25 +13,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 )
 
-// pollUntil calls cond every interval until it reports true or an error,
-// or ctx ends.
+// pollUntil calls cond at once and then every interval until it reports
+// true or an error, or ctx ends (apimachinery's poll, without the ctx
+// argument the syncer's conditions do not need).
 func pollUntil(ctx context.Context, interval time.Duration, cond func() (bool, error)) error {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		ok, err := cond()
-		if err != nil || ok {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
+	return wait.PollUntilContextCancel(ctx, interval, true, func(context.Context) (bool, error) { return cond() })
 }
 
 func conditionTrue(obj *unstructured.Unstructured, condType string) bool {
