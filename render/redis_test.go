@@ -2,65 +2,24 @@ package render_test
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
+	"github.com/kubegitops/gitops/internal/redistest"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/render"
 )
 
-// startRedis runs a real redis-server on a free loopback port for the test.
-func startRedis(t *testing.T) (addr string, stop func()) {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatalf("redis-server not installed (apt-get install -y redis-server): %v", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	stop = func() {
-		if !stopped {
-			stopped = true
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	}
-	t.Cleanup(stop)
-	addr = fmt.Sprintf("127.0.0.1:%d", port)
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	defer c.Close()
-	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		return c.Ping(ctx).Err() == nil, nil
-	}); err != nil {
-		t.Fatalf("redis-server on %s: %v", addr, err)
-	}
-	return addr, stop
-}
-
 // TestCachedReplicasShareRendersThroughRedis: two engines (two
 // CachedRenderers with their own memory tier) share one Redis; the second
 // one's first render is a hit. Then Redis dies: renders still succeed.
 func TestCachedReplicasShareRendersThroughRedis(t *testing.T) {
-	addr, stop := startRedis(t)
+	srv := redistest.Start(t)
+	addr, stop := srv.Addr, srv.Stop
 	ctx := context.Background()
 	newReplica := func(reg prometheus.Registerer) (*render.CachedRenderer, *refRenderer, *redis.Client) {
 		client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})

@@ -2,67 +2,19 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
+	"github.com/kubegitops/gitops/internal/redistest"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// redisServer is a real redis-server on a free loopback port.
-type redisServer struct {
-	addr string
-	cmd  *exec.Cmd
-}
-
-func startRedis(t *testing.T) *redisServer {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatalf("redis-server not installed (apt-get install -y redis-server): %v", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &redisServer{addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd}
-	t.Cleanup(s.stop)
-	c := redis.NewClient(&redis.Options{Addr: s.addr})
-	defer c.Close()
-	err = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		return c.Ping(ctx).Err() == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("redis-server did not answer on %s: %v", s.addr, err)
-	}
-	return s
-}
-
-func (s *redisServer) stop() {
-	if s.cmd.Process != nil && s.cmd.ProcessState == nil {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-	}
-}
-
 func TestRedisGetSetTTLDelete(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: srv.addr})
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer client.Close()
 	r := NewRedis(client, RedisOptions{Prefix: "t:"})
 	if _, ok, err := r.Get(ctx, "a"); ok || err != nil {
@@ -88,16 +40,16 @@ func TestRedisGetSetTTLDelete(t *testing.T) {
 }
 
 func TestRedisDownIsAMissAndAnErrorMetric(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: srv.addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer client.Close()
 	reg := prometheus.NewRegistry()
 	r := NewRedis(client, RedisOptions{Registerer: reg, Timeout: 300 * time.Millisecond})
 	if err := r.Set(ctx, "k", []byte("v"), 0); err != nil {
 		t.Fatal(err)
 	}
-	srv.stop()
+	srv.Stop()
 	v, ok, err := r.Get(ctx, "k")
 	if ok || v != nil {
 		t.Fatalf("Get with Redis down = %q, %v; want a miss", v, ok)
@@ -117,9 +69,9 @@ func TestRedisDownIsAMissAndAnErrorMetric(t *testing.T) {
 }
 
 func TestTieredFillsNearFromFar(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: srv.addr})
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer client.Close()
 	far := NewRedis(client, RedisOptions{})
 	near := NewMemory(MemoryOptions{})

@@ -1,0 +1,4 @@
+// Package redistest runs a real redis-server (Debian's, installed by make
+// test) on a free loopback port for the length of one test, so that the
+// packages that store things in Redis test against the real server.
+package redistest
