@@ -47,6 +47,9 @@ type Differ interface {
 // default (Options.NewSyncer).
 type Syncer interface {
 	Sync(ctx context.Context, req sync.Request) (sync.Result, error)
+	// Delete deletes the objects an application manages (cascading
+	// deletion of the application).
+	Delete(ctx context.Context, req sync.DeleteRequest) (sync.DeleteResult, error)
 }
 
 func defaultNewClusterCache(cfg *rest.Config, opts cache.Options) (ClusterCache, error) {
