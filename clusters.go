@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	gosync "sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 )
 
@@ -27,6 +29,58 @@ type clusterState struct {
 	namespaced map[schema.GroupKind]bool
 	// impersonated are syncers acting as service accounts, by namespace/name.
 	impersonated map[string]Syncer
+	// probe asks the API server for its version; probed and probeErr
+	// remember the last answer for probeTTL.
+	probe    rest.Interface
+	probeMu  gosync.Mutex
+	probed   time.Time
+	probeErr error
+}
+
+// ClusterUnavailableError reports a destination that cannot be reached or
+// whose live state cannot be read. Only the apps of that cluster are
+// affected: their status is Unknown until it comes back.
+type ClusterUnavailableError struct {
+	// Cluster is the destination's name.
+	Cluster string
+	// Err is the cause.
+	Err error
+}
+
+// Error names the cluster and the cause.
+func (e *ClusterUnavailableError) Error() string {
+	return fmt.Sprintf("cluster %s is unavailable: %v", e.Cluster, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ClusterUnavailableError) Unwrap() error { return e.Err }
+
+// probeTTL is how long the answer of a cluster probe is trusted, and
+// probeTimeout how long a probe may take: a cluster that went away is
+// noticed within probeTTL+probeTimeout, for the price of one small request
+// per cluster every probeTTL while apps are refreshed.
+const (
+	probeTTL     = 3 * time.Second
+	probeTimeout = 5 * time.Second
+)
+
+// reachable asks the cluster for its version, at most once per probeTTL:
+// the cache keeps serving what it last saw when its watches break, so
+// without this a cluster that went away would look unchanged.
+func (cs *clusterState) reachable(ctx context.Context) error {
+	cs.probeMu.Lock()
+	defer cs.probeMu.Unlock()
+	if time.Since(cs.probed) < probeTTL {
+		return cs.probeErr
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	err := cs.probe.Get().AbsPath("/version").Do(pctx).Error()
+	if ctx.Err() != nil {
+		return ctx.Err() // the caller gave up; that says nothing of the cluster
+	}
+	cs.probed, cs.probeErr = time.Now(), err
+	return err
 }
 
 func (cs *clusterState) stop() {
@@ -57,7 +111,16 @@ func (e *Engine) cluster(ctx context.Context, dest ApplicationDestination) (*clu
 	wctx, cancel := context.WithTimeout(ctx, e.opts.ClusterSyncTimeout)
 	defer cancel()
 	if err := cs.cache.WaitForSync(wctx); err != nil {
-		return nil, fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+		}
+		return nil, &ClusterUnavailableError{Cluster: cs.cfg.Name, Err: err}
+	}
+	if err := cs.reachable(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+		}
+		return nil, &ClusterUnavailableError{Cluster: cs.cfg.Name, Err: err}
 	}
 	return cs, nil
 }
@@ -91,8 +154,12 @@ func (e *Engine) connect(cs *clusterState) error {
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
 	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cs.cache, cs.syncer, cs.cancel = c, s, cancel
+	cs.cache, cs.syncer, cs.cancel, cs.probe = c, s, cancel, dc.RESTClient()
 	go func() {
 		if err := c.Start(ctx); err != nil && ctx.Err() == nil {
 			e.opts.Log.Error(err, "cluster cache stopped", "cluster", cs.cfg.Name)

@@ -10,6 +10,7 @@ import (
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/sync"
+	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -38,6 +39,10 @@ type appState struct {
 	parent   string // the app whose render holds this one (app of apps)
 	status   Status
 	hasState bool
+	// good is the status of the last refresh that made its comparison;
+	// it is kept through failures that say nothing of the live state.
+	good    Status
+	hasGood bool
 	// lastAutoRevision is the revision of the last automated sync, and
 	// lastAutoFailed whether it failed: a failed revision is not retried by
 	// the loop (the retry policy did that), only a new revision is synced.
@@ -55,7 +60,7 @@ type appState struct {
 func (e *Engine) Run(ctx context.Context, apps []Application) error {
 	r := &runner{
 		e:          e,
-		queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
+		queue:      workqueue.NewTypedRateLimitingQueue(failureBackoff(e.opts.Interval)),
 		apps:       map[string]*appState{},
 		subscribed: map[*clusterState]bool{},
 	}
@@ -84,6 +89,17 @@ func (e *Engine) Run(ctx context.Context, apps []Application) error {
 	r.queue.ShutDown()
 	wg.Wait()
 	return ctx.Err()
+}
+
+// failureBackoff is the pace of retries of a failed refresh: 5 ms doubling
+// up to the refresh interval (not the workqueue default's 1000 s, so an app
+// whose cluster or repository comes back is seen within one interval),
+// under an overall 10 per second, burst 100 bucket.
+func failureBackoff(interval time.Duration) workqueue.TypedRateLimiter[string] {
+	return workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, interval),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+	)
 }
 
 func (r *runner) add(a *Application, parent string) {
@@ -140,8 +156,10 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 		r.e.opts.Log.V(1).Info("refresh failed", "app", name, "error", err.Error())
 	}
 	r.watchCluster(ctx, app)
-	r.adopt(name, children)
-	r.record(st, status)
+	if err == nil {
+		r.adopt(name, children)
+	}
+	r.record(st, r.keepLastGood(st, status, err))
 	if err != nil {
 		return 0, true
 	}
@@ -149,6 +167,33 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 		return wait, false
 	}
 	return r.jitter(), false
+}
+
+// keepLastGood decides what a refresh's outcome means for the recorded
+// status, with these rules:
+//   - a refresh that made its comparison (no error, or a refusal that still
+//     compared every object) is recorded as it is, and becomes the last
+//     good status;
+//   - a destination cluster that is unavailable makes the app Unknown:
+//     nothing is known of its live state any more;
+//   - any other failure (the repository down or hung, a render error)
+//     keeps the last good status, sync, health, revision, resources and
+//     the time it was made, with the failure as its conditions, so a
+//     host sees both what was last known and why it is not fresh.
+func (r *runner) keepLastGood(st *appState, status Status, err error) Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var unavailable *ClusterUnavailableError
+	switch {
+	case err == nil || status.Resources != nil:
+		st.good, st.hasGood = status, true
+		return status
+	case errors.As(err, &unavailable) || !st.hasGood:
+		return status
+	}
+	kept := st.good
+	kept.Conditions = status.Conditions
+	return kept
 }
 
 // record keeps the status and tells the host what changed.
