@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"github.com/kubegitops/gitops/cache"
 	gosync "sync"
 	"time"
 
@@ -229,4 +230,20 @@ func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (S
 // from the cache's index.
 func (cs *clusterState) managed(ctx context.Context, app string) ([]*unstructured.Unstructured, error) {
 	return cs.cache.Managed(app), nil
+}
+
+// ClustersFromKubeconfig returns a destination per context of the
+// kubeconfig file at path (all contexts when none are named): each is known
+// by the context's name and by its cluster's server URL, so Applications may
+// name their destination either way.
+func ClustersFromKubeconfig(path string, contexts ...string) ([]ClusterConfig, error) {
+	named, err := cache.LoadKubeconfig(path, contexts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ClusterConfig, 0, len(named))
+	for _, n := range named {
+		out = append(out, ClusterConfig{Name: n.Name, Server: n.Config.Host, Config: n.Config})
+	}
+	return out, nil
 }

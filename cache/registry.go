@@ -44,6 +44,31 @@ func NewRegistry(opts Options) *Registry {
 // kubeconfig file at path (all contexts when contexts is empty), named after
 // the context.
 func NewRegistryFromKubeconfig(path string, contexts []string, opts Options) (*Registry, error) {
+	named, err := LoadKubeconfig(path, contexts)
+	if err != nil {
+		return nil, err
+	}
+	r := NewRegistry(opts)
+	for _, n := range named {
+		if err := r.Add(n.Name, n.Config); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// NamedConfig is one context of a kubeconfig file.
+type NamedConfig struct {
+	// Name is the context's name.
+	Name string
+	// Config reaches the context's cluster as its user.
+	Config *rest.Config
+}
+
+// LoadKubeconfig returns the client config of each named context of the
+// kubeconfig file at path (all contexts, sorted by name, when contexts is
+// empty). Errors name the file and the context, never credentials.
+func LoadKubeconfig(path string, contexts []string) ([]NamedConfig, error) {
 	raw, err := clientcmd.LoadFromFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cache: kubeconfig %s: %w", path, err)
@@ -54,7 +79,7 @@ func NewRegistryFromKubeconfig(path string, contexts []string, opts Options) (*R
 		}
 		sort.Strings(contexts)
 	}
-	r := NewRegistry(opts)
+	out := make([]NamedConfig, 0, len(contexts))
 	for _, name := range contexts {
 		if _, ok := raw.Contexts[name]; !ok {
 			return nil, fmt.Errorf("cache: kubeconfig %s: no context %q", path, name)
@@ -63,11 +88,9 @@ func NewRegistryFromKubeconfig(path string, contexts []string, opts Options) (*R
 		if err != nil {
 			return nil, fmt.Errorf("cache: kubeconfig %s: context %q: %w", path, name, err)
 		}
-		if err := r.Add(name, cfg); err != nil {
-			return nil, err
-		}
+		out = append(out, NamedConfig{Name: name, Config: cfg})
 	}
-	return r, nil
+	return out, nil
 }
 
 // Add registers a cluster under name and under its server URL.
