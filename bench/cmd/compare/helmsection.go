@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing/fstest"
+	"time"
+
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/internal/reftools"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/render/helm"
+	"github.com/kubegitops/gitops/render/rendertest"
+)
+
+// chartFiles returns a chart of n templates (Deployments, Services and
+// ConfigMaps using a helper, ranges and values) under prefix.
+func chartFiles(prefix string, n int) fstest.MapFS {
+	files := fstest.MapFS{
+		prefix + "/Chart.yaml":  {Data: []byte("apiVersion: v2\nname: big\nversion: 0.1.0\n")},
+		prefix + "/values.yaml": {Data: []byte("replicas: 2\nimage: nginx:1.27\nlabels:\n  team: a\n  tier: web\n")},
+		prefix + "/templates/_helpers.tpl": {Data: []byte(`{{- define "big.labels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- range $k, $v := .Values.labels }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- end -}}
+`)},
+	}
+	for i := 0; i < n; i++ {
+		var body string
+		switch i % 3 {
+		case 0:
+			body = fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-d%[1]d
+  labels:
+    {{- include "big.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels: {app: d%[1]d}
+  template:
+    metadata:
+      labels: {app: d%[1]d}
+    spec:
+      containers:
+        - name: c
+          image: {{ .Values.image | quote }}
+          env:
+            {{- range $i, $e := until 5 }}
+            - name: E{{ $i }}
+              value: {{ printf "v-%%d" $i | quote }}
+            {{- end }}
+`, i)
+		case 1:
+			body = fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-s%d\n  labels:\n    {{- include \"big.labels\" . | nindent 4 }}\nspec:\n  ports:\n    - port: 80\n", i)
+		default:
+			body = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-c%d\ndata:\n  {{- range $k, $v := .Values.labels }}\n  {{ $k }}: {{ $v | upper | quote }}\n  {{- end }}\n", i)
+		}
+		files[fmt.Sprintf("%s/templates/t%03d.yaml", prefix, i)] = &fstest.MapFile{Data: []byte(body)}
+	}
+	return files
+}
+
+// helmSection renders one chart in-process (the first render of the
+// process, uncached renders, cache hits) and with `helm template` (the
+// first invocation and later ones), and compares.
+func (h *harness) helmSection(ctx context.Context) ([]Row, error) {
+	bin, err := reftools.Ensure(ctx, reftools.Helm)
+	if err != nil {
+		return nil, err
+	}
+	n := h.cfg.HelmTemplates
+	files := chartFiles("big", n)
+	dir, err := os.MkdirTemp("", "bench-helm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	for name, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	// Ours reads the chart from an in-memory snapshot, as it reads a Git
+	// snapshot; the binary reads it from disk (in the page cache).
+	snap := rendertest.NewSnapshot(files)
+	in := render.Input{FS: snap, Path: "big", AppName: "big", Namespace: "ns", KubeVersion: "1.37.2"}
+	renderer := helm.New(helm.DefaultOptions())
+	renderOurs := func(r render.Renderer) (time.Duration, error) {
+		start := time.Now()
+		objs, err := r.Render(ctx, in)
+		if err != nil {
+			return 0, err
+		}
+		if len(objs) != n {
+			return 0, fmt.Errorf("in-process render returned %d objects, want %d", len(objs), n)
+		}
+		return time.Since(start), nil
+	}
+	home, err := os.MkdirTemp("", "bench-helm-home-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	renderBinary := func() (time.Duration, error) {
+		cmd := exec.CommandContext(ctx, bin, "template", "big", filepath.Join(dir, "big"), "--namespace", "ns", "--kube-version", "1.37.2")
+		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home, "HELM_CONFIG_HOME="+home, "HELM_DATA_HOME="+home)
+		start := time.Now()
+		out, err := cmd.Output()
+		d := time.Since(start)
+		if err != nil || len(out) == 0 {
+			return 0, fmt.Errorf("helm template: %v", err)
+		}
+		return d, nil
+	}
+
+	// The very first render of each: ours in this process, theirs the
+	// first exec of the binary in this run.
+	oursFirst, err := renderOurs(renderer)
+	if err != nil {
+		return nil, err
+	}
+	theirsFirst, err := renderBinary()
+	if err != nil {
+		return nil, err
+	}
+	cached := render.Cached(renderer, store.NewMemory(store.MemoryOptions{}), render.CacheOptions{})
+	if _, err := renderOurs(cached); err != nil {
+		return nil, err
+	}
+	runs := max(h.cfg.HelmRuns, 1)
+	var cold, warm, bin2 []time.Duration
+	for range h.cfg.Repeat {
+		for range runs {
+			d, err := renderOurs(renderer)
+			if err != nil {
+				return nil, err
+			}
+			cold = append(cold, d)
+			if d, err = renderOurs(cached); err != nil {
+				return nil, err
+			}
+			warm = append(warm, d)
+			if d, err = renderBinary(); err != nil {
+				return nil, err
+			}
+			bin2 = append(bin2, d)
+		}
+	}
+	binMs := medianDuration(bin2) * 1e3
+	h.logf("helm: first %.2f ms vs %.2f ms; uncached %.2f ms, cached %.3f ms, binary %.2f ms",
+		oursFirst.Seconds()*1e3, theirsFirst.Seconds()*1e3, medianDuration(cold)*1e3, medianDuration(warm)*1e3, binMs)
+	label := "helm template (v3.22.0 binary)"
+	measure := func(s string) string { return fmt.Sprintf("%s, %d-template chart", s, n) }
+	return []Row{
+		{Section: "helm", Measure: measure("cold: first render of the process"), Ours: oursFirst.Seconds() * 1e3, Theirs: theirsFirst.Seconds() * 1e3, TheirName: label + ", first run", Unit: Millis},
+		{Section: "helm", Measure: measure("render, no cache"), Ours: medianDuration(cold) * 1e3, Theirs: binMs, TheirName: label, Unit: Millis},
+		{Section: "helm", Measure: measure("warm: cache hit"), Ours: medianDuration(warm) * 1e3, Theirs: binMs, TheirName: label, Unit: Millis, Target: "under 1 ms (issue 4)"},
+	}, nil
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"time"
+
+	"github.com/kubegitops/gitops/testenv"
+)
+
+// Config holds the harness's sizes and choices; the flags fill it.
+type Config struct {
+	// Only names the sections to run; empty runs them all.
+	Only string
+	// Repeat is how many times each measurement runs; the median is kept.
+	Repeat int
+	// Cluster is "apiserver" (etcd and kube-apiserver only) or "full".
+	Cluster string
+	// DiffObjects is the number of Deployments diffed.
+	DiffObjects int
+	// DiffDryRunSample is how many of them the modes that send a dry-run
+	// per object (ours uncached, Flux's Diff) diff per repetition.
+	DiffDryRunSample int
+	// CacheObjects is the number of ConfigMaps the cache section lists.
+	CacheObjects int
+	// SyncObjects is the number of objects synced (half ConfigMaps, half
+	// Deployments).
+	SyncObjects int
+	// Workers is the parallelism of the floor's applies and of Flux's
+	// dry-runs (ResourceManager.SetConcurrency), ours' ApplyParallelism.
+	Workers int
+	// HelmTemplates is the number of templates of the chart rendered.
+	HelmTemplates int
+	// HelmRuns is how many renders each Helm figure is the median of.
+	HelmRuns int
+	// GitCommits and GitFiles size the repository fetched.
+	GitCommits, GitFiles int
+	// Log receives progress lines.
+	Log io.Writer
+}
+
+// DefaultConfig returns the sizes of the issue: 1,000 objects per sync,
+// 1,000 Deployments diffed, 10,000 ConfigMaps cached, a 50-template chart,
+// a 10,000-commit repository of 1,000 files, each measured 3 times.
+func DefaultConfig() Config {
+	return Config{
+		Repeat: 3, Cluster: "apiserver",
+		DiffObjects: 1000, DiffDryRunSample: 200,
+		CacheObjects: 10000,
+		SyncObjects:  1000, Workers: 8,
+		HelmTemplates: 50, HelmRuns: 10,
+		GitCommits: 10000, GitFiles: 1000,
+		Log: os.Stderr,
+	}
+}
+
+func main() {
+	cfg := DefaultConfig()
+	flag.StringVar(&cfg.Only, "only", "", "comma-separated sections to run: diff,cache,sync,helm,git (default all)")
+	flag.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "runs of each measurement; the median is reported")
+	flag.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "local cluster: apiserver (etcd and kube-apiserver) or full (controllers, scheduler, kwok)")
+	flag.IntVar(&cfg.DiffObjects, "diff-objects", cfg.DiffObjects, "Deployments diffed")
+	flag.IntVar(&cfg.DiffDryRunSample, "diff-dryrun-sample", cfg.DiffDryRunSample, "objects diffed per run by the modes that send one dry-run per object")
+	flag.IntVar(&cfg.CacheObjects, "cache-objects", cfg.CacheObjects, "ConfigMaps listed and cached")
+	flag.IntVar(&cfg.SyncObjects, "sync-objects", cfg.SyncObjects, "objects synced (half ConfigMaps, half Deployments)")
+	flag.IntVar(&cfg.Workers, "workers", cfg.Workers, "parallel writers of the floor, ours and Flux's dry-runs")
+	flag.IntVar(&cfg.HelmTemplates, "helm-templates", cfg.HelmTemplates, "templates in the chart rendered")
+	flag.IntVar(&cfg.HelmRuns, "helm-runs", cfg.HelmRuns, "renders per Helm figure")
+	flag.IntVar(&cfg.GitCommits, "git-commits", cfg.GitCommits, "commits in the repository fetched")
+	flag.IntVar(&cfg.GitFiles, "git-files", cfg.GitFiles, "files in the repository fetched")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	rows, err := Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("\n%d cores, %s, load average %s, took %s\n\n", runtime.NumCPU(), runtime.Version(), loadAverage(), time.Since(start).Round(time.Second))
+	PrintTable(os.Stdout, rows)
+}
+
+// Run starts a local cluster, runs the chosen sections in order and
+// returns their rows. The cluster is stopped before Run returns.
+func Run(ctx context.Context, cfg Config) ([]Row, error) {
+	only, err := sections(cfg.Only)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Repeat < 1 {
+		cfg.Repeat = 1
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, format+"\n", args...) }
+	opts := testenv.DefaultOptions()
+	switch cfg.Cluster {
+	case "apiserver":
+		opts.APIServerOnly = true
+	case "full":
+	default:
+		return nil, fmt.Errorf("-cluster: want apiserver or full, not %q", cfg.Cluster)
+	}
+	opts.Build.Log = logf
+	var cluster *testenv.Cluster
+	if only["diff"] || only["cache"] || only["sync"] {
+		logf("starting the local cluster (%s)", cfg.Cluster)
+		if cluster, err = testenv.Start(ctx, opts); err != nil {
+			return nil, err
+		}
+		defer cluster.Stop()
+	}
+	h := &harness{cfg: cfg, cluster: cluster, logf: logf}
+	var rows []Row
+	for _, s := range []struct {
+		name string
+		run  func(context.Context) ([]Row, error)
+	}{
+		{"diff", h.diffSection},
+		{"cache", h.cacheSection},
+		{"sync", h.syncSection},
+		{"helm", h.helmSection},
+		{"git", h.gitSection},
+	} {
+		if !only[s.name] {
+			continue
+		}
+		logf("== %s (load average %s)", s.name, loadAverage())
+		start := time.Now()
+		r, err := s.run(ctx)
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", s.name, err)
+		}
+		logf("== %s took %s", s.name, time.Since(start).Round(100*time.Millisecond))
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// harness carries what every section needs.
+type harness struct {
+	cfg     Config
+	cluster *testenv.Cluster
+	logf    func(format string, args ...any)
+}
+
+// loadAverage returns the first three fields of /proc/loadavg, or "?".
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil || len(data) == 0 {
+		return "?"
+	}
+	var a, b, c string
+	if _, err := fmt.Sscan(string(data), &a, &b, &c); err != nil {
+		return "?"
+	}
+	return a + " " + b + " " + c
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	fluxssa "github.com/fluxcd/pkg/ssa"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/resource"
+	gsync "github.com/kubegitops/gitops/sync"
+	"github.com/kubegitops/gitops/testenv"
+)
+
+// syncObjects returns n objects for namespace ns: half ConfigMaps (about
+// 250 bytes of data), half Deployments with no replicas, so that writes
+// are compared, not the scheduler.
+func syncObjects(ns string, n int) ([]*unstructured.Unstructured, error) {
+	var sb strings.Builder
+	for i := 0; i < (n+1)/2; i++ {
+		fmt.Fprintf(&sb, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-%d, namespace: %s}\ndata: {payload: %q}\n---\n", i, ns, strings.Repeat("x", 250))
+		if 2*i+1 < n {
+			fmt.Fprintf(&sb, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d-%d, namespace: %s}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: d-%d}}\n  template:\n    metadata: {labels: {app: d-%d}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\n", i, ns, i, i)
+		}
+	}
+	return resource.Decode("sync.yaml", []byte(sb.String()), resource.DefaultDecodeOptions())
+}
+
+// contender is one way of applying the objects: first into a fresh
+// namespace, then again (the resync).
+type contender struct {
+	name  string
+	apply func(ctx context.Context, ns string, objs []*unstructured.Unstructured) error
+	// writes counts the writes of the Go clients; nil for kubectl.
+	writes *writeCounter
+}
+
+// syncSection measures first sync and resync of cfg.SyncObjects objects
+// with the floor, Sync, kubectl and Flux, back to back, cfg.Repeat times
+// (the order rotated each time), and reports medians.
+func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
+	dyn, err := h.dynamic(nil)
+	if err != nil {
+		return nil, err
+	}
+	kubectl, err := testenv.EnsureKubectl(ctx, testenv.DefaultBuildOptions())
+	if err != nil {
+		return nil, err
+	}
+	workDir, err := os.MkdirTemp("", "bench-sync-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(workDir)
+
+	floor := &contender{name: "floor", writes: &writeCounter{}}
+	floorDyn, err := h.dynamic(floor.writes)
+	if err != nil {
+		return nil, err
+	}
+	floor.apply = func(ctx context.Context, _ string, objs []*unstructured.Unstructured) error {
+		return applyFloor(ctx, floorDyn, objs, h.cfg.Workers)
+	}
+
+	ours := &contender{name: "Sync", writes: &writeCounter{}}
+	syncer, err := h.newSyncer(ours.writes)
+	if err != nil {
+		return nil, err
+	}
+	ours.apply = func(ctx context.Context, ns string, objs []*unstructured.Unstructured) error {
+		res, err := syncer.Sync(ctx, gsync.Request{App: "bench-" + ns, Desired: objs, Namespace: ns})
+		if err != nil {
+			return err
+		}
+		if res.Phase != gsync.Succeeded {
+			return fmt.Errorf("Sync ended %s: %s", res.Phase, res.Message)
+		}
+		return nil
+	}
+
+	kube := &contender{name: "kubectl"}
+	kube.apply = func(ctx context.Context, ns string, objs []*unstructured.Unstructured) error {
+		return kubectlApply(ctx, kubectl, h.cluster.Kubeconfig(), filepath.Join(workDir, ns+".json"), objs)
+	}
+
+	flux := &contender{name: "Flux ssa", writes: &writeCounter{}}
+	manager, _, err := h.fluxManager(flux.writes, "kustomize-controller")
+	if err != nil {
+		return nil, err
+	}
+	flux.apply = func(ctx context.Context, _ string, objs []*unstructured.Unstructured) error {
+		opts := fluxssa.DefaultApplyOptions()
+		opts.Force = true
+		_, err := manager.ApplyAllStaged(ctx, objs, opts)
+		return err
+	}
+
+	all := []*contender{floor, ours, kube, flux}
+	first := map[string][]time.Duration{}
+	again := map[string][]time.Duration{}
+	againWrites := map[string][]float64{}
+	var namespaces []string
+	defer func() { deleteNamespaces(dyn, namespaces) }()
+	for rep := range h.cfg.Repeat {
+		order := append(append([]*contender(nil), all[rep%len(all):]...), all[:rep%len(all)]...)
+		for _, c := range order {
+			ns, err := h.createNamespace(ctx, dyn, "bench-sync")
+			if err != nil {
+				return nil, err
+			}
+			namespaces = append(namespaces, ns)
+			objs, err := syncObjects(ns, h.cfg.SyncObjects)
+			if err != nil {
+				return nil, err
+			}
+			start := time.Now()
+			if err := c.apply(ctx, ns, objs); err != nil {
+				return nil, fmt.Errorf("%s, first sync: %w", c.name, err)
+			}
+			d1 := time.Since(start)
+			before := c.writes.count()
+			start = time.Now()
+			if err := c.apply(ctx, ns, objs); err != nil {
+				return nil, fmt.Errorf("%s, resync: %w", c.name, err)
+			}
+			d2 := time.Since(start)
+			w := float64(c.writes.count() - before)
+			first[c.name] = append(first[c.name], d1)
+			again[c.name] = append(again[c.name], d2)
+			written := "writes not counted"
+			if c.writes != nil {
+				againWrites[c.name] = append(againWrites[c.name], w)
+				written = fmt.Sprintf("%.0f writes", w)
+			}
+			h.logf("sync run %d %-8s first %6.3f s, resync %6.3f s (%s)", rep+1, c.name, d1.Seconds(), d2.Seconds(), written)
+		}
+	}
+
+	n := h.cfg.SyncObjects
+	o1, o2 := medianDuration(first["Sync"]), medianDuration(again["Sync"])
+	ow := median(againWrites["Sync"])
+	var rows []Row
+	for _, c := range []struct{ name, firstTarget, againTarget string }{
+		{"floor", "1.3 or less (issue 8)", ""},
+		{"kubectl", "0.33 or less (3x faster, issue 8)", ""},
+		{"Flux ssa", "", ""},
+	} {
+		label := c.name
+		if c.name == "Flux ssa" {
+			label = "Flux ssa ApplyAllStaged"
+		}
+		if c.name == "kubectl" {
+			label = "kubectl apply --server-side"
+		}
+		rows = append(rows,
+			Row{Section: "sync", Measure: fmt.Sprintf("first sync, %d objects", n), Ours: o1, Theirs: medianDuration(first[c.name]), TheirName: label, Unit: Seconds, Target: c.firstTarget},
+			Row{Section: "sync", Measure: fmt.Sprintf("resync, %d objects in sync", n), Ours: o2, Theirs: medianDuration(again[c.name]), TheirName: label, Unit: Seconds, Target: c.againTarget},
+		)
+		if c.name != "kubectl" {
+			rows = append(rows, Row{Section: "sync", Measure: "writes sent by the resync", Ours: ow, Theirs: median(againWrites[c.name]), TheirName: label, Unit: Writes, Target: "0 (issue 8)"})
+		}
+	}
+	return rows, nil
+}
+
+// newSyncer returns a Syncer as an engine would build one for bulk
+// syncs: the built-in health checker, the diff package deciding what is in
+// sync, no client-side rate limit, and no wait for the last wave (none of
+// the alternatives waits for health either).
+func (h *harness) newSyncer(counter *writeCounter) (*gsync.Syncer, error) {
+	checker, err := health.NewChecker(health.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	differ, err := diff.New(diff.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	opts := gsync.DefaultOptions()
+	opts.Health = checker
+	opts.WaitFinalWave = false
+	opts.InSync = gsync.DifferInSync(differ)
+	opts.ApplyParallelism = h.cfg.Workers
+	return gsync.New(h.restConfig(counter), opts)
+}
+
+// kubectlApply writes objs to file as a JSON stream and runs `kubectl
+// apply --server-side -f file`.
+func kubectlApply(ctx context.Context, kubectl, kubeconfig, file string, objs []*unstructured.Unstructured) error {
+	var sb strings.Builder
+	for _, o := range objs {
+		data, err := json.Marshal(o.Object)
+		if err != nil {
+			return err
+		}
+		sb.Write(data)
+		sb.WriteString("\n")
+	}
+	if err := os.WriteFile(file, []byte(sb.String()), 0o600); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", file)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("kubectl: %w\n%s", err, out)
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Unit says how a figure is printed and which way is better.
+type Unit string
+
+// The units of the table.
+const (
+	Seconds      Unit = "s"
+	Millis       Unit = "ms"
+	Micros       Unit = "µs"
+	PerSecond    Unit = "objects/s"
+	AllocsPerObj Unit = "allocs/object"
+	BytesPerObj  Unit = "B/object"
+	Writes       Unit = "writes"
+)
+
+// higherIsBetter reports whether a bigger figure is a better one.
+func (u Unit) higherIsBetter() bool { return u == PerSecond }
+
+// Row is one comparison: our figure and the alternative's, in one unit.
+// Theirs is zero when there is no alternative to measure (then Ref may name
+// a published figure instead).
+type Row struct {
+	Section string
+	Measure string
+	Ours    float64
+	Theirs  float64
+	// TheirName names the alternative ("floor", "kubectl", "Flux ssa").
+	TheirName string
+	Unit      Unit
+	// Ref says where a figure that was not measured in this run comes from.
+	Ref string
+	// Target is the target of an earlier issue or of baselines.md, if any.
+	Target string
+}
+
+// Ratio is ours divided by theirs, or NaN when there is nothing to divide.
+func (r Row) Ratio() float64 {
+	if r.Theirs == 0 {
+		return math.NaN()
+	}
+	return r.Ours / r.Theirs
+}
+
+// Verdict says in words how ours compares ("2.31x faster").
+func (r Row) Verdict() string {
+	q := r.Ratio()
+	if math.IsNaN(q) || q == 0 {
+		return ""
+	}
+	better := q < 1
+	if r.Unit.higherIsBetter() {
+		better = q > 1
+	}
+	f := q
+	if f < 1 {
+		f = 1 / f
+	}
+	word := map[bool]string{true: "faster", false: "slower"}
+	switch r.Unit {
+	case AllocsPerObj, BytesPerObj, Writes:
+		word = map[bool]string{true: "fewer", false: "more"}
+	}
+	return fmt.Sprintf("%.2fx %s", f, word[better])
+}
+
+// format prints v in the row's unit.
+func format(v float64, u Unit) string {
+	if v == 0 && u != Writes {
+		return "-"
+	}
+	switch u {
+	case Seconds:
+		return fmt.Sprintf("%.3f s", v)
+	case Millis:
+		return fmt.Sprintf("%.2f ms", v)
+	case Micros:
+		return fmt.Sprintf("%.1f µs", v)
+	case PerSecond:
+		return fmt.Sprintf("%.0f /s", v)
+	case AllocsPerObj:
+		return fmt.Sprintf("%.0f allocs", v)
+	case BytesPerObj:
+		return fmt.Sprintf("%.0f B", v)
+	case Writes:
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%g %s", v, u)
+}
+
+// PrintTable writes rows as a Markdown table, ready for BENCHMARKS.md.
+func PrintTable(w io.Writer, rows []Row) {
+	fmt.Fprintln(w, "| section | measure | ours | theirs | alternative | ours/theirs | ours is | target |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		ratio := ""
+		if q := r.Ratio(); !math.IsNaN(q) {
+			ratio = fmt.Sprintf("%.2f", q)
+		}
+		name := r.TheirName
+		if r.Ref != "" {
+			name += " (" + r.Ref + ")"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Section, r.Measure,
+			format(r.Ours, r.Unit), format(r.Theirs, r.Unit), name, ratio, r.Verdict(), r.Target)
+	}
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count), or 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// medianDuration is median over durations, in seconds.
+func medianDuration(ds []time.Duration) float64 {
+	xs := make([]float64, len(ds))
+	for i, d := range ds {
+		xs[i] = d.Seconds()
+	}
+	return median(xs)
+}
+
+// sections parses the -only flag.
+func sections(only string) (map[string]bool, error) {
+	all := []string{"diff", "cache", "sync", "helm", "git"}
+	out := map[string]bool{}
+	if only == "" {
+		for _, s := range all {
+			out[s] = true
+		}
+		return out, nil
+	}
+	for _, s := range strings.Split(only, ",") {
+		s = strings.TrimSpace(s)
+		ok := false
+		for _, a := range all {
+			ok = ok || a == s
+		}
+		if !ok {
+			return nil, fmt.Errorf("-only: unknown section %q (want some of %s)", s, strings.Join(all, ","))
+		}
+		out[s] = true
+	}
+	return out, nil
+}
