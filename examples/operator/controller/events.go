@@ -1,0 +1,84 @@
+package controller
+
+import (
+	"context"
+	gosync "sync"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/cache"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// eventDelay gathers the bursts of changes one sync makes (a Deployment,
+// its ReplicaSet, its Pods) into one reconcile.
+const eventDelay = 200 * time.Millisecond
+
+// ClusterEvents turns changes of managed objects in the engine's cluster
+// caches into reconcile requests for their Applications, which is how drift
+// is seen (and self-healed) without waiting for the next interval. Build it
+// before the engine, give NewClusterCache to gitops.Options, and give it to
+// the Reconciler.
+type ClusterEvents struct {
+	namespace string
+
+	mu    gosync.Mutex
+	queue workqueue.TypedRateLimitingInterface[reconcile.Request]
+}
+
+// NewClusterEvents returns the event bridge for Applications living in
+// namespace: an event for the objects of app "x" queues namespace/x.
+func NewClusterEvents(namespace string) *ClusterEvents {
+	return &ClusterEvents{namespace: namespace}
+}
+
+// NewClusterCache builds each cluster's cache as the engine does by default
+// (cache.New) and subscribes to its changes. Set it as
+// gitops.Options.NewClusterCache.
+func (ce *ClusterEvents) NewClusterCache(cfg *rest.Config, opts cache.Options) (gitops.ClusterCache, error) {
+	c, err := cache.New(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The subscription lives as long as the cache: delivery ends when it stops.
+	c.Subscribe(ce.deliver)
+	return c, nil
+}
+
+// deliver queues the app of a change. It never blocks the cache: before
+// the controller starts, changes are dropped (the first reconcile of every
+// app comes from the controller's initial list).
+func (ce *ClusterEvents) deliver(ev cache.Event) {
+	if ev.App == "" {
+		return
+	}
+	ce.mu.Lock()
+	q := ce.queue
+	ce.mu.Unlock()
+	if q != nil {
+		q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ce.namespace, Name: ev.App}}, eventDelay)
+	}
+}
+
+// source is the controller-runtime source that hands the controller's
+// queue to the bridge while the controller runs.
+func (ce *ClusterEvents) source() source.Source {
+	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		ce.mu.Lock()
+		ce.queue = q
+		ce.mu.Unlock()
+		go func() {
+			<-ctx.Done()
+			ce.mu.Lock()
+			if ce.queue == q {
+				ce.queue = nil
+			}
+			ce.mu.Unlock()
+		}()
+		return nil
+	})
+}

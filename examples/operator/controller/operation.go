@@ -1,0 +1,185 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/sync"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// windowRecheck is how often an automated sync that a sync window blocks
+// is tried again.
+const windowRecheck = 30 * time.Second
+
+// pendingRecheck is how often an operation that waits (for a prune
+// confirmation) is run again.
+const pendingRecheck = 10 * time.Second
+
+// runOperation runs the operation the resource asks for, once: it records
+// the operation as Running, syncs, records the outcome in
+// status.operationState (and status.history), and then removes the
+// operation field, guarded by the resourceVersion so that an operation
+// written meanwhile is not lost. An operation that waits for a prune
+// confirmation stays and is run again later.
+func (r *Reconciler) runOperation(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, prev ApplicationStatus, log logr.Logger) (reconcile.Result, error) {
+	var next ApplicationStatus
+	if op.Sync == nil {
+		now := metav1.NewTime(r.now().Truncate(time.Second))
+		next = prev
+		next.OperationState = &OperationState{Operation: op, Phase: string(sync.Error),
+			Message: "only sync operations are supported", StartedAt: now, FinishedAt: &now}
+	} else {
+		var res sync.Result
+		var err error
+		next, res, err = r.sync(ctx, u, app, op, prev)
+		if err != nil {
+			log.Info("sync operation failed", "error", err.Error())
+		}
+		if res.Phase == sync.Running {
+			if err := r.writeStatus(ctx, u, next); err != nil {
+				return reconcile.Result{}, err
+			}
+			return reconcile.Result{RequeueAfter: pendingRecheck}, nil
+		}
+	}
+	if err := r.writeStatus(ctx, u, next); err != nil {
+		return reconcile.Result{}, err
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"operation":null}`, u.GetResourceVersion())
+	if err := r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("application %s: clear operation: %w", nameOf(u), err)
+	}
+	// Clearing the operation changed the generation: the app is reconciled
+	// again at once and its status refreshed.
+	return reconcile.Result{}, nil
+}
+
+// autoSync runs an automated sync when the app is out of sync and its
+// policy allows, with the rules of the engine's own run loop, remembered in
+// status.operationState so they survive restarts: a new revision is always
+// synced; the same revision again only with selfHeal, not within
+// SelfHealTimeout of the last sync, and never after a sync of that
+// revision failed. It returns the status with the operation's outcome, a
+// wait when a self-heal must wait, and whether a sync ran.
+func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, st gitops.Status, next ApplicationStatus, log logr.Logger) (ApplicationStatus, time.Duration, bool, error) {
+	p := app.Spec.SyncPolicy
+	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
+		return next, 0, false, nil
+	}
+	if st.Sync != gitops.OutOfSync || hasError(st.Conditions) {
+		return next, 0, false, nil
+	}
+	if last := next.OperationState; last != nil && last.Phase != string(sync.Running) && last.SyncResult != nil {
+		sameRev := joinRevisions(last.SyncResult) == st.Revision
+		failed := last.Phase == string(sync.Failed) || last.Phase == string(sync.Error)
+		if sameRev && (failed || !p.Automated.SelfHeal) {
+			return next, 0, false, nil
+		}
+		if sameRev && last.FinishedAt != nil {
+			if since := r.now().Sub(last.FinishedAt.Time); since < r.opts.SelfHealTimeout {
+				return next, r.opts.SelfHealTimeout - since, false, nil
+			}
+		}
+	}
+	op := Operation{Sync: &SyncOperation{Prune: p.Automated.Prune}, InitiatedBy: OperationInitiator{Automated: true}}
+	before := next
+	synced, _, err := r.sync(ctx, u, app, op, next)
+	var blocked *gitops.SyncWindowError
+	if errors.As(err, &blocked) {
+		// Automated syncs wait for the window; the status says which.
+		before.Conditions = append(before.Conditions, ApplicationCondition{Type: string(gitops.ConditionSyncWindowBlocked),
+			Message: blocked.Error(), LastTransitionTime: next.ReconciledAt})
+		return before, windowRecheck, false, nil
+	}
+	if err != nil {
+		log.Info("automated sync failed", "revision", st.Revision, "error", err.Error())
+	}
+	if synced.OperationState.SyncResult != nil && joinRevisions(synced.OperationState.SyncResult) == "" {
+		// A sync that failed before it rendered is remembered against the
+		// revision it meant to sync, so it is not retried in a loop.
+		synced.OperationState.SyncResult.Revision, synced.OperationState.SyncResult.Revisions = splitRevision(st.Revision, len(app.Spec.AllSources()))
+	}
+	return synced, 0, true, nil
+}
+
+// sync runs op with the engine. It first writes base with the operation
+// Running, so that people see it, and returns base with the operation's
+// outcome (and a history entry after a successful, real sync).
+func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, base ApplicationStatus) (ApplicationStatus, sync.Result, error) {
+	sources := len(app.Spec.AllSources())
+	started := metav1.NewTime(r.now().Truncate(time.Second))
+	running := base
+	running.OperationState = &OperationState{Operation: op, Phase: string(sync.Running), Message: "syncing", StartedAt: started}
+	if err := r.writeStatus(ctx, u, running); err != nil {
+		return base, sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	req := gitops.SyncRequest{Prune: op.Sync.Prune, DryRun: op.Sync.DryRun, SyncOptions: op.Sync.SyncOptions,
+		Manual: !op.InitiatedBy.Automated}
+	switch {
+	case len(op.Sync.Revisions) > 0:
+		req.Revisions = op.Sync.Revisions
+	case op.Sync.Revision != "":
+		req.Revisions = []string{op.Sync.Revision}
+	}
+	for _, res := range op.Sync.Resources {
+		req.Resources = append(req.Resources, resource.Key{Group: res.Group, Kind: res.Kind, Namespace: res.Namespace, Name: res.Name})
+	}
+	res, err := r.opts.Engine.Sync(ctx, app, req)
+	finished := metav1.NewTime(r.now().Truncate(time.Second))
+	state := *running.OperationState
+	state.Phase, state.Message = string(res.Phase), res.Message
+	if state.Phase == "" {
+		state.Phase = string(sync.Error)
+	}
+	if err != nil && state.Message == "" {
+		state.Message = err.Error()
+	}
+	if state.Message == "" && res.Phase == sync.Succeeded {
+		state.Message = "successfully synced"
+	}
+	state.SyncResult = syncResult(res, sources)
+	out := running
+	if res.Phase != sync.Running {
+		state.FinishedAt = &finished
+	}
+	if res.Phase == sync.Succeeded && !op.Sync.DryRun {
+		entry := RevisionHistory{Revision: state.SyncResult.Revision, Revisions: state.SyncResult.Revisions,
+			DeployStartedAt: &started, DeployedAt: finished, InitiatedBy: op.InitiatedBy}
+		out.History = withHistory(base.History, entry, app.Spec.RevisionHistoryLimit)
+	}
+	out.OperationState = &state
+	return out, res, err
+}
+
+// joinRevisions is the engine's form of a synced revision (commas between
+// sources).
+func joinRevisions(r *SyncOperationResult) string {
+	if len(r.Revisions) > 0 {
+		return strings.Join(r.Revisions, ",")
+	}
+	return r.Revision
+}
+
+func hasError(cs []gitops.Condition) bool {
+	for _, c := range cs {
+		if c.IsError() {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,223 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// AnnotationRefresh asks for a refresh now (Argo CD's annotation; "normal"
+// or "hard"); the controller removes it once the refresh is done.
+const AnnotationRefresh = "argocd.argoproj.io/refresh"
+
+// Options configure a Reconciler. Start from DefaultOptions.
+type Options struct {
+	// Engine reconciles the apps. Required.
+	Engine *gitops.Engine
+	// Events, when set, queues an app as soon as an object it manages
+	// changes (drift, health); without it changes are seen at the next
+	// interval. Give the same value's NewClusterCache to the engine.
+	Events *ClusterEvents
+	// Interval is how long after a refresh an app is refreshed again
+	// without other reason (with up to 10% jitter). Use the engine's
+	// Interval. Default 3 minutes.
+	Interval time.Duration
+	// SelfHealTimeout is the least time between two self-heal syncs of
+	// one app at one revision. Default gitops.SelfHealTimeout.
+	SelfHealTimeout time.Duration
+	// MaxConcurrentReconciles bounds the apps reconciled at once (a sync
+	// holds its worker until it ends). Default 4.
+	MaxConcurrentReconciles int
+	// Log receives what the reconciler does.
+	Log logr.Logger
+}
+
+// DefaultOptions returns the defaults, without an engine.
+func DefaultOptions() Options {
+	return Options{Interval: 3 * time.Minute, SelfHealTimeout: gitops.SelfHealTimeout, MaxConcurrentReconciles: 4, Log: logr.Discard()}
+}
+
+// Reconciler reconciles Application custom resources with the engine. It
+// implements reconcile.Reconciler.
+type Reconciler struct {
+	client client.Client
+	opts   Options
+	now    func() time.Time
+}
+
+// New returns a Reconciler that reads and writes Applications through c.
+func New(c client.Client, opts Options) (*Reconciler, error) {
+	if opts.Engine == nil {
+		return nil, errors.New("controller: no engine")
+	}
+	d := DefaultOptions()
+	if opts.Interval <= 0 {
+		opts.Interval = d.Interval
+	}
+	if opts.SelfHealTimeout <= 0 {
+		opts.SelfHealTimeout = d.SelfHealTimeout
+	}
+	if opts.MaxConcurrentReconciles <= 0 {
+		opts.MaxConcurrentReconciles = d.MaxConcurrentReconciles
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = d.Log
+	}
+	return &Reconciler{client: c, opts: opts, now: time.Now}, nil
+}
+
+// SetupWithManager registers the reconciler with mgr. Updates that change
+// neither generation (spec or operation), annotations, finalizers nor the
+// deletion timestamp are filtered out, so the controller's own status
+// writes never make it reconcile again.
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
+	app := &unstructured.Unstructured{}
+	app.SetGroupVersionKind(GroupVersionKind)
+	b := ctrl.ControllerManagedBy(mgr).
+		Named("application").
+		For(app, ctrl.WithPredicates(predicate.Or[client.Object](
+			predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{},
+			lifecycleChanged(),
+		))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles})
+	if r.opts.Events != nil {
+		b = b.WatchesRawSource(r.opts.Events.source())
+	}
+	return b.Complete(r)
+}
+
+// lifecycleChanged passes updates that start a deletion or change the
+// finalizers.
+func lifecycleChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectOld == nil || e.ObjectNew == nil {
+			return false
+		}
+		if (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil) {
+			return true
+		}
+		return fmt.Sprint(e.ObjectOld.GetFinalizers()) != fmt.Sprint(e.ObjectNew.GetFinalizers())
+	}}
+}
+
+// Reconcile brings one Application up to date: a deletion runs the
+// finalizers; a requested operation runs once; otherwise the app is
+// refreshed, synced when its automated policy says so, and its status
+// written when it changed. It returns when to look again.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(GroupVersionKind)
+	if err := r.client.Get(ctx, req.NamespacedName, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	log := r.opts.Log.WithValues("app", req.NamespacedName.String())
+	if u.GetDeletionTimestamp() != nil {
+		return r.finalize(ctx, u, log)
+	}
+	prev := statusOf(u)
+	app, err := toApplication(u)
+	if err != nil {
+		// A spec the engine refuses waits for the next spec change.
+		next := prev
+		next.Sync = SyncStatus{Status: string(gitops.Unknown)}
+		next.Health = HealthStatus{Status: "Unknown"}
+		next.Resources = nil
+		next.Conditions = conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error()}}, r.now())
+		return reconcile.Result{}, r.writeStatus(ctx, u, next)
+	}
+	op, err := operationOf(u)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if op != nil {
+		return r.runOperation(ctx, u, app, *op, prev, log)
+	}
+	return r.refresh(ctx, u, app, prev, log)
+}
+
+// refresh compares the app with Git and the cluster, syncs it when its
+// automated policy says so, and writes the status.
+func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, prev ApplicationStatus, log logr.Logger) (reconcile.Result, error) {
+	st, refreshErr := r.opts.Engine.Refresh(ctx, app)
+	sources := len(app.Spec.AllSources())
+	next := refreshedStatus(prev, st, sources, r.now())
+	again := r.jitter()
+	if refreshErr == nil {
+		var wait time.Duration
+		var ran bool
+		var err error
+		next, wait, ran, err = r.autoSync(ctx, u, app, st, next, log)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if ran || wait > 0 {
+			// The sync changed things (or self-heal must wait): look again
+			// soon; the status written here still shows the refresh before it.
+			again = time.Second
+			if wait > 0 {
+				again = wait
+			}
+		}
+	}
+	if err := r.writeStatus(ctx, u, next); err != nil {
+		return reconcile.Result{}, err
+	}
+	if _, ok := u.GetAnnotations()[AnnotationRefresh]; ok {
+		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, AnnotationRefresh))
+		if err := r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("application %s: remove refresh annotation: %w", nameOf(u), err)
+		}
+	}
+	if refreshErr != nil {
+		// The controller's rate limiter brings the app back with
+		// exponential backoff, not after a whole interval.
+		log.V(1).Info("refresh failed", "error", refreshErr.Error())
+		return reconcile.Result{}, refreshErr
+	}
+	return reconcile.Result{RequeueAfter: again}, nil
+}
+
+// writeStatus writes next through the status subresource when it differs
+// from u's status in more than reconciledAt, or when reconciledAt is older
+// than the interval. It merge-patches only status, so it never conflicts
+// with a person editing the spec; u is updated from the response.
+func (r *Reconciler) writeStatus(ctx context.Context, u *unstructured.Unstructured, next ApplicationStatus) error {
+	prev := statusOf(u)
+	if sameStatus(prev, next) && prev.ReconciledAt != nil && r.now().Sub(prev.ReconciledAt.Time) < r.opts.Interval {
+		return nil
+	}
+	m, err := statusMap(next)
+	if err != nil {
+		return fmt.Errorf("application %s: status: %w", nameOf(u), err)
+	}
+	orig := u.DeepCopy()
+	u.Object["status"] = m
+	if err := r.client.Status().Patch(ctx, u, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("application %s: write status: %w", nameOf(u), err)
+	}
+	return nil
+}
+
+func (r *Reconciler) jitter() time.Duration {
+	iv := r.opts.Interval
+	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
+}

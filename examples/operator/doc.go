@@ -1,0 +1,23 @@
+// Command operator is a Kubernetes operator built on the gitops engine with
+// controller-runtime: it reconciles Argo CD Application custom resources
+// (argoproj.io/v1alpha1, the subset the engine implements) in one
+// namespace, deploying each to the cluster the operator runs in.
+//
+// For every Application the reconciler (package controller) refreshes the
+// app with Engine.Refresh and writes Argo CD's status shape back through
+// the status subresource (sync, health, resources, conditions,
+// reconciledAt); syncs it when spec.syncPolicy.automated says so (prune,
+// selfHeal); runs a sync requested in the top-level operation field once,
+// records it in status.operationState and status.history, and removes the
+// field; and honours Argo CD's resources finalizers: deleting an
+// Application that carries one deletes the objects it manages first
+// (Engine.Delete), while without one the objects stay.
+//
+// The CustomResourceDefinition is in config/ (installed at start with
+// -install-crd). Run it against the current kubeconfig:
+//
+//	go run ./examples/operator -namespace argocd
+//
+// and create Applications in that namespace whose destination is
+// https://kubernetes.default.svc (or name in-cluster).
+package main

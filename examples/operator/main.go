@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/examples/operator/config"
+	"github.com/kubegitops/gitops/examples/operator/controller"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2/textlogger"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// InClusterServer is the destination server URL of the operator's own
+// cluster, as Argo CD names it.
+const InClusterServer = "https://kubernetes.default.svc"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:])
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "operator:", err)
+		os.Exit(1)
+	}
+}
+
+// flags are the operator's command line.
+type flags struct {
+	kubeconfig  string
+	namespace   string
+	interval    time.Duration
+	workers     int
+	installCRD  bool
+	metrics     string
+	probes      string
+	leaderElect bool
+	instanceID  string
+	verbosity   int
+}
+
+func parseFlags(args []string) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster config, then $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&f.namespace, "namespace", "argocd", "namespace whose Applications are reconciled")
+	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application")
+	fs.IntVar(&f.workers, "workers", 4, "Applications reconciled at once")
+	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io CRD at start")
+	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
+	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
+	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
+	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if f.namespace == "" {
+		return f, errors.New("-namespace is required")
+	}
+	return f, nil
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return cfg, nil
+		}
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
+}
+
+// run builds the engine and the manager and runs them until ctx ends.
+func run(ctx context.Context, args []string) error {
+	f, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(f.verbosity)))
+	cfg, err := restConfig(f.kubeconfig)
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if f.installCRD {
+		c, err := client.New(cfg, client.Options{Scheme: scheme})
+		if err != nil {
+			return err
+		}
+		if err := config.Install(ctx, c, time.Minute); err != nil {
+			return err
+		}
+	}
+	events := controller.NewClusterEvents(f.namespace)
+	engine, err := newEngine(cfg, f, events, log)
+	if err != nil {
+		return err
+	}
+	defer engine.Close()
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                  scheme,
+		Logger:                  log,
+		Cache:                   cache.Options{DefaultNamespaces: map[string]cache.Config{f.namespace: {}}},
+		Metrics:                 metricsserver.Options{BindAddress: f.metrics},
+		HealthProbeBindAddress:  f.probes,
+		LeaderElection:          f.leaderElect,
+		LeaderElectionID:        "gitops-operator",
+		LeaderElectionNamespace: f.namespace,
+	})
+	if err != nil {
+		return err
+	}
+	if f.probes != "0" {
+		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+			return err
+		}
+		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+			return err
+		}
+	}
+	opts := controller.DefaultOptions()
+	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
+	opts.Log = log.WithName("application")
+	r, err := controller.New(mgr.GetClient(), opts)
+	if err != nil {
+		return err
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// newEngine builds the engine with one destination, the operator's own
+// cluster, whose changes reach the controller through events.
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger) (*gitops.Engine, error) {
+	opts := gitops.DefaultOptions()
+	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}
+	opts.NewClusterCache = events.NewClusterCache
+	opts.Interval = f.interval
+	opts.Tracking.InstanceID = f.instanceID
+	opts.Registerer = ctrlmetrics.Registry
+	opts.Log = log.WithName("engine")
+	return gitops.New(opts)
+}
