@@ -26,6 +26,7 @@ var (
 	gvrConfigMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	gvrDeployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	gvrJobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	gvrSecrets     = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 )
 
 const (

@@ -83,12 +83,16 @@ func newApp(name, repoURL, ns string) *gitops.Application {
 // waitFor polls cond every 50 ms until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		return cond(), nil
-	})
-	if err != nil {
+	if err := waitUntil(timeout, cond); err != nil {
 		t.Fatalf("waited %s for %s: %v", timeout, what, err)
 	}
+}
+
+// waitUntil polls cond every 50 ms until it holds or timeout passes.
+func waitUntil(timeout time.Duration, cond func() bool) error {
+	return wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	})
 }
 
 func dynamicClient(t *testing.T) dynamic.Interface {
