@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -48,10 +49,7 @@ func (d *DiskStore) Get(_ context.Context, key string) ([]byte, bool, error) {
 // the old one, so a reader never sees half a value.
 func (d *DiskStore) Set(_ context.Context, key string, value []byte, ttl time.Duration) error {
 	if ttl <= 0 {
-		ttl = d.TTL
-	}
-	if ttl <= 0 {
-		ttl = 24 * time.Hour
+		ttl = cmp.Or(d.TTL, 24*time.Hour)
 	}
 	f, err := os.CreateTemp(d.Dir, ".tmp-*")
 	if err != nil {
