@@ -43,7 +43,8 @@ func loadApps(t *testing.T, repo string) []gitops.Application {
 		t.Fatalf("%s: %v", f.Name(), err)
 	}
 	// An absolute path is a local folder (source/dir), whose only
-	// revision is "" (the folder as it is).
+	// revision is "" (the folder as it is). If some sources live in other
+	// repositories, rewrite only those of this one.
 	for i := range apps {
 		if src := apps[i].Spec.Source; src != nil {
 			src.RepoURL, src.TargetRevision = root, ""
@@ -107,7 +108,8 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // offlineCache is a gitops.ClusterCache with no cluster behind it: synced
-// at once, empty, serving clusterVersion.
+// at once, empty, serving clusterVersion. If your charts test
+// .Capabilities.APIVersions.Has, list those APIs in APIResources.
 type offlineCache struct{}
 
 func (offlineCache) Start(ctx context.Context) error                     { <-ctx.Done(); return nil }
