@@ -1,0 +1,303 @@
+package controller_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	gosync "sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/examples/operator/config"
+	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/testenv"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+var cluster *testenv.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.RunMain(m, testenv.DefaultOptions(), &cluster))
+}
+
+const inCluster = "https://kubernetes.default.svc"
+
+var (
+	crdOnce gosync.Once
+	crdErr  error
+)
+
+func newScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// newClient returns a direct (uncached) client of the test cluster, with
+// the CRD installed.
+func newClient(t *testing.T) client.Client {
+	t.Helper()
+	c, err := client.New(cluster.Config(), client.Options{Scheme: newScheme(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crdOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		crdErr = config.Install(ctx, c, time.Minute)
+	})
+	if crdErr != nil {
+		t.Fatal(crdErr)
+	}
+	return c
+}
+
+// newEngine returns an engine whose one cluster is the test cluster, with
+// its changes bridged to events.
+func newEngine(t *testing.T, events *controller.ClusterEvents) *gitops.Engine {
+	t.Helper()
+	opts := gitops.DefaultOptions()
+	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: inCluster, Config: cluster.Config()}}
+	if events != nil {
+		opts.NewClusterCache = events.NewClusterCache
+	}
+	opts.Sync.WaveTimeout = time.Minute
+	e, err := gitops.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+// operator is a running manager reconciling the Applications of ns.
+type operator struct {
+	ns string
+	c  client.Client
+}
+
+// startOperator runs the operator for a namespace of its own until the test
+// ends, as main does.
+func startOperator(t *testing.T) *operator {
+	t.Helper()
+	c := newClient(t)
+	ns := cluster.TestNamespace(t)
+	events := controller.NewClusterEvents(ns)
+	engine := newEngine(t, events)
+	mgr, err := manager.New(cluster.Config(), manager.Options{
+		Scheme:                 newScheme(t),
+		Logger:                 logr.Discard(),
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Every test runs its own manager in this one process.
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := controller.DefaultOptions()
+	opts.Engine, opts.Events = engine, events
+	r, err := controller.New(mgr.GetClient(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+		// Applications left with a finalizer (a failed test) must not hold
+		// their namespace's deletion.
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(controller.GroupVersionKind.GroupVersion().WithKind("ApplicationList"))
+		cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer ccancel()
+		if err := c.List(cctx, list, client.InNamespace(ns)); err == nil {
+			for i := range list.Items {
+				_ = c.Patch(cctx, &list.Items[i], client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+			}
+		}
+	})
+	return &operator{ns: ns, c: c}
+}
+
+// repoDir writes files into a folder that serves as an app's repository.
+func repoDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		writeFile(t, filepath.Join(dir, name), body)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const webManifests = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {greeting: hello}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+`
+
+// appSpec describes a test Application.
+type appSpec struct {
+	name, repo, dest string
+	automated        bool
+	finalizers       []string
+}
+
+// newApp returns the custom resource of an app whose source is the
+// folder repo/app, deployed to namespace dest of the operator's cluster.
+func newApp(ns string, s appSpec) *unstructured.Unstructured {
+	spec := map[string]any{
+		"project":     "default",
+		"source":      map[string]any{"repoURL": s.repo, "path": "app"},
+		"destination": map[string]any{"server": inCluster, "namespace": s.dest},
+	}
+	if s.automated {
+		spec["syncPolicy"] = map[string]any{"automated": map[string]any{"prune": true, "selfHeal": true}}
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetGroupVersionKind(controller.GroupVersionKind)
+	u.SetNamespace(ns)
+	u.SetName(s.name)
+	u.SetFinalizers(s.finalizers)
+	return u
+}
+
+func (o *operator) create(t *testing.T, u *unstructured.Unstructured) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := o.c.Create(ctx, u); err != nil {
+		t.Fatalf("create %s: %v", u.GetName(), err)
+	}
+}
+
+// patch merge-patches the app.
+func (o *operator) patch(t *testing.T, name string, patch map[string]any) {
+	t.Helper()
+	data, err := json.Marshal(patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(controller.GroupVersionKind)
+	u.SetNamespace(o.ns)
+	u.SetName(name)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := o.c.Patch(ctx, u, client.RawPatch(types.MergePatchType, data)); err != nil {
+		t.Fatalf("patch %s: %v", name, err)
+	}
+}
+
+// observed is an Application as read back: its object and decoded status.
+type observed struct {
+	obj    *unstructured.Unstructured
+	status controller.ApplicationStatus
+}
+
+func (o observed) String() string {
+	data, _ := json.MarshalIndent(o.status, "", "  ")
+	return string(data)
+}
+
+// waitApp polls the app until cond holds, failing after a deadline with
+// the last status seen.
+func (o *operator) waitApp(t *testing.T, name, what string, cond func(observed) bool) observed {
+	t.Helper()
+	var last observed
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(controller.GroupVersionKind)
+		if err := o.c.Get(ctx, types.NamespacedName{Namespace: o.ns, Name: name}, u); err != nil {
+			return false, nil
+		}
+		last = observed{obj: u}
+		if raw, ok := u.Object["status"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &last.status); err != nil {
+				return false, err
+			}
+		}
+		return cond(last), nil
+	})
+	if err != nil {
+		t.Fatalf("app %s: waiting for %s: %v; last status:\n%s", name, what, err, last)
+	}
+	return last
+}
+
+// waitGone waits until the app no longer exists.
+func (o *operator) waitGone(t *testing.T, name string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(controller.GroupVersionKind)
+		err := o.c.Get(ctx, types.NamespacedName{Namespace: o.ns, Name: name}, u)
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("app %s still exists: %v", name, err)
+	}
+}
+
+func syncedHealthy(o observed) bool {
+	return o.status.Sync.Status == "Synced" && o.status.Health.Status == "Healthy"
+}
+
+func rowsStatus(rows []controller.ResourceStatus) map[string]string {
+	out := map[string]string{}
+	for _, r := range rows {
+		out[r.Kind+"/"+r.Name] = r.Status
+	}
+	return out
+}

@@ -1,0 +1,300 @@
+package controller_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/examples/operator/controller"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func (o *operator) configMap(t *testing.T, ns, name string) (*corev1.ConfigMap, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cm := &corev1.ConfigMap{}
+	err := o.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, cm)
+	return cm, err
+}
+
+func (o *operator) deployment(t *testing.T, ns, name string) (*appsv1.Deployment, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := &appsv1.Deployment{}
+	err := o.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d)
+	return d, err
+}
+
+// setGreeting changes the live ConfigMap behind the operator's back.
+func (o *operator) setGreeting(t *testing.T, ns, value string) {
+	t.Helper()
+	cm, err := o.configMap(t, ns, "settings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["greeting"] = value
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := o.c.Update(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAutomatedAppIsSyncedAndSelfHealed: an Application with automated
+// sync is deployed, its status says Synced and Healthy with a row per
+// object, the sync is recorded, and drift is healed.
+func TestAutomatedAppIsSyncedAndSelfHealed(t *testing.T) {
+	o := startOperator(t)
+	dest := cluster.TestNamespace(t)
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+	o.create(t, newApp(o.ns, appSpec{name: "auto", repo: repo, dest: dest, automated: true}))
+
+	got := o.waitApp(t, "auto", "Synced and Healthy", func(a observed) bool {
+		return syncedHealthy(a) && len(a.status.Resources) == 2 && a.status.OperationState != nil && len(a.status.History) == 1
+	})
+	rows := rowsStatus(got.status.Resources)
+	if rows["ConfigMap/settings"] != "Synced" || rows["Deployment/web"] != "Synced" {
+		t.Errorf("resources = %v", rows)
+	}
+	for _, r := range got.status.Resources {
+		// A ConfigMap has no health (as in Argo CD); the Deployment does.
+		if r.Namespace != dest || (r.Kind == "Deployment" && (r.Health == nil || r.Health.Status != "Healthy")) {
+			t.Errorf("resource row %+v: want namespace %s and a healthy Deployment", r, dest)
+		}
+	}
+	st := got.status.OperationState
+	if st.Phase != "Succeeded" || !st.Operation.InitiatedBy.Automated || st.FinishedAt == nil || st.SyncResult == nil ||
+		len(st.SyncResult.Resources) != 2 || !strings.HasPrefix(st.SyncResult.Revision, "sha256:") {
+		t.Errorf("operationState = %+v", st)
+	}
+	if got.status.Sync.Revision != st.SyncResult.Revision || got.status.History[0].Revision != st.SyncResult.Revision {
+		t.Errorf("revisions differ: sync %q, synced %q, history %+v", got.status.Sync.Revision, st.SyncResult.Revision, got.status.History)
+	}
+	if got.status.ReconciledAt == nil {
+		t.Error("reconciledAt not set")
+	}
+	if _, err := o.configMap(t, dest, "settings"); err != nil {
+		t.Errorf("ConfigMap: %v", err)
+	}
+	if _, err := o.deployment(t, dest, "web"); err != nil {
+		t.Errorf("Deployment: %v", err)
+	}
+
+	// Drift: the cluster cache's event queues the app, selfHeal syncs it
+	// back (after the self-heal timeout since the first sync).
+	o.setGreeting(t, dest, "drifted")
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		cm, err := o.configMap(t, dest, "settings")
+		return err == nil && cm.Data["greeting"] == "hello", nil
+	})
+	if err != nil {
+		t.Fatalf("drift not healed: %v", err)
+	}
+	o.waitApp(t, "auto", "Synced again", syncedHealthy)
+}
+
+// TestManualOperationRunsOnceAndIsCleared: without automated sync the app
+// is reported OutOfSync and nothing is applied; a dry-run operation applies
+// nothing; a sync operation, as Argo CD writes it, syncs, is recorded in
+// operationState and history, and is removed.
+func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
+	o := startOperator(t)
+	dest := cluster.TestNamespace(t)
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+	o.create(t, newApp(o.ns, appSpec{name: "manual", repo: repo, dest: dest}))
+
+	got := o.waitApp(t, "manual", "OutOfSync and Missing", func(a observed) bool {
+		return a.status.Sync.Status == "OutOfSync" && a.status.Health.Status == "Missing" && len(a.status.Resources) == 2
+	})
+	if got.status.OperationState != nil {
+		t.Errorf("an operation ran without being asked: %+v", got.status.OperationState)
+	}
+
+	o.patch(t, "manual", map[string]any{"operation": map[string]any{
+		"sync": map[string]any{"dryRun": true, "prune": true}, "initiatedBy": map[string]any{"username": "alice"}}})
+	got = o.waitApp(t, "manual", "dry run recorded", func(a observed) bool {
+		return a.obj.Object["operation"] == nil && a.status.OperationState != nil && a.status.OperationState.FinishedAt != nil
+	})
+	if got.status.OperationState.Phase != "Succeeded" || !got.status.OperationState.Operation.Sync.DryRun || len(got.status.History) != 0 {
+		t.Errorf("dry run: %s", got)
+	}
+	if _, err := o.configMap(t, dest, "settings"); !apierrors.IsNotFound(err) {
+		t.Errorf("a dry run created the ConfigMap (err %v)", err)
+	}
+
+	o.patch(t, "manual", map[string]any{"operation": map[string]any{
+		"sync":        map[string]any{"prune": true, "syncOptions": []any{"ServerSideApply=true"}},
+		"initiatedBy": map[string]any{"username": "alice"}}})
+	got = o.waitApp(t, "manual", "sync recorded and operation cleared", func(a observed) bool {
+		s := a.status.OperationState
+		return a.obj.Object["operation"] == nil && s != nil && !s.Operation.Sync.DryRun && s.FinishedAt != nil && syncedHealthy(a)
+	})
+	st := got.status.OperationState
+	if st.Phase != "Succeeded" || st.Operation.InitiatedBy.Username != "alice" || st.SyncResult == nil || len(st.SyncResult.Resources) != 2 {
+		t.Errorf("operationState: %s", got)
+	}
+	for _, r := range st.SyncResult.Resources {
+		if r.Status != "Synced" || r.SyncPhase != "Sync" || r.Namespace != dest {
+			t.Errorf("sync result row %+v", r)
+		}
+	}
+	if len(got.status.History) != 1 || got.status.History[0].InitiatedBy.Username != "alice" || got.status.History[0].ID != 0 {
+		t.Errorf("history = %+v", got.status.History)
+	}
+	if _, err := o.deployment(t, dest, "web"); err != nil {
+		t.Errorf("Deployment: %v", err)
+	}
+}
+
+// TestDriftAndSourceChangesAreReportedOutOfSync: a live change is seen
+// without waiting for the interval (the cluster cache's events), and a
+// change in the source after a refresh request (the annotation, which is
+// then removed); neither is synced without automation.
+func TestDriftAndSourceChangesAreReportedOutOfSync(t *testing.T) {
+	o := startOperator(t)
+	dest := cluster.TestNamespace(t)
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+	o.create(t, newApp(o.ns, appSpec{name: "drift", repo: repo, dest: dest}))
+	o.waitApp(t, "drift", "first refresh", func(a observed) bool { return a.status.Sync.Status == "OutOfSync" })
+	o.patch(t, "drift", map[string]any{"operation": map[string]any{"sync": map[string]any{}}})
+	synced := o.waitApp(t, "drift", "synced", func(a observed) bool { return a.obj.Object["operation"] == nil && syncedHealthy(a) })
+
+	o.setGreeting(t, dest, "drifted")
+	got := o.waitApp(t, "drift", "OutOfSync after drift", func(a observed) bool { return a.status.Sync.Status == "OutOfSync" })
+	if rows := rowsStatus(got.status.Resources); rows["ConfigMap/settings"] != "OutOfSync" || rows["Deployment/web"] != "Synced" {
+		t.Errorf("resources after drift = %v", rows)
+	}
+	if cm, _ := o.configMap(t, dest, "settings"); cm.Data["greeting"] != "drifted" {
+		t.Errorf("the drift was synced without automation: %v", cm.Data)
+	}
+
+	o.patch(t, "drift", map[string]any{"operation": map[string]any{"sync": map[string]any{}}})
+	o.waitApp(t, "drift", "synced again", func(a observed) bool { return a.obj.Object["operation"] == nil && syncedHealthy(a) })
+
+	writeFile(t, filepath.Join(repo, "app/web.yaml"), strings.Replace(webManifests, "greeting: hello", "greeting: bonjour", 1))
+	o.patch(t, "drift", map[string]any{"metadata": map[string]any{"annotations": map[string]any{controller.AnnotationRefresh: "normal"}}})
+	got = o.waitApp(t, "drift", "OutOfSync at a new revision", func(a observed) bool {
+		return a.status.Sync.Status == "OutOfSync" && a.status.Sync.Revision != synced.status.Sync.Revision
+	})
+	if rows := rowsStatus(got.status.Resources); rows["ConfigMap/settings"] != "OutOfSync" {
+		t.Errorf("resources after the source changed = %v", rows)
+	}
+	o.waitApp(t, "drift", "refresh annotation removed", func(a observed) bool {
+		_, ok := a.obj.GetAnnotations()[controller.AnnotationRefresh]
+		return !ok
+	})
+}
+
+// TestDeletionWithFinalizerDeletesObjectsFirst: with either of Argo CD's
+// resources finalizers, deleting the Application deletes its objects, and
+// only then the Application.
+func TestDeletionWithFinalizerDeletesObjectsFirst(t *testing.T) {
+	for _, fin := range []string{controller.FinalizerForeground, controller.FinalizerBackground} {
+		t.Run(fin[strings.LastIndex(fin, ".")+1:], func(t *testing.T) {
+			o := startOperator(t)
+			dest := cluster.TestNamespace(t)
+			repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+			o.create(t, newApp(o.ns, appSpec{name: "cascade", repo: repo, dest: dest, automated: true, finalizers: []string{fin}}))
+			o.waitApp(t, "cascade", "Synced and Healthy", syncedHealthy)
+
+			o.delete(t, "cascade")
+			got := o.waitApp(t, "cascade", "deletion started", func(a observed) bool { return a.obj.GetDeletionTimestamp() != nil })
+			if len(got.obj.GetFinalizers()) == 0 {
+				// Already past the finalizer: the objects must be gone.
+				t.Log("finalizer already removed when first seen")
+			}
+			o.waitGone(t, "cascade")
+			// The finalizer is removed only once the engine no longer sees
+			// the objects, so they are gone (or, for foreground deletion of
+			// the Deployment, at least being deleted) now.
+			if _, err := o.configMap(t, dest, "settings"); !apierrors.IsNotFound(err) {
+				t.Errorf("ConfigMap still there after the Application was deleted (err %v)", err)
+			}
+			if d, err := o.deployment(t, dest, "web"); err == nil && d.DeletionTimestamp == nil {
+				t.Errorf("Deployment not deleted")
+			}
+		})
+	}
+}
+
+// TestDeletionWithoutFinalizerKeepsObjects: without a resources finalizer,
+// deleting the Application leaves its objects.
+func TestDeletionWithoutFinalizerKeepsObjects(t *testing.T) {
+	o := startOperator(t)
+	dest := cluster.TestNamespace(t)
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+	o.create(t, newApp(o.ns, appSpec{name: "orphan", repo: repo, dest: dest, automated: true}))
+	o.waitApp(t, "orphan", "Synced and Healthy", syncedHealthy)
+	o.delete(t, "orphan")
+	o.waitGone(t, "orphan")
+	cm, err := o.configMap(t, dest, "settings")
+	if err != nil || cm.DeletionTimestamp != nil {
+		t.Errorf("ConfigMap: %v (deleting: %v)", err, err == nil && cm.DeletionTimestamp != nil)
+	}
+	if d, err := o.deployment(t, dest, "web"); err != nil || d.DeletionTimestamp != nil {
+		t.Errorf("Deployment deleted or missing: %v", err)
+	}
+}
+
+// TestBadApplicationsAreReported: a spec the engine refuses and a
+// destination it does not know are conditions on the status, not silence.
+func TestBadApplicationsAreReported(t *testing.T) {
+	o := startOperator(t)
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+
+	both := newApp(o.ns, appSpec{name: "both", repo: repo, dest: "default"})
+	both.Object["spec"].(map[string]any)["sources"] = []any{map[string]any{"repoURL": repo, "path": "app"}}
+	o.create(t, both)
+	got := o.waitApp(t, "both", "InvalidSpecError", func(a observed) bool { return len(a.status.Conditions) > 0 })
+	if c := got.status.Conditions[0]; c.Type != "InvalidSpecError" || !strings.Contains(c.Message, "spec.sources") || got.status.Sync.Status != "Unknown" {
+		t.Errorf("status: %s", got)
+	}
+
+	elsewhere := newApp(o.ns, appSpec{name: "elsewhere", repo: repo, dest: "default"})
+	elsewhere.Object["spec"].(map[string]any)["destination"] = map[string]any{"server": "https://elsewhere.example", "namespace": "default"}
+	o.create(t, elsewhere)
+	got = o.waitApp(t, "elsewhere", "ComparisonError", func(a observed) bool { return len(a.status.Conditions) > 0 })
+	if c := got.status.Conditions[0]; c.Type != "ComparisonError" || !strings.Contains(c.Message, "elsewhere.example") || got.status.Sync.Status != "Unknown" {
+		t.Errorf("status: %s", got)
+	}
+}
+
+// TestCRDRefusesFieldsTheEngineLacks: the schema is the engine's subset,
+// so with strict field validation an Argo CD field the engine does not
+// implement is refused, naming it.
+func TestCRDRefusesFieldsTheEngineLacks(t *testing.T) {
+	c := newClient(t)
+	ns := cluster.TestNamespace(t)
+	u := newApp(ns, appSpec{name: "hydrator", repo: "/repo", dest: "default"})
+	u.Object["spec"].(map[string]any)["sourceHydrator"] = map[string]any{"drySource": map[string]any{"repoURL": "x"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := c.Create(ctx, u, &client.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
+	if err == nil || !strings.Contains(err.Error(), "sourceHydrator") {
+		t.Fatalf("create with an unknown field: err = %v", err)
+	}
+}
+
+func (o *operator) delete(t *testing.T, name string) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(controller.GroupVersionKind)
+	u.SetNamespace(o.ns)
+	u.SetName(name)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := o.c.Delete(ctx, u); err != nil {
+		t.Fatalf("delete %s: %v", name, err)
+	}
+}

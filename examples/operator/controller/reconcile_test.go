@@ -1,0 +1,66 @@
+package controller_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/examples/operator/controller"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// TestReconcileWritesStatusOnlyWhenChanged calls the reconciler directly
+// (no manager): the first reconcile writes the status and asks to come
+// back after the interval; a second one, with nothing changed, writes
+// nothing; a refresh that fails returns its error, for the controller's
+// backoff, after writing the condition.
+func TestReconcileWritesStatusOnlyWhenChanged(t *testing.T) {
+	c := newClient(t)
+	ns := cluster.TestNamespace(t)
+	opts := controller.DefaultOptions()
+	opts.Engine = newEngine(t, nil)
+	r, err := controller.New(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+	o := &operator{ns: ns, c: c}
+	o.create(t, newApp(ns, appSpec{name: "quiet", repo: repo, dest: "default"}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "quiet"}}
+
+	res, err := r.Reconcile(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RequeueAfter < opts.Interval || res.RequeueAfter > opts.Interval+opts.Interval/10 {
+		t.Errorf("requeue after %v, want the interval %v with jitter", res.RequeueAfter, opts.Interval)
+	}
+	first := o.waitApp(t, "quiet", "status written", func(a observed) bool { return a.status.Sync.Status == "OutOfSync" })
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	second := o.waitApp(t, "quiet", "status read", func(observed) bool { return true })
+	if first.obj.GetResourceVersion() != second.obj.GetResourceVersion() {
+		t.Errorf("an unchanged reconcile wrote the app: resourceVersion %s -> %s\nbefore: %s\nafter: %s",
+			first.obj.GetResourceVersion(), second.obj.GetResourceVersion(), first, second)
+	}
+
+	bad := newApp(ns, appSpec{name: "unreachable", repo: repo, dest: "default"})
+	bad.Object["spec"].(map[string]any)["destination"] = map[string]any{"server": "https://elsewhere.example", "namespace": "default"}
+	o.create(t, bad)
+	res, err = r.Reconcile(ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "unreachable"}})
+	if err == nil || res.RequeueAfter != 0 {
+		t.Errorf("failed refresh: result %+v, err %v; want an error for the backoff", res, err)
+	}
+	got := o.waitApp(t, "unreachable", "condition", func(a observed) bool { return len(a.status.Conditions) > 0 })
+	if got.status.Conditions[0].Type != "ComparisonError" {
+		t.Errorf("status: %s", got)
+	}
+
+	if res, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "never-created"}}); err != nil || res != (reconcile.Result{}) {
+		t.Errorf("reconcile of a missing app: %+v, %v", res, err)
+	}
+}

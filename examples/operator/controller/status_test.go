@@ -1,0 +1,109 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/hooks"
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/sync"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := gitops.Status{Sync: gitops.OutOfSync, Health: health.Status{Code: health.Progressing, Message: "rolling"}, Revision: "abc",
+		Resources:  []gitops.ResourceStatus{{Key: resource.Key{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "web"}, Status: gitops.OutOfSync, Health: &health.Status{Code: health.Progressing}}},
+		Conditions: []gitops.Condition{{Type: gitops.ConditionSharedResource, Message: "shared"}}}
+	prev := ApplicationStatus{OperationState: &OperationState{Phase: "Succeeded"}, History: []RevisionHistory{{ID: 0, Revision: "old"}}}
+	first := refreshedStatus(prev, st, 1, t0)
+	if first.Sync.Status != "OutOfSync" || first.Sync.Revision != "abc" || first.Health.Status != "Progressing" || first.Health.Message != "rolling" {
+		t.Errorf("sync/health: %+v %+v", first.Sync, first.Health)
+	}
+	if len(first.Resources) != 1 || first.Resources[0].Group != "apps" || first.Resources[0].Health.Status != "Progressing" {
+		t.Errorf("resources: %+v", first.Resources)
+	}
+	if first.OperationState != prev.OperationState || len(first.History) != 1 {
+		t.Error("operationState or history lost")
+	}
+	second := refreshedStatus(first, st, 1, t0.Add(time.Hour))
+	if !second.Conditions[0].LastTransitionTime.Equal(first.Conditions[0].LastTransitionTime) {
+		t.Error("an unchanged condition got a new transition time")
+	}
+	if !sameStatus(first, second) {
+		t.Error("two refreshes with the same outcome differ in more than reconciledAt")
+	}
+	st.Conditions[0].Message = "shared differently"
+	if third := refreshedStatus(second, st, 1, t0.Add(2*time.Hour)); sameStatus(second, third) || !third.Conditions[0].LastTransitionTime.Time.Equal(t0.Add(2*time.Hour)) {
+		t.Error("a changed condition is not a change")
+	}
+	multi := refreshedStatus(prev, gitops.Status{Sync: gitops.Synced, Revision: "a,b"}, 2, t0)
+	if multi.Sync.Revision != "" || strings.Join(multi.Sync.Revisions, " ") != "a b" {
+		t.Errorf("multi-source revisions: %+v", multi.Sync)
+	}
+}
+
+func TestSyncResultCodes(t *testing.T) {
+	key := resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "x"}
+	res := sync.Result{Phase: sync.Succeeded, State: sync.State{Revision: "r1"}, Results: []sync.ResourceResult{
+		{Key: key, Phase: hooks.Sync, Status: sync.TaskSucceeded, Action: sync.Configured},
+		{Key: key, Phase: hooks.Sync, Status: sync.TaskSucceeded, Action: sync.Pruned},
+		{Key: key, Phase: hooks.Sync, Status: sync.TaskSkipped, Action: sync.Skipped, Message: "ignored (Prune=false)"},
+		{Key: key, Phase: hooks.Sync, Status: sync.TaskFailed, Message: "denied"},
+		{Key: resource.Key{Group: "batch", Kind: "Job", Namespace: "ns", Name: "migrate"}, Phase: hooks.PreSync, Hook: true, Status: sync.TaskSucceeded},
+	}}
+	out := syncResult(res, 1)
+	var codes []string
+	for _, r := range out.Resources {
+		codes = append(codes, r.Status)
+	}
+	if got := strings.Join(codes, ","); got != "Synced,Pruned,PruneSkipped,SyncFailed,Synced" || out.Revision != "r1" {
+		t.Errorf("codes %s revision %q", got, out.Revision)
+	}
+	if h := out.Resources[4]; h.HookType != "PreSync" || h.HookPhase != "Succeeded" || h.SyncPhase != "PreSync" {
+		t.Errorf("hook row %+v", h)
+	}
+}
+
+func TestWithHistory(t *testing.T) {
+	var h []RevisionHistory
+	limit := int64(2)
+	for _, rev := range []string{"a", "a", "b", "c"} {
+		h = withHistory(h, RevisionHistory{Revision: rev}, &limit)
+	}
+	if len(h) != 2 || h[0].Revision != "b" || h[0].ID != 1 || h[1].Revision != "c" || h[1].ID != 2 {
+		t.Errorf("history %+v: want b (1), c (2): a repeat is not a deployment, and only %d kept", h, limit)
+	}
+}
+
+func TestToApplicationNamesBadFields(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"source":      map[string]any{"repoURL": "/repo"},
+		"destination": map[string]any{"server": "https://x", "name": "x"},
+		"bogus":       true,
+	}}}
+	u.SetGroupVersionKind(GroupVersionKind)
+	u.SetNamespace("argocd")
+	u.SetName("bad")
+	_, err := toApplication(u)
+	se, ok := err.(*SpecError)
+	if !ok {
+		t.Fatalf("err = %v, want *SpecError", err)
+	}
+	if se.App != "argocd/bad" || !strings.Contains(err.Error(), "spec.bogus") {
+		t.Errorf("err = %v", err)
+	}
+	delete(u.Object["spec"].(map[string]any), "bogus")
+	_, err = toApplication(u)
+	if err == nil || !strings.Contains(err.Error(), "spec.destination") || strings.Contains(err.Error(), "document 0") {
+		t.Errorf("err = %v, want the destination named, without document numbers", err)
+	}
+	u.Object["spec"].(map[string]any)["destination"] = map[string]any{"name": "in-cluster", "namespace": "web"}
+	app, err := toApplication(u)
+	if err != nil || app.Name != "bad" || app.Spec.Destination.Namespace != "web" {
+		t.Errorf("app %+v, err %v", app, err)
+	}
+}
