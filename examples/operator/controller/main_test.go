@@ -119,6 +119,7 @@ func startOperator(t *testing.T) *operator {
 	}
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events = engine, events
+	opts.SelfHealTimeout = time.Second
 	r, err := controller.New(mgr.GetClient(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -133,12 +133,26 @@ func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
 		t.Errorf("a dry run created the ConfigMap (err %v)", err)
 	}
 
+	// A sync limited to one object applies only it.
+	o.patch(t, "manual", map[string]any{"operation": map[string]any{
+		"sync": map[string]any{"resources": []any{map[string]any{"kind": "ConfigMap", "name": "settings", "namespace": dest}}}}})
+	got = o.waitApp(t, "manual", "partial sync", func(a observed) bool {
+		return a.obj.Object["operation"] == nil && a.status.OperationState != nil && len(a.status.OperationState.Operation.Sync.Resources) == 1 &&
+			a.status.OperationState.FinishedAt != nil && rowsStatus(a.status.Resources)["ConfigMap/settings"] == "Synced"
+	})
+	if rows := rowsStatus(got.status.Resources); rows["Deployment/web"] != "OutOfSync" || got.status.Sync.Status != "OutOfSync" {
+		t.Errorf("after a sync of the ConfigMap alone: %v, %s", rows, got.status.Sync.Status)
+	}
+	if _, err := o.deployment(t, dest, "web"); !apierrors.IsNotFound(err) {
+		t.Errorf("a sync of the ConfigMap alone created the Deployment (err %v)", err)
+	}
+
 	o.patch(t, "manual", map[string]any{"operation": map[string]any{
 		"sync":        map[string]any{"prune": true, "syncOptions": []any{"ServerSideApply=true"}},
 		"initiatedBy": map[string]any{"username": "alice"}}})
 	got = o.waitApp(t, "manual", "sync recorded and operation cleared", func(a observed) bool {
 		s := a.status.OperationState
-		return a.obj.Object["operation"] == nil && s != nil && !s.Operation.Sync.DryRun && s.FinishedAt != nil && syncedHealthy(a)
+		return a.obj.Object["operation"] == nil && s != nil && s.Operation.Sync.Prune && s.FinishedAt != nil && syncedHealthy(a)
 	})
 	st := got.status.OperationState
 	if st.Phase != "Succeeded" || st.Operation.InitiatedBy.Username != "alice" || st.SyncResult == nil || len(st.SyncResult.Resources) != 2 {
@@ -149,7 +163,9 @@ func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
 			t.Errorf("sync result row %+v", r)
 		}
 	}
-	if len(got.status.History) != 1 || got.status.History[0].InitiatedBy.Username != "alice" || got.status.History[0].ID != 0 {
+	// The partial sync was the first deployment of this revision; the full
+	// sync at the same revision is not a new one.
+	if len(got.status.History) != 1 || got.status.History[0].Revision != st.SyncResult.Revision || got.status.History[0].ID != 0 {
 		t.Errorf("history = %+v", got.status.History)
 	}
 	if _, err := o.deployment(t, dest, "web"); err != nil {
@@ -196,33 +212,39 @@ func TestDriftAndSourceChangesAreReportedOutOfSync(t *testing.T) {
 	})
 }
 
+// keptManifest is an object of the app that its deletion must leave.
+const keptManifest = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: keep-me
+  annotations: {argocd.argoproj.io/sync-options: Delete=false}
+data: {kept: "yes"}
+`
+
 // TestDeletionWithFinalizerDeletesObjectsFirst: with either of Argo CD's
-// resources finalizers, deleting the Application deletes its objects, and
-// only then the Application.
+// resources finalizers, deleting the Application deletes its objects (but
+// those marked Delete=false), and only then the Application.
 func TestDeletionWithFinalizerDeletesObjectsFirst(t *testing.T) {
-	for _, fin := range []string{controller.FinalizerForeground, controller.FinalizerBackground} {
-		t.Run(fin[strings.LastIndex(fin, ".")+1:], func(t *testing.T) {
+	for name, fin := range map[string]string{"foreground": controller.FinalizerForeground, "background": controller.FinalizerBackground} {
+		t.Run(name, func(t *testing.T) {
 			o := startOperator(t)
 			dest := cluster.TestNamespace(t)
-			repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+			repo := repoDir(t, map[string]string{"app/web.yaml": webManifests, "app/kept.yaml": keptManifest})
 			o.create(t, newApp(o.ns, appSpec{name: "cascade", repo: repo, dest: dest, automated: true, finalizers: []string{fin}}))
-			o.waitApp(t, "cascade", "Synced and Healthy", syncedHealthy)
+			o.waitApp(t, "cascade", "Synced and Healthy", func(a observed) bool { return syncedHealthy(a) && len(a.status.Resources) == 3 })
 
 			o.delete(t, "cascade")
-			got := o.waitApp(t, "cascade", "deletion started", func(a observed) bool { return a.obj.GetDeletionTimestamp() != nil })
-			if len(got.obj.GetFinalizers()) == 0 {
-				// Already past the finalizer: the objects must be gone.
-				t.Log("finalizer already removed when first seen")
-			}
 			o.waitGone(t, "cascade")
 			// The finalizer is removed only once the engine no longer sees
-			// the objects, so they are gone (or, for foreground deletion of
-			// the Deployment, at least being deleted) now.
+			// the objects, so they are gone now.
 			if _, err := o.configMap(t, dest, "settings"); !apierrors.IsNotFound(err) {
 				t.Errorf("ConfigMap still there after the Application was deleted (err %v)", err)
 			}
-			if d, err := o.deployment(t, dest, "web"); err == nil && d.DeletionTimestamp == nil {
-				t.Errorf("Deployment not deleted")
+			if _, err := o.deployment(t, dest, "web"); !apierrors.IsNotFound(err) {
+				t.Errorf("Deployment still there after the Application was deleted (err %v)", err)
+			}
+			if cm, err := o.configMap(t, dest, "keep-me"); err != nil || cm.DeletionTimestamp != nil {
+				t.Errorf("the Delete=false ConfigMap was deleted (err %v)", err)
 			}
 		})
 	}
