@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunTinySizes runs every section of the harness with tiny sizes
+// against a local API server and checks that each produced its figures,
+// that the figures are positive, and that a resync of objects in sync
+// sent no write while the floor rewrote every object.
+func TestRunTinySizes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg := DefaultConfig()
+	cfg.Repeat = 1
+	cfg.DiffObjects, cfg.DiffDryRunSample = 20, 5
+	cfg.CacheObjects = 20
+	cfg.SyncObjects = 20
+	cfg.HelmTemplates, cfg.HelmRuns = 6, 2
+	cfg.GitCommits, cfg.GitFiles = 20, 10
+	cfg.Log = testWriter{t}
+	rows, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySection := map[string][]Row{}
+	for _, r := range rows {
+		bySection[r.Section] = append(bySection[r.Section], r)
+	}
+	want := map[string]int{"diff": 8, "cache": 4, "sync": 8, "helm": 3, "git": 2}
+	for s, n := range want {
+		if len(bySection[s]) != n {
+			t.Errorf("section %s: %d rows, want %d", s, len(bySection[s]), n)
+		}
+	}
+	for _, r := range rows {
+		if r.Unit == Writes {
+			if r.Ours != 0 {
+				t.Errorf("%s / %s: our resync sent %.0f writes, want 0", r.Measure, r.TheirName, r.Ours)
+			}
+			if r.TheirName == "floor" && r.Theirs != float64(cfg.SyncObjects) {
+				t.Errorf("the floor's resync sent %.0f writes, want %d", r.Theirs, cfg.SyncObjects)
+			}
+			continue
+		}
+		if !(r.Ours > 0) || !(r.Theirs > 0) || math.IsInf(r.Ours, 0) {
+			t.Errorf("%s / %s / %s: figures %v and %v, want both positive", r.Section, r.Measure, r.TheirName, r.Ours, r.Theirs)
+		}
+	}
+	var table strings.Builder
+	PrintTable(&table, rows)
+	if got := strings.Count(table.String(), "\n"); got != len(rows)+2 {
+		t.Errorf("table has %d lines, want %d", got, len(rows)+2)
+	}
+}
+
+func TestMedianAndVerdict(t *testing.T) {
+	if m := median([]float64{3, 1, 2}); m != 2 {
+		t.Errorf("median of 3,1,2 = %v", m)
+	}
+	if m := median([]float64{4, 1, 2, 3}); m != 2.5 {
+		t.Errorf("median of 4,1,2,3 = %v", m)
+	}
+	for _, c := range []struct {
+		row  Row
+		want string
+	}{
+		{Row{Ours: 1, Theirs: 2, Unit: Seconds}, "2.00x faster"},
+		{Row{Ours: 3, Theirs: 1, Unit: Seconds}, "3.00x slower"},
+		{Row{Ours: 400, Theirs: 100, Unit: PerSecond}, "4.00x faster"},
+		{Row{Ours: 10, Theirs: 100, Unit: AllocsPerObj}, "10.00x fewer"},
+		{Row{Ours: 1, Theirs: 0, Unit: Seconds}, ""},
+	} {
+		if got := c.row.Verdict(); got != c.want {
+			t.Errorf("%+v: verdict %q, want %q", c.row, got, c.want)
+		}
+	}
+}
+
+func TestSectionsFlag(t *testing.T) {
+	s, err := sections("sync, diff")
+	if err != nil || !s["sync"] || !s["diff"] || s["git"] {
+		t.Errorf("sections(sync, diff) = %v, %v", s, err)
+	}
+	if _, err := sections("sync,nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("an unknown section: error %v, want one naming it", err)
+	}
+}
+
+// testWriter sends the harness's progress to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
