@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/kubegitops/gitops/cache"
 	gosync "sync"
@@ -96,14 +97,12 @@ func (cs *clusterState) stop() {
 // cluster returns the destination's state, connecting on first use: the
 // cache is started (listed and watched) once for all apps on the cluster.
 func (e *Engine) cluster(ctx context.Context, dest ApplicationDestination) (*clusterState, error) {
-	e.mu.Lock()
-	cs, ok := e.clusters[dest.Server]
-	if !ok || dest.Server == "" {
-		cs, ok = e.clusters[dest.Name]
+	cs, err := e.destination(dest)
+	if err != nil {
+		return nil, err
 	}
-	e.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("destination %s is not a configured cluster", destString(dest.Server, dest.Name, ""))
+	if cs.cfg.Config == nil {
+		return nil, &ClusterUnavailableError{Cluster: cs.cfg.Name, Err: errOffline}
 	}
 	cs.once.Do(func() { cs.err = e.connect(cs) })
 	if cs.err != nil {
@@ -167,6 +166,24 @@ func (e *Engine) connect(cs *clusterState) error {
 		}
 	}()
 	return nil
+}
+
+// errOffline is the cause given for an offline destination.
+var errOffline = errors.New("offline destination (ClusterConfig.Config is nil): it can be rendered for, not reached")
+
+// destination finds the configured cluster an app names, by server URL or
+// by name, without connecting to it.
+func (e *Engine) destination(dest ApplicationDestination) (*clusterState, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cs, ok := e.clusters[dest.Server]
+	if !ok || dest.Server == "" {
+		cs, ok = e.clusters[dest.Name]
+	}
+	if !ok {
+		return nil, fmt.Errorf("destination %s is not a configured cluster", destString(dest.Server, dest.Name, ""))
+	}
+	return cs, nil
 }
 
 // isNamespaced reports whether the cluster serves gk as a namespaced kind;

@@ -27,8 +27,17 @@ type ClusterConfig struct {
 	// Server is the URL Applications write as destination.server, which may
 	// differ from Config.Host (https://kubernetes.default.svc).
 	Server string
-	// Config reaches the cluster with the engine's identity.
+	// Config reaches the cluster with the engine's identity. Nil makes
+	// an offline destination: Engine.Render renders for it (with
+	// KubeVersion and APIVersions) and nothing ever connects, which is
+	// what a CI pipeline without a cluster wants; Refresh and Sync of its
+	// apps fail with a ClusterUnavailableError.
 	Config *rest.Config
+	// KubeVersion and APIVersions describe an offline destination to the
+	// renderers (Helm's .Capabilities); a connected cluster reports its
+	// own.
+	KubeVersion string
+	APIVersions []string
 }
 
 // Options configure an Engine. Start from DefaultOptions; every zero field
@@ -95,8 +104,17 @@ type Options struct {
 	// CRD and its own controller. Default false: Run manages them
 	// in-process and nothing is written for them.
 	ApplyChildApplications bool
-	// Notify, when set, is told of syncs and health changes.
+	// Notify, when set, is told of syncs and health changes. It is called
+	// synchronously from refreshes and syncs, so it must not block: hand
+	// the notification to a queue of your own (docs/recipes.md has a
+	// webhook sender that drops when full).
 	Notify func(Notification)
+	// Sharder, when set, spreads the apps of Run over replicas: this
+	// engine reconciles only the apps the Sharder says it owns, and picks
+	// up or lets go of apps as ownership moves. A Sharder with a
+	// Run(context.Context) error method (shard.Membership) is run by
+	// Engine.Run for its lifetime. Nil: this engine owns every app.
+	Sharder Sharder
 }
 
 // DefaultOptions returns options with every default filled in but no
@@ -198,8 +216,8 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	for _, c := range opts.Clusters {
-		if c.Config == nil {
-			return nil, fmt.Errorf("gitops: cluster %q has no config", c.Name)
+		if c.Name == "" && c.Server == "" {
+			return nil, fmt.Errorf("gitops: a cluster has neither a name nor a server URL")
 		}
 		cs := &clusterState{cfg: c}
 		for _, k := range []string{c.Name, c.Server} {

@@ -272,3 +272,28 @@ func TestSyncRequestChoosesTheApplyStrategy(t *testing.T) {
 		t.Fatal("a malformed sync option was accepted")
 	}
 }
+
+// An offline destination renders without any connection: nothing listens
+// at its server URL, and Refresh says so with a typed error.
+func TestOfflineDestinationRendersWithoutACluster(t *testing.T) {
+	t.Parallel()
+	dir := repoDir(t, map[string]string{"app/web.yaml": webApp})
+	opts := DefaultOptions()
+	opts.Clusters = []ClusterConfig{{Name: "prod", Server: "https://prod.invalid", KubeVersion: "1.31.0"}}
+	e, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	app := dirApp("offline", dir, "shop")
+	app.Spec.Destination = ApplicationDestination{Name: "prod", Namespace: "shop"}
+	objs, rev, err := e.Render(context.Background(), app)
+	if err != nil || len(objs) != 2 || rev == "" {
+		t.Fatalf("offline render: %d objects, revision %q, %v", len(objs), rev, err)
+	}
+	_, err = e.Refresh(context.Background(), app)
+	var unavailable *ClusterUnavailableError
+	if !errors.As(err, &unavailable) || unavailable.Cluster != "prod" {
+		t.Fatalf("refresh of an offline destination: %v", err)
+	}
+}

@@ -32,6 +32,9 @@ type runner struct {
 	mu         gosync.Mutex
 	apps       map[string]*appState
 	subscribed map[*clusterState]bool
+	// owned are the top-level apps the Sharder gives this replica; nil
+	// without a Sharder (every app is owned).
+	owned map[string]bool
 }
 
 type appState struct {
@@ -77,6 +80,10 @@ func (e *Engine) Run(ctx context.Context, apps []Application) error {
 		e.mu.Unlock()
 	}()
 	var wg gosync.WaitGroup
+	if e.opts.Sharder != nil {
+		r.owned = map[string]bool{}
+		r.followSharder(ctx, &wg)
+	}
 	for i := 0; i < e.opts.ReconcileWorkers; i++ {
 		wg.Add(1)
 		go func() {
@@ -149,6 +156,9 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	r.mu.Unlock()
 	if !ok {
 		return 0, false
+	}
+	if !r.owns(name) {
+		return 0, false // its owner reconciles it; resharding queues it again here
 	}
 	app := st.app
 	status, children, err := r.e.refresh(ctx, app)
@@ -376,13 +386,14 @@ func (e *Engine) AppStatus(name string) (Status, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st, ok := r.apps[name]
-	if !ok || !st.hasState {
+	if !ok || !st.hasState || !r.ownsLocked(name) {
 		return Status{}, false
 	}
 	return st.status, true
 }
 
-// ManagedApps returns the names of the apps Run manages, children included.
+// ManagedApps returns the names of the apps Run manages, children included
+// (with a Sharder, only those this replica owns).
 func (e *Engine) ManagedApps() []string {
 	e.mu.Lock()
 	r := e.runner
@@ -394,7 +405,9 @@ func (e *Engine) ManagedApps() []string {
 	defer r.mu.Unlock()
 	out := make([]string, 0, len(r.apps))
 	for n := range r.apps {
-		out = append(out, n)
+		if r.ownsLocked(n) {
+			out = append(out, n)
+		}
 	}
 	return out
 }

@@ -67,3 +67,15 @@ var (
 	_ Differ       = (*diff.Differ)(nil)
 	_ Syncer       = (*sync.Syncer)(nil)
 )
+
+// Sharder decides which applications this replica reconciles when several
+// replicas of a host share them (Options.Sharder); *shard.Membership is
+// the implementation over Kubernetes Leases.
+type Sharder interface {
+	// Owned returns, of the names of all top-level apps, those this
+	// replica owns now. Apps an app renders (app of apps) follow their
+	// parent.
+	Owned(all []string) map[string]bool
+	// Changes receives a value whenever Owned may answer differently.
+	Changes() <-chan struct{}
+}

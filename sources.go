@@ -152,9 +152,12 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 		path = "."
 	}
 	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace}
-	if cs != nil {
+	switch {
+	case cs != nil && cs.cache != nil:
 		in.KubeVersion = cs.cache.ServerVersion()
 		in.APIVersions = apiVersions(cs)
+	case cs != nil:
+		in.KubeVersion, in.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
 	}
 	if d := src.Directory; d != nil {
 		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude}
@@ -247,11 +250,18 @@ func apiVersions(cs *clusterState) []string {
 // Render returns the app's desired objects as its sources render them now
 // (resolved, snapshotted and rendered through the engine's render cache,
 // with the destination cluster's version and API versions), and the
-// revision they came from. Child Applications are included.
+// revision they came from. Child Applications are included. For an
+// offline destination (ClusterConfig.Config nil) nothing connects to a
+// cluster: the versions come from its ClusterConfig.
 func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.Unstructured, string, error) {
-	cs, err := e.cluster(ctx, app.Spec.Destination)
+	cs, err := e.destination(app.Spec.Destination)
 	if err != nil {
 		return nil, "", err
+	}
+	if cs.cfg.Config != nil {
+		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
+			return nil, "", err
+		}
 	}
 	r, err := e.render(ctx, app, cs, nil)
 	if err != nil {

@@ -196,6 +196,10 @@ func (c *CachedRenderer) render(ctx context.Context, in Input, fresh bool) ([]*u
 		return c.renderBounded(ctx, in)
 	}
 	base, err := c.baseKey(in)
+	if errors.Is(err, ErrNotCacheable) {
+		c.metrics.request("uncacheable")
+		return c.renderBounded(ctx, in)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,8 +17,13 @@ func (t Tools) Render(ctx context.Context, in Input) ([]*unstructured.Unstructur
 	return r.Render(ctx, in)
 }
 
+// ErrNotCacheable is returned by Tools.Identity when the renderer of the
+// input's tool is not an Identifier: Cached then renders it every time.
+var ErrNotCacheable = errors.New("renderer is not an Identifier")
+
 // Identity returns the identity of the renderer that renders in. A renderer
-// that is not an Identifier cannot be cached; Identity fails for it.
+// that is not an Identifier cannot be cached; Identity fails for it with
+// ErrNotCacheable.
 func (t Tools) Identity(in Input) (Identity, error) {
 	kind, r, err := t.pick(in)
 	if err != nil {
@@ -25,7 +31,7 @@ func (t Tools) Identity(in Input) (Identity, error) {
 	}
 	id, ok := r.(Identifier)
 	if !ok {
-		return Identity{}, fmt.Errorf("renderer %T for %s is not an Identifier", r, kind)
+		return Identity{}, fmt.Errorf("%w: %T renders %s", ErrNotCacheable, r, kind)
 	}
 	return id.Identity(in)
 }
