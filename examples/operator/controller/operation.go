@@ -102,8 +102,8 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 	var blocked *gitops.SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which.
-		before.Conditions = append(before.Conditions, ApplicationCondition{Type: string(gitops.ConditionSyncWindowBlocked),
-			Message: blocked.Error(), LastTransitionTime: next.ReconciledAt})
+		before.Conditions = conditions(statusOf(u).Conditions, append(st.Conditions,
+			gitops.Condition{Type: gitops.ConditionSyncWindowBlocked, Message: blocked.Error()}), r.now())
 		return before, windowRecheck, false, nil
 	}
 	if err != nil {

@@ -1,0 +1,43 @@
+// Package controller reconciles Argo CD Application custom resources
+// (argoproj.io/v1alpha1) with the gitops engine, for a controller-runtime
+// manager. It is the heart of the operator example; a host that has its
+// own manager can use it alone:
+//
+//	events := controller.NewClusterEvents(namespace)
+//	opts := gitops.DefaultOptions()
+//	opts.Clusters = ...
+//	opts.NewClusterCache = events.NewClusterCache // drift reaches the controller at once
+//	engine, _ := gitops.New(opts)
+//	r, _ := controller.New(mgr.GetClient(), controller.Options{Engine: engine, Events: events})
+//	_ = r.SetupWithManager(mgr)
+//
+// The resources are read as unstructured objects; their spec is decoded
+// into gitops.Application with gitops.LoadApplications' strictness (a spec
+// the engine cannot honour is an InvalidSpecError condition naming the
+// field), the top-level operation into Operation, and the status written
+// back is ApplicationStatus, Argo CD's shape. One reconcile does, in order:
+//
+//   - deletion: with resources-finalizer.argocd.argoproj.io (foreground) or
+//     .../background, Engine.Delete is called until nothing of the app is
+//     left, then the finalizer is removed; without one nothing is deleted;
+//   - operation: a sync someone asked for runs once (recorded as Running
+//     first), its outcome goes to status.operationState and, when it
+//     deployed, status.history; then the operation field is removed,
+//     guarded by the resourceVersion so a newer request is never lost;
+//   - refresh: Engine.Refresh, then an automated sync when the policy says
+//     so (the engine's own rules: a new revision always, the same one only
+//     with selfHeal, never again after it failed, and not twice within the
+//     self-heal timeout), remembered in status.operationState so that the
+//     rules survive restarts.
+//
+// The status is written (merge patch of the status subresource) only when
+// it changed, or when reconciledAt is older than the interval; and the
+// controller's watch lets through only changes of generation, annotations,
+// finalizers and deletion, so its own writes never trigger it. Apps come
+// back after the interval; a refresh that fails returns its error so that
+// the controller's rate limiter backs off. Changes of the objects an app
+// manages queue it at once through ClusterEvents.
+//
+// An app is known to the engine by the resource's name (its tracking id),
+// so the controller serves one namespace, as Argo CD serves its own.
+package controller

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/testenv"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+var cluster *testenv.Cluster
+
+func TestMain(m *testing.M) {
+	// No controllers are needed: the app is a ConfigMap.
+	os.Exit(testenv.RunMain(m, testenv.Options{APIServerOnly: true}, &cluster))
+}
+
+// TestRunReconcilesApplications runs the operator as its command line
+// does: it installs the CRD, and an Application created in its namespace
+// is synced and reported.
+func TestRunReconcilesApplications(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	dest := cluster.TestNamespace(t)
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "app", "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hello}\ndata: {a: b}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-kubeconfig", cluster.Kubeconfig(), "-namespace", ns, "-interval", "1m",
+			"-metrics-bind-address", "0", "-health-probe-bind-address", "0"})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("run: %v", err)
+		}
+	}()
+
+	c, err := client.New(cluster.Config(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"project":     "default",
+		"source":      map[string]any{"repoURL": "file://" + repo, "path": "app"},
+		"destination": map[string]any{"name": "in-cluster", "namespace": dest},
+		"syncPolicy":  map[string]any{"automated": map[string]any{}},
+	}}}
+	app.SetGroupVersionKind(controller.GroupVersionKind)
+	app.SetNamespace(ns)
+	app.SetName("hello")
+	// The CRD is installed by run: create once it is served.
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-done:
+			return false, errors.Join(errors.New("run ended"), err)
+		default:
+		}
+		return c.Create(ctx, app.DeepCopy()) == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("create Application: %v", err)
+	}
+	var status map[string]any
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		u := app.DeepCopy()
+		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "hello"}, u); err != nil {
+			return false, nil
+		}
+		status, _ = u.Object["status"].(map[string]any)
+		s, _, _ := unstructured.NestedString(u.Object, "status", "sync", "status")
+		h, _, _ := unstructured.NestedString(u.Object, "status", "health", "status")
+		return s == "Synced" && h == "Healthy", nil
+	})
+	if err != nil {
+		t.Fatalf("Application not Synced and Healthy: %v; status %v", err, status)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: dest, Name: "hello"}, cm); err != nil || cm.Data["a"] != "b" {
+		t.Errorf("ConfigMap: %v %v", cm.Data, err)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	if _, err := parseFlags([]string{"-namespace", ""}); err == nil {
+		t.Error("an empty namespace was accepted")
+	}
+	f, err := parseFlags([]string{"-namespace", "ops", "-interval", "30s", "-workers", "2"})
+	if err != nil || f.namespace != "ops" || f.interval != 30*time.Second || f.workers != 2 || !f.installCRD {
+		t.Errorf("flags %+v, err %v", f, err)
+	}
+}
