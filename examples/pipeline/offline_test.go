@@ -2,22 +2,12 @@ package pipeline_test
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/cache"
-	"github.com/kubegitops/gitops/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/rest"
 )
 
 // clusterVersion is the Kubernetes version your clusters run: Helm charts
@@ -56,39 +46,19 @@ func loadApps(t *testing.T, repo string) []gitops.Application {
 	return apps
 }
 
-// offlineEngine returns an engine that renders without a cluster. Render
-// asks the destination's cluster cache for the server version and API
-// versions (for Helm); this cache answers from constants and knows no live
-// objects. The engine also probes the cluster (GET /version) before using
-// it; the transport answers that probe itself, and the test fails if the
-// engine sends any other request.
+// offlineEngine returns an engine that renders without a cluster: its only
+// destination has no Config (an offline destination), so nothing ever
+// connects; Helm charts see clusterVersion as .Capabilities.KubeVersion
+// (list APIVersions too if your charts test .Capabilities.APIVersions).
 func offlineEngine(t *testing.T) *gitops.Engine {
 	t.Helper()
-	var requests atomic.Int32
-	cfg := &rest.Config{Host: "https://cluster.invalid", WrapTransport: func(http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodGet && r.URL.Path == "/version" {
-				body := `{"major":"1","minor":"37","gitVersion":"` + clusterVersion + `"}`
-				return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
-					Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
-			}
-			requests.Add(1)
-			return nil, fmt.Errorf("offline: %s %s", r.Method, r.URL.Path)
-		})
-	}}
 	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cfg}}
-	opts.NewClusterCache = func(*rest.Config, cache.Options) (gitops.ClusterCache, error) { return offlineCache{}, nil }
+	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", KubeVersion: clusterVersion}}
 	e, err := gitops.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		e.Close()
-		if n := requests.Load(); n > 0 {
-			t.Errorf("the engine sent %d requests to a cluster; rendering must not need one", n)
-		}
-	})
+	t.Cleanup(e.Close)
 	return e
 }
 
@@ -102,23 +72,3 @@ func renderApp(t *testing.T, e *gitops.Engine, app *gitops.Application) []*unstr
 	}
 	return objs
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// offlineCache is a gitops.ClusterCache with no cluster behind it: synced
-// at once, empty, serving clusterVersion. If your charts test
-// .Capabilities.APIVersions.Has, list those APIs in APIResources.
-type offlineCache struct{}
-
-func (offlineCache) Start(ctx context.Context) error                     { <-ctx.Done(); return nil }
-func (offlineCache) WaitForSync(context.Context) error                   { return nil }
-func (offlineCache) Stop()                                               {}
-func (offlineCache) Get(resource.Key) (*unstructured.Unstructured, bool) { return nil, false }
-func (offlineCache) Managed(string) []*unstructured.Unstructured         { return nil }
-func (offlineCache) Namespace(string) []resource.Key                     { return nil }
-func (offlineCache) Tainted() map[schema.GroupVersionKind]error          { return nil }
-func (offlineCache) APIResources() []metav1.APIResourceList              { return nil }
-func (offlineCache) ServerVersion() string                               { return clusterVersion }
-func (offlineCache) Subscribe(func(cache.Event)) (unsubscribe func())    { return func() {} }
