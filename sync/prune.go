@@ -92,7 +92,7 @@ func (op *operation) prune(ctx context.Context, t *task) {
 	case apierrors.IsConflict(err):
 		op.set(t, TaskSucceeded, Pruned, "already replaced by a new object")
 	default:
-		op.set(t, TaskFailed, "", "prune: "+err.Error())
+		op.failTask(ctx, t, "prune: "+err.Error())
 	}
 }
 

@@ -69,18 +69,25 @@ func (op *operation) runGroup(ctx context.Context, g []*task) {
 func (op *operation) write(ctx context.Context, t *task) {
 	if !t.mapped {
 		if err := op.s.remap(ctx, t); err != nil {
-			op.set(t, TaskFailed, "", err.Error())
+			op.failTask(ctx, t, err.Error())
 			return
 		}
 	}
 	if t.hook {
 		if err := op.prepareHook(ctx, t); err != nil {
-			op.set(t, TaskFailed, "", err.Error())
+			op.failTask(ctx, t, err.Error())
 			return
 		}
+		// Remember that the create is sent: if its answer is lost and the
+		// operation is resumed, the hook found under this name is the one
+		// this operation created, to adopt rather than delete and create
+		// again (which would run it twice).
+		op.mu.Lock()
+		t.state.Name = t.obj.GetName()
+		op.mu.Unlock()
 		out, action, err := op.s.create(ctx, t, false)
 		if err != nil {
-			op.set(t, TaskFailed, "", fmt.Sprintf("create hook: %v", err))
+			op.failTask(ctx, t, fmt.Sprintf("create hook: %v", err))
 			return
 		}
 		op.recordWrite(t, out, action)
@@ -100,10 +107,23 @@ func (op *operation) write(ctx context.Context, t *task) {
 		}
 	}
 	if err != nil {
-		op.set(t, TaskFailed, "", err.Error())
+		op.failTask(ctx, t, err.Error())
 		return
 	}
 	op.recordWrite(t, out, action)
+}
+
+// failTask marks a task Failed, unless the operation's context ended: a
+// write cut short by a cancellation or a timeout did not fail, it was
+// interrupted, so the task stays Pending and the operation ends Running, to
+// be resumed from its State (the write is applied again; server-side apply
+// is idempotent, and a hook already created is adopted by name).
+func (op *operation) failTask(ctx context.Context, t *task, msg string) {
+	if ctx.Err() != nil {
+		op.set(t, TaskPending, "", "")
+		return
+	}
+	op.set(t, TaskFailed, "", msg)
 }
 
 // recordWrite notes what a write returned. A resource that is healthy (or
@@ -183,7 +203,7 @@ func (op *operation) afterCRDs(ctx context.Context, crds []*task) {
 			return conditionTrue(obj, "Established"), nil
 		})
 		if err != nil {
-			op.set(t, TaskFailed, "", fmt.Sprintf("CustomResourceDefinition not Established: %v", err))
+			op.failTask(ctx, t, fmt.Sprintf("CustomResourceDefinition not Established: %v", err))
 		}
 	}
 	op.s.mapper.Reset()
@@ -349,9 +369,15 @@ func (op *operation) createNamespace(ctx context.Context) error {
 }
 
 // prepareHook deletes the previous run of a BeforeHookCreation hook and
-// adds the finalizer that keeps the hook until its result is read.
+// adds the finalizer that keeps the hook until its result is read. A hook
+// whose create this operation already sent (a resumed operation whose
+// create's answer was lost) is not deleted: the object under its name is
+// this operation's own.
 func (op *operation) prepareHook(ctx context.Context, t *task) error {
-	if t.hookInfo.HasDeletePolicy(hooks.BeforeHookCreation) {
+	op.mu.Lock()
+	createSent := t.state.Name != "" && t.state.UID == ""
+	op.mu.Unlock()
+	if t.hookInfo.HasDeletePolicy(hooks.BeforeHookCreation) && !createSent {
 		rc := op.s.resourceFor(t.gvr, t.key.Namespace)
 		old, err := rc.Get(ctx, t.key.Name, metav1.GetOptions{})
 		switch {

@@ -149,6 +149,9 @@ type TaskState struct {
 	Status TaskStatus `json:"status"`
 	Action Action     `json:"action,omitempty"`
 	// Name is the object's name as created (hooks with a generateName).
+	// For a hook it is set before the create is sent: a Name without a UID
+	// means a create whose answer never came, and a resumed operation
+	// adopts the hook of that name instead of creating it again.
 	Name string `json:"name,omitempty"`
 	// UID of the object the task created or applied.
 	UID types.UID `json:"uid,omitempty"`

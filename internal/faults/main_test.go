@@ -2,11 +2,14 @@ package faults
 
 import (
 	"context"
+	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	gosync "sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/sync"
 	"github.com/kubegitops/gitops/testenv"
 )
 
@@ -117,6 +121,10 @@ type writes struct {
 	// method, resource path and status code; it runs on the request's
 	// goroutine, so it may block that request.
 	after func(method, path string, code int)
+	// lose, when set and true for a write, drops the write's response
+	// after the server answered it and returns a connection reset
+	// instead: a reply lost on the way back (the server did the write).
+	lose func(method, path string, code int) bool
 }
 
 // wrap installs w into cfg.
@@ -142,14 +150,18 @@ func (w *writes) RoundTrip(r *http.Request) (*http.Response, error) {
 		w.counts = map[string]int{}
 	}
 	w.counts[key]++
-	after := w.after
+	after, lose := w.after, w.lose
 	w.mu.Unlock()
+	code := 0
+	if resp != nil {
+		code = resp.StatusCode
+	}
 	if after != nil {
-		code := 0
-		if resp != nil {
-			code = resp.StatusCode
-		}
 		after(r.Method, resourcePath(r.URL.Path), code)
+	}
+	if lose != nil && err == nil && lose(r.Method, resourcePath(r.URL.Path), code) {
+		resp.Body.Close()
+		return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
 	}
 	return resp, err
 }
@@ -205,4 +217,19 @@ func (b *logBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return strings.Join(b.lines, "\n")
+}
+
+// roundTrip serialises a sync state as a host would store it, and reads it
+// back.
+func roundTrip(t *testing.T, st sync.State) sync.State {
+	t.Helper()
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out sync.State
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
