@@ -17,8 +17,9 @@ type RedisOptions struct {
 	Prefix string
 	// DefaultTTL applies when Set is given none. Default 24 h.
 	DefaultTTL time.Duration
-	// Timeout bounds each operation. Default 500 ms: a slow Redis must
-	// cost a miss, not a stalled render.
+	// Timeout bounds each operation, whatever the client's own timeouts
+	// and retries. Default 500 ms: a slow Redis must cost a miss, not a
+	// stalled render.
 	Timeout time.Duration
 	// Registerer receives the store's metrics when not nil; Name is the
 	// "store" label. Default "redis".
@@ -59,9 +60,12 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
 
 // Get implements Store. A failure is a miss with the error.
 func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	v, err := r.client.Get(ctx, r.opts.Prefix+key).Bytes()
+	var v []byte
+	err := r.bounded(ctx, func(ctx context.Context) error {
+		var err error
+		v, err = r.client.Get(ctx, r.opts.Prefix+key).Bytes()
+		return err
+	})
 	switch {
 	case errors.Is(err, redis.Nil):
 		r.metrics.miss()
@@ -80,9 +84,10 @@ func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 	if ttl <= 0 {
 		ttl = r.opts.DefaultTTL
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	if err := r.client.Set(ctx, r.opts.Prefix+key, value, ttl).Err(); err != nil {
+	err := r.bounded(ctx, func(ctx context.Context) error {
+		return r.client.Set(ctx, r.opts.Prefix+key, value, ttl).Err()
+	})
+	if err != nil {
 		r.metrics.fail()
 		return fmt.Errorf("redis store: set: %w", err)
 	}
@@ -91,11 +96,33 @@ func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 
 // Delete implements Store.
 func (r *Redis) Delete(ctx context.Context, key string) error {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	if err := r.client.Del(ctx, r.opts.Prefix+key).Err(); err != nil {
+	err := r.bounded(ctx, func(ctx context.Context) error {
+		return r.client.Del(ctx, r.opts.Prefix+key).Err()
+	})
+	if err != nil {
 		r.metrics.fail()
 		return fmt.Errorf("redis store: delete: %w", err)
 	}
 	return nil
+}
+
+// bounded runs op and returns within Timeout whatever the client does.
+// go-redis ignores a context's deadline while it reads a reply unless the
+// client was built with ContextTimeoutEnabled, and then retries: with a
+// default client, a Redis that accepts connections but never answers
+// (frozen, overloaded, behind a dead proxy) stalled every operation for
+// the client's read timeout times its retries (15 s), not Timeout. So op
+// runs on its own goroutine; past Timeout the caller gets the deadline
+// error and op ends in the background within the client's own timeouts.
+func (r *Redis) bounded(ctx context.Context, op func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- op(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
