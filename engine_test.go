@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"errors"
+	"github.com/kubegitops/gitops/render"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,5 +296,14 @@ func TestOfflineDestinationRendersWithoutACluster(t *testing.T) {
 	var unavailable *ClusterUnavailableError
 	if !errors.As(err, &unavailable) || unavailable.Cluster != "prod" {
 		t.Fatalf("refresh of an offline destination: %v", err)
+	}
+}
+
+func TestNewRefusesARendererForAnUnknownTool(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Clusters = []ClusterConfig{{Name: "offline"}}
+	opts.Renderers = map[render.Kind]render.Renderer{"cue": render.Tools{}}
+	if _, err := New(opts); err == nil || !strings.Contains(err.Error(), `"cue"`) {
+		t.Fatalf("New with a renderer for an unknown tool: %v", err)
 	}
 }

@@ -29,6 +29,12 @@ func (e *Engine) newRenderer() (render.Renderer, error) {
 		render.KindPlugin:    plugin.New(plugin.DefaultOptions()),
 	}
 	for k, r := range e.opts.Renderers {
+		if _, known := tools[k]; !known {
+			// Sources are matched to tools by their spec (helm, kustomize,
+			// directory, plugin) and their files; a new kind would never be
+			// picked, so refuse it rather than ignore it.
+			return nil, fmt.Errorf("gitops: Options.Renderers: unknown tool %q: a new kind of source is rendered through the plugin tool (render.KindPlugin, chosen by spec.source.plugin)", k)
+		}
 		tools[k] = r
 	}
 	st := e.opts.RenderStore
