@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 	var blocked *gitops.SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which.
-		before.Conditions = conditions(statusOf(u).Conditions, append(st.Conditions,
+		before.Conditions = conditions(statusOf(u).Conditions, append(slices.Clone(st.Conditions),
 			gitops.Condition{Type: gitops.ConditionSyncWindowBlocked, Message: blocked.Error()}), r.now())
 		return before, windowRecheck, false, nil
 	}
@@ -117,16 +118,20 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 	return synced, 0, true, nil
 }
 
-// sync runs op with the engine. It first writes base with the operation
-// Running, so that people see it, and returns base with the operation's
-// outcome (and a history entry after a successful, real sync).
+// sync runs op with the engine and returns base with the operation's
+// outcome (and a history entry after a successful, real sync). A requested
+// operation is first written as Running, so that people see it; an
+// automated one is not, so that a sync window that blocks it again and
+// again does not make the controller write twice each time.
 func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, base ApplicationStatus) (ApplicationStatus, sync.Result, error) {
 	sources := len(app.Spec.AllSources())
 	started := metav1.NewTime(r.now().Truncate(time.Second))
 	running := base
 	running.OperationState = &OperationState{Operation: op, Phase: string(sync.Running), Message: "syncing", StartedAt: started}
-	if err := r.writeStatus(ctx, u, running); err != nil {
-		return base, sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	if !op.InitiatedBy.Automated {
+		if err := r.writeStatus(ctx, u, running); err != nil {
+			return base, sync.Result{Phase: sync.Error, Message: err.Error()}, err
+		}
 	}
 	req := gitops.SyncRequest{Prune: op.Sync.Prune, DryRun: op.Sync.DryRun, SyncOptions: op.Sync.SyncOptions,
 		Manual: !op.InitiatedBy.Automated}
