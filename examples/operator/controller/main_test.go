@@ -75,7 +75,7 @@ func newClient(t *testing.T) client.Client {
 
 // newEngine returns an engine whose one cluster is the test cluster, with
 // its changes bridged to events.
-func newEngine(t *testing.T, events *controller.ClusterEvents) *gitops.Engine {
+func newEngine(t *testing.T, events *controller.ClusterEvents, tweak func(*gitops.Options)) *gitops.Engine {
 	t.Helper()
 	opts := gitops.DefaultOptions()
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: inCluster, Config: cluster.Config()}}
@@ -83,6 +83,9 @@ func newEngine(t *testing.T, events *controller.ClusterEvents) *gitops.Engine {
 		opts.NewClusterCache = events.NewClusterCache
 	}
 	opts.Sync.WaveTimeout = time.Minute
+	if tweak != nil {
+		tweak(&opts)
+	}
 	e, err := gitops.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -98,13 +101,13 @@ type operator struct {
 }
 
 // startOperator runs the operator for a namespace of its own until the test
-// ends, as main does.
-func startOperator(t *testing.T) *operator {
+// ends, as main does; tweak, when set, changes the engine's options.
+func startOperator(t *testing.T, tweak func(*gitops.Options)) *operator {
 	t.Helper()
 	c := newClient(t)
 	ns := cluster.TestNamespace(t)
 	events := controller.NewClusterEvents(ns)
-	engine := newEngine(t, events)
+	engine := newEngine(t, events, tweak)
 	mgr, err := manager.New(cluster.Config(), manager.Options{
 		Scheme:                 newScheme(t),
 		Logger:                 logr.Discard(),

@@ -55,7 +55,7 @@ func (o *operator) setGreeting(t *testing.T, ns, value string) {
 // sync is deployed, its status says Synced and Healthy with a row per
 // object, the sync is recorded, and drift is healed.
 func TestAutomatedAppIsSyncedAndSelfHealed(t *testing.T) {
-	o := startOperator(t)
+	o := startOperator(t, nil)
 	dest := cluster.TestNamespace(t)
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 	o.create(t, newApp(o.ns, appSpec{name: "auto", repo: repo, dest: dest, automated: true}))
@@ -109,7 +109,7 @@ func TestAutomatedAppIsSyncedAndSelfHealed(t *testing.T) {
 // nothing; a sync operation, as Argo CD writes it, syncs, is recorded in
 // operationState and history, and is removed.
 func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
-	o := startOperator(t)
+	o := startOperator(t, nil)
 	dest := cluster.TestNamespace(t)
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 	o.create(t, newApp(o.ns, appSpec{name: "manual", repo: repo, dest: dest}))
@@ -178,7 +178,7 @@ func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
 // change in the source after a refresh request (the annotation, which is
 // then removed); neither is synced without automation.
 func TestDriftAndSourceChangesAreReportedOutOfSync(t *testing.T) {
-	o := startOperator(t)
+	o := startOperator(t, nil)
 	dest := cluster.TestNamespace(t)
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 	o.create(t, newApp(o.ns, appSpec{name: "drift", repo: repo, dest: dest}))
@@ -227,7 +227,7 @@ data: {kept: "yes"}
 func TestDeletionWithFinalizerDeletesObjectsFirst(t *testing.T) {
 	for name, fin := range map[string]string{"foreground": controller.FinalizerForeground, "background": controller.FinalizerBackground} {
 		t.Run(name, func(t *testing.T) {
-			o := startOperator(t)
+			o := startOperator(t, nil)
 			dest := cluster.TestNamespace(t)
 			repo := repoDir(t, map[string]string{"app/web.yaml": webManifests, "app/kept.yaml": keptManifest})
 			o.create(t, newApp(o.ns, appSpec{name: "cascade", repo: repo, dest: dest, automated: true, finalizers: []string{fin}}))
@@ -253,7 +253,7 @@ func TestDeletionWithFinalizerDeletesObjectsFirst(t *testing.T) {
 // TestDeletionWithoutFinalizerKeepsObjects: without a resources finalizer,
 // deleting the Application leaves its objects.
 func TestDeletionWithoutFinalizerKeepsObjects(t *testing.T) {
-	o := startOperator(t)
+	o := startOperator(t, nil)
 	dest := cluster.TestNamespace(t)
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 	o.create(t, newApp(o.ns, appSpec{name: "orphan", repo: repo, dest: dest, automated: true}))
@@ -272,7 +272,7 @@ func TestDeletionWithoutFinalizerKeepsObjects(t *testing.T) {
 // TestBadApplicationsAreReported: a spec the engine refuses and a
 // destination it does not know are conditions on the status, not silence.
 func TestBadApplicationsAreReported(t *testing.T) {
-	o := startOperator(t)
+	o := startOperator(t, nil)
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 
 	both := newApp(o.ns, appSpec{name: "both", repo: repo, dest: "default"})

@@ -19,7 +19,7 @@ func TestReconcileWritesStatusOnlyWhenChanged(t *testing.T) {
 	c := newClient(t)
 	ns := cluster.TestNamespace(t)
 	opts := controller.DefaultOptions()
-	opts.Engine = newEngine(t, nil)
+	opts.Engine = newEngine(t, nil, nil)
 	r, err := controller.New(c, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,51 @@
+package controller_test
+
+import (
+	"testing"
+
+	"github.com/kubegitops/gitops"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestSyncWindowBlocksAutomatedButNotManualSync: an open deny window with
+// manualSync stops automated syncs (a SyncWindowBlocked condition, no
+// operation recorded, nothing applied) but lets a requested one through.
+func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
+	o := startOperator(t, func(opts *gitops.Options) {
+		opts.Projects = []gitops.Project{{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: gitops.ProjectSpec{
+			SourceRepos:              []string{"*"},
+			Destinations:             []gitops.ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
+			ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
+			SyncWindows:              []gitops.SyncWindow{{Kind: "deny", Schedule: "* * * * *", Duration: "1h", Applications: []string{"*"}, ManualSync: true}},
+		}}}
+	})
+	dest := cluster.TestNamespace(t)
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+	o.create(t, newApp(o.ns, appSpec{name: "frozen", repo: repo, dest: dest, automated: true}))
+	got := o.waitApp(t, "frozen", "SyncWindowBlocked", func(a observed) bool {
+		for _, c := range a.status.Conditions {
+			if c.Type == string(gitops.ConditionSyncWindowBlocked) {
+				return true
+			}
+		}
+		return false
+	})
+	if got.status.OperationState != nil || got.status.Sync.Status != "OutOfSync" {
+		t.Errorf("a blocked automated sync left: %s", got)
+	}
+	if _, err := o.configMap(t, dest, "settings"); !apierrors.IsNotFound(err) {
+		t.Errorf("a blocked automated sync applied the ConfigMap (err %v)", err)
+	}
+
+	o.patch(t, "frozen", map[string]any{"operation": map[string]any{"sync": map[string]any{}, "initiatedBy": map[string]any{"username": "oncall"}}})
+	got = o.waitApp(t, "frozen", "manual sync through the window", func(a observed) bool {
+		return a.obj.Object["operation"] == nil && a.status.OperationState != nil && a.status.OperationState.FinishedAt != nil
+	})
+	if got.status.OperationState.Phase != "Succeeded" {
+		t.Errorf("manual sync in a manualSync window: %s", got)
+	}
+	if _, err := o.configMap(t, dest, "settings"); err != nil {
+		t.Errorf("ConfigMap: %v", err)
+	}
+}
