@@ -253,7 +253,7 @@ func (h *harness) diffSection(ctx context.Context) ([]Row, error) {
 			a.Theirs, a.TheirName = fluxA, "Flux ssa Diff"
 		}
 		r.Measure = fmt.Sprintf("%s, %d in-sync Deployments", m.name, m.count)
-		a.Measure = m.name
+		a.Measure = m.name + ", allocations"
 		rows = append(rows, r, a)
 	}
 	return rows, nil

@@ -10,6 +10,9 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/kubegitops/gitops/testenv"
 )
 
@@ -101,6 +104,9 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		cfg.Log = io.Discard
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, format+"\n", args...) }
+	// controller-runtime (under Flux's ssa) complains on stderr, with a
+	// stack, when its process-wide logger was never set.
+	ctrllog.SetLogger(logr.Discard())
 	opts := testenv.DefaultOptions()
 	switch cfg.Cluster {
 	case "apiserver":

@@ -144,6 +144,14 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 		}
 	}
 
+	// paired returns the median over runs of Sync's time over c's.
+	paired := func(times map[string][]time.Duration, c string) float64 {
+		var rs []float64
+		for i := range times[c] {
+			rs = append(rs, times["Sync"][i].Seconds()/times[c][i].Seconds())
+		}
+		return median(rs)
+	}
 	n := h.cfg.SyncObjects
 	o1, o2 := medianDuration(first["Sync"]), medianDuration(again["Sync"])
 	ow := median(againWrites["Sync"])
@@ -161,8 +169,8 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 			label = "kubectl apply --server-side"
 		}
 		rows = append(rows,
-			Row{Section: "sync", Measure: fmt.Sprintf("first sync, %d objects", n), Ours: o1, Theirs: medianDuration(first[c.name]), TheirName: label, Unit: Seconds, Target: c.firstTarget},
-			Row{Section: "sync", Measure: fmt.Sprintf("resync, %d objects in sync", n), Ours: o2, Theirs: medianDuration(again[c.name]), TheirName: label, Unit: Seconds, Target: c.againTarget},
+			Row{Section: "sync", Measure: fmt.Sprintf("first sync, %d objects", n), Ours: o1, Theirs: medianDuration(first[c.name]), TheirName: label, Unit: Seconds, Target: c.firstTarget, PairedRatio: paired(first, c.name)},
+			Row{Section: "sync", Measure: fmt.Sprintf("resync, %d objects in sync", n), Ours: o2, Theirs: medianDuration(again[c.name]), TheirName: label, Unit: Seconds, Target: c.againTarget, PairedRatio: paired(again, c.name)},
 		)
 		if c.name != "kubectl" {
 			rows = append(rows, Row{Section: "sync", Measure: "writes sent by the resync", Ours: ow, Theirs: median(againWrites[c.name]), TheirName: label, Unit: Writes, Target: "0 (issue 8)"})

@@ -41,10 +41,18 @@ type Row struct {
 	Ref string
 	// Target is the target of an earlier issue or of baselines.md, if any.
 	Target string
+	// PairedRatio, when not zero, is the median of ours/theirs over runs
+	// measured back to back; it resists the noise of a shared machine
+	// better than the quotient of the two medians, and Ratio returns it.
+	PairedRatio float64
 }
 
-// Ratio is ours divided by theirs, or NaN when there is nothing to divide.
+// Ratio is ours divided by theirs (the median of paired ratios when there
+// is one), or NaN when there is nothing to divide.
 func (r Row) Ratio() float64 {
+	if r.PairedRatio != 0 {
+		return r.PairedRatio
+	}
 	if r.Theirs == 0 {
 		return math.NaN()
 	}
@@ -99,7 +107,7 @@ func format(v float64, u Unit) string {
 
 // PrintTable writes rows as a Markdown table, ready for BENCHMARKS.md.
 func PrintTable(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| section | measure | ours | theirs | alternative | ours/theirs | ours is | target |")
+	fmt.Fprintln(w, "| section | measure | ours | theirs | alternative | ours/theirs (median of pairs) | ours is | target |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		ratio := ""
