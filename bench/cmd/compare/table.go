@@ -73,6 +73,9 @@ func (r Row) Verdict() string {
 	if f < 1 {
 		f = 1 / f
 	}
+	if f < 1.005 {
+		return "same"
+	}
 	word := map[bool]string{true: "faster", false: "slower"}
 	switch r.Unit {
 	case AllocsPerObj, BytesPerObj, Writes:
