@@ -9,9 +9,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -95,7 +97,15 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			predicate.AnnotationChangedPredicate{},
 			lifecycleChanged(),
 		))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles})
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
+			// A failing app backs off exponentially, but never beyond one
+			// interval, as the engine's own run loop does.
+			RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
+				workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](100*time.Millisecond, r.opts.Interval),
+				&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+			),
+		})
 	if r.opts.Events != nil {
 		b = b.WatchesRawSource(r.opts.Events.source())
 	}
@@ -159,7 +169,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, prev ApplicationStatus, log logr.Logger) (reconcile.Result, error) {
 	st, refreshErr := r.opts.Engine.Refresh(ctx, app)
 	sources := len(app.Spec.AllSources())
-	next := refreshedStatus(prev, st, sources, r.now())
+	next := keepLastGood(prev, refreshedStatus(prev, st, sources, r.now()), st, refreshErr)
 	again := r.jitter()
 	if refreshErr == nil {
 		var wait time.Duration
@@ -202,7 +212,8 @@ func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, 
 // with a person editing the spec; u is updated from the response.
 func (r *Reconciler) writeStatus(ctx context.Context, u *unstructured.Unstructured, next ApplicationStatus) error {
 	prev := statusOf(u)
-	if sameStatus(prev, next) && prev.ReconciledAt != nil && r.now().Sub(prev.ReconciledAt.Time) < r.opts.Interval {
+	if sameStatus(prev, next) && prev.ReconciledAt != nil &&
+		((next.ReconciledAt != nil && prev.ReconciledAt.Equal(next.ReconciledAt)) || r.now().Sub(prev.ReconciledAt.Time) < r.opts.Interval) {
 		return nil
 	}
 	m, err := statusMap(next)
@@ -220,4 +231,28 @@ func (r *Reconciler) writeStatus(ctx context.Context, u *unstructured.Unstructur
 func (r *Reconciler) jitter() time.Duration {
 	iv := r.opts.Interval
 	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
+}
+
+// keepLastGood decides what a refresh's outcome means for the status, with
+// the rules of the engine's run loop:
+//   - a refresh that made its comparison (no error, or a refusal that still
+//     compared every object) is written as it is;
+//   - a destination cluster that is unavailable makes the app Unknown:
+//     nothing is known of its live state any more; so does a failure of an
+//     app that was never compared;
+//   - any other failure (the repository down, a render error) keeps the
+//     last status written (sync, health, resources, reconciledAt) with the
+//     failure as its conditions, so that people see both what was last
+//     known and why it is not fresh.
+func keepLastGood(prev, next ApplicationStatus, st gitops.Status, err error) ApplicationStatus {
+	var unavailable *gitops.ClusterUnavailableError
+	switch {
+	case err == nil || st.Resources != nil:
+		return next
+	case errors.As(err, &unavailable) || prev.ReconciledAt == nil || prev.Sync.Status == string(gitops.Unknown):
+		return next
+	}
+	kept := prev
+	kept.Conditions = next.Conditions
+	return kept
 }

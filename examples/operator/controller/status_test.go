@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,29 @@ func TestToApplicationNamesBadFields(t *testing.T) {
 	app, err := toApplication(u)
 	if err != nil || app.Name != "bad" || app.Spec.Destination.Namespace != "web" {
 		t.Errorf("app %+v, err %v", app, err)
+	}
+}
+
+func TestKeepLastGood(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	good := refreshedStatus(ApplicationStatus{}, gitops.Status{Sync: gitops.Synced, Health: health.Status{Code: health.Healthy}, Revision: "r1",
+		Resources: []gitops.ResourceStatus{{Key: resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "x"}, Status: gitops.Synced}}}, 1, t0)
+	failed := gitops.Status{Sync: gitops.Unknown, Health: health.Status{Code: health.Unknown},
+		Conditions: []gitops.Condition{{Type: gitops.ConditionComparisonError, Message: "repository down"}}}
+	next := refreshedStatus(good, failed, 1, t0.Add(time.Minute))
+
+	kept := keepLastGood(good, next, failed, errors.New("repository down"))
+	if kept.Sync.Status != "Synced" || kept.Sync.Revision != "r1" || len(kept.Resources) != 1 || !kept.ReconciledAt.Equal(good.ReconciledAt) {
+		t.Errorf("a failed refresh lost the last good status: %+v", kept)
+	}
+	if len(kept.Conditions) != 1 || kept.Conditions[0].Message != "repository down" {
+		t.Errorf("the failure is not reported: %+v", kept.Conditions)
+	}
+	gone := keepLastGood(good, next, failed, &gitops.ClusterUnavailableError{Cluster: "in-cluster", Err: errors.New("refused")})
+	if gone.Sync.Status != "Unknown" || len(gone.Resources) != 0 {
+		t.Errorf("an unavailable cluster kept the old status: %+v", gone)
+	}
+	if first := keepLastGood(ApplicationStatus{}, next, failed, errors.New("x")); first.Sync.Status != "Unknown" {
+		t.Errorf("an app never compared: %+v", first)
 	}
 }
