@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/kubegitops/gitops/cache"
@@ -263,4 +264,53 @@ func ClustersFromKubeconfig(path string, contexts ...string) ([]ClusterConfig, e
 		out = append(out, ClusterConfig{Name: n.Name, Server: n.Config.Host, Config: n.Config})
 	}
 	return out, nil
+}
+
+// String names the destination and how it authenticates, never a secret:
+// "cluster(east, https://10.0.0.1:6443, bearer token, redacted)".
+func (c ClusterConfig) String() string {
+	if c.Config == nil {
+		return fmt.Sprintf("cluster(%s, %s, offline)", c.Name, c.Server)
+	}
+	return fmt.Sprintf("cluster(%s, %s, %s, redacted)", c.Name, c.Server, authKind(c.Config))
+}
+
+// GoString implements fmt.GoStringer without secrets.
+func (c ClusterConfig) GoString() string { return c.String() }
+
+// Format implements fmt.Formatter: every verb prints String, so that no
+// verb (%+v, %#v) reaches the tokens and keys of Config.
+func (c ClusterConfig) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }
+
+// MarshalJSON encodes the name, the server URLs and the kind of
+// authentication, never a secret.
+func (c ClusterConfig) MarshalJSON() ([]byte, error) {
+	v := struct {
+		Name     string `json:"name"`
+		Server   string `json:"server"`
+		Host     string `json:"host,omitempty"`
+		Auth     string `json:"auth"`
+		Redacted bool   `json:"redacted"`
+	}{Name: c.Name, Server: c.Server, Auth: "offline", Redacted: true}
+	if c.Config != nil {
+		v.Host, v.Auth = c.Config.Host, authKind(c.Config)
+	}
+	return json.Marshal(v)
+}
+
+// authKind names how a client config authenticates.
+func authKind(cfg *rest.Config) string {
+	switch {
+	case cfg.BearerToken != "" || cfg.BearerTokenFile != "":
+		return "bearer token"
+	case len(cfg.KeyData) > 0 || cfg.KeyFile != "":
+		return "client certificate"
+	case cfg.Username != "" || cfg.Password != "":
+		return "basic"
+	case cfg.ExecProvider != nil:
+		return "exec plugin"
+	case cfg.AuthProvider != nil:
+		return "auth provider"
+	}
+	return "none"
 }

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -179,3 +180,22 @@ func (r *Registry) Close() {
 		c.Stop()
 	}
 }
+
+// String names the context and its server, never a secret.
+func (n NamedConfig) String() string {
+	host := ""
+	if n.Config != nil {
+		host = n.Config.Host
+	}
+	return fmt.Sprintf("context(%s, %s, redacted)", n.Name, host)
+}
+
+// GoString implements fmt.GoStringer without secrets.
+func (n NamedConfig) GoString() string { return n.String() }
+
+// Format implements fmt.Formatter: every verb prints String, so that no
+// verb reaches the tokens and keys of Config.
+func (n NamedConfig) Format(f fmt.State, _ rune) { fmt.Fprint(f, n.String()) }
+
+// MarshalJSON encodes String, never a secret.
+func (n NamedConfig) MarshalJSON() ([]byte, error) { return json.Marshal(n.String()) }

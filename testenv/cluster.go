@@ -335,3 +335,13 @@ func (c *Cluster) Stop() error {
 	}
 	return nil
 }
+
+// String names the cluster by its server URL, never its tokens.
+func (c *Cluster) String() string { return "testenv cluster at " + c.server }
+
+// GoString implements fmt.GoStringer without tokens.
+func (c *Cluster) GoString() string { return c.String() }
+
+// Format implements fmt.Formatter: every verb prints String, so that %+v
+// never reaches the admin and user tokens.
+func (c *Cluster) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }

@@ -6,9 +6,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -20,7 +23,7 @@ type Options struct {
 	// one during a rotation): the HMAC key for GitHub, Gitea, Gogs and
 	// Bitbucket, the X-Gitlab-Token for GitLab. Events from a provider
 	// without secrets are refused with 401.
-	Secrets map[Provider][]string
+	Secrets Secrets
 	// MaxBodyBytes caps the request body. Default 1 MiB.
 	MaxBodyBytes int64
 	// OnPush receives each hint of each verified push, on the request's
@@ -29,6 +32,31 @@ type Options struct {
 	// Logger receives rejected requests at V(1), without their content.
 	Logger logr.Logger
 }
+
+// Secrets are the webhook secrets of each provider. They never print or
+// marshal: String, GoString, Format and MarshalJSON name the providers and
+// how many secrets each has.
+type Secrets map[Provider][]string
+
+// String lists the providers and their secret counts, sorted, never a
+// secret: "webhook secrets(github: 2, gitlab: 1)".
+func (s Secrets) String() string {
+	parts := make([]string, 0, len(s))
+	for p, list := range s {
+		parts = append(parts, fmt.Sprintf("%s: %d", p, len(list)))
+	}
+	sort.Strings(parts)
+	return "webhook secrets(" + strings.Join(parts, ", ") + ")"
+}
+
+// GoString implements fmt.GoStringer without secrets.
+func (s Secrets) GoString() string { return s.String() }
+
+// Format implements fmt.Formatter: every verb prints String.
+func (s Secrets) Format(f fmt.State, _ rune) { fmt.Fprint(f, s.String()) }
+
+// MarshalJSON encodes String, never a secret.
+func (s Secrets) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
 
 // DefaultOptions returns a 1 MiB body cap and a discarding logger.
 func DefaultOptions() Options {
