@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,6 +56,11 @@ func isTransient(err error) bool {
 		return true
 	}
 	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) {
+		return true
+	}
+	// A request written to a connection the API server closed as it died
+	// fails with a broken pipe, which none of the above recognise.
+	if errors.Is(err, syscall.EPIPE) {
 		return true
 	}
 	var netErr interface{ Timeout() bool }

@@ -189,20 +189,22 @@ func (op *operation) waitGone(ctx context.Context, t *task) error {
 // afterCRDs waits until the CRDs just applied are Established and refreshes
 // the REST mapper, so that their custom resources can be applied next.
 func (op *operation) afterCRDs(ctx context.Context, crds []*task) {
-	ctx, cancel := context.WithTimeout(ctx, op.s.opts.WaveTimeout)
+	waveCtx, cancel := context.WithTimeout(ctx, op.s.opts.WaveTimeout)
 	defer cancel()
 	for _, t := range crds {
 		if t.state.Status == TaskFailed {
 			continue
 		}
-		err := pollUntil(ctx, op.s.opts.PollInterval, func() (bool, error) {
-			obj, err := op.s.resourceFor(t.gvr, "").Get(ctx, t.key.Name, metav1.GetOptions{})
+		err := pollUntil(waveCtx, op.s.opts.PollInterval, func() (bool, error) {
+			obj, err := op.s.resourceFor(t.gvr, "").Get(waveCtx, t.key.Name, metav1.GetOptions{})
 			if err != nil {
 				return false, nil
 			}
 			return conditionTrue(obj, "Established"), nil
 		})
 		if err != nil {
+			// The operation's own end is an interruption; the wave
+			// timeout is a failure.
 			op.failTask(ctx, t, fmt.Sprintf("CustomResourceDefinition not Established: %v", err))
 		}
 	}

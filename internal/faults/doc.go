@@ -17,9 +17,13 @@
 //     shared render cache dies or freezes; renders still succeed within a
 //     bound, the failure is counted, and the cache is used again once Redis
 //     is back.
-//   - TestContextCancelledMidSyncResumes: the host's context ends between
-//     two waves of an engine sync; the sync resumes from its State without
-//     writing the finished waves again or running a hook twice.
+//   - TestContextCancelledMidSyncResumes: the host's context ends in the
+//     middle of a wave of an engine sync, with applies in flight; the sync
+//     ends Running and resumes from its State without writing the finished
+//     waves again or running a hook twice.
+//   - TestContextCancelledDuringHookCreation: the API server creates a hook
+//     but its answer is lost and the context ends; the resumed sync adopts
+//     that hook instead of creating it a second time.
 //
 // The package starts its own local cluster (testenv.RunMain in TestMain)
 // because some of these tests stop the API server, which must not disturb
