@@ -26,6 +26,8 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	var cf clusterFlags
 	cf.register(fs)
+	var so scaleOutFlags
+	so.register(fs)
 	appsPath := fs.String("apps", "", "file or folder of Applications to manage")
 	interval := fs.Duration("interval", 3*time.Minute, "how often each app is refreshed without other reason")
 	hookAddr := fs.String("webhook-addr", "", "serve the push webhook at this address (path /api/webhook); off when empty")
@@ -48,6 +50,11 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	opts := engineOptions(cfg, stderrLogger(stderr, cf.verbose))
 	opts.Interval = *interval
 	opts.Notify = notes.Notify
+	closeScaleOut, err := so.apply(cfg, &opts)
+	defer closeScaleOut()
+	if err != nil {
+		return fail(stderr, "agent", err)
+	}
 	engine, err := gitops.New(opts)
 	if err != nil {
 		return fail(stderr, "agent", err)
@@ -78,7 +85,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for i, a := range apps {
 		names[i] = a.Name
 	}
-	fmt.Fprintf(stdout, "managing %d application(s): %s (Ctrl-C to stop)\n", len(apps), strings.Join(names, ", "))
+	fmt.Fprintf(stdout, "managing %d application(s)%s: %s (Ctrl-C to stop)\n", len(apps), so.describe(opts), strings.Join(names, ", "))
 	runErr := engine.Run(ctx, derefApps(apps))
 	fmt.Fprintln(stdout, "stopping...")
 	if srv != nil {
