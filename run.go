@@ -285,9 +285,7 @@ func (r *runner) latestRevision(ctx context.Context, app *Application) func() st
 			if r.e.opts.Credentials != nil {
 				repo.Credentials = r.e.opts.Credentials(src.RepoURL)
 			}
-			if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
-				inv.Invalidate(repo)
-			}
+			r.e.Invalidate(src.RepoURL)
 			rev, err := s.Resolve(ctx, repo, src.TargetRevision)
 			if err != nil {
 				return ""
@@ -360,11 +358,7 @@ func (e *Engine) Hint(repoURL string) {
 		for _, src := range st.app.Spec.AllSources() {
 			if source.RepositoryKey(src.RepoURL) == key {
 				names = append(names, name)
-				if s, err := e.sourceFor(src.RepoURL); err == nil {
-					if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
-						inv.Invalidate(source.Repository{URL: src.RepoURL})
-					}
-				}
+				e.Invalidate(src.RepoURL)
 				break
 			}
 		}
@@ -372,6 +366,20 @@ func (e *Engine) Hint(repoURL string) {
 	r.mu.Unlock()
 	for _, n := range names {
 		r.queue.Add(n)
+	}
+}
+
+// Invalidate forgets what the engine knows of a repository's branches and
+// tags, so that the next refresh of its apps resolves them again (Argo
+// CD's hard refresh; rendered manifests stay cached, by content). Hint
+// does this for a running engine and also queues the apps.
+func (e *Engine) Invalidate(repoURL string) {
+	s, err := e.sourceFor(repoURL)
+	if err != nil {
+		return
+	}
+	if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
+		inv.Invalidate(source.Repository{URL: repoURL})
 	}
 }
 
