@@ -179,26 +179,34 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	return r.jitter(), false
 }
 
-// keepLastGood decides what a refresh's outcome means for the recorded
-// status, with these rules:
-//   - a refresh that made its comparison (no error, or a refusal that still
-//     compared every object) is recorded as it is, and becomes the last
-//     good status;
-//   - a destination cluster that is unavailable makes the app Unknown:
-//     nothing is known of its live state any more;
+// KeepsLastGood reports whether a refresh's outcome should leave an app's
+// last good status in place rather than replace it. The rules, which Run
+// follows and hosts with their own loop (the operator example) can share:
+//   - a refresh that made its comparison (no error, or a refusal that
+//     still compared every object: st.Resources is set) replaces it;
+//   - a destination cluster that is unavailable (ClusterUnavailableError)
+//     replaces it with Unknown: nothing is known of the live state any
+//     more;
 //   - any other failure (the repository down or hung, a render error)
-//     keeps the last good status, sync, health, revision, resources and
-//     the time it was made, with the failure as its conditions, so a
-//     host sees both what was last known and why it is not fresh.
+//     keeps it, with the failure's conditions in place of its own, so a
+//     host shows both what was last known and why it is not fresh.
+func KeepsLastGood(st Status, err error) bool {
+	var unavailable *ClusterUnavailableError
+	return err != nil && st.Resources == nil && !errors.As(err, &unavailable)
+}
+
+// keepLastGood applies KeepsLastGood to an app of Run: the status to
+// record, from the one refresh returned and the last good one.
 func (r *runner) keepLastGood(st *appState, status Status, err error) Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var unavailable *ClusterUnavailableError
-	switch {
-	case err == nil || status.Resources != nil:
-		st.good, st.hasGood = status, true
+	if !KeepsLastGood(status, err) {
+		if err == nil || status.Resources != nil {
+			st.good, st.hasGood = status, true
+		}
 		return status
-	case errors.As(err, &unavailable) || !st.hasGood:
+	}
+	if !st.hasGood {
 		return status
 	}
 	kept := st.good

@@ -23,8 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// AnnotationRefresh asks for a refresh now (Argo CD's annotation; "normal"
-// or "hard"); the controller removes it once the refresh is done.
+// AnnotationRefresh asks for a refresh now (Argo CD's annotation; "normal",
+// or "hard" to resolve branches and tags again at once); the controller
+// removes it once the refresh is done.
 const AnnotationRefresh = "argocd.argoproj.io/refresh"
 
 // Options configure a Reconciler. Start from DefaultOptions.
@@ -167,6 +168,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // refresh compares the app with Git and the cluster, syncs it when its
 // automated policy says so, and writes the status.
 func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, prev ApplicationStatus, log logr.Logger) (reconcile.Result, error) {
+	if u.GetAnnotations()[AnnotationRefresh] == "hard" {
+		// Resolve branches and tags again now rather than from the
+		// engine's short-lived cache (rendered output stays cached by
+		// content).
+		for _, src := range app.Spec.AllSources() {
+			r.opts.Engine.Invalidate(src.RepoURL)
+		}
+	}
 	st, refreshErr := r.opts.Engine.Refresh(ctx, app)
 	sources := len(app.Spec.AllSources())
 	next := keepLastGood(prev, refreshedStatus(prev, st, sources, r.now()), st, refreshErr)
@@ -233,23 +242,13 @@ func (r *Reconciler) jitter() time.Duration {
 	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
 }
 
-// keepLastGood decides what a refresh's outcome means for the status, with
-// the rules of the engine's run loop:
-//   - a refresh that made its comparison (no error, or a refusal that still
-//     compared every object) is written as it is;
-//   - a destination cluster that is unavailable makes the app Unknown:
-//     nothing is known of its live state any more; so does a failure of an
-//     app that was never compared;
-//   - any other failure (the repository down, a render error) keeps the
-//     last status written (sync, health, resources, reconciledAt) with the
-//     failure as its conditions, so that people see both what was last
-//     known and why it is not fresh.
+// keepLastGood applies gitops.KeepsLastGood (the engine's run loop rules)
+// to the written status: a failure that says nothing of the live state
+// keeps the last status written (sync, health, resources, reconciledAt)
+// with the failure as its conditions; an app never compared has nothing
+// to keep.
 func keepLastGood(prev, next ApplicationStatus, st gitops.Status, err error) ApplicationStatus {
-	var unavailable *gitops.ClusterUnavailableError
-	switch {
-	case err == nil || st.Resources != nil:
-		return next
-	case errors.As(err, &unavailable) || prev.ReconciledAt == nil || prev.Sync.Status == string(gitops.Unknown):
+	if !gitops.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(gitops.Unknown) {
 		return next
 	}
 	kept := prev
