@@ -135,7 +135,12 @@ func TestAPIServerKilledDuringSync(t *testing.T) {
 			go func() { restarted <- cluster.StartAPIServer(context.Background()) }()
 		})
 	}
-	e := newEngine(t, w.wrap(cluster.Config()), nil)
+	start := time.Now()
+	e := newEngine(t, w.wrap(cluster.Config()), func(o *gitops.Options) {
+		o.Sync.OnProgress = func(p sync.Progress) {
+			t.Logf("%s: %s wave %d done", time.Since(start).Round(time.Millisecond), p.Phase, p.Wave)
+		}
+	})
 	app := newApp(ns, dir, ns)
 
 	type outcome struct {
@@ -143,7 +148,6 @@ func TestAPIServerKilledDuringSync(t *testing.T) {
 		err error
 	}
 	done := make(chan outcome, 1)
-	start := time.Now()
 	go func() {
 		res, err := e.Sync(context.Background(), app, gitops.SyncRequest{})
 		done <- outcome{res, err}
