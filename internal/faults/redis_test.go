@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/redistest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,7 +101,7 @@ const missBound = 3*storeTimeout + time.Second
 // Redis comes back (empty, on the same address) and is used again: what
 // one replica renders, another finds there.
 func TestRedisDownRendersStillWork(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	tree := appTree("a", "b", "c")
 	one, two := newReplica(t, srv.Addr), newReplica(t, srv.Addr)
 
@@ -110,7 +111,7 @@ func TestRedisDownRendersStillWork(t *testing.T) {
 		t.Fatalf("replica two rendered %d times; want its first render served from Redis", n)
 	}
 
-	srv.kill()
+	srv.Stop()
 	two.renderTimed(t, tree, "a", storeTimeout) // its memory tier
 	two.renderTimed(t, tree, "b", missBound)    // rendered
 	if n := two.renderer.renders.Load(); n != 1 {
@@ -126,7 +127,7 @@ func TestRedisDownRendersStillWork(t *testing.T) {
 		t.Errorf("no store failure logged:\n%s", two.logs)
 	}
 
-	srv.start()
+	srv.Restart()
 	// The client reconnects by itself; the first write after the restart
 	// may still meet a dead pooled connection, so wait for one that lands.
 	three := newReplica(t, srv.Addr)
@@ -156,18 +157,18 @@ func (r *replica) renderFresh(t *testing.T, tree fstest.MapFS, app string) {
 // wait for the client's own read timeouts and retries; and they work again
 // once Redis thaws.
 func TestRedisHungRendersStillWork(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	tree := appTree("a", "b", "c")
 	r := newReplica(t, srv.Addr)
 	r.renderTimed(t, tree, "a", missBound)
 
-	srv.freeze()
+	srv.Freeze()
 	r.renderTimed(t, tree, "a", storeTimeout) // its memory tier
 	r.renderTimed(t, tree, "b", missBound)
 	if n := counter(t, r.reg, "gitops_render_store_errors_total"); n == 0 {
 		t.Error("render store errors not counted with Redis frozen")
 	}
-	srv.thaw()
+	srv.Thaw()
 	other := newReplica(t, srv.Addr)
 	waitFor(t, 10*time.Second, "Redis used again after it thawed", func() bool {
 		before := other.renderer.renders.Load()
