@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	gosync "sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +22,11 @@ type RedisOptions struct {
 	// and retries. Default 500 ms: a slow Redis must cost a miss, not a
 	// stalled render.
 	Timeout time.Duration
+	// Cooldown is how long the store stops asking a Redis that failed:
+	// every operation in that time fails at once (a Get is a miss), then
+	// one operation tries Redis again. Default 5 s: a frozen Redis costs
+	// one Timeout per Cooldown, not one per operation.
+	Cooldown time.Duration
 	// Registerer receives the store's metrics when not nil; Name is the
 	// "store" label. Default "redis".
 	Registerer prometheus.Registerer
@@ -29,14 +35,21 @@ type RedisOptions struct {
 
 // DefaultRedisOptions returns the defaults described on RedisOptions.
 func DefaultRedisOptions() RedisOptions {
-	return RedisOptions{Prefix: "gitops:", DefaultTTL: 24 * time.Hour, Timeout: 500 * time.Millisecond, Name: "redis"}
+	return RedisOptions{Prefix: "gitops:", DefaultTTL: 24 * time.Hour, Timeout: 500 * time.Millisecond, Cooldown: 5 * time.Second, Name: "redis"}
 }
+
+// ErrRedisCoolingDown is returned, wrapped, by operations of a Redis store
+// that stopped asking its server after a failure (RedisOptions.Cooldown).
+var ErrRedisCoolingDown = errors.New("redis store: not asking the server for a while after a failure")
 
 // Redis is a Store in a Redis server.
 type Redis struct {
 	client  redis.UniversalClient
 	opts    RedisOptions
 	metrics *metrics
+
+	mu        gosync.Mutex
+	openUntil time.Time // operations fail at once until then
 }
 
 // NewRedis returns a Redis store over client (a *redis.Client,
@@ -51,6 +64,9 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = d.Timeout
+	}
+	if opts.Cooldown <= 0 {
+		opts.Cooldown = d.Cooldown
 	}
 	if opts.Name == "" {
 		opts.Name = d.Name
@@ -114,15 +130,33 @@ func (r *Redis) Delete(ctx context.Context, key string) error {
 // the client's read timeout times its retries (15 s), not Timeout. So op
 // runs on its own goroutine; past Timeout the caller gets the deadline
 // error and op ends in the background within the client's own timeouts.
+//
+// After a failure the store cools down: for Cooldown every operation fails
+// at once with ErrRedisCoolingDown, so a dead or frozen Redis costs one
+// Timeout per Cooldown instead of one per operation (and background
+// operations cannot pile up).
 func (r *Redis) bounded(ctx context.Context, op func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	r.mu.Lock()
+	cooling := time.Now().Before(r.openUntil)
+	r.mu.Unlock()
+	if cooling {
+		return ErrRedisCoolingDown
+	}
+	octx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- op(ctx) }()
+	go func() { done <- op(octx) }()
+	var err error
 	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
+	case err = <-done:
+	case <-octx.Done():
+		err = octx.Err()
 	}
+	if err != nil && !errors.Is(err, redis.Nil) && ctx.Err() == nil {
+		// The server failed, not the caller: stop asking it for a while.
+		r.mu.Lock()
+		r.openUntil = time.Now().Add(r.opts.Cooldown)
+		r.mu.Unlock()
+	}
+	return err
 }

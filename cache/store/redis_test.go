@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 func TestRedisGetSetTTLDelete(t *testing.T) {
@@ -84,5 +86,42 @@ func TestTieredFillsNearFromFar(t *testing.T) {
 	}
 	if _, ok, _ := near.Get(ctx, "k"); !ok {
 		t.Fatal("Tiered.Get did not copy the far entry into the near store")
+	}
+}
+
+// A frozen Redis costs one Timeout per Cooldown: the operations after the
+// first failure fail at once, and once the server answers again (after
+// the cooldown) the store uses it again.
+func TestRedisCoolsDownAfterAFailure(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer client.Close()
+	r := NewRedis(client, RedisOptions{Timeout: 200 * time.Millisecond, Cooldown: 400 * time.Millisecond})
+	if err := r.Set(ctx, "k", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	srv.Freeze()
+	if _, ok, err := r.Get(ctx, "k"); ok || err == nil {
+		t.Fatalf("frozen: ok %v err %v", ok, err)
+	}
+	start := time.Now()
+	for i := 0; i < 20; i++ {
+		if _, _, err := r.Get(ctx, "k"); !errors.Is(err, ErrRedisCoolingDown) {
+			t.Fatalf("get %d while cooling down: %v", i, err)
+		}
+	}
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Fatalf("20 gets while cooling down took %v; they must not wait for the server", d)
+	}
+	srv.Thaw()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		v, ok, err := r.Get(ctx, "k")
+		last = err
+		return ok && string(v) == "v", nil
+	})
+	if err != nil {
+		t.Fatalf("the store never used Redis again: %v", last)
 	}
 }
