@@ -18,6 +18,9 @@ var (
 	// ErrURLNotAllowed: the repository URL, or an address it resolves to,
 	// is refused by the URLPolicy.
 	ErrURLNotAllowed = errors.New("url not allowed by policy")
+	// ErrUnavailable: the server could not be reached (connection refused
+	// or reset, no route, unknown host).
+	ErrUnavailable = errors.New("server unavailable")
 	// ErrTimeout: a network operation did not finish within its timeout.
 	ErrTimeout = errors.New("timed out")
 	// ErrAuthentication: the server refused the credentials (or asked for

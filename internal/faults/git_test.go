@@ -201,7 +201,9 @@ func TestGitServerDown(t *testing.T) {
 	if err := gs.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f.checkFailure(t, func(err error) bool { return strings.Contains(err.Error(), "connection refused") }, "connection refused")
+	f.checkFailure(t, func(err error) bool {
+		return errors.Is(err, source.ErrUnavailable) && strings.Contains(err.Error(), "connection refused")
+	}, "source.ErrUnavailable (connection refused)")
 	f.checkKeptStatus(t)
 }
 

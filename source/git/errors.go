@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -36,8 +37,19 @@ func classify(e endpoint, err error) error {
 		return fmt.Errorf("remote repository is empty: %w", source.ErrRevisionNotFound)
 	case errors.As(err, &herr):
 		return fmt.Errorf("unexpected HTTP status %d", herr.StatusCode())
+	case unreachable(err):
+		return &redactedError{msg: e.redact(err.Error()), cause: source.ErrUnavailable}
 	}
 	return errors.New(e.redact(err.Error()))
+}
+
+// unreachable reports errors of reaching the server: refused or reset
+// connections, no route, a name that does not resolve.
+func unreachable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.As(err, &op) || errors.As(err, &dns) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EHOSTUNREACH)
 }
 
 // unwrapPlumbing strips go-git's error wrappers, which do not implement
@@ -75,7 +87,7 @@ func classifyKeep(e endpoint, err error) error {
 		return errTimeout
 	}
 	for _, s := range []error{source.ErrURLNotAllowed, source.ErrRevisionNotFound, source.ErrAmbiguousRevision,
-		source.ErrAuthentication, source.ErrTimeout, source.ErrRepositoryNotFound, source.ErrInvalidRepository} {
+		source.ErrAuthentication, source.ErrTimeout, source.ErrRepositoryNotFound, source.ErrInvalidRepository, source.ErrUnavailable} {
 		if errors.Is(err, s) {
 			return &redactedError{msg: e.redact(err.Error()), cause: s}
 		}
