@@ -77,3 +77,13 @@ func TestAssignWithoutMembers(t *testing.T) {
 		t.Fatalf("assigned without members: %v", a)
 	}
 }
+
+// BenchmarkAssign10kAppsOver10Replicas is what every replica pays on each
+// change of members (and each reshard) for a large fleet.
+func BenchmarkAssign10kAppsOver10Replicas(b *testing.B) {
+	keys, members := names("app", 10000), names("replica", 10)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		Assign(keys, members, DefaultRingOptions())
+	}
+}
