@@ -36,15 +36,18 @@ func gvrOf(o *unstructured.Unstructured) (schema.GroupVersionResource, error) {
 	return schema.GroupVersionResource{}, fmt.Errorf("%s %s: kind not handled by the harness", o.GetKind(), o.GetName())
 }
 
-// writeCounter counts the requests that write (POST, PUT, PATCH, DELETE
-// without dryRun=All) sent through a client.
+// writeCounter counts the requests sent through a client, and among them
+// those that write (POST, PUT, PATCH, DELETE without dryRun=All).
 type writeCounter struct {
-	next   http.RoundTripper
-	writes atomic.Int64
+	next     http.RoundTripper
+	writes   atomic.Int64
+	requests atomic.Int64
 }
 
-// RoundTrip counts the request if it writes and passes it on.
+// RoundTrip counts the request (and, if it writes, the write) and passes
+// it on.
 func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	w.requests.Add(1)
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 		if !strings.Contains(r.URL.RawQuery, "dryRun=All") {
@@ -59,6 +62,13 @@ func (w *writeCounter) count() int64 {
 		return 0
 	}
 	return w.writes.Load()
+}
+
+func (w *writeCounter) requestCount() int64 {
+	if w == nil {
+		return 0
+	}
+	return w.requests.Load()
 }
 
 // restConfig returns the cluster's admin config with no client-side rate

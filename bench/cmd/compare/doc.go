@@ -16,10 +16,12 @@
 //   - sync: first sync and resync of ConfigMaps and Deployments into fresh
 //     namespaces with sync.Syncer, against the floor (plain parallel
 //     server-side apply patches from client-go), `kubectl apply
-//     --server-side` and Flux's ssa ResourceManager.ApplyAllStaged; writes
-//     sent by each Go client are counted.
-//   - helm: in-process Helm rendering (uncached and cached) against the
-//     `helm template` binary built from the same Helm module.
+//     --server-side` and Flux's ssa ResourceManager.ApplyAllStaged; the
+//     requests and writes each Go client sends are counted.
+//   - helm: Helm rendering in a fresh process (this program re-executed to
+//     render once), in a running process without and with the render
+//     cache, each against the `helm template` binary built from the same
+//     Helm module.
 //   - git: a depth-1 fetch with source/git against `git clone --depth 1`
 //     and `git fetch --depth 1` from the same `git http-backend`.
 //

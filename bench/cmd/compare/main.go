@@ -63,6 +63,9 @@ func DefaultConfig() Config {
 }
 
 func main() {
+	if dir := os.Getenv(helmOnceEnv); dir != "" {
+		os.Exit(helmOnce(dir))
+	}
 	cfg := DefaultConfig()
 	flag.StringVar(&cfg.Only, "only", "", "comma-separated sections to run: diff,cache,sync,helm,git (default all)")
 	flag.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "runs of each measurement; the median is reported")

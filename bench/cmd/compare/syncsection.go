@@ -107,6 +107,7 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 	first := map[string][]time.Duration{}
 	again := map[string][]time.Duration{}
 	againWrites := map[string][]float64{}
+	firstRequests := map[string][]float64{}
 	var namespaces []string
 	defer func() { deleteNamespaces(dyn, namespaces) }()
 	for rep := range h.cfg.Repeat {
@@ -121,11 +122,15 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 			if err != nil {
 				return nil, err
 			}
+			reqBefore := c.writes.requestCount()
 			start := time.Now()
 			if err := c.apply(ctx, ns, objs); err != nil {
 				return nil, fmt.Errorf("%s, first sync: %w", c.name, err)
 			}
 			d1 := time.Since(start)
+			if c.writes != nil {
+				firstRequests[c.name] = append(firstRequests[c.name], float64(c.writes.requestCount()-reqBefore))
+			}
 			before := c.writes.count()
 			start = time.Now()
 			if err := c.apply(ctx, ns, objs); err != nil {
@@ -173,7 +178,9 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 			Row{Section: "sync", Measure: fmt.Sprintf("resync, %d objects in sync", n), Ours: o2, Theirs: medianDuration(again[c.name]), TheirName: label, Unit: Seconds, Target: c.againTarget, PairedRatio: paired(again, c.name)},
 		)
 		if c.name != "kubectl" {
-			rows = append(rows, Row{Section: "sync", Measure: "writes sent by the resync", Ours: ow, Theirs: median(againWrites[c.name]), TheirName: label, Unit: Writes, Target: "0 (issue 8)"})
+			rows = append(rows,
+				Row{Section: "sync", Measure: "requests sent by the first sync", Ours: median(firstRequests["Sync"]), Theirs: median(firstRequests[c.name]), TheirName: label, Unit: Requests},
+				Row{Section: "sync", Measure: "writes sent by the resync", Ours: ow, Theirs: median(againWrites[c.name]), TheirName: label, Unit: Writes, Target: "0 (issue 8)"})
 		}
 	}
 	return rows, nil

@@ -21,6 +21,7 @@ const (
 	AllocsPerObj Unit = "allocs/object"
 	BytesPerObj  Unit = "B/object"
 	Writes       Unit = "writes"
+	Requests     Unit = "requests"
 )
 
 // higherIsBetter reports whether a bigger figure is a better one.
@@ -78,7 +79,7 @@ func (r Row) Verdict() string {
 	}
 	word := map[bool]string{true: "faster", false: "slower"}
 	switch r.Unit {
-	case AllocsPerObj, BytesPerObj, Writes:
+	case AllocsPerObj, BytesPerObj, Writes, Requests:
 		word = map[bool]string{true: "fewer", false: "more"}
 	}
 	return fmt.Sprintf("%.2fx %s", f, word[better])
@@ -102,7 +103,7 @@ func format(v float64, u Unit) string {
 		return fmt.Sprintf("%.0f allocs", v)
 	case BytesPerObj:
 		return fmt.Sprintf("%.0f B", v)
-	case Writes:
+	case Writes, Requests:
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%g %s", v, u)
