@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -38,6 +39,12 @@ type Options struct {
 	// use "*" (or Argo's "_") as a wildcard in the group or the kind, for
 	// example "*.crossplane.io/*". An override wins over every built-in.
 	Overrides map[string]string
+	// Checks are host-supplied Go checks by group and kind, for custom
+	// resources whose health a script cannot judge well. A Go check wins
+	// over every script and built-in, but never sees an object being
+	// deleted (that one is Progressing, "Pending deletion"). It runs with
+	// no time limit: it must not block.
+	Checks map[schema.GroupKind]CheckerFunc
 	// DisableBuiltinScripts leaves out the Lua scripts shipped with this
 	// package (BuiltinScripts). Default false: they are used.
 	DisableBuiltinScripts bool
@@ -58,12 +65,13 @@ func DefaultOptions() Options { return Options{Lua: DefaultLuaOptions()} }
 //
 //  1. metadata.deletionTimestamp set (and not a hook held by
 //     HookFinalizer): Progressing "Pending deletion";
-//  2. an override script for the exact group/Kind;
-//  3. an override script whose wildcard key matches;
-//  4. a shipped script for the exact group/Kind;
-//  5. a shipped wildcard script;
-//  6. the built-in Go check for the kind (BuiltinKinds);
-//  7. GenericHealth, unless disabled.
+//  2. the host's Go check for the kind (Options.Checks);
+//  3. an override script for the exact group/Kind;
+//  4. an override script whose wildcard key matches;
+//  5. a shipped script for the exact group/Kind;
+//  6. a shipped wildcard script;
+//  7. the built-in Go check for the kind (BuiltinKinds);
+//  8. GenericHealth, unless disabled.
 //
 // A DefaultChecker is safe for concurrent use.
 //
@@ -77,6 +85,7 @@ type DefaultChecker struct {
 	overrideExact, shippedExact map[string]*LuaScript
 	overrideWild, shippedWild   []wildcardScript // sorted by specificity
 	builtin                     map[schema.GroupKind]checkFunc
+	hostChecks                  map[schema.GroupKind]CheckerFunc
 	generic                     bool
 	// resolved caches scriptFor per kind (a *LuaScript, nil for none):
 	// the tiers never change after NewChecker, and matching wildcards on
@@ -98,6 +107,7 @@ func NewChecker(opts Options) (*DefaultChecker, error) {
 		overrideExact: map[string]*LuaScript{},
 		shippedExact:  map[string]*LuaScript{},
 		builtin:       builtinChecks(),
+		hostChecks:    maps.Clone(opts.Checks),
 		generic:       !opts.DisableGeneric,
 	}
 	keys := make([]string, 0, len(opts.Overrides))
@@ -163,6 +173,14 @@ func (c *DefaultChecker) CheckContext(ctx context.Context, obj *unstructured.Uns
 		return &Status{Code: Progressing, Message: "Pending deletion"}, nil
 	}
 	gk := resource.GroupKindOf(obj)
+	if check, ok := c.hostChecks[gk]; ok {
+		st, err := check(obj)
+		if err != nil {
+			err = fmt.Errorf("%s: health: %w", resource.KeyOf(obj), err)
+			return &Status{Code: Unknown, Message: err.Error()}, err
+		}
+		return st, nil
+	}
 	if script := c.scriptFor(gk); script != nil {
 		st, err := c.lua.Run(ctx, script, obj)
 		if err != nil {
@@ -183,6 +201,9 @@ func (c *DefaultChecker) CheckContext(ctx context.Context, obj *unstructured.Uns
 // ScriptFor returns the name of the Lua script that judges objects of gk,
 // or "" when a Go check or the generic fallback does.
 func (c *DefaultChecker) ScriptFor(gk schema.GroupKind) string {
+	if _, ok := c.hostChecks[gk]; ok {
+		return ""
+	}
 	if s := c.scriptFor(gk); s != nil {
 		return s.Name()
 	}

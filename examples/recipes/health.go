@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kubegitops/gitops/health"
-	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -28,19 +27,10 @@ return hs`
 func NewHealthChecker() (health.Checker, error) {
 	opts := health.DefaultOptions()
 	opts.Overrides = map[string]string{"example.com/Queue": queueHealthLua} // "group/Kind"
-	builtin, err := health.NewChecker(opts)                                 // compiles every script now
-	if err != nil {
-		return nil, err
-	}
-	goChecks := map[schema.GroupKind]health.CheckerFunc{
+	opts.Checks = map[schema.GroupKind]health.CheckerFunc{
 		{Group: "example.com", Kind: "Database"}: databaseHealth,
 	}
-	return health.CheckerFunc(func(obj *unstructured.Unstructured) (*health.Status, error) {
-		if check, ok := goChecks[resource.GroupKindOf(obj)]; ok && obj.GetDeletionTimestamp() == nil {
-			return check(obj)
-		}
-		return builtin.Check(obj)
-	}), nil
+	return health.NewChecker(opts) // compiles every script now
 }
 
 // databaseHealth judges example.com/Database from status.phase, and only
