@@ -111,12 +111,15 @@ func format(v float64, u Unit) string {
 
 // PrintTable writes rows as a Markdown table, ready for BENCHMARKS.md.
 func PrintTable(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| section | measure | ours | theirs | alternative | ours/theirs (median of pairs) | ours is | target |")
+	fmt.Fprintln(w, "| section | measure | ours | theirs | alternative | ours/theirs | ours is | target |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		ratio := ""
 		if q := r.Ratio(); !math.IsNaN(q) {
 			ratio = fmt.Sprintf("%.2f", q)
+			if r.PairedRatio != 0 {
+				ratio += " (paired)"
+			}
 		}
 		name := r.TheirName
 		if r.Ref != "" {
