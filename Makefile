@@ -12,12 +12,12 @@ FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
 	./diff:FuzzIgnoreRules ./diff:FuzzSecretMasking \
 	./source/webhook:FuzzWebhook
 
-.PHONY: demo test tools redis fmt vet unit fuzz
+.PHONY: demo test tools redis fmt vet unit fuzz bench-check bench
 
 demo:
 	$(GO) run ./examples/gitopsctl demo
 
-test: tools redis fmt vet unit fuzz
+test: tools redis fmt vet unit bench-check fuzz
 
 # Build the local cluster's programs once, before parallel test packages need them.
 tools:
@@ -38,6 +38,14 @@ vet:
 
 unit:
 	$(GO) test $(GOTEST_FLAGS) ./...
+
+# bench/ is its own module (Flux's ssa stays out of the library's go.mod):
+# vet it and run its harness once at tiny sizes; `make bench` runs it whole.
+bench-check:
+	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+bench:
+	cd bench && $(GO) run ./cmd/compare -repeat 5
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
