@@ -74,10 +74,12 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 	if err := west.StopAPIServer(); err != nil {
 		t.Fatal(err)
 	}
+	stopped := time.Now()
 	eventually(t, time.Minute, "the west app Unknown", func() bool {
 		st, ok := e.AppStatus(westApp.Name)
 		return ok && st.Sync == Unknown && st.Health.Code == health.Unknown && hasError(st.Conditions)
 	})
+	t.Logf("the west app Unknown %v after its cluster went away (interval 2 s)", time.Since(stopped).Round(10*time.Millisecond))
 	// The east app was refreshed since (interval 2 s) and is untouched.
 	before, _ := e.AppStatus(east.Name)
 	eventually(t, time.Minute, "the east app refreshed again", func() bool {
@@ -91,5 +93,7 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 	if err := west.StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
+	started := time.Now()
 	eventually(t, 2*time.Minute, "the west app back", syncedHealthy(westApp.Name))
+	t.Logf("the west app Synced and Healthy %v after its cluster came back", time.Since(started).Round(10*time.Millisecond))
 }
