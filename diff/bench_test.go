@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/benchdata"
 	"runtime"
 	"sort"
 	"strings"
@@ -19,40 +20,6 @@ import (
 )
 
 const benchObjects = 1000
-
-const benchDeployment = `
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: NAME
-  labels: {app: NAME, team: payments, tier: backend}
-  annotations: {gitops.kubegitops.io/tracking-id: "shop:apps/Deployment:bench/NAME"}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: NAME}}
-  template:
-    metadata: {labels: {app: NAME, team: payments}}
-    spec:
-      containers:
-      - name: app
-        image: registry.example.com/shop/app:1.2.3
-        args: [--port=8080, --log-level=info]
-        ports: [{name: http, containerPort: 8080}, {name: metrics, containerPort: 9090}]
-        env:
-        - {name: MODE, value: production}
-        - {name: WORKERS, value: "4"}
-        - name: POD
-          valueFrom: {fieldRef: {fieldPath: metadata.name}}
-        resources:
-          requests: {cpu: 100m, memory: 128Mi}
-          limits: {cpu: 0.5, memory: 256Mi}
-        readinessProbe: {httpGet: {path: /ready, port: http}}
-        livenessProbe: {httpGet: {path: /live, port: http}, initialDelaySeconds: 10}
-        volumeMounts: [{name: config, mountPath: /etc/app}]
-      volumes:
-      - name: config
-        configMap: {name: app-config}
-`
 
 // benchSet holds 1,000 Deployments as the API server returned them: once
 // created by client-side apply (last-applied annotation, managedFields of
@@ -116,12 +83,10 @@ func createBenchSet() (*benchSet, error) {
 
 func (s *benchSet) create(ctx context.Context, ri dynamic.ResourceInterface, i int) error {
 	name := fmt.Sprintf("app-%04d", i)
-	var obj map[string]any
-	if err := yamlUnmarshal(strings.ReplaceAll(benchDeployment, "NAME", name), &obj); err != nil {
+	desired, err := benchdata.Deployment("bench", name)
+	if err != nil {
 		return err
 	}
-	desired := &unstructured.Unstructured{Object: obj}
-	desired.SetNamespace("bench")
 	s.desired[i] = desired
 	changed := desired.DeepCopy()
 	containers, _, _ := unstructured.NestedSlice(changed.Object, "spec", "template", "spec", "containers")

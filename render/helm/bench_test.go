@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/benchdata"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,63 +18,10 @@ import (
 	"github.com/kubegitops/gitops/render/rendertest"
 )
 
-// bigChart returns the files of a chart with n templates (a Deployment,
-// Service and ConfigMap pattern with helpers and values) under prefix.
-func bigChart(prefix string, n int) fstest.MapFS {
-	files := fstest.MapFS{
-		prefix + "/Chart.yaml":  {Data: []byte("apiVersion: v2\nname: big\nversion: 0.1.0\n")},
-		prefix + "/values.yaml": {Data: []byte("replicas: 2\nimage: nginx:1.27\nlabels:\n  team: a\n  tier: web\n")},
-		prefix + "/templates/_helpers.tpl": {Data: []byte(`{{- define "big.labels" -}}
-app.kubernetes.io/instance: {{ .Release.Name }}
-{{- range $k, $v := .Values.labels }}
-{{ $k }}: {{ $v | quote }}
-{{- end }}
-{{- end -}}
-`)},
-	}
-	for i := 0; i < n; i++ {
-		var body string
-		switch i % 3 {
-		case 0:
-			body = fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}-d%[1]d
-  labels:
-    {{- include "big.labels" . | nindent 4 }}
-spec:
-  replicas: {{ .Values.replicas }}
-  selector:
-    matchLabels:
-      app: d%[1]d
-  template:
-    metadata:
-      labels:
-        app: d%[1]d
-    spec:
-      containers:
-        - name: c
-          image: {{ .Values.image | quote }}
-          env:
-            {{- range $i, $e := until 5 }}
-            - name: E{{ $i }}
-              value: {{ printf "v-%%d" $i | quote }}
-            {{- end }}
-`, i)
-		case 1:
-			body = fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-s%d\n  labels:\n    {{- include \"big.labels\" . | nindent 4 }}\nspec:\n  ports:\n    - port: 80\n", i)
-		default:
-			body = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-c%d\ndata:\n  {{- range $k, $v := .Values.labels }}\n  {{ $k }}: {{ $v | upper | quote }}\n  {{- end }}\n", i)
-		}
-		files[fmt.Sprintf("%s/templates/t%02d.yaml", prefix, i)] = &fstest.MapFile{Data: []byte(body)}
-	}
-	return files
-}
-
 // BenchmarkChart50 renders a chart of 50 templates: cold is a render
 // without cache, warm a hit of the Cached renderer on the same snapshot.
 func BenchmarkChart50(b *testing.B) {
-	snap := rendertest.NewSnapshot(bigChart("charts/big", 50))
+	snap := rendertest.NewSnapshot(benchdata.HelmChart("charts/big", 50))
 	in := render.Input{FS: snap, Path: "charts/big", AppName: "big", Namespace: "ns", KubeVersion: "1.37.2"}
 	r := New(DefaultOptions())
 	b.Run("cold", func(b *testing.B) {
@@ -102,7 +50,7 @@ func BenchmarkChart50(b *testing.B) {
 // BenchmarkInProcessVsHelmBinary renders the same 50-template chart
 // in-process and with `helm template` (v3.22.0 built from the same module).
 func BenchmarkInProcessVsHelmBinary(b *testing.B) {
-	files := bigChart("big", 50)
+	files := benchdata.HelmChart("big", 50)
 	dir := b.TempDir()
 	for name, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -142,7 +90,7 @@ func BenchmarkInProcessVsHelmBinary(b *testing.B) {
 func BenchmarkMonorepo100AppsOneChanged(b *testing.B) {
 	files := fstest.MapFS{}
 	for i := 0; i < 100; i++ {
-		for k, v := range bigChart(fmt.Sprintf("apps/app%03d", i), 3) {
+		for k, v := range benchdata.HelmChart(fmt.Sprintf("apps/app%03d", i), 3) {
 			files[k] = v
 		}
 	}

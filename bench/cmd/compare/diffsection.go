@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/benchdata"
 	"runtime"
-	"strings"
 	"time"
 
 	fluxssa "github.com/fluxcd/pkg/ssa"
@@ -17,42 +17,6 @@ import (
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/resource"
 )
-
-// diffDeployment is a realistic Deployment: labels, a tracking id, probes,
-// resources, env from the downward API, a volume. NAME is replaced.
-const diffDeployment = `
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: NAME
-  labels: {app: NAME, team: payments, tier: backend}
-  annotations: {gitops.kubegitops.io/tracking-id: "shop:apps/Deployment:NS/NAME"}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: NAME}}
-  template:
-    metadata: {labels: {app: NAME, team: payments}}
-    spec:
-      containers:
-      - name: app
-        image: registry.example.com/shop/app:1.2.3
-        args: [--port=8080, --log-level=info]
-        ports: [{name: http, containerPort: 8080}, {name: metrics, containerPort: 9090}]
-        env:
-        - {name: MODE, value: production}
-        - {name: WORKERS, value: "4"}
-        - name: POD
-          valueFrom: {fieldRef: {fieldPath: metadata.name}}
-        resources:
-          requests: {cpu: 100m, memory: 128Mi}
-          limits: {cpu: 0.5, memory: 256Mi}
-        readinessProbe: {httpGet: {path: /ready, port: http}}
-        livenessProbe: {httpGet: {path: /live, port: http}, initialDelaySeconds: 10}
-        volumeMounts: [{name: config, mountPath: /etc/app}]
-      volumes:
-      - name: config
-        configMap: {name: app-config}
-`
 
 // diffSet is desired Deployments and the same objects as the API server
 // returned them after a client-side apply (last-applied annotation,
@@ -75,13 +39,10 @@ func (h *harness) createDiffSet(ctx context.Context, dyn dynamic.Interface, n in
 	force := true
 	err = parallel(n, h.cfg.Workers, func(i int) error {
 		name := fmt.Sprintf("app-%04d", i)
-		text := strings.NewReplacer("NAME", name, "NS", ns).Replace(diffDeployment)
-		objs, err := resource.Decode("deployment.yaml", []byte(text), resource.DefaultDecodeOptions())
-		if err != nil || len(objs) != 1 {
-			return fmt.Errorf("decoding the benchmark Deployment: %v", err)
+		desired, err := benchdata.Deployment(ns, name)
+		if err != nil {
+			return err
 		}
-		desired := objs[0]
-		desired.SetNamespace(ns)
 		s.desired[i] = desired
 
 		// Client-side applied, under another name, compared under the
