@@ -1,9 +1,9 @@
 package git
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/benchdata"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -20,45 +20,11 @@ import (
 // file), using git fast-import. It returns the tip commit.
 func fastImportRepo(tb testing.TB, root, name string, commits, files int) string {
 	tb.Helper()
-	bare := filepath.Join(root, name+".git")
-	runGit(tb, root, "init", "-q", "--bare", "-b", "main", bare)
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir = bare
-	cmd.Env = append(os.Environ(), "GIT_DIR="+bare)
-	stdin, err := cmd.StdinPipe()
+	tip, err := benchdata.GitHistory(context.Background(), filepath.Join(root, name+".git"), commits, files)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(stdin, 1<<20)
-	data := func(s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
-	content := func(i, rev int) string {
-		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\ndata:\n  rev: \"%d\"\n  pad: %q\n", i, rev, strings.Repeat("x", 200))
-	}
-	for c := 0; c < commits; c++ {
-		fmt.Fprintf(w, "commit refs/heads/main\ncommitter t <t@example.invalid> %d +0000\n", 1700000000+c)
-		data(fmt.Sprintf("commit %d", c))
-		if c == 0 {
-			for i := 0; i < files; i++ {
-				fmt.Fprintf(w, "M 100644 inline apps/app-%03d/cm-%d.yaml\n", i/10, i)
-				data(content(i, 0))
-			}
-		} else {
-			i := c % files
-			fmt.Fprintf(w, "M 100644 inline apps/app-%03d/cm-%d.yaml\n", i/10, i)
-			data(content(i, c))
-		}
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		tb.Fatalf("fast-import: %v", err)
-	}
-	return runGit(tb, bare, "rev-parse", "main")
+	return tip
 }
 
 func BenchmarkResolveCached(b *testing.B) {

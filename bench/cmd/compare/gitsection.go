@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/benchdata"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
@@ -35,7 +34,7 @@ func (h *harness) gitSection(ctx context.Context) ([]Row, error) {
 	// history is written there with git fast-import, far faster than
 	// thousands of commits through gitserver.Commit.
 	h.logf("writing a repository of %d commits over %d files", h.cfg.GitCommits, h.cfg.GitFiles)
-	tip, err := fastImport(ctx, filepath.Join(root, "server", "repos", "big.git"), h.cfg.GitCommits, h.cfg.GitFiles)
+	tip, err := benchdata.GitHistory(ctx, filepath.Join(root, "server", "repos", "big.git"), h.cfg.GitCommits, h.cfg.GitFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -110,56 +109,4 @@ func gitCmd(ctx context.Context, env []string, dir string, args ...string) ([]by
 	cmd.Dir = dir
 	cmd.Env = env
 	return cmd.CombinedOutput()
-}
-
-// fastImport creates the bare repository bare with commits commits on main
-// over files files (the first commit adds them all, each later one
-// rewrites one), and returns the tip.
-func fastImport(ctx context.Context, bare string, commits, files int) (string, error) {
-	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_DIR="+bare)
-	if out, err := gitCmd(ctx, env, "", "init", "-q", "--bare", "-b", "main", bare); err != nil {
-		return "", fmt.Errorf("%v: %s", err, out)
-	}
-	cmd := exec.CommandContext(ctx, "git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Env = bare, env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return "", err
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	w := bufio.NewWriterSize(stdin, 1<<20)
-	data := func(s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
-	content := func(i, rev int) string {
-		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\ndata:\n  rev: \"%d\"\n  pad: %q\n", i, rev, strings.Repeat("x", 200))
-	}
-	for c := 0; c < commits; c++ {
-		fmt.Fprintf(w, "commit refs/heads/main\ncommitter bench <bench@example.invalid> %d +0000\n", 1700000000+c)
-		data(fmt.Sprintf("commit %d", c))
-		if c == 0 {
-			for i := 0; i < files; i++ {
-				fmt.Fprintf(w, "M 100644 inline apps/app-%03d/cm-%d.yaml\n", i/10, i)
-				data(content(i, 0))
-			}
-			continue
-		}
-		i := c % files
-		fmt.Fprintf(w, "M 100644 inline apps/app-%03d/cm-%d.yaml\n", i/10, i)
-		data(content(i, c))
-	}
-	if err := w.Flush(); err != nil {
-		return "", err
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		return "", fmt.Errorf("git fast-import: %v: %s", err, stderr.String())
-	}
-	out, err := gitCmd(ctx, env, bare, "rev-parse", "main")
-	if err != nil {
-		return "", fmt.Errorf("%v: %s", err, out)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
