@@ -215,7 +215,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionSharedResource,
 					Message: fmt.Sprintf("%s is also managed by application %s", key, owner)})
 			}
-			hs, err := e.health.Check(live)
+			hs, err := health.CheckContext(ctx, e.health, live)
 			if err != nil {
 				hs = &health.Status{Code: health.Unknown, Message: err.Error()}
 			}

@@ -21,6 +21,23 @@ type Checker interface {
 	Check(obj *unstructured.Unstructured) (*Status, error)
 }
 
+// ContextChecker is a Checker whose checks can be cancelled (a Lua script
+// stops when ctx ends); *DefaultChecker is one.
+type ContextChecker interface {
+	Checker
+	CheckContext(ctx context.Context, obj *unstructured.Unstructured) (*Status, error)
+}
+
+// CheckContext judges obj with c, passing ctx on when c is a
+// ContextChecker, so that a refresh or sync that is cancelled also stops
+// the health scripts it runs.
+func CheckContext(ctx context.Context, c Checker, obj *unstructured.Unstructured) (*Status, error) {
+	if cc, ok := c.(ContextChecker); ok {
+		return cc.CheckContext(ctx, obj)
+	}
+	return c.Check(obj)
+}
+
 // CheckerFunc adapts a function to Checker.
 type CheckerFunc func(obj *unstructured.Unstructured) (*Status, error)
 

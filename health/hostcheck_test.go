@@ -1,9 +1,11 @@
 package health
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -44,5 +46,34 @@ func TestHostGoChecksWinButNeverSeeDeletion(t *testing.T) {
 	st, err := c.Check(b)
 	if err == nil || st.Code != Unknown || !strings.Contains(err.Error(), "example.com/Broken") {
 		t.Fatalf("failing Go check: %+v %v", st, err)
+	}
+}
+
+// CheckContext passes the caller's context to a ContextChecker: a script
+// that loops stops when the context ends, long before its own time limit.
+func TestCheckContextStopsAScriptWithItsCaller(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Lua.Limits.Timeout = time.Minute
+	opts.Lua.Limits.MaxInstructions = 1 << 62
+	opts.Overrides = map[string]string{"example.com/Spin": `while true do end`}
+	c, err := NewChecker(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Spin", "metadata": map[string]any{"name": "s"}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	st, err := CheckContext(ctx, c, obj)
+	if err == nil || st.Code != Unknown {
+		t.Fatalf("looping script under a cancelled context: %+v %v", st, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the script ran %v after its caller's context ended", d)
+	}
+	// A plain Checker is called as it is.
+	plain := CheckerFunc(func(*unstructured.Unstructured) (*Status, error) { return &Status{Code: Healthy}, nil })
+	if st, err := CheckContext(ctx, plain, obj); err != nil || st.Code != Healthy {
+		t.Fatalf("plain checker: %+v %v", st, err)
 	}
 }

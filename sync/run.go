@@ -90,11 +90,11 @@ func (op *operation) write(ctx context.Context, t *task) {
 			op.failTask(ctx, t, fmt.Sprintf("create hook: %v", err))
 			return
 		}
-		op.recordWrite(t, out, action)
+		op.recordWrite(ctx, t, out, action)
 		return
 	}
 	if t.inSync {
-		op.recordWrite(t, t.live, Unchanged)
+		op.recordWrite(ctx, t, t.live, Unchanged)
 		return
 	}
 	out, action, err := op.s.apply(ctx, t, false)
@@ -110,7 +110,7 @@ func (op *operation) write(ctx context.Context, t *task) {
 		op.failTask(ctx, t, err.Error())
 		return
 	}
-	op.recordWrite(t, out, action)
+	op.recordWrite(ctx, t, out, action)
 }
 
 // failTask marks a task Failed, unless the operation's context ended: a
@@ -129,7 +129,7 @@ func (op *operation) failTask(ctx context.Context, t *task, msg string) {
 // recordWrite notes what a write returned. A resource that is healthy (or
 // of a kind without health) in the very object the server returned is done
 // at once; only the others are polled.
-func (op *operation) recordWrite(t *task, out *unstructured.Unstructured, action Action) {
+func (op *operation) recordWrite(ctx context.Context, t *task, out *unstructured.Unstructured, action Action) {
 	op.mu.Lock()
 	t.state.UID = out.GetUID()
 	t.state.Generation = out.GetGeneration()
@@ -137,7 +137,7 @@ func (op *operation) recordWrite(t *task, out *unstructured.Unstructured, action
 	op.mu.Unlock()
 	status, msg := TaskRunning, ""
 	if !t.hook {
-		st := op.judge(out, out.GetGeneration())
+		st := op.judge(ctx, out, out.GetGeneration())
 		op.setHealth(t, st)
 		if st == nil || st.Code == health.Healthy {
 			status, msg = TaskSucceeded, messageOf(st)

@@ -195,7 +195,7 @@ func (op *operation) observeObject(ctx context.Context, t *task, live *unstructu
 		op.observeHook(ctx, t, live)
 		return
 	}
-	st := op.judge(live, t.state.Generation)
+	st := op.judge(ctx, live, t.state.Generation)
 	op.setHealth(t, st)
 	switch {
 	case st == nil || st.Code == health.Healthy:
@@ -210,14 +210,14 @@ func (op *operation) observeObject(ctx context.Context, t *task, live *unstructu
 // judge returns the health of live, refusing to believe a status that has
 // not yet observed the generation this sync applied: until then the object
 // is Progressing whatever its status says.
-func (op *operation) judge(live *unstructured.Unstructured, applied int64) *health.Status {
+func (op *operation) judge(ctx context.Context, live *unstructured.Unstructured, applied int64) *health.Status {
 	if observed, found, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration"); found && observed < applied {
 		return &health.Status{Code: health.Progressing, Message: fmt.Sprintf("waiting for the controller to observe generation %d (at %d)", applied, observed)}
 	}
 	if op.s.opts.Health == nil {
 		return nil
 	}
-	st, err := op.s.opts.Health.Check(live)
+	st, err := health.CheckContext(ctx, op.s.opts.Health, live)
 	if err != nil {
 		return &health.Status{Code: health.Unknown, Message: err.Error()}
 	}
@@ -263,7 +263,7 @@ func (op *operation) observeHook(ctx context.Context, t *task, live *unstructure
 			msg = "Pod " + phase
 		}
 	default:
-		st := op.judge(live, t.state.Generation)
+		st := op.judge(ctx, live, t.state.Generation)
 		switch {
 		case st == nil || st.Code == health.Healthy:
 			status = TaskSucceeded
