@@ -129,8 +129,11 @@ func (o *openAPISchema) TypeConverter(ctx context.Context, gvk schema.GroupVersi
 }
 
 // ClusterSchema is a SchemaSource that reads the cluster's /openapi/v3, one
-// group-version at a time, on first use, and keeps it. Custom resources get
-// the types of their CRD's structural schema.
+// group-version at a time, on first use. Custom resources get the types of
+// their CRD's structural schema. What it read is trusted for schemaTTL; a
+// group-version or kind it does not know (a CRD created since, or changed)
+// makes it read again at once, at most once per missRefresh, so a diff of a
+// new CRD's objects does not run on a guessed schema for long.
 type ClusterSchema struct {
 	client   openapi.ClientWithContext
 	timeout  time.Duration
@@ -139,13 +142,23 @@ type ClusterSchema struct {
 	mu      sync.Mutex
 	paths   map[string]openapi.GroupVersionWithContext
 	pathsAt time.Time
-	byGV    map[schema.GroupVersion]*openAPISchema
+	byGV    map[schema.GroupVersion]gvSchema
 }
 
-// pathsRefresh is how often, at most, a group-version missing from the
-// cluster's /openapi/v3 index makes ClusterSchema read the index again (a
-// CRD created after the first read).
-const pathsRefresh = 10 * time.Second
+// gvSchema is one group-version's models and when they were read.
+type gvSchema struct {
+	s      *openAPISchema
+	readAt time.Time
+}
+
+const (
+	// missRefresh is how often, at most, a group-version or kind missing
+	// from what was read makes ClusterSchema read the cluster again.
+	missRefresh = time.Second
+	// schemaTTL is how long a group-version's models are used before they
+	// are read again (a CRD whose schema changed).
+	schemaTTL = time.Minute
+)
 
 // NewClusterSchema returns a ClusterSchema for the cluster of cfg. Each
 // request is bounded by timeout (default 30 s when zero).
@@ -161,7 +174,7 @@ func NewClusterSchema(cfg *rest.Config, timeout time.Duration) (*ClusterSchema, 
 		client:   openapi.NewClientWithContext(dc.RESTClient()),
 		timeout:  timeout,
 		fallback: BuiltinSchema(),
-		byGV:     map[schema.GroupVersion]*openAPISchema{},
+		byGV:     map[schema.GroupVersion]gvSchema{},
 	}, nil
 }
 
@@ -170,17 +183,38 @@ func (c *ClusterSchema) Invalidate() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.paths = nil
-	c.byGV = map[schema.GroupVersion]*openAPISchema{}
+	c.byGV = map[schema.GroupVersion]gvSchema{}
 }
 
-// TypeConverter implements SchemaSource.
+// TypeConverter implements SchemaSource. A kind the cluster does not
+// publish gets the built-in models (or, for an unknown kind, a schema
+// deduced from the object).
 func (c *ClusterSchema) TypeConverter(ctx context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
 	gv := gvk.GroupVersion()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s, ok := c.byGV[gv]; ok {
-		return s.TypeConverter(ctx, gvk)
+	cached, ok := c.byGV[gv]
+	age := time.Since(cached.readAt)
+	if ok && age < schemaTTL && (cached.s.known[gvk] || age < missRefresh) {
+		return cached.s.TypeConverter(ctx, gvk)
 	}
+	s, err := c.read(ctx, gv, ok)
+	switch {
+	case err != nil && ok:
+		return cached.s.TypeConverter(ctx, gvk) // stale beats nothing
+	case err != nil:
+		return nil, err
+	case s == nil:
+		return c.fallback.TypeConverter(ctx, gvk)
+	}
+	return s.TypeConverter(ctx, gvk)
+}
+
+// read fetches the models of gv, reading the index first when it is
+// missing, when gv is not in it, or when stale says the models of gv may
+// have changed (their URL carries a hash of their content); nil when the
+// cluster does not publish gv.
+func (c *ClusterSchema) read(ctx context.Context, gv schema.GroupVersion, stale bool) (*openAPISchema, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	p := "apis/" + gv.Group + "/" + gv.Version
@@ -188,7 +222,7 @@ func (c *ClusterSchema) TypeConverter(ctx context.Context, gvk schema.GroupVersi
 		p = "api/" + gv.Version
 	}
 	item, ok := c.paths[p]
-	if !ok && (c.paths == nil || time.Since(c.pathsAt) > pathsRefresh) {
+	if c.paths == nil || ((stale || !ok) && time.Since(c.pathsAt) >= missRefresh) {
 		paths, err := c.client.PathsWithContext(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("diff: /openapi/v3: %w", err)
@@ -197,7 +231,7 @@ func (c *ClusterSchema) TypeConverter(ctx context.Context, gvk schema.GroupVersi
 		item, ok = c.paths[p]
 	}
 	if !ok {
-		return c.fallback.TypeConverter(ctx, gvk)
+		return nil, nil
 	}
 	raw, err := item.SchemaWithContext(ctx, runtime.ContentTypeJSON)
 	if err != nil {
@@ -215,6 +249,6 @@ func (c *ClusterSchema) TypeConverter(ctx context.Context, gvk schema.GroupVersi
 	if err != nil {
 		return nil, fmt.Errorf("diff: /openapi/v3/%s: %w", p, err)
 	}
-	c.byGV[gv] = s
-	return s.TypeConverter(ctx, gvk)
+	c.byGV[gv] = gvSchema{s: s, readAt: time.Now()}
+	return s, nil
 }
