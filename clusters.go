@@ -131,6 +131,16 @@ func (e *Engine) connect(cs *clusterState) error {
 	cfg.QPS, cfg.Burst = e.opts.QPS, e.opts.Burst
 	copts := e.opts.Cache
 	copts.Tracking = e.opts.Tracking
+	if !copts.KeepManagedFields && len(copts.KeepManagedFieldsOf) == 0 {
+		// The comparison predicts what the next server-side apply leaves
+		// (fields we own and no longer send are removed; fields others
+		// applied or own through a subresource are theirs), which needs
+		// the managers of each field.
+		copts.KeepManagedFields = true
+	}
+	if e.opts.Sync.ClientSideApply {
+		copts.KeepLastApplied = true // the three-way comparison's base
+	}
 	if copts.Registerer == nil {
 		copts.Registerer = e.opts.Registerer
 	}

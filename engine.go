@@ -74,7 +74,12 @@ type Options struct {
 	NewSyncer func(cfg *rest.Config, opts sync.Options) (Syncer, error)
 	// Tracking says where tracking ids go and which instance this is.
 	Tracking resource.Tracking
-	// Cache is the template of each cluster's cache options.
+	// Cache is the template of each cluster's cache options. Unless it
+	// says which managedFields to keep, the engine keeps them on the
+	// objects it tracks: comparing as server-side apply will apply needs
+	// the managers of each field (set KeepManagedFieldsOf to the sync's
+	// field manager to keep only ours, at the price of reporting fields
+	// other appliers own as drift).
 	Cache cache.Options
 	// Sync is the template of each cluster's syncer options.
 	Sync sync.Options

@@ -36,6 +36,12 @@ func (e *Engine) differFor(app *Application) (Differ, error) {
 		return nil, err
 	}
 	opts.SyncOptions = syncOpts
+	if !e.opts.Sync.ClientSideApply {
+		// Compare as the syncer applies: server-side apply by default. An
+		// app's or object's ServerSideApply=false still selects the
+		// three-way comparison of client-side apply.
+		opts.Mode = diff.ModeStructuredMerge
+	}
 	for _, ig := range app.Spec.IgnoreDifferences {
 		opts.IgnoreRules = append(opts.IgnoreRules, diff.IgnoreRule{Group: ig.Group, Kind: ig.Kind, Name: ig.Name, Namespace: ig.Namespace,
 			JSONPointers: ig.JSONPointers, JQPathExpressions: ig.JQPathExpressions, ManagedFieldsManagers: ig.ManagedFieldsManagers})

@@ -14,7 +14,7 @@ func (c *ClusterCache) prepare(w *kindWatch, obj *unstructured.Unstructured) *en
 	if obj.GetKind() == "" {
 		obj.SetGroupVersionKind(w.res.gvk)
 	}
-	trim(obj, c.opts.KeepManagedFields, c.opts.KeepLastApplied)
+	trim(obj, c.opts.KeepManagedFields, c.opts.KeepManagedFieldsOf, c.opts.KeepLastApplied)
 	app := c.opts.Tracking.AppOf(obj)
 	info, whole := c.opts.Populate(obj, app)
 	return newEntry(obj, app, info, whole)

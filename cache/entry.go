@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"slices"
 	"sort"
 	"unique"
 
@@ -50,14 +51,17 @@ type inferredParent struct {
 	template string
 }
 
-// trim removes what the cache never needs from obj, in place.
-func trim(obj *unstructured.Unstructured, keepManagedFields, keepLastApplied bool) {
+// trim removes what the cache never needs from obj, in place: every
+// managedFields entry unless keepManagedFields, except those of the
+// managers in keepManagersOf; the last-applied annotation unless
+// keepLastApplied.
+func trim(obj *unstructured.Unstructured, keepManagedFields bool, keepManagersOf []string, keepLastApplied bool) {
 	meta, ok := obj.Object["metadata"].(map[string]any)
 	if !ok {
 		return
 	}
 	if !keepManagedFields {
-		delete(meta, "managedFields")
+		keepOnlyManagers(meta, keepManagersOf)
 	}
 	if !keepLastApplied {
 		if ann, ok := meta["annotations"].(map[string]any); ok {
@@ -67,6 +71,24 @@ func trim(obj *unstructured.Unstructured, keepManagedFields, keepLastApplied boo
 			}
 		}
 	}
+}
+
+// keepOnlyManagers drops the managedFields entries of every manager not in
+// keep (all of them when keep is empty).
+func keepOnlyManagers(meta map[string]any, keep []string) {
+	entries, _ := meta["managedFields"].([]any)
+	var kept []any
+	for _, e := range entries {
+		m, _ := e.(map[string]any)
+		if name, _ := m["manager"].(string); name != "" && slices.Contains(keep, name) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		delete(meta, "managedFields")
+		return
+	}
+	meta["managedFields"] = kept
 }
 
 // newEntry builds the entry for obj (already trimmed).

@@ -65,6 +65,12 @@ type Options struct {
 	// are often half of an object's bytes and nothing downstream reads them
 	// from the cache (server-side diff asks the server).
 	KeepManagedFields bool
+	// KeepManagedFieldsOf keeps the managedFields entries of these field
+	// managers only (when KeepManagedFields is false). The engine keeps its
+	// own, so that a field removed from Git, which the next server-side
+	// apply removes, is seen as a difference; one entry costs far less
+	// than all of them.
+	KeepManagedFieldsOf []string
 	// KeepLastApplied keeps the kubectl last-applied-configuration
 	// annotation. Default false.
 	KeepLastApplied bool

@@ -56,7 +56,7 @@ func TestTrimRemovesManagedFieldsAndLastApplied(t *testing.T) {
 	u := obj("v1", "ConfigMap", "ns", "a", "1")
 	u.SetAnnotations(map[string]string{resource.AnnotationLastApplied: "{}", "keep": "me"})
 	_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"manager": "x"}}, "metadata", "managedFields")
-	trim(u, false, false)
+	trim(u, false, nil, false)
 	if _, ok := u.Object["metadata"].(map[string]any)["managedFields"]; ok {
 		t.Error("managedFields kept")
 	}
@@ -65,9 +65,29 @@ func TestTrimRemovesManagedFieldsAndLastApplied(t *testing.T) {
 	}
 	only := obj("v1", "ConfigMap", "ns", "b", "2")
 	only.SetAnnotations(map[string]string{resource.AnnotationLastApplied: "{}"})
-	trim(only, false, false)
+	trim(only, false, nil, false)
 	if _, ok := only.Object["metadata"].(map[string]any)["annotations"]; ok {
 		t.Error("empty annotations map left behind")
+	}
+}
+
+func TestTrimKeepsOnlyTheNamedManagers(t *testing.T) {
+	u := obj("v1", "ConfigMap", "ns", "a", "1")
+	_ = unstructured.SetNestedSlice(u.Object, []any{
+		map[string]any{"manager": "kube-controller-manager"},
+		map[string]any{"manager": "gitops", "operation": "Apply"},
+		map[string]any{"manager": "kubectl-edit"},
+	}, "metadata", "managedFields")
+	trim(u, false, []string{"gitops"}, false)
+	got, _, _ := unstructured.NestedSlice(u.Object, "metadata", "managedFields")
+	if len(got) != 1 || got[0].(map[string]any)["manager"] != "gitops" {
+		t.Fatalf("managedFields after trim = %v, want only gitops's entry", got)
+	}
+	none := obj("v1", "ConfigMap", "ns", "b", "2")
+	_ = unstructured.SetNestedSlice(none.Object, []any{map[string]any{"manager": "other"}}, "metadata", "managedFields")
+	trim(none, false, []string{"gitops"}, false)
+	if _, ok := none.Object["metadata"].(map[string]any)["managedFields"]; ok {
+		t.Error("an empty managedFields list left behind")
 	}
 }
 
