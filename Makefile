@@ -42,7 +42,7 @@ unit:
 # bench/ is its own module (Flux's ssa stays out of the library's go.mod):
 # vet it and run its harness once at tiny sizes; `make bench` runs it whole.
 bench-check:
-	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd bench && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 bench:
 	cd bench && $(GO) run ./cmd/compare -repeat 5
