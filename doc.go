@@ -26,4 +26,14 @@
 // replace one step (a custom renderer, its own cache store) and keep the rest.
 // The testenv package starts a real local cluster so that hosts can test their
 // own pipelines against a real API server.
+//
+// The Engine of this package ties the steps together: Refresh, Sync,
+// Rollback, Delete and Render do one step for a host that drives its own
+// loop (an operator, a deploy portal); Run reconciles a set of apps on its
+// own. One engine serves many clusters (ClustersFromKubeconfig), and a
+// cluster that goes away makes only its apps Unknown. Several replicas
+// share a fleet through Options.Sharder (package shard: Leases and
+// consistent hashing with bounded loads) and a shared Redis render store.
+// A destination without a Config is offline: Render works for it without
+// any cluster, which is what a CI pipeline wants.
 package gitops
