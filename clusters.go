@@ -2,10 +2,8 @@ package gitops
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kubegitops/gitops/cache"
 	gosync "sync"
 	"time"
 
@@ -258,69 +256,4 @@ func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (S
 // from the cache's index.
 func (cs *clusterState) managed(ctx context.Context, app string) ([]*unstructured.Unstructured, error) {
 	return cs.cache.Managed(app), nil
-}
-
-// ClustersFromKubeconfig returns a destination per context of the
-// kubeconfig file at path (all contexts when none are named): each is known
-// by the context's name and by its cluster's server URL, so Applications may
-// name their destination either way.
-func ClustersFromKubeconfig(path string, contexts ...string) ([]ClusterConfig, error) {
-	named, err := cache.LoadKubeconfig(path, contexts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ClusterConfig, 0, len(named))
-	for _, n := range named {
-		out = append(out, ClusterConfig{Name: n.Name, Server: n.Config.Host, Config: n.Config})
-	}
-	return out, nil
-}
-
-// String names the destination and how it authenticates, never a secret:
-// "cluster(east, https://10.0.0.1:6443, bearer token, redacted)".
-func (c ClusterConfig) String() string {
-	if c.Config == nil {
-		return fmt.Sprintf("cluster(%s, %s, offline)", c.Name, c.Server)
-	}
-	return fmt.Sprintf("cluster(%s, %s, %s, redacted)", c.Name, c.Server, authKind(c.Config))
-}
-
-// GoString implements fmt.GoStringer without secrets.
-func (c ClusterConfig) GoString() string { return c.String() }
-
-// Format implements fmt.Formatter: every verb prints String, so that no
-// verb (%+v, %#v) reaches the tokens and keys of Config.
-func (c ClusterConfig) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }
-
-// MarshalJSON encodes the name, the server URLs and the kind of
-// authentication, never a secret.
-func (c ClusterConfig) MarshalJSON() ([]byte, error) {
-	v := struct {
-		Name     string `json:"name"`
-		Server   string `json:"server"`
-		Host     string `json:"host,omitempty"`
-		Auth     string `json:"auth"`
-		Redacted bool   `json:"redacted"`
-	}{Name: c.Name, Server: c.Server, Auth: "offline", Redacted: true}
-	if c.Config != nil {
-		v.Host, v.Auth = c.Config.Host, authKind(c.Config)
-	}
-	return json.Marshal(v)
-}
-
-// authKind names how a client config authenticates.
-func authKind(cfg *rest.Config) string {
-	switch {
-	case cfg.BearerToken != "" || cfg.BearerTokenFile != "":
-		return "bearer token"
-	case len(cfg.KeyData) > 0 || cfg.KeyFile != "":
-		return "client certificate"
-	case cfg.Username != "" || cfg.Password != "":
-		return "basic"
-	case cfg.ExecProvider != nil:
-		return "exec plugin"
-	case cfg.AuthProvider != nil:
-		return "auth provider"
-	}
-	return "none"
 }

@@ -19,27 +19,6 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// ClusterConfig is a destination cluster, known by the name and the server
-// URL that Applications use for it.
-type ClusterConfig struct {
-	// Name is the destination name ("in-cluster").
-	Name string
-	// Server is the URL Applications write as destination.server, which may
-	// differ from Config.Host (https://kubernetes.default.svc).
-	Server string
-	// Config reaches the cluster with the engine's identity. Nil makes
-	// an offline destination: Engine.Render renders for it (with
-	// KubeVersion and APIVersions) and nothing ever connects, which is
-	// what a CI pipeline without a cluster wants; Refresh and Sync of its
-	// apps fail with a ClusterUnavailableError.
-	Config *rest.Config
-	// KubeVersion and APIVersions describe an offline destination to the
-	// renderers (Helm's .Capabilities); a connected cluster reports its
-	// own.
-	KubeVersion string
-	APIVersions []string
-}
-
 // Options configure an Engine. Start from DefaultOptions; every zero field
 // takes its default in New.
 type Options struct {
