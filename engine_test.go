@@ -3,9 +3,8 @@ package gitops
 import (
 	"context"
 	"errors"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/render"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,21 +34,8 @@ func newEngine(t *testing.T, tweak func(*Options)) *Engine {
 	return e
 }
 
-// repoDir writes manifests into a folder that serves as the app's source.
-func repoDir(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// repoDir writes files into a folder that serves as an app's source.
+func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
 
 func dirApp(name, dir, ns string) *Application {
 	a := &Application{Spec: ApplicationSpec{

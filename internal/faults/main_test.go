@@ -3,10 +3,10 @@ package faults
 import (
 	"context"
 	"encoding/json"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	gosync "sync"
 	"syscall"
@@ -59,20 +59,7 @@ func newEngine(t *testing.T, cfg *rest.Config, tweak func(*gitops.Options)) *git
 }
 
 // repoDir writes files into a folder that serves as an app's source.
-func repoDir(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
 
 // newApp is an app of repoURL's folder "app", deployed to ns.
 func newApp(name, repoURL, ns string) *gitops.Application {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,16 +19,7 @@ import (
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, root, files)
 }
 
 func gitIn(t *testing.T, dir string, args ...string) string {

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"os"
 	"path/filepath"
 	gosync "sync"
@@ -153,15 +154,8 @@ func startOperator(t *testing.T, tweak func(*gitops.Options)) *operator {
 	return &operator{ns: ns, c: c}
 }
 
-// repoDir writes files into a folder that serves as an app's repository.
-func repoDir(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		writeFile(t, filepath.Join(dir, name), body)
-	}
-	return dir
-}
+// repoDir writes files into a folder that serves as an app's source.
+func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
 
 func writeFile(t *testing.T, path, body string) {
 	t.Helper()
