@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"syscall"
 	"time"
 
@@ -61,6 +62,12 @@ func isTransient(err error) bool {
 	// A request written to a connection the API server closed as it died
 	// fails with a broken pipe, which none of the above recognise.
 	if errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	// client-go wraps a body cut short as the server died ("unexpected
+	// error when reading response body. Please retry.") with %w, which
+	// IsProbableEOF's equality test does not see through.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return true
 	}
 	var netErr interface{ Timeout() bool }

@@ -1,6 +1,9 @@
 package sync
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -17,5 +20,19 @@ func TestBrokenPipeIsTransient(t *testing.T) {
 		if !isTransient(err) {
 			t.Errorf("%v is not transient", err)
 		}
+	}
+}
+
+// A response body cut short as the API server dies comes back from
+// client-go wrapped ("unexpected error when reading response body. Please
+// retry."): the write is retried, not failed (seen as a failure of
+// internal/faults.TestAPIServerKilledDuringSync).
+func TestTruncatedResponseBodyIsTransient(t *testing.T) {
+	err := fmt.Errorf("unexpected error when reading response body. Please retry. Original error: %w", io.ErrUnexpectedEOF)
+	if !isTransient(err) {
+		t.Errorf("%v is not transient", err)
+	}
+	if isTransient(errors.New("admission webhook denied the request")) {
+		t.Error("an object's own error is transient")
 	}
 }
