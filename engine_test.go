@@ -46,21 +46,7 @@ func dirApp(name, dir, ns string) *Application {
 	return a
 }
 
-const webApp = `apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings}
-data: {greeting: hello}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: nginx}]}
-`
+const webApp = testfiles.WebApp
 
 // refreshUntil refreshes until cond holds (the cache follows the cluster
 // by watch, so a refresh right after a sync may still see the old state).

@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"errors"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"net/url"
 	"reflect"
 	"strings"
@@ -24,21 +25,7 @@ const (
 	gitTimeout = 2 * time.Second
 )
 
-const shopManifests = `apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings}
-data: {greeting: hello}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: nginx}]}
-`
+const shopManifests = testfiles.WebApp
 
 // gitFixture is a running engine with one automated app from a real Git
 // server, reached at repoURL (with a user and password in it).

@@ -29,3 +29,21 @@ func Write(t testing.TB, root string, files map[string]string) {
 		}
 	}
 }
+
+// WebApp is a small app's manifests: a ConfigMap "settings" and a
+// Deployment "web" of one replica, which kwok makes Available.
+const WebApp = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {greeting: hello}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+`

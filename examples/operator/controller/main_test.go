@@ -167,21 +167,7 @@ func writeFile(t *testing.T, path, body string) {
 	}
 }
 
-const webManifests = `apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings}
-data: {greeting: hello}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: nginx}]}
-`
+const webManifests = testfiles.WebApp
 
 // appSpec describes a test Application.
 type appSpec struct {
