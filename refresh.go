@@ -245,7 +245,9 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		if co.Has(resource.OptionIgnoreExtraneous, "true") {
 			continue
 		}
-		cmp.merge(ResourceStatus{Key: key, Status: OutOfSync, RequiresPruning: true})
+		so, _ := resource.SyncOptionsOf(live)
+		keep := so.Has(resource.OptionPrune, "false") || so.Has(resource.OptionPrune, "confirm")
+		cmp.merge(ResourceStatus{Key: key, Status: OutOfSync, RequiresPruning: true, PruneDisabled: keep})
 	}
 	if len(taintedUsed) > 0 {
 		sort.Strings(taintedUsed)

@@ -18,11 +18,6 @@ import (
 // tried again.
 const windowRecheck = 30 * time.Second
 
-// SelfHealTimeout is the least time between two self-heal syncs of one
-// app at one revision, so that a controller fighting the sync does not make
-// it loop (Argo CD's default).
-const SelfHealTimeout = 5 * time.Second
-
 // runner is the state of Run: the managed apps, their last status and the
 // memory automated sync needs.
 type runner struct {
@@ -46,12 +41,9 @@ type appState struct {
 	// it is kept through failures that say nothing of the live state.
 	good    Status
 	hasGood bool
-	// lastAutoRevision is the revision of the last automated sync, and
-	// lastAutoFailed whether it failed: a failed revision is not retried by
-	// the loop (the retry policy did that), only a new revision is synced.
-	lastAutoRevision string
-	lastAutoFailed   bool
-	lastAutoAt       time.Time
+	// auto remembers the last automated sync (DecideAutoSync's record);
+	// nil before the first.
+	auto *AutoSyncRecord
 }
 
 // Run reconciles the apps until ctx ends: each is refreshed every Interval
@@ -228,28 +220,27 @@ func (r *runner) record(st *appState, status Status) {
 	}
 }
 
-// autoSync runs an automated sync when the app is out of sync and its
-// policy allows: a new revision is always synced; the same revision again
-// only with selfHeal (and not within SelfHealTimeout of the last), and
-// never after a failure at that revision. It returns a wait when a
-// self-heal must wait.
+// autoSync runs an automated sync when DecideAutoSync says so, and returns
+// a wait when the decision may change by time alone (a self-heal backoff,
+// a sync window).
 func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time.Duration {
-	p := st.app.Spec.SyncPolicy
-	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
-		return 0
-	}
-	if status.Sync != OutOfSync || hasError(status.Conditions) {
-		return 0
-	}
 	r.mu.Lock()
-	sameRev := st.lastAutoRevision == status.Revision
-	failed, since := st.lastAutoFailed, time.Since(st.lastAutoAt)
-	r.mu.Unlock()
-	if sameRev && (failed || !p.Automated.SelfHeal) {
-		return 0
+	if st.auto != nil {
+		st.auto.Seen(status)
 	}
-	if sameRev && since < SelfHealTimeout {
-		return SelfHealTimeout - since
+	var last *AutoSyncRecord
+	if st.auto != nil {
+		l := *st.auto
+		last = &l
+	}
+	r.mu.Unlock()
+	p := st.app.Spec.SyncPolicy
+	d := DecideAutoSync(AutoSyncInput{Policy: p, Status: status, Last: last, Now: time.Now()})
+	if !d.Sync {
+		if d.Reason != "" && status.Sync == OutOfSync {
+			r.e.opts.Log.V(1).Info("no automated sync", "app", st.app.Name, "revision", status.Revision, "reason", d.Reason)
+		}
+		return d.Wait
 	}
 	res, err := r.e.Sync(ctx, st.app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, st.app)})
 	var blocked *SyncWindowError
@@ -260,9 +251,10 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 		r.mu.Unlock()
 		return windowRecheck
 	}
+	rec := d.Next
+	rec.Failed = res.Phase != sync.Succeeded
 	r.mu.Lock()
-	st.lastAutoRevision, st.lastAutoAt = status.Revision, time.Now()
-	st.lastAutoFailed = res.Phase != sync.Succeeded
+	st.auto = &rec
 	r.mu.Unlock()
 	if err != nil {
 		r.e.opts.Log.Info("automated sync failed", "app", st.app.Name, "revision", status.Revision, "error", err.Error())

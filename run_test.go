@@ -49,6 +49,17 @@ type noteLog struct {
 }
 
 func (l *noteLog) add(n Notification) { l.mu.Lock(); l.notes = append(l.notes, n); l.mu.Unlock() }
+func (l *noteLog) count(typ NotificationType, app string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, x := range l.notes {
+		if x.Type == typ && x.App == app {
+			n++
+		}
+	}
+	return n
+}
 func (l *noteLog) has(typ NotificationType, app string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -44,6 +44,10 @@ type ResourceStatus struct {
 	Hook bool `json:"hook,omitempty"`
 	// RequiresPruning reports a live object of the app no longer in Git.
 	RequiresPruning bool `json:"requiresPruning,omitempty"`
+	// PruneDisabled reports an object that requires pruning but whose
+	// sync-options say Prune=false or Prune=confirm: a sync keeps it (the
+	// first always, the second until a person confirms).
+	PruneDisabled bool `json:"pruneDisabled,omitempty"`
 	// Diff is the masked unified diff of an out-of-sync object.
 	Diff string `json:"diff,omitempty"`
 }

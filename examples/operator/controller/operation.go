@@ -70,34 +70,36 @@ func (r *Reconciler) runOperation(ctx context.Context, u *unstructured.Unstructu
 	return reconcile.Result{}, nil
 }
 
-// autoSync runs an automated sync when the app is out of sync and its
-// policy allows, with the rules of the engine's own run loop, remembered in
-// status.operationState so they survive restarts: a new revision is always
-// synced; the same revision again only with selfHeal, not within
-// SelfHealTimeout of the last sync, and never after a sync of that
-// revision failed. It returns the status with the operation's outcome, a
-// wait when a self-heal must wait, and whether a sync ran.
+// autoSync runs an automated sync when gitops.DecideAutoSync says so (the
+// engine's run loop follows the same rules), with the record it needs
+// taken from status.operationState, so the rules survive restarts. It
+// returns the status with the operation's outcome, a wait when the
+// decision may change by time alone, and whether a sync ran.
 func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, st gitops.Status, next ApplicationStatus, log logr.Logger) (ApplicationStatus, time.Duration, bool, error) {
 	p := app.Spec.SyncPolicy
-	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
-		return next, 0, false, nil
-	}
-	if st.Sync != gitops.OutOfSync || hasError(st.Conditions) {
-		return next, 0, false, nil
-	}
-	if last := next.OperationState; last != nil && last.Phase != string(sync.Running) && last.SyncResult != nil {
-		sameRev := joinRevisions(last.SyncResult) == st.Revision
-		failed := last.Phase == string(sync.Failed) || last.Phase == string(sync.Error)
-		if sameRev && (failed || !p.Automated.SelfHeal) {
-			return next, 0, false, nil
+	key := nameOf(u)
+	var last *gitops.AutoSyncRecord
+	if prev := next.OperationState; prev != nil && prev.Phase != string(sync.Running) && prev.SyncResult != nil {
+		rec := gitops.AutoSyncRecord{Revision: joinRevisions(prev.SyncResult),
+			Failed: prev.Phase == string(sync.Failed) || prev.Phase == string(sync.Error), At: prev.StartedAt.Time}
+		if prev.Operation.Sync != nil {
+			rec.Heals = int(prev.Operation.Sync.SelfHealAttemptsCount)
 		}
-		if sameRev && last.FinishedAt != nil {
-			if since := r.now().Sub(last.FinishedAt.Time); since < r.opts.SelfHealTimeout {
-				return next, r.opts.SelfHealTimeout - since, false, nil
-			}
+		if d, ok := r.drift.Load(key); ok {
+			rec.Drift = d.(string)
 		}
+		rec.Seen(st)
+		if rec.Drift == "" {
+			r.drift.Delete(key)
+		}
+		last = &rec
 	}
-	op := Operation{Sync: &SyncOperation{Prune: p.Automated.Prune}, InitiatedBy: OperationInitiator{Automated: true}}
+	d := gitops.DecideAutoSync(gitops.AutoSyncInput{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: r.opts.SelfHealTimeout})
+	if !d.Sync {
+		return next, d.Wait, false, nil
+	}
+	r.drift.Store(key, d.Next.Drift)
+	op := Operation{Sync: &SyncOperation{Prune: p.Automated.Prune, SelfHealAttemptsCount: int64(d.Next.Heals)}, InitiatedBy: OperationInitiator{Automated: true}}
 	before := next
 	synced, _, err := r.sync(ctx, u, app, op, next)
 	var blocked *gitops.SyncWindowError

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	gosync "sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -61,6 +62,10 @@ type Reconciler struct {
 	client client.Client
 	opts   Options
 	now    func() time.Time
+	// drift remembers, per app, what the last automated sync was run to
+	// fix (gitops.AutoSyncRecord.Drift), so a sync that could not fix a
+	// difference is not repeated for it.
+	drift gosync.Map
 }
 
 // New returns a Reconciler that reads and writes Applications through c.

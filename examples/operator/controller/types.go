@@ -35,6 +35,9 @@ type SyncOperation struct {
 	Resources []SyncOperationResource `json:"resources,omitempty"`
 	// SyncOptions are merged over the app's syncOptions for this sync.
 	SyncOptions []string `json:"syncOptions,omitempty"`
+	// SelfHealAttemptsCount counts the self-heal syncs of one revision in
+	// a row (Argo CD's field): the self-heal backoff grows with it.
+	SelfHealAttemptsCount int64 `json:"selfHealAttemptsCount,omitempty"`
 }
 
 // SyncOperationResource names one object a sync is limited to.
