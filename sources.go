@@ -72,6 +72,7 @@ func (e *Engine) sourceFor(repoURL string) (source.Source, error) {
 		gopts := git.DefaultOptions()
 		gopts.Registerer = e.opts.Registerer
 		gopts.Logger = e.opts.Log
+		gopts.ResolveTTL = e.opts.RefCacheTTL
 		g, err := git.New(gopts)
 		if err != nil {
 			return nil, err
@@ -150,10 +151,23 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 	return out, nil
 }
 
+// isAbsolutePath reports an app path that names a place from the root of a
+// file system (/x, or a Windows drive or UNC path) instead of one inside
+// the repository.
+func isAbsolutePath(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) ||
+		(len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
+}
+
 // renderInput maps an Argo CD source onto the renderer's input, with the
 // target cluster's version and API versions.
 func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, cs *clusterState) (render.Input, error) {
-	path := strings.Trim(src.Path, "/")
+	if isAbsolutePath(src.Path) {
+		// Argo CD refuses an absolute app path rather than reading it from
+		// the repository root.
+		return render.Input{}, &render.PathError{Op: "resolve", Path: src.Path, Err: render.ErrAbsolutePath}
+	}
+	path := strings.TrimRight(src.Path, "/")
 	if path == "" {
 		path = "."
 	}

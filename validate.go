@@ -109,6 +109,9 @@ func (src *ApplicationSource) validate(path string) []fieldError {
 	if tools > 1 {
 		errs = append(errs, fieldErrorf(path, "set at most one of helm, kustomize, directory and plugin"))
 	}
+	if isAbsolutePath(src.Path) {
+		errs = append(errs, fieldErrorf(path+".path", "must be relative to the repository root, got the absolute path %q", src.Path))
+	}
 	if src.Chart != "" && src.Path != "" {
 		errs = append(errs, fieldErrorf(path+".chart", "set chart or path, not both"))
 	}
