@@ -68,6 +68,12 @@ type Options struct {
 	// Interval is how often each app is refreshed without other reason.
 	// Default 3 minutes, with up to 10% jitter.
 	Interval time.Duration
+	// RefCacheTTL is how long the branches and tags a Git repository
+	// advertised are reused before it is asked again (one ls-remote per
+	// repository and TTL, shared by all its apps). Default 1 minute; never
+	// longer than Interval, so polling sees a push within one interval.
+	// It applies to the engine's own Git source, not to Options.SourceFor.
+	RefCacheTTL time.Duration
 	// ReconcileWorkers bounds concurrent refreshes. Default 10.
 	ReconcileWorkers int
 	// SyncWorkers bounds concurrent sync operations. Default 4.
@@ -109,6 +115,7 @@ func DefaultOptions() Options {
 		Cache:              cache.DefaultOptions(),
 		Sync:               sync.DefaultOptions(),
 		Interval:           3 * time.Minute,
+		RefCacheTTL:        time.Minute,
 		ClusterSyncTimeout: 2 * time.Minute,
 		ReconcileWorkers:   10,
 		SyncWorkers:        4,
@@ -153,6 +160,10 @@ func New(opts Options) (*Engine, error) {
 	if opts.Interval <= 0 {
 		opts.Interval = d.Interval
 	}
+	if opts.RefCacheTTL <= 0 {
+		opts.RefCacheTTL = d.RefCacheTTL
+	}
+	opts.RefCacheTTL = min(opts.RefCacheTTL, opts.Interval)
 	if opts.ReconcileWorkers <= 0 {
 		opts.ReconcileWorkers = d.ReconcileWorkers
 	}

@@ -15,8 +15,6 @@ import (
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
-	"github.com/kubegitops/gitops/source"
-	"github.com/kubegitops/gitops/source/git"
 	"github.com/kubegitops/gitops/source/webhook"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -66,15 +64,10 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 	hookServer := httptest.NewServer(handler)
 	t.Cleanup(hookServer.Close)
 
-	polling := newEngine(t, func(o *Options) {
-		o.Interval = 500 * time.Millisecond
-		o.SourceFor = func(string) (source.Source, error) {
-			opts := git.DefaultOptions()
-			opts.CacheDir = t.TempDir()
-			opts.ResolveTTL = 200 * time.Millisecond
-			return git.New(opts)
-		}
-	})
+	// The polling engine uses the engine's own Git source with its default
+	// ref cache: the cache must follow the interval (it once held refs for a
+	// minute whatever the interval, so a push took up to a minute to see).
+	polling := newEngine(t, func(o *Options) { o.Interval = time.Second })
 	hookApp := gitApp(nsHook, url, gs.Branch(), nsHook)
 	pollApp := gitApp(nsPoll, url, gs.Branch(), nsPoll)
 	startRun(t, hooked, hookApp)
@@ -96,6 +89,7 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pushed := time.Now()
 	body := fmt.Sprintf(`{"ref":"refs/heads/%s","after":"%s","repository":{"clone_url":%q},"commits":[{"modified":["app/web.yaml"]}]}`, gs.Branch(), second, url)
 	mac := hmac.New(sha256.New, []byte("s3cret"))
 	mac.Write([]byte(body))
@@ -123,6 +117,9 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 			st, _ := c.e.AppStatus(c.app.Name)
 			return err == nil && cm.Data["greeting"] == "bonjour" && st.Revision == second && st.Sync == Synced
 		})
+	}
+	if took := time.Since(pushed); took > 20*time.Second {
+		t.Fatalf("the push took %s to be synced by polling every second", took)
 	}
 	if h := hooked.History(hookApp.Name); len(h) != 2 || h[1].Revisions[0] != second {
 		t.Fatalf("history %+v", h)

@@ -47,8 +47,12 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "agent", err)
 	}
 	notes := &notifier{w: stdout}
-	opts := engineOptions(cfg, stderrLogger(stderr, cf.verbose))
+	opts, err := cf.engineOptions(cfg, stderr)
+	if err != nil {
+		return fail(stderr, "agent", err)
+	}
 	opts.Interval = *interval
+	opts.RefCacheTTL = min(opts.RefCacheTTL, *interval)
 	opts.Notify = notes.Notify
 	closeScaleOut, err := so.apply(cfg, &opts)
 	defer closeScaleOut()

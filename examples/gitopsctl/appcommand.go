@@ -34,7 +34,10 @@ func (a *appCommand) setup(stderr io.Writer, tweak func(*gitops.Options)) error 
 	if err != nil {
 		return err
 	}
-	opts := engineOptions(cfg, stderrLogger(stderr, a.cluster.verbose))
+	opts, err := a.cluster.engineOptions(cfg, stderr)
+	if err != nil {
+		return err
+	}
 	if tweak != nil {
 		tweak(&opts)
 	}

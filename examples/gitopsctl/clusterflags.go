@@ -17,17 +17,21 @@ import (
 // --kubeconfig so that such Applications work unchanged.
 const InClusterServer = "https://kubernetes.default.svc"
 
-// clusterFlags are the flags every command that talks to a cluster takes.
+// clusterFlags are the flags every command that talks to a cluster takes,
+// with the engine settings a host would set in Go, so that a user can
+// reproduce a host's configuration without writing any.
 type clusterFlags struct {
 	kubeconfig string
 	context    string
 	verbose    bool
+	engine     engineFlags
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
 	fs.StringVar(&c.context, "context", "", "kubeconfig context (default: the current context)")
 	fs.BoolVar(&c.verbose, "v", false, "log what the engine does to stderr")
+	c.engine.register(fs)
 }
 
 // restConfig loads the cluster's client configuration the way kubectl
@@ -56,6 +60,13 @@ func engineOptions(cfg *rest.Config, log logr.Logger) gitops.Options {
 	}
 	opts.Log = log
 	return opts
+}
+
+// engineOptions is the package function with the engine settings of the
+// flags applied.
+func (c *clusterFlags) engineOptions(cfg *rest.Config, stderr io.Writer) (gitops.Options, error) {
+	opts := engineOptions(cfg, stderrLogger(stderr, c.verbose))
+	return opts, c.engine.apply(&opts)
 }
 
 // stderrLogger returns a logger to w when verbose, else one that discards.

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+)
+
+// engineFlags are the engine settings a host sets in Go, as flags: the ref
+// cache TTL, the recreate-on-immutable policy and Lua health overrides.
+type engineFlags struct {
+	refCacheTTL         time.Duration
+	recreateOnImmutable bool
+	healthLua           healthLuaFlag
+}
+
+func (f *engineFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&f.refCacheTTL, "ref-cache-ttl", time.Minute, "how long a Git repository's branches and tags are reused before it is asked again (never longer than the refresh interval)")
+	fs.BoolVar(&f.recreateOnImmutable, "recreate-on-immutable", false, "delete and re-create an object whose update changes an immutable field (as Replace=true would), instead of failing the sync")
+	fs.Var(&f.healthLua, "health-lua", "GROUP/KIND=FILE: judge that kind's health with this Lua script (Argo CD's health.lua contract); repeatable")
+}
+
+// apply sets the engine options the flags name.
+func (f engineFlags) apply(opts *gitops.Options) error {
+	if f.refCacheTTL > 0 {
+		opts.RefCacheTTL = f.refCacheTTL
+	}
+	opts.Sync.RecreateOnImmutable = f.recreateOnImmutable
+	if len(f.healthLua) > 0 {
+		ho := health.DefaultOptions()
+		ho.Overrides = map[string]string(f.healthLua)
+		checker, err := health.NewChecker(ho)
+		if err != nil {
+			return fmt.Errorf("--health-lua: %w", err)
+		}
+		opts.Health = checker
+	}
+	return nil
+}
+
+// healthLuaFlag collects --health-lua GROUP/KIND=FILE, reading each file
+// when the flag is parsed so that a missing file is a usage error.
+type healthLuaFlag map[string]string
+
+func (h *healthLuaFlag) String() string {
+	if h == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(*h))
+	for k := range *h {
+		keys = append(keys, k)
+	}
+	return strings.Join(keys, ",")
+}
+
+func (h *healthLuaFlag) Set(v string) error {
+	kind, file, ok := strings.Cut(v, "=")
+	if !ok || kind == "" || file == "" {
+		return fmt.Errorf("want GROUP/KIND=FILE (for example apps/Deployment=deploy.lua), got %q", v)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	if *h == nil {
+		*h = healthLuaFlag{}
+	}
+	(*h)[health.ScriptKey(kind)] = string(data)
+	return nil
+}
