@@ -141,17 +141,27 @@ func crdHealth(u *unstructured.Unstructured) *Status {
 	}
 }
 
-// pdbHealth: Progressing until the disruption controller has observed the
-// budget; Degraded while fewer pods are healthy than the budget requires;
-// otherwise Healthy.
+// pdbHealth follows Argo CD: a budget is a policy, not a workload, so it
+// is not Degraded because its pods are few (that is their own health, and
+// a budget created with its Deployment would otherwise fail the first sync
+// before any pod exists):
+//   - not yet observed by the disruption controller: Progressing;
+//   - its DisruptionAllowed condition False for a reason other than
+//     InsufficientPods (the controller could not compute it, SyncFailed):
+//     Degraded with the condition's message;
+//   - otherwise Healthy, saying when no disruption is allowed because too
+//     few pods are healthy (InsufficientPods).
 func pdbHealth(u *unstructured.Unstructured) *Status {
 	obj := u.Object
 	if _, ok := num(obj, "status", "observedGeneration"); !ok || generationBehind(obj) {
 		return &Status{Code: Progressing, Message: "Waiting for the disruption controller to observe the budget"}
 	}
 	current, desired := num0(obj, "status", "currentHealthy"), num0(obj, "status", "desiredHealthy")
+	if c, ok := findCondition(conditions(obj), "DisruptionAllowed"); ok && c.Status == "False" && c.Reason != "InsufficientPods" {
+		return statusf(Degraded, "PodDisruptionBudget cannot be computed (%s): %s", c.Reason, c.Message)
+	}
 	if current < desired {
-		return statusf(Degraded, "%d of %d desired healthy pods are healthy", current, desired)
+		return statusf(Healthy, "PodDisruptionBudget has InsufficientPods: %d of %d desired healthy pods are healthy, no disruption allowed", current, desired)
 	}
 	return statusf(Healthy, "%d healthy pods, %d disruptions allowed", current, num0(obj, "status", "disruptionsAllowed"))
 }

@@ -224,7 +224,8 @@ func TestBuiltin_ClusterKinds(t *testing.T) {
 		{"crd terminating", "customresourcedefinition-widgets.test.example.com", fns(conds(cond("Terminating", "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress"))), Progressing, "terminating"},
 		{"crd new", "customresourcedefinition-widgets.test.example.com", fns(set(nil, "status")), Progressing, "conditions not found"},
 		{"pdb satisfied", "poddisruptionbudget-db", nil, Healthy, "healthy pods"},
-		{"pdb short", "poddisruptionbudget-db", fns(set(int64(0), "status", "currentHealthy"), set(int64(1), "status", "desiredHealthy")), Degraded, "0 of 1 desired healthy pods"},
+		{"pdb short, pods not up yet", "poddisruptionbudget-db", fns(set(int64(0), "status", "currentHealthy"), set(int64(1), "status", "desiredHealthy"), conds(cond("DisruptionAllowed", "False", "InsufficientPods", ""))), Healthy, "InsufficientPods: 0 of 1 desired healthy pods"},
+		{"pdb cannot be computed", "poddisruptionbudget-db", fns(conds(cond("DisruptionAllowed", "False", "SyncFailed", "found no controllers for pod"))), Degraded, "SyncFailed"},
 		{"pdb not observed", "poddisruptionbudget-db", fns(set(nil, "status", "observedGeneration")), Progressing, ""},
 	})
 }
