@@ -137,9 +137,12 @@ func (op *operation) recordWrite(ctx context.Context, t *task, out *unstructured
 	op.mu.Unlock()
 	status, msg := TaskRunning, ""
 	if !t.hook {
-		st := op.judge(ctx, out, out.GetGeneration())
+		st, herr := op.judge(ctx, out, out.GetGeneration())
 		op.setHealth(t, st)
-		if st == nil || st.Code == health.Healthy {
+		switch {
+		case herr != nil:
+			status, msg = TaskFailed, "health check failed: "+herr.Error()
+		case st == nil || st.Code == health.Healthy:
 			status, msg = TaskSucceeded, messageOf(st)
 		}
 	}

@@ -195,9 +195,14 @@ func (op *operation) observeObject(ctx context.Context, t *task, live *unstructu
 		op.observeHook(ctx, t, live)
 		return
 	}
-	st := op.judge(ctx, live, t.state.Generation)
+	st, herr := op.judge(ctx, live, t.state.Generation)
 	op.setHealth(t, st)
 	switch {
+	case herr != nil:
+		// A health check that fails (a Lua error, its instruction limit)
+		// fails the object at once: waiting would only run into the
+		// wave's timeout with the same error.
+		op.set(t, TaskFailed, "", "health check failed: "+herr.Error())
 	case st == nil || st.Code == health.Healthy:
 		op.set(t, TaskSucceeded, "", messageOf(st))
 	case st.Code == health.Degraded:
@@ -209,19 +214,25 @@ func (op *operation) observeObject(ctx context.Context, t *task, live *unstructu
 
 // judge returns the health of live, refusing to believe a status that has
 // not yet observed the generation this sync applied: until then the object
-// is Progressing whatever its status says.
-func (op *operation) judge(ctx context.Context, live *unstructured.Unstructured, applied int64) *health.Status {
+// is Progressing whatever its status says. A health check that failed
+// returns Unknown and its error (nil when the check was only cut short by
+// ctx ending).
+func (op *operation) judge(ctx context.Context, live *unstructured.Unstructured, applied int64) (*health.Status, error) {
 	if observed, found, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration"); found && observed < applied {
-		return &health.Status{Code: health.Progressing, Message: fmt.Sprintf("waiting for the controller to observe generation %d (at %d)", applied, observed)}
+		return &health.Status{Code: health.Progressing, Message: fmt.Sprintf("waiting for the controller to observe generation %d (at %d)", applied, observed)}, nil
 	}
 	if op.s.opts.Health == nil {
-		return nil
+		return nil, nil
 	}
 	st, err := health.CheckContext(ctx, op.s.opts.Health, live)
 	if err != nil {
-		return &health.Status{Code: health.Unknown, Message: err.Error()}
+		unknown := &health.Status{Code: health.Unknown, Message: err.Error()}
+		if ctx.Err() != nil {
+			return unknown, nil
+		}
+		return unknown, err
 	}
-	return st
+	return st, nil
 }
 
 func messageOf(st *health.Status) string {
@@ -263,7 +274,7 @@ func (op *operation) observeHook(ctx context.Context, t *task, live *unstructure
 			msg = "Pod " + phase
 		}
 	default:
-		st := op.judge(ctx, live, t.state.Generation)
+		st, _ := op.judge(ctx, live, t.state.Generation)
 		switch {
 		case st == nil || st.Code == health.Healthy:
 			status = TaskSucceeded
