@@ -52,9 +52,11 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	}
 	if res.Done() && !req.DryRun {
 		e.mu.Lock()
-		delete(e.history, app.Name)
 		delete(e.differs, app.Name)
 		e.mu.Unlock()
+		if err := e.opts.State.Delete(ctx, app.Name); err != nil {
+			return res, fmt.Errorf("delete %s: %w", app.Name, err)
+		}
 	}
 	return res, nil
 }

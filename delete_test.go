@@ -45,7 +45,7 @@ metadata: {name: stays, annotations: {argocd.argoproj.io/sync-options: Delete=fa
 	if _, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, "stays", metav1.GetOptions{}); err != nil {
 		t.Errorf("the Delete=false ConfigMap was deleted: %v", err)
 	}
-	if len(e.History(app.Name)) != 0 {
+	if h, _ := e.History(context.Background(), app.Name); len(h) != 0 {
 		t.Error("history kept after the app was deleted")
 	}
 }

@@ -99,6 +99,10 @@ type Options struct {
 	// the notification to a queue of your own (docs/recipes.md has a
 	// webhook sender that drops when full).
 	Notify func(Notification)
+	// State keeps each app's history and last operation. Default: in
+	// memory (NewMemoryStateStore); NewConfigMapStateStore keeps them in
+	// the cluster, so they survive restarts and other processes see them.
+	State StateStore
 	// Sharder, when set, spreads the apps of Run over replicas: this
 	// engine reconciles only the apps the Sharder says it owns, and picks
 	// up or lets go of apps as ownership moves. A Sharder with a
@@ -139,9 +143,10 @@ type Engine struct {
 	clusters map[string]*clusterState // by server URL and by name
 	sources  map[string]source.Source
 	differs  map[string]*differEntry
-	history  map[string][]HistoryEntry
 	projects map[string]*Project
 	runner   *runner // set while Run runs
+	// stateMu serialises the load-modify-save of app state records.
+	stateMu gosync.Mutex
 }
 
 // New builds an Engine. Clusters are connected lazily, on the first app
@@ -176,6 +181,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
 	}
+	if opts.State == nil {
+		opts.State = NewMemoryStateStore()
+	}
 	if opts.NewClusterCache == nil {
 		opts.NewClusterCache = defaultNewClusterCache
 	}
@@ -191,7 +199,6 @@ func New(opts Options) (*Engine, error) {
 		clusters: map[string]*clusterState{},
 		sources:  map[string]source.Source{},
 		differs:  map[string]*differEntry{},
-		history:  map[string][]HistoryEntry{},
 		projects: map[string]*Project{},
 	}
 	for i := range opts.Projects {

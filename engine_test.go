@@ -85,8 +85,8 @@ func TestRefreshSyncAndHealth(t *testing.T) {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
 	st = refreshUntil(t, e, app, "Synced and Healthy", func(s Status) bool { return s.Sync == Synced && s.Health.Code == health.Healthy })
-	if len(e.History(app.Name)) != 1 || e.History(app.Name)[0].Revisions[0] != st.Revision {
-		t.Fatalf("history %+v", e.History(app.Name))
+	if h, _ := e.History(context.Background(), app.Name); len(h) != 1 || h[0].Revisions[0] != st.Revision {
+		t.Fatalf("history %+v", h)
 	}
 	if strings.Join([]string{string(notes[0]), string(notes[1])}, ",") != "SyncStarted,SyncSucceeded" {
 		t.Fatalf("notifications %v", notes)

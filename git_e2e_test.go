@@ -121,7 +121,7 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 	if took := time.Since(pushed); took > 20*time.Second {
 		t.Fatalf("the push took %s to be synced by polling every second", took)
 	}
-	if h := hooked.History(hookApp.Name); len(h) != 2 || h[1].Revisions[0] != second {
+	if h, _ := hooked.History(ctx, hookApp.Name); len(h) != 2 || h[1].Revisions[0] != second {
 		t.Fatalf("history %+v", h)
 	}
 }

@@ -2,11 +2,13 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -35,6 +37,8 @@ type SyncRequest struct {
 	// latest, when set, reports the newest desired revision so that
 	// retries of an older one are pre-empted (the run loop sets it).
 	latest func() string
+	// automated marks the run loop's automated syncs in the record.
+	automated bool
 }
 
 // SyncWindowError reports a sync that a sync window blocks.
@@ -52,8 +56,24 @@ func (e *SyncWindowError) Error() string {
 // Sync runs a sync operation of app: the project's limits, policies and
 // sync windows are checked first; then sync.Syncer plans, dry-runs, applies
 // and waits, wave by wave, retrying by the app's retry policy. A successful
-// sync is recorded in the app's history.
+// sync is recorded in the app's history; every operation that got past the
+// sync windows is recorded as the app's last operation (LastOperation),
+// failures before the first write included.
 func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (sync.Result, error) {
+	started := time.Now()
+	var revision string
+	var deployed *rendered
+	res, err := e.syncOnce(ctx, app, req, started, &revision, &deployed)
+	var blocked *SyncWindowError
+	if !errors.As(err, &blocked) {
+		e.record(context.WithoutCancel(ctx), app, operationStateOf(res, revision, started, req.automated, req.DryRun), deployed)
+	}
+	return res, err
+}
+
+// syncOnce is Sync without the final record: it reports the revision it
+// rendered and, after a successful real sync, what it deployed.
+func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **rendered) (sync.Result, error) {
 	proj, err := e.project(app)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
@@ -105,16 +125,20 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 		InSync:     sync.DifferInSync(differ),
 		State:      req.State,
 	}
+	*revision = sreq.Revision
 	e.notify(Notification{Type: NotifySyncStarted, App: app.Name, Revision: sreq.Revision})
+	e.record(ctx, app, &OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun, StartedAt: started}, nil)
 	e.syncSem <- struct{}{}
 	e.metrics.applyInFlight.Inc()
 	res, err := e.runSync(ctx, syncer, app, sreq, req.latest)
 	e.metrics.applyInFlight.Dec()
 	<-e.syncSem
 	e.metrics.syncs.WithLabelValues(app.Name, string(res.Phase)).Inc()
+	if res.Phase == sync.Succeeded && !req.DryRun {
+		*deployed = &desired
+	}
 	switch {
 	case res.Phase == sync.Succeeded && !req.DryRun:
-		e.record(app, desired)
 		e.notify(Notification{Type: NotifySyncSucceeded, App: app.Name, Revision: sreq.Revision, Message: res.Message})
 	case res.Phase == sync.Failed || res.Phase == sync.Error:
 		e.notify(Notification{Type: NotifySyncFailed, App: app.Name, Revision: sreq.Revision, Message: res.Message})
@@ -143,37 +167,64 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, app *Application, req sy
 	return sync.Retry(ctx, s, req, policy, latest)
 }
 
-func (e *Engine) record(app *Application, r rendered) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	h := e.history[app.Name]
-	revs := make([]string, len(r.revisions))
-	for i, rev := range r.revisions {
+// record saves a finished operation, and a successful one (not a dry-run)
+// in the app's history. A store that fails is logged: the sync itself
+// happened and is reported to the caller either way.
+func (e *Engine) record(ctx context.Context, app *Application, op *OperationState, r *rendered) {
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	st, err := e.opts.State.Load(ctx, app.Name)
+	if err != nil {
+		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
+		return
+	}
+	st.Operation = op
+	if r != nil {
+		st.History = withHistoryEntry(st.History, r.revisions, app.Spec.RevisionHistoryLimit)
+	}
+	if err := e.opts.State.Save(ctx, app.Name, st); err != nil {
+		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
+	}
+}
+
+// withHistoryEntry appends a deployment of revs to h, unless it re-syncs
+// the revisions of the newest entry, keeping at most limit entries
+// (default 10, as Argo CD).
+func withHistoryEntry(h []HistoryEntry, revisions []source.Revision, limit *int64) []HistoryEntry {
+	revs := make([]string, len(revisions))
+	for i, rev := range revisions {
 		revs[i] = rev.Commit
 	}
 	if n := len(h); n > 0 && strings.Join(h[n-1].Revisions, ",") == strings.Join(revs, ",") {
-		return // a resync of the same revisions is not a new deployment
+		return h // a resync of the same revisions is not a new deployment
 	}
 	var id int64 = 1
 	if n := len(h); n > 0 {
 		id = h[n-1].ID + 1
 	}
 	h = append(h, HistoryEntry{ID: id, Revisions: revs, DeployedAt: time.Now()})
-	limit := 10
-	if l := app.Spec.RevisionHistoryLimit; l != nil {
-		limit = int(*l)
+	max := 10
+	if limit != nil {
+		max = int(*limit)
 	}
-	if len(h) > limit {
-		h = h[len(h)-limit:]
+	if len(h) > max {
+		h = h[len(h)-max:]
 	}
-	e.history[app.Name] = h
+	return h
 }
 
-// History returns the app's recorded syncs, oldest first.
-func (e *Engine) History(appName string) []HistoryEntry {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]HistoryEntry(nil), e.history[appName]...)
+// History returns the app's recorded syncs, oldest first, from the
+// engine's StateStore.
+func (e *Engine) History(ctx context.Context, appName string) ([]HistoryEntry, error) {
+	st, err := e.opts.State.Load(ctx, appName)
+	return st.History, err
+}
+
+// LastOperation returns the app's last sync operation, as the engine's
+// StateStore kept it; nil when there was none.
+func (e *Engine) LastOperation(ctx context.Context, appName string) (*OperationState, error) {
+	st, err := e.opts.State.Load(ctx, appName)
+	return st.Operation, err
 }
 
 // Rollback syncs the revisions of history entry id. As in Argo CD, an app
@@ -184,12 +235,16 @@ func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune
 		err := fmt.Errorf("rollback of %s: automated sync is enabled", app.Name)
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	for _, h := range e.History(app.Name) {
+	history, err := e.History(ctx, app.Name)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, fmt.Errorf("rollback of %s: %w", app.Name, err)
+	}
+	for _, h := range history {
 		if h.ID == id {
 			return e.Sync(ctx, app, SyncRequest{Revisions: h.Revisions, Prune: prune, Manual: true})
 		}
 	}
-	err := fmt.Errorf("rollback of %s: no history entry %d", app.Name, id)
+	err = fmt.Errorf("rollback of %s: no history entry %d", app.Name, id)
 	return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 }
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	gosync "sync"
 	"time"
 
 	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/sync"
 	"golang.org/x/time/rate"
@@ -213,7 +215,7 @@ func (r *runner) record(st *appState, status Status) {
 	st.status, st.hasState = status, true
 	r.mu.Unlock()
 	if !had || prev.Health.Code != status.Health.Code {
-		r.e.notify(Notification{Type: NotifyHealthChanged, App: st.app.Name, Revision: status.Revision, Health: status.Health.Code, Message: status.Health.Message})
+		r.e.notify(Notification{Type: NotifyHealthChanged, App: st.app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
 	}
 	if status.Sync == OutOfSync && (!had || prev.Sync != OutOfSync) {
 		r.e.notify(Notification{Type: NotifyOutOfSync, App: st.app.Name, Revision: status.Revision})
@@ -242,7 +244,7 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 		}
 		return d.Wait
 	}
-	res, err := r.e.Sync(ctx, st.app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, st.app)})
+	res, err := r.e.Sync(ctx, st.app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, st.app), automated: true})
 	var blocked *SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which one.
@@ -260,6 +262,20 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 		r.e.opts.Log.Info("automated sync failed", "app", st.app.Name, "revision", status.Revision, "error", err.Error())
 	}
 	return time.Second // look again soon: the sync changed things
+}
+
+// healthReason says why an app has its health: the aggregated message
+// (which names the worst resources), else, for an app whose health is not
+// known or is degraded without one, its conditions (the refresh's error).
+func healthReason(st Status) string {
+	if st.Health.Message != "" || (st.Health.Code != health.Unknown && st.Health.Code != health.Degraded) {
+		return st.Health.Message
+	}
+	parts := make([]string, 0, len(st.Conditions))
+	for _, c := range st.Conditions {
+		parts = append(parts, string(c.Type)+": "+c.Message)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func hasError(cs []Condition) bool {
