@@ -229,12 +229,24 @@ func Wave(obj *unstructured.Unstructured) (int, error) {
 // sync: generateName + "<first 7 of revision>-<phase>-<unix seconds of the
 // sync's start>", lower-cased (Argo CD's scheme), so a retried step of the
 // same sync finds the hook it created, and the next sync creates a new one.
-// Objects with a name keep it.
+// The revision part is the first source's commit without an algorithm
+// prefix ("sha256:" of a folder's content hash) and only its letters and
+// digits, so the name is always a valid object name. Objects with a name
+// keep it.
 func Name(obj *unstructured.Unstructured, revision string, phase Phase, syncStarted time.Time) string {
 	if n := obj.GetName(); n != "" {
 		return n
 	}
-	rev := revision
+	rev, _, _ := strings.Cut(revision, ",")
+	if i := strings.LastIndex(rev, ":"); i >= 0 {
+		rev = rev[i+1:]
+	}
+	rev = strings.Map(func(r rune) rune {
+		if (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return -1
+	}, rev)
 	if len(rev) > 7 {
 		rev = rev[:7]
 	}

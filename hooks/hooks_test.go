@@ -111,6 +111,12 @@ func TestName(t *testing.T) {
 	if Name(o, "abc", PostSync, start.Add(time.Second)) == Name(o, "abc", PostSync, start) {
 		t.Fatal("a new sync reuses the name")
 	}
+	if got := Name(o, "sha256:6e199054a2,abcdef0", PreSync, start); got != "db-migrate-6e19905-presync-1700000000" {
+		t.Fatalf("Name of a folder's content hash = %q", got)
+	}
+	if got := Name(o, "", PreSync, start); got != "db-migrate--presync-1700000000" {
+		t.Fatalf("Name without a revision = %q", got)
+	}
 	if Name(obj(nil), "abc", Sync, start) != "migrate" {
 		t.Fatal("a named hook was renamed")
 	}
