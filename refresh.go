@@ -193,7 +193,9 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			}
 		}
 		if info.Hook {
-			cmp.rows = append(cmp.rows, ResourceStatus{Key: key, Status: Synced, Hook: true})
+			for _, k := range hookKeys(obj, key, cs.cache.Managed(app.Name)) {
+				cmp.rows = append(cmp.rows, ResourceStatus{Key: k, Status: Synced, Hook: true})
+			}
 			continue
 		}
 		desiredKeys[key] = true
@@ -260,6 +262,28 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 	}
 	sort.SliceStable(cmp.rows, func(i, j int) bool { return cmp.rows[i].Key.String() < cmp.rows[j].Key.String() })
 	return cmp, nil
+}
+
+// hookKeys names a desired hook's rows: its own key, or, for a hook named
+// by generateName, the live hooks of the app created from it (by their
+// generated names), else the generateName itself, so no row is nameless.
+func hookKeys(obj *unstructured.Unstructured, key resource.Key, managed []*unstructured.Unstructured) []resource.Key {
+	prefix := obj.GetGenerateName()
+	if key.Name != "" || prefix == "" {
+		return []resource.Key{key}
+	}
+	var keys []resource.Key
+	for _, live := range managed {
+		k := resource.KeyOf(live)
+		if k.Group == key.Group && k.Kind == key.Kind && k.Namespace == key.Namespace && strings.HasPrefix(k.Name, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		key.Name = prefix
+		keys = append(keys, key)
+	}
+	return keys
 }
 
 func (c *comparison) merge(row ResourceStatus) {

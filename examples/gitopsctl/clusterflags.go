@@ -66,7 +66,7 @@ func engineOptions(cfg *rest.Config, log logr.Logger) gitops.Options {
 // flags applied.
 func (c *clusterFlags) engineOptions(cfg *rest.Config, stderr io.Writer) (gitops.Options, error) {
 	opts := engineOptions(cfg, stderrLogger(stderr, c.verbose))
-	return opts, c.engine.apply(&opts)
+	return opts, c.engine.apply(&opts, cfg)
 }
 
 // stderrLogger returns a logger to w when verbose, else one that discards.

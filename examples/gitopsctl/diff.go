@@ -52,7 +52,22 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case gitops.OutOfSync:
 		return 1
 	default:
-		fmt.Fprintf(stderr, "gitopsctl diff: %s: comparison is %s\n", cmd.app.Name, st.Sync)
+		var unknown []string
+		for _, r := range st.Resources {
+			if r.Status == gitops.Unknown {
+				unknown = append(unknown, r.Key.String())
+			}
+		}
+		fmt.Fprintf(stderr, "gitopsctl diff: %s: comparison is %s", cmd.app.Name, st.Sync)
+		if len(unknown) > 0 {
+			fmt.Fprintf(stderr, " for %s", strings.Join(unknown, ", "))
+		}
+		if len(st.Conditions) == 0 {
+			fmt.Fprint(stderr, " (no condition says why)")
+		} else {
+			fmt.Fprint(stderr, " (the conditions above say why)")
+		}
+		fmt.Fprintln(stderr)
 		return 2
 	}
 }

@@ -9,24 +9,35 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/health"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // engineFlags are the engine settings a host sets in Go, as flags: the ref
 // cache TTL, the recreate-on-immutable policy and Lua health overrides.
 type engineFlags struct {
+	stateNamespace      string
 	refCacheTTL         time.Duration
 	recreateOnImmutable bool
 	healthLua           healthLuaFlag
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.stateNamespace, "state-namespace", "default", "keep each app's sync history and last operation in ConfigMaps gitops-state-<app> of this namespace, so status shows what an agent's sync did; empty: in memory only")
 	fs.DurationVar(&f.refCacheTTL, "ref-cache-ttl", time.Minute, "how long a Git repository's branches and tags are reused before it is asked again (never longer than the refresh interval)")
 	fs.BoolVar(&f.recreateOnImmutable, "recreate-on-immutable", false, "delete and re-create an object whose update changes an immutable field (as Replace=true would), instead of failing the sync")
 	fs.Var(&f.healthLua, "health-lua", "GROUP/KIND=FILE: judge that kind's health with this Lua script (Argo CD's health.lua contract); repeatable")
 }
 
 // apply sets the engine options the flags name.
-func (f engineFlags) apply(opts *gitops.Options) error {
+func (f engineFlags) apply(opts *gitops.Options, cfg *rest.Config) error {
+	if f.stateNamespace != "" {
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("--state-namespace: %w", err)
+		}
+		opts.State = gitops.NewConfigMapStateStore(cs, f.stateNamespace)
+	}
 	if f.refCacheTTL > 0 {
 		opts.RefCacheTTL = f.refCacheTTL
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	gosync "sync"
+	"text/tabwriter"
 
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
@@ -114,4 +116,24 @@ func printResult(w io.Writer, res sync.Result) {
 	for _, k := range res.PendingConfirmation {
 		fmt.Fprintf(w, "  %s waits for a confirmed prune (Prune=confirm)\n", k)
 	}
+	if res.Phase != sync.Succeeded && len(res.Results) > 0 {
+		// A failure is explained object by object: what was applied, what
+		// failed and why, what never ran.
+		fmt.Fprintln(w)
+		printRows(w, res.Results)
+	}
 }
+
+// printRows writes one row per object of an operation: wave, resource,
+// action, status and message.
+func printRows(w io.Writer, rows []sync.ResourceResult) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WAVE\tRESOURCE\tACTION\tSTATUS\tMESSAGE")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", waveLabel(string(r.Phase), r.Wave), resourceLabel(r), actionLabel(r), r.Status, oneLine(r.Message))
+	}
+	tw.Flush()
+}
+
+// oneLine keeps a message on its row.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/kubegitops/gitops"
 )
@@ -32,19 +33,60 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, "status", err)
 	}
 	st, err := cmd.engine.Refresh(ctx, cmd.app)
+	op, operr := cmd.engine.LastOperation(ctx, cmd.app.Name)
+	if operr != nil {
+		fmt.Fprintf(stderr, "gitopsctl status: last operation: %v\n", operr)
+	}
 	if *output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(st); jerr != nil {
+		if jerr := enc.Encode(statusJSON{Status: st, LastOperation: op}); jerr != nil {
 			return fail(stderr, "status", jerr)
 		}
 	} else {
 		printStatus(stdout, cmd.app.Name, st)
+		printOperation(stdout, op)
 	}
 	if err != nil {
 		return fail(stderr, "status", err)
 	}
 	return 0
+}
+
+// statusJSON is status -o json: the refresh's status with the last
+// operation beside its fields.
+type statusJSON struct {
+	gitops.Status
+	LastOperation *gitops.OperationState `json:"lastOperation,omitempty"`
+}
+
+// printOperation writes the last operation for people, so that a failed
+// automated sync can be understood afterwards.
+func printOperation(w io.Writer, op *gitops.OperationState) {
+	if op == nil {
+		return
+	}
+	who := "manual"
+	if op.Automated {
+		who = "automated"
+	}
+	if op.DryRun {
+		who += ", dry run"
+	}
+	fmt.Fprintf(w, "\nLast operation: %s (%s sync of %s, started %s", op.Phase, who, op.Revision, op.StartedAt.Format(time.RFC3339))
+	if !op.FinishedAt.IsZero() {
+		fmt.Fprintf(w, ", took %s", op.FinishedAt.Sub(op.StartedAt).Round(time.Millisecond))
+	}
+	fmt.Fprintln(w, ")")
+	if op.Message != "" {
+		fmt.Fprintf(w, "  %s\n", oneLine(op.Message))
+	}
+	if len(op.Results) > 0 {
+		printRows(w, op.Results)
+	}
+	if op.Truncated > 0 {
+		fmt.Fprintf(w, "  (%d more rows not kept)\n", op.Truncated)
+	}
 }
 
 // printStatus writes a status for people.
