@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,4 +136,20 @@ func TestRunDoesNotRepeatASyncThatChangesNothing(t *testing.T) {
 		cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "a", metav1.GetOptions{})
 		return err == nil && cm.Data["k"] == "v"
 	})
+}
+
+func TestHealthReasonNamesTheConditionsOfAnUnknownApp(t *testing.T) {
+	t.Parallel()
+	st := Status{Health: health.Status{Code: health.Unknown}, Conditions: []Condition{{Type: ConditionComparisonError, Message: "repository unreachable"}}}
+	if got := healthReason(st); got != "ComparisonError: repository unreachable" {
+		t.Fatalf("reason %q", got)
+	}
+	st.Health = health.Status{Code: health.Degraded, Message: "Caused by apps/Deployment ns/web: crash"}
+	if got := healthReason(st); got != st.Health.Message {
+		t.Fatalf("reason %q, want the aggregated message", got)
+	}
+	st.Health = health.Status{Code: health.Healthy}
+	if got := healthReason(st); got != "" {
+		t.Fatalf("a healthy app's reason %q", got)
+	}
 }

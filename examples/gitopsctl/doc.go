@@ -15,9 +15,12 @@
 //	    sync, 1 out of sync, 2 on error
 //	gitopsctl sync --app FILE [--prune] [--dry-run]
 //	    sync once, printing a row per object as each wave finishes, then the
-//	    result and the app's status; exit 0 succeeded, 1 failed, 2 on error
+//	    result and the app's status (after a failure, a row per object with
+//	    its message); exit 0 succeeded, 1 failed, 2 on error
 //	gitopsctl status --app FILE [-o json]
-//	    sync status, health, revision, a row per resource, conditions
+//	    sync status, health, revision, a row per resource, conditions, and
+//	    the last operation (phase, message, a row per object), also when
+//	    another process (an agent's automated sync) ran it
 //	gitopsctl agent --apps FILE|DIR [--interval D] [--webhook-addr ADDR]
 //	    run the engine on every Application found until Ctrl-C, printing
 //	    its notifications; with --webhook-addr, serve push webhooks (GitHub,
@@ -32,7 +35,14 @@
 //	    run Argo CD format Lua health tests found under DIR
 //
 // Commands that talk to a cluster take --kubeconfig (default $KUBECONFIG,
-// else ~/.kube/config) and --context. The cluster is given to the engine
+// else ~/.kube/config) and --context, and the engine settings a host
+// would set in Go: --state-namespace NS (each app's history and last
+// operation in ConfigMaps gitops-state-<app>; default "default", empty for
+// memory only), --ref-cache-ttl D (how long a repository's branches and
+// tags are reused; never longer than the agent's --interval),
+// --recreate-on-immutable (re-create an object whose update changes an
+// immutable field) and --health-lua GROUP/KIND=FILE (a Lua health script
+// for that kind, repeatable). The cluster is given to the engine
 // both as "in-cluster" at https://kubernetes.default.svc and by its own
 // URL, so Applications written for Argo CD work unchanged. Sources may be
 // Git URLs or local folders (absolute paths or file:// URLs).
