@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -92,9 +93,12 @@ const maxScriptTestInput = 4 << 20
 // RunScriptTests runs Argo CD format health script tests: for every
 // <group>/<Kind>/health.lua under root it reads health_test.yaml next to
 // it and, for each case, decodes the inputPath object, runs the script
-// (directly, whatever the resolution order would choose) and compares the
-// returned status and message with healthStatus. Scripts written and
-// tested for Argo CD's resource_customizations run unchanged.
+// and compares the returned status and message with healthStatus. The
+// script is the folder's own, except where Argo CD's resolver would choose
+// another: a case under a wildcard folder (_.crossplane.io/_) whose object
+// has a script of its own exact group/Kind in the tree runs that one, as
+// exact matches win over wildcards. Scripts written and tested for Argo
+// CD's resource_customizations run unchanged.
 //
 // The error is non-nil only when root cannot be walked; problems with one
 // script or case (a syntax error, a missing file, no tests) are reported
@@ -117,13 +121,47 @@ func RunScriptTests(ctx context.Context, root fs.FS, opts LuaOptions) (ScriptTes
 	}
 	slices.Sort(scripts)
 	report.Scripts = len(scripts)
+	exact := exactScripts(engine, root, scripts)
 	for _, p := range scripts {
-		report.Results = append(report.Results, runScriptTest(ctx, engine, root, p)...)
+		report.Results = append(report.Results, runScriptTest(ctx, engine, root, p, exact)...)
 	}
 	return report, nil
 }
 
-func runScriptTest(ctx context.Context, engine *LuaEngine, root fs.FS, scriptPath string) []ScriptTestResult {
+// exactScripts compiles, lazily, the scripts of the tree whose folder names
+// one group/Kind (no wildcard), by ScriptKey: the scripts Argo CD's
+// resolver prefers over a wildcard one.
+func exactScripts(engine *LuaEngine, root fs.FS, scripts []string) func(key string) *LuaScript {
+	paths := map[string]string{}
+	for _, p := range scripts {
+		dir := path.Dir(p)
+		group, kind := path.Dir(dir), path.Base(dir)
+		if group == "." || strings.Contains(group, "/") {
+			continue
+		}
+		if key := ScriptKey(group + "/" + kind); !strings.Contains(key, "*") {
+			paths[key] = p
+		}
+	}
+	compiled := map[string]*LuaScript{}
+	return func(key string) *LuaScript {
+		p, ok := paths[key]
+		if !ok {
+			return nil
+		}
+		if s, done := compiled[key]; done {
+			return s
+		}
+		var s *LuaScript
+		if src, err := readLimited(root, p); err == nil {
+			s, _ = engine.Compile(p, string(src))
+		}
+		compiled[key] = s
+		return s
+	}
+}
+
+func runScriptTest(ctx context.Context, engine *LuaEngine, root fs.FS, scriptPath string, exact func(string) *LuaScript) []ScriptTestResult {
 	dir := path.Dir(scriptPath)
 	fail := func(input string, err error) []ScriptTestResult {
 		return []ScriptTestResult{{Script: scriptPath, Input: input, Err: err}}
@@ -154,13 +192,13 @@ func runScriptTest(ctx context.Context, engine *LuaEngine, root fs.FS, scriptPat
 	var out []ScriptTestResult
 	for _, tc := range file.Tests {
 		res := ScriptTestResult{Script: scriptPath, Input: tc.InputPath, Want: tc.HealthStatus}
-		res.Got, res.Err = runScriptCase(ctx, engine, script, root, path.Join(dir, tc.InputPath))
+		res.Got, res.Err = runScriptCase(ctx, engine, script, root, path.Join(dir, tc.InputPath), exact)
 		out = append(out, res)
 	}
 	return out
 }
 
-func runScriptCase(ctx context.Context, engine *LuaEngine, script *LuaScript, root fs.FS, input string) (Status, error) {
+func runScriptCase(ctx context.Context, engine *LuaEngine, script *LuaScript, root fs.FS, input string, exact func(string) *LuaScript) (Status, error) {
 	if !fs.ValidPath(input) {
 		return Status{}, fmt.Errorf("inputPath %q leaves the tested folder", input)
 	}
@@ -174,6 +212,9 @@ func runScriptCase(ctx context.Context, engine *LuaEngine, script *LuaScript, ro
 	}
 	if len(objs) != 1 {
 		return Status{}, fmt.Errorf("%s: want one object, found %d", input, len(objs))
+	}
+	if own := exact(gkKey(objs[0].GroupVersionKind().GroupKind())); own != nil {
+		script = own
 	}
 	st, err := engine.Run(ctx, script, objs[0])
 	if err != nil {

@@ -104,3 +104,33 @@ func loadScriptTestObject(tb testing.TB, name string) *unstructured.Unstructured
 	}
 	return objs[0]
 }
+
+// TestRunScriptTests_ExactScriptWinsOverWildcard: a case under a wildcard
+// folder whose object has a script of its own runs that script, as Argo
+// CD's resolver chooses an exact group/Kind before a wildcard.
+func TestRunScriptTests_ExactScriptWinsOverWildcard(t *testing.T) {
+	fsys := fstest.MapFS{
+		"_.example.com/_/health.lua": {Data: []byte(`return {status = "Progressing", message = "wildcard"}`)},
+		"_.example.com/_/health_test.yaml": {Data: []byte(`tests:
+- healthStatus: {status: Healthy, message: own}
+  inputPath: testdata/provider.yaml
+- healthStatus: {status: Progressing, message: wildcard}
+  inputPath: testdata/other.yaml
+`)},
+		"_.example.com/_/testdata/provider.yaml": {Data: []byte("apiVersion: pkg.example.com/v1\nkind: Provider\nmetadata: {name: p}\n")},
+		"_.example.com/_/testdata/other.yaml":    {Data: []byte("apiVersion: x.example.com/v1\nkind: Thing\nmetadata: {name: t}\n")},
+		"pkg.example.com/Provider/health.lua":    {Data: []byte(`return {status = "Healthy", message = "own"}`)},
+		"pkg.example.com/Provider/health_test.yaml": {Data: []byte(`tests:
+- healthStatus: {status: Healthy, message: own}
+  inputPath: testdata/p.yaml
+`)},
+		"pkg.example.com/Provider/testdata/p.yaml": {Data: []byte("apiVersion: pkg.example.com/v1\nkind: Provider\nmetadata: {name: p}\n")},
+	}
+	report, err := RunScriptTests(context.Background(), fsys, DefaultLuaOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := report.Failed(); len(f) != 0 || len(report.Results) != 3 {
+		t.Fatalf("failed %v of %d results", f, len(report.Results))
+	}
+}

@@ -2,6 +2,7 @@ package luavm
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,27 +34,51 @@ func (s *sandbox) osLibrary() *lua.LTable {
 	return t
 }
 
-// osTime implements os.time([table]) in UTC.
+// osTime implements os.time([table]) in UTC, reading the table as
+// gopher-lua (Argo CD's interpreter) does: a field may be a number or a
+// numeric string ("2024", " 07", "0x1F"), and a missing or unreadable
+// field takes gopher-lua's default (year 1900, month 1, day 1, hour 12,
+// min 0, sec 0), so scripts written against Argo CD get the same answer.
 func (s *sandbox) osTime(L *lua.LState) int {
 	if L.GetTop() == 0 || L.Get(1) == lua.LNil {
 		L.Push(lua.LNumber(s.clock().Unix()))
 		return 1
 	}
 	t := L.CheckTable(1)
-	field := func(name string, def int) int {
-		v := t.RawGetString(name)
-		if n, ok := v.(lua.LNumber); ok {
-			return int(n)
-		}
-		if def < 0 {
-			L.RaiseError("field '%s' missing in date table", name)
-		}
-		return def
-	}
-	tm := time.Date(field("year", -1), time.Month(field("month", -1)), field("day", -1),
+	field := func(name string, def int) int { return intField(t.RawGetString(name), def) }
+	tm := time.Date(field("year", 1900), time.Month(field("month", 1)), field("day", 1),
 		field("hour", 12), field("min", 0), field("sec", 0), 0, time.UTC)
 	L.Push(lua.LNumber(tm.Unix()))
 	return 1
+}
+
+// intField reads one date-table field as gopher-lua's getIntField does.
+func intField(v lua.LValue, def int) int {
+	switch lv := v.(type) {
+	case lua.LNumber:
+		return int(lv)
+	case lua.LString:
+		str := strings.TrimLeft(string(lv), " ")
+		if strings.HasPrefix(str, "0") && !strings.HasPrefix(str, "0x") && !strings.HasPrefix(str, "0X") {
+			if str = strings.TrimLeft(str, "0"); str == "" {
+				return 0
+			}
+		}
+		if n, err := parseLuaNumber(str); err == nil {
+			return int(n)
+		}
+	}
+	return def
+}
+
+// parseLuaNumber reads a decimal or hexadecimal number literal.
+func parseLuaNumber(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		n, err := strconv.ParseUint(h, 16, 64)
+		return float64(n), err
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // osClock returns the seconds spent in this call so far.

@@ -57,7 +57,14 @@ func TestRun_LuaSemanticsSurviveRewrite(t *testing.T) {
 		"math.random is repeatable": {`return math.random(1000) .. "," .. math.random(1000)`, "742,197"},
 		"os.time reads the clock":   {`return os.time()`, "1700000000"},
 		"os.date formats utc":       {`return os.date("!%Y-%m-%dT%H:%M:%SZ", 0)`, "1970-01-01T00:00:00Z"},
-		"pcall catches errors":      {`local ok, err = pcall(function() error("boom") end) return tostring(ok)`, "false"},
+		// As gopher-lua (Argo CD's interpreter): numeric strings in the
+		// date table (scripts pass string.match captures), and defaults for
+		// missing fields.
+		"os.time numeric strings":  {`return os.time({year="2023", month="11", day=" 014", hour="22", min="13", sec="20"})`, "1700000000"},
+		"os.time hex string":       {`return os.time({year=2023, month="0xB", day=14, hour=22, min=13, sec=20})`, "1700000000"},
+		"os.time default fields":   {`return os.time({year=1970, month=1, day=1})`, "43200"},
+		"os.time unreadable field": {`return os.time({year="x", month=1, day=1, hour=0})`, "-2208988800"},
+		"pcall catches errors":     {`local ok, err = pcall(function() error("boom") end) return tostring(ok)`, "false"},
 	}
 	opts := DefaultOptions()
 	opts.Clock = func() time.Time { return time.Unix(1700000000, 0) }
