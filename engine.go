@@ -159,6 +159,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.Tracking.AnnotationKey == "" {
 		opts.Tracking = d.Tracking
 	}
+	if err := opts.Tracking.Validate(); err != nil {
+		return nil, fmt.Errorf("gitops: Options.Tracking: %w", err)
+	}
 	if opts.ClusterSyncTimeout <= 0 {
 		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
 	}

@@ -1,6 +1,9 @@
 package resource
 
 import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -91,5 +94,60 @@ func TestTrackingOwnership(t *testing.T) {
 
 	if err := tr.Set(newObj("v1", "ConfigMap", "web", "c"), "bad:name"); err == nil {
 		t.Fatal("app name with a colon accepted")
+	}
+}
+
+func TestTrackingMethods(t *testing.T) {
+	obj := func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("apps/v1")
+		u.SetKind("ReplicaSet")
+		u.SetNamespace("web")
+		u.SetName("api")
+		return u
+	}
+	label := DefaultTracking()
+	label.Method = TrackingLabel
+	o := obj()
+	if err := label.Set(o, "shop"); err != nil {
+		t.Fatal(err)
+	}
+	if o.GetLabels()[DefaultTrackingLabel] != "shop" || o.GetAnnotations()[AnnotationTrackingID] != "" {
+		t.Fatalf("label method wrote labels %v annotations %v", o.GetLabels(), o.GetAnnotations())
+	}
+	if label.AppOf(o) != "shop" || !label.OwnedBy(o, "shop") {
+		t.Fatal("a labelled object is not managed")
+	}
+	yes := true
+	o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "api", UID: "u", Controller: &yes}})
+	if label.AppOf(o) != "" {
+		t.Fatal("a controller's copy of the label is taken for a managed object")
+	}
+	if err := label.Set(obj(), strings.Repeat("a", 64)); err == nil {
+		t.Fatal("a 64-character app name became a label")
+	}
+
+	both := DefaultTracking()
+	both.Method = TrackingAnnotationAndLabel
+	o = obj()
+	long := strings.Repeat("b", 70)
+	if err := both.Set(o, long); err != nil {
+		t.Fatal(err)
+	}
+	if got := o.GetLabels()[DefaultTrackingLabel]; got != long[:63] {
+		t.Fatalf("annotation+label wrote label %q", got)
+	}
+	if both.AppOf(o) != long {
+		t.Fatalf("annotation+label: owner %q, want the annotation's app", both.AppOf(o))
+	}
+
+	argo := TrackingArgoCD()
+	o = obj()
+	o.SetAnnotations(map[string]string{AnnotationArgoTrackingID: "shop:apps/ReplicaSet:web/api"})
+	if argo.AppOf(o) != "shop" {
+		t.Fatal("TrackingArgoCD does not adopt an object Argo CD tracks")
+	}
+	if err := (Tracking{Method: "labels"}).Validate(); err == nil {
+		t.Fatal("an unknown method was accepted")
 	}
 }
