@@ -224,8 +224,9 @@ type Backoff struct {
 	MaxDuration string `json:"maxDuration,omitempty"`
 }
 
-// ManagedNamespaceMetadata are the labels and annotations of a created
-// namespace.
+// ManagedNamespaceMetadata are the labels and annotations of the namespace
+// that CreateNamespace=true creates, kept in step on every sync (as Argo
+// CD: without CreateNamespace=true they have no effect).
 type ManagedNamespaceMetadata struct {
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`

@@ -125,7 +125,15 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		InSync:     sync.DifferInSync(differ),
 		State:      req.State,
 	}
+	if p := app.Spec.SyncPolicy; p != nil && p.ManagedNamespaceMetadata != nil {
+		sreq.NamespaceMetadata = &sync.NamespaceMetadata{Labels: p.ManagedNamespaceMetadata.Labels, Annotations: p.ManagedNamespaceMetadata.Annotations}
+	}
 	*revision = sreq.Revision
+	if opts.Has(resource.OptionFailOnSharedResource, "true") && cs.cache != nil {
+		if err := e.sharedResources(cs, app, sreq.Desired); err != nil {
+			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
+		}
+	}
 	e.notify(Notification{Type: NotifySyncStarted, App: app.Name, Revision: sreq.Revision})
 	e.record(ctx, app, &OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun, StartedAt: started}, nil)
 	e.syncSem <- struct{}{}

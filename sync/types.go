@@ -11,6 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
+// NamespaceMetadata are a created namespace's labels and annotations.
+type NamespaceMetadata struct {
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
 // Request is one sync operation: what to apply, where, and how.
 type Request struct {
 	// App names the application; it goes into every object's tracking id
@@ -24,6 +30,12 @@ type Request struct {
 	// Namespace is the destination namespace, given to namespaced objects
 	// that name none.
 	Namespace string
+	// NamespaceMetadata, with CreateNamespace=true, are labels and
+	// annotations the destination namespace carries (Argo CD's
+	// managedNamespaceMetadata). They are applied server-side under a field
+	// manager of their own, so a label later removed from them is removed
+	// from the namespace, and labels others set are left alone.
+	NamespaceMetadata *NamespaceMetadata
 	// Options are the application's sync options (Argo CD's syncOptions,
 	// for example "CreateNamespace=true,PruneLast=true"). An object's own
 	// sync-options annotation beats them.
