@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -103,3 +104,5 @@ func mustLoad(t testing.TB, data, secret map[string]string) *Config {
 	}
 	return c
 }
+
+func decodeBase64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
