@@ -346,4 +346,3 @@ func (c *Config) RenderFor(name string, app map[string]any, to Destination) (Mes
 	typ, _ := c.ServiceType(to.Service)
 	return t.Render(app, c.context, typ, to.Recipient)
 }
-

@@ -70,6 +70,7 @@ type Controller struct {
 	queue   chan observation
 	sends   chan delivery
 
+	pending  atomic.Int64 // queued or being evaluated
 	mu       gosync.Mutex
 	inflight map[string]bool
 	engine   map[string]*engineApp // Notify's view of each app; Run's goroutine only
@@ -138,10 +139,12 @@ func (c *Controller) Observe(app map[string]any) bool {
 }
 
 func (c *Controller) enqueue(o observation) bool {
+	c.pending.Add(1)
 	select {
 	case c.queue <- o:
 		return true
 	default:
+		c.pending.Add(-1)
 		c.metrics.dropped.Inc()
 		return false
 	}
@@ -175,12 +178,22 @@ func (c *Controller) Run(ctx context.Context) error {
 				var err error
 				if app, err = c.fromEngine(*o.note); err != nil {
 					c.opts.Log.Info("notification not evaluated", "app", o.note.App, "error", err.Error())
+					c.pending.Add(-1)
 					continue
 				}
 			}
 			c.evaluate(ctx, app)
+			c.pending.Add(-1)
 		}
 	}
+}
+
+// Idle reports whether every change observed so far has been evaluated
+// and every delivery it caused has finished (sent or given up).
+func (c *Controller) Idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending.Load() == 0 && len(c.inflight) == 0
 }
 
 // evaluate runs the triggers app is subscribed to and queues what is due.

@@ -89,7 +89,7 @@ func TestDegradedOnceUntilRecovered(t *testing.T) {
 	c.Observe(degraded("Healthy"))
 	c.Observe(degraded("Degraded"))
 	waitFor(t, "the webhook after recovery", func() bool { return len(recv.requests()) == 2 })
-	waitFor(t, "all evaluated", func() bool { return len(c.queue) == 0 })
+	waitFor(t, "all evaluated", c.Idle)
 	if n := len(recv.requests()); n != 2 {
 		t.Errorf("%d webhooks, want 2: once per degradation", n)
 	}
@@ -121,7 +121,7 @@ func TestFailingReceiverIsRetried(t *testing.T) {
 	if n := len(down.requests()); n != 3 {
 		t.Errorf("%d attempts, want 3", n)
 	}
-	waitFor(t, "the key to be forgotten", func() bool { c2.mu.Lock(); defer c2.mu.Unlock(); return len(c2.inflight) == 0 })
+	waitFor(t, "the key to be forgotten", c2.Idle)
 	c2.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
 	waitFor(t, "a new delivery", func() bool { return len(down.requests()) == 6 })
 }
@@ -140,7 +140,7 @@ func TestRestartSendsNothingAgain(t *testing.T) {
 	go func() { defer close(done); _ = first.Run(ctx) }()
 	first.Observe(app)
 	waitFor(t, "two webhooks (synced, degraded)", func() bool { return len(recv.requests()) == 2 })
-	waitFor(t, "deliveries to finish", func() bool { first.mu.Lock(); defer first.mu.Unlock(); return len(first.inflight) == 0 })
+	waitFor(t, "deliveries to finish", first.Idle)
 	cancel()
 	<-done
 
@@ -150,7 +150,7 @@ func TestRestartSendsNothingAgain(t *testing.T) {
 	second.Observe(app)
 	second.Observe(testApp("web", subscribed, succeeded("xyz", "Degraded"))) // a new revision: due
 	waitFor(t, "the new revision's webhook", func() bool { return len(recv.requests()) == 3 })
-	waitFor(t, "all evaluated", func() bool { return len(second.queue) == 0 })
+	waitFor(t, "all evaluated", second.Idle)
 	if reqs := recv.requests(); len(reqs) != 3 || !strings.Contains(reqs[2].Body, `"xyz"`) {
 		t.Errorf("after the restart: %d requests, want only the new revision's", len(reqs))
 	}
