@@ -112,6 +112,7 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 	e.metrics.applyInFlight.Dec()
 	<-e.syncSem
 	e.metrics.syncs.WithLabelValues(app.Name, string(res.Phase)).Inc()
+	e.metrics.argo.sync(e, app, res.Phase)
 	switch {
 	case res.Phase == sync.Succeeded && !req.DryRun:
 		e.record(app, desired)
