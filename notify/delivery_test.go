@@ -3,10 +3,13 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
+	gosync "sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -214,4 +217,55 @@ func basicAuth(h string) (string, string, bool) {
 	}
 	u, p, ok := strings.Cut(string(b), ":")
 	return u, p, ok
+}
+
+func TestTwoControllersShareOneRegistry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	cfg := mustLoad(t, nil, nil)
+	a, err := NewController(cfg, ControllerOptions{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewController(cfg, ControllerOptions{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.metrics.sent.WithLabelValues("t", "s").Inc()
+	b.metrics.sent.WithLabelValues("t", "s").Inc()
+	if n := testutil.ToFloat64(a.metrics.sent.WithLabelValues("t", "s")); n != 2 {
+		t.Errorf("sent = %v, want both controllers' counts on the registry", n)
+	}
+}
+
+func TestDeliveryErrorsNeverShowSecrets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	var mu gosync.Mutex
+	var logs []string
+	log := funcr.New(func(prefix, args string) { mu.Lock(); logs = append(logs, args); mu.Unlock() }, funcr.Options{})
+	cfg := mustLoad(t, map[string]string{
+		"service.webhook.hook":      "url: http://" + closed + "/hooks/$token\nbasicAuth: {username: bot, password: $password}",
+		"template.hook-synced":      hookTemplate,
+		"trigger.on-sync-succeeded": "- when: app.status.operationState.phase in ['Succeeded']\n  send: [hook-synced]",
+	}, map[string]string{"token": "tok-in-the-url", "password": "pw-abcdef"})
+	c, _ := NewController(cfg, ControllerOptions{Log: log, Retry: fastRetry(), Registerer: prometheus.NewRegistry()})
+	runController(t, c)
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "the failure", func() bool {
+		return testutil.ToFloat64(c.metrics.failed.WithLabelValues("on-sync-succeeded", "hook")) == 1
+	})
+	waitFor(t, "the log", c.Idle)
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(logs, "\n")
+	if !strings.Contains(all, "not delivered") || !strings.Contains(all, "connection refused") {
+		t.Errorf("the failure is not logged with its cause:\n%s", all)
+	}
+	if strings.Contains(all, "tok-in-the-url") || strings.Contains(all, "pw-abcdef") {
+		t.Errorf("a secret in the log:\n%s", all)
+	}
 }

@@ -31,13 +31,29 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.sent, m.failed, m.evaluations, m.dropped} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, err
-			}
+	var err error
+	for _, c := range []**prometheus.CounterVec{&m.sent, &m.failed, &m.evaluations} {
+		if *c, err = register(reg, *c); err != nil {
+			return nil, err
 		}
 	}
+	if m.dropped, err = register(reg, m.dropped); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// register registers c, or returns the collector already registered under
+// its name, so that two controllers on one registry share the series.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing, nil
+			}
+		}
+		return c, err
+	}
+	return c, nil
 }
