@@ -196,3 +196,28 @@ func hasLabel(f *dto.MetricFamily, name string) bool {
 	}
 	return false
 }
+
+// counterValue is the value of the counter series of family name with
+// exactly labels, 0 when there is none yet.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.Metric {
+			ok := len(m.GetLabel()) == len(labels)
+			for _, l := range m.GetLabel() {
+				ok = ok && labels[l.GetName()] == l.GetValue()
+			}
+			if ok {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
