@@ -133,7 +133,8 @@ func (c *Controller) SetConfig(cfg *Config) {
 
 // Observe queues an Application (appstatus.Object's map, or any map of
 // Argo CD's Application shape) for evaluation. It never blocks: it returns
-// false when the queue is full and the change was dropped.
+// false when the queue is full and the change was dropped. The controller
+// reads app later, on Run's goroutine: the caller must not modify it.
 func (c *Controller) Observe(app map[string]any) bool {
 	return c.enqueue(observation{app: app})
 }

@@ -8,8 +8,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Annotations of an Application (or AppProject) that subscribe it, as in
-// Argo CD.
+// Annotations of an Application that subscribe it, as in Argo CD. (Argo
+// CD also reads them on AppProjects; this package reads the Application's
+// only: a host that wants project-wide subscriptions copies them, or uses
+// the ConfigMap's subscriptions with a selector.)
 const (
 	// SubscribePrefix starts "notifications.argoproj.io/subscribe.<trigger>.<service>:
 	// <recipient>[;<recipient>...]" and, without a trigger,
