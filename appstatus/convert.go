@@ -17,7 +17,7 @@ func Refreshed(prev ApplicationStatus, st gitops.Status, sources int, now time.T
 	out := prev
 	out.Sync = SyncStatus{Status: string(st.Sync)}
 	out.Sync.Revision, out.Sync.Revisions = SplitRevision(st.Revision, sources)
-	out.Health = HealthStatus{Status: string(st.Health.Code), Message: st.Health.Message}
+	out.Health = WithHealth(prev.Health, string(st.Health.Code), st.Health.Message, now)
 	out.Resources = nil
 	for _, row := range st.Resources {
 		rs := ResourceStatus{
@@ -32,6 +32,18 @@ func Refreshed(prev ApplicationStatus, st gitops.Status, sources int, now time.T
 	out.Conditions = Conditions(prev.Conditions, st.Conditions, now)
 	t := metav1.NewTime(now.Truncate(time.Second))
 	out.ReconciledAt = &t
+	return out
+}
+
+// WithHealth is the app's health after a refresh that judged it code
+// (with message): lastTransitionTime is kept while the code stays the
+// same, and is now when it changes.
+func WithHealth(prev HealthStatus, code, message string, now time.Time) HealthStatus {
+	out := HealthStatus{Status: code, Message: message, LastTransitionTime: prev.LastTransitionTime}
+	if prev.Status != code || out.LastTransitionTime == nil {
+		t := metav1.NewTime(now.Truncate(time.Second))
+		out.LastTransitionTime = &t
+	}
 	return out
 }
 

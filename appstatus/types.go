@@ -91,6 +91,10 @@ type SyncStatus struct {
 type HealthStatus struct {
 	Status  string `json:"status,omitempty"`
 	Message string `json:"message,omitempty"`
+	// LastTransitionTime is when the app's health last changed status (set
+	// on status.health only). Argo CD's catalog trigger on-deployed
+	// compares it with the sync's finishedAt.
+	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
 }
 
 // ResourceStatus is one object's row in status.resources.

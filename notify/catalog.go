@@ -16,13 +16,16 @@ var CatalogTriggers = []string{"on-created", "on-deleted", "on-deployed", "on-he
 
 // Catalog returns the catalog's ConfigMap data (trigger.* and template.*
 // entries), a new map each time. The triggers are Argo CD's, written from
-// its documentation: on-created (once per app), on-deleted (deletion
+// its catalog's semantics: on-created (once per app), on-deleted (deletion
 // timestamp set, once per app), on-deployed (sync Succeeded and health
-// Healthy, once per synced revision), on-health-degraded (health
-// Degraded), on-sync-failed (phase Error or Failed, once per revision),
-// on-sync-running (phase Running, once per operation), on-sync-status-unknown
-// (sync status Unknown) and on-sync-succeeded (phase Succeeded, once per
-// revision). Merge it under a ConfigMap's own data to use it.
+// Healthy since the sync finished, once per synced revision),
+// on-health-degraded (health Degraded), on-sync-failed (phase Error or
+// Failed), on-sync-running (phase Running) and on-sync-succeeded (phase
+// Succeeded), these three once per synced revision, and
+// on-sync-status-unknown (sync status Unknown). on-health-degraded and
+// on-sync-status-unknown send once per change, where Argo CD's catalog keys
+// them by revision too (catalog.yaml says why). Merge it under a
+// ConfigMap's own data with WithCatalog.
 func Catalog() map[string]string {
 	var cm corev1.ConfigMap
 	if err := yaml.Unmarshal(catalogYAML, &cm); err != nil {

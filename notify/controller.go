@@ -223,20 +223,21 @@ func (c *Controller) evaluate(ctx context.Context, app map[string]any) {
 }
 
 // due decides whether condition r of trigger sends to `to`, and queues the
-// deliveries: a condition that does not match forgets that it was sent
-// (so its next change sends again); one that matches sends unless its key
-// (with the oncePer value) is recorded.
+// deliveries. The state key is the app, trigger, condition and destination,
+// with the oncePer value when the condition has one (Argo CD's key): a
+// condition that does not match forgets its key (so its next change sends
+// again); one that matches sends unless its key is recorded, so it sends
+// once per change and once per oncePer value.
 func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, id, trigger string, r ConditionResult, to Destination) {
-	base := id + "|" + trigger + "|" + r.key + "|" + to.String()
+	key := id + "|" + trigger + "|" + r.key + "|" + to.String()
+	if r.OncePer != "" {
+		key += "|" + r.OncePer
+	}
 	if !r.Matched {
-		if err := c.opts.State.SetNotified(ctx, base, false); err != nil {
+		if err := c.opts.State.SetNotified(ctx, key, false); err != nil {
 			c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
 		}
 		return
-	}
-	key := base
-	if r.OncePer != "" {
-		key += "|" + r.OncePer
 	}
 	c.mu.Lock()
 	busy := c.inflight[key]

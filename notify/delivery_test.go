@@ -269,3 +269,35 @@ func TestDeliveryErrorsNeverShowSecrets(t *testing.T) {
 		t.Errorf("a secret in the log:\n%s", all)
 	}
 }
+
+func TestSlackPostAndUpdate(t *testing.T) {
+	recv := newReceiver(t)
+	recv.reply = `{"ok": true, "channel": "C0123", "ts": "1700000000.000200"}`
+	c := mustLoad(t, map[string]string{
+		"service.slack":               "token: xoxb-t\napiURL: " + recv.URL,
+		"template.app-sync-succeeded": "message: 'rev {{.app.status.sync.revision}}'\nslack:\n  groupingKey: '{{.app.metadata.name}}'\n  deliveryPolicy: PostAndUpdate",
+	}, nil)
+	svc := c.services["slack"].svc
+	to := Destination{Service: "slack", Recipient: "deploys"}
+	for _, rev := range []string{"abc", "def"} {
+		msg, err := c.RenderFor("app-sync-succeeded", testApp("web", nil, succeeded(rev, "Healthy")), to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Send(context.Background(), msg, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := recv.requests()
+	if len(reqs) != 2 || reqs[0].Path != "/chat.postMessage" || reqs[1].Path != "/chat.update" {
+		t.Fatalf("requests %+v, want a post then an update", reqs)
+	}
+	var upd map[string]any
+	_ = json.Unmarshal([]byte(reqs[1].Body), &upd)
+	if upd["channel"] != "C0123" || upd["ts"] != "1700000000.000200" || upd["text"] != "rev def" {
+		t.Errorf("update %s", reqs[1].Body)
+	}
+	if _, err := Load(map[string]string{"template.x": "slack: {deliveryPolicy: Sometimes}"}, nil, DefaultLoadOptions()); err == nil || !strings.Contains(err.Error(), "deliveryPolicy") {
+		t.Errorf("a bad deliveryPolicy: %v", err)
+	}
+}

@@ -58,7 +58,7 @@ func (c *Controller) fromEngine(n gitops.Notification) (map[string]any, error) {
 	when := metav1.NewTime(at.Truncate(time.Second))
 	switch n.Type {
 	case gitops.NotifyHealthChanged:
-		st.Health = appstatus.HealthStatus{Status: string(n.Health), Message: n.Message}
+		st.Health = appstatus.WithHealth(st.Health, string(n.Health), n.Message, at)
 	case gitops.NotifyOutOfSync:
 		st.Sync.Status = string(gitops.OutOfSync)
 		st.Sync.Revision, st.Sync.Revisions = appstatus.SplitRevision(n.Revision, sources)
@@ -81,7 +81,7 @@ func (c *Controller) fromEngine(n gitops.Notification) (map[string]any, error) {
 		st.OperationState = &next
 	}
 	if st.Health.Status == "" {
-		st.Health.Status = string(health.Unknown)
+		st.Health = appstatus.WithHealth(st.Health, string(health.Unknown), "", at)
 	}
 	return appstatus.Object(app, *st)
 }

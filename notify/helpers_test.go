@@ -29,7 +29,7 @@ func testApp(name string, annotations map[string]any, status map[string]any) map
 func succeeded(rev, health string) map[string]any {
 	return map[string]any{
 		"sync":   map[string]any{"status": "Synced", "revision": rev},
-		"health": map[string]any{"status": health},
+		"health": map[string]any{"status": health, "lastTransitionTime": "2026-12-01T10:00:07Z"},
 		"operationState": map[string]any{"phase": "Succeeded", "message": "successfully synced",
 			"startedAt": "2026-12-01T10:00:00Z", "finishedAt": "2026-12-01T10:00:05Z",
 			"syncResult": map[string]any{"revision": rev}},

@@ -30,8 +30,8 @@ func resolveSecrets(service string, v any, secret map[string]string) (any, error
 		return out, missing
 	case map[string]any:
 		out := make(map[string]any, len(t))
-		for k, e := range t {
-			r, err := resolveSecrets(service, e, secret)
+		for _, k := range sortedKeys(t) { // the first missing key is always the same
+			r, err := resolveSecrets(service, t[k], secret)
 			if err != nil {
 				return nil, err
 			}

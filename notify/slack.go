@@ -22,17 +22,24 @@ type slackConfig struct {
 }
 
 // slack posts with Slack's Web API (chat.postMessage, a bot token as
-// bearer), to the recipient channel. A template's slack.groupingKey puts
-// the messages with the same key in one thread (with notifyBroadcast also
-// in the channel); the thread of a key is remembered in memory.
+// bearer), to the recipient channel. A template's slack.groupingKey ties
+// messages together, by the first message of the key in the channel
+// (remembered in memory, so a restart starts afresh): with
+// deliveryPolicy Post (the default) later messages reply in its thread
+// (notifyBroadcast: in the channel too); with PostAndUpdate and Update
+// they replace it (chat.update). Update with no message of the key yet
+// posts one, as PostAndUpdate does.
 type slack struct {
 	name   string
 	cfg    slackConfig
 	client *http.Client
 
 	mu      gosync.Mutex
-	threads map[string]string // channel + grouping key -> thread ts
+	threads map[string]slackRef // channel + grouping key -> first message
 }
+
+// slackRef names a posted message: the channel's id and its timestamp.
+type slackRef struct{ channel, ts string }
 
 func newSlack(name string, config map[string]any) (Service, error) {
 	var c slackConfig
@@ -45,7 +52,7 @@ func newSlack(name string, config map[string]any) (Service, error) {
 	if c.APIURL == "" {
 		c.APIURL = "https://slack.com/api/"
 	}
-	return &slack{name: name, cfg: c, client: httpClient(c.InsecureSkipVerify), threads: map[string]string{}}, nil
+	return &slack{name: name, cfg: c, client: httpClient(c.InsecureSkipVerify), threads: map[string]slackRef{}}, nil
 }
 
 // Send implements Service.
@@ -71,50 +78,67 @@ func (s *slack) Send(ctx context.Context, msg Message, to Destination) error {
 		}
 		body[field] = v
 	}
-	thread := ""
-	if k := msg.Slack.GroupingKey; k != "" {
+	key := to.Recipient + "\x00" + msg.Slack.GroupingKey
+	var first slackRef
+	if msg.Slack.GroupingKey != "" {
 		s.mu.Lock()
-		thread = s.threads[to.Recipient+"\x00"+k]
+		first = s.threads[key]
 		s.mu.Unlock()
-		if thread != "" {
-			body["thread_ts"] = thread
-			body["reply_broadcast"] = msg.Slack.NotifyBroadcast
-		}
 	}
+	method := "chat.postMessage"
+	switch {
+	case first.ts != "" && (msg.Slack.DeliveryPolicy == "PostAndUpdate" || msg.Slack.DeliveryPolicy == "Update"):
+		method = "chat.update"
+		body["channel"], body["ts"] = first.channel, first.ts
+	case first.ts != "":
+		body["thread_ts"] = first.ts
+		body["reply_broadcast"] = msg.Slack.NotifyBroadcast
+	}
+	posted, err := s.call(ctx, method, body)
+	if err != nil {
+		return err
+	}
+	if msg.Slack.GroupingKey != "" && first.ts == "" && posted.ts != "" {
+		s.mu.Lock()
+		s.threads[key] = posted
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// call posts body to a Web API method and returns the message it names.
+// Slack answers errors with a 200 and "ok": false.
+func (s *slack) call(ctx context.Context, method string, body map[string]any) (slackRef, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("service %s: %w", s.name, err)
+		return slackRef{}, fmt.Errorf("service %s: %w", s.name, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(s.cfg.APIURL, "/")+"/chat.postMessage", bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(s.cfg.APIURL, "/")+"/"+method, bytes.NewReader(b))
 	if err != nil {
-		return requestError(s.name, err)
+		return slackRef{}, requestError(s.name, err)
 	}
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	req.Header.Set("Authorization", "Bearer "+s.cfg.Token)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return requestError(s.name, err)
+		return slackRef{}, requestError(s.name, err)
 	}
 	defer resp.Body.Close()
-	var out struct {
-		OK    bool   `json:"ok"`
-		Error string `json:"error"`
-		TS    string `json:"ts"`
-	}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("service %s: chat.postMessage: status %d", s.name, resp.StatusCode)
+		return slackRef{}, fmt.Errorf("service %s: %s: status %d", s.name, method, resp.StatusCode)
+	}
+	var out struct {
+		OK      bool   `json:"ok"`
+		Error   string `json:"error"`
+		Channel string `json:"channel"`
+		TS      string `json:"ts"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return fmt.Errorf("service %s: chat.postMessage: answer is not JSON", s.name)
+		return slackRef{}, fmt.Errorf("service %s: %s: answer is not JSON", s.name, method)
 	}
 	if !out.OK {
-		return fmt.Errorf("service %s: chat.postMessage: %s", s.name, out.Error)
+		return slackRef{}, fmt.Errorf("service %s: %s: %s", s.name, method, out.Error)
 	}
-	if k := msg.Slack.GroupingKey; k != "" && thread == "" && out.TS != "" {
-		s.mu.Lock()
-		s.threads[to.Recipient+"\x00"+k] = out.TS
-		s.mu.Unlock()
-	}
-	return nil
+	return slackRef{channel: out.Channel, ts: out.TS}, nil
 }

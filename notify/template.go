@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"text/template"
@@ -27,6 +28,7 @@ type Template struct {
 type slackTemplate struct {
 	attachments, blocks, groupingKey *template.Template
 	notifyBroadcast                  bool
+	deliveryPolicy                   string
 }
 
 type webhookTemplate struct {
@@ -51,10 +53,12 @@ type Message struct {
 	Fields map[string]map[string]string
 }
 
-// SlackMessage is the slack block of a template.
+// SlackMessage is the slack block of a template. DeliveryPolicy is Post
+// (the default), PostAndUpdate or Update.
 type SlackMessage struct {
 	Attachments, Blocks, GroupingKey string
 	NotifyBroadcast                  bool
+	DeliveryPolicy                   string
 }
 
 // WebhookRequest is one webhook block: the method (default GET, as in
@@ -131,7 +135,18 @@ func parseTemplate(name, src string, funcs template.FuncMap) (*Template, error) 
 			}
 			t.other[k] = map[string]*template.Template{}
 			for _, f := range sortedKeys(m) {
-				if t.other[k][f], err = parse(k+"."+f, m[f]); err != nil {
+				v := m[f]
+				if _, isString := v.(string); !isString {
+					// A host service's block may hold lists or maps: it
+					// gets them as JSON text, templated like the rest.
+					b, jerr := json.Marshal(v)
+					if jerr != nil {
+						err = fmt.Errorf("%s.%s: %w", k, f, jerr)
+						break
+					}
+					v = string(b)
+				}
+				if t.other[k][f], err = parse(k+"."+f, v); err != nil {
 					break
 				}
 			}
@@ -148,7 +163,7 @@ type parseFunc func(field string, v any) (*template.Template, error)
 
 func parseSlackTemplate(v any, fields fieldsFunc, parse parseFunc) (slackTemplate, error) {
 	var s slackTemplate
-	m, err := fields("slack", v, "attachments", "blocks", "groupingKey", "notifyBroadcast")
+	m, err := fields("slack", v, "attachments", "blocks", "groupingKey", "notifyBroadcast", "deliveryPolicy")
 	if err != nil {
 		return s, err
 	}
@@ -160,6 +175,14 @@ func parseSlackTemplate(v any, fields fieldsFunc, parse parseFunc) (slackTemplat
 			if *f.dst, err = parse("slack."+f.name, m[f.name]); err != nil {
 				return s, err
 			}
+		}
+	}
+	if p, ok := m["deliveryPolicy"]; ok {
+		s.deliveryPolicy, _ = p.(string)
+		switch s.deliveryPolicy {
+		case "Post", "PostAndUpdate", "Update":
+		default:
+			return s, fmt.Errorf("slack.deliveryPolicy: %v is not Post, PostAndUpdate or Update", p)
 		}
 	}
 	if b, ok := m["notifyBroadcast"]; ok {
@@ -223,7 +246,7 @@ func (t *Template) Render(app map[string]any, context map[string]string, service
 	}
 	m := Message{Template: t.Name, Body: exec(t.message), Title: exec(t.title), EmailSubject: exec(t.emailSubject),
 		Slack: SlackMessage{Attachments: exec(t.slack.attachments), Blocks: exec(t.slack.blocks),
-			GroupingKey: exec(t.slack.groupingKey), NotifyBroadcast: t.slack.notifyBroadcast}}
+			GroupingKey: exec(t.slack.groupingKey), NotifyBroadcast: t.slack.notifyBroadcast, DeliveryPolicy: t.slack.deliveryPolicy}}
 	for _, name := range sortedKeys(t.webhook) {
 		w := t.webhook[name]
 		if m.Webhook == nil {

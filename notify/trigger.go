@@ -55,7 +55,7 @@ type ConditionResult struct {
 	// of the engine, the condition is just not met).
 	Reason string
 	// OncePer is the value of the condition's oncePer expression ("" when
-	// it has none or the condition did not match).
+	// it has none, or it is nil or fails).
 	OncePer string
 	// Send are the templates to send.
 	Send []string
@@ -116,10 +116,9 @@ func run(p *vm.Program, env Env) (out any, err error) {
 //   - a condition matches when its When is the boolean true;
 //   - When false, not a boolean, or failing (a field of a nil map, a
 //     helper's error, the memory bound) is no match, with the reason;
-//   - a matching condition with OncePer gets its value as a string; an
-//     OncePer that fails makes the condition not match; one that is nil
-//     or empty is ignored (the condition sends once per change), as in
-//     Argo CD.
+//   - a condition with OncePer gets its value as a string, matching or
+//     not (nil or failing: ""), as in Argo CD: delivery state is kept per
+//     value.
 func (t *Trigger) Evaluate(env Env) []ConditionResult {
 	out := make([]ConditionResult, len(t.Conditions))
 	for i := range t.Conditions {
@@ -136,13 +135,11 @@ func (t *Trigger) Evaluate(env Env) []ConditionResult {
 		default:
 			r.Matched = true
 		}
-		if r.Matched && c.oncePer != nil {
-			v, err := run(c.oncePer, env)
-			switch {
-			case err != nil:
-				r.Matched, r.Reason = false, "oncePer failed: "+err.Error()
-			case v == nil:
-			default:
+		if c.oncePer != nil {
+			// Evaluated whether or not When matched, as Argo CD does: the
+			// state key of a condition includes it both when a sent
+			// notification is recorded and when it is forgotten.
+			if v, err := run(c.oncePer, env); err == nil && v != nil {
 				r.OncePer = fmt.Sprint(v)
 			}
 		}

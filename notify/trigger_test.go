@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,9 @@ func TestCatalogTriggers(t *testing.T) {
 	failed := testApp("web", nil, map[string]any{"operationState": map[string]any{"phase": "Error", "syncResult": map[string]any{"revision": "abc"}}})
 	unknown := testApp("web", nil, map[string]any{"sync": map[string]any{"status": "Unknown"}})
 	degraded := testApp("web", nil, map[string]any{"health": map[string]any{"status": "Degraded"}})
+	// Healthy since before the sync finished: a resync, not a deployment.
+	healthyBefore := testApp("web", nil, succeeded("abc", "Healthy"))
+	healthyBefore["status"].(map[string]any)["health"].(map[string]any)["lastTransitionTime"] = "2026-12-01T09:00:00Z"
 	for _, tc := range []struct {
 		trigger string
 		yes     []map[string]any
@@ -37,7 +41,7 @@ func TestCatalogTriggers(t *testing.T) {
 	}{
 		{"on-created", []map[string]any{fresh}, nil},
 		{"on-deleted", []map[string]any{deleting}, []map[string]any{fresh}},
-		{"on-deployed", []map[string]any{testApp("web", nil, succeeded("abc", "Healthy"))}, []map[string]any{testApp("web", nil, succeeded("abc", "Progressing")), running}},
+		{"on-deployed", []map[string]any{testApp("web", nil, succeeded("abc", "Healthy"))}, []map[string]any{testApp("web", nil, succeeded("abc", "Progressing")), running, healthyBefore}},
 		{"on-health-degraded", []map[string]any{degraded}, []map[string]any{fresh}},
 		{"on-sync-failed", []map[string]any{failed}, []map[string]any{running, testApp("web", nil, succeeded("abc", "Healthy"))}},
 		{"on-sync-running", []map[string]any{running}, []map[string]any{failed}},
@@ -102,5 +106,57 @@ func TestRepoHelpers(t *testing.T) {
 	}
 	if got := r.FullNameByRepoURL("git@github.com:acme/web.git"); got != "acme/web" {
 		t.Errorf("FullNameByRepoURL = %q", got)
+	}
+}
+
+// Argo CD's catalog layout loads, and each of its triggers agrees with the
+// shipped catalog on whether it fires, for apps in every state the
+// triggers look at.
+func TestArgoCatalogFormatAgreesWithCatalog(t *testing.T) {
+	b, err := os.ReadFile("testdata/argo-catalog-format.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	argo, err := LoadManifests(b, nil, DefaultLoadOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := mustLoad(t, nil, nil)
+	deleting := testApp("web", nil, succeeded("abc", "Healthy"))
+	deleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-12-01T11:00:00Z"
+	healthyBefore := testApp("web", nil, succeeded("abc", "Healthy"))
+	healthyBefore["status"].(map[string]any)["health"].(map[string]any)["lastTransitionTime"] = "2026-12-01T09:00:00Z"
+	apps := map[string]map[string]any{
+		"new":            testApp("web", nil, nil),
+		"deleting":       deleting,
+		"deployed":       testApp("web", nil, succeeded("abc", "Healthy")),
+		"healthy-before": healthyBefore,
+		"progressing":    testApp("web", nil, succeeded("abc", "Progressing")),
+		"degraded":       testApp("web", nil, succeeded("abc", "Degraded")),
+		"running":        testApp("web", nil, map[string]any{"operationState": map[string]any{"phase": "Running", "startedAt": "2026-12-01T10:00:00Z", "syncResult": map[string]any{"revision": "abc"}}}),
+		"failed":         testApp("web", nil, map[string]any{"operationState": map[string]any{"phase": "Failed", "syncResult": map[string]any{"revision": "abc"}}}),
+		"error":          testApp("web", nil, map[string]any{"operationState": map[string]any{"phase": "Error"}}),
+		"unknown":        testApp("web", nil, map[string]any{"sync": map[string]any{"status": "Unknown"}, "health": map[string]any{"status": "Unknown"}}),
+	}
+	fired := 0
+	for _, trigger := range CatalogTriggers {
+		for name, app := range apps {
+			a, whyA := fires(t, argo, trigger, app)
+			o, whyO := fires(t, ours, trigger, app)
+			if a != o {
+				t.Errorf("%s on %s: Argo CD's layout %v (%s), ours %v (%s)", trigger, name, a, whyA, o, whyO)
+			}
+			if a {
+				fired++
+			}
+		}
+		for _, tmpl := range []string{"app-" + strings.TrimPrefix(trigger, "on-")} {
+			if _, err := argo.RenderFor(tmpl, apps["deployed"], Destination{Service: "slack"}); err != nil {
+				t.Errorf("render %s: %v", tmpl, err)
+			}
+		}
+	}
+	if fired < 10 {
+		t.Errorf("only %d (trigger, app) pairs fired: the table does not exercise the triggers", fired)
 	}
 }

@@ -36,7 +36,7 @@ func TestNotificationsTriggerRun(t *testing.T) {
 		want string
 	}{
 		{"unknown trigger", []string{"trigger", "run", "--config", nd + "cm.yaml", "--secret", nd + "secret.yaml", "on-nothing", nd + "app-synced.yaml"}, `no trigger "on-nothing"`},
-		{"missing secret", []string{"trigger", "run", "--config", nd + "cm.yaml", "on-sync-succeeded", nd + "app-synced.yaml"}, "$hook-path"},
+		{"missing secret", []string{"trigger", "run", "--config", nd + "cm.yaml", "on-sync-succeeded", nd + "app-synced.yaml"}, "refers to $hook-token"},
 		{"not an app", []string{"trigger", "run", "--config", nd + "cm.yaml", "--secret", nd + "secret.yaml", "on-sync-succeeded", nd + "cm.yaml"}, "want Application"},
 		{"usage", []string{"trigger", "run", "on-sync-succeeded"}, "usage"},
 	} {

@@ -130,14 +130,23 @@ func TestSuccessfulSyncSendsOneWebhook(t *testing.T) {
 		t.Fatalf("webhooks %q, want exactly one: %s (with the secret's token: %v)", got, want, tokens[0] == "tok-e2e")
 	}
 
-	// The step after: a manual sync of the same revision succeeds again
-	// and sends nothing (once per revision).
+	// The step after: the refreshes that follow send nothing more (the
+	// condition still holds, its key is recorded); a new sync operation
+	// of the same revision is a new condition change (Running, then
+	// Succeeded) and sends one more, as Argo CD does.
+	if _, err := engine.Refresh(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "notifications to settle", ctl.Idle)
+	if got := received(); len(got) != 1 {
+		t.Fatalf("after a refresh: %d webhooks, want 1", len(got))
+	}
 	res, err := engine.Sync(ctx, app, gitops.SyncRequest{Manual: true})
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("second sync: %v %s", err, res.Summary())
 	}
 	waitFor(t, "notifications to settle", ctl.Idle)
-	if got := received(); len(got) != 1 {
-		t.Fatalf("after a second sync of the same revision: %d webhooks, want 1", len(got))
+	if got := received(); len(got) != 2 || got[1] != want {
+		t.Fatalf("after a second sync: webhooks %q, want a second %s", got, want)
 	}
 }
