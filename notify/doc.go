@@ -15,7 +15,7 @@
 //     environment Env describes: app (the Application as a map, with its
 //     status), time.Now/time.Parse, offline repo helpers and strings.
 //   - template.<name>: message, title and per-service blocks (email.subject;
-//     slack.attachments/blocks/groupingKey/notifyBroadcast;
+//     slack.attachments/blocks/groupingKey/notifyBroadcast/deliveryPolicy;
 //     webhook.<service>.method/path/body; any other block as fields for a
 //     host's service), Go text/template with sprig (without env and
 //     expandenv), with .app, .context, .serviceType and .recipient.
@@ -51,7 +51,9 @@
 // A matching condition sends once per change: it is recorded in a State
 // (MemoryState by default; StoreState over Redis survives restarts) and
 // forgotten when the condition turns false, so that the next change sends
-// again; with oncePer it sends once per value (a revision). Observe and
+// again. As in Argo CD, the recorded key includes the condition's oncePer
+// value (evaluated whether or not the condition matches), so it also sends
+// once per value: a new revision while the condition holds sends again. Observe and
 // Notify never block: the controller's queue drops (and counts) rather
 // than slow a reconcile. Deliveries run in the background, with retries
 // and exponential backoff; one that fails for good is counted and
