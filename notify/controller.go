@@ -72,7 +72,7 @@ type Controller struct {
 
 	pending  atomic.Int64 // queued or being evaluated
 	mu       gosync.Mutex
-	inflight map[string]bool
+	inflight map[string]int // deliveries in flight per state key
 	engine   map[string]*engineApp // Notify's view of each app; Run's goroutine only
 }
 
@@ -118,7 +118,7 @@ func NewController(cfg *Config, opts ControllerOptions) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{opts: opts, metrics: m, queue: make(chan observation, opts.QueueSize),
-		sends: make(chan delivery, opts.QueueSize), inflight: map[string]bool{}, engine: map[string]*engineApp{}}
+		sends: make(chan delivery, opts.QueueSize), inflight: map[string]int{}, engine: map[string]*engineApp{}}
 	c.cfg.Store(cfg)
 	return c, nil
 }
@@ -240,7 +240,7 @@ func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, i
 		return
 	}
 	c.mu.Lock()
-	busy := c.inflight[key]
+	busy := c.inflight[key] > 0
 	c.mu.Unlock()
 	if busy {
 		return
@@ -271,7 +271,7 @@ func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, i
 		return
 	}
 	c.mu.Lock()
-	c.inflight[key] = true
+	c.inflight[key] += len(msgs)
 	c.mu.Unlock()
 	for _, msg := range msgs {
 		select {
@@ -287,7 +287,9 @@ func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, i
 func (c *Controller) deliver(ctx context.Context, d delivery) {
 	defer func() {
 		c.mu.Lock()
-		delete(c.inflight, d.key)
+		if c.inflight[d.key]--; c.inflight[d.key] <= 0 {
+			delete(c.inflight, d.key)
+		}
 		c.mu.Unlock()
 	}()
 	cfg := c.cfg.Load()
