@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -345,4 +346,17 @@ func (c *Config) RenderFor(name string, app map[string]any, to Destination) (Mes
 	}
 	typ, _ := c.ServiceType(to.Service)
 	return t.Render(app, c.context, typ, to.Recipient)
+}
+
+// String names what the configuration holds, never a secret.
+func (c *Config) String() string {
+	return fmt.Sprintf("notify.Config{triggers: %v, templates: %v, services: %v}", c.Triggers(), sortedKeys(c.templates), c.Services())
+}
+
+// GoString is String: %#v prints no secret either.
+func (c *Config) GoString() string { return c.String() }
+
+// MarshalJSON marshals what String says: the names, never a secret.
+func (c *Config) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{"triggers": c.Triggers(), "templates": sortedKeys(c.templates), "services": c.Services()})
 }

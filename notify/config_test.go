@@ -1,7 +1,9 @@
 package notify
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -92,5 +94,24 @@ stringData:
 	}
 	if _, err := LoadManifests(cm, []byte("kind: Secret\ndata: {password: 'not base64 hunter2'}"), DefaultLoadOptions()); err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("a bad secret manifest: err = %v (must fail without quoting it)", err)
+	}
+}
+
+func TestConfigNeverPrintsSecrets(t *testing.T) {
+	c := mustLoad(t, map[string]string{
+		"service.webhook.hook": "url: https://hooks.example/$path\nbasicAuth: {username: bot, password: $password}",
+		"service.slack":        "token: $token",
+	}, map[string]string{"path": "p4th-s3cret", "password": "pw-s3cret", "token": "xoxb-s3cret"})
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s", c, c, c, c), fmt.Sprintf("%+v", *c), string(b)} {
+		if strings.Contains(out, "s3cret") {
+			t.Errorf("a secret printed: %s", out)
+		}
+	}
+	if !strings.Contains(string(b), `"hook"`) {
+		t.Errorf("JSON %s does not name the services", b)
 	}
 }
