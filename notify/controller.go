@@ -72,7 +72,7 @@ type Controller struct {
 
 	pending  atomic.Int64 // queued or being evaluated
 	mu       gosync.Mutex
-	inflight map[string]int // deliveries in flight per state key
+	inflight map[string]int        // deliveries in flight per state key
 	engine   map[string]*engineApp // Notify's view of each app; Run's goroutine only
 }
 
