@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -270,8 +271,11 @@ func LoadFiles(configMapPath, secretPath string, opts LoadOptions) (*Config, err
 }
 
 // LoadFromCluster reads argocd-notifications-cm and (if it exists)
-// argocd-notifications-secret from namespace.
+// argocd-notifications-secret from namespace, within 30 seconds unless ctx
+// ends sooner.
 func LoadFromCluster(ctx context.Context, client kubernetes.Interface, namespace string, opts LoadOptions) (*Config, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	cm, err := client.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("configmap %s/%s: %w", namespace, ConfigMapName, err)
