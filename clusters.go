@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,7 +23,9 @@ type clusterState struct {
 	err    error
 	cache  ClusterCache
 	syncer Syncer
-	cancel context.CancelFunc
+	// connected is set once cache is (for readers outside once.Do).
+	connected atomic.Bool
+	cancel    context.CancelFunc
 	// namespaced records, per group-kind the cluster serves, whether it is
 	// namespaced; rebuilt when the cache's discovery changes.
 	scopeMu    gosync.Mutex
@@ -169,6 +172,7 @@ func (e *Engine) connect(cs *clusterState) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cs.cache, cs.syncer, cs.cancel, cs.probe = c, s, cancel, dc.RESTClient()
+	cs.connected.Store(true)
 	go func() {
 		if err := c.Start(ctx); err != nil && ctx.Err() == nil {
 			e.opts.Log.Error(err, "cluster cache stopped", "cluster", cs.cfg.Name)
@@ -256,4 +260,12 @@ func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (S
 // from the cache's index.
 func (cs *clusterState) managed(ctx context.Context, app string) ([]*unstructured.Unstructured, error) {
 	return cs.cache.Managed(app), nil
+}
+
+// connectedCache is the cluster's cache once connected, else nil.
+func (cs *clusterState) connectedCache() ClusterCache {
+	if !cs.connected.Load() {
+		return nil
+	}
+	return cs.cache
 }

@@ -109,6 +109,11 @@ type Options struct {
 	// Run(context.Context) error method (shard.Membership) is run by
 	// Engine.Run for its lifetime. Nil: this engine owns every app.
 	Sharder Sharder
+	// ArgoMetrics also registers Argo CD's series (argocd_app_info,
+	// argocd_app_sync_total, argocd_app_reconcile, argocd_git_request_total,
+	// argocd_cluster_api_resource_objects) on Registerer, for dashboards
+	// and alerts written for Argo CD (docs/monitoring.md).
+	ArgoMetrics bool
 }
 
 // DefaultOptions returns options with every default filled in but no
@@ -219,6 +224,11 @@ func New(opts Options) (*Engine, error) {
 	}
 	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
 		return nil, err
+	}
+	if opts.ArgoMetrics {
+		if e.metrics.argo, err = newArgoMetrics(e, opts.Registerer); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range opts.Clusters {
 		if c.Name == "" && c.Server == "" {

@@ -16,6 +16,7 @@ type metrics struct {
 	syncs         *prometheus.CounterVec
 	gitRequests   *prometheus.CounterVec
 	applyInFlight prometheus.Gauge
+	argo          *argoMetrics // Options.ArgoMetrics; nil when off
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {

@@ -142,6 +142,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	e.metrics.applyInFlight.Dec()
 	<-e.syncSem
 	e.metrics.syncs.WithLabelValues(app.Name, string(res.Phase)).Inc()
+	e.metrics.argo.sync(e, app, res.Phase)
 	if res.Phase == sync.Succeeded && !req.DryRun {
 		*deployed = &desired
 	}

@@ -87,7 +87,11 @@ func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) 
 // (app of apps).
 func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Application, error) {
 	start := time.Now()
-	defer func() { e.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(start).Seconds()) }()
+	defer func() {
+		d := time.Since(start).Seconds()
+		e.metrics.reconcile.WithLabelValues(app.Name).Observe(d)
+		e.metrics.argo.reconciled(e, app, d)
+	}()
 	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}}
 	fail := func(ct ConditionType, err error) (Status, []*Application, error) {
 		st.Conditions = append(st.Conditions, Condition{Type: ct, Message: err.Error()})

@@ -126,11 +126,13 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		}
 		rev, err := s.Resolve(ctx, repo, target)
 		e.metrics.gitRequest("resolve", err)
+		e.metrics.argo.gitRequest(src.RepoURL, "resolve")
 		if err != nil {
 			return rendered{}, fmt.Errorf("resolve %s at %q: %w", source.RedactURL(src.RepoURL), target, err)
 		}
 		snap, err := s.Snapshot(ctx, repo, rev)
 		e.metrics.gitRequest("fetch", err)
+		e.metrics.argo.gitRequest(src.RepoURL, "fetch")
 		if err != nil {
 			return rendered{}, fmt.Errorf("snapshot %s at %s: %w", source.RedactURL(src.RepoURL), rev.Commit, err)
 		}

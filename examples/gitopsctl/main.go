@@ -27,6 +27,7 @@ func commands() []command {
 		{"agent", "run the engine on the Applications of --apps FILE|DIR until Ctrl-C", runAgent},
 		{"cluster", "start a local cluster (cluster up) or build its programs (cluster build)", runCluster},
 		{"health-test", "run Argo CD format Lua health tests under a folder", runHealthTest},
+		{"notifications", "evaluate a notification trigger or render a template offline", runNotifications},
 	}
 }
 

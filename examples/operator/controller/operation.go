@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -80,7 +80,7 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 	key := nameOf(u)
 	var last *gitops.AutoSyncRecord
 	if prev := next.OperationState; prev != nil && prev.Phase != string(sync.Running) && prev.SyncResult != nil {
-		rec := gitops.AutoSyncRecord{Revision: joinRevisions(prev.SyncResult),
+		rec := gitops.AutoSyncRecord{Revision: appstatus.JoinRevisions(prev.SyncResult),
 			Failed: prev.Phase == string(sync.Failed) || prev.Phase == string(sync.Error), At: prev.StartedAt.Time}
 		if prev.Operation.Sync != nil {
 			rec.Heals = int(prev.Operation.Sync.SelfHealAttemptsCount)
@@ -105,17 +105,17 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 	var blocked *gitops.SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which.
-		before.Conditions = conditions(statusOf(u).Conditions, append(slices.Clone(st.Conditions),
+		before.Conditions = appstatus.Conditions(statusOf(u).Conditions, append(slices.Clone(st.Conditions),
 			gitops.Condition{Type: gitops.ConditionSyncWindowBlocked, Message: blocked.Error()}), r.now())
 		return before, windowRecheck, false, nil
 	}
 	if err != nil {
 		log.Info("automated sync failed", "revision", st.Revision, "error", err.Error())
 	}
-	if synced.OperationState.SyncResult != nil && joinRevisions(synced.OperationState.SyncResult) == "" {
+	if synced.OperationState.SyncResult != nil && appstatus.JoinRevisions(synced.OperationState.SyncResult) == "" {
 		// A sync that failed before it rendered is remembered against the
 		// revision it meant to sync, so it is not retried in a loop.
-		synced.OperationState.SyncResult.Revision, synced.OperationState.SyncResult.Revisions = splitRevision(st.Revision, len(app.Spec.AllSources()))
+		synced.OperationState.SyncResult.Revision, synced.OperationState.SyncResult.Revisions = appstatus.SplitRevision(st.Revision, len(app.Spec.AllSources()))
 	}
 	return synced, 0, true, nil
 }
@@ -159,7 +159,7 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 	if state.Message == "" && res.Phase == sync.Succeeded {
 		state.Message = "successfully synced"
 	}
-	state.SyncResult = syncResult(res, sources)
+	state.SyncResult = appstatus.SyncResult(res, sources)
 	out := running
 	if res.Phase != sync.Running {
 		state.FinishedAt = &finished
@@ -167,19 +167,10 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 	if res.Phase == sync.Succeeded && !op.Sync.DryRun {
 		entry := RevisionHistory{Revision: state.SyncResult.Revision, Revisions: state.SyncResult.Revisions,
 			DeployStartedAt: &started, DeployedAt: finished, InitiatedBy: op.InitiatedBy}
-		out.History = withHistory(base.History, entry, app.Spec.RevisionHistoryLimit)
+		out.History = appstatus.WithHistory(base.History, entry, app.Spec.RevisionHistoryLimit)
 	}
 	out.OperationState = &state
 	return out, res, err
-}
-
-// joinRevisions is the engine's form of a synced revision (commas between
-// sources).
-func joinRevisions(r *SyncOperationResult) string {
-	if len(r.Revisions) > 0 {
-		return strings.Join(r.Revisions, ",")
-	}
-	return r.Revision
 }
 
 func hasError(cs []gitops.Condition) bool {

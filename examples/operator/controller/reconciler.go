@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -157,7 +158,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		next.Sync = SyncStatus{Status: string(gitops.Unknown)}
 		next.Health = HealthStatus{Status: "Unknown"}
 		next.Resources = nil
-		next.Conditions = conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error()}}, r.now())
+		next.Conditions = appstatus.Conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error()}}, r.now())
 		return reconcile.Result{}, r.writeStatus(ctx, u, next)
 	}
 	op, err := operationOf(u)
@@ -183,7 +184,7 @@ func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, 
 	}
 	st, refreshErr := r.opts.Engine.Refresh(ctx, app)
 	sources := len(app.Spec.AllSources())
-	next := keepLastGood(prev, refreshedStatus(prev, st, sources, r.now()), st, refreshErr)
+	next := keepLastGood(prev, appstatus.Refreshed(prev, st, sources, r.now()), st, refreshErr)
 	again := r.jitter()
 	if refreshErr == nil {
 		var wait time.Duration

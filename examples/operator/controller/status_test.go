@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
@@ -20,7 +21,7 @@ func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
 		Resources:  []gitops.ResourceStatus{{Key: resource.Key{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "web"}, Status: gitops.OutOfSync, Health: &health.Status{Code: health.Progressing}}},
 		Conditions: []gitops.Condition{{Type: gitops.ConditionSharedResource, Message: "shared"}}}
 	prev := ApplicationStatus{OperationState: &OperationState{Phase: "Succeeded"}, History: []RevisionHistory{{ID: 0, Revision: "old"}}}
-	first := refreshedStatus(prev, st, 1, t0)
+	first := appstatus.Refreshed(prev, st, 1, t0)
 	if first.Sync.Status != "OutOfSync" || first.Sync.Revision != "abc" || first.Health.Status != "Progressing" || first.Health.Message != "rolling" {
 		t.Errorf("sync/health: %+v %+v", first.Sync, first.Health)
 	}
@@ -30,7 +31,7 @@ func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
 	if first.OperationState != prev.OperationState || len(first.History) != 1 {
 		t.Error("operationState or history lost")
 	}
-	second := refreshedStatus(first, st, 1, t0.Add(time.Hour))
+	second := appstatus.Refreshed(first, st, 1, t0.Add(time.Hour))
 	if !second.Conditions[0].LastTransitionTime.Equal(first.Conditions[0].LastTransitionTime) {
 		t.Error("an unchanged condition got a new transition time")
 	}
@@ -38,10 +39,10 @@ func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
 		t.Error("two refreshes with the same outcome differ in more than reconciledAt")
 	}
 	st.Conditions[0].Message = "shared differently"
-	if third := refreshedStatus(second, st, 1, t0.Add(2*time.Hour)); sameStatus(second, third) || !third.Conditions[0].LastTransitionTime.Time.Equal(t0.Add(2*time.Hour)) {
+	if third := appstatus.Refreshed(second, st, 1, t0.Add(2*time.Hour)); sameStatus(second, third) || !third.Conditions[0].LastTransitionTime.Time.Equal(t0.Add(2*time.Hour)) {
 		t.Error("a changed condition is not a change")
 	}
-	multi := refreshedStatus(prev, gitops.Status{Sync: gitops.Synced, Revision: "a,b"}, 2, t0)
+	multi := appstatus.Refreshed(prev, gitops.Status{Sync: gitops.Synced, Revision: "a,b"}, 2, t0)
 	if multi.Sync.Revision != "" || strings.Join(multi.Sync.Revisions, " ") != "a b" {
 		t.Errorf("multi-source revisions: %+v", multi.Sync)
 	}
@@ -56,7 +57,7 @@ func TestSyncResultCodes(t *testing.T) {
 		{Key: key, Phase: hooks.Sync, Status: sync.TaskFailed, Message: "denied"},
 		{Key: resource.Key{Group: "batch", Kind: "Job", Namespace: "ns", Name: "migrate"}, Phase: hooks.PreSync, Hook: true, Status: sync.TaskSucceeded},
 	}}
-	out := syncResult(res, 1)
+	out := appstatus.SyncResult(res, 1)
 	var codes []string
 	for _, r := range out.Resources {
 		codes = append(codes, r.Status)
@@ -73,7 +74,7 @@ func TestWithHistory(t *testing.T) {
 	var h []RevisionHistory
 	limit := int64(2)
 	for _, rev := range []string{"a", "a", "b", "c"} {
-		h = withHistory(h, RevisionHistory{Revision: rev}, &limit)
+		h = appstatus.WithHistory(h, RevisionHistory{Revision: rev}, &limit)
 	}
 	if len(h) != 2 || h[0].Revision != "b" || h[0].ID != 1 || h[1].Revision != "c" || h[1].ID != 2 {
 		t.Errorf("history %+v: want b (1), c (2): a repeat is not a deployment, and only %d kept", h, limit)
@@ -111,11 +112,11 @@ func TestToApplicationNamesBadFields(t *testing.T) {
 
 func TestKeepLastGood(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	good := refreshedStatus(ApplicationStatus{}, gitops.Status{Sync: gitops.Synced, Health: health.Status{Code: health.Healthy}, Revision: "r1",
+	good := appstatus.Refreshed(ApplicationStatus{}, gitops.Status{Sync: gitops.Synced, Health: health.Status{Code: health.Healthy}, Revision: "r1",
 		Resources: []gitops.ResourceStatus{{Key: resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "x"}, Status: gitops.Synced}}}, 1, t0)
 	failed := gitops.Status{Sync: gitops.Unknown, Health: health.Status{Code: health.Unknown},
 		Conditions: []gitops.Condition{{Type: gitops.ConditionComparisonError, Message: "repository down"}}}
-	next := refreshedStatus(good, failed, 1, t0.Add(time.Minute))
+	next := appstatus.Refreshed(good, failed, 1, t0.Add(time.Minute))
 
 	kept := keepLastGood(good, next, failed, errors.New("repository down"))
 	if kept.Sync.Status != "Synced" || kept.Sync.Revision != "r1" || len(kept.Resources) != 1 || !kept.ReconciledAt.Equal(good.ReconciledAt) {

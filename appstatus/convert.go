@@ -1,4 +1,4 @@
-package controller
+package appstatus
 
 import (
 	"strings"
@@ -9,15 +9,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// refreshedStatus is prev with the outcome of a refresh: sync, health,
+// Refreshed is prev with the outcome of a refresh: sync, health,
 // resources and conditions come from st; operationState and history are
 // kept. A condition already in prev keeps its lastTransitionTime, so an
 // unchanged refresh gives an equal status.
-func refreshedStatus(prev ApplicationStatus, st gitops.Status, sources int, now time.Time) ApplicationStatus {
+func Refreshed(prev ApplicationStatus, st gitops.Status, sources int, now time.Time) ApplicationStatus {
 	out := prev
 	out.Sync = SyncStatus{Status: string(st.Sync)}
-	out.Sync.Revision, out.Sync.Revisions = splitRevision(st.Revision, sources)
-	out.Health = HealthStatus{Status: string(st.Health.Code), Message: st.Health.Message}
+	out.Sync.Revision, out.Sync.Revisions = SplitRevision(st.Revision, sources)
+	out.Health = WithHealth(prev.Health, string(st.Health.Code), st.Health.Message, now)
 	out.Resources = nil
 	for _, row := range st.Resources {
 		rs := ResourceStatus{
@@ -29,15 +29,27 @@ func refreshedStatus(prev ApplicationStatus, st gitops.Status, sources int, now 
 		}
 		out.Resources = append(out.Resources, rs)
 	}
-	out.Conditions = conditions(prev.Conditions, st.Conditions, now)
+	out.Conditions = Conditions(prev.Conditions, st.Conditions, now)
 	t := metav1.NewTime(now.Truncate(time.Second))
 	out.ReconciledAt = &t
 	return out
 }
 
-// conditions converts the engine's conditions, keeping the transition time
+// WithHealth is the app's health after a refresh that judged it code
+// (with message): lastTransitionTime is kept while the code stays the
+// same, and is now when it changes.
+func WithHealth(prev HealthStatus, code, message string, now time.Time) HealthStatus {
+	out := HealthStatus{Status: code, Message: message, LastTransitionTime: prev.LastTransitionTime}
+	if prev.Status != code || out.LastTransitionTime == nil {
+		t := metav1.NewTime(now.Truncate(time.Second))
+		out.LastTransitionTime = &t
+	}
+	return out
+}
+
+// Conditions converts the engine's conditions, keeping the transition time
 // of those that were already there.
-func conditions(prev []ApplicationCondition, cs []gitops.Condition, now time.Time) []ApplicationCondition {
+func Conditions(prev []ApplicationCondition, cs []gitops.Condition, now time.Time) []ApplicationCondition {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -59,19 +71,19 @@ func conditions(prev []ApplicationCondition, cs []gitops.Condition, now time.Tim
 	return out
 }
 
-// splitRevision turns the engine's revision (commas between sources) into
+// SplitRevision turns the engine's revision (commas between sources) into
 // Argo CD's revision (one source) or revisions (several).
-func splitRevision(rev string, sources int) (string, []string) {
+func SplitRevision(rev string, sources int) (string, []string) {
 	if sources <= 1 || rev == "" {
 		return rev, nil
 	}
 	return "", strings.Split(rev, ",")
 }
 
-// syncResult converts what a sync did into Argo CD's syncResult.
-func syncResult(res sync.Result, sources int) *SyncOperationResult {
+// SyncResult converts what a sync did into Argo CD's syncResult.
+func SyncResult(res sync.Result, sources int) *SyncOperationResult {
 	out := &SyncOperationResult{}
-	out.Revision, out.Revisions = splitRevision(res.State.Revision, sources)
+	out.Revision, out.Revisions = SplitRevision(res.State.Revision, sources)
 	for _, rr := range res.Results {
 		r := ResourceResult{Group: rr.Key.Group, Kind: rr.Key.Kind, Namespace: rr.Key.Namespace, Name: rr.Key.Name,
 			Status: resultCode(rr), Message: rr.Message, SyncPhase: string(rr.Phase)}
@@ -110,10 +122,10 @@ func hookPhase(s sync.TaskStatus) string {
 	return string(sync.Running)
 }
 
-// withHistory appends a deployment to history, unless it repeats the
+// WithHistory appends a deployment to history, unless it repeats the
 // revision of the last entry (a self-heal at the same revision is not a
 // new deployment), keeping at most limit entries.
-func withHistory(h []RevisionHistory, entry RevisionHistory, limit *int64) []RevisionHistory {
+func WithHistory(h []RevisionHistory, entry RevisionHistory, limit *int64) []RevisionHistory {
 	if n := len(h); n > 0 {
 		last := h[n-1]
 		if last.Revision == entry.Revision && strings.Join(last.Revisions, ",") == strings.Join(entry.Revisions, ",") {
@@ -130,4 +142,13 @@ func withHistory(h []RevisionHistory, entry RevisionHistory, limit *int64) []Rev
 		h = h[len(h)-max:]
 	}
 	return h
+}
+
+// JoinRevisions is the engine's form of a synced revision (commas between
+// sources).
+func JoinRevisions(r *SyncOperationResult) string {
+	if len(r.Revisions) > 0 {
+		return strings.Join(r.Revisions, ",")
+	}
+	return r.Revision
 }

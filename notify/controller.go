@@ -1,0 +1,351 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	gosync "sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// ControllerOptions configure a Controller.
+type ControllerOptions struct {
+	// State remembers what was sent. Default: a MemoryState (a restart
+	// sends again what is still due; give a StoreState to avoid it).
+	State State
+	// Registerer receives the controller's metrics. Nil: none.
+	Registerer prometheus.Registerer
+	// Log receives what the controller does; never a secret.
+	Log logr.Logger
+	// QueueSize bounds the application changes waiting to be evaluated;
+	// past it, Observe and Notify drop (and count) rather than block.
+	// Default 1024.
+	QueueSize int
+	// Senders bounds the deliveries in flight. Default 4.
+	Senders int
+	// Retry says how a failed delivery is tried again.
+	Retry Backoff
+	// SendTimeout bounds one attempt of one delivery. Default 15 s.
+	SendTimeout time.Duration
+	// Application and Status let Notify (the engine's Options.Notify)
+	// find the Application an engine notification is about and its last
+	// status (Engine.AppStatus). Application is required for Notify;
+	// Status is optional (without it, the status is what notifications
+	// said).
+	Application func(name string) (*gitops.Application, bool)
+	Status      func(name string) (gitops.Status, bool)
+}
+
+// Backoff is a retry policy: Attempts tries in all, waiting Initial, then
+// Factor times longer each time, at most Max.
+type Backoff struct {
+	Attempts     int
+	Initial, Max time.Duration
+	Factor       float64
+}
+
+// DefaultControllerOptions returns the defaults: a memory state, 5
+// attempts 1 s, 2 s, 4 s, 8 s apart.
+func DefaultControllerOptions() ControllerOptions {
+	return ControllerOptions{
+		Log: logr.Discard(), QueueSize: 1024, Senders: 4, SendTimeout: 15 * time.Second,
+		Retry: Backoff{Attempts: 5, Initial: time.Second, Max: time.Minute, Factor: 2},
+	}
+}
+
+// Controller evaluates triggers on application changes and delivers what
+// they send to the subscribed destinations, each once per condition change
+// (and once per oncePer value). Observe and Notify only queue, so they never
+// block a reconcile; Run evaluates and delivers, retrying failed deliveries
+// with backoff in the background.
+type Controller struct {
+	cfg     atomic.Pointer[Config]
+	opts    ControllerOptions
+	metrics *metrics
+	queue   chan observation
+	sends   chan delivery
+
+	pending  atomic.Int64 // queued or being evaluated
+	mu       gosync.Mutex
+	inflight map[string]int        // deliveries in flight per state key
+	engine   map[string]*engineApp // Notify's view of each app; Run's goroutine only
+}
+
+type observation struct {
+	app  map[string]any
+	note *gitops.Notification
+}
+
+type delivery struct {
+	key     string
+	trigger string
+	to      Destination
+	msg     Message
+}
+
+// NewController returns a Controller for cfg. Zero option fields take
+// their defaults.
+func NewController(cfg *Config, opts ControllerOptions) (*Controller, error) {
+	if cfg == nil {
+		return nil, errors.New("notify: no config")
+	}
+	d := DefaultControllerOptions()
+	if opts.State == nil {
+		opts.State = NewMemoryState()
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = d.Log
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = d.QueueSize
+	}
+	if opts.Senders <= 0 {
+		opts.Senders = d.Senders
+	}
+	if opts.SendTimeout <= 0 {
+		opts.SendTimeout = d.SendTimeout
+	}
+	if opts.Retry.Attempts <= 0 {
+		opts.Retry = d.Retry
+	}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{opts: opts, metrics: m, queue: make(chan observation, opts.QueueSize),
+		sends: make(chan delivery, opts.QueueSize), inflight: map[string]int{}, engine: map[string]*engineApp{}}
+	c.cfg.Store(cfg)
+	return c, nil
+}
+
+// SetConfig replaces the configuration (a reloaded ConfigMap) for the
+// changes observed from now on.
+func (c *Controller) SetConfig(cfg *Config) {
+	if cfg != nil {
+		c.cfg.Store(cfg)
+	}
+}
+
+// Observe queues an Application (appstatus.Object's map, or any map of
+// Argo CD's Application shape) for evaluation. It never blocks: it returns
+// false when the queue is full and the change was dropped. The controller
+// reads app later, on Run's goroutine: the caller must not modify it.
+func (c *Controller) Observe(app map[string]any) bool {
+	return c.enqueue(observation{app: app})
+}
+
+func (c *Controller) enqueue(o observation) bool {
+	c.pending.Add(1)
+	select {
+	case c.queue <- o:
+		return true
+	default:
+		c.pending.Add(-1)
+		c.metrics.dropped.Inc()
+		return false
+	}
+}
+
+// Run evaluates and delivers until ctx ends.
+func (c *Controller) Run(ctx context.Context) error {
+	var wg gosync.WaitGroup
+	for i := 0; i < c.opts.Senders; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case d := <-c.sends:
+					c.deliver(ctx, d)
+				}
+			}
+		}()
+	}
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case o := <-c.queue:
+			app := o.app
+			if o.note != nil {
+				var err error
+				if app, err = c.fromEngine(*o.note); err != nil {
+					c.opts.Log.Info("notification not evaluated", "app", o.note.App, "error", err.Error())
+					c.pending.Add(-1)
+					continue
+				}
+			}
+			c.evaluate(ctx, app)
+			c.pending.Add(-1)
+		}
+	}
+}
+
+// Idle reports whether every change observed so far has been evaluated
+// and every delivery it caused has finished (sent or given up).
+func (c *Controller) Idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending.Load() == 0 && len(c.inflight) == 0
+}
+
+// evaluate runs the triggers app is subscribed to and queues what is due.
+func (c *Controller) evaluate(ctx context.Context, app map[string]any) {
+	cfg := c.cfg.Load()
+	id := appID(app)
+	subs, err := cfg.Subscriptions(app)
+	if err != nil {
+		c.opts.Log.Info("bad subscription", "app", id, "error", err.Error())
+	}
+	if len(subs) == 0 {
+		return
+	}
+	env := NewEnv(app)
+	for _, trigger := range sortedKeys(subs) {
+		t := cfg.triggers[trigger]
+		matched := false
+		for _, r := range t.Evaluate(env) {
+			matched = matched || r.Matched
+			for _, to := range subs[trigger] {
+				c.due(ctx, cfg, app, id, trigger, r, to)
+			}
+		}
+		c.metrics.evaluations.WithLabelValues(trigger, fmt.Sprint(matched)).Inc()
+	}
+}
+
+// due decides whether condition r of trigger sends to `to`, and queues the
+// deliveries. The state key is the app, trigger, condition and destination,
+// with the oncePer value when the condition has one (Argo CD's key): a
+// condition that does not match forgets its key (so its next change sends
+// again); one that matches sends unless its key is recorded, so it sends
+// once per change and once per oncePer value.
+func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, id, trigger string, r ConditionResult, to Destination) {
+	key := id + "|" + trigger + "|" + r.key + "|" + to.String()
+	if r.OncePer != "" {
+		key += "|" + r.OncePer
+	}
+	if !r.Matched {
+		if err := c.opts.State.SetNotified(ctx, key, false); err != nil {
+			c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
+		}
+		return
+	}
+	c.mu.Lock()
+	busy := c.inflight[key] > 0
+	c.mu.Unlock()
+	if busy {
+		return
+	}
+	sent, err := c.opts.State.Notified(ctx, key)
+	if err != nil {
+		// Unknown is not "not sent": skip rather than risk a duplicate;
+		// the next change of the app tries again.
+		c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
+		return
+	}
+	if sent {
+		return
+	}
+	var msgs []Message
+	for _, tmpl := range r.Send {
+		msg, err := cfg.RenderFor(tmpl, app, to)
+		if err != nil {
+			c.metrics.failed.WithLabelValues(trigger, to.Service).Inc()
+			c.opts.Log.Info("notification not rendered", "app", id, "trigger", trigger, "error", cfg.Redact(err.Error()))
+			return
+		}
+		msg.Trigger = trigger
+		msgs = append(msgs, msg)
+	}
+	if err := c.opts.State.SetNotified(ctx, key, true); err != nil {
+		c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
+		return
+	}
+	c.mu.Lock()
+	c.inflight[key] += len(msgs)
+	c.mu.Unlock()
+	for _, msg := range msgs {
+		select {
+		case c.sends <- delivery{key: key, trigger: trigger, to: to, msg: msg}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// deliver sends d with retries; after the last failure it forgets the key,
+// so that the next change of the app that still matches sends again.
+func (c *Controller) deliver(ctx context.Context, d delivery) {
+	defer func() {
+		c.mu.Lock()
+		if c.inflight[d.key]--; c.inflight[d.key] <= 0 {
+			delete(c.inflight, d.key)
+		}
+		c.mu.Unlock()
+	}()
+	cfg := c.cfg.Load()
+	svc, ok := cfg.services[d.to.Service]
+	var err error
+	if !ok {
+		err = &UnknownError{Kind: "service", Name: d.to.Service}
+	} else {
+		err = c.retry(ctx, func(ctx context.Context) error { return svc.svc.Send(ctx, d.msg, d.to) })
+	}
+	if err == nil {
+		c.metrics.sent.WithLabelValues(d.trigger, d.to.Service).Inc()
+		return
+	}
+	c.metrics.failed.WithLabelValues(d.trigger, d.to.Service).Inc()
+	derr := &DeliveryError{Trigger: d.trigger, Template: d.msg.Template, Destination: d.to, Err: errors.New(cfg.Redact(err.Error()))}
+	c.opts.Log.Info("notification not delivered", "error", derr.Error())
+	if ctx.Err() == nil {
+		if err := c.opts.State.SetNotified(ctx, d.key, false); err != nil {
+			c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
+		}
+	}
+}
+
+// retry runs send up to Attempts times with backoff between tries.
+func (c *Controller) retry(ctx context.Context, send func(context.Context) error) error {
+	b := c.opts.Retry
+	wait := b.Initial
+	var err error
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, c.opts.SendTimeout)
+		err = send(actx)
+		cancel()
+		if err == nil || attempt >= b.Attempts {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+		if b.Factor > 1 {
+			wait = time.Duration(float64(wait) * b.Factor)
+		}
+		if b.Max > 0 && wait > b.Max {
+			wait = b.Max
+		}
+	}
+}
+
+// appID is "namespace/name" of an Application map.
+func appID(app map[string]any) string {
+	meta, _ := app["metadata"].(map[string]any)
+	ns, _ := meta["namespace"].(string)
+	name, _ := meta["name"].(string)
+	return ns + "/" + name
+}

@@ -1,0 +1,303 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	gosync "sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/internal/redistest"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
+)
+
+const hookTemplate = `webhook:
+  hook:
+    method: POST
+    path: /notify/{{.app.metadata.name}}
+    body: '{"app": {{.app.metadata.name | quote}}, "revision": {{.app.status.operationState.syncResult.revision | quote}}, "phase": {{.app.status.operationState.phase | quote}}}'
+`
+
+func hookConfig(t *testing.T, url string) *Config {
+	return mustLoad(t, map[string]string{
+		"service.webhook.hook":       "url: " + url + "\nheaders: [{name: Content-Type, value: application/json}, {name: X-Token, value: $token}]\nbasicAuth: {username: bot, password: $password}",
+		"template.hook-synced":       hookTemplate,
+		"trigger.on-sync-succeeded":  "- when: app.status.operationState.phase in ['Succeeded']\n  oncePer: app.status.operationState?.syncResult?.revision\n  send: [hook-synced]",
+		"trigger.on-health-degraded": "- when: app.status.health.status == 'Degraded'\n  send: [hook-synced]",
+	}, map[string]string{"token": "tok-123456", "password": "pw-abcdef"})
+}
+
+var subscribed = map[string]any{
+	"notifications.argoproj.io/subscribe.on-sync-succeeded.hook":  "",
+	"notifications.argoproj.io/subscribe.on-health-degraded.hook": "",
+}
+
+func fastRetry() Backoff {
+	return Backoff{Attempts: 3, Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Factor: 2}
+}
+
+func TestWebhookOncePerRevision(t *testing.T) {
+	recv := newReceiver(t)
+	reg := prometheus.NewRegistry()
+	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: reg, Retry: fastRetry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, c)
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "one webhook", func() bool { return len(recv.requests()) == 1 })
+	got := recv.requests()[0]
+	if got.Method != "POST" || got.Path != "/notify/web" || got.Body != `{"app": "web", "revision": "abc", "phase": "Succeeded"}` {
+		t.Errorf("request %s %s %s", got.Method, got.Path, got.Body)
+	}
+	if u, p, ok := basicAuth(got.Header.Get("Authorization")); !ok || u != "bot" || p != "pw-abcdef" || got.Header.Get("X-Token") != "tok-123456" || got.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("headers %v", got.Header)
+	}
+	// The same revision again (another refresh) sends nothing; a new
+	// revision sends once more. The Observe of "def" is evaluated after
+	// the repeats, so when it has arrived the repeats have been judged.
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	c.Observe(testApp("web", subscribed, succeeded("def", "Healthy")))
+	waitFor(t, "the second revision's webhook", func() bool { return len(recv.requests()) >= 2 })
+	waitFor(t, "the sent counter", func() bool {
+		return testutil.ToFloat64(c.metrics.sent.WithLabelValues("on-sync-succeeded", "hook")) == 2
+	})
+	if n := len(recv.requests()); n != 2 || !strings.Contains(recv.requests()[1].Body, `"def"`) {
+		t.Errorf("%d requests, want 2 (abc once, def once)", n)
+	}
+}
+
+func TestDegradedOnceUntilRecovered(t *testing.T) {
+	recv := newReceiver(t)
+	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Retry: fastRetry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, c)
+	degraded := func(h string) map[string]any {
+		return testApp("web", map[string]any{"notifications.argoproj.io/subscribe.on-health-degraded.hook": ""},
+			map[string]any{"health": map[string]any{"status": h}})
+	}
+	c.Observe(degraded("Degraded"))
+	c.Observe(degraded("Degraded"))
+	waitFor(t, "one webhook", func() bool { return len(recv.requests()) == 1 })
+	c.Observe(degraded("Degraded"))
+	c.Observe(degraded("Healthy"))
+	c.Observe(degraded("Degraded"))
+	waitFor(t, "the webhook after recovery", func() bool { return len(recv.requests()) == 2 })
+	waitFor(t, "all evaluated", c.Idle)
+	if n := len(recv.requests()); n != 2 {
+		t.Errorf("%d webhooks, want 2: once per degradation", n)
+	}
+}
+
+func TestFailingReceiverIsRetried(t *testing.T) {
+	recv := newReceiver(t, 500, 503) // two failures, then 200
+	reg := prometheus.NewRegistry()
+	c, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: reg, Retry: fastRetry()})
+	runController(t, c)
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "the sent counter", func() bool {
+		return testutil.ToFloat64(c.metrics.sent.WithLabelValues("on-sync-succeeded", "hook")) == 1
+	})
+	if n := len(recv.requests()); n != 3 {
+		t.Errorf("%d attempts, want 3", n)
+	}
+
+	// A receiver that keeps failing: the delivery is given up after its
+	// attempts, counted as failed, and forgotten so that the next change
+	// tries again.
+	down := newReceiver(t, 500, 500, 500, 500, 500, 500)
+	c2, _ := NewController(hookConfig(t, down.URL), ControllerOptions{Registerer: prometheus.NewRegistry(), Retry: fastRetry()})
+	runController(t, c2)
+	c2.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "the failed counter", func() bool {
+		return testutil.ToFloat64(c2.metrics.failed.WithLabelValues("on-sync-succeeded", "hook")) == 1
+	})
+	if n := len(down.requests()); n != 3 {
+		t.Errorf("%d attempts, want 3", n)
+	}
+	waitFor(t, "the key to be forgotten", c2.Idle)
+	c2.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "a new delivery", func() bool { return len(down.requests()) == 6 })
+}
+
+func TestRestartSendsNothingAgain(t *testing.T) {
+	srv := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { client.Close() })
+	state := func() State { return NewStoreState(store.NewRedis(client, store.DefaultRedisOptions()), 0) }
+	recv := newReceiver(t)
+	app := testApp("web", subscribed, succeeded("abc", "Degraded"))
+
+	first, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state(), Retry: fastRetry()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = first.Run(ctx) }()
+	first.Observe(app)
+	waitFor(t, "two webhooks (synced, degraded)", func() bool { return len(recv.requests()) == 2 })
+	waitFor(t, "deliveries to finish", first.Idle)
+	cancel()
+	<-done
+
+	// A new controller (a restarted process) with the same Redis.
+	second, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state(), Retry: fastRetry()})
+	runController(t, second)
+	second.Observe(app)
+	second.Observe(testApp("web", subscribed, succeeded("xyz", "Degraded"))) // a new revision: due
+	waitFor(t, "the new revision's webhook", func() bool { return len(recv.requests()) == 3 })
+	waitFor(t, "all evaluated", second.Idle)
+	if reqs := recv.requests(); len(reqs) != 3 || !strings.Contains(reqs[2].Body, `"xyz"`) {
+		t.Errorf("after the restart: %d requests, want only the new revision's", len(reqs))
+	}
+}
+
+func TestSlackAPIShape(t *testing.T) {
+	recv := newReceiver(t)
+	recv.reply = `{"ok": true, "ts": "1700000000.000100"}`
+	c := mustLoad(t, map[string]string{
+		"service.slack":               "token: $slack-token\napiURL: " + recv.URL + "/api\nusername: gitops\nicon: ':rocket:'",
+		"template.app-sync-succeeded": "message: 'synced {{.app.metadata.name}}'\nslack:\n  attachments: '[{\"title\": \"{{.app.metadata.name}}\"}]'\n  groupingKey: '{{.app.metadata.name}}'\n  notifyBroadcast: true",
+	}, map[string]string{"slack-token": "xoxb-secret-token"})
+	ctl, _ := NewController(c, ControllerOptions{Retry: fastRetry()})
+	runController(t, ctl)
+	ann := map[string]any{"notifications.argoproj.io/subscribe.on-sync-succeeded.slack": "deploys;ops"}
+	ctl.Observe(testApp("web", ann, succeeded("abc", "Healthy")))
+	waitFor(t, "two posts", func() bool { return len(recv.requests()) == 2 })
+	ctl.Observe(testApp("web", ann, succeeded("def", "Healthy")))
+	waitFor(t, "two more posts", func() bool { return len(recv.requests()) == 4 })
+	channels := map[string]int{}
+	for i, r := range recv.requests() {
+		if r.Method != "POST" || r.Path != "/api/chat.postMessage" || r.Header.Get("Authorization") != "Bearer xoxb-secret-token" ||
+			!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("request %d: %s %s %v", i, r.Method, r.Path, r.Header)
+		}
+		var body map[string]any
+		if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+			t.Fatal(err)
+		}
+		channels[body["channel"].(string)]++
+		att, _ := body["attachments"].([]any)
+		if body["text"] != "synced web" || body["username"] != "gitops" || body["icon_emoji"] != ":rocket:" || len(att) != 1 {
+			t.Errorf("request %d body %s", i, r.Body)
+		}
+		if threaded := body["thread_ts"] == "1700000000.000100" && body["reply_broadcast"] == true; threaded != (i >= 2) {
+			t.Errorf("request %d: thread_ts %v, want the grouping key's thread from the second message on", i, body["thread_ts"])
+		}
+	}
+	if channels["deploys"] != 2 || channels["ops"] != 2 {
+		t.Errorf("channels %v", channels)
+	}
+
+	// Slack's errors come in a 200 with ok=false.
+	recv.mu.Lock()
+	recv.reply = `{"ok": false, "error": "channel_not_found"}`
+	recv.mu.Unlock()
+	err := c.services["slack"].svc.Send(context.Background(), Message{Body: "x"}, Destination{Service: "slack", Recipient: "nope"})
+	if err == nil || !strings.Contains(err.Error(), "channel_not_found") || strings.Contains(err.Error(), "xoxb") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func basicAuth(h string) (string, string, bool) {
+	const prefix = "Basic "
+	if !strings.HasPrefix(h, prefix) {
+		return "", "", false
+	}
+	b, err := decodeBase64(h[len(prefix):])
+	if err != nil {
+		return "", "", false
+	}
+	u, p, ok := strings.Cut(string(b), ":")
+	return u, p, ok
+}
+
+func TestTwoControllersShareOneRegistry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	cfg := mustLoad(t, nil, nil)
+	a, err := NewController(cfg, ControllerOptions{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewController(cfg, ControllerOptions{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.metrics.sent.WithLabelValues("t", "s").Inc()
+	b.metrics.sent.WithLabelValues("t", "s").Inc()
+	if n := testutil.ToFloat64(a.metrics.sent.WithLabelValues("t", "s")); n != 2 {
+		t.Errorf("sent = %v, want both controllers' counts on the registry", n)
+	}
+}
+
+func TestDeliveryErrorsNeverShowSecrets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	var mu gosync.Mutex
+	var logs []string
+	log := funcr.New(func(prefix, args string) { mu.Lock(); logs = append(logs, args); mu.Unlock() }, funcr.Options{})
+	cfg := mustLoad(t, map[string]string{
+		"service.webhook.hook":      "url: http://" + closed + "/hooks/$token\nbasicAuth: {username: bot, password: $password}",
+		"template.hook-synced":      hookTemplate,
+		"trigger.on-sync-succeeded": "- when: app.status.operationState.phase in ['Succeeded']\n  send: [hook-synced]",
+	}, map[string]string{"token": "tok-in-the-url", "password": "pw-abcdef"})
+	c, _ := NewController(cfg, ControllerOptions{Log: log, Retry: fastRetry(), Registerer: prometheus.NewRegistry()})
+	runController(t, c)
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "the failure", func() bool {
+		return testutil.ToFloat64(c.metrics.failed.WithLabelValues("on-sync-succeeded", "hook")) == 1
+	})
+	waitFor(t, "the log", c.Idle)
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(logs, "\n")
+	if !strings.Contains(all, "not delivered") || !strings.Contains(all, "connection refused") {
+		t.Errorf("the failure is not logged with its cause:\n%s", all)
+	}
+	if strings.Contains(all, "tok-in-the-url") || strings.Contains(all, "pw-abcdef") {
+		t.Errorf("a secret in the log:\n%s", all)
+	}
+}
+
+func TestSlackPostAndUpdate(t *testing.T) {
+	recv := newReceiver(t)
+	recv.reply = `{"ok": true, "channel": "C0123", "ts": "1700000000.000200"}`
+	c := mustLoad(t, map[string]string{
+		"service.slack":               "token: xoxb-t\napiURL: " + recv.URL,
+		"template.app-sync-succeeded": "message: 'rev {{.app.status.sync.revision}}'\nslack:\n  groupingKey: '{{.app.metadata.name}}'\n  deliveryPolicy: PostAndUpdate",
+	}, nil)
+	svc := c.services["slack"].svc
+	to := Destination{Service: "slack", Recipient: "deploys"}
+	for _, rev := range []string{"abc", "def"} {
+		msg, err := c.RenderFor("app-sync-succeeded", testApp("web", nil, succeeded(rev, "Healthy")), to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Send(context.Background(), msg, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := recv.requests()
+	if len(reqs) != 2 || reqs[0].Path != "/chat.postMessage" || reqs[1].Path != "/chat.update" {
+		t.Fatalf("requests %+v, want a post then an update", reqs)
+	}
+	var upd map[string]any
+	_ = json.Unmarshal([]byte(reqs[1].Body), &upd)
+	if upd["channel"] != "C0123" || upd["ts"] != "1700000000.000200" || upd["text"] != "rev def" {
+		t.Errorf("update %s", reqs[1].Body)
+	}
+	if _, err := Load(map[string]string{"template.x": "slack: {deliveryPolicy: Sometimes}"}, nil, DefaultLoadOptions()); err == nil || !strings.Contains(err.Error(), "deliveryPolicy") {
+		t.Errorf("a bad deliveryPolicy: %v", err)
+	}
+}

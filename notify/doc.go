@@ -1,0 +1,81 @@
+// Package notify sends Argo CD style notifications: it reads the
+// argocd-notifications-cm ConfigMap and argocd-notifications-secret that
+// teams coming from Argo CD already have, and evaluates the same triggers,
+// renders the same templates and delivers to the same services, so those
+// files work unchanged.
+//
+// # Configuration
+//
+// Load (or LoadManifests, LoadFiles, LoadFromCluster) builds a Config from
+// the ConfigMap's data:
+//
+//   - trigger.<name>: a list of conditions {when, send, oncePer,
+//     description}. when and oncePer are github.com/expr-lang/expr
+//     expressions, Argo CD's language, compiled once at load over the
+//     environment Env describes: app (the Application as a map, with its
+//     status), time.Now/time.Parse, offline repo helpers and strings.
+//   - template.<name>: message, title and per-service blocks (email.subject;
+//     slack.attachments/blocks/groupingKey/notifyBroadcast/deliveryPolicy;
+//     webhook.<service>.method/path/body; any other block as fields for a
+//     host's service), Go text/template with sprig (without env and
+//     expandenv), with .app, .context, .serviceType and .recipient.
+//   - service.<type>[.<name>]: webhook (url, headers, basicAuth,
+//     insecureSkipVerify), slack (token, apiURL, username, icon: Slack's
+//     chat.postMessage), email (host, port, from, username, password, html,
+//     insecure_skip_verify: SMTP with STARTTLS or implicit TLS on 465).
+//     "$key" in a value is the secret's key. Other types come from
+//     LoadOptions.ServiceTypes: the Service interface is the seam for a
+//     host's own channels.
+//   - defaultTriggers, defaultTriggers.<service>, subscriptions (with label
+//     selectors) and context.
+//
+// Everything is checked at load: an expression that does not compile, a
+// template that does not parse, a send naming no template, an unknown
+// service type or field, a "$key" the secret lacks, an unknown key: a
+// *ConfigError (or *MissingSecretError) names the entry, and no secret
+// value appears in any error, log line or metric.
+//
+// # Evaluation and delivery
+//
+// An Application subscribes with the annotations
+// notifications.argoproj.io/subscribe.<trigger>.<service>: <recipient>[;...],
+// notifications.argoproj.io/subscribe.<service> (the default triggers) and
+// notifications.argoproj.io/subscriptions (a YAML list). A Controller
+// evaluates the triggers an Application is subscribed to each time it
+// observes it: through Observe (any Argo-shaped Application map, for
+// example appstatus.Object's), or through Notify, which a host passes to
+// the engine as gitops.Options.Notify. Evaluation is bounded (expression
+// size, a memory budget per evaluation) and nil-safe: a condition whose
+// expression fails on a missing field is false, with the reason.
+//
+// A matching condition sends once per change: it is recorded in a State
+// (MemoryState by default; StoreState over Redis survives restarts) and
+// forgotten when the condition turns false, so that the next change sends
+// again. As in Argo CD, the recorded key includes the condition's oncePer
+// value (evaluated whether or not the condition matches), so it also sends
+// once per value: a new revision while the condition holds sends again. Observe and
+// Notify never block: the controller's queue drops (and counts) rather
+// than slow a reconcile. Deliveries run in the background, with retries
+// and exponential backoff; one that fails for good is counted and
+// forgotten, so a later change tries again. Metrics:
+// gitops_notifications_sent_total and gitops_notifications_failed_total by
+// trigger and service, gitops_notifications_trigger_evaluations_total,
+// gitops_notifications_dropped_total.
+//
+// # Catalog
+//
+// Catalog is Argo CD's catalog of triggers (on-created, on-deleted,
+// on-deployed, on-health-degraded, on-sync-failed, on-sync-running,
+// on-sync-status-unknown, on-sync-succeeded) and their templates, written
+// from Argo CD's documented semantics. Argo CD's own catalog file loads
+// the same way.
+//
+// # What the engine's notifications give
+//
+// Through Notify, status.operationState follows the engine's sync
+// notifications and status.sync/health the engine's last status
+// (ControllerOptions.Status, Engine.AppStatus). The engine has no deletion
+// notification: on-deleted fires for hosts that Observe an Application
+// with metadata.deletionTimestamp (a controller watching the custom
+// resource), not through Notify.
+package notify

@@ -1,0 +1,71 @@
+package notify
+
+import "fmt"
+
+// ConfigError reports a bad entry of argocd-notifications-cm (or of its
+// secret): Kind is "trigger", "template", "service", "subscription" or
+// "key", Name the entry's name (the part after "trigger.", "template.",
+// "service."). Its message never holds a secret value.
+type ConfigError struct {
+	Kind string
+	Name string
+	Err  error
+}
+
+// Error implements error.
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("notifications config: %s %q: %v", e.Kind, e.Name, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// MissingSecretError reports a "$key" reference of a service to a key that
+// argocd-notifications-secret does not have.
+type MissingSecretError struct {
+	// Service names the service whose configuration refers to Key.
+	Service string
+	// Key is the secret key, without "$".
+	Key string
+}
+
+// Error implements error.
+func (e *MissingSecretError) Error() string {
+	return fmt.Sprintf("service %q refers to $%s, which argocd-notifications-secret does not have", e.Service, e.Key)
+}
+
+// UnknownError reports a name that the configuration does not define: a
+// trigger's template, a subscription's trigger or service, or a trigger or
+// template asked for by name.
+type UnknownError struct {
+	// Kind is "trigger", "template" or "service".
+	Kind string
+	// Name is the name that was not found.
+	Name string
+	// By says who referred to it ("trigger on-x", "annotation k"), if anyone.
+	By string
+}
+
+// Error implements error.
+func (e *UnknownError) Error() string {
+	if e.By == "" {
+		return fmt.Sprintf("no %s %q is configured", e.Kind, e.Name)
+	}
+	return fmt.Sprintf("%s: no %s %q is configured", e.By, e.Kind, e.Name)
+}
+
+// DeliveryError reports a notification that a service did not deliver.
+// Its message is redacted: no secret of the configuration appears in it.
+type DeliveryError struct {
+	Trigger, Template string
+	Destination       Destination
+	Err               error
+}
+
+// Error implements error.
+func (e *DeliveryError) Error() string {
+	return fmt.Sprintf("notification %s/%s to %s: %v", e.Trigger, e.Template, e.Destination, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *DeliveryError) Unwrap() error { return e.Err }
