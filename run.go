@@ -218,6 +218,9 @@ func (r *runner) record(st *appState, status Status) {
 	if !had || prev.Health.Code != status.Health.Code {
 		r.e.notify(Notification{Type: NotifyHealthChanged, App: st.app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
 	}
+	if !had || prev.Sync != status.Sync {
+		r.e.notify(Notification{Type: NotifySyncStatusChanged, App: st.app.Name, Revision: status.Revision, Sync: status.Sync})
+	}
 	if status.Sync == OutOfSync && (!had || prev.Sync != OutOfSync) {
 		r.e.notify(Notification{Type: NotifyOutOfSync, App: st.app.Name, Revision: status.Revision})
 	}

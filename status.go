@@ -92,6 +92,9 @@ const (
 	NotifySyncFailed    NotificationType = "SyncFailed"
 	NotifyHealthChanged NotificationType = "HealthChanged"
 	NotifyOutOfSync     NotificationType = "OutOfSync"
+	// NotifySyncStatusChanged reports any change of the sync status
+	// (Synced, OutOfSync, Unknown), in Notification.Sync.
+	NotifySyncStatusChanged NotificationType = "SyncStatusChanged"
 )
 
 // Notification tells a host's callback what happened to an application.
@@ -101,7 +104,9 @@ type Notification struct {
 	Revision string           `json:"revision,omitempty"`
 	Message  string           `json:"message,omitempty"`
 	Health   health.Code      `json:"health,omitempty"`
-	Time     time.Time        `json:"time"`
+	// Sync is the new sync status of a SyncStatusChanged notification.
+	Sync SyncStatusCode `json:"sync,omitempty"`
+	Time time.Time      `json:"time"`
 }
 
 // HistoryEntry records one successful sync.

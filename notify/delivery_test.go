@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -299,5 +300,35 @@ func TestSlackPostAndUpdate(t *testing.T) {
 	}
 	if _, err := Load(map[string]string{"template.x": "slack: {deliveryPolicy: Sometimes}"}, nil, DefaultLoadOptions()); err == nil || !strings.Contains(err.Error(), "deliveryPolicy") {
 		t.Errorf("a bad deliveryPolicy: %v", err)
+	}
+}
+
+// TestSyncStatusChangeReachesTriggers: the engine's SyncStatusChanged
+// notification (any sync status, not only OutOfSync) sets
+// app.status.sync.status, so on-sync-status-unknown fires through Notify
+// without a health change.
+func TestSyncStatusChangeReachesTriggers(t *testing.T) {
+	recv := newReceiver(t)
+	cfg := mustLoad(t, map[string]string{
+		"service.webhook.hook":           "url: " + recv.URL,
+		"template.unknown":               "webhook:\n  hook:\n    method: POST\n    body: '{{.app.status.sync.status}}'\n",
+		"trigger.on-sync-status-unknown": "- when: app.status.sync.status == 'Unknown'\n  send: [unknown]",
+	}, nil)
+	app := &gitops.Application{Spec: gitops.ApplicationSpec{Source: &gitops.ApplicationSource{RepoURL: "https://example.com/r.git"},
+		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "web"}}}
+	app.Name = "web"
+	app.Annotations = map[string]string{"notifications.argoproj.io/subscribe.on-sync-status-unknown.hook": ""}
+	c, err := NewController(cfg, ControllerOptions{Retry: fastRetry(),
+		Application: func(name string) (*gitops.Application, bool) { return app, name == "web" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, c)
+	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Synced})
+	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Unknown})
+	waitFor(t, "the unknown webhook", func() bool { return len(recv.requests()) == 1 })
+	waitFor(t, "all evaluated", c.Idle)
+	if got := recv.requests(); len(got) != 1 || got[0].Body != "Unknown" {
+		t.Fatalf("requests %+v", got)
 	}
 }

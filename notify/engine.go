@@ -62,6 +62,9 @@ func (c *Controller) fromEngine(n gitops.Notification) (map[string]any, error) {
 	case gitops.NotifyOutOfSync:
 		st.Sync.Status = string(gitops.OutOfSync)
 		st.Sync.Revision, st.Sync.Revisions = appstatus.SplitRevision(n.Revision, sources)
+	case gitops.NotifySyncStatusChanged:
+		st.Sync.Status = string(n.Sync)
+		st.Sync.Revision, st.Sync.Revisions = appstatus.SplitRevision(n.Revision, sources)
 	case gitops.NotifySyncStarted:
 		op := appstatus.Operation{Sync: &appstatus.SyncOperation{}}
 		op.Sync.Revision, op.Sync.Revisions = appstatus.SplitRevision(n.Revision, sources)
