@@ -51,8 +51,8 @@ type VM struct {
 	limits    Limits
 	clock     Clock
 	requireOS bool
-	cache  *lru.Cache[[sha256.Size]byte, *Program]
-	pool   sync.Pool
+	cache     *lru.Cache[[sha256.Size]byte, *Program]
+	pool      sync.Pool
 }
 
 // New returns a VM.
