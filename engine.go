@@ -10,6 +10,7 @@ import (
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
@@ -42,6 +43,9 @@ type Options struct {
 	RenderStore store.Store
 	// Health judges resources. Default: health.NewChecker with defaults.
 	Health health.Checker
+	// Actions lists and runs resource actions (Engine.Actions,
+	// Engine.RunAction). Default: actions.New with the built-in actions.
+	Actions *actions.Runner
 	// NewClusterCache builds each cluster's live-state cache. Default:
 	// cache.New.
 	NewClusterCache func(cfg *rest.Config, opts cache.Options) (ClusterCache, error)
@@ -125,6 +129,7 @@ type Engine struct {
 	opts     Options
 	renderer render.Renderer
 	health   health.Checker
+	actions  *actions.Runner
 	metrics  *metrics
 	syncSem  chan struct{}
 
@@ -191,6 +196,11 @@ func New(opts Options) (*Engine, error) {
 	if e.health = opts.Health; e.health == nil {
 		if e.health, err = health.NewChecker(health.DefaultOptions()); err != nil {
 			return nil, fmt.Errorf("gitops: health checker: %w", err)
+		}
+	}
+	if e.actions = opts.Actions; e.actions == nil {
+		if e.actions, err = actions.New(actions.DefaultOptions()); err != nil {
+			return nil, fmt.Errorf("gitops: actions: %w", err)
 		}
 	}
 	if e.renderer, err = e.newRenderer(); err != nil {
