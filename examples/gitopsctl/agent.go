@@ -48,6 +48,9 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	notes := &notifier{w: stdout}
 	opts := engineOptions(cfg, stderrLogger(stderr, cf.verbose))
+	if err := cf.applyScripts(&opts); err != nil {
+		return fail(stderr, "agent", err)
+	}
 	opts.Interval = *interval
 	opts.Notify = notes.Notify
 	closeScaleOut, err := so.apply(cfg, &opts)

@@ -35,6 +35,9 @@ func (a *appCommand) setup(stderr io.Writer, tweak func(*gitops.Options)) error 
 		return err
 	}
 	opts := engineOptions(cfg, stderrLogger(stderr, a.cluster.verbose))
+	if err := a.cluster.applyScripts(&opts); err != nil {
+		return err
+	}
 	if tweak != nil {
 		tweak(&opts)
 	}

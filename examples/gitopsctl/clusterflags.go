@@ -4,10 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/health/actions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -22,12 +25,50 @@ type clusterFlags struct {
 	kubeconfig string
 	context    string
 	verbose    bool
+	scriptsDir string
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
 	fs.StringVar(&c.context, "context", "", "kubeconfig context (default: the current context)")
 	fs.BoolVar(&c.verbose, "v", false, "log what the engine does to stderr")
+	fs.StringVar(&c.scriptsDir, "scripts-dir", "", "health and action scripts in Argo CD's resource_customizations layout, used before the built-in ones")
+}
+
+// applyScripts loads --scripts-dir into opts: its health.lua scripts
+// override the built-in checks of their kinds, and its actions folders
+// replace the built-in actions of their kinds. Without the flag opts is
+// left as it is.
+func (c *clusterFlags) applyScripts(opts *gitops.Options) error {
+	if c.scriptsDir == "" {
+		return nil
+	}
+	if st, err := os.Stat(c.scriptsDir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--scripts-dir %s is not a folder", c.scriptsDir)
+	}
+	fsys := os.DirFS(c.scriptsDir)
+	overrides, err := health.LoadScripts(fsys)
+	if err != nil {
+		return fmt.Errorf("--scripts-dir: %w", err)
+	}
+	hopts := health.DefaultOptions()
+	hopts.Overrides = overrides
+	checker, err := health.NewChecker(hopts)
+	if err != nil {
+		return fmt.Errorf("--scripts-dir: %w", err)
+	}
+	defs, err := actions.LoadDir(fsys)
+	if err != nil {
+		return fmt.Errorf("--scripts-dir: %w", err)
+	}
+	aopts := actions.DefaultOptions()
+	aopts.Overrides = defs
+	runner, err := actions.New(aopts)
+	if err != nil {
+		return fmt.Errorf("--scripts-dir: %w", err)
+	}
+	opts.Health, opts.Actions = checker, runner
+	return nil
 }
 
 // restConfig loads the cluster's client configuration the way kubectl

@@ -30,9 +30,20 @@
 //	    build the local cluster's programs into the user cache (once)
 //	gitopsctl health-test DIR
 //	    run Argo CD format Lua health tests found under DIR
+//	gitopsctl action list --app FILE RESOURCE
+//	gitopsctl action run --app FILE RESOURCE ACTION [--param k=v]...
+//	    list or run the resource actions (restart, scale, create-job, ...)
+//	    of an object the app manages; RESOURCE is [group/]Kind/name in the
+//	    app's destination namespace (--namespace to choose another)
+//	gitopsctl action-test DIR
+//	    run Argo CD format resource action tests (actions/action_test.yaml)
+//	    found under DIR
 //
 // Commands that talk to a cluster take --kubeconfig (default $KUBECONFIG,
-// else ~/.kube/config) and --context. The cluster is given to the engine
+// else ~/.kube/config), --context, and --scripts-dir DIR: health and action
+// scripts in Argo CD's resource_customizations layout
+// (<group>/<Kind>/health.lua, <group>/<Kind>/actions/...) that replace the
+// built-in ones of their kinds. The cluster is given to the engine
 // both as "in-cluster" at https://kubernetes.default.svc and by its own
 // URL, so Applications written for Argo CD work unchanged. Sources may be
 // Git URLs or local folders (absolute paths or file:// URLs).

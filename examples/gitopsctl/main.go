@@ -27,6 +27,8 @@ func commands() []command {
 		{"agent", "run the engine on the Applications of --apps FILE|DIR until Ctrl-C", runAgent},
 		{"cluster", "start a local cluster (cluster up) or build its programs (cluster build)", runCluster},
 		{"health-test", "run Argo CD format Lua health tests under a folder", runHealthTest},
+		{"action", "list or run an object's resource actions (action list|run --app FILE RESOURCE [ACTION])", runAction},
+		{"action-test", "run Argo CD format resource action tests under a folder", runActionTest},
 	}
 }
 
