@@ -70,8 +70,16 @@ type Options struct {
 	// everything on first use. Default 2 minutes.
 	ClusterSyncTimeout time.Duration
 	// Interval is how often each app is refreshed without other reason.
-	// Default 3 minutes, with up to 10% jitter.
+	// Default 3 minutes.
 	Interval time.Duration
+	// Jitter is the most each periodic refresh is delayed past Interval,
+	// chosen at random. Zero takes the default, Interval/10; negative
+	// means none.
+	Jitter time.Duration
+	// IgnoreDifferences apply to every application, before its own
+	// ignoreDifferences (argocd-cm's resource.customizations.
+	// ignoreDifferences.<group_Kind> and .all; see ArgoCDSettings).
+	IgnoreDifferences []ResourceIgnoreDifferences
 	// ReconcileWorkers bounds concurrent refreshes. Default 10.
 	ReconcileWorkers int
 	// SyncWorkers bounds concurrent sync operations. Default 4.
