@@ -18,7 +18,9 @@ const ConditionExcludedResource ConditionType = "ExcludedResourceWarning"
 // splitExcluded separates the desired objects whose kind the cache filter
 // excludes: the cache never watches them, so comparing them would report
 // them missing forever and syncing them would write blind.
-func (e *Engine) splitExcluded(objs []*unstructured.Unstructured) (kept []*unstructured.Unstructured, excluded []resource.Key) {
+// Keys of namespaced objects without a namespace get the app's destination
+// namespace, where a sync would have put them.
+func (e *Engine) splitExcluded(app *Application, cs *clusterState, objs []*unstructured.Unstructured) (kept []*unstructured.Unstructured, excluded []resource.Key) {
 	f := e.opts.Cache.Filter
 	if len(f.Include) == 0 && len(f.Exclude) == 0 {
 		return objs, nil
@@ -28,7 +30,17 @@ func (e *Engine) splitExcluded(objs []*unstructured.Unstructured) (kept []*unstr
 		if f.Allows(resource.GroupKindOf(o)) {
 			kept = append(kept, o)
 		} else {
-			excluded = append(excluded, resource.KeyOf(o))
+			k := resource.KeyOf(o)
+			if k.Namespace == "" {
+				namespaced, known := true, false
+				if cs != nil && cs.cache != nil {
+					namespaced, known = cs.isNamespaced(k.GroupKind())
+				}
+				if namespaced || !known {
+					k.Namespace = app.Spec.Destination.Namespace
+				}
+			}
+			excluded = append(excluded, k)
 		}
 	}
 	return kept, excluded

@@ -151,7 +151,7 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		out.objects = append(out.objects, objs...)
 		out.revisions = append(out.revisions, rev)
 	}
-	out.objects, out.excluded = e.splitExcluded(out.objects)
+	out.objects, out.excluded = e.splitExcluded(app, cs, out.objects)
 	return out, nil
 }
 
