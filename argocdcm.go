@@ -392,7 +392,7 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 		hopts.Overrides = s.HealthOverrides
 		c, err := health.NewChecker(hopts)
 		if err != nil {
-			return fmt.Errorf("argocd-cm %s.health: %w", customizations, err)
+			return fmt.Errorf("health overrides: %w", err)
 		}
 		opts.Health = c
 	}
@@ -404,7 +404,7 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 		aopts.Overrides = s.Actions
 		r, err := actions.New(aopts)
 		if err != nil {
-			return fmt.Errorf("argocd-cm %s.actions: %w", customizations, err)
+			return fmt.Errorf("actions: %w", err)
 		}
 		opts.Actions = r
 	}

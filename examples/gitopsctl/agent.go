@@ -48,7 +48,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	notes := &notifier{w: stdout}
 	opts := engineOptions(cfg, stderrLogger(stderr, cf.verbose))
-	if err := cf.applyScripts(&opts); err != nil {
+	if err := cf.applyScripts(ctx, cfg, stderr, &opts); err != nil {
 		return fail(stderr, "agent", err)
 	}
 	opts.Interval = *interval

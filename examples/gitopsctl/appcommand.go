@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ func (a *appCommand) setup(stderr io.Writer, tweak func(*gitops.Options)) error 
 		return err
 	}
 	opts := engineOptions(cfg, stderrLogger(stderr, a.cluster.verbose))
-	if err := a.cluster.applyScripts(&opts); err != nil {
+	if err := a.cluster.applyScripts(context.Background(), cfg, stderr, &opts); err != nil {
 		return err
 	}
 	if tweak != nil {

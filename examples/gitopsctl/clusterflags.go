@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +27,7 @@ type clusterFlags struct {
 	context    string
 	verbose    bool
 	scriptsDir string
+	argocdCM   string
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
@@ -33,41 +35,59 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.context, "context", "", "kubeconfig context (default: the current context)")
 	fs.BoolVar(&c.verbose, "v", false, "log what the engine does to stderr")
 	fs.StringVar(&c.scriptsDir, "scripts-dir", "", "health and action scripts in Argo CD's resource_customizations layout, used before the built-in ones")
+	fs.StringVar(&c.argocdCM, "argocd-cm", "", "Argo CD settings: a file holding the argocd-cm ConfigMap, or cluster:NAMESPACE to read it from the cluster")
 }
 
-// applyScripts loads --scripts-dir into opts: its health.lua scripts
-// override the built-in checks of their kinds, and its actions folders
-// replace the built-in actions of their kinds. Without the flag opts is
-// left as it is.
-func (c *clusterFlags) applyScripts(opts *gitops.Options) error {
-	if c.scriptsDir == "" {
-		return nil
+// applyScripts loads --scripts-dir and --argocd-cm into opts. The
+// folder's health.lua scripts override the built-in checks of their kinds
+// and its actions folders replace the built-in actions of their kinds;
+// argocd-cm's settings are applied as gitops.ArgoCDSettings.Apply does,
+// its scripts winning over the folder's for the same kind. Warnings about
+// argocd-cm keys the engine does not use go to stderr. Without either
+// flag opts is left as it is.
+func (c *clusterFlags) applyScripts(ctx context.Context, cfg *rest.Config, stderr io.Writer, opts *gitops.Options) error {
+	settings := &gitops.ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{}}
+	if c.argocdCM != "" {
+		var err error
+		if ns, ok := strings.CutPrefix(c.argocdCM, "cluster:"); ok {
+			settings, err = gitops.ReadArgoCDSettings(ctx, cfg, ns)
+		} else {
+			settings, err = gitops.LoadArgoCDSettingsFile(c.argocdCM)
+		}
+		if err != nil {
+			return fmt.Errorf("--argocd-cm: %w", err)
+		}
+		for _, w := range settings.Warnings {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
 	}
-	if st, err := os.Stat(c.scriptsDir); err != nil || !st.IsDir() {
-		return fmt.Errorf("--scripts-dir %s is not a folder", c.scriptsDir)
+	if c.scriptsDir != "" {
+		if st, err := os.Stat(c.scriptsDir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--scripts-dir %s is not a folder", c.scriptsDir)
+		}
+		fsys := os.DirFS(c.scriptsDir)
+		overrides, err := health.LoadScripts(fsys)
+		if err != nil {
+			return fmt.Errorf("--scripts-dir: %w", err)
+		}
+		for k, v := range overrides {
+			if _, set := settings.HealthOverrides[k]; !set {
+				settings.HealthOverrides[k] = v
+			}
+		}
+		defs, err := actions.LoadDir(fsys)
+		if err != nil {
+			return fmt.Errorf("--scripts-dir: %w", err)
+		}
+		for k, v := range defs {
+			if _, set := settings.Actions[k]; !set {
+				settings.Actions[k] = v
+			}
+		}
 	}
-	fsys := os.DirFS(c.scriptsDir)
-	overrides, err := health.LoadScripts(fsys)
-	if err != nil {
-		return fmt.Errorf("--scripts-dir: %w", err)
+	if err := settings.Apply(opts); err != nil {
+		return fmt.Errorf("--scripts-dir/--argocd-cm: %w", err)
 	}
-	hopts := health.DefaultOptions()
-	hopts.Overrides = overrides
-	checker, err := health.NewChecker(hopts)
-	if err != nil {
-		return fmt.Errorf("--scripts-dir: %w", err)
-	}
-	defs, err := actions.LoadDir(fsys)
-	if err != nil {
-		return fmt.Errorf("--scripts-dir: %w", err)
-	}
-	aopts := actions.DefaultOptions()
-	aopts.Overrides = defs
-	runner, err := actions.New(aopts)
-	if err != nil {
-		return fmt.Errorf("--scripts-dir: %w", err)
-	}
-	opts.Health, opts.Actions = checker, runner
 	return nil
 }
 

@@ -203,7 +203,7 @@ func (d *demo) startEngine(ctx context.Context) error {
 	notes := &notifier{w: indent{d.out}}
 	table := newProgressTable(indent{d.out}, nil)
 	opts := engineOptions(d.cfg, stderrLogger(d.errOut, d.flags.cluster.verbose))
-	if err := d.flags.cluster.applyScripts(&opts); err != nil {
+	if err := d.flags.cluster.applyScripts(ctx, d.cfg, d.errOut, &opts); err != nil {
 		return err
 	}
 	if lh, err := newLiveHealth(d.cfg, opts.Health); err == nil {

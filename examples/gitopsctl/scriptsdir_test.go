@@ -59,3 +59,37 @@ func TestScriptsDir(t *testing.T) {
 	}
 	mustContain(t, "broken library error", errOut, "--scripts-dir", "apps/Deployment")
 }
+
+// TestArgoCDConfigMapFlag proves --argocd-cm applies a settings file:
+// its health script judges, its unused keys are warned about, and a value
+// the engine cannot honour is refused naming the key.
+func TestArgoCDConfigMapFlag(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	appFile, _ := appFixture(t, ns)
+	kc := []string{"--kubeconfig", cluster.Kubeconfig()}
+	cm := filepath.Join(t.TempDir(), "argocd-cm.yaml")
+	write := func(data string) {
+		t.Helper()
+		if err := os.WriteFile(cm, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n"+data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("  url: https://argocd.example.com\n  resource.customizations.health.apps_Deployment: |\n    return {status = \"Suspended\", message = \"from argocd-cm\"}\n")
+	// Synced without the settings: a Suspended Deployment would hold the
+	// sync's health wait.
+	if code, out, errOut := runCLI(t, append([]string{"sync", "--app", appFile}, kc...)...); code != 0 {
+		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, append([]string{"status", "--argocd-cm", cm, "--app", appFile}, kc...)...)
+	if code != 0 {
+		t.Fatalf("status: exit %d\n%s", code, errOut)
+	}
+	mustContain(t, "status with --argocd-cm", out, "Suspended", "from argocd-cm")
+	mustContain(t, "warnings", errOut, "warning: argocd-cm url: not used by the engine")
+	write("  application.resourceTrackingMethod: label\n")
+	code, _, errOut = runCLI(t, append([]string{"status", "--argocd-cm", cm, "--app", appFile}, kc...)...)
+	if code != 2 {
+		t.Fatalf("unsupported setting: exit %d, want 2\n%s", code, errOut)
+	}
+	mustContain(t, "unsupported setting error", errOut, "application.resourceTrackingMethod", "not supported")
+}
