@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -29,7 +30,9 @@ func deployment() *unstructured.Unstructured {
 func custom(t *testing.T, script string) *Runner {
 	t.Helper()
 	opts := DefaultOptions()
-	opts.Lua.Limits.Timeout = 0
+	// A generous time limit, so that the machine-independent limits
+	// (instructions, memory) decide whatever the load.
+	opts.Lua.Limits.Timeout = 30 * time.Second
 	opts.Overrides = map[string]Definitions{"apps_Deployment": {
 		Discovery: `return {act = {params = {{name = "n", default = "1"}}}}`,
 		Actions:   []Definition{{Name: "act", Script: script}},
