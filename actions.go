@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -33,6 +35,9 @@ const NotifyResourceActionRan NotificationType = "ResourceActionRan"
 // ActionEventReason is the reason of the Kubernetes Event recorded on the
 // object an action ran on.
 const ActionEventReason = "ResourceActionRan"
+
+// actionRequestTimeout bounds each request an action sends.
+const actionRequestTimeout = 30 * time.Second
 
 // ErrNotInApp is returned for an action on an object the app does not
 // track.
@@ -119,6 +124,14 @@ func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.K
 		if err != nil {
 			return fail(err)
 		}
+		if im.StatusPatch != nil && !hasStatusSubresource(t.config, gvr) {
+			// Without a status subresource the status is part of the
+			// object: one patch carries both.
+			if im.Patch, err = mergeJSONObjects(im.Patch, im.StatusPatch); err != nil {
+				return fail(err)
+			}
+			im.StatusPatch = nil
+		}
 		if im.Operation == actions.OperationCreate && namespaced && obj.GetNamespace() == "" {
 			obj.SetNamespace(t.live.GetNamespace())
 		}
@@ -138,7 +151,10 @@ func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.K
 			dr = []string{metav1.DryRunAll}
 		}
 		for _, w := range writes {
-			if err := applyImpacted(ctx, w.ri, w.im, manager, dr); err != nil {
+			wctx, cancel := context.WithTimeout(ctx, actionRequestTimeout)
+			err := applyImpacted(wctx, w.ri, w.im, manager, dr)
+			cancel()
+			if err != nil {
 				if dryRun {
 					return fail(fmt.Errorf("dry run of %s %s: %w", w.im.Operation, w.key, err))
 				}
@@ -220,7 +236,7 @@ func (e *Engine) actionTarget(ctx context.Context, app *Application, key resourc
 	if namespaced {
 		ri = t.client.Resource(gvr).Namespace(key.Namespace)
 	}
-	gctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	gctx, cancel := context.WithTimeout(ctx, actionRequestTimeout)
 	defer cancel()
 	if t.live, err = ri.Get(gctx, key.Name, metav1.GetOptions{}); err != nil {
 		return t, wrap(err)
@@ -243,6 +259,49 @@ func resourceOf(cs *clusterState, gvk schema.GroupVersionKind) (schema.GroupVers
 	return schema.GroupVersionResource{}, false, fmt.Errorf("the cluster serves no %s", gvk)
 }
 
+// hasStatusSubresource asks the API server whether it serves gvr's status
+// subresource (the cache's discovery lists kinds, not subresources). When
+// the answer cannot be had, it says true: the status patch is then sent to
+// /status, and its dry run fails loudly rather than a change to the main
+// resource being dropped silently.
+func hasStatusSubresource(cfg *rest.Config, gvr schema.GroupVersionResource) bool {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Timeout = actionRequestTimeout
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return true
+	}
+	list, err := dc.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if err != nil {
+		return true
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource+"/status" {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeJSONObjects merges the top-level keys of two JSON objects (b's
+// win); a nil a is an empty object.
+func mergeJSONObjects(a, b []byte) ([]byte, error) {
+	m := map[string]any{}
+	if a != nil {
+		if err := json.Unmarshal(a, &m); err != nil {
+			return nil, err
+		}
+	}
+	var mb map[string]any
+	if err := json.Unmarshal(b, &mb); err != nil {
+		return nil, err
+	}
+	for k, v := range mb {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
 // recordActionEvent writes a Normal Event about obj.
 func recordActionEvent(ctx context.Context, cfg *rest.Config, obj *unstructured.Unstructured, app, msg string) error {
 	cs, err := kubernetes.NewForConfig(cfg)
@@ -261,7 +320,7 @@ func recordActionEvent(ctx context.Context, cfg *rest.Config, obj *unstructured.
 		Reason: ActionEventReason, Message: msg + " (application " + app + ")", Type: corev1.EventTypeNormal,
 		Source: corev1.EventSource{Component: "gitops"}, FirstTimestamp: now, LastTimestamp: now, Count: 1,
 	}
-	ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ectx, cancel := context.WithTimeout(ctx, actionRequestTimeout)
 	defer cancel()
 	_, err = cs.CoreV1().Events(ns).Create(ectx, ev, metav1.CreateOptions{})
 	return err
