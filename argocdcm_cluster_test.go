@@ -8,7 +8,9 @@ import (
 	"strings"
 	gosync "sync"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -174,5 +176,32 @@ webhooks:
 	}
 	if log.count("/configmaps") == 0 {
 		t.Error("no request for configmaps: the counter counts nothing")
+	}
+}
+
+// TestReadArgoCDSettingsFromTheCluster reads argocd-cm from a namespace of
+// the local cluster; a missing ConfigMap is an error naming it.
+func TestReadArgoCDSettingsFromTheCluster(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	ctx := context.Background()
+	if _, err := ReadArgoCDSettings(ctx, cluster.Config(), ns); !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), ns+"/argocd-cm") {
+		t.Fatalf("missing ConfigMap: %v", err)
+	}
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ArgoCDConfigMapName, Namespace: ns}, Data: map[string]string{
+		"timeout.reconciliation":                         "5m",
+		"resource.customizations.health.apps_Deployment": "return {status = \"Healthy\"}",
+		"ui.bannercontent":                               "hello",
+	}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadArgoCDSettings(ctx, cluster.Config(), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Reconciliation != 5*time.Minute || s.HealthOverrides["apps/Deployment"] == "" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "ui.bannercontent") {
+		t.Fatalf("%+v", s)
 	}
 }
