@@ -63,3 +63,28 @@ actionTests:
 		t.Fatalf("untested folder: %v", report.Results[4].Err)
 	}
 }
+
+// TestLoadDir_ArgoLayout reads a library laid out as Argo CD's
+// resource_customizations, wildcard folders included.
+func TestLoadDir_ArgoLayout(t *testing.T) {
+	fsys := fstest.MapFS{
+		"_.example.com/_/actions/discovery.lua":       {Data: []byte(`return {poke = {}}`)},
+		"_.example.com/_/actions/poke/action.lua":     {Data: []byte(`return obj`)},
+		"apps/Deployment/health.lua":                  {Data: []byte(`return {status = "Healthy"}`)},
+		"batch/Job/actions/discovery.lua":             {Data: []byte(`return {}`)},
+		"batch/Job/actions/testdata/in.yaml":          {Data: []byte("kind: Job\n")},
+		"batch/Job/actions/not-an-action/README.md":   {Data: []byte("no action.lua here")},
+		"apps/StatefulSet/actions/restart/action.lua": {Data: []byte(`return obj`)},
+	}
+	if _, err := LoadDir(fsys); !errors.Is(err, ErrInvalidDefinition) {
+		t.Fatalf("actions folder without discovery.lua: %v", err)
+	}
+	delete(fsys, "apps/StatefulSet/actions/restart/action.lua")
+	defs, err := LoadDir(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 2 || len(defs["*.example.com/*"].Actions) != 1 || len(defs["batch/Job"].Actions) != 0 {
+		t.Fatalf("%+v", defs)
+	}
+}
