@@ -36,4 +36,13 @@
 // consistent hashing with bounded loads) and a shared Redis render store.
 // A destination without a Config is offline: Render works for it without
 // any cluster, which is what a CI pipeline wants.
+//
+// Day-2 operations are Argo CD's resource actions (package health/actions):
+// Actions lists what an app's object offers (restart, scale, create-job,
+// promote-full, reconcile, ...), RunAction runs one and applies its result
+// under the app's project. Settings kept in Argo CD's argocd-cm ConfigMap
+// (health and action customisations, ignoreDifferences, resource
+// exclusions, timeouts, tracking) load with ParseArgoCDSettings,
+// ReadArgoCDSettings or LoadArgoCDSettingsFile and go into Options with
+// ArgoCDSettings.Apply; what the engine cannot honour is refused by key.
 package gitops

@@ -10,6 +10,7 @@ import (
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
@@ -42,6 +43,9 @@ type Options struct {
 	RenderStore store.Store
 	// Health judges resources. Default: health.NewChecker with defaults.
 	Health health.Checker
+	// Actions lists and runs resource actions (Engine.Actions,
+	// Engine.RunAction). Default: actions.New with the built-in actions.
+	Actions *actions.Runner
 	// NewClusterCache builds each cluster's live-state cache. Default:
 	// cache.New.
 	NewClusterCache func(cfg *rest.Config, opts cache.Options) (ClusterCache, error)
@@ -66,7 +70,7 @@ type Options struct {
 	// everything on first use. Default 2 minutes.
 	ClusterSyncTimeout time.Duration
 	// Interval is how often each app is refreshed without other reason.
-	// Default 3 minutes, with up to 10% jitter.
+	// Default 3 minutes.
 	Interval time.Duration
 	// RefCacheTTL is how long the branches and tags a Git repository
 	// advertised are reused before it is asked again (one ls-remote per
@@ -74,6 +78,14 @@ type Options struct {
 	// longer than Interval, so polling sees a push within one interval.
 	// It applies to the engine's own Git source, not to Options.SourceFor.
 	RefCacheTTL time.Duration
+	// Jitter is the most each periodic refresh is delayed past Interval,
+	// chosen at random. Zero takes the default, Interval/10; negative
+	// means none.
+	Jitter time.Duration
+	// IgnoreDifferences apply to every application, before its own
+	// ignoreDifferences (argocd-cm's resource.customizations.
+	// ignoreDifferences.<group_Kind> and .all; see ArgoCDSettings).
+	IgnoreDifferences []ResourceIgnoreDifferences
 	// ReconcileWorkers bounds concurrent refreshes. Default 10.
 	ReconcileWorkers int
 	// SyncWorkers bounds concurrent sync operations. Default 4.
@@ -141,6 +153,7 @@ type Engine struct {
 	opts     Options
 	renderer render.Renderer
 	health   health.Checker
+	actions  *actions.Runner
 	metrics  *metrics
 	syncSem  chan struct{}
 
@@ -217,6 +230,11 @@ func New(opts Options) (*Engine, error) {
 	if e.health = opts.Health; e.health == nil {
 		if e.health, err = health.NewChecker(health.DefaultOptions()); err != nil {
 			return nil, fmt.Errorf("gitops: health checker: %w", err)
+		}
+	}
+	if e.actions = opts.Actions; e.actions == nil {
+		if e.actions, err = actions.New(actions.DefaultOptions()); err != nil {
+			return nil, fmt.Errorf("gitops: actions: %w", err)
 		}
 	}
 	if e.renderer, err = e.newRenderer(); err != nil {

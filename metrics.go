@@ -17,6 +17,7 @@ type metrics struct {
 	gitRequests   *prometheus.CounterVec
 	applyInFlight prometheus.Gauge
 	argo          *argoMetrics // Options.ArgoMetrics; nil when off
+	actions       *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -30,11 +31,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "gitops_source_requests_total", Help: "Resolves and snapshots of app sources, by operation and result."}, []string{"operation", "result"}),
 		applyInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "gitops_sync_operations_in_flight", Help: "Sync operations running."}),
+		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gitops_resource_actions_total", Help: "Resource actions run, by result."}, []string{"app", "action", "result"}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.reconcile, m.syncs, m.gitRequests, m.applyInFlight} {
+	for _, c := range []prometheus.Collector{m.reconcile, m.syncs, m.gitRequests, m.applyInFlight, m.actions} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -51,4 +54,12 @@ func (m *metrics) gitRequest(op string, err error) {
 		result = "error"
 	}
 	m.gitRequests.WithLabelValues(op, result).Inc()
+}
+
+func (m *metrics) action(app, action string, err error) {
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	m.actions.WithLabelValues(app, action, result).Inc()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ func (e *Engine) differFor(app *Application) (Differ, error) {
 		// three-way comparison of client-side apply.
 		opts.Mode = diff.ModeStructuredMerge
 	}
-	for _, ig := range app.Spec.IgnoreDifferences {
+	for _, ig := range append(slices.Clip(e.opts.IgnoreDifferences), app.Spec.IgnoreDifferences...) {
 		opts.IgnoreRules = append(opts.IgnoreRules, diff.IgnoreRule{Group: ig.Group, Kind: ig.Kind, Name: ig.Name, Namespace: ig.Namespace,
 			JSONPointers: ig.JSONPointers, JQPathExpressions: ig.JQPathExpressions, ManagedFieldsManagers: ig.ManagedFieldsManagers})
 	}
@@ -123,6 +124,9 @@ func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Appl
 		return fail(ConditionComparisonError, err)
 	}
 	st.Resources, st.Conditions = cmp.rows, cmp.conditions
+	if c := excludedCondition(desired.excluded); c != nil {
+		st.Conditions = append(st.Conditions, *c)
+	}
 	if c := e.orphanCondition(proj, app, cs); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}

@@ -138,8 +138,14 @@ func (r *runner) next(ctx context.Context) bool {
 }
 
 func (r *runner) jitter() time.Duration {
-	iv := r.e.opts.Interval
-	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
+	iv, j := r.e.opts.Interval, r.e.opts.Jitter
+	switch {
+	case j == 0:
+		j = iv / 10
+	case j < 0:
+		return iv
+	}
+	return iv + time.Duration(rand.Int64N(int64(j)+1))
 }
 
 // reconcile refreshes one app, syncs it when its policy says so, and

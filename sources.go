@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubegitops/gitops/resource"
 	"sort"
 	"strings"
 
@@ -87,6 +88,9 @@ func (e *Engine) sourceFor(repoURL string) (source.Source, error) {
 type rendered struct {
 	objects   []*unstructured.Unstructured
 	revisions []source.Revision
+	// excluded are desired objects of kinds the cache filter excludes
+	// (argocd-cm's resource.exclusions): never compared nor applied.
+	excluded []resource.Key
 }
 
 // Revision returns the commit of a single-source app, or the commits of all
@@ -150,6 +154,7 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		out.objects = append(out.objects, objs...)
 		out.revisions = append(out.revisions, rev)
 	}
+	out.objects, out.excluded = e.splitExcluded(app, cs, out.objects)
 	return out, nil
 }
 

@@ -1,12 +1,16 @@
 package cache
 
 import (
+	"path"
+	"strings"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // GroupKindMatch matches API kinds by group and kind. "*" matches any
-// group or any kind; the empty Group is the core group ("" never means
-// "any").
+// group or any kind, and within a pattern any run of characters (as in
+// Argo CD's resource.exclusions: "*.example.com"); the empty Group is the
+// core group ("" never means "any").
 type GroupKindMatch struct {
 	Group string
 	Kind  string
@@ -14,7 +18,18 @@ type GroupKindMatch struct {
 
 // Matches reports whether gk is matched.
 func (m GroupKindMatch) Matches(gk schema.GroupKind) bool {
-	return (m.Group == "*" || m.Group == gk.Group) && (m.Kind == "*" || m.Kind == gk.Kind)
+	return globMatch(m.Group, gk.Group) && globMatch(m.Kind, gk.Kind)
+}
+
+func globMatch(pattern, s string) bool {
+	if pattern == "*" || pattern == s {
+		return true
+	}
+	if !strings.ContainsAny(pattern, "*?[") {
+		return false
+	}
+	ok, _ := path.Match(pattern, s)
+	return ok
 }
 
 // ResourceFilter chooses the kinds the cache watches. A kind is watched when

@@ -30,5 +30,8 @@
 //
 // RunScriptTests runs a folder of scripts against their health_test.yaml
 // fixtures, as Argo CD's own tests do; gitopsctl health-test DIR is its
-// command-line face.
+// command-line face. LoadScripts reads a script library in Argo CD's
+// resource_customizations layout into Options.Overrides. Resource actions,
+// which run in the same sandbox, live beside this package in
+// health/actions.
 package health

@@ -2,6 +2,7 @@ package health
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -93,3 +94,22 @@ func loadScriptDir(fsys fs.FS) (map[string]scriptSource, error) {
 }
 
 type scriptSource struct{ path, src string }
+
+// LoadScripts reads the health scripts of a library in Argo CD's
+// resource_customizations layout (<group>/<Kind>/health.lua; "_" in a
+// folder name is a wildcard) into overrides for Options.Overrides, keyed
+// by ScriptKey. Other files (tests, actions) are ignored. A checkout of
+// Argo CD's resource_customizations, or a host's own library, loads
+// unchanged; scripts are compiled (and a broken one reported) by
+// NewChecker.
+func LoadScripts(fsys fs.FS) (map[string]string, error) {
+	found, err := loadScriptDir(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("health: loading scripts: %w", err)
+	}
+	out := make(map[string]string, len(found))
+	for key, s := range found {
+		out[key] = s.src
+	}
+	return out, nil
+}

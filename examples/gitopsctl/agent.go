@@ -47,7 +47,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "agent", err)
 	}
 	notes := &notifier{w: stdout}
-	opts, err := cf.engineOptions(cfg, stderr)
+	opts, err := cf.engineOptions(ctx, cfg, stderr)
 	if err != nil {
 		return fail(stderr, "agent", err)
 	}

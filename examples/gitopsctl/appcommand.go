@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -34,7 +35,7 @@ func (a *appCommand) setup(stderr io.Writer, tweak func(*gitops.Options)) error 
 	if err != nil {
 		return err
 	}
-	opts, err := a.cluster.engineOptions(cfg, stderr)
+	opts, err := a.cluster.engineOptions(context.Background(), cfg, stderr)
 	if err != nil {
 		return err
 	}

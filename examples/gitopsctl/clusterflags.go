@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/health/actions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -25,6 +29,8 @@ type clusterFlags struct {
 	context    string
 	verbose    bool
 	engine     engineFlags
+	scriptsDir string
+	argocdCM   string
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
@@ -32,6 +38,66 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.context, "context", "", "kubeconfig context (default: the current context)")
 	fs.BoolVar(&c.verbose, "v", false, "log what the engine does to stderr")
 	c.engine.register(fs)
+	fs.StringVar(&c.scriptsDir, "scripts-dir", "", "health and action scripts in Argo CD's resource_customizations layout, used before the built-in ones")
+	fs.StringVar(&c.argocdCM, "argocd-cm", "", "Argo CD settings: a file holding the argocd-cm ConfigMap, or cluster:NAMESPACE to read it from the cluster")
+}
+
+// applyScripts loads --scripts-dir and --argocd-cm into opts. The
+// folder's health.lua scripts override the built-in checks of their kinds
+// and its actions folders replace the built-in actions of their kinds;
+// argocd-cm's settings are applied as gitops.ArgoCDSettings.Apply does,
+// its scripts winning over the folder's for the same kind. Warnings about
+// argocd-cm keys the engine does not use go to stderr. Without either
+// flag opts is left as it is.
+func (c *clusterFlags) applyScripts(ctx context.Context, cfg *rest.Config, stderr io.Writer, opts *gitops.Options) error {
+	settings := &gitops.ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{}}
+
+	if c.argocdCM != "" {
+		var err error
+		if ns, ok := strings.CutPrefix(c.argocdCM, "cluster:"); ok {
+			settings, err = gitops.ReadArgoCDSettings(ctx, cfg, ns)
+		} else {
+			settings, err = gitops.LoadArgoCDSettingsFile(c.argocdCM)
+		}
+		if err != nil {
+			return fmt.Errorf("--argocd-cm: %w", err)
+		}
+		for _, w := range settings.Warnings {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
+	}
+	if c.scriptsDir != "" {
+		if st, err := os.Stat(c.scriptsDir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--scripts-dir %s is not a folder", c.scriptsDir)
+		}
+		fsys := os.DirFS(c.scriptsDir)
+		overrides, err := health.LoadScripts(fsys)
+		if err != nil {
+			return fmt.Errorf("--scripts-dir: %w", err)
+		}
+		for k, v := range overrides {
+			if _, set := settings.HealthOverrides[k]; !set {
+				settings.HealthOverrides[k] = v
+			}
+		}
+		defs, err := actions.LoadDir(fsys)
+		if err != nil {
+			return fmt.Errorf("--scripts-dir: %w", err)
+		}
+		for k, v := range defs {
+			if _, set := settings.Actions[k]; !set {
+				settings.Actions[k] = v
+			}
+		}
+	}
+	// --health-lua wins over argocd-cm and --scripts-dir for its kinds.
+	for k, v := range c.engine.healthLua {
+		settings.HealthOverrides[k] = v
+	}
+	if err := settings.Apply(opts); err != nil {
+		return fmt.Errorf("--scripts-dir/--argocd-cm/--health-lua: %w", err)
+	}
+	return nil
 }
 
 // restConfig loads the cluster's client configuration the way kubectl
@@ -63,10 +129,15 @@ func engineOptions(cfg *rest.Config, log logr.Logger) gitops.Options {
 }
 
 // engineOptions is the package function with the engine settings of the
-// flags applied.
-func (c *clusterFlags) engineOptions(cfg *rest.Config, stderr io.Writer) (gitops.Options, error) {
+// flags applied: --state-namespace, --ref-cache-ttl,
+// --recreate-on-immutable, then the scripts and settings of
+// --scripts-dir, --argocd-cm and --health-lua.
+func (c *clusterFlags) engineOptions(ctx context.Context, cfg *rest.Config, stderr io.Writer) (gitops.Options, error) {
 	opts := engineOptions(cfg, stderrLogger(stderr, c.verbose))
-	return opts, c.engine.apply(&opts, cfg)
+	if err := c.engine.apply(&opts, cfg); err != nil {
+		return opts, err
+	}
+	return opts, c.applyScripts(ctx, cfg, stderr, &opts)
 }
 
 // stderrLogger returns a logger to w when verbose, else one that discards.

@@ -202,10 +202,13 @@ func (d *demo) startEngine(ctx context.Context) error {
 	fmt.Fprintln(d.out)
 	notes := &notifier{w: indent{d.out}}
 	table := newProgressTable(indent{d.out}, nil)
-	if lh, err := newLiveHealth(d.cfg); err == nil {
+	opts := engineOptions(d.cfg, stderrLogger(d.errOut, d.flags.cluster.verbose))
+	if err := d.flags.cluster.applyScripts(ctx, d.cfg, d.errOut, &opts); err != nil {
+		return err
+	}
+	if lh, err := newLiveHealth(d.cfg, opts.Health); err == nil {
 		table.health = lh.Of
 	}
-	opts := engineOptions(d.cfg, stderrLogger(d.errOut, d.flags.cluster.verbose))
 	opts.Notify = notes.Notify
 	opts.Sync.OnProgress = table.OnProgress
 	// An instance id of its own: this tour never claims (or prunes) the

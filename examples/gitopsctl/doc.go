@@ -33,13 +33,25 @@
 //	    build the local cluster's programs into the user cache (once)
 //	gitopsctl health-test DIR
 //	    run Argo CD format Lua health tests found under DIR
+//	gitopsctl action list --app FILE RESOURCE
+//	gitopsctl action run --app FILE RESOURCE ACTION [--param k=v]...
+//	    list or run the resource actions (restart, scale, create-job, ...)
+//	    of an object the app manages; RESOURCE is [group/]Kind/name in the
+//	    app's destination namespace (--namespace to choose another)
+//	gitopsctl action-test DIR
+//	    run Argo CD format resource action tests (actions/action_test.yaml)
+//	    found under DIR
 //
 // Commands that talk to a cluster take --kubeconfig (default $KUBECONFIG,
 // else ~/.kube/config) and --context, and the engine settings a host
-// would set in Go: --state-namespace NS (each app's history and last
-// operation in ConfigMaps gitops-state-<app>; default "default", empty for
-// memory only), --ref-cache-ttl D (how long a repository's branches and
-// tags are reused; never longer than the agent's --interval),
+// would set in Go: --scripts-dir DIR (health and action scripts in Argo
+// CD's resource_customizations layout, <group>/<Kind>/health.lua and
+// <group>/<Kind>/actions/..., that replace the built-in ones of their
+// kinds), --argocd-cm FILE|cluster:NS (Argo CD's settings ConfigMap),
+// --state-namespace NS (each app's history and last operation in
+// ConfigMaps gitops-state-<app>; default "default", empty for memory
+// only), --ref-cache-ttl D (how long a repository's branches and tags are
+// reused; never longer than the agent's --interval),
 // --recreate-on-immutable (re-create an object whose update changes an
 // immutable field) and --health-lua GROUP/KIND=FILE (a Lua health script
 // for that kind, repeatable). The cluster is given to the engine

@@ -29,7 +29,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.healthLua, "health-lua", "GROUP/KIND=FILE: judge that kind's health with this Lua script (Argo CD's health.lua contract); repeatable")
 }
 
-// apply sets the engine options the flags name.
+// apply sets the engine options the flags name; --health-lua is applied
+// with the other scripts (clusterFlags.applyScripts).
 func (f engineFlags) apply(opts *gitops.Options, cfg *rest.Config) error {
 	if f.stateNamespace != "" {
 		cs, err := kubernetes.NewForConfig(cfg)
@@ -42,15 +43,6 @@ func (f engineFlags) apply(opts *gitops.Options, cfg *rest.Config) error {
 		opts.RefCacheTTL = f.refCacheTTL
 	}
 	opts.Sync.RecreateOnImmutable = f.recreateOnImmutable
-	if len(f.healthLua) > 0 {
-		ho := health.DefaultOptions()
-		ho.Overrides = map[string]string(f.healthLua)
-		checker, err := health.NewChecker(ho)
-		if err != nil {
-			return fmt.Errorf("--health-lua: %w", err)
-		}
-		opts.Health = checker
-	}
 	return nil
 }
 

@@ -26,7 +26,10 @@ type liveHealth struct {
 	checker health.Checker
 }
 
-func newLiveHealth(cfg *rest.Config) (*liveHealth, error) {
+// newLiveHealth returns a liveHealth judging with checker (nil: the
+// default checker), the engine's own when the command was given
+// --scripts-dir.
+func newLiveHealth(cfg *rest.Config, checker health.Checker) (*liveHealth, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -35,9 +38,10 @@ func newLiveHealth(cfg *rest.Config) (*liveHealth, error) {
 	if err != nil {
 		return nil, err
 	}
-	checker, err := health.NewChecker(health.DefaultOptions())
-	if err != nil {
-		return nil, err
+	if checker == nil {
+		if checker, err = health.NewChecker(health.DefaultOptions()); err != nil {
+			return nil, err
+		}
 	}
 	return &liveHealth{client: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), checker: checker}, nil
 }

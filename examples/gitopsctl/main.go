@@ -28,6 +28,8 @@ func commands() []command {
 		{"cluster", "start a local cluster (cluster up) or build its programs (cluster build)", runCluster},
 		{"health-test", "run Argo CD format Lua health tests under a folder", runHealthTest},
 		{"notifications", "evaluate a notification trigger or render a template offline", runNotifications},
+		{"action", "list or run an object's resource actions (action list|run --app FILE RESOURCE [ACTION])", runAction},
+		{"action-test", "run Argo CD format resource action tests under a folder", runActionTest},
 	}
 }
 

@@ -29,7 +29,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := cmd.setup(stderr, func(o *gitops.Options) {
 		o.Sync.OnProgress = table.OnProgress
 		if !*dryRun {
-			if lh, err := newLiveHealth(o.Clusters[0].Config); err == nil {
+			if lh, err := newLiveHealth(o.Clusters[0].Config, o.Health); err == nil {
 				table.health = lh.Of
 			}
 		}

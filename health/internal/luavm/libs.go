@@ -47,7 +47,7 @@ func (s *sandbox) isProtected(v lua.LValue) bool {
 }
 
 // newSandbox builds a state with the safe libraries.
-func newSandbox(l Limits, clock Clock) *sandbox {
+func newSandbox(l Limits, clock Clock, requireOS bool) *sandbox {
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
 		CallStackSize:       l.CallStackSize,
@@ -82,6 +82,15 @@ func newSandbox(l Limits, clock Clock) *sandbox {
 	mathlib.RawSetString("randomseed", L.NewFunction(s.randomseed))
 	oslib := s.osLibrary()
 	g.RawSetString("os", oslib)
+	if requireOS {
+		g.RawSetString("require", L.NewFunction(func(L *lua.LState) int {
+			if L.CheckString(1) != "os" {
+				s.forbid(L, "require of "+L.CheckString(1))
+			}
+			L.Push(oslib)
+			return 1
+		}))
+	}
 
 	// The string metatable is shared by every string: hide it.
 	strMeta := L.GetMetatable(lua.LString("")).(*lua.LTable)

@@ -33,6 +33,11 @@ type Options struct {
 	// CacheSize is how many compiled scripts are kept, keyed by their
 	// source. Default 1024, as in Argo CD.
 	CacheSize int
+	// RequireOS makes require("os") return the sandbox's os table (time,
+	// date, clock, difftime), as Argo CD offers to resource actions, which
+	// commonly start with `local os = require("os")`. Any other module
+	// still fails with ErrForbidden. Default false: require is forbidden.
+	RequireOS bool
 }
 
 // DefaultOptions returns the options described on each field of Options.
@@ -43,10 +48,11 @@ func DefaultOptions() Options {
 // VM compiles and runs sandboxed scripts. It is safe for concurrent use:
 // each call borrows an interpreter from a pool.
 type VM struct {
-	limits Limits
-	clock  Clock
-	cache  *lru.Cache[[sha256.Size]byte, *Program]
-	pool   sync.Pool
+	limits    Limits
+	clock     Clock
+	requireOS bool
+	cache     *lru.Cache[[sha256.Size]byte, *Program]
+	pool      sync.Pool
 }
 
 // New returns a VM.
@@ -58,8 +64,8 @@ func New(opts Options) *VM {
 		opts.CacheSize = 1024
 	}
 	cache, _ := lru.New[[sha256.Size]byte, *Program](opts.CacheSize) // fails only for size <= 0
-	vm := &VM{limits: opts.Limits.withDefaults(), clock: opts.Clock, cache: cache}
-	vm.pool.New = func() any { return newSandbox(vm.limits, vm.clock) }
+	vm := &VM{limits: opts.Limits.withDefaults(), clock: opts.Clock, requireOS: opts.RequireOS, cache: cache}
+	vm.pool.New = func() any { return newSandbox(vm.limits, vm.clock, vm.requireOS) }
 	return vm
 }
 
@@ -113,7 +119,28 @@ func compile(name, src string, maxBytes int) (p *Program, err error) {
 // Run calls prog with the global obj bound to a fresh Lua copy of obj, and
 // passes the script's first return value to read, which must copy out what
 // it needs before returning (the value does not outlive the call).
-func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read func(ret lua.LValue) error) (err error) {
+func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read func(ret lua.LValue) error) error {
+	return vm.run(ctx, prog, obj, nil, func(_ *sandbox, _ *lua.LState, ret lua.LValue) error { return read(ret) })
+}
+
+// Eval calls prog with the global obj bound to a fresh Lua copy of obj and
+// each entry of globals bound to a Lua copy of its value (JSON-shaped Go
+// values: maps, slices, strings, numbers, booleans), and returns the
+// script's first return value converted back to JSON-shaped Go values by
+// the rules of ToGo. A result that cannot be converted fails with an
+// *Error of kind ErrRuntime (ErrMemoryLimit when it is too large).
+func (vm *VM) Eval(ctx context.Context, prog *Program, obj map[string]any, globals map[string]any) (any, error) {
+	var out any
+	err := vm.run(ctx, prog, obj, globals, func(s *sandbox, L *lua.LState, ret lua.LValue) error {
+		c := converter{s: s, L: L, script: prog.name, budget: maxResultNodes}
+		v, err := c.toGo(ret, 0)
+		out = v
+		return err
+	})
+	return out, err
+}
+
+func (vm *VM) run(ctx context.Context, prog *Program, obj map[string]any, globals map[string]any, read func(s *sandbox, L *lua.LState, ret lua.LValue) error) (err error) {
 	s := vm.pool.Get().(*sandbox)
 	healthy := false
 	defer func() {
@@ -134,7 +161,7 @@ func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read f
 	L.SetContext(s.budget)
 	defer L.RemoveContext()
 
-	env := L.CreateTable(0, 2)
+	env := L.CreateTable(0, 2+len(globals))
 	env.Metatable = s.envMeta
 	env.RawSetString("_G", env)
 	clear(s.pending)
@@ -142,6 +169,9 @@ func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read f
 		obj = map[string]any{}
 	}
 	env.RawSetString("obj", s.stub(L, obj, 0))
+	for name, v := range globals {
+		env.RawSetString(name, s.toLua(L, v, 0))
+	}
 	fn := L.NewFunctionFromProto(prog.proto)
 	fn.Env = env
 
@@ -154,7 +184,7 @@ func (vm *VM) Run(ctx context.Context, prog *Program, obj map[string]any, read f
 	ret := L.Get(-1)
 	L.SetTop(0)
 	s.materialize(L, ret)
-	if err := read(ret); err != nil {
+	if err := read(s, L, ret); err != nil {
 		return err
 	}
 	// A state that met no error has an empty stack and untouched

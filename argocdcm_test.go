@@ -1,0 +1,142 @@
+package gitops
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/resource"
+)
+
+func TestParseArgoCDSettings_Realistic(t *testing.T) {
+	s, err := LoadArgoCDSettingsFile("testdata/argocd-cm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.HealthOverrides) != 3 || s.HealthOverrides["ec2.aws.crossplane.io/*"] == "" || s.HealthOverrides["cert-manager.io/Certificate"] == "" || s.HealthOverrides["ConfigMap"] == "" {
+		t.Fatalf("health overrides %v", keysOf(s.HealthOverrides))
+	}
+	if d := s.Actions["apps/Deployment"]; !d.MergeBuiltinActions || len(d.Actions) != 1 || d.Actions[0].Name != "label" {
+		t.Fatalf("actions %+v", s.Actions)
+	}
+	wantIgnore := []string{"*/*", "admissionregistration.k8s.io/MutatingWebhookConfiguration", "apps/Deployment", "rbac.authorization.k8s.io/ClusterRole"}
+	var gotIgnore []string
+	for _, r := range s.IgnoreDifferences {
+		gotIgnore = append(gotIgnore, r.Group+"/"+r.Kind)
+	}
+	slices.Sort(gotIgnore)
+	if !slices.Equal(gotIgnore, wantIgnore) {
+		t.Fatalf("ignore rules %v", gotIgnore)
+	}
+	if s.Reconciliation != 2*time.Minute || s.Jitter != 30*time.Second || s.RespectRBAC != "normal" || s.TrackingMethod != "annotation" {
+		t.Fatalf("settings %+v", s)
+	}
+	if len(s.Exclusions) != 8 {
+		t.Fatalf("exclusions %v", s.Exclusions)
+	}
+	for _, w := range []string{"url", "admin.enabled", "statusbadge.enabled", "users.anonymous.enabled"} {
+		if !slices.ContainsFunc(s.Warnings, func(x string) bool { return strings.Contains(x, " "+w+":") }) {
+			t.Errorf("no warning for %s in %v", w, s.Warnings)
+		}
+	}
+	opts := DefaultOptions()
+	if err := s.Apply(&opts); err != nil {
+		t.Fatal(err)
+	}
+	f := opts.Cache.Filter
+	for _, gk := range []schema.GroupKind{{Kind: "Endpoints"}, {Group: "discovery.k8s.io", Kind: "EndpointSlice"}, {Group: "coordination.k8s.io", Kind: "Lease"}, {Group: "policy.cilium.io", Kind: "CiliumNetworkPolicy"}} {
+		if f.Allows(gk) {
+			t.Errorf("%v allowed", gk)
+		}
+	}
+	if !f.Allows(schema.GroupKind{Kind: "ConfigMap"}) || !f.Allows(schema.GroupKind{Group: "apps", Kind: "Deployment"}) {
+		t.Error("a kind not excluded is filtered out")
+	}
+	if opts.Interval != 2*time.Minute || opts.Jitter != 30*time.Second || opts.Cache.RespectRBAC || opts.Tracking.AnnotationKey != resource.AnnotationArgoTrackingID ||
+		opts.Health == nil || opts.Actions == nil || len(opts.IgnoreDifferences) != 4 {
+		t.Fatalf("options not applied: interval %v jitter %v rbac %v tracking %q", opts.Interval, opts.Jitter, opts.Cache.RespectRBAC, opts.Tracking.AnnotationKey)
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
+	cases := map[string]struct {
+		data map[string]string
+		want error
+	}{
+		"useOpenLibs":          {map[string]string{"resource.customizations.useOpenLibs.apps_Deployment": "true"}, ErrSettingUnsupported},
+		"knownTypeFields":      {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n  type: core/v1/PodSpec\n"}, ErrSettingUnsupported},
+		"bad instance label":   {map[string]string{"application.instanceLabelKey": "not a label"}, ErrSettingMalformed},
+		"cluster exclusion":    {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: [https://prod]\n"}, ErrSettingUnsupported},
+		"status field crd":     {map[string]string{"resource.compareoptions": "ignoreResourceStatusField: crd\n"}, ErrSettingUnsupported},
+		"reconciliation off":   {map[string]string{"timeout.reconciliation": "0s"}, ErrSettingUnsupported},
+		"bad duration":         {map[string]string{"timeout.reconciliation": "soon"}, ErrSettingMalformed},
+		"bad yaml":             {map[string]string{"resource.exclusions": "- apiGroups: [\n"}, ErrSettingMalformed},
+		"unknown ignore field": {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrSettingMalformed},
+		"bad rbac":             {map[string]string{"resource.respectRBAC": "sometimes"}, ErrSettingMalformed},
+		"bad actions":          {map[string]string{"resource.customizations.actions.apps_Deployment": "definitions: []\n"}, ErrSettingMalformed},
+		"legacy open libs":     {map[string]string{"resource.customizations": "apps/Deployment:\n  health.lua.useOpenLibs: true\n  health.lua: return {}\n"}, ErrSettingUnsupported},
+		"ignore updates":       {map[string]string{"resource.ignoreResourceUpdatesEnabled": "true", "resource.customizations.ignoreResourceUpdates.all": "jsonPointers: [/metadata/resourceVersion]\n"}, ErrSettingUnsupported},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseArgoCDSettings(c.data)
+			var se *SettingError
+			if !errors.Is(err, c.want) || !errors.As(err, &se) {
+				t.Fatalf("want %v in a *SettingError, got %v", c.want, err)
+			}
+			for k := range c.data {
+				if k != "resource.customizations.ignoreResourceUpdates.all" && !strings.Contains(err.Error(), k) {
+					t.Errorf("error does not name the key %s: %v", k, err)
+				}
+			}
+		})
+	}
+}
+
+func TestParseArgoCDSettings_LegacyForm(t *testing.T) {
+	s, err := ParseArgoCDSettings(map[string]string{"resource.customizations": `
+apps/Deployment:
+  health.lua: |
+    return {status = "Healthy"}
+  ignoreDifferences: |
+    jsonPointers: [/spec/replicas]
+`, "resource.ignoreResourceUpdatesEnabled": "true", "resource.customizations.ignoreResourceUpdates.all": "jsonPointers: [/status]\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.HealthOverrides["apps/Deployment"] == "" || len(s.IgnoreDifferences) != 1 || s.IgnoreDifferences[0].Group != "apps" || !s.IgnoreStatusUpdates {
+		t.Fatalf("%+v", s)
+	}
+	opts := DefaultOptions()
+	opts.Cache = cache.DefaultOptions()
+	if err := s.Apply(&opts); err != nil || !opts.Cache.IgnoreStatusOnlyUpdates {
+		t.Fatalf("apply: %v", err)
+	}
+}
+
+func TestArgoCDSettingsTrackingMethod(t *testing.T) {
+	s, err := ParseArgoCDSettings(map[string]string{"application.resourceTrackingMethod": "annotation+label", "application.instanceLabelKey": "example.com/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	if err := s.Apply(&opts); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Tracking.Method != resource.TrackingAnnotationAndLabel || opts.Tracking.AnnotationKey != resource.AnnotationArgoTrackingID || opts.Tracking.LabelKey != "example.com/app" {
+		t.Fatalf("tracking %+v", opts.Tracking)
+	}
+}

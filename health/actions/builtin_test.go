@@ -1,0 +1,90 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"testing/fstest"
+)
+
+// TestBuiltinActions runs every shipped action's Argo-format tests.
+func TestBuiltinActions(t *testing.T) {
+	report, err := RunTests(context.Background(), BuiltinScripts(), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Folders != 7 {
+		t.Errorf("want 7 actions folders, found %d", report.Folders)
+	}
+	if len(report.Results) < 40 {
+		t.Errorf("want at least 40 cases, found %d", len(report.Results))
+	}
+	for _, r := range report.Results {
+		if !r.Passed() {
+			t.Error(r)
+		}
+	}
+}
+
+// TestRunTests_ReportsFailures proves the runner can fail: a wrong
+// expected output, a missing error and an untested folder are reported.
+func TestRunTests_ReportsFailures(t *testing.T) {
+	fsys := fstest.MapFS{
+		"apps/Deployment/actions/discovery.lua":      {Data: []byte(`return {bump = {}}`)},
+		"apps/Deployment/actions/bump/action.lua":    {Data: []byte(`obj.spec.replicas = 9 return obj`)},
+		"apps/Deployment/actions/testdata/in.yaml":   {Data: []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: 1}\n")},
+		"apps/Deployment/actions/testdata/want.yaml": {Data: []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: 2}\n")},
+		"apps/Deployment/actions/action_test.yaml": {Data: []byte(`
+discoveryTests:
+- inputPath: testdata/in.yaml
+  result: [{name: bump}]
+actionTests:
+- {action: bump, inputPath: testdata/in.yaml, expectedOutputPath: testdata/want.yaml}
+- {action: bump, inputPath: testdata/in.yaml, expectedErrorMessage: boom}
+- {action: bump, inputPath: ../../../etc/passwd, expectedOutputPath: testdata/want.yaml}
+`)},
+		"batch/Job/actions/discovery.lua": {Data: []byte(`return {}`)},
+	}
+	report, err := RunTests(context.Background(), fsys, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range report.Results {
+		got = append(got, fmt.Sprintf("%s %v", r.Case, r.Passed()))
+	}
+	want := []string{"discovery testdata/in.yaml true", "bump testdata/in.yaml false", "bump testdata/in.yaml false", "bump ../../../etc/passwd false", "load false"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	if !errors.Is(report.Results[4].Err, ErrNoTests) {
+		t.Fatalf("untested folder: %v", report.Results[4].Err)
+	}
+}
+
+// TestLoadDir_ArgoLayout reads a library laid out as Argo CD's
+// resource_customizations, wildcard folders included.
+func TestLoadDir_ArgoLayout(t *testing.T) {
+	fsys := fstest.MapFS{
+		"_.example.com/_/actions/discovery.lua":       {Data: []byte(`return {poke = {}}`)},
+		"_.example.com/_/actions/poke/action.lua":     {Data: []byte(`return obj`)},
+		"apps/Deployment/health.lua":                  {Data: []byte(`return {status = "Healthy"}`)},
+		"batch/Job/actions/discovery.lua":             {Data: []byte(`return {}`)},
+		"batch/Job/actions/testdata/in.yaml":          {Data: []byte("kind: Job\n")},
+		"batch/Job/actions/not-an-action/README.md":   {Data: []byte("no action.lua here")},
+		"apps/StatefulSet/actions/restart/action.lua": {Data: []byte(`return obj`)},
+	}
+	if _, err := LoadDir(fsys); !errors.Is(err, ErrInvalidDefinition) {
+		t.Fatalf("actions folder without discovery.lua: %v", err)
+	}
+	delete(fsys, "apps/StatefulSet/actions/restart/action.lua")
+	defs, err := LoadDir(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 2 || len(defs["*.example.com/*"].Actions) != 1 || len(defs["batch/Job"].Actions) != 0 {
+		t.Fatalf("%+v", defs)
+	}
+}

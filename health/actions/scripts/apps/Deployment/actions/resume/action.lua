@@ -1,0 +1,3 @@
+-- Let a paused rollout continue.
+obj.spec.paused = nil
+return obj

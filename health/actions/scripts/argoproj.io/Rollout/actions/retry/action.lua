@@ -1,0 +1,3 @@
+-- Clear the abort so the controller runs the update again.
+obj.status.abort = false
+return obj

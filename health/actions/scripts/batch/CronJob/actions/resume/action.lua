@@ -1,0 +1,3 @@
+-- Schedule Jobs again.
+obj.spec.suspend = false
+return obj

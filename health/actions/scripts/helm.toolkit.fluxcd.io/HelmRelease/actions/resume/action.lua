@@ -1,0 +1,2 @@
+obj.spec.suspend = false
+return obj

@@ -1,0 +1,28 @@
+-- Argo Rollouts AnalysisRun: Pending and Running are Progressing, Successful
+-- is Healthy, Failed and Error are Degraded, Inconclusive (a person must
+-- decide) is Suspended; the controller's message is appended.
+local hs = {}
+local phase = nil
+if obj.status ~= nil then
+  phase = obj.status.phase
+end
+if phase == nil or phase == "" then
+  hs.status = "Progressing"
+  hs.message = "Waiting for the controller to report a phase"
+  return hs
+end
+local map = {["Pending"] = "Progressing", ["Running"] = "Progressing", ["Successful"] = "Healthy", ["Failed"] = "Degraded", ["Error"] = "Degraded", ["Inconclusive"] = "Suspended"}
+hs.status = map[phase] or "Unknown"
+hs.message = "AnalysisRun phase: " .. phase
+local detail = nil
+if obj.status.message ~= nil and obj.status.message ~= "" then
+  detail = obj.status.message
+elseif obj.status.validationErrors ~= nil and #obj.status.validationErrors > 0 then
+  detail = table.concat(obj.status.validationErrors, "; ")
+elseif obj.status.error ~= nil and obj.status.error ~= "" then
+  detail = obj.status.error
+end
+if detail ~= nil then
+  hs.message = hs.message .. ": " .. detail
+end
+return hs
