@@ -79,7 +79,7 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	differ, err := e.differFor(app)
+	differ, err := e.differFor(app, cs)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}

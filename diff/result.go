@@ -26,6 +26,11 @@ type Result struct {
 	// a last-applied annotation, or ModeStructuredMerge without
 	// managedFields on the live object.
 	TwoWay bool
+	// SchemaFallback, when not empty, says that the kind's schema
+	// (Options.Schema) could not model this object in ModeStructuredMerge
+	// and why: it was compared with a deduced schema instead (maps as
+	// structs, lists atomic), which may show a list as changed whole.
+	SchemaFallback string
 	// Missing: there is no live object. Extraneous: there is no desired
 	// object.
 	Missing, Extraneous bool
