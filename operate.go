@@ -103,7 +103,10 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
 		Admit:      proj.Admission(app, e.opts.Policies...),
 		InSync:     sync.DifferInSync(differ),
-		State:      req.State,
+		// Used only with RespectIgnoreDifferences=true (the app's or this
+		// operation's sync options).
+		KeepIgnored: differ.KeepIgnored,
+		State:       req.State,
 	}
 	e.notify(Notification{Type: NotifySyncStarted, App: app.Name, Revision: sreq.Revision})
 	e.syncSem <- struct{}{}

@@ -158,11 +158,11 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	// they removed go back into the object the patch is computed from, so
 	// that the patch leaves ignored fields as they are.
 	liveFull := ln
-	matched, err := d.ignore(ctx, key, gvk, live, dn, nil)
+	var desiredRemoved, liveRemoved []removedField
+	matched, err := d.ignore(ctx, key, gvk, live, dn, &desiredRemoved)
 	if err != nil {
 		return Result{}, err
 	}
-	var liveRemoved []removedField
 	if matched {
 		ln = deepCopyMap(ln)
 		if _, err := d.ignore(ctx, key, gvk, live, ln, &liveRemoved); err != nil {
@@ -170,6 +170,9 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 		}
 		if _, err := d.ignore(ctx, key, gvk, live, predicted, nil); err != nil {
 			return Result{}, err
+		}
+		if !d.respectsIgnored() {
+			res.ResetIgnored = resetIgnored(desiredRemoved, liveRemoved)
 		}
 	}
 
@@ -193,6 +196,9 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 		return Result{}, err
 	}
 	res.Text, err = unifiedText(key.String(), ln, predicted, d.opts.Color, d.opts.ContextLines)
+	if len(res.ResetIgnored) > 0 {
+		res.Text += resetNote(res.ResetIgnored)
+	}
 	return res, err
 }
 
@@ -321,10 +327,16 @@ func (d *Differ) maskResult(res *Result, sc *scrubber) error {
 		if err != nil {
 			return err
 		}
+		if len(res.ResetIgnored) > 0 {
+			text += resetNote(res.ResetIgnored)
+		}
 		res.Text = sc.text(text)
 	}
 	for i := range res.Changes {
 		res.Changes[i].Path = sc.text(res.Changes[i].Path)
+	}
+	for i := range res.ResetIgnored {
+		res.ResetIgnored[i] = sc.text(res.ResetIgnored[i])
 	}
 	res.SchemaFallback = sc.text(res.SchemaFallback)
 	if !res.Patch.IsEmpty() {
