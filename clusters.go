@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubegitops/gitops/diff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -25,7 +26,11 @@ type clusterState struct {
 	syncer Syncer
 	// connected is set once cache is (for readers outside once.Do).
 	connected atomic.Bool
-	cancel    context.CancelFunc
+	// schema serves the comparison the models of the kinds the cluster
+	// serves that client-go has none for (CRDs and their custom
+	// resources, apiextensions.k8s.io, apiregistration.k8s.io).
+	schema diff.SchemaSource
+	cancel context.CancelFunc
 	// namespaced records, per group-kind the cluster serves, whether it is
 	// namespaced; rebuilt when the cache's discovery changes.
 	scopeMu    gosync.Mutex
@@ -170,8 +175,14 @@ func (e *Engine) connect(cs *clusterState) error {
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
 	}
+	schemaOpts := diff.DefaultClusterSchemaOptions()
+	schemaOpts.BuiltinFirst = true
+	schemaSrc, err := diff.NewClusterSchemaWithOptions(cfg, schemaOpts)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cs.cache, cs.syncer, cs.cancel, cs.probe = c, s, cancel, dc.RESTClient()
+	cs.cache, cs.syncer, cs.cancel, cs.probe, cs.schema = c, s, cancel, dc.RESTClient(), schemaSrc
 	cs.connected.Store(true)
 	go func() {
 		if err := c.Start(ctx); err != nil && ctx.Err() == nil {

@@ -99,7 +99,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	differ, err := e.differFor(app)
+	differ, err := e.differFor(app, cs)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
@@ -123,7 +123,10 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
 		Admit:      proj.Admission(app, e.opts.Policies...),
 		InSync:     sync.DifferInSync(differ),
-		State:      req.State,
+		// Used only with RespectIgnoreDifferences=true (the app's or this
+		// operation's sync options).
+		KeepIgnored: differ.KeepIgnored,
+		State:       req.State,
 	}
 	if p := app.Spec.SyncPolicy; p != nil && p.ManagedNamespaceMetadata != nil {
 		sreq.NamespaceMetadata = &sync.NamespaceMetadata{Labels: p.ManagedNamespaceMetadata.Labels, Annotations: p.ManagedNamespaceMetadata.Annotations}

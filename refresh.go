@@ -26,9 +26,14 @@ type differEntry struct {
 	differ Differ
 }
 
-func (e *Engine) differFor(app *Application) (Differ, error) {
+// differFor returns the app's Differ for its destination cs: the cluster's
+// schema models the kinds client-go has no model for.
+func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	opts := diff.DefaultOptions()
 	opts.Tracking = e.opts.Tracking
+	if cs.schema != nil {
+		opts.Schema = cs.schema
+	}
 	if e.opts.Sync.FieldManager != "" {
 		opts.FieldManager = e.opts.Sync.FieldManager
 	}
@@ -48,9 +53,10 @@ func (e *Engine) differFor(app *Application) (Differ, error) {
 			JSONPointers: ig.JSONPointers, JQPathExpressions: ig.JQPathExpressions, ManagedFieldsManagers: ig.ManagedFieldsManagers})
 	}
 	keyBytes, _ := json.Marshal(struct {
-		Ignore []ResourceIgnoreDifferences
-		Sync   string
-	}{app.Spec.IgnoreDifferences, syncOpts.String()})
+		Ignore  []ResourceIgnoreDifferences
+		Sync    string
+		Cluster string
+	}{app.Spec.IgnoreDifferences, syncOpts.String(), cs.cfg.Name})
 	key := string(keyBytes)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -115,7 +121,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Appl
 		return fail(ConditionComparisonError, err)
 	}
 	st.Revision = desired.Revision()
-	differ, err := e.differFor(app)
+	differ, err := e.differFor(app, cs)
 	if err != nil {
 		return fail(ConditionInvalidSpec, err)
 	}

@@ -41,6 +41,10 @@ type ClusterCache interface {
 // the default (Options.NewDiffer).
 type Differ interface {
 	Diff(ctx context.Context, desired, live *unstructured.Unstructured) (diff.Result, error)
+	// KeepIgnored returns desired with the fields the app's ignore rules
+	// cover set to their live values: what a sync with
+	// RespectIgnoreDifferences=true applies (sync.Request.KeepIgnored).
+	KeepIgnored(ctx context.Context, desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
 // Syncer runs sync operations against one cluster; *sync.Syncer is the

@@ -9,6 +9,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kubegitops/gitops/resource"
 )
@@ -23,6 +24,8 @@ type Differ struct {
 	rules    []*compiledRule
 	mask     *masker
 	ssdCache *lru.Cache[string, *unstructured.Unstructured]
+	// deduced types any object; withModel falls back to it.
+	deduced managedfields.TypeConverter
 }
 
 // New returns a Differ. It compiles every ignore rule once and reports the
@@ -43,11 +46,12 @@ func New(opts Options) (*Differ, error) {
 	}
 	trees := newTypeTrees()
 	d := &Differ{
-		opts:  opts,
-		trees: trees,
-		norm:  newNormalizer(trees, opts),
-		rules: append(sys, app...),
-		mask:  &masker{key: key},
+		opts:    opts,
+		trees:   trees,
+		norm:    newNormalizer(trees, opts),
+		rules:   append(sys, app...),
+		mask:    &masker{key: key},
+		deduced: managedfields.NewDeducedTypeConverter(),
 	}
 	if opts.ServerSideCacheSize > 0 {
 		if d.ssdCache, err = lru.New[string, *unstructured.Unstructured](opts.ServerSideCacheSize); err != nil {
@@ -154,11 +158,11 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	// they removed go back into the object the patch is computed from, so
 	// that the patch leaves ignored fields as they are.
 	liveFull := ln
-	matched, err := d.ignore(ctx, key, gvk, live, dn, nil)
+	var desiredRemoved, liveRemoved []removedField
+	matched, err := d.ignore(ctx, key, gvk, live, dn, &desiredRemoved)
 	if err != nil {
 		return Result{}, err
 	}
-	var liveRemoved []removedField
 	if matched {
 		ln = deepCopyMap(ln)
 		if _, err := d.ignore(ctx, key, gvk, live, ln, &liveRemoved); err != nil {
@@ -166,6 +170,9 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 		}
 		if _, err := d.ignore(ctx, key, gvk, live, predicted, nil); err != nil {
 			return Result{}, err
+		}
+		if !d.respectsIgnored() {
+			res.ResetIgnored = resetIgnored(desiredRemoved, liveRemoved)
 		}
 	}
 
@@ -189,6 +196,9 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 		return Result{}, err
 	}
 	res.Text, err = unifiedText(key.String(), ln, predicted, d.opts.Color, d.opts.ContextLines)
+	if len(res.ResetIgnored) > 0 {
+		res.Text += resetNote(res.ResetIgnored)
+	}
 	return res, err
 }
 
@@ -214,7 +224,11 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 		predicted, err = d.predictServerSide(ctx, gvk, desired, live, ln, include)
 	case ModeStructuredMerge:
 		res.TwoWay = len(live.GetManagedFields()) == 0
-		predicted, err = d.predictStructuredMerge(ctx, gvk, dn, ln, last, live)
+		res.SchemaFallback, err = d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
+			var err error
+			predicted, err = d.predictStructuredMerge(tc, dn, ln, last, live)
+			return err
+		})
 	default:
 		res.TwoWay = last == nil
 		predicted = predictThreeWay(last, dn, ln, d.trees.forGVK(gvk))
@@ -313,11 +327,18 @@ func (d *Differ) maskResult(res *Result, sc *scrubber) error {
 		if err != nil {
 			return err
 		}
+		if len(res.ResetIgnored) > 0 {
+			text += resetNote(res.ResetIgnored)
+		}
 		res.Text = sc.text(text)
 	}
 	for i := range res.Changes {
 		res.Changes[i].Path = sc.text(res.Changes[i].Path)
 	}
+	for i := range res.ResetIgnored {
+		res.ResetIgnored[i] = sc.text(res.ResetIgnored[i])
+	}
+	res.SchemaFallback = sc.text(res.SchemaFallback)
 	if !res.Patch.IsEmpty() {
 		res.Patch.masked = []byte(sc.text(string(res.Patch.data)))
 	}

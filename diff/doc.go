@@ -40,12 +40,24 @@
 //     in fields our manager does not own (webhooks) keep their live values
 //     unless IncludeMutationWebhook.
 //
+// A kind's schema that cannot model an object (no model, or a field the
+// model lacks) never leaves the comparison unknown: the object is compared
+// with a deduced schema (lists atomic) and Result.SchemaFallback says so.
+// ClusterSchema reads the cluster's OpenAPI v3, so CustomResourceDefinitions,
+// APIServices and each CRD's own kind have their models.
+//
 // # Ignore rules and Secrets
 //
 // IgnoreRule selects objects by group, kind, name and namespace globs and
 // removes fields by JSON pointer, jq path expression (gojq, compiled once,
 // evaluated with a timeout; errors are reported, never swallowed) or field
-// manager. DefaultSystemIgnoreRules hides injected CA bundles.
+// manager. DefaultSystemIgnoreRules hides injected CA bundles. An ignored
+// field is not compared, but a sync that applies the whole object still
+// writes Git's value to it, as in Argo CD: Result.ResetIgnored (and a note
+// at the end of Result.Text) names the ignored fields it would reset. With
+// the sync option RespectIgnoreDifferences=true a sync applies what
+// Differ.KeepIgnored returns instead: desired with ignored fields at their
+// live values.
 //
 // Whether an object is a Secret is decided from the parsed apiVersion and
 // kind of both sides, never from a caller's claim. A Secret's values become

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kubegitops/gitops/resource"
 )
@@ -77,12 +78,12 @@ func (d *Differ) managedPaths(ctx context.Context, gvk schema.GroupVersionKind, 
 	if err != nil || set.Empty() {
 		return nil, err
 	}
-	tc, err := d.opts.Schema.TypeConverter(ctx, gvk)
-	if err != nil {
-		return nil, err
-	}
-	without, err := removeFieldSet(tc, obj, set.Leaves())
-	if err != nil {
+	var without map[string]any
+	if _, err := d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
+		var err error
+		without, err = removeFieldSet(tc, obj, set.Leaves())
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	var out []fieldPath

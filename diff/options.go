@@ -53,8 +53,10 @@ type Options struct {
 	// "ServerSideDiff=true,IgnoreExtraneous"); an object's
 	// argocd.argoproj.io/compare-options annotation beats them key by key.
 	CompareOptions resource.Options
-	// SyncOptions are application-level sync options; only ServerSideApply
-	// matters to the diff. An object's sync-options annotation beats them.
+	// SyncOptions are application-level sync options; ServerSideApply
+	// (an object's sync-options annotation beats it) and
+	// RespectIgnoreDifferences (see Result.ResetIgnored) matter to the
+	// diff.
 	SyncOptions resource.Options
 	// FieldManager is our server-side apply field manager. Default
 	// DefaultFieldManager.

@@ -26,6 +26,11 @@ type Result struct {
 	// a last-applied annotation, or ModeStructuredMerge without
 	// managedFields on the live object.
 	TwoWay bool
+	// SchemaFallback, when not empty, says that the kind's schema
+	// (Options.Schema) could not model this object in ModeStructuredMerge
+	// and why: it was compared with a deduced schema instead (maps as
+	// structs, lists atomic), which may show a list as changed whole.
+	SchemaFallback string
 	// Missing: there is no live object. Extraneous: there is no desired
 	// object.
 	Missing, Extraneous bool
@@ -36,6 +41,16 @@ type Result struct {
 	// Changes lists the changed fields from Live to PredictedLive, sorted
 	// by path.
 	Changes []Change
+	// ResetIgnored lists (as JSON pointers, sorted) the fields the ignore
+	// rules hide from this comparison whose value in Git differs from the
+	// live one: a sync that applies the object writes Git's value to them,
+	// as Argo CD does, unless the application's sync options hold
+	// RespectIgnoreDifferences=true (then it is empty: such a sync keeps
+	// their live values, see Differ.KeepIgnored). It is filled whether or
+	// not the object is Modified (an object in sync is written only with
+	// ApplyOutOfSyncOnly=false); when Modified, Text ends with a note
+	// naming them.
+	ResetIgnored []string
 	// Text is a unified diff of Live against PredictedLive in YAML, empty
 	// when not Modified.
 	Text string

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // SchemaSource supplies the structured-merge-diff type of a kind: list
@@ -36,25 +38,53 @@ type builtinSchema struct {
 	scheme  *runtime.Scheme
 	typed   managedfields.TypeConverter
 	deduced managedfields.TypeConverter
+	// modelled caches, per kind, whether typed has a model for it
+	// (schema.GroupVersionKind -> bool).
+	modelled sync.Map
 }
 
 // BuiltinSchema returns a SchemaSource for pipelines without a cluster: the
 // built-in kinds of this client-go version, offline; custom resources get
 // deduced types (their lists are atomic).
 func BuiltinSchema() SchemaSource {
+	return newBuiltinSchema(scheme.Scheme)
+}
+
+func newBuiltinSchema(s *runtime.Scheme) *builtinSchema {
 	return &builtinSchema{
-		scheme:  scheme.Scheme,
-		typed:   applyconfigurations.NewTypeConverter(scheme.Scheme),
+		scheme:  s,
+		typed:   applyconfigurations.NewTypeConverter(s),
 		deduced: managedfields.NewDeducedTypeConverter(),
 	}
 }
 
-// TypeConverter implements SchemaSource.
+// TypeConverter implements SchemaSource. A kind gets the compiled-in models
+// only when they hold a model for it: the scheme alone does not say so,
+// because libraries register more Go types into client-go's scheme than
+// client-go has models for (Helm registers apiextensions.k8s.io, whose
+// CustomResourceDefinition then has a scheme name but no model).
 func (b *builtinSchema) TypeConverter(_ context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
-	if b.scheme.Recognizes(gvk) {
+	if b.hasModel(gvk) {
 		return b.typed, nil
 	}
 	return b.deduced, nil
+}
+
+// hasModel reports whether the compiled-in models can type an object of
+// gvk, by typing an empty one (once per kind).
+func (b *builtinSchema) hasModel(gvk schema.GroupVersionKind) bool {
+	if v, ok := b.modelled.Load(gvk); ok {
+		return v.(bool)
+	}
+	ok := b.scheme.Recognizes(gvk)
+	if ok {
+		probe := &unstructured.Unstructured{}
+		probe.SetGroupVersionKind(gvk)
+		_, err := b.typed.ObjectToTyped(probe, typed.AllowDuplicates)
+		ok = err == nil
+	}
+	b.modelled.Store(gvk, ok)
+	return ok
 }
 
 // openAPISchema serves the kinds of a set of OpenAPI v3 documents.
@@ -137,7 +167,9 @@ func (o *openAPISchema) TypeConverter(ctx context.Context, gvk schema.GroupVersi
 type ClusterSchema struct {
 	client   openapi.ClientWithContext
 	timeout  time.Duration
-	fallback SchemaSource
+	fallback *builtinSchema
+	// builtinFirst: see ClusterSchemaOptions.BuiltinFirst.
+	builtinFirst bool
 
 	mu      sync.Mutex
 	paths   map[string]openapi.GroupVersionWithContext
@@ -145,10 +177,12 @@ type ClusterSchema struct {
 	byGV    map[schema.GroupVersion]gvSchema
 }
 
-// gvSchema is one group-version's models and when they were read.
+// gvSchema is one group-version's models, when they were read, and the
+// URL they were read from (it carries a hash of their content).
 type gvSchema struct {
 	s      *openAPISchema
 	readAt time.Time
+	url    string
 }
 
 const (
@@ -160,21 +194,53 @@ const (
 	schemaTTL = time.Minute
 )
 
+// ClusterSchemaOptions configure a ClusterSchema. Start from
+// DefaultClusterSchemaOptions.
+type ClusterSchemaOptions struct {
+	// Timeout bounds each request. Default 30 s.
+	Timeout time.Duration
+	// BuiltinFirst serves the kinds that the models compiled into
+	// client-go know (BuiltinSchema) from those models, and reads the
+	// cluster only for the others: custom resources, apiextensions.k8s.io,
+	// apiregistration.k8s.io and aggregated APIs. It spares reading and
+	// parsing the large core documents; a built-in kind is then compared
+	// with client-go's model of it rather than the server's (a field the
+	// model lacks makes that object fall back to a deduced schema, see
+	// Result.SchemaFallback). Default false.
+	BuiltinFirst bool
+}
+
+// DefaultClusterSchemaOptions returns the options NewClusterSchema uses.
+func DefaultClusterSchemaOptions() ClusterSchemaOptions {
+	return ClusterSchemaOptions{Timeout: 30 * time.Second}
+}
+
 // NewClusterSchema returns a ClusterSchema for the cluster of cfg. Each
 // request is bounded by timeout (default 30 s when zero).
 func NewClusterSchema(cfg *rest.Config, timeout time.Duration) (*ClusterSchema, error) {
-	if timeout <= 0 {
-		timeout = 30 * time.Second
+	opts := DefaultClusterSchemaOptions()
+	if timeout > 0 {
+		opts.Timeout = timeout
+	}
+	return NewClusterSchemaWithOptions(cfg, opts)
+}
+
+// NewClusterSchemaWithOptions returns a ClusterSchema for the cluster of
+// cfg with opts.
+func NewClusterSchemaWithOptions(cfg *rest.Config, opts ClusterSchemaOptions) (*ClusterSchema, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultClusterSchemaOptions().Timeout
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("diff: discovery client: %w", err)
 	}
 	return &ClusterSchema{
-		client:   openapi.NewClientWithContext(dc.RESTClient()),
-		timeout:  timeout,
-		fallback: BuiltinSchema(),
-		byGV:     map[schema.GroupVersion]gvSchema{},
+		client:       openapi.NewClientWithContext(dc.RESTClient()),
+		timeout:      opts.Timeout,
+		fallback:     newBuiltinSchema(scheme.Scheme),
+		builtinFirst: opts.BuiltinFirst,
+		byGV:         map[schema.GroupVersion]gvSchema{},
 	}, nil
 }
 
@@ -190,6 +256,9 @@ func (c *ClusterSchema) Invalidate() {
 // publish gets the built-in models (or, for an unknown kind, a schema
 // deduced from the object).
 func (c *ClusterSchema) TypeConverter(ctx context.Context, gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
+	if c.builtinFirst && c.fallback.hasModel(gvk) {
+		return c.fallback.typed, nil
+	}
 	gv := gvk.GroupVersion()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -233,6 +302,13 @@ func (c *ClusterSchema) read(ctx context.Context, gv schema.GroupVersion, stale 
 	if !ok {
 		return nil, nil
 	}
+	url := item.ServerRelativeURL()
+	if cached, ok := c.byGV[gv]; ok && url != "" && cached.url == url {
+		// Unchanged since it was read: no need to fetch and parse again.
+		cached.readAt = time.Now()
+		c.byGV[gv] = cached
+		return cached.s, nil
+	}
 	raw, err := item.SchemaWithContext(ctx, runtime.ContentTypeJSON)
 	if err != nil {
 		return nil, fmt.Errorf("diff: /openapi/v3/%s: %w", p, err)
@@ -249,6 +325,6 @@ func (c *ClusterSchema) read(ctx context.Context, gv schema.GroupVersion, stale 
 	if err != nil {
 		return nil, fmt.Errorf("diff: /openapi/v3/%s: %w", p, err)
 	}
-	c.byGV[gv] = gvSchema{s: s, readAt: time.Now()}
+	c.byGV[gv] = gvSchema{s: s, readAt: time.Now(), url: url}
 	return s, nil
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -173,10 +174,16 @@ func (d *Differ) predictServerSide(ctx context.Context, gvk schema.GroupVersionK
 // revertUnowned gives every field that differs between live and predicted,
 // and that our manager does not own, its live value.
 func (d *Differ) revertUnowned(ctx context.Context, gvk schema.GroupVersionKind, predicted, live map[string]any, ours *fieldpath.Set) (map[string]any, error) {
-	tc, err := d.opts.Schema.TypeConverter(ctx, gvk)
-	if err != nil {
-		return nil, err
-	}
+	var out map[string]any
+	_, err := d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
+		var err error
+		out, err = revertUnownedWith(tc, predicted, live, ours)
+		return err
+	})
+	return out, err
+}
+
+func revertUnownedWith(tc managedfields.TypeConverter, predicted, live map[string]any, ours *fieldpath.Set) (map[string]any, error) {
 	tvPred, err := toTyped(tc, predicted)
 	if err != nil {
 		return nil, fmt.Errorf("server-side diff: predicted: %w", err)
@@ -200,7 +207,7 @@ func (d *Differ) revertUnowned(ctx context.Context, gvk schema.GroupVersionKind,
 	back := tvLive.ExtractItems(cmp.Modified.Intersection(notOurs), typed.WithAppendKeyFields())
 	merged, err := reverted.Merge(back)
 	if err != nil {
-		return nil, fmt.Errorf("server-side diff: %w", err)
+		return nil, &modelError{fmt.Errorf("server-side diff: %w", err)}
 	}
 	out, ok := merged.AsValue().Unstructured().(map[string]any)
 	if !ok {

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,11 +31,7 @@ import (
 //
 // desired and live are normalised; liveRaw carries the managedFields.
 // Without managedFields there is nothing to remove: a two-way merge.
-func (d *Differ) predictStructuredMerge(ctx context.Context, gvk schema.GroupVersionKind, desired, live, last map[string]any, liveRaw *unstructured.Unstructured) (map[string]any, error) {
-	tc, err := d.opts.Schema.TypeConverter(ctx, gvk)
-	if err != nil {
-		return nil, err
-	}
+func (d *Differ) predictStructuredMerge(tc managedfields.TypeConverter, desired, live, last map[string]any, liveRaw *unstructured.Unstructured) (map[string]any, error) {
 	tvDesired, err := toTyped(tc, desired)
 	if err != nil {
 		return nil, fmt.Errorf("structured merge: desired: %w", err)
@@ -66,7 +63,7 @@ func (d *Differ) predictStructuredMerge(ctx context.Context, gvk schema.GroupVer
 	}
 	merged, err := tvLive.Merge(tvDesired)
 	if err != nil {
-		return nil, fmt.Errorf("structured merge: %w", err)
+		return nil, &modelError{fmt.Errorf("structured merge: %w", err)}
 	}
 	if !own.ours.Empty() {
 		dropped := own.ours.Leaves().Difference(config).Difference(own.others)
@@ -82,9 +79,43 @@ func (d *Differ) predictStructuredMerge(ctx context.Context, gvk schema.GroupVer
 	return deepCopyMap(out), nil
 }
 
-// toTyped parses a normalised object with the converter's type for it.
+// toTyped parses a normalised object with the converter's type for it. A
+// failure is a *modelError: the schema does not fit the object.
 func toTyped(tc managedfields.TypeConverter, obj map[string]any) (*typed.TypedValue, error) {
-	return tc.ObjectToTyped(&unstructured.Unstructured{Object: obj}, typed.AllowDuplicates)
+	tv, err := tc.ObjectToTyped(&unstructured.Unstructured{Object: obj}, typed.AllowDuplicates)
+	if err != nil {
+		return nil, &modelError{err}
+	}
+	return tv, nil
+}
+
+// modelError reports that a kind's schema could not type an object (no
+// model for the kind, or one that does not fit the object), or merge two.
+type modelError struct{ err error }
+
+func (e *modelError) Error() string { return e.err.Error() }
+func (e *modelError) Unwrap() error { return e.err }
+
+// withModel runs fn with the converter Options.Schema gives for gvk. When
+// that schema cannot model the objects (fn fails with a *modelError), fn
+// runs again with a deduced schema (maps as structs, lists atomic), which
+// types any object: a kind that cannot be modelled is still compared, never
+// left unknown. The returned note says why the fallback was taken, empty
+// when it was not.
+func (d *Differ) withModel(ctx context.Context, gvk schema.GroupVersionKind, fn func(managedfields.TypeConverter) error) (string, error) {
+	tc, err := d.opts.Schema.TypeConverter(ctx, gvk)
+	if err != nil {
+		return "", err
+	}
+	err = fn(tc)
+	var me *modelError
+	if !errors.As(err, &me) {
+		return "", err
+	}
+	if err := fn(d.deduced); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("the schema of %s cannot model this object (%v): compared with a deduced schema (lists atomic)", gvk.Kind, me.err), nil
 }
 
 // removeFieldSet removes the fields of set from obj (normalised) through the

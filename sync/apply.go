@@ -3,13 +3,10 @@ package sync
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kubegitops/gitops/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,48 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/csaupgrade"
 )
-
-// ImmutableFieldError reports an update the API server refused because it
-// changes fields that cannot change after creation. Fields names them.
-type ImmutableFieldError struct {
-	Key    resource.Key
-	Fields []string
-	Err    error
-}
-
-// Error implements error.
-func (e *ImmutableFieldError) Error() string {
-	// The API error is left out: it quotes the whole refused value.
-	return fmt.Sprintf("%s: immutable field(s) %s changed; set Force=true on the object (or RecreateOnImmutable) to delete and re-create it",
-		e.Key, strings.Join(e.Fields, ", "))
-}
-
-// Unwrap returns the API error.
-func (e *ImmutableFieldError) Unwrap() error { return e.Err }
-
-// immutableFields returns the fields an Invalid error calls immutable. The
-// API server's validation reports them as causes of type FieldValueInvalid
-// (or Forbidden) whose detail is apimachinery's FieldImmutableErrorMsg; the
-// causes are typed, and the detail is the exported constant, so nothing here
-// parses free text of the message.
-func immutableFields(err error) []string {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || !apierrors.IsInvalid(err) {
-		return nil
-	}
-	details := status.Status().Details
-	if details == nil {
-		return nil
-	}
-	var fields []string
-	for _, c := range details.Causes {
-		if (c.Type == metav1.CauseTypeFieldValueInvalid || c.Type == metav1.CauseTypeForbidden) &&
-			strings.HasSuffix(c.Message, apivalidation.FieldImmutableErrorMsg) {
-			fields = append(fields, c.Field)
-		}
-	}
-	return fields
-}
 
 func (s *Syncer) fieldValidation(t *task) string {
 	if t.opts.Has(resource.OptionValidate, "false") {

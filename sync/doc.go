@@ -24,5 +24,16 @@
 // merged over the application's options: Prune=false|confirm, PruneLast,
 // Replace, Force, ServerSideApply, ApplyOutOfSyncOnly, Validate=false,
 // SkipDryRunOnMissingResource, ClientSideApplyMigration, and at application
-// level CreateNamespace and PrunePropagationPolicy.
+// level CreateNamespace, PrunePropagationPolicy and RespectIgnoreDifferences
+// (existing objects are applied with their ignored fields at their live
+// values, through Request.KeepIgnored; without it the whole desired object
+// is applied, ignored fields included, as in Argo CD).
+//
+// An update the API server refuses because it changes a field that cannot
+// change after creation is recognised from the error's structured causes
+// and each kind's known immutable fields (a Service's clusterIP, a
+// workload's selector, a StatefulSet's volumeClaimTemplates, a PVC's spec,
+// a Job's template, ...) and reported as an ImmutableFieldError naming the
+// fields; Force=true on the object or the app, or Options.RecreateOnImmutable,
+// deletes and re-creates the object instead.
 package sync

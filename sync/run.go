@@ -100,7 +100,7 @@ func (op *operation) write(ctx context.Context, t *task) {
 		return
 	}
 	out, action, err := op.s.apply(ctx, t, false)
-	if fields := immutableFields(err); len(fields) > 0 {
+	if fields, ok := immutableFields(err, t.key.GroupKind(), t.obj, t.live); ok {
 		if t.opts.Has(resource.OptionForce, "true") || op.s.opts.RecreateOnImmutable {
 			out, err = op.recreate(ctx, t)
 			action = Recreated
@@ -269,7 +269,7 @@ func (op *operation) dryRunAll(ctx context.Context) []error {
 			}
 		default:
 			_, _, err = op.s.apply(ctx, t, true)
-			if fields := immutableFields(err); fields != nil {
+			if fields, ok := immutableFields(err, t.key.GroupKind(), t.obj, t.live); ok {
 				if t.opts.Has(resource.OptionForce, "true") || op.s.opts.RecreateOnImmutable {
 					err = nil // it will be re-created
 				} else {

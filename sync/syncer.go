@@ -158,6 +158,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 	}
 	op.markNamespaceDryRuns(ctx)
 	op.markInSync(ctx)
+	if err := op.keepIgnored(ctx); err != nil {
+		return op.fail(Error, err)
+	}
 	if req.DryRun {
 		return op.dryRun(ctx)
 	}

@@ -58,6 +58,15 @@ type Request struct {
 	// each with its own project limits and ignore rules.
 	Admit  func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error
 	InSync func(ctx context.Context, desired, live *unstructured.Unstructured) (bool, error)
+	// KeepIgnored implements Argo CD's RespectIgnoreDifferences=true sync
+	// option, which Options must then hold: every object that exists is
+	// applied (server-side or client-side) as KeepIgnored returns it, the
+	// desired object with the fields of the app's ignoreDifferences set to
+	// their live values; objects to create are applied as desired.
+	// diff.Differ.KeepIgnored fits. With the option and no KeepIgnored,
+	// Sync refuses the request (*OptionError) rather than reset the ignored
+	// fields; KeepIgnored without the option is not used.
+	KeepIgnored func(ctx context.Context, desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 	// State resumes an operation from the state a previous call returned
 	// (after a restart, a cancellation or a timeout). Nil starts a new one.
 	State *State
