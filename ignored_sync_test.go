@@ -135,3 +135,39 @@ func TestRespectIgnoreDifferencesLeavesScaledReplicas(t *testing.T) {
 	}
 	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
 }
+
+// TestScaledReplicasWithoutARuleAreDrift: replicas an autoscaler set
+// through the scale subresource, with no ignore rule, are what the next
+// (force-conflicts) sync resets, so the comparison reports them: OutOfSync
+// with replicas in the diff, and the sync then resets them.
+func TestScaledReplicasWithoutARuleAreDrift(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ns := cluster.TestNamespace(t)
+	e := newEngine(t, nil)
+	app := dirApp(ns, repoDir(t, map[string]string{"app/web.yaml": webApp}), ns)
+	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("first sync: %v %s", err, res.Summary())
+	}
+	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	cs := kubernetes.NewForConfigOrDie(cluster.Config())
+	scale := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}, Spec: autoscalingv1.ScaleSpec{Replicas: 3}}
+	if _, err := cs.AppsV1().Deployments(ns).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{FieldManager: "hpa-like"}); err != nil {
+		t.Fatal(err)
+	}
+	st := refreshUntil(t, e, app, "the scaled replicas seen as drift", func(s Status) bool { return s.Sync == OutOfSync })
+	shown := false
+	for _, r := range st.Resources {
+		shown = shown || strings.Contains(r.Diff, "replicas")
+	}
+	if !shown {
+		t.Fatalf("OutOfSync without replicas in any diff: %+v", st.Resources)
+	}
+	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v %s", err, res.Summary())
+	}
+	if d, _ := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}); *d.Spec.Replicas != 1 {
+		t.Fatalf("replicas %d after the sync, want Git's 1", *d.Spec.Replicas)
+	}
+	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+}

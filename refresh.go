@@ -48,6 +48,12 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		// three-way comparison of client-side apply.
 		opts.Mode = diff.ModeStructuredMerge
 	}
+	// A sync that forces conflicts takes every field desired sets, also
+	// those another applier or a subresource writer (an autoscaler's
+	// replicas) owns: the comparison must show them as drift, or it would
+	// say Synced while the next sync resets them. Without force, such a
+	// field is left to its owner, and so is it in the comparison.
+	opts.HonourOtherManagers = !e.opts.Sync.ForceConflicts
 	for _, ig := range append(slices.Clip(e.opts.IgnoreDifferences), app.Spec.IgnoreDifferences...) {
 		opts.IgnoreRules = append(opts.IgnoreRules, diff.IgnoreRule{Group: ig.Group, Kind: ig.Kind, Name: ig.Name, Namespace: ig.Namespace,
 			JSONPointers: ig.JSONPointers, JQPathExpressions: ig.JQPathExpressions, ManagedFieldsManagers: ig.ManagedFieldsManagers})
