@@ -93,7 +93,9 @@ func toTyped(tc managedfields.TypeConverter, obj map[string]any) (*typed.TypedVa
 // model for the kind, or one that does not fit the object), or merge two.
 type modelError struct{ err error }
 
+// Error implements error.
 func (e *modelError) Error() string { return e.err.Error() }
+// Unwrap returns the schema error.
 func (e *modelError) Unwrap() error { return e.err }
 
 // withModel runs fn with the converter Options.Schema gives for gvk. When

@@ -72,6 +72,7 @@ func newRedactor(secret map[string]string) redactor {
 	return redactor{strings.NewReplacer(pairs...)}
 }
 
+// String returns s with every secret value replaced.
 func (r redactor) String(s string) string {
 	if r.r == nil {
 		return s

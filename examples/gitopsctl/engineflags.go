@@ -50,6 +50,7 @@ func (f engineFlags) apply(opts *gitops.Options, cfg *rest.Config) error {
 // when the flag is parsed so that a missing file is a usage error.
 type healthLuaFlag map[string]string
 
+// String implements flag.Value: the kinds given.
 func (h *healthLuaFlag) String() string {
 	if h == nil {
 		return ""
@@ -61,6 +62,7 @@ func (h *healthLuaFlag) String() string {
 	return strings.Join(keys, ",")
 }
 
+// Set implements flag.Value: it reads GROUP/KIND=FILE.
 func (h *healthLuaFlag) Set(v string) error {
 	kind, file, ok := strings.Cut(v, "=")
 	if !ok || kind == "" || file == "" {
