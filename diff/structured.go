@@ -95,6 +95,7 @@ type modelError struct{ err error }
 
 // Error implements error.
 func (e *modelError) Error() string { return e.err.Error() }
+
 // Unwrap returns the schema error.
 func (e *modelError) Unwrap() error { return e.err }
 
