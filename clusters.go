@@ -30,6 +30,8 @@ type clusterState struct {
 	// serves that client-go has none for (CRDs and their custom
 	// resources, apiextensions.k8s.io, apiregistration.k8s.io).
 	schema diff.SchemaSource
+	// dryRun runs the server-side dry runs of ServerSideDiff comparisons.
+	dryRun diff.DryRunApplier
 	cancel context.CancelFunc
 	// namespaced records, per group-kind the cluster serves, whether it is
 	// namespaced; rebuilt when the cache's discovery changes.
@@ -181,8 +183,12 @@ func (e *Engine) connect(cs *clusterState) error {
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
 	}
+	dryRun, err := diff.NewDryRunApplier(cfg, 0)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cs.cache, cs.syncer, cs.cancel, cs.probe, cs.schema = c, s, cancel, dc.RESTClient(), schemaSrc
+	cs.cache, cs.syncer, cs.cancel, cs.probe, cs.schema, cs.dryRun = c, s, cancel, dc.RESTClient(), schemaSrc, dryRun
 	cs.connected.Store(true)
 	go func() {
 		if err := c.Start(ctx); err != nil && ctx.Err() == nil {

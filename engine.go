@@ -72,6 +72,14 @@ type Options struct {
 	// Interval is how often each app is refreshed without other reason.
 	// Default 3 minutes.
 	Interval time.Duration
+	// ServerSideDiff compares every object by a server-side apply dry run
+	// (Argo CD's controller.diff.server.side), instead of predicting the
+	// apply locally: admission webhooks and defaulting are seen as the
+	// server would apply them, at the cost of one dry-run request per
+	// object whose desired state or live resourceVersion changed. An
+	// object's or the Application's argocd.argoproj.io/compare-options
+	// ServerSideDiff=true|false overrides it. Default false.
+	ServerSideDiff bool
 	// RefCacheTTL is how long the branches and tags a Git repository
 	// advertised are reused before it is asked again (one ls-remote per
 	// repository and TTL, shared by all its apps). Default 1 minute; never

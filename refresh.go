@@ -34,6 +34,16 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	if cs.schema != nil {
 		opts.Schema = cs.schema
 	}
+	if cs.dryRun != nil {
+		// ServerSideDiff=true (an object's or the Application's
+		// compare-options, or Options.ServerSideDiff) asks the server.
+		opts.DryRun = cs.dryRun
+	}
+	cmpOpts, err := resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions])
+	if err != nil {
+		return nil, fmt.Errorf("application %s: annotation %s: %w", app.Name, resource.AnnotationCompareOptions, err)
+	}
+	opts.CompareOptions = cmpOpts
 	if e.opts.Sync.FieldManager != "" {
 		opts.FieldManager = e.opts.Sync.FieldManager
 	}
@@ -48,6 +58,9 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		// three-way comparison of client-side apply.
 		opts.Mode = diff.ModeStructuredMerge
 	}
+	if e.opts.ServerSideDiff {
+		opts.Mode = diff.ModeServerSide
+	}
 	// A sync that forces conflicts takes every field desired sets, also
 	// those another applier or a subresource writer (an autoscaler's
 	// replicas) owns: the comparison must show them as drift, or it would
@@ -61,8 +74,9 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	keyBytes, _ := json.Marshal(struct {
 		Ignore  []ResourceIgnoreDifferences
 		Sync    string
+		Compare string
 		Cluster string
-	}{app.Spec.IgnoreDifferences, syncOpts.String(), cs.cfg.Name})
+	}{app.Spec.IgnoreDifferences, syncOpts.String(), cmpOpts.String(), cs.cfg.Name})
 	key := string(keyBytes)
 	e.mu.Lock()
 	defer e.mu.Unlock()
