@@ -173,6 +173,8 @@ type Engine struct {
 	runner   *runner // set while Run runs
 	// stateMu serialises the load-modify-save of app state records.
 	stateMu gosync.Mutex
+	// ops are the sync operations Terminate can reach.
+	ops runningOps
 }
 
 // New builds an Engine. Clusters are connected lazily, on the first app

@@ -139,6 +139,9 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	}
 	e.notify(Notification{Type: NotifySyncStarted, App: app.Name, Revision: sreq.Revision})
 	e.record(ctx, app, &OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun, StartedAt: started}, nil)
+	terminate, done := e.operationStarted(app.Name)
+	defer done()
+	sreq.Terminate = terminate
 	e.syncSem <- struct{}{}
 	e.metrics.applyInFlight.Inc()
 	res, err := e.runSync(ctx, syncer, app, sreq, req.latest)

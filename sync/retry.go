@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"time"
@@ -75,7 +76,7 @@ func Retry(ctx context.Context, s interface {
 }, req Request, policy RetryPolicy, latest func() string) (Result, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := s.Sync(ctx, req)
-		if res.Phase != Failed {
+		if res.Phase != Failed || errors.Is(err, ErrTerminated) {
 			return res, err
 		}
 		if policy.Limit >= 0 && attempt >= policy.Limit {

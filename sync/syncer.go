@@ -184,6 +184,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		if err := ctx.Err(); err != nil {
 			return op.interrupted(err)
 		}
+		if op.terminated() {
+			return op.failSync(ctx, ErrTerminated)
+		}
 		if done(g) {
 			continue
 		}
@@ -193,7 +196,7 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 				return op.result(Running, fmt.Sprintf("waiting for confirmation to prune %d object(s)", len(pending))), nil
 			}
 			op.runGroup(ctx, g)
-			if ctx.Err() == nil && failedTask(g) == nil {
+			if ctx.Err() == nil && failedTask(g) == nil && !op.terminated() {
 				final := i == len(gs)-1
 				op.waitGroup(ctx, g, final)
 			}
@@ -204,6 +207,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		op.progress(g, i == len(gs)-1)
 		if t := failedTask(g); t != nil {
 			return op.failSync(ctx, fmt.Errorf("%s: %s", t.key, t.state.Message))
+		}
+		if op.terminated() {
+			return op.failSync(ctx, ErrTerminated)
 		}
 	}
 	op.deleteHooks(ctx, func(t *task) bool {
@@ -238,6 +244,22 @@ func (op *operation) admit(ctx context.Context, tasks []*task) error {
 		return &PlanError{Errors: errs}
 	}
 	return nil
+}
+
+// ErrTerminated is the cause of an operation ended by Request.Terminate.
+var ErrTerminated = errors.New("operation terminated")
+
+// terminated reports whether Request.Terminate was closed.
+func (op *operation) terminated() bool {
+	if op.req.Terminate == nil {
+		return false
+	}
+	select {
+	case <-op.req.Terminate:
+		return true
+	default:
+		return false
+	}
 }
 
 func done(g []*task) bool {

@@ -30,6 +30,11 @@ type Request struct {
 	// Namespace is the destination namespace, given to namespaced objects
 	// that name none.
 	Namespace string
+	// Terminate, when closed, terminates the operation (Argo CD's terminate
+	// operation): writes in flight finish, no further wave or hook starts,
+	// the SyncFail hooks run, and the result is Failed with
+	// ErrTerminated's message. A terminated operation is never retried.
+	Terminate <-chan struct{}
 	// NamespaceMetadata, with CreateNamespace=true, are labels and
 	// annotations the destination namespace carries (Argo CD's
 	// managedNamespaceMetadata). They are applied server-side under a field

@@ -60,6 +60,9 @@ func (op *operation) waitGroup(ctx context.Context, g []*task, final bool) {
 	waveCtx, cancel := context.WithTimeout(ctx, op.s.opts.WaveTimeout)
 	defer cancel()
 	_ = pollUntil(waveCtx, op.s.opts.PollInterval, func() (bool, error) {
+		if op.terminated() {
+			return true, nil // stop waiting; the operation ends terminated
+		}
 		var still []*task
 		for _, t := range running {
 			if t.state.Status == TaskRunning {
