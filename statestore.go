@@ -29,6 +29,10 @@ type AppState struct {
 	History []HistoryEntry `json:"history,omitempty"`
 	// Operation is the last sync operation, running or finished.
 	Operation *OperationState `json:"operation,omitempty"`
+	// Deleting records that the app's deletion has begun: its PreDelete
+	// hooks succeeded and its objects are being deleted, so they do not
+	// run again on the next call of Delete.
+	Deleting bool `json:"deleting,omitempty"`
 }
 
 // OperationState is a sync operation as the engine records it (Argo CD's
@@ -119,7 +123,8 @@ func (m *MemoryStateStore) Delete(_ context.Context, app string) error {
 // copyAppState copies the slices and the operation, so that callers never
 // share memory with the store.
 func copyAppState(st AppState) AppState {
-	out := AppState{History: append([]HistoryEntry(nil), st.History...)}
+	out := st
+	out.History = append([]HistoryEntry(nil), st.History...)
 	if st.Operation != nil {
 		op := *st.Operation
 		op.Results = append([]sync.ResourceResult(nil), op.Results...)

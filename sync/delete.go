@@ -28,6 +28,9 @@ type DeleteRequest struct {
 	Admit func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error
 	// DryRun sends every delete as a server-side dry-run.
 	DryRun bool
+	// ConfirmDelete confirms the deletion of objects whose sync options say
+	// Delete=confirm; without it they wait (DeleteResult.PendingConfirmation).
+	ConfirmDelete bool
 }
 
 // DeleteResult says where a deletion stands. Deletion is asynchronous on
@@ -42,16 +45,23 @@ type DeleteResult struct {
 	Remaining []resource.Key
 	// Kept are objects whose sync options say Delete=false; they stay.
 	Kept []resource.Key
+	// PendingConfirmation are objects whose sync options say
+	// Delete=confirm: they are deleted only with
+	// DeleteRequest.ConfirmDelete, and the deletion is not done until then.
+	PendingConfirmation []resource.Key
 }
 
 // Done reports whether nothing of the application is left to delete.
-func (r DeleteResult) Done() bool { return len(r.Deleted) == 0 && len(r.Remaining) == 0 }
+func (r DeleteResult) Done() bool {
+	return len(r.Deleted) == 0 && len(r.Remaining) == 0 && len(r.PendingConfirmation) == 0
+}
 
 // Delete deletes the live objects of an application, with these rules:
 //   - objects are the ones Options.ManagedObjects names for req.App, each
 //     read again from the server (for its UID and annotations);
 //   - an object whose sync options hold Delete=false is kept (Prune=false
-//     does not protect an object from its application's deletion);
+//     does not protect an object from its application's deletion), and
+//     one with Delete=confirm waits for DeleteRequest.ConfirmDelete;
 //   - an object already being deleted is reported Remaining, not deleted
 //     again;
 //   - Namespaces and CustomResourceDefinitions are deleted only once no
@@ -89,7 +99,7 @@ func (s *Syncer) Delete(ctx context.Context, req DeleteRequest) (DeleteResult, e
 		}
 	}
 	for _, obj := range last {
-		if len(res.Deleted) > 0 || len(res.Remaining) > 0 {
+		if len(res.Deleted) > 0 || len(res.Remaining) > 0 || len(res.PendingConfirmation) > 0 {
 			res.Remaining = append(res.Remaining, resource.KeyOf(obj))
 			continue
 		}
@@ -133,6 +143,10 @@ func (s *Syncer) deleteOne(ctx context.Context, req DeleteRequest, obj *unstruct
 	}
 	if opts.Has(resource.OptionDelete, "false") {
 		res.Kept = append(res.Kept, key)
+		return nil
+	}
+	if opts.Has(resource.OptionDelete, "confirm") && !req.ConfirmDelete {
+		res.PendingConfirmation = append(res.PendingConfirmation, key)
 		return nil
 	}
 	if live.GetDeletionTimestamp() != nil {
