@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// Credentials authenticate to a Git host. Set either Username/Password
+// Credentials authenticate to a repository host (Git, a Helm chart
+// repository or an OCI registry). Set either Username/Password
 // (HTTPS basic; a personal access token goes in Password), BearerToken
 // (HTTPS "Authorization: Bearer"), or SSHPrivateKey (SSH).
 //
@@ -33,6 +34,18 @@ type Credentials struct {
 	KnownHosts []byte
 	// InsecureIgnoreHostKey accepts any SSH host key. For tests only.
 	InsecureIgnoreHostKey bool
+	// TLSClientCertData and TLSClientKeyData are a PEM client certificate
+	// and its key, presented to HTTPS servers that ask for one (Argo CD's
+	// tlsClientCertData / tlsClientCertKey).
+	TLSClientCertData []byte
+	TLSClientKeyData  []byte
+	// CAData is a PEM bundle of certificate authorities trusted for this
+	// repository's host, in addition to the system roots.
+	CAData []byte
+	// EnableOCI says the repository is an OCI registry of Helm charts even
+	// though its URL has no oci:// scheme (Argo CD's enableOCI on a
+	// repository of type helm).
+	EnableOCI bool
 	// Scope is where the credentials may be sent: a URL prefix
 	// ("https://git.example.com" or "https://git.example.com/team/"). Empty
 	// means the exact scheme, host and port of the Repository URL. Hosts
@@ -41,7 +54,8 @@ type Credentials struct {
 	Scope string
 }
 
-// Kind names the kind of credentials: "basic", "bearer", "ssh" or "none".
+// Kind names the kind of credentials: "basic", "bearer", "ssh",
+// "tls-client" (a client certificate only) or "none".
 func (c Credentials) Kind() string {
 	switch {
 	case len(c.SSHPrivateKey) > 0:
@@ -50,6 +64,8 @@ func (c Credentials) Kind() string {
 		return "bearer"
 	case c.Username != "" || c.Password != "":
 		return "basic"
+	case len(c.TLSClientCertData) > 0:
+		return "tls-client"
 	}
 	return "none"
 }
@@ -152,6 +168,11 @@ func defaultPort(scheme string) string {
 	return ""
 }
 
+// Identity returns a digest of everything in c that decides access (the
+// secrets included, hashed, never in clear), for keeping apart the caches
+// of different identities. It is "" for nil credentials.
+func (c *Credentials) Identity() string { return c.identity() }
+
 // identity returns a digest of everything in c that decides access, for
 // keeping apart the work of different identities (never printed).
 func (c *Credentials) identity() string {
@@ -160,7 +181,8 @@ func (c *Credentials) identity() string {
 	}
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey,
-		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey))} {
+		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey)),
+		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI))} {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{0})
 		h.Write(part)

@@ -1,0 +1,226 @@
+package helmrepo
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/singleflight"
+	"helm.sh/helm/v3/pkg/registry"
+
+	"github.com/kubegitops/gitops/source"
+)
+
+// Source reads Helm charts from chart repositories and OCI registries. It
+// implements source.Source; Repository.Chart names the chart. It is safe
+// for concurrent use.
+type Source struct {
+	opts  Options
+	store *diskStore
+
+	indexes *listCache // parsed indexes and tag lists, per identity and URL
+	fetches singleflight.Group
+
+	mu      sync.Mutex
+	clients map[string]*clients // by credentials identity
+	snaps   map[string]*Snapshot
+	order   []string
+
+	indexRequests atomic.Int64
+	tagRequests   atomic.Int64
+	downloads     atomic.Int64
+}
+
+// Stats counts the network requests a Source made.
+type Stats struct {
+	// IndexRequests are index.yaml downloads.
+	IndexRequests int64
+	// TagRequests are OCI tag listings.
+	TagRequests int64
+	// Downloads are chart archive downloads (HTTP or OCI pulls).
+	Downloads int64
+}
+
+// maxSnapshots bounds the unpacked charts kept in memory.
+const maxSnapshots = 64
+
+var _ source.Source = (*Source)(nil)
+
+// New returns a Source. It creates Options.CacheDir if needed.
+func New(opts Options) (*Source, error) {
+	opts = opts.withDefaults()
+	st, err := newDiskStore(opts.CacheDir, opts.MaxCacheBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{opts: opts, store: st, indexes: newListCache(opts.IndexTTL),
+		clients: map[string]*clients{}, snaps: map[string]*Snapshot{}}, nil
+}
+
+// Stats returns the requests made so far.
+func (s *Source) Stats() Stats {
+	return Stats{IndexRequests: s.indexRequests.Load(), TagRequests: s.tagRequests.Load(), Downloads: s.downloads.Load()}
+}
+
+// CacheBytes returns the bytes of indexes and archives held on disk.
+func (s *Source) CacheBytes() int64 { return s.store.bytes() }
+
+// IsOCI reports whether repo is read as an OCI registry: an oci:// URL, or
+// credentials with EnableOCI.
+func IsOCI(repo source.Repository) bool {
+	return strings.HasPrefix(repo.URL, "oci://") || (repo.Credentials != nil && repo.Credentials.EnableOCI)
+}
+
+// Resolve implements source.Source: revision is a chart version or a
+// semver constraint ("" means the highest version), matched as Helm
+// matches it. The Revision's Commit is the version found.
+func (s *Source) Resolve(ctx context.Context, repo source.Repository, revision string) (source.Revision, error) {
+	if err := checkRepo(repo); err != nil {
+		return source.Revision{}, s.fail(repo, "resolve", revision, err)
+	}
+	var version string
+	var err error
+	if IsOCI(repo) {
+		version, err = s.resolveOCI(ctx, repo, revision)
+	} else {
+		version, err = s.resolveHTTP(ctx, repo, revision)
+	}
+	if err != nil {
+		return source.Revision{}, s.fail(repo, "resolve", revision, err)
+	}
+	return source.Revision{Commit: version}, nil
+}
+
+// Snapshot implements source.Source: the files of the chart at
+// rev.Commit (a version Resolve returned), downloaded once and then read
+// from the cache.
+func (s *Source) Snapshot(ctx context.Context, repo source.Repository, rev source.Revision) (source.Snapshot, error) {
+	if err := checkRepo(repo); err != nil {
+		return nil, s.fail(repo, "snapshot", rev.Commit, err)
+	}
+	key := pinKey(repo, rev.Commit)
+	v, err, _ := s.fetches.Do(key, func() (any, error) {
+		digest, data, err := s.archive(ctx, repo, rev.Commit, key)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		snap, ok := s.snaps[digest]
+		s.mu.Unlock()
+		if ok {
+			return snap, nil
+		}
+		files, err := unpack(repo.Chart, rev.Commit, data, s.opts.Limits)
+		if err != nil {
+			return nil, err
+		}
+		tree, err := buildTree(files)
+		if err != nil {
+			return nil, err
+		}
+		snap = &Snapshot{FS: tree, rev: rev}
+		s.remember(digest, snap)
+		return snap, nil
+	})
+	if err != nil {
+		return nil, s.fail(repo, "snapshot", rev.Commit, err)
+	}
+	return v.(*Snapshot), nil
+}
+
+// archive returns the archive of a chart version: pinned in the cache, or
+// downloaded, stored and pinned.
+func (s *Source) archive(ctx context.Context, repo source.Repository, version, key string) (string, []byte, error) {
+	if d, ok := s.store.pinned(key); ok {
+		if data, ok := s.store.get(d); ok {
+			return d, data, nil
+		}
+	}
+	var data []byte
+	var err error
+	if IsOCI(repo) {
+		data, err = s.pullOCI(ctx, repo, version)
+	} else {
+		data, err = s.downloadHTTP(ctx, repo, version)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	d, err := s.store.put(data)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := s.store.pin(key, d); err != nil {
+		return "", nil, err
+	}
+	return d, data, nil
+}
+
+func (s *Source) remember(digest string, snap *Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.snaps[digest]; ok {
+		return
+	}
+	if len(s.order) >= maxSnapshots {
+		delete(s.snaps, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.snaps[digest] = snap
+	s.order = append(s.order, digest)
+}
+
+// pinKey names a chart version of a repository as seen by one identity.
+// It holds a digest of the credentials, never the credentials.
+func pinKey(repo source.Repository, version string) string {
+	return strings.Join([]string{"v1", repo.Credentials.Identity(), repoBase(repo), repo.Chart, version}, "\x00")
+}
+
+// repoBase is the repository URL without a trailing slash.
+func repoBase(repo source.Repository) string { return strings.TrimSuffix(repo.URL, "/") }
+
+func checkRepo(repo source.Repository) error {
+	if repo.Chart == "" {
+		return fmt.Errorf("%w: no chart name", source.ErrInvalidRepository)
+	}
+	if strings.ContainsAny(repo.Chart, "/\\:@?#") || repo.Chart == "." || repo.Chart == ".." {
+		return fmt.Errorf("%w: chart name %q is not a name", source.ErrInvalidRepository, repo.Chart)
+	}
+	return nil
+}
+
+// fail wraps err as a *source.Error naming the repository (redacted) and
+// the chart.
+func (s *Source) fail(repo source.Repository, op, revision string, err error) error {
+	return &source.Error{Repository: source.RedactURL(repo.URL) + " chart " + repo.Chart, Op: op, Revision: revision, Err: err}
+}
+
+// clients are the HTTP and OCI clients of one identity.
+type clients struct {
+	http *http.Client
+	oci  *registry.Client
+}
+
+func (s *Source) clientsFor(repo source.Repository) (*clients, error) {
+	id := repo.Credentials.Identity()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.clients[id]; ok {
+		return c, nil
+	}
+	maxBody := max(s.opts.MaxArchiveBytes, s.opts.MaxIndexBytes)
+	hc, err := newHTTPClient(s.opts, repo.Credentials, maxBody)
+	if err != nil {
+		return nil, err
+	}
+	oc, err := newRegistryClient(s.opts, repo.Credentials, hc)
+	if err != nil {
+		return nil, err
+	}
+	c := &clients{http: hc, oci: oc}
+	s.clients[id] = c
+	return c, nil
+}
