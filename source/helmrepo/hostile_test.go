@@ -187,7 +187,6 @@ func appendInt(b []byte, i int) []byte {
 	return append(b, byte('0'+i%10))
 }
 
-
 // bombArchive builds a chart archive of files of size zero bytes each as
 // concatenated gzip members (one compressed block of zeros reused for
 // every file, as gzip readers accept multi-member streams), so that a
