@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	pathpkg "path"
 	"sort"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/dir"
 	"github.com/kubegitops/gitops/source/git"
+	"github.com/kubegitops/gitops/source/helmrepo"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -104,50 +106,168 @@ func joinRevisions(revs []string) string { return strings.Join(revs, ",") }
 // render resolves, snapshots and renders every source of the app. pinned,
 // when set, replaces each source's targetRevision (a rollback, or a sync of
 // a chosen revision).
+//
+// Multi-source rules (Argo CD's): every source is resolved and its
+// revision reported, in order; a source with ref NAME exposes its whole
+// tree to the others' helm.valueFiles as "$NAME/..." and is rendered
+// itself only when it also has a path or a chart.
 func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string) (rendered, error) {
 	var out rendered
 	srcs := app.Spec.AllSources()
+	snaps := make([]source.Snapshot, len(srcs))
+	defer func() {
+		for _, snap := range snaps {
+			if c, ok := snap.(source.Closer); ok {
+				_ = c.Close()
+			}
+		}
+	}()
+	refs := map[string]source.Snapshot{}
 	for i, src := range srcs {
-		if src.Ref != "" || src.Chart != "" {
-			return rendered{}, fmt.Errorf("source %d (%s): ref and chart sources are not supported yet", i, source.RedactURL(src.RepoURL))
-		}
-		s, err := e.sourceFor(src.RepoURL)
-		if err != nil {
-			return rendered{}, err
-		}
-		repo := source.Repository{URL: src.RepoURL}
-		if e.opts.Credentials != nil {
-			repo.Credentials = e.opts.Credentials(src.RepoURL)
-		}
 		target := src.TargetRevision
 		if len(pinned) == len(srcs) && pinned[i] != "" {
 			target = pinned[i]
 		}
-		rev, err := s.Resolve(ctx, repo, target)
-		e.metrics.gitRequest("resolve", err)
+		rev, snap, err := e.fetch(ctx, i, src, target)
 		if err != nil {
-			return rendered{}, fmt.Errorf("resolve %s at %q: %w", source.RedactURL(src.RepoURL), target, err)
+			return rendered{}, err
 		}
-		snap, err := s.Snapshot(ctx, repo, rev)
-		e.metrics.gitRequest("fetch", err)
+		snaps[i] = snap
+		out.revisions = append(out.revisions, rev)
+		if src.Ref != "" {
+			if src.Chart != "" {
+				return rendered{}, fmt.Errorf("source %d (%s): ref %q on a chart source: only a repository's files can be referenced", i, source.RedactURL(src.RepoURL), src.Ref)
+			}
+			if _, dup := refs["$"+src.Ref]; dup {
+				return rendered{}, fmt.Errorf("source %d (%s): ref %q is used by two sources", i, source.RedactURL(src.RepoURL), src.Ref)
+			}
+			refs["$"+src.Ref] = snap
+		}
+	}
+	for i, src := range srcs {
+		if src.Ref != "" && src.Path == "" && src.Chart == "" {
+			continue // values only
+		}
+		snap, src, err := withRefs(i, src, snaps[i], refs)
 		if err != nil {
-			return rendered{}, fmt.Errorf("snapshot %s at %s: %w", source.RedactURL(src.RepoURL), rev.Commit, err)
+			return rendered{}, err
 		}
 		in, err := renderInput(app, src, snap, cs)
 		if err != nil {
 			return rendered{}, err
 		}
 		objs, err := e.renderer.Render(ctx, in)
-		if c, ok := snap.(interface{ Close() error }); ok {
-			_ = c.Close()
-		}
 		if err != nil {
 			return rendered{}, err
 		}
 		out.objects = append(out.objects, objs...)
-		out.revisions = append(out.revisions, rev)
 	}
 	return out, nil
+}
+
+// fetch resolves one source at target and opens its snapshot.
+func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target string) (source.Revision, source.Snapshot, error) {
+	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart}
+	if e.opts.Credentials != nil {
+		repo.Credentials = e.opts.Credentials(src.RepoURL)
+	}
+	var s source.Source
+	var err error
+	if src.Chart != "" {
+		s, err = e.chartSource()
+	} else {
+		s, err = e.sourceFor(src.RepoURL)
+	}
+	if err != nil {
+		return source.Revision{}, nil, err
+	}
+	name := source.RedactURL(src.RepoURL)
+	if src.Chart != "" {
+		name += " chart " + src.Chart
+	}
+	rev, err := s.Resolve(ctx, repo, target)
+	e.metrics.gitRequest("resolve", err)
+	if err != nil {
+		return source.Revision{}, nil, fmt.Errorf("source %d: resolve %s at %q: %w", i, name, target, err)
+	}
+	snap, err := s.Snapshot(ctx, repo, rev)
+	e.metrics.gitRequest("fetch", err)
+	if err != nil {
+		return source.Revision{}, nil, fmt.Errorf("source %d: snapshot %s at %s: %w", i, name, rev.Commit, err)
+	}
+	return rev, snap, nil
+}
+
+// chartSource returns the Source of chart sources: Options.ChartSource,
+// or one helmrepo.Source with its defaults for the engine's life.
+func (e *Engine) chartSource() (source.Source, error) {
+	if e.opts.ChartSource != nil {
+		return e.opts.ChartSource, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s, ok := e.sources["helm"]; ok {
+		return s, nil
+	}
+	hopts := helmrepo.DefaultOptions()
+	hopts.Logger = e.opts.Log
+	s, err := helmrepo.New(hopts)
+	if err != nil {
+		return nil, err
+	}
+	e.sources["helm"] = s
+	return s, nil
+}
+
+// withRefs mounts the trees of ref sources into snap for the value files
+// of src that name them ("$values/envs/prod.yaml": the file envs/prod.yaml
+// at the root of the source with ref values), and rewrites those value
+// files to reach the mount from the chart's directory. A "$NAME" that no
+// source defines, or a path that climbs out of the referenced tree, is an
+// error naming the value file.
+func withRefs(i int, src ApplicationSource, snap source.Snapshot, refs map[string]source.Snapshot) (source.Snapshot, ApplicationSource, error) {
+	if src.Helm == nil || len(src.Helm.ValueFiles) == 0 {
+		return snap, src, nil
+	}
+	var mounts map[string]source.Snapshot
+	files := make([]string, len(src.Helm.ValueFiles))
+	up := upTo(src.Path)
+	for j, vf := range src.Helm.ValueFiles {
+		files[j] = vf
+		if !strings.HasPrefix(vf, "$") {
+			continue
+		}
+		name, rest, _ := strings.Cut(vf, "/")
+		ref, ok := refs[name]
+		if !ok {
+			return nil, src, fmt.Errorf("source %d: helm.valueFiles %q: no source has ref %q", i, vf, strings.TrimPrefix(name, "$"))
+		}
+		clean := pathpkg.Clean("/" + rest)
+		if rest == "" || clean == "/" || strings.Contains("/"+rest+"/", "/../") {
+			return nil, src, fmt.Errorf("source %d: helm.valueFiles %q: %w", i, vf, render.ErrOutsideRoot)
+		}
+		if mounts == nil {
+			mounts = map[string]source.Snapshot{}
+		}
+		mounts[name] = ref
+		files[j] = up + name + clean
+	}
+	if mounts == nil {
+		return snap, src, nil
+	}
+	h := *src.Helm
+	h.ValueFiles = files
+	src.Helm = &h
+	return source.WithMounts(snap, mounts), src, nil
+}
+
+// upTo returns the "../" steps from a source's path to its tree's root.
+func upTo(p string) string {
+	p = strings.Trim(pathpkg.Clean("/"+p), "/")
+	if p == "" {
+		return ""
+	}
+	return strings.Repeat("../", strings.Count(p, "/")+1)
 }
 
 // renderInput maps an Argo CD source onto the renderer's input, with the
@@ -158,6 +278,10 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 		path = "."
 	}
 	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace}
+	if src.Chart != "" {
+		// A chart's snapshot is the chart itself.
+		in.Path, in.Tool = ".", render.KindHelm
+	}
 	switch {
 	case cs != nil && cs.cache != nil:
 		in.KubeVersion = cs.cache.ServerVersion()

@@ -1,0 +1,256 @@
+package gitops
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/internal/chartserver"
+	"github.com/kubegitops/gitops/internal/reftools"
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/helmrepo"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+)
+
+const (
+	chartUser     = "charts"
+	chartPassword = "chart-pass-9f2c"
+)
+
+// chartRepo serves web 1.0.0 and 1.0.1 over HTTPS with basic auth.
+func chartRepo(t *testing.T) *chartserver.Repo {
+	t.Helper()
+	r := chartserver.New(t, chartserver.Options{TLS: true, Username: chartUser, Password: chartPassword})
+	r.Add(chartserver.WebChart(t, "web", "1.0.0"))
+	r.Add(chartserver.WebChart(t, "web", "1.0.1"))
+	return r
+}
+
+func chartOptions(t *testing.T, r *chartserver.Repo) func(*Options) {
+	return func(o *Options) {
+		hopts := helmrepo.DefaultOptions()
+		hopts.CacheDir = t.TempDir()
+		hopts.IndexTTL = 200 * time.Millisecond
+		s, err := helmrepo.New(hopts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.ChartSource = s
+		o.Credentials = func(url string) *source.Credentials {
+			if url == r.URL {
+				return &source.Credentials{Username: chartUser, Password: chartPassword, CAData: r.CAPEM}
+			}
+			return nil
+		}
+	}
+}
+
+func offlineEngine(t *testing.T, tweak func(*Options)) *Engine {
+	t.Helper()
+	opts := DefaultOptions()
+	opts.Clusters = []ClusterConfig{{Name: "prod", Server: "https://prod.invalid", KubeVersion: "1.31.0"}}
+	tweak(&opts)
+	e, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+// helmTemplate runs the reference helm v3.22.0 binary and decodes what it
+// prints.
+func helmTemplate(t *testing.T, args ...string) []*unstructured.Unstructured {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin, err := reftools.Ensure(ctx, reftools.Helm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"template"}, args...)...)
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	objs, err := resource.Decode("helm template", out, resource.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+func sameObjects(t *testing.T, want, got []*unstructured.Unstructured) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("helm template printed %d objects, the engine rendered %d", len(want), len(got))
+	}
+	for i := range want {
+		if !equality.Semantic.DeepEqual(want[i].Object, got[i].Object) {
+			t.Errorf("object %d differs:\nhelm template: %v\nengine: %v", i, want[i].Object, got[i].Object)
+		}
+	}
+}
+
+func copyApp(t *testing.T, a *Application) *Application {
+	t.Helper()
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Application
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+func writeCA(t *testing.T, r *chartserver.Repo) string {
+	p := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(p, r.CAPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A chart from an HTTPS repository with basic auth and its own CA renders
+// as `helm template --repo` renders it, and the app's revision is the
+// version the constraint resolved to.
+func TestChartFromHTTPRepositoryMatchesHelmTemplate(t *testing.T) {
+	t.Parallel()
+	r := chartRepo(t)
+	e := offlineEngine(t, chartOptions(t, r))
+	app := &Application{Spec: ApplicationSpec{
+		Source: &ApplicationSource{RepoURL: r.URL, Chart: "web", TargetRevision: "1.0.x",
+			Helm: &ApplicationSourceHelm{Values: "greeting: bonjour\n"}},
+		Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
+	}}
+	app.Name = "charted"
+	objs, rev, err := e.Render(context.Background(), app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rev != "1.0.1" {
+		t.Errorf("revision %q, want 1.0.1", rev)
+	}
+	values := filepath.Join(t.TempDir(), "inline.yaml")
+	_ = os.WriteFile(values, []byte("greeting: bonjour\n"), 0o600)
+	want := helmTemplate(t, "charted", "web", "--repo", r.URL, "--version", "1.0.x", "--username", chartUser, "--password", chartPassword,
+		"--ca-file", writeCA(t, r), "--namespace", "shop", "--kube-version", "1.31.0", "--include-crds", "-f", values)
+	sameObjects(t, want, objs)
+}
+
+// Two sources: a chart, and a folder with ref values whose prod.yaml the
+// chart takes as $values/envs/prod.yaml. The output equals helm template
+// with that file; the revisions are reported per source; a change to the
+// values file changes the render, and a $values path that climbs out of
+// the referenced tree or names no ref is refused.
+func TestMultiSourceChartWithValuesFromAnotherSource(t *testing.T) {
+	t.Parallel()
+	r := chartRepo(t)
+	e := offlineEngine(t, chartOptions(t, r))
+	valuesDir := repoDir(t, map[string]string{"envs/prod.yaml": "greeting: from-values-repo\nreplicas: 3\n"})
+	app := &Application{Spec: ApplicationSpec{
+		Sources: []ApplicationSource{
+			{RepoURL: r.URL, Chart: "web", TargetRevision: "1.0.0",
+				Helm: &ApplicationSourceHelm{ValueFiles: []string{"$values/envs/prod.yaml", "$values/envs/missing.yaml"}, IgnoreMissingValueFiles: true}},
+			{RepoURL: valuesDir, Ref: "values"},
+		},
+		Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
+	}}
+	app.Name = "multi"
+	ctx := context.Background()
+	objs, rev, err := e.Render(ctx, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revs := strings.Split(rev, ",")
+	if len(revs) != 2 || revs[0] != "1.0.0" || !strings.HasPrefix(revs[1], "sha256:") {
+		t.Errorf("revisions %q, want the chart version then the folder's revision", rev)
+	}
+	want := helmTemplate(t, "multi", "web", "--repo", r.URL, "--version", "1.0.0", "--username", chartUser, "--password", chartPassword,
+		"--ca-file", writeCA(t, r), "--namespace", "shop", "--kube-version", "1.31.0", "--include-crds", "-f", filepath.Join(valuesDir, "envs/prod.yaml"))
+	sameObjects(t, want, objs)
+
+	// The values repository changes: the render follows.
+	if err := os.WriteFile(filepath.Join(valuesDir, "envs/prod.yaml"), []byte("greeting: changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, _, err = e.Render(ctx, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _, _ := unstructured.NestedString(objs[0].Object, "data", "greeting"); g != "changed" {
+		t.Errorf("after the values change the ConfigMap says %q", g)
+	}
+
+	// Without ignoreMissingValueFiles a missing file fails, naming it.
+	strict := copyApp(t, app)
+	strict.Spec.Sources[0].Helm.IgnoreMissingValueFiles = false
+	if _, _, err := e.Render(ctx, strict); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing value file without ignoreMissingValueFiles: %v", err)
+	}
+	for vf, want := range map[string]string{
+		"$values/../../../etc/passwd": "leaves the root",
+		"$other/prod.yaml":            `no source has ref "other"`,
+	} {
+		bad := copyApp(t, app)
+		bad.Spec.Sources[0].Helm.ValueFiles = []string{vf}
+		if _, _, err := e.Render(ctx, bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("value file %q: %v, want %q", vf, err, want)
+		}
+	}
+}
+
+// A chart app on the local cluster syncs Healthy at 1.0.1 under 1.0.x;
+// when 1.0.2 is published the next refreshes roll it out.
+func TestChartAppRollsOutANewPatchVersion(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	r := chartRepo(t)
+	e := newEngine(t, chartOptions(t, r))
+	app := &Application{Spec: ApplicationSpec{
+		Source:      &ApplicationSource{RepoURL: r.URL, Chart: "web", TargetRevision: "1.0.x"},
+		Destination: ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
+	}}
+	app.Name = ns
+	ctx := context.Background()
+	if _, err := e.Sync(ctx, app, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	st := refreshUntil(t, e, app, "Synced and Healthy at 1.0.1", func(s Status) bool {
+		return s.Sync == Synced && s.Health.Code == health.Healthy && s.Revision == "1.0.1"
+	})
+	if len(st.Resources) != 2 {
+		t.Fatalf("resources %+v", st.Resources)
+	}
+	r.Add(chartserver.WebChart(t, "web", "1.0.2"))
+	refreshUntil(t, e, app, "OutOfSync at 1.0.2", func(s Status) bool { return s.Sync == OutOfSync && s.Revision == "1.0.2" })
+	if _, err := e.Sync(ctx, app, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	refreshUntil(t, e, app, "Synced and Healthy at 1.0.2", func(s Status) bool {
+		return s.Sync == Synced && s.Health.Code == health.Healthy && s.Revision == "1.0.2"
+	})
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, ns+"-settings", metav1.GetOptions{})
+	if err != nil || cm.Data["version"] != "1.0.2" {
+		t.Fatalf("ConfigMap after the rollout: %v %v", cm.Data, err)
+	}
+	// The step after: a second sync writes nothing new and stays Synced.
+	if _, err := e.Sync(ctx, app, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	refreshUntil(t, e, app, "still Synced", func(s Status) bool { return s.Sync == Synced && s.Revision == "1.0.2" })
+}
