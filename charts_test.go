@@ -80,9 +80,11 @@ func helmTemplate(t *testing.T, args ...string) []*unstructured.Unstructured {
 	}
 	cmd := exec.CommandContext(ctx, bin, append([]string{"template"}, args...)...)
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("helm template: %v\n%s", err, out)
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
 	}
 	objs, err := resource.Decode("helm template", out, resource.DecodeOptions{})
 	if err != nil {
@@ -253,4 +255,43 @@ func TestChartAppRollsOutANewPatchVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	refreshUntil(t, e, app, "still Synced", func(s Status) bool { return s.Sync == Synced && s.Revision == "1.0.2" })
+}
+
+// A chart from an OCI registry (Argo's bare host/path with enableOCI, and
+// oci://) renders as `helm template oci://...` renders it.
+func TestChartFromOCIRegistryMatchesHelmTemplate(t *testing.T) {
+	t.Parallel()
+	reg := chartserver.NewRegistry(t, chartUser, chartPassword)
+	reg.Push("charts", chartserver.WebChart(t, "web", "1.0.0"))
+	reg.Push("charts", chartserver.WebChart(t, "web", "1.0.1"))
+	e := offlineEngine(t, func(o *Options) {
+		hopts := helmrepo.DefaultOptions()
+		hopts.CacheDir = t.TempDir()
+		hopts.PlainHTTP = true
+		s, err := helmrepo.New(hopts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.ChartSource = s
+		o.Credentials = func(url string) *source.Credentials {
+			return &source.Credentials{Username: chartUser, Password: chartPassword, EnableOCI: !strings.HasPrefix(url, "oci://")}
+		}
+	})
+	want := helmTemplate(t, "oci-app", "oci://"+reg.Host+"/charts/web", "--version", "1.0.x", "--plain-http",
+		"--username", chartUser, "--password", chartPassword, "--namespace", "shop", "--kube-version", "1.31.0", "--include-crds")
+	for _, url := range []string{reg.Host + "/charts", "oci://" + reg.Host + "/charts"} {
+		app := &Application{Spec: ApplicationSpec{
+			Source:      &ApplicationSource{RepoURL: url, Chart: "web", TargetRevision: "1.0.x"},
+			Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
+		}}
+		app.Name = "oci-app"
+		objs, rev, err := e.Render(context.Background(), app)
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		if rev != "1.0.1" {
+			t.Errorf("%s: revision %q", url, rev)
+		}
+		sameObjects(t, want, objs)
+	}
 }
