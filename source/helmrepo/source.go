@@ -26,8 +26,9 @@ type Source struct {
 
 	mu      sync.Mutex
 	clients map[string]*clients // by credentials identity
-	snaps   map[string]*Snapshot
+	snaps   map[string]*Snapshot // unpacked charts by archive digest
 	order   []string
+	pins    map[string]string // pinKey -> archive digest, as on disk
 
 	indexRequests atomic.Int64
 	tagRequests   atomic.Int64
@@ -57,7 +58,7 @@ func New(opts Options) (*Source, error) {
 		return nil, err
 	}
 	return &Source{opts: opts, store: st, indexes: newListCache(opts.IndexTTL),
-		clients: map[string]*clients{}, snaps: map[string]*Snapshot{}}, nil
+		clients: map[string]*clients{}, snaps: map[string]*Snapshot{}, pins: map[string]string{}}, nil
 }
 
 // Stats returns the requests made so far.
@@ -102,12 +103,19 @@ func (s *Source) Snapshot(ctx context.Context, repo source.Repository, rev sourc
 		return nil, s.fail(repo, "snapshot", rev.Commit, err)
 	}
 	key := pinKey(repo, rev.Commit)
+	s.mu.Lock()
+	snap, ok := s.snaps[s.pins[key]]
+	s.mu.Unlock()
+	if ok {
+		return snap, nil
+	}
 	v, err, _ := s.fetches.Do(key, func() (any, error) {
 		digest, data, err := s.archive(ctx, repo, rev.Commit, key)
 		if err != nil {
 			return nil, err
 		}
 		s.mu.Lock()
+		s.pins[key] = digest
 		snap, ok := s.snaps[digest]
 		s.mu.Unlock()
 		if ok {
