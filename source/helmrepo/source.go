@@ -25,7 +25,7 @@ type Source struct {
 	fetches singleflight.Group
 
 	mu      sync.Mutex
-	clients map[string]*clients // by credentials identity
+	clients map[string]*clients  // by credentials identity
 	snaps   map[string]*Snapshot // unpacked charts by archive digest
 	order   []string
 	pins    map[string]string // pinKey -> archive digest, as on disk
