@@ -232,3 +232,10 @@ func (s *Source) clientsFor(repo source.Repository) (*clients, error) {
 	s.clients[id] = c
 	return c, nil
 }
+
+// String names the Source by its cache directory; it never prints the
+// clients, pins or credentials it holds.
+func (s *Source) String() string { return fmt.Sprintf("helmrepo.Source(cache %s)", s.opts.CacheDir) }
+
+// Format implements fmt.Formatter: every verb prints String.
+func (s *Source) Format(f fmt.State, _ rune) { fmt.Fprint(f, s.String()) }
