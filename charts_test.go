@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -293,5 +294,84 @@ func TestChartFromOCIRegistryMatchesHelmTemplate(t *testing.T) {
 			t.Errorf("%s: revision %q", url, rev)
 		}
 		sameObjects(t, want, objs)
+	}
+}
+
+// An umbrella chart whose charts/ is empty gets its dependencies from an
+// HTTPS chart repository (basic auth, private CA) and from an OCI
+// registry, through the chart source's cache; the project's sourceRepos
+// apply to dependency repositories too.
+func TestChartDependenciesFromHTTPAndOCI(t *testing.T) {
+	t.Parallel()
+	r := chartRepo(t)
+	reg := chartserver.NewRegistry(t, chartUser, chartPassword)
+	sub := func(name string) string {
+		return chartserver.Chart(t, name, "0.1.0", map[string]string{
+			"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-" + name + "\ndata:\n  from: " + name + "\n",
+		})
+	}
+	r.Add(sub("sub-http"))
+	reg.Push("deps", sub("sub-oci"))
+	r.Add(chartserver.Chart(t, "umbrella", "1.0.0", map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n" +
+			"- name: sub-http\n  version: 0.1.x\n  repository: " + r.URL + "\n" +
+			"- name: sub-oci\n  version: 0.1.0\n  repository: oci://" + reg.Host + "/deps\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-umbrella\n",
+	}))
+	hopts := helmrepo.DefaultOptions()
+	hopts.CacheDir = t.TempDir()
+	hopts.PlainHTTP = true // the registry; the chart repository is HTTPS either way
+	charts, err := helmrepo.New(hopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tweak := func(o *Options) {
+		o.ChartSource = charts
+		o.Credentials = func(url string) *source.Credentials {
+			if url == r.URL {
+				return &source.Credentials{Username: chartUser, Password: chartPassword, CAData: r.CAPEM}
+			}
+			return &source.Credentials{Username: chartUser, Password: chartPassword}
+		}
+		o.Projects = []Project{
+			{ObjectMeta: metav1.ObjectMeta{Name: "open"}, Spec: ProjectSpec{SourceRepos: []string{r.URL, "oci://" + reg.Host + "/*"},
+				Destinations: []ApplicationDestination{{Name: "*", Server: "*", Namespace: "*"}}}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "no-oci"}, Spec: ProjectSpec{SourceRepos: []string{r.URL},
+				Destinations: []ApplicationDestination{{Name: "*", Server: "*", Namespace: "*"}}}},
+		}
+	}
+	e := offlineEngine(t, tweak)
+	app := &Application{Spec: ApplicationSpec{Project: "open",
+		Source:      &ApplicationSource{RepoURL: r.URL, Chart: "umbrella", TargetRevision: "1.0.0"},
+		Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
+	}}
+	app.Name = "umb"
+	objs, rev, err := e.Render(context.Background(), app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, o := range objs {
+		names[o.GetName()] = true
+	}
+	if rev != "1.0.0" || len(objs) != 3 || !names["umb-umbrella"] || !names["umb-sub-http"] || !names["umb-sub-oci"] {
+		t.Fatalf("revision %q, objects %v", rev, names)
+	}
+	before := charts.Stats().Downloads
+	// Another app of the same chart: the dependencies come from the cache.
+	other := copyApp(t, app)
+	other.Name = "umb2"
+	if _, _, err := e.Render(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+	if d := charts.Stats().Downloads - before; d != 0 {
+		t.Errorf("a second app of the same chart downloaded %d archives", d)
+	}
+	denied := copyApp(t, app)
+	denied.Name, denied.Spec.Project = "umb3", "no-oci"
+	_, _, err = e.Render(context.Background(), denied)
+	var pe *PolicyError
+	if !errors.As(err, &pe) || pe.Rule != "sourceRepos" || !strings.Contains(err.Error(), "sub-oci") {
+		t.Fatalf("a dependency from a repository outside the project: %v, want a sourceRepos PolicyError naming sub-oci", err)
 	}
 }

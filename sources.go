@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	pathpkg "path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,10 +24,12 @@ import (
 )
 
 func (e *Engine) newRenderer() (render.Renderer, error) {
+	hopts := helm.DefaultOptions()
+	hopts.Dependencies = dependencyFetcher{e}
 	tools := render.Tools{
 		render.KindPlain:     plain.New(plain.DefaultOptions()),
 		render.KindKustomize: kustomize.New(kustomize.DefaultOptions()),
-		render.KindHelm:      helm.New(helm.DefaultOptions()),
+		render.KindHelm:      helm.New(hopts),
 		render.KindJsonnet:   jsonnet.New(jsonnet.DefaultOptions()),
 		render.KindPlugin:    plugin.New(plugin.DefaultOptions()),
 	}
@@ -123,6 +126,10 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		}
 	}()
 	refs := map[string]source.Snapshot{}
+	proj, err := e.project(app)
+	if err != nil {
+		return rendered{}, err
+	}
 	for i, src := range srcs {
 		target := src.TargetRevision
 		if len(pinned) == len(srcs) && pinned[i] != "" {
@@ -156,6 +163,12 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if err != nil {
 			return rendered{}, err
 		}
+		if repos := dependencyRepos(proj); repos != nil {
+			if in.Helm == nil {
+				in.Helm = &render.HelmSource{}
+			}
+			in.Helm.DependencyRepos = repos
+		}
 		objs, err := e.renderer.Render(ctx, in)
 		if err != nil {
 			return rendered{}, err
@@ -163,6 +176,15 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		out.objects = append(out.objects, objs...)
 	}
 	return out, nil
+}
+
+// dependencyRepos returns the globs a chart's dependencies may come
+// from: the project's sourceRepos, or nil when they admit any repository.
+func dependencyRepos(p *Project) []string {
+	if p == nil || slices.Contains(p.Spec.SourceRepos, "*") {
+		return nil
+	}
+	return append([]string{}, p.Spec.SourceRepos...)
 }
 
 // fetch resolves one source at target and opens its snapshot.

@@ -122,6 +122,11 @@ type HelmSource struct {
 	SkipSchemaValidation bool
 	// IsUpgrade sets .Release.IsUpgrade instead of .Release.IsInstall.
 	IsUpgrade bool
+	// DependencyRepos are the repository URL globs a chart's missing
+	// dependencies may be fetched from (the engine sets the app project's
+	// sourceRepos); nil admits any. Only a renderer with a dependency
+	// fetcher uses it.
+	DependencyRepos []string `json:",omitempty"`
 }
 
 // HelmParameter is one --set or --set-string value.

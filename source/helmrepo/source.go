@@ -239,3 +239,28 @@ func (s *Source) String() string { return fmt.Sprintf("helmrepo.Source(cache %s)
 
 // Format implements fmt.Formatter: every verb prints String.
 func (s *Source) Format(f fmt.State, _ rune) { fmt.Fprint(f, s.String()) }
+
+// Archive resolves revision (a version or a constraint) as Resolve does
+// and returns the chart's archive, from the cache when this version was
+// fetched before. Chart dependencies are fetched through it.
+func (s *Source) Archive(ctx context.Context, repo source.Repository, revision string) (source.Revision, []byte, error) {
+	rev, err := s.Resolve(ctx, repo, revision)
+	if err != nil {
+		return source.Revision{}, nil, err
+	}
+	key := pinKey(repo, rev.Commit)
+	v, err, _ := s.fetches.Do("archive\x00"+key, func() (any, error) {
+		_, data, err := s.archive(ctx, repo, rev.Commit, key)
+		return data, err
+	})
+	if err != nil {
+		return source.Revision{}, nil, s.fail(repo, "fetch", rev.Commit, err)
+	}
+	data := v.([]byte)
+	// The archive passes the same unpacking rules as a chart source's
+	// before Helm sees it.
+	if _, err := unpack(repo.Chart, rev.Commit, data, s.opts.Limits); err != nil {
+		return source.Revision{}, nil, s.fail(repo, "fetch", rev.Commit, err)
+	}
+	return rev, data, nil
+}
