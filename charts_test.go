@@ -17,6 +17,8 @@ import (
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/helmrepo"
+	"github.com/kubegitops/gitops/source/repocreds"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -373,5 +375,48 @@ func TestChartDependenciesFromHTTPAndOCI(t *testing.T) {
 	var pe *PolicyError
 	if !errors.As(err, &pe) || pe.Rule != "sourceRepos" || !strings.Contains(err.Error(), "sub-oci") {
 		t.Fatalf("a dependency from a repository outside the project: %v, want a sourceRepos PolicyError naming sub-oci", err)
+	}
+}
+
+// Repository credentials stored the Argo CD way in a namespace of the
+// cluster (a repo-creds template with the password, the CA in
+// argocd-tls-certs-cm) are read with repocreds.LoadNamespace and let the
+// engine read an HTTPS chart repository with basic auth.
+func TestChartCredentialsFromArgoSecretsInANamespace(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	r := chartRepo(t)
+	cs, err := kubernetes.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "local-charts", Namespace: ns,
+		Labels: map[string]string{repocreds.SecretTypeLabel: repocreds.TypeRepoCreds}},
+		StringData: map[string]string{"url": strings.TrimSuffix(r.URL, "/") + "/", "username": chartUser, "password": chartPassword, "type": "helm"}}
+	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	certs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: repocreds.TLSCertsConfig, Namespace: ns},
+		Data: map[string]string{"127.0.0.1": string(r.CAPEM)}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, certs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	store, err := repocreds.LoadNamespace(ctx, cs, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := offlineEngine(t, func(o *Options) {
+		chartOptions(t, r)(o)
+		o.Credentials = store.For
+	})
+	app := &Application{Spec: ApplicationSpec{
+		Source:      &ApplicationSource{RepoURL: r.URL + "/", Chart: "web", TargetRevision: "1.0.0"},
+		Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
+	}}
+	app.Name = "creds"
+	objs, rev, err := e.Render(ctx, app)
+	if err != nil || rev != "1.0.0" || len(objs) != 2 {
+		t.Fatalf("render with Argo-stored credentials: %d objects at %q: %v", len(objs), rev, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kubegitops/gitops/internal/chartserver"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/helmrepo"
+	"github.com/kubegitops/gitops/source/repocreds"
 	"github.com/kubegitops/gitops/source/webhook"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -68,6 +69,15 @@ func TestNoPublicTypeRevealsCredentials(t *testing.T) {
 		t.Fatal("a chart app behind an untrusted certificate rendered")
 	}
 
+	argoStore, err := repocreds.Load("repos.yaml", []byte(`apiVersion: v1
+kind: Secret
+metadata: {name: r, namespace: argocd, labels: {argocd.argoproj.io/secret-type: repo-creds}}
+stringData: {url: "https://git.example.com/", password: `+password+`, bearerToken: `+token+`, sshPrivateKey: `+key+`}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	values := map[string]any{
 		"source.Credentials":      creds,
 		"*source.Credentials":     &creds,
@@ -83,6 +93,7 @@ func TestNoPublicTypeRevealsCredentials(t *testing.T) {
 		"*helmrepo.Source":        charts,
 		"chart resolve error":     chartErr,
 		"chart render error":      renderErr,
+		"*repocreds.Store":        argoStore,
 	}
 	for name, v := range values {
 		var out bytes.Buffer
