@@ -144,10 +144,10 @@ func TestUnsupportedAndMalformedSecretsAreRefusedByName(t *testing.T) {
 		t.Errorf("GitHub App secret: %v", err)
 	}
 	for fields, want := range map[string]string{
-		"data:\n  url: not-base64-SECRET!\n":                             "data.url is not base64",
-		"stringData:\n  password: x\n":                                   "url is required",
-		"stringData:\n  url: https://x\n  type: svn\n":                   `type "svn"`,
-		"stringData:\n  url: https://x\n  enableOCI: maybe-SECRET\n":     "enableOCI is not a boolean",
+		"data:\n  url: not-base64-SECRET!\n":                              "data.url is not base64",
+		"stringData:\n  password: x\n":                                    "url is required",
+		"stringData:\n  url: https://x\n  type: svn\n":                    `type "svn"`,
+		"stringData:\n  url: https://x\n  enableOCI: maybe-SECRET\n":      "enableOCI is not a boolean",
 		"stringData:\n  url: https://x\n  proxy: http://u:SECRET@proxy\n": `"proxy" is not supported`,
 	} {
 		_, err := repocreds.Load("x", []byte(secret(fields)))
