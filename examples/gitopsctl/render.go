@@ -29,29 +29,41 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var cmd appCommand
 	cmd.register(fs)
 	showSecrets := fs.Bool("show-secrets", false, "print the values of Secrets (masked by default)")
+	var off offlineFlags
+	off.register(fs)
 	if !parseFlags(fs, args) {
 		return 2
 	}
 	rec := &recorder{}
-	err := cmd.setup(stderr, func(o *gitops.Options) { o.Renderers = rec.tools() })
+	offline, err := off.setupMaybeOffline(stderr, &cmd, func(o *gitops.Options) { o.Renderers = rec.tools() })
 	defer cmd.Close()
 	if err != nil {
 		return fail(stderr, "render", err)
 	}
-	_, err = cmd.engine.Refresh(ctx, cmd.app)
-	// Every source must have rendered: a partial stream would pass for the
-	// whole app. A later failure (comparing with the cluster) does not
-	// make the rendered manifests wrong; it is reported as a warning.
-	if rendered, want := rec.renders(), len(cmd.app.Spec.AllSources()); rendered < want {
-		if err == nil {
-			err = fmt.Errorf("%s: %d of %d sources rendered", cmd.app.Name, rendered, want)
+	var objs []*unstructured.Unstructured
+	if offline {
+		// Nothing to compare with: the engine's Render is the whole job.
+		if objs, _, err = cmd.engine.Render(ctx, cmd.app); err != nil {
+			return fail(stderr, "render", err)
 		}
-		return fail(stderr, "render", err)
+	} else {
+		_, err = cmd.engine.Refresh(ctx, cmd.app)
+		// Every source must have rendered: a partial stream would pass for
+		// the whole app. A later failure (comparing with the cluster) does
+		// not make the rendered manifests wrong; it is reported as a
+		// warning.
+		if rendered, want := rec.renders(), renderedSources(cmd.app); rendered < want {
+			if err == nil {
+				err = fmt.Errorf("%s: %d of %d sources rendered", cmd.app.Name, rendered, want)
+			}
+			return fail(stderr, "render", err)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "gitopsctl render: warning: %v\n", err)
+		}
+		objs = rec.objects()
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gitopsctl render: warning: %v\n", err)
-	}
-	for _, obj := range rec.objects() {
+	for _, obj := range objs {
 		if !*showSecrets {
 			maskSecret(obj)
 		}
@@ -62,6 +74,18 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stdout, "---\n%s", data)
 	}
 	return 0
+}
+
+// renderedSources counts the sources that render objects: a source with
+// only a ref provides files to the others.
+func renderedSources(app *gitops.Application) int {
+	n := 0
+	for _, src := range app.Spec.AllSources() {
+		if src.Ref == "" || src.Path != "" || src.Chart != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // recorder wraps the built-in renderers and keeps what they render, in the
