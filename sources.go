@@ -155,7 +155,8 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if src.Ref != "" && src.Path == "" && src.Chart == "" {
 			continue // values only
 		}
-		snap, src, err := withRefs(i, src, snaps[i], refs)
+		env := buildEnv(app, src, snaps[i].Revision(), renderVersions(cs))
+		snap, src, err := withRefs(i, src, snaps[i], refs, env)
 		if err != nil {
 			return rendered{}, err
 		}
@@ -163,6 +164,12 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if err != nil {
 			return rendered{}, err
 		}
+		if in.KubeVersion != env["KUBE_VERSION"] || strings.Join(in.APIVersions, ",") != env["KUBE_API_VERSIONS"] {
+			// The source overrides the cluster's versions (helm.kubeVersion,
+			// helm.apiVersions): the build environment says what it renders for.
+			env = buildEnv(app, src, snaps[i].Revision(), in)
+		}
+		substituteBuildEnv(&in, env)
 		if repos := dependencyRepos(proj); repos != nil {
 			if in.Helm == nil {
 				in.Helm = &render.HelmSource{}
@@ -247,7 +254,12 @@ func (e *Engine) chartSource() (source.Source, error) {
 // files to reach the mount from the chart's directory. A "$NAME" that no
 // source defines, or a path that climbs out of the referenced tree, is an
 // error naming the value file.
-func withRefs(i int, src ApplicationSource, snap source.Snapshot, refs map[string]source.Snapshot) (source.Snapshot, ApplicationSource, error) {
+//
+// The build environment is substituted in value file paths as Argo CD
+// does: in a "$NAME/" path after the reference is resolved, in the others
+// whole. A "$NAME/" that is neither a ref nor a build variable is an error
+// naming the value file.
+func withRefs(i int, src ApplicationSource, snap source.Snapshot, refs map[string]source.Snapshot, env map[string]string) (source.Snapshot, ApplicationSource, error) {
 	if src.Helm == nil || len(src.Helm.ValueFiles) == 0 {
 		return snap, src, nil
 	}
@@ -255,15 +267,16 @@ func withRefs(i int, src ApplicationSource, snap source.Snapshot, refs map[strin
 	files := make([]string, len(src.Helm.ValueFiles))
 	up := upTo(src.Path)
 	for j, vf := range src.Helm.ValueFiles {
-		files[j] = vf
-		if !strings.HasPrefix(vf, "$") {
+		name, rest, _ := strings.Cut(vf, "/")
+		ref, isRef := refs[name]
+		if !isRef {
+			if _, isVar := env[strings.Trim(strings.TrimPrefix(name, "$"), "{}")]; strings.HasPrefix(vf, "$") && !isVar && !strings.HasPrefix(vf, "$$") {
+				return nil, src, fmt.Errorf("source %d: helm.valueFiles %q: no source has ref %q", i, vf, strings.TrimPrefix(name, "$"))
+			}
+			files[j] = envsubst(vf, env)
 			continue
 		}
-		name, rest, _ := strings.Cut(vf, "/")
-		ref, ok := refs[name]
-		if !ok {
-			return nil, src, fmt.Errorf("source %d: helm.valueFiles %q: no source has ref %q", i, vf, strings.TrimPrefix(name, "$"))
-		}
+		rest = envsubst(rest, env)
 		clean := pathpkg.Clean("/" + rest)
 		if rest == "" || clean == "/" || strings.Contains("/"+rest+"/", "/../") {
 			return nil, src, fmt.Errorf("source %d: helm.valueFiles %q: %w", i, vf, render.ErrOutsideRoot)
@@ -274,12 +287,12 @@ func withRefs(i int, src ApplicationSource, snap source.Snapshot, refs map[strin
 		mounts[name] = ref
 		files[j] = up + name + clean
 	}
-	if mounts == nil {
-		return snap, src, nil
-	}
 	h := *src.Helm
 	h.ValueFiles = files
 	src.Helm = &h
+	if mounts == nil {
+		return snap, src, nil
+	}
 	return source.WithMounts(snap, mounts), src, nil
 }
 
@@ -292,6 +305,20 @@ func upTo(p string) string {
 	return strings.Repeat("../", strings.Count(p, "/")+1)
 }
 
+// renderVersions returns an Input holding only the destination's kube
+// version and API versions, as renderInput sets them.
+func renderVersions(cs *clusterState) render.Input {
+	var in render.Input
+	switch {
+	case cs != nil && cs.cache != nil:
+		in.KubeVersion = cs.cache.ServerVersion()
+		in.APIVersions = apiVersions(cs)
+	case cs != nil:
+		in.KubeVersion, in.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
+	}
+	return in
+}
+
 // renderInput maps an Argo CD source onto the renderer's input, with the
 // target cluster's version and API versions.
 func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, cs *clusterState) (render.Input, error) {
@@ -299,17 +326,11 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 	if path == "" {
 		path = "."
 	}
-	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace}
+	v := renderVersions(cs)
+	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace, KubeVersion: v.KubeVersion, APIVersions: v.APIVersions}
 	if src.Chart != "" {
 		// A chart's snapshot is the chart itself.
 		in.Path, in.Tool = ".", render.KindHelm
-	}
-	switch {
-	case cs != nil && cs.cache != nil:
-		in.KubeVersion = cs.cache.ServerVersion()
-		in.APIVersions = apiVersions(cs)
-	case cs != nil:
-		in.KubeVersion, in.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
 	}
 	if d := src.Directory; d != nil {
 		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude}

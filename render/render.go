@@ -212,4 +212,9 @@ type PluginSource struct {
 	Name string
 	// Env are per-application variables, passed as ARGOCD_ENV_<name>.
 	Env map[string]string `json:",omitempty"`
+	// BuildEnv is Argo CD's build environment (ARGOCD_APP_NAME,
+	// ARGOCD_APP_REVISION, ARGOCD_APP_SOURCE_REPO_URL, KUBE_VERSION, ...),
+	// passed to the plugin's commands as it is; it overrides the
+	// variables the plugin renderer derives from the Input.
+	BuildEnv map[string]string `json:",omitempty"`
 }
