@@ -2,6 +2,8 @@ package source
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"net/url"
@@ -188,4 +190,33 @@ func (c *Credentials) identity() string {
 		h.Write(part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TLSConfig returns the TLS client configuration of c: the system roots
+// plus CAData, and the client certificate of TLSClientCertData and
+// TLSClientKeyData. It is nil (use the defaults) when c sets neither. The
+// error never quotes key material.
+func (c *Credentials) TLSConfig() (*tls.Config, error) {
+	if c == nil || (len(c.CAData) == 0 && len(c.TLSClientCertData) == 0) {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if len(c.CAData) > 0 {
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(c.CAData) {
+			return nil, fmt.Errorf("CA data holds no PEM certificate: %w", ErrInvalidRepository)
+		}
+		cfg.RootCAs = pool
+	}
+	if len(c.TLSClientCertData) > 0 {
+		cert, err := tls.X509KeyPair(c.TLSClientCertData, c.TLSClientKeyData)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate or key is not valid PEM: %w", ErrInvalidRepository)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
 }

@@ -2,6 +2,8 @@ package chartserver
 
 import (
 	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -26,6 +28,9 @@ type Options struct {
 	// Username and Password, when set, are required (basic auth) on
 	// every request.
 	Username, Password string
+	// ClientCAs, with TLS, makes the server demand a client certificate
+	// signed by one of them (see ClientCert).
+	ClientCAs *x509.CertPool
 }
 
 // Repo is a Helm chart repository served over HTTP(S) on loopback.
@@ -62,7 +67,11 @@ func New(t testing.TB, opts Options) *Repo {
 		files.ServeHTTP(w, req)
 	})
 	if opts.TLS {
-		r.srv = httptest.NewTLSServer(h)
+		r.srv = httptest.NewUnstartedServer(h)
+		if opts.ClientCAs != nil {
+			r.srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: opts.ClientCAs}
+		}
+		r.srv.StartTLS()
 		r.CAPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
 	} else {
 		r.srv = httptest.NewServer(h)

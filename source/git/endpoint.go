@@ -86,6 +86,14 @@ func (e endpoint) storeKey() string {
 			h.Write([]byte{0})
 			h.Write(part)
 		}
+		if len(c.CAData)+len(c.TLSClientCertData)+len(c.TLSClientKeyData) > 0 {
+			// Trust and client identity decide access too (added only when
+			// set, so the keys of other credentials stay as they were).
+			for _, part := range [][]byte{[]byte("tls"), c.CAData, c.TLSClientCertData, c.TLSClientKeyData} {
+				h.Write([]byte{0})
+				h.Write(part)
+			}
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -237,3 +237,23 @@ func TestCacheStaysWithinItsBound(t *testing.T) {
 		}
 	}
 }
+
+func TestClientCertificate(t *testing.T) {
+	certPEM, keyPEM, pool := chartserver.ClientCert(t)
+	r := chartserver.New(t, chartserver.Options{TLS: true, ClientCAs: pool})
+	r.Add(chartserver.WebChart(t, "web", "1.0.0"))
+	s := newSource(t, nil)
+	ctx := context.Background()
+	with := source.Repository{URL: r.URL, Chart: "web", Credentials: &source.Credentials{CAData: r.CAPEM, TLSClientCertData: certPEM, TLSClientKeyData: keyPEM}}
+	rev, err := s.Resolve(ctx, with, "1.x")
+	if err != nil || rev.Commit != "1.0.0" {
+		t.Fatalf("resolve with a client certificate: %v %v", rev, err)
+	}
+	if _, err := s.Snapshot(ctx, with, rev); err != nil {
+		t.Fatal(err)
+	}
+	without := source.Repository{URL: r.URL, Chart: "web", Credentials: &source.Credentials{CAData: r.CAPEM}}
+	if _, err := s.Resolve(ctx, without, "1.x"); !errors.Is(err, source.ErrUnavailable) {
+		t.Fatalf("without a client certificate: %v", err)
+	}
+}

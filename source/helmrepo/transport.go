@@ -3,7 +3,6 @@ package helmrepo
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -20,24 +19,9 @@ import (
 // (so that neither an index, an archive nor an OCI blob can exhaust
 // memory, whatever size the server claims).
 func newHTTPClient(opts Options, creds *source.Credentials, maxBody int64) (*http.Client, error) {
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
-	if creds != nil && len(creds.CAData) > 0 {
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(creds.CAData) {
-			return nil, fmt.Errorf("CA data holds no PEM certificate: %w", source.ErrInvalidRepository)
-		}
-		tlsConfig.RootCAs = pool
-	}
-	if creds != nil && len(creds.TLSClientCertData) > 0 {
-		cert, err := tls.X509KeyPair(creds.TLSClientCertData, creds.TLSClientKeyData)
-		if err != nil {
-			// The parse error may quote key material: never pass it on.
-			return nil, fmt.Errorf("TLS client certificate or key is not valid PEM: %w", source.ErrInvalidRepository)
-		}
-		tlsConfig.Certificates = []tls.Certificate{cert}
+	tlsConfig, err := creds.TLSConfig()
+	if err != nil {
+		return nil, err
 	}
 	dialer := &net.Dialer{Timeout: opts.Timeout}
 	tr := &http.Transport{
