@@ -194,8 +194,9 @@ func dependencyRepos(p *Project) []string {
 	return append([]string{}, p.Spec.SourceRepos...)
 }
 
-// fetch resolves one source at target and opens its snapshot.
-func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target string) (source.Revision, source.Snapshot, error) {
+// sourceOf returns the Source and Repository of one app source: the
+// chart source for a chart, else the source of its repository URL.
+func (e *Engine) sourceOf(src ApplicationSource) (source.Source, source.Repository, error) {
 	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart}
 	if e.opts.Credentials != nil {
 		repo.Credentials = e.opts.Credentials(src.RepoURL)
@@ -207,6 +208,21 @@ func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target
 	} else {
 		s, err = e.sourceFor(src.RepoURL)
 	}
+	return s, repo, err
+}
+
+// resolve resolves one app source at target.
+func (e *Engine) resolve(ctx context.Context, src ApplicationSource, target string) (source.Revision, error) {
+	s, repo, err := e.sourceOf(src)
+	if err != nil {
+		return source.Revision{}, err
+	}
+	return s.Resolve(ctx, repo, target)
+}
+
+// fetch resolves one source at target and opens its snapshot.
+func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target string) (source.Revision, source.Snapshot, error) {
+	s, repo, err := e.sourceOf(src)
 	if err != nil {
 		return source.Revision{}, nil, err
 	}

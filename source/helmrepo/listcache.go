@@ -74,3 +74,14 @@ func (c *listCache) drop(key string) {
 	delete(c.entries, key)
 	c.mu.Unlock()
 }
+
+// dropMatching forgets every key match admits.
+func (c *listCache) dropMatching(match func(string) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.entries {
+		if match(k) {
+			delete(c.entries, k)
+		}
+	}
+}

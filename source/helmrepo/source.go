@@ -264,3 +264,17 @@ func (s *Source) Archive(ctx context.Context, repo source.Repository, revision s
 	}
 	return rev, data, nil
 }
+
+// Invalidate forgets the index (or OCI tag list) of repo's URL under every
+// identity, so that the next Resolve asks the repository again (Argo CD's
+// hard refresh). Fetched archives stay cached: a version never changes.
+func (s *Source) Invalidate(repo source.Repository) {
+	base := repoBase(repo)
+	s.indexes.dropMatching(func(key string) bool {
+		parts := strings.Split(key, "\x00")
+		if len(parts) != 3 {
+			return false
+		}
+		return parts[2] == base || strings.HasPrefix(parts[2], strings.TrimPrefix(base, "oci://")+"/")
+	})
+}

@@ -257,3 +257,28 @@ func TestClientCertificate(t *testing.T) {
 		t.Fatalf("without a client certificate: %v", err)
 	}
 }
+
+func TestInvalidateReadsTheIndexAgain(t *testing.T) {
+	r := newRepo(t)
+	reg := chartserver.NewRegistry(t, "", "")
+	reg.Push("charts", chartserver.WebChart(t, "web", "1.0.0"))
+	s := newSource(t, func(o *helmrepo.Options) { o.IndexTTL = time.Hour; o.PlainHTTP = true })
+	ctx := context.Background()
+	oci := source.Repository{URL: "oci://" + reg.Host + "/charts", Chart: "web"}
+	for _, repo := range []source.Repository{repoOf(r), oci} {
+		if _, err := s.Resolve(ctx, repo, "1.0.x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Add(chartserver.WebChart(t, "web", "1.0.2"))
+	reg.Push("charts", chartserver.WebChart(t, "web", "1.0.2"))
+	for _, repo := range []source.Repository{repoOf(r), oci} {
+		if rev, _ := s.Resolve(ctx, repo, "1.0.x"); rev.Commit == "1.0.2" {
+			t.Fatalf("%s: the new version was seen within the TTL", repo.URL)
+		}
+		s.Invalidate(source.Repository{URL: repo.URL})
+		if rev, err := s.Resolve(ctx, repo, "1.0.x"); err != nil || rev.Commit != "1.0.2" {
+			t.Fatalf("%s: after Invalidate: %v %v", repo.URL, rev, err)
+		}
+	}
+}
