@@ -420,3 +420,23 @@ func TestChartCredentialsFromArgoSecretsInANamespace(t *testing.T) {
 		t.Fatalf("render with Argo-stored credentials: %d objects at %q: %v", len(objs), rev, err)
 	}
 }
+
+func TestPassCredentialsIsRefusedByName(t *testing.T) {
+	_, err := LoadApplications(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: pass}
+spec:
+  source: {repoURL: "https://charts.example.com", chart: web, targetRevision: 1.x, helm: {passCredentials: true}}
+  destination: {server: "https://kubernetes.default.svc", namespace: x}
+`))
+	if err == nil || !strings.Contains(err.Error(), "spec.source.helm.passCredentials") {
+		t.Fatalf("passCredentials: %v", err)
+	}
+	e := offlineEngine(t, func(*Options) {})
+	app := &Application{Spec: ApplicationSpec{Source: &ApplicationSource{RepoURL: "https://charts.example.com", Chart: "web",
+		Helm: &ApplicationSourceHelm{PassCredentials: true}}, Destination: ApplicationDestination{Name: "prod"}}}
+	app.Name = "pass"
+	if _, _, err := e.Render(context.Background(), app); err == nil || !strings.Contains(err.Error(), "passCredentials") {
+		t.Fatalf("render with passCredentials: %v", err)
+	}
+}

@@ -197,6 +197,9 @@ func dependencyRepos(p *Project) []string {
 // sourceOf returns the Source and Repository of one app source: the
 // chart source for a chart, else the source of its repository URL.
 func (e *Engine) sourceOf(src ApplicationSource) (source.Source, source.Repository, error) {
+	if src.Helm != nil && src.Helm.PassCredentials {
+		return nil, source.Repository{}, fmt.Errorf("%s: helm.passCredentials is not supported: a repository's credentials are only sent to its own host", source.RedactURL(src.RepoURL))
+	}
 	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart}
 	if e.opts.Credentials != nil {
 		repo.Credentials = e.opts.Credentials(src.RepoURL)
