@@ -24,11 +24,12 @@ type Source struct {
 	indexes *listCache // parsed indexes and tag lists, per identity and URL
 	fetches singleflight.Group
 
-	mu      sync.Mutex
-	clients map[string]*clients  // by credentials identity
-	snaps   map[string]*Snapshot // unpacked charts by archive digest
-	order   []string
-	pins    map[string]string // pinKey -> archive digest, as on disk
+	mu        sync.Mutex
+	clients   map[string]*clients  // by credentials identity
+	snaps     map[string]*Snapshot // unpacked charts by archive digest
+	order     []string
+	snapBytes int64
+	pins      map[string]string // pinKey -> archive digest, as on disk
 
 	indexRequests atomic.Int64
 	tagRequests   atomic.Int64
@@ -45,8 +46,12 @@ type Stats struct {
 	Downloads int64
 }
 
-// maxSnapshots bounds the unpacked charts kept in memory.
-const maxSnapshots = 64
+// maxSnapshots and maxSnapshotBytes bound the unpacked charts kept in
+// memory (oldest first out); a snapshot handed out stays valid.
+const (
+	maxSnapshots     = 64
+	maxSnapshotBytes = 256 << 20
+)
 
 var _ source.Source = (*Source)(nil)
 
@@ -129,7 +134,11 @@ func (s *Source) Snapshot(ctx context.Context, repo source.Repository, rev sourc
 		if err != nil {
 			return nil, err
 		}
-		snap = &Snapshot{FS: tree, rev: rev}
+		var size int64
+		for _, data := range files {
+			size += int64(len(data))
+		}
+		snap = &Snapshot{FS: tree, rev: rev, size: size}
 		s.remember(digest, snap)
 		return snap, nil
 	})
@@ -173,11 +182,13 @@ func (s *Source) remember(digest string, snap *Snapshot) {
 	if _, ok := s.snaps[digest]; ok {
 		return
 	}
-	if len(s.order) >= maxSnapshots {
+	for len(s.order) > 0 && (len(s.order) >= maxSnapshots || s.snapBytes+snap.size > maxSnapshotBytes) {
+		s.snapBytes -= s.snaps[s.order[0]].size
 		delete(s.snaps, s.order[0])
 		s.order = s.order[1:]
 	}
 	s.snaps[digest] = snap
+	s.snapBytes += snap.size
 	s.order = append(s.order, digest)
 }
 

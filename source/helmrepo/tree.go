@@ -20,7 +20,8 @@ import (
 // files as if the chart were committed to Git.
 type Snapshot struct {
 	*treefs.FS
-	rev source.Revision
+	rev  source.Revision
+	size int64 // bytes of the files, for the memory bound
 }
 
 // Revision implements source.Snapshot.
