@@ -8,12 +8,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/chartserver"
 	"github.com/kubegitops/gitops/internal/reftools"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/render/helm"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/helmrepo"
@@ -438,5 +441,63 @@ spec:
 	app.Name = "pass"
 	if _, _, err := e.Render(context.Background(), app); err == nil || !strings.Contains(err.Error(), "passCredentials") {
 		t.Fatalf("render with passCredentials: %v", err)
+	}
+}
+
+// countingHelm counts the renders that reach the Helm renderer (cache
+// misses).
+type countingHelm struct {
+	*helm.Renderer
+	n atomic.Int64
+}
+
+func (c *countingHelm) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
+	c.n.Add(1)
+	return c.Renderer.Render(ctx, in)
+}
+
+// A change to the values source re-renders the app that takes its values
+// from it and no other app of the same chart.
+func TestValuesChangeReRendersOnlyTheAppsThatUseIt(t *testing.T) {
+	t.Parallel()
+	r := chartRepo(t)
+	counter := &countingHelm{Renderer: helm.New(helm.DefaultOptions())}
+	e := offlineEngine(t, func(o *Options) {
+		chartOptions(t, r)(o)
+		o.Renderers = map[render.Kind]render.Renderer{render.KindHelm: counter}
+	})
+	valuesDir := repoDir(t, map[string]string{"prod.yaml": "greeting: one\n"})
+	withValues := &Application{Spec: ApplicationSpec{
+		Sources: []ApplicationSource{
+			{RepoURL: r.URL, Chart: "web", TargetRevision: "1.0.1", Helm: &ApplicationSourceHelm{ValueFiles: []string{"$values/prod.yaml"}}},
+			{RepoURL: valuesDir, Ref: "values"},
+		},
+		Destination: ApplicationDestination{Name: "prod", Namespace: "a"},
+	}}
+	withValues.Name = "with-values"
+	plain := &Application{Spec: ApplicationSpec{
+		Source:      &ApplicationSource{RepoURL: r.URL, Chart: "web", TargetRevision: "1.0.1"},
+		Destination: ApplicationDestination{Name: "prod", Namespace: "b"},
+	}}
+	plain.Name = "plain"
+	ctx := context.Background()
+	renderAll := func() {
+		for _, a := range []*Application{withValues, plain} {
+			if _, _, err := e.Render(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	renderAll()
+	renderAll()
+	if n := counter.n.Load(); n != 2 {
+		t.Fatalf("%d renders for two apps rendered twice, want 2 (the second pass from the cache)", n)
+	}
+	if err := os.WriteFile(filepath.Join(valuesDir, "prod.yaml"), []byte("greeting: two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	renderAll()
+	if n := counter.n.Load(); n != 3 {
+		t.Fatalf("%d renders after the values change, want 3 (only the app that uses them)", n)
 	}
 }
