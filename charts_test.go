@@ -501,3 +501,49 @@ func TestValuesChangeReRendersOnlyTheAppsThatUseIt(t *testing.T) {
 		t.Fatalf("%d renders after the values change, want 3 (only the app that uses them)", n)
 	}
 }
+
+// The same rollout with an automated sync policy under Run: the engine
+// polls the repository's index (interval 200 ms here) and rolls 1.0.2 out
+// on its own once it is published.
+func TestAutomatedChartAppRollsOutANewPatchVersion(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	r := chartRepo(t)
+	e := newEngine(t, func(o *Options) {
+		chartOptions(t, r)(o)
+		o.Interval = 300 * time.Millisecond
+	})
+	app := automated(&Application{Spec: ApplicationSpec{
+		Source:      &ApplicationSource{RepoURL: r.URL, Chart: "web", TargetRevision: "1.0.x"},
+		Destination: ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
+	}})
+	app.Name = ns
+	startRun(t, e, app)
+	eventually(t, 2*time.Minute, "Synced and Healthy at 1.0.1", func() bool {
+		st, ok := e.AppStatus(app.Name)
+		return ok && st.Sync == Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.1"
+	})
+	r.Add(chartserver.WebChart(t, "web", "1.0.2"))
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	eventually(t, 2*time.Minute, "1.0.2 rolled out", func() bool {
+		st, _ := e.AppStatus(app.Name)
+		cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), ns+"-settings", metav1.GetOptions{})
+		return err == nil && cm.Data["version"] == "1.0.2" && st.Sync == Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.2"
+	})
+	if h := e.History(app.Name); len(h) != 2 || h[1].Revisions[0] != "1.0.2" {
+		t.Fatalf("history %+v", h)
+	}
+}
+
+func TestChartWithAnotherToolIsRefused(t *testing.T) {
+	_, err := LoadApplications(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: mixed}
+spec:
+  source: {repoURL: "https://charts.example.com", chart: web, kustomize: {namePrefix: x-}}
+  destination: {server: "https://kubernetes.default.svc", namespace: x}
+`))
+	if err == nil || !strings.Contains(err.Error(), "spec.source.chart") {
+		t.Fatalf("chart with kustomize: %v", err)
+	}
+}
