@@ -36,7 +36,7 @@ func TestNoPublicTypeRevealsCredentials(t *testing.T) {
 	restCfg := &rest.Config{Host: "https://east:6443", BearerToken: token, Password: password, Username: "admin",
 		TLSClientConfig: rest.TLSClientConfig{KeyData: []byte(key)}}
 	creds := source.Credentials{Username: "git", Password: password, BearerToken: token, SSHPrivateKey: []byte(key), SSHPassphrase: hmac,
-		TLSClientCertData: []byte(key), TLSClientKeyData: []byte(key), EnableOCI: true}
+		TLSClientCertData: []byte(key), TLSClientKeyData: []byte(key), EnableOCI: true, Proxy: "http://u:" + password + "@proxy.example.com"}
 	cluster := ClusterConfig{Name: "east", Server: "https://east:6443", Config: restCfg}
 	opts := DefaultOptions()
 	opts.Clusters = []ClusterConfig{cluster}

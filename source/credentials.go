@@ -6,6 +6,9 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -48,6 +51,13 @@ type Credentials struct {
 	// though its URL has no oci:// scheme (Argo CD's enableOCI on a
 	// repository of type helm).
 	EnableOCI bool
+	// Proxy is the HTTP(S) proxy URL requests to this repository go
+	// through (Argo CD's proxy), and NoProxy the comma-separated hosts,
+	// domains and CIDRs that bypass it (Argo CD's noProxy). With a Proxy
+	// the URL policy still checks every target URL, and every dial (to the
+	// proxy). Empty Proxy: the environment's proxy when no URL policy is
+	// set, else none.
+	Proxy, NoProxy string
 	// Scope is where the credentials may be sent: a URL prefix
 	// ("https://git.example.com" or "https://git.example.com/team/"). Empty
 	// means the exact scheme, host and port of the Repository URL. Hosts
@@ -184,7 +194,7 @@ func (c *Credentials) identity() string {
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey,
 		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey)),
-		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI))} {
+		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI)), []byte(c.Proxy), []byte(c.NoProxy)} {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{0})
 		h.Write(part)
@@ -219,4 +229,71 @@ func (c *Credentials) TLSConfig() (*tls.Config, error) {
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	return cfg, nil
+}
+
+// ProxyFunc returns the proxy selector of c's Proxy and NoProxy, or nil
+// when c sets no proxy. NoProxy entries are "*" (every host), host names
+// (matching the host and its subdomains; a leading "." is allowed), IP
+// addresses and CIDR ranges, each optionally with ":port". Unlike the
+// environment's proxy, loopback targets are proxied too unless NoProxy
+// lists them. The error names no part of the proxy URL (it may hold a
+// password).
+func (c *Credentials) ProxyFunc() (func(*http.Request) (*url.URL, error), error) {
+	if c == nil || c.Proxy == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(c.Proxy)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("proxy is not an http(s) URL: %w", ErrInvalidRepository)
+	}
+	var rules []string
+	for _, r := range strings.Split(c.NoProxy, ",") {
+		if r = strings.ToLower(strings.TrimSpace(r)); r != "" {
+			rules = append(rules, r)
+		}
+	}
+	return func(req *http.Request) (*url.URL, error) {
+		if bypassProxy(rules, req.URL) {
+			return nil, nil
+		}
+		return u, nil
+	}, nil
+}
+
+// bypassProxy reports whether target matches a NoProxy rule.
+func bypassProxy(rules []string, target *url.URL) bool {
+	host, port := strings.ToLower(target.Hostname()), target.Port()
+	if port == "" {
+		port = defaultPort(target.Scheme)
+	}
+	ip, ipErr := netip.ParseAddr(host)
+	for _, r := range rules {
+		if r == "*" {
+			return true
+		}
+		rhost, rport := r, ""
+		if h, p, err := net.SplitHostPort(r); err == nil {
+			rhost, rport = h, p
+		}
+		if rport != "" && rport != port {
+			continue
+		}
+		if prefix, err := netip.ParsePrefix(rhost); err == nil {
+			if ipErr == nil && prefix.Contains(ip) {
+				return true
+			}
+			continue
+		}
+		if a, err := netip.ParseAddr(rhost); err == nil {
+			if ipErr == nil && a == ip {
+				return true
+			}
+			continue
+		}
+		rhost = strings.TrimPrefix(rhost, ".")
+		if host == rhost || strings.HasSuffix(host, "."+rhost) {
+			return true
+		}
+	}
+	return false
 }

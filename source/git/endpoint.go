@@ -86,10 +86,11 @@ func (e endpoint) storeKey() string {
 			h.Write([]byte{0})
 			h.Write(part)
 		}
-		if len(c.CAData)+len(c.TLSClientCertData)+len(c.TLSClientKeyData) > 0 {
-			// Trust and client identity decide access too (added only when
-			// set, so the keys of other credentials stay as they were).
-			for _, part := range [][]byte{[]byte("tls"), c.CAData, c.TLSClientCertData, c.TLSClientKeyData} {
+		if len(c.CAData)+len(c.TLSClientCertData)+len(c.TLSClientKeyData)+len(c.Proxy) > 0 {
+			// Trust, client identity and the way out decide access too
+			// (added only when set, so the keys of other credentials stay
+			// as they were).
+			for _, part := range [][]byte{[]byte("tls"), c.CAData, c.TLSClientCertData, c.TLSClientKeyData, []byte(c.Proxy), []byte(c.NoProxy)} {
 				h.Write([]byte{0})
 				h.Write(part)
 			}

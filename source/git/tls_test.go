@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/internal/chartserver"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -81,5 +82,26 @@ func TestPrivateCAAndClientCertificate(t *testing.T) {
 	_, err = s.Resolve(ctx, bad, "main")
 	if !errors.Is(err, source.ErrInvalidRepository) || strings.Contains(err.Error(), "KEY-SECRET") {
 		t.Fatalf("malformed client key: %v", err)
+	}
+}
+
+func TestRepositoryProxy(t *testing.T) {
+	srv := newGitServer(t, "", "")
+	w := newWorkRepo(t, srv.root, "proxied")
+	w.write(map[string]string{"a.yaml": "kind: A\n"})
+	commit := w.commit("one")
+	w.publish()
+	proxy := chartserver.NewProxy(t)
+	s := newSource(t)
+	repo := source.Repository{URL: srv.url("proxied"), Credentials: &source.Credentials{Proxy: proxy.URL}}
+	rev, err := s.Resolve(context.Background(), repo, "main")
+	if err != nil || rev.Commit != commit {
+		t.Fatalf("resolve through a proxy: %v %v", rev, err)
+	}
+	if _, err := s.Snapshot(context.Background(), repo, rev); err != nil {
+		t.Fatal(err)
+	}
+	if proxy.Forwards() < 2 {
+		t.Errorf("the proxy forwarded %d requests, want the ls-remote and the fetch", proxy.Forwards())
 	}
 }

@@ -126,12 +126,20 @@ func (s *Source) newHTTPSession(e endpoint) (session, error) {
 }
 
 // transportFor returns the shared pool, or, for credentials with a CA
-// bundle or a client certificate, a pool of their own (a clone of the
-// shared one with their TLS configuration), kept for the Source's life.
+// bundle, a client certificate or a proxy, a pool of their own (a clone of
+// the shared one with their TLS configuration and proxy), kept for the
+// Source's life.
 func (s *Source) transportFor(c *source.Credentials) (*http.Transport, error) {
 	cfg, err := c.TLSConfig()
-	if err != nil || cfg == nil {
-		return s.httpTransport, err
+	if err != nil {
+		return nil, err
+	}
+	proxy, err := c.ProxyFunc()
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil && proxy == nil {
+		return s.httpTransport, nil
 	}
 	id := c.Identity()
 	s.mu.Lock()
@@ -140,7 +148,14 @@ func (s *Source) transportFor(c *source.Credentials) (*http.Transport, error) {
 		return t, nil
 	}
 	t := s.httpTransport.Clone()
-	t.TLSClientConfig = cfg
+	if cfg != nil {
+		t.TLSClientConfig = cfg
+	}
+	if proxy != nil {
+		// The policy still checks the target (endpoint and redirects) and
+		// every dial, which now goes to the proxy.
+		t.Proxy = proxy
+	}
 	s.tlsTransports[id] = t
 	return t, nil
 }

@@ -282,3 +282,38 @@ func TestInvalidateReadsTheIndexAgain(t *testing.T) {
 		}
 	}
 }
+
+// A repository's own proxy carries every request; the URL policy still
+// judges the target behind it.
+func TestRepositoryProxy(t *testing.T) {
+	r := chartserver.New(t, chartserver.Options{})
+	r.Add(chartserver.WebChart(t, "web", "1.0.0"))
+	proxy := chartserver.NewProxy(t)
+	s := newSource(t, nil)
+	ctx := context.Background()
+	repo := source.Repository{URL: r.URL, Chart: "web", Credentials: &source.Credentials{Proxy: proxy.URL}}
+	rev, err := s.Resolve(ctx, repo, "1.x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Snapshot(ctx, repo, rev); err != nil {
+		t.Fatal(err)
+	}
+	if n := proxy.Forwards(); n != 2 {
+		t.Errorf("the proxy forwarded %d requests, want 2 (index and archive)", n)
+	}
+	// NoProxy covering the host: straight to the repository.
+	direct := source.Repository{URL: r.URL, Chart: "web", Credentials: &source.Credentials{Proxy: proxy.URL, NoProxy: "127.0.0.1"}}
+	if _, err := s.Resolve(ctx, direct, "1.x"); err != nil || proxy.Forwards() != 2 {
+		t.Errorf("NoProxy: %v, proxy forwards %d", err, proxy.Forwards())
+	}
+	// A policy that refuses the target refuses it behind a proxy too.
+	strict := newSource(t, func(o *helmrepo.Options) { o.Policy = &source.URLPolicy{AllowedHosts: []string{"charts.example.com"}} })
+	if _, err := strict.Resolve(ctx, repo, "1.x"); !errors.Is(err, source.ErrURLNotAllowed) || proxy.Forwards() != 2 {
+		t.Errorf("policy behind a proxy: %v, proxy forwards %d", err, proxy.Forwards())
+	}
+	bad := source.Repository{URL: r.URL, Chart: "web", Credentials: &source.Credentials{Proxy: "socks5://u:SECRET@proxy"}}
+	if _, err := newSource(t, nil).Resolve(ctx, bad, "1.x"); !errors.Is(err, source.ErrInvalidRepository) || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("malformed proxy: %v", err)
+	}
+}

@@ -37,9 +37,18 @@ func newHTTPClient(opts Options, creds *source.Credentials, maxBody int64) (*htt
 		tr.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
 			return opts.Policy.DialContext(ctx, dialer, network, address)
 		}
-		tr.Proxy = nil // a proxy would hide the address the policy must see
+		tr.Proxy = nil // the environment's proxy would hide the address the policy must see
 	} else {
 		tr.DialContext = dialer.DialContext
+	}
+	proxy, err := creds.ProxyFunc()
+	if err != nil {
+		return nil, err
+	}
+	if proxy != nil {
+		// The repository's own proxy: limitTransport still checks every
+		// target URL, and the policy every dial (now to the proxy).
+		tr.Proxy = proxy
 	}
 	return &http.Client{Timeout: opts.Timeout, Transport: &limitTransport{next: tr, max: maxBody, policy: opts.Policy}}, nil
 }

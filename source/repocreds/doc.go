@@ -5,7 +5,7 @@
 //   - Secrets labelled argocd.argoproj.io/secret-type: repository describe
 //     one repository (url, and optionally username, password, bearerToken,
 //     sshPrivateKey, tlsClientCertData, tlsClientCertKey, type, enableOCI,
-//     insecureIgnoreHostKey, name, project);
+//     insecureIgnoreHostKey, proxy, noProxy, name, project);
 //   - Secrets labelled argocd.argoproj.io/secret-type: repo-creds are
 //     credential templates: their url is a prefix, and a repository without
 //     credentials of its own (or with no Secret at all) takes those of the
@@ -19,7 +19,7 @@
 // case-insensitively and without a trailing ".git" or "/".
 //
 // Fields Argo CD has and this package does not implement (GitHub App and
-// Google Cloud credentials, proxies, Azure workload identity, forced basic
+// Google Cloud credentials, Azure workload identity, forced basic
 // auth, LFS) are refused with an *UnsupportedFieldError naming the Secret and
 // the field, never ignored. Store prints no secret (String, Format,
 // MarshalJSON), and errors name Secrets and fields, never values.

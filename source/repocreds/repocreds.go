@@ -63,7 +63,7 @@ func (e *UnsupportedFieldError) Error() string {
 
 // unsupported are Argo CD's Secret fields this package refuses.
 var unsupported = []string{"githubAppID", "githubAppInstallationID", "githubAppPrivateKey", "githubAppEnterpriseBaseUrl",
-	"gcpServiceAccountKey", "proxy", "noProxy", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
+	"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
 
 // LoadFile reads Secrets and ConfigMaps from a YAML file (documents of
 // other kinds, and Secrets without the secret-type label, are skipped).
@@ -194,6 +194,7 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 		Username: fields["username"], Password: fields["password"], BearerToken: fields["bearerToken"],
 		SSHPrivateKey: []byte(fields["sshPrivateKey"]), TLSClientCertData: []byte(fields["tlsClientCertData"]),
 		TLSClientKeyData: []byte(fields["tlsClientCertKey"]),
+		Proxy:            fields["proxy"], NoProxy: fields["noProxy"],
 	}
 	for _, b := range []struct {
 		name string
@@ -210,7 +211,7 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 	if r.Type == "oci" {
 		c.EnableOCI = true
 	}
-	if c.Kind() != "none" || c.EnableOCI {
+	if c.Kind() != "none" || c.EnableOCI || c.Proxy != "" {
 		r.Credentials = &c
 	}
 	return r, nil
@@ -224,13 +225,11 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 func (s *Store) For(repoURL string) *source.Credentials {
 	key := normalise(repoURL)
 	var c *source.Credentials
-	var enableOCI bool
 	for _, r := range s.repos {
 		if normalise(r.URL) == key {
 			if r.Credentials != nil {
 				cp := *r.Credentials
 				c = &cp
-				enableOCI = cp.EnableOCI
 			}
 			break
 		}
@@ -239,7 +238,14 @@ func (s *Store) For(repoURL string) *source.Credentials {
 		for _, t := range s.templates {
 			if strings.HasPrefix(key, normalise(t.URL)) && t.Credentials != nil {
 				cp := *t.Credentials
-				cp.EnableOCI = cp.EnableOCI || enableOCI
+				if own := c; own != nil {
+					// The repository's own settings stay: enableOCI, and
+					// its proxy unless the template has one.
+					cp.EnableOCI = cp.EnableOCI || own.EnableOCI
+					if cp.Proxy == "" {
+						cp.Proxy, cp.NoProxy = own.Proxy, own.NoProxy
+					}
+				}
 				c = &cp
 				break
 			}

@@ -32,6 +32,8 @@ stringData:
   url: registry.example.com/charts
   type: helm
   enableOCI: "true"
+  proxy: http://proxy.example.com:3128
+  noProxy: .internal
 ---
 apiVersion: v1
 kind: Secret
@@ -109,6 +111,9 @@ func TestLongestPrefixAndRepositorySecrets(t *testing.T) {
 			t.Fatalf("%s: no credentials", c.url)
 		}
 		secret := got.Password + got.BearerToken
+		if c.oci && (got.Proxy != "http://proxy.example.com:3128" || got.NoProxy != ".internal") {
+			t.Errorf("%s: proxy %q no-proxy %q, want the repository's own", c.url, got.Proxy, got.NoProxy)
+		}
 		if got.Kind() != c.kind || got.Username != c.user || secret != c.secret || (len(got.CAData) > 0) != c.ca || got.EnableOCI != c.oci {
 			t.Errorf("%s: got %s user %q ca %v oci %v (secret match %v)", c.url, got.Kind(), got.Username, len(got.CAData) > 0, got.EnableOCI, secret == c.secret)
 		}
@@ -148,7 +153,7 @@ func TestUnsupportedAndMalformedSecretsAreRefusedByName(t *testing.T) {
 		"stringData:\n  password: x\n":                                    "url is required",
 		"stringData:\n  url: https://x\n  type: svn\n":                    `type "svn"`,
 		"stringData:\n  url: https://x\n  enableOCI: maybe-SECRET\n":      "enableOCI is not a boolean",
-		"stringData:\n  url: https://x\n  proxy: http://u:SECRET@proxy\n": `"proxy" is not supported`,
+		"stringData:\n  url: https://x\n  gcpServiceAccountKey: SECRET\n": `"gcpServiceAccountKey" is not supported`,
 	} {
 		_, err := repocreds.Load("x", []byte(secret(fields)))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "argocd/s1") || strings.Contains(err.Error(), "SECRET") {
