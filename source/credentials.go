@@ -58,6 +58,12 @@ type Credentials struct {
 	// proxy). Empty Proxy: the environment's proxy when no URL policy is
 	// set, else none.
 	Proxy, NoProxy string
+	// CacheIdentity, when set, stands for the secrets in the keys that
+	// keep the caches of different identities apart (Identity, Git object
+	// stores): for a token that rotates under one identity, such as a
+	// GitHub App installation token ("github-app:<base>:<app>:<installation>"),
+	// so that each new token does not start a cache of its own.
+	CacheIdentity string
 	// Scope is where the credentials may be sent: a URL prefix
 	// ("https://git.example.com" or "https://git.example.com/team/"). Empty
 	// means the exact scheme, host and port of the Repository URL. Hosts
@@ -190,6 +196,10 @@ func (c *Credentials) Identity() string { return c.identity() }
 func (c *Credentials) identity() string {
 	if c == nil {
 		return ""
+	}
+	if c.CacheIdentity != "" {
+		sum := sha256.Sum256([]byte("cache-identity\x00" + c.CacheIdentity + "\x00" + c.Scope + "\x00" + c.Proxy + "\x00" + string(c.CAData) + "\x00" + string(c.TLSClientCertData)))
+		return hex.EncodeToString(sum[:])
 	}
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey,

@@ -77,7 +77,11 @@ func (e endpoint) storeKey() string {
 	h.Write([]byte(source.RepositoryKey(e.redacted)))
 	h.Write([]byte{0})
 	h.Write([]byte(e.url.Scheme))
-	if c := e.creds; c != nil {
+	if c := e.creds; c != nil && c.CacheIdentity != "" {
+		// A rotating token of one identity: one store for all its tokens.
+		h.Write([]byte{0})
+		h.Write([]byte(c.Identity()))
+	} else if c != nil {
 		insecure := []byte("strict")
 		if c.InsecureIgnoreHostKey {
 			insecure = []byte("insecure")

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,11 +42,17 @@ type Repository struct {
 	Name, Project string
 	// Credentials are the Secret's credentials (nil when it has none).
 	Credentials *source.Credentials
+	// GitHubApp, when the Secret names a GitHub App, mints the token that
+	// For returns as the password of user x-access-token.
+	GitHubApp *GitHubApp
 }
 
-// Store answers which credentials a repository URL uses. It is immutable
-// and safe for concurrent use.
+// Store answers which credentials a repository URL uses. Its
+// configuration is immutable; it is safe for concurrent use.
 type Store struct {
+	mu      sync.Mutex
+	lastErr error
+
 	repos     []Repository // by normalised URL
 	templates []Repository // longest prefix first
 	caByHost  map[string][]byte
@@ -62,8 +70,7 @@ func (e *UnsupportedFieldError) Error() string {
 }
 
 // unsupported are Argo CD's Secret fields this package refuses.
-var unsupported = []string{"githubAppID", "githubAppInstallationID", "githubAppPrivateKey", "githubAppEnterpriseBaseUrl",
-	"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
+var unsupported = []string{"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
 
 // LoadFile reads Secrets and ConfigMaps from a YAML file (documents of
 // other kinds, and Secrets without the secret-type label, are skipped).
@@ -211,7 +218,16 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 	if r.Type == "oci" {
 		c.EnableOCI = true
 	}
-	if c.Kind() != "none" || c.EnableOCI || c.Proxy != "" {
+	if fields["githubAppID"] != "" || fields["githubAppPrivateKey"] != "" {
+		app, err := newGitHubApp(id, fields)
+		if err != nil {
+			return Repository{}, err
+		}
+		r.GitHubApp = app
+		// Rotating tokens of one installation share the caches of it.
+		c.CacheIdentity = fmt.Sprintf("github-app:%s:%d:%d", app.baseURL, app.appID, app.installationID)
+	}
+	if c.Kind() != "none" || c.EnableOCI || c.Proxy != "" || r.GitHubApp != nil {
 		r.Credentials = &c
 	}
 	return r, nil
@@ -222,21 +238,51 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 // longest URL prefix; then the CA certificates of its host
 // (argocd-tls-certs-cm) and, for SSH, the known hosts are added. nil when
 // nothing applies. Its signature fits gitops.Options.Credentials.
+//
+// A GitHub App's installation token is minted (or reused) on the way; when
+// that fails For returns nil (the repository is then read anonymously and
+// refuses) and LastError reports why. CredentialsFor returns the error.
 func (s *Store) For(repoURL string) *source.Credentials {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := s.CredentialsFor(ctx, repoURL)
+	s.mu.Lock()
+	s.lastErr = err
+	s.mu.Unlock()
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// LastError returns the error of the last For, if any (a GitHub App
+// token that could not be minted).
+func (s *Store) LastError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastErr
+}
+
+// CredentialsFor is For with a context and the error of minting a GitHub
+// App token.
+func (s *Store) CredentialsFor(ctx context.Context, repoURL string) (*source.Credentials, error) {
 	key := normalise(repoURL)
 	var c *source.Credentials
+	var app *GitHubApp
 	for _, r := range s.repos {
 		if normalise(r.URL) == key {
 			if r.Credentials != nil {
 				cp := *r.Credentials
 				c = &cp
+				app = r.GitHubApp
 			}
 			break
 		}
 	}
-	if c == nil || c.Kind() == "none" {
+	if (c == nil || c.Kind() == "none") && app == nil {
 		for _, t := range s.templates {
 			if strings.HasPrefix(key, normalise(t.URL)) && t.Credentials != nil {
+				app = t.GitHubApp
 				cp := *t.Credentials
 				if own := c; own != nil {
 					// The repository's own settings stay: enableOCI, and
@@ -260,7 +306,14 @@ func (s *Store) For(repoURL string) *source.Credentials {
 	if c != nil && len(c.SSHPrivateKey) > 0 && len(c.KnownHosts) == 0 {
 		c.KnownHosts = s.knownHost
 	}
-	return c
+	if app != nil {
+		token, err := app.Token(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.Username, c.Password = "x-access-token", token
+	}
+	return c, nil
 }
 
 // Repositories returns the repositories and templates read, credentials

@@ -143,10 +143,14 @@ func TestUnsupportedAndMalformedSecretsAreRefusedByName(t *testing.T) {
 	secret := func(fields string) string {
 		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: repository}\n" + fields
 	}
-	_, err := repocreds.Load("x", []byte(secret("stringData:\n  url: https://github.com/org/repo\n  githubAppID: \"1\"\n  githubAppPrivateKey: KEY-SECRET\n")))
+	_, err := repocreds.Load("x", []byte(secret("stringData:\n  url: https://github.com/org/repo\n  useAzureWorkloadIdentity: \"true\"\n")))
 	var ue *repocreds.UnsupportedFieldError
-	if !errors.As(err, &ue) || ue.Secret != "argocd/s1" || !strings.HasPrefix(ue.Field, "githubApp") {
-		t.Errorf("GitHub App secret: %v", err)
+	if !errors.As(err, &ue) || ue.Secret != "argocd/s1" || ue.Field != "useAzureWorkloadIdentity" {
+		t.Errorf("Azure workload identity secret: %v", err)
+	}
+	_, err = repocreds.Load("x", []byte(secret("stringData:\n  url: https://github.com/org/repo\n  githubAppID: \"1\"\n  githubAppInstallationID: \"2\"\n  githubAppPrivateKey: KEY-SECRET\n")))
+	if err == nil || !strings.Contains(err.Error(), "argocd/s1") || strings.Contains(err.Error(), "KEY-SECRET") {
+		t.Errorf("GitHub App secret with a malformed key: %v", err)
 	}
 	for fields, want := range map[string]string{
 		"data:\n  url: not-base64-SECRET!\n":                              "data.url is not base64",
