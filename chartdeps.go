@@ -46,3 +46,10 @@ func (f dependencyFetcher) FetchDependency(ctx context.Context, req helm.Depende
 	}
 	return data, nil
 }
+
+// ChartDependencies returns the fetcher the engine's own Helm renderer
+// uses for dependencies missing from a chart's charts/ (through the
+// engine's chart source and credentials, under HelmSource.DependencyRepos).
+// A host that replaces the Helm renderer through Options.Renderers sets it
+// as its helm.Options.Dependencies to keep that behaviour.
+func (e *Engine) ChartDependencies() helm.DependencyFetcher { return dependencyFetcher{e} }

@@ -134,3 +134,32 @@ func TestDiffAgainstALiveDir(t *testing.T) {
 	}
 	mustContain(t, "diff output", out, "===== ConfigMap ci/caps", "v1.28.0", "v1.29.3", "===== ConfigMap ci/old: live only")
 }
+
+// render against the cluster keeps fetching chart dependencies through the
+// engine, although it wraps the Helm renderer to record its output.
+func TestRenderFetchesChartDependencies(t *testing.T) {
+	r := chartserver.New(t, chartserver.Options{})
+	r.Add(chartserver.Chart(t, "sub", "0.1.0", map[string]string{
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-sub}\n",
+	}))
+	r.Add(chartserver.Chart(t, "umbrella", "1.0.0", map[string]string{
+		"Chart.yaml":        "apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n- name: sub\n  version: 0.1.x\n  repository: " + r.URL + "\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-umbrella}\n",
+	}))
+	appFile := filepath.Join(t.TempDir(), "app.yaml")
+	app := `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: umbrella}
+spec:
+  source: {repoURL: "` + r.URL + `", chart: umbrella, targetRevision: 1.0.0}
+  destination: {server: https://kubernetes.default.svc, namespace: ` + cluster.TestNamespace(t) + `}
+`
+	if err := os.WriteFile(appFile, []byte(app), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "render", "--app", appFile, "--kubeconfig", cluster.Kubeconfig())
+	if code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, errOut)
+	}
+	mustContain(t, "render output", out, "name: from-umbrella", "name: from-sub")
+}

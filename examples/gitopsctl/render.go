@@ -40,6 +40,7 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, "render", err)
 	}
+	rec.deps.e = cmd.engine
 	var objs []*unstructured.Unstructured
 	if offline {
 		// Nothing to compare with: the engine's Render is the whole job.
@@ -94,13 +95,29 @@ type recorder struct {
 	mu   gosync.Mutex
 	objs []*unstructured.Unstructured
 	done int // renders that succeeded
+	// deps fetches chart dependencies through the engine, once it exists.
+	deps lateDependencies
+}
+
+// lateDependencies is the engine's dependency fetcher, set once the
+// engine is built (the renderers are built before it).
+type lateDependencies struct{ e *gitops.Engine }
+
+// FetchDependency implements helm.DependencyFetcher.
+func (l *lateDependencies) FetchDependency(ctx context.Context, req helm.DependencyRequest) ([]byte, error) {
+	if l.e == nil {
+		return nil, fmt.Errorf("dependency %s: no engine yet", req.Name)
+	}
+	return l.e.ChartDependencies().FetchDependency(ctx, req)
 }
 
 func (r *recorder) tools() map[render.Kind]render.Renderer {
+	hopts := helm.DefaultOptions()
+	hopts.Dependencies = &r.deps
 	return map[render.Kind]render.Renderer{
 		render.KindPlain:     &recording{r, plain.New(plain.DefaultOptions())},
 		render.KindKustomize: &recording{r, kustomize.New(kustomize.DefaultOptions())},
-		render.KindHelm:      &recording{r, helm.New(helm.DefaultOptions())},
+		render.KindHelm:      &recording{r, helm.New(hopts)},
 		render.KindJsonnet:   &recording{r, jsonnet.New(jsonnet.DefaultOptions())},
 		render.KindPlugin:    &recording{r, plugin.New(plugin.DefaultOptions())},
 	}
