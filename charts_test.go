@@ -547,3 +547,35 @@ spec:
 		t.Fatalf("chart with kustomize: %v", err)
 	}
 }
+
+// A Helm v2-style chart (apiVersion v1) declares its dependencies in
+// requirements.yaml; they are fetched the same way.
+func TestRequirementsYAMLDependencies(t *testing.T) {
+	t.Parallel()
+	r := chartserver.New(t, chartserver.Options{})
+	r.Add(chartserver.Chart(t, "sub", "0.2.0", map[string]string{
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-sub}\n",
+	}))
+	r.Add(chartserver.Chart(t, "legacy", "1.0.0", map[string]string{
+		"Chart.yaml":        "apiVersion: v1\nname: legacy\nversion: 1.0.0\n",
+		"requirements.yaml": "dependencies:\n- name: sub\n  version: ~0.2.0\n  repository: " + r.URL + "\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-legacy}\n",
+	}))
+	e := offlineEngine(t, chartOptions(t, r))
+	app := &Application{Spec: ApplicationSpec{
+		Source:      &ApplicationSource{RepoURL: r.URL, Chart: "legacy", TargetRevision: "1.0.0"},
+		Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
+	}}
+	app.Name = "legacy"
+	objs, _, err := e.Render(context.Background(), app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, o := range objs {
+		names[o.GetName()] = true
+	}
+	if len(objs) != 2 || !names["from-sub"] || !names["from-legacy"] {
+		t.Fatalf("objects %v", names)
+	}
+}
