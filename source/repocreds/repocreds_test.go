@@ -68,6 +68,16 @@ stringData:
 ---
 apiVersion: v1
 kind: Secret
+metadata:
+  name: ssh-repo
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repository}
+stringData:
+  url: git@git.example.com:team/infra.git
+  sshPrivateKey: ssh-KEY-SECRET
+---
+apiVersion: v1
+kind: Secret
 metadata: {name: unrelated, namespace: argocd}
 stringData: {url: https://nothing, password: x}
 ---
@@ -118,11 +128,14 @@ func TestLongestPrefixAndRepositorySecrets(t *testing.T) {
 			t.Errorf("%s: got %s user %q ca %v oci %v (secret match %v)", c.url, got.Kind(), got.Username, len(got.CAData) > 0, got.EnableOCI, secret == c.secret)
 		}
 	}
+	if c := s.For("git@git.example.com:team/infra"); c == nil || c.Kind() != "ssh" || string(c.KnownHosts) != "git.example.com ssh-ed25519 AAAA" {
+		t.Errorf("ssh repository: %v", c)
+	}
 	if c := s.For("https://elsewhere.example.com/x"); c != nil {
 		t.Errorf("unrelated URL got %v", c)
 	}
 	repos, templates := s.Repositories()
-	if len(repos) != 2 || len(templates) != 3 || templates[0].Secret != "argocd/platform-creds" {
+	if len(repos) != 3 || len(templates) != 3 || templates[0].Secret != "argocd/platform-creds" {
 		t.Errorf("repositories %d, templates %d (first %s)", len(repos), len(templates), templates[0].Secret)
 	}
 	var out strings.Builder
