@@ -317,3 +317,20 @@ func TestRepositoryProxy(t *testing.T) {
 		t.Errorf("malformed proxy: %v", err)
 	}
 }
+
+// An HTTPS repository behind its proxy: a CONNECT tunnel, with the
+// repository's CA and basic auth end to end.
+func TestRepositoryProxyHTTPS(t *testing.T) {
+	r := newRepo(t)
+	proxy := chartserver.NewProxy(t)
+	s := newSource(t, nil)
+	repo := repoOf(r)
+	repo.Credentials.Proxy = proxy.URL
+	rev, err := s.Resolve(context.Background(), repo, "1.0.x")
+	if err != nil || rev.Commit != "1.0.1" {
+		t.Fatalf("resolve through a CONNECT proxy: %v %v", rev, err)
+	}
+	if proxy.Forwards() < 1 {
+		t.Error("the proxy tunnelled nothing")
+	}
+}
