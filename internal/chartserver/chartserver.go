@@ -28,6 +28,9 @@ type Options struct {
 	// Username and Password, when set, are required (basic auth) on
 	// every request.
 	Username, Password string
+	// BearerToken, when set, is required ("Authorization: Bearer") on
+	// every request instead of basic auth.
+	BearerToken string
 	// ClientCAs, with TLS, makes the server demand a client certificate
 	// signed by one of them (see ClientCert).
 	ClientCAs *x509.CertPool
@@ -55,7 +58,12 @@ func New(t testing.TB, opts Options) *Repo {
 	r := &Repo{Dir: t.TempDir(), t: t, counts: map[string]*atomic.Int64{}}
 	files := http.FileServer(http.Dir(r.Dir))
 	h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if opts.Username != "" || opts.Password != "" {
+		if opts.BearerToken != "" {
+			if subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), []byte("Bearer "+opts.BearerToken)) != 1 {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+		} else if opts.Username != "" || opts.Password != "" {
 			u, p, ok := req.BasicAuth()
 			if !ok || subtle.ConstantTimeCompare([]byte(u), []byte(opts.Username)) != 1 || subtle.ConstantTimeCompare([]byte(p), []byte(opts.Password)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Basic realm="charts"`)

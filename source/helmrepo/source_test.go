@@ -334,3 +334,22 @@ func TestRepositoryProxyHTTPS(t *testing.T) {
 		t.Error("the proxy tunnelled nothing")
 	}
 }
+
+func TestBearerToken(t *testing.T) {
+	r := chartserver.New(t, chartserver.Options{TLS: true, BearerToken: "tok-SECRET-77"})
+	r.Add(chartserver.WebChart(t, "web", "1.0.0"))
+	s := newSource(t, nil)
+	ctx := context.Background()
+	repo := source.Repository{URL: r.URL, Chart: "web", Credentials: &source.Credentials{BearerToken: "tok-SECRET-77", CAData: r.CAPEM}}
+	rev, err := s.Resolve(ctx, repo, "*")
+	if err != nil || rev.Commit != "1.0.0" {
+		t.Fatalf("resolve with a bearer token: %v %v", rev, err)
+	}
+	if _, err := s.Snapshot(ctx, repo, rev); err != nil {
+		t.Fatal(err)
+	}
+	repo.Credentials = &source.Credentials{BearerToken: "tok-SECRET-wrong", CAData: r.CAPEM}
+	if _, err := s.Resolve(ctx, repo, "*"); !errors.Is(err, source.ErrAuthentication) || strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("wrong token: %v", err)
+	}
+}
