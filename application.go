@@ -23,8 +23,10 @@ type ApplicationSpec struct {
 	Project string `json:"project,omitempty"`
 	// Source is the single source of desired state.
 	Source *ApplicationSource `json:"source,omitempty"`
-	// Sources are several sources whose objects are joined (and which can
-	// reference each other's files through Ref, as in Argo CD).
+	// Sources are several sources whose objects are joined, rendered in
+	// order; the app's revision lists each source's revision, comma
+	// separated. A source with Ref exposes its repository's files to the
+	// others' helm.valueFiles as "$REF/path", as in Argo CD.
 	Sources []ApplicationSource `json:"sources,omitempty"`
 	// Destination is the cluster and namespace to deploy to.
 	Destination ApplicationDestination `json:"destination"`
@@ -42,14 +44,21 @@ type ApplicationSource struct {
 	RepoURL        string `json:"repoURL"`
 	Path           string `json:"path,omitempty"`
 	TargetRevision string `json:"targetRevision,omitempty"`
-	// Chart names a Helm chart in a Helm repository (instead of Path).
+	// Chart names a Helm chart (instead of Path) in the Helm chart
+	// repository or OCI registry at RepoURL ("https://charts.example.com",
+	// "oci://registry.example.com/charts", or "registry.example.com/charts"
+	// with credentials that set EnableOCI). TargetRevision is then a chart
+	// version or a semver constraint ("1.2.x", "^1", "*"), and the resolved
+	// version is the source's revision.
 	Chart     string                      `json:"chart,omitempty"`
 	Helm      *ApplicationSourceHelm      `json:"helm,omitempty"`
 	Kustomize *ApplicationSourceKustomize `json:"kustomize,omitempty"`
 	Directory *ApplicationSourceDirectory `json:"directory,omitempty"`
 	Plugin    *ApplicationSourcePlugin    `json:"plugin,omitempty"`
 	// Ref names this source so that other sources can use its files
-	// ("$ref/values.yaml"); a source with only Ref renders nothing.
+	// ("$ref/values.yaml", from the repository's root); a source with Ref
+	// and no Path or Chart renders nothing. A chart source cannot have a
+	// Ref, and a "$ref/" path that climbs out of the repository is refused.
 	Ref string `json:"ref,omitempty"`
 	// Name names the source for people.
 	Name string `json:"name,omitempty"`

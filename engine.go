@@ -34,6 +34,10 @@ type Options struct {
 	// folders (paths and file:// URLs) from source/dir, everything else
 	// from Git (source/git).
 	SourceFor func(repoURL string) (source.Source, error)
+	// ChartSource reads the Helm charts of sources with spec.source.chart
+	// (HTTP(S) chart repositories and OCI registries). Default: one
+	// source/helmrepo Source with its defaults.
+	ChartSource source.Source
 	// Credentials returns the credentials of a repository, or nil.
 	Credentials func(repoURL string) *source.Credentials
 	// Renderers render each tool. Default: every built-in renderer.

@@ -305,16 +305,8 @@ func (r *runner) latestRevision(ctx context.Context, app *Application) func() st
 	return func() string {
 		var revs []string
 		for _, src := range app.Spec.AllSources() {
-			s, err := r.e.sourceFor(src.RepoURL)
-			if err != nil {
-				return ""
-			}
-			repo := source.Repository{URL: src.RepoURL}
-			if r.e.opts.Credentials != nil {
-				repo.Credentials = r.e.opts.Credentials(src.RepoURL)
-			}
 			r.e.Invalidate(src.RepoURL)
-			rev, err := s.Resolve(ctx, repo, src.TargetRevision)
+			rev, err := r.e.resolve(ctx, src, src.TargetRevision)
 			if err != nil {
 				return ""
 			}
@@ -402,12 +394,16 @@ func (e *Engine) Hint(repoURL string) {
 // CD's hard refresh; rendered manifests stay cached, by content). Hint
 // does this for a running engine and also queues the apps.
 func (e *Engine) Invalidate(repoURL string) {
-	s, err := e.sourceFor(repoURL)
-	if err != nil {
-		return
+	if s, err := e.sourceFor(repoURL); err == nil {
+		if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
+			inv.Invalidate(source.Repository{URL: repoURL})
+		}
 	}
-	if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
-		inv.Invalidate(source.Repository{URL: repoURL})
+	// The same URL may be a chart repository: its index is read again too.
+	if s, err := e.chartSource(); err == nil {
+		if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
+			inv.Invalidate(source.Repository{URL: repoURL})
+		}
 	}
 }
 

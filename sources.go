@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kubegitops/gitops/resource"
+	pathpkg "path"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/render/helm"
 	"github.com/kubegitops/gitops/render/jsonnet"
 	"github.com/kubegitops/gitops/render/kustomize"
@@ -18,14 +20,17 @@ import (
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/dir"
 	"github.com/kubegitops/gitops/source/git"
+	"github.com/kubegitops/gitops/source/helmrepo"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func (e *Engine) newRenderer() (render.Renderer, error) {
+	hopts := helm.DefaultOptions()
+	hopts.Dependencies = dependencyFetcher{e}
 	tools := render.Tools{
 		render.KindPlain:     plain.New(plain.DefaultOptions()),
 		render.KindKustomize: kustomize.New(kustomize.DefaultOptions()),
-		render.KindHelm:      helm.New(helm.DefaultOptions()),
+		render.KindHelm:      helm.New(hopts),
 		render.KindJsonnet:   jsonnet.New(jsonnet.DefaultOptions()),
 		render.KindPlugin:    plugin.New(plugin.DefaultOptions()),
 	}
@@ -109,50 +114,78 @@ func joinRevisions(revs []string) string { return strings.Join(revs, ",") }
 // render resolves, snapshots and renders every source of the app. pinned,
 // when set, replaces each source's targetRevision (a rollback, or a sync of
 // a chosen revision).
+//
+// Multi-source rules (Argo CD's): every source is resolved and its
+// revision reported, in order; a source with ref NAME exposes its whole
+// tree to the others' helm.valueFiles as "$NAME/..." and is rendered
+// itself only when it also has a path or a chart.
 func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string) (rendered, error) {
 	var out rendered
 	srcs := app.Spec.AllSources()
+	snaps := make([]source.Snapshot, len(srcs))
+	defer func() {
+		for _, snap := range snaps {
+			if c, ok := snap.(source.Closer); ok {
+				_ = c.Close()
+			}
+		}
+	}()
+	refs := map[string]source.Snapshot{}
+	proj, err := e.project(app)
+	if err != nil {
+		return rendered{}, err
+	}
 	for i, src := range srcs {
-		if src.Ref != "" || src.Chart != "" {
-			return rendered{}, fmt.Errorf("source %d (%s): ref and chart sources are not supported yet", i, source.RedactURL(src.RepoURL))
-		}
-		s, err := e.sourceFor(src.RepoURL)
-		if err != nil {
-			return rendered{}, err
-		}
-		repo := source.Repository{URL: src.RepoURL}
-		if e.opts.Credentials != nil {
-			repo.Credentials = e.opts.Credentials(src.RepoURL)
-		}
 		target := src.TargetRevision
 		if len(pinned) == len(srcs) && pinned[i] != "" {
 			target = pinned[i]
 		}
-		rev, err := s.Resolve(ctx, repo, target)
-		e.metrics.gitRequest("resolve", err)
-		e.metrics.argo.gitRequest(src.RepoURL, "resolve")
+		rev, snap, err := e.fetch(ctx, i, src, target)
 		if err != nil {
-			return rendered{}, fmt.Errorf("resolve %s at %q: %w", source.RedactURL(src.RepoURL), target, err)
+			return rendered{}, err
 		}
-		snap, err := s.Snapshot(ctx, repo, rev)
-		e.metrics.gitRequest("fetch", err)
-		e.metrics.argo.gitRequest(src.RepoURL, "fetch")
+		snaps[i] = snap
+		out.revisions = append(out.revisions, rev)
+		if src.Ref != "" {
+			if src.Chart != "" {
+				return rendered{}, fmt.Errorf("source %d (%s): ref %q on a chart source: only a repository's files can be referenced", i, source.RedactURL(src.RepoURL), src.Ref)
+			}
+			if _, dup := refs["$"+src.Ref]; dup {
+				return rendered{}, fmt.Errorf("source %d (%s): ref %q is used by two sources", i, source.RedactURL(src.RepoURL), src.Ref)
+			}
+			refs["$"+src.Ref] = snap
+		}
+	}
+	for i, src := range srcs {
+		if src.Ref != "" && src.Path == "" && src.Chart == "" {
+			continue // values only
+		}
+		env := buildEnv(app, src, snaps[i].Revision(), renderVersions(cs))
+		snap, src, err := withRefs(i, src, snaps[i], refs, env)
 		if err != nil {
-			return rendered{}, fmt.Errorf("snapshot %s at %s: %w", source.RedactURL(src.RepoURL), rev.Commit, err)
+			return rendered{}, err
 		}
 		in, err := renderInput(app, src, snap, cs)
 		if err != nil {
 			return rendered{}, err
 		}
-		objs, err := e.renderer.Render(ctx, in)
-		if c, ok := snap.(interface{ Close() error }); ok {
-			_ = c.Close()
+		if in.KubeVersion != env["KUBE_VERSION"] || strings.Join(in.APIVersions, ",") != env["KUBE_API_VERSIONS"] {
+			// The source overrides the cluster's versions (helm.kubeVersion,
+			// helm.apiVersions): the build environment says what it renders for.
+			env = buildEnv(app, src, snaps[i].Revision(), in)
 		}
+		substituteBuildEnv(&in, env)
+		if repos := dependencyRepos(proj); repos != nil {
+			if in.Helm == nil {
+				in.Helm = &render.HelmSource{}
+			}
+			in.Helm.DependencyRepos = repos
+		}
+		objs, err := e.renderer.Render(ctx, in)
 		if err != nil {
 			return rendered{}, err
 		}
 		out.objects = append(out.objects, objs...)
-		out.revisions = append(out.revisions, rev)
 	}
 	out.objects, out.excluded = e.splitExcluded(app, cs, out.objects)
 	return out, nil
@@ -164,6 +197,161 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 func isAbsolutePath(p string) bool {
 	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) ||
 		(len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
+}
+
+// dependencyRepos returns the globs a chart's dependencies may come
+// from: the project's sourceRepos, or nil when they admit any repository.
+func dependencyRepos(p *Project) []string {
+	if p == nil || slices.Contains(p.Spec.SourceRepos, "*") {
+		return nil
+	}
+	return append([]string{}, p.Spec.SourceRepos...)
+}
+
+// sourceOf returns the Source and Repository of one app source: the
+// chart source for a chart, else the source of its repository URL.
+func (e *Engine) sourceOf(src ApplicationSource) (source.Source, source.Repository, error) {
+	if src.Helm != nil && src.Helm.PassCredentials {
+		return nil, source.Repository{}, fmt.Errorf("%s: helm.passCredentials is not supported: a repository's credentials are only sent to its own host", source.RedactURL(src.RepoURL))
+	}
+	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart}
+	if e.opts.Credentials != nil {
+		repo.Credentials = e.opts.Credentials(src.RepoURL)
+	}
+	var s source.Source
+	var err error
+	if src.Chart != "" {
+		s, err = e.chartSource()
+	} else {
+		s, err = e.sourceFor(src.RepoURL)
+	}
+	return s, repo, err
+}
+
+// resolve resolves one app source at target.
+func (e *Engine) resolve(ctx context.Context, src ApplicationSource, target string) (source.Revision, error) {
+	s, repo, err := e.sourceOf(src)
+	if err != nil {
+		return source.Revision{}, err
+	}
+	return s.Resolve(ctx, repo, target)
+}
+
+// fetch resolves one source at target and opens its snapshot.
+func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target string) (source.Revision, source.Snapshot, error) {
+	s, repo, err := e.sourceOf(src)
+	if err != nil {
+		return source.Revision{}, nil, err
+	}
+	name := source.RedactURL(src.RepoURL)
+	if src.Chart != "" {
+		name += " chart " + src.Chart
+	}
+	rev, err := s.Resolve(ctx, repo, target)
+	e.metrics.gitRequest("resolve", err)
+	e.metrics.argo.gitRequest(src.RepoURL, "resolve")
+	if err != nil {
+		return source.Revision{}, nil, fmt.Errorf("source %d: resolve %s at %q: %w", i, name, target, err)
+	}
+	snap, err := s.Snapshot(ctx, repo, rev)
+	e.metrics.gitRequest("fetch", err)
+	e.metrics.argo.gitRequest(src.RepoURL, "fetch")
+	if err != nil {
+		return source.Revision{}, nil, fmt.Errorf("source %d: snapshot %s at %s: %w", i, name, rev.Commit, err)
+	}
+	return rev, snap, nil
+}
+
+// chartSource returns the Source of chart sources: Options.ChartSource,
+// or one helmrepo.Source with its defaults for the engine's life.
+func (e *Engine) chartSource() (source.Source, error) {
+	if e.opts.ChartSource != nil {
+		return e.opts.ChartSource, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s, ok := e.sources["helm"]; ok {
+		return s, nil
+	}
+	hopts := helmrepo.DefaultOptions()
+	hopts.Logger = e.opts.Log
+	s, err := helmrepo.New(hopts)
+	if err != nil {
+		return nil, err
+	}
+	e.sources["helm"] = s
+	return s, nil
+}
+
+// withRefs mounts the trees of ref sources into snap for the value files
+// of src that name them ("$values/envs/prod.yaml": the file envs/prod.yaml
+// at the root of the source with ref values), and rewrites those value
+// files to reach the mount from the chart's directory. A "$NAME" that no
+// source defines, or a path that climbs out of the referenced tree, is an
+// error naming the value file.
+//
+// The build environment is substituted in value file paths as Argo CD
+// does: in a "$NAME/" path after the reference is resolved, in the others
+// whole. A "$NAME/" that is neither a ref nor a build variable is an error
+// naming the value file.
+func withRefs(i int, src ApplicationSource, snap source.Snapshot, refs map[string]source.Snapshot, env map[string]string) (source.Snapshot, ApplicationSource, error) {
+	if src.Helm == nil || len(src.Helm.ValueFiles) == 0 {
+		return snap, src, nil
+	}
+	var mounts map[string]source.Snapshot
+	files := make([]string, len(src.Helm.ValueFiles))
+	up := upTo(src.Path)
+	for j, vf := range src.Helm.ValueFiles {
+		name, rest, _ := strings.Cut(vf, "/")
+		ref, isRef := refs[name]
+		if !isRef {
+			if _, isVar := env[strings.Trim(strings.TrimPrefix(name, "$"), "{}")]; strings.HasPrefix(vf, "$") && !isVar && !strings.HasPrefix(vf, "$$") {
+				return nil, src, fmt.Errorf("source %d: helm.valueFiles %q: no source has ref %q", i, vf, strings.TrimPrefix(name, "$"))
+			}
+			files[j] = envsubst(vf, env)
+			continue
+		}
+		rest = envsubst(rest, env)
+		clean := pathpkg.Clean("/" + rest)
+		if rest == "" || clean == "/" || strings.Contains("/"+rest+"/", "/../") {
+			return nil, src, fmt.Errorf("source %d: helm.valueFiles %q: %w", i, vf, render.ErrOutsideRoot)
+		}
+		if mounts == nil {
+			mounts = map[string]source.Snapshot{}
+		}
+		mounts[name] = ref
+		files[j] = up + name + clean
+	}
+	h := *src.Helm
+	h.ValueFiles = files
+	src.Helm = &h
+	if mounts == nil {
+		return snap, src, nil
+	}
+	return source.WithMounts(snap, mounts), src, nil
+}
+
+// upTo returns the "../" steps from a source's path to its tree's root.
+func upTo(p string) string {
+	p = strings.Trim(pathpkg.Clean("/"+p), "/")
+	if p == "" {
+		return ""
+	}
+	return strings.Repeat("../", strings.Count(p, "/")+1)
+}
+
+// renderVersions returns an Input holding only the destination's kube
+// version and API versions, as renderInput sets them.
+func renderVersions(cs *clusterState) render.Input {
+	var in render.Input
+	switch {
+	case cs != nil && cs.cache != nil:
+		in.KubeVersion = cs.cache.ServerVersion()
+		in.APIVersions = apiVersions(cs)
+	case cs != nil:
+		in.KubeVersion, in.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
+	}
+	return in
 }
 
 // renderInput maps an Argo CD source onto the renderer's input, with the
@@ -178,13 +366,11 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 	if path == "" {
 		path = "."
 	}
-	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace}
-	switch {
-	case cs != nil && cs.cache != nil:
-		in.KubeVersion = cs.cache.ServerVersion()
-		in.APIVersions = apiVersions(cs)
-	case cs != nil:
-		in.KubeVersion, in.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
+	v := renderVersions(cs)
+	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace, KubeVersion: v.KubeVersion, APIVersions: v.APIVersions}
+	if src.Chart != "" {
+		// A chart's snapshot is the chart itself.
+		in.Path, in.Tool = ".", render.KindHelm
 	}
 	if d := src.Directory; d != nil {
 		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude}

@@ -115,6 +115,12 @@ func (src *ApplicationSource) validate(path string) []fieldError {
 	if src.Chart != "" && src.Path != "" {
 		errs = append(errs, fieldErrorf(path+".chart", "set chart or path, not both"))
 	}
+	if src.Chart != "" && (src.Kustomize != nil || src.Directory != nil || src.Plugin != nil) {
+		errs = append(errs, fieldErrorf(path+".chart", "a chart renders with Helm: kustomize, directory and plugin do not apply"))
+	}
+	if src.Helm != nil && src.Helm.PassCredentials {
+		errs = append(errs, fieldErrorf(path+".helm.passCredentials", "is not supported: a repository's credentials are only sent to its own host (give the archive host credentials of its own)"))
+	}
 	return errs
 }
 

@@ -122,6 +122,11 @@ type HelmSource struct {
 	SkipSchemaValidation bool
 	// IsUpgrade sets .Release.IsUpgrade instead of .Release.IsInstall.
 	IsUpgrade bool
+	// DependencyRepos are the repository URL globs a chart's missing
+	// dependencies may be fetched from (the engine sets the app project's
+	// sourceRepos); nil admits any. Only a renderer with a dependency
+	// fetcher uses it.
+	DependencyRepos []string `json:",omitempty"`
 }
 
 // HelmParameter is one --set or --set-string value.
@@ -207,4 +212,9 @@ type PluginSource struct {
 	Name string
 	// Env are per-application variables, passed as ARGOCD_ENV_<name>.
 	Env map[string]string `json:",omitempty"`
+	// BuildEnv is Argo CD's build environment (ARGOCD_APP_NAME,
+	// ARGOCD_APP_REVISION, ARGOCD_APP_SOURCE_REPO_URL, KUBE_VERSION, ...),
+	// passed to the plugin's commands as it is; it overrides the
+	// variables the plugin renderer derives from the Input.
+	BuildEnv map[string]string `json:",omitempty"`
 }

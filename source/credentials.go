@@ -2,14 +2,20 @@ package source
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 )
 
-// Credentials authenticate to a Git host. Set either Username/Password
+// Credentials authenticate to a repository host (Git, a Helm chart
+// repository or an OCI registry). Set either Username/Password
 // (HTTPS basic; a personal access token goes in Password), BearerToken
 // (HTTPS "Authorization: Bearer"), or SSHPrivateKey (SSH).
 //
@@ -33,6 +39,31 @@ type Credentials struct {
 	KnownHosts []byte
 	// InsecureIgnoreHostKey accepts any SSH host key. For tests only.
 	InsecureIgnoreHostKey bool
+	// TLSClientCertData and TLSClientKeyData are a PEM client certificate
+	// and its key, presented to HTTPS servers that ask for one (Argo CD's
+	// tlsClientCertData / tlsClientCertKey).
+	TLSClientCertData []byte
+	TLSClientKeyData  []byte
+	// CAData is a PEM bundle of certificate authorities trusted for this
+	// repository's host, in addition to the system roots.
+	CAData []byte
+	// EnableOCI says the repository is an OCI registry of Helm charts even
+	// though its URL has no oci:// scheme (Argo CD's enableOCI on a
+	// repository of type helm).
+	EnableOCI bool
+	// Proxy is the HTTP(S) proxy URL requests to this repository go
+	// through (Argo CD's proxy), and NoProxy the comma-separated hosts,
+	// domains and CIDRs that bypass it (Argo CD's noProxy). With a Proxy
+	// the URL policy still checks every target URL, and every dial (to the
+	// proxy). Empty Proxy: the environment's proxy when no URL policy is
+	// set, else none.
+	Proxy, NoProxy string
+	// CacheIdentity, when set, stands for the secrets in the keys that
+	// keep the caches of different identities apart (Identity, Git object
+	// stores): for a token that rotates under one identity, such as a
+	// GitHub App installation token ("github-app:<base>:<app>:<installation>"),
+	// so that each new token does not start a cache of its own.
+	CacheIdentity string
 	// Scope is where the credentials may be sent: a URL prefix
 	// ("https://git.example.com" or "https://git.example.com/team/"). Empty
 	// means the exact scheme, host and port of the Repository URL. Hosts
@@ -41,7 +72,8 @@ type Credentials struct {
 	Scope string
 }
 
-// Kind names the kind of credentials: "basic", "bearer", "ssh" or "none".
+// Kind names the kind of credentials: "basic", "bearer", "ssh",
+// "tls-client" (a client certificate only) or "none".
 func (c Credentials) Kind() string {
 	switch {
 	case len(c.SSHPrivateKey) > 0:
@@ -50,6 +82,8 @@ func (c Credentials) Kind() string {
 		return "bearer"
 	case c.Username != "" || c.Password != "":
 		return "basic"
+	case len(c.TLSClientCertData) > 0:
+		return "tls-client"
 	}
 	return "none"
 }
@@ -152,18 +186,124 @@ func defaultPort(scheme string) string {
 	return ""
 }
 
+// Identity returns a digest of everything in c that decides access (the
+// secrets included, hashed, never in clear), for keeping apart the caches
+// of different identities. It is "" for nil credentials.
+func (c *Credentials) Identity() string { return c.identity() }
+
 // identity returns a digest of everything in c that decides access, for
 // keeping apart the work of different identities (never printed).
 func (c *Credentials) identity() string {
 	if c == nil {
 		return ""
 	}
+	if c.CacheIdentity != "" {
+		sum := sha256.Sum256([]byte("cache-identity\x00" + c.CacheIdentity + "\x00" + c.Scope + "\x00" + c.Proxy + "\x00" + string(c.CAData) + "\x00" + string(c.TLSClientCertData)))
+		return hex.EncodeToString(sum[:])
+	}
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey,
-		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey))} {
+		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey)),
+		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI)), []byte(c.Proxy), []byte(c.NoProxy)} {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{0})
 		h.Write(part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TLSConfig returns the TLS client configuration of c: the system roots
+// plus CAData, and the client certificate of TLSClientCertData and
+// TLSClientKeyData. It is nil (use the defaults) when c sets neither. The
+// error never quotes key material.
+func (c *Credentials) TLSConfig() (*tls.Config, error) {
+	if c == nil || (len(c.CAData) == 0 && len(c.TLSClientCertData) == 0) {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if len(c.CAData) > 0 {
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(c.CAData) {
+			return nil, fmt.Errorf("CA data holds no PEM certificate: %w", ErrInvalidRepository)
+		}
+		cfg.RootCAs = pool
+	}
+	if len(c.TLSClientCertData) > 0 {
+		cert, err := tls.X509KeyPair(c.TLSClientCertData, c.TLSClientKeyData)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate or key is not valid PEM: %w", ErrInvalidRepository)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// ProxyFunc returns the proxy selector of c's Proxy and NoProxy, or nil
+// when c sets no proxy. NoProxy entries are "*" (every host), host names
+// (matching the host and its subdomains; a leading "." is allowed), IP
+// addresses and CIDR ranges, each optionally with ":port". Unlike the
+// environment's proxy, loopback targets are proxied too unless NoProxy
+// lists them. The error names no part of the proxy URL (it may hold a
+// password).
+func (c *Credentials) ProxyFunc() (func(*http.Request) (*url.URL, error), error) {
+	if c == nil || c.Proxy == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(c.Proxy)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("proxy is not an http(s) URL: %w", ErrInvalidRepository)
+	}
+	var rules []string
+	for _, r := range strings.Split(c.NoProxy, ",") {
+		if r = strings.ToLower(strings.TrimSpace(r)); r != "" {
+			rules = append(rules, r)
+		}
+	}
+	return func(req *http.Request) (*url.URL, error) {
+		if bypassProxy(rules, req.URL) {
+			return nil, nil
+		}
+		return u, nil
+	}, nil
+}
+
+// bypassProxy reports whether target matches a NoProxy rule.
+func bypassProxy(rules []string, target *url.URL) bool {
+	host, port := strings.ToLower(target.Hostname()), target.Port()
+	if port == "" {
+		port = defaultPort(target.Scheme)
+	}
+	ip, ipErr := netip.ParseAddr(host)
+	for _, r := range rules {
+		if r == "*" {
+			return true
+		}
+		rhost, rport := r, ""
+		if h, p, err := net.SplitHostPort(r); err == nil {
+			rhost, rport = h, p
+		}
+		if rport != "" && rport != port {
+			continue
+		}
+		if prefix, err := netip.ParsePrefix(rhost); err == nil {
+			if ipErr == nil && prefix.Contains(ip) {
+				return true
+			}
+			continue
+		}
+		if a, err := netip.ParseAddr(rhost); err == nil {
+			if ipErr == nil && a == ip {
+				return true
+			}
+			continue
+		}
+		rhost = strings.TrimPrefix(rhost, ".")
+		if host == rhost || strings.HasSuffix(host, "."+rhost) {
+			return true
+		}
+	}
+	return false
 }

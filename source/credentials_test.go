@@ -3,6 +3,7 @@ package source
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -153,5 +154,38 @@ func TestURLPolicy(t *testing.T) {
 	var none *URLPolicy
 	if none.CheckAddr(netip.MustParseAddr("169.254.169.254")) != nil {
 		t.Error("a nil policy refuses")
+	}
+}
+
+func TestProxyFuncAndNoProxy(t *testing.T) {
+	c := &Credentials{Proxy: "http://proxy.example.com:3128", NoProxy: "internal.example.com, .corp, 10.0.0.0/8, 192.168.1.7, git.example.com:8443"}
+	pf, err := c.ProxyFunc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for target, proxied := range map[string]bool{
+		"https://github.com/org/repo":       true,
+		"http://127.0.0.1:8080/charts":      true, // loopback is proxied unless listed
+		"https://internal.example.com/x":    false,
+		"https://a.internal.example.com/x":  false,
+		"https://notinternal.example.com/x": true,
+		"https://build.corp/x":              false,
+		"https://10.1.2.3/x":                false,
+		"https://192.168.1.7/x":             false,
+		"https://192.168.1.8/x":             true,
+		"https://git.example.com:8443/x":    false,
+		"https://git.example.com/x":         true, // other port
+	} {
+		u, _ := url.Parse(target)
+		got, err := pf(&http.Request{URL: u})
+		if err != nil || (got != nil) != proxied {
+			t.Errorf("%s: proxy %v (%v), want proxied %v", target, got, err, proxied)
+		}
+	}
+	if pf, err := (&Credentials{}).ProxyFunc(); pf != nil || err != nil {
+		t.Error("no proxy configured gave a proxy function")
+	}
+	if _, err := (&Credentials{Proxy: "socks5://u:SECRET@p"}).ProxyFunc(); err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("socks proxy: %v", err)
 	}
 }

@@ -5,7 +5,9 @@
 //
 // The package holds the seams and the logic every source shares:
 //
-//   - Repository names a repository (URL and Credentials). Credentials never
+//   - Repository names a repository (URL, the Chart of a chart repository,
+//     and Credentials: basic, bearer, SSH key and known hosts, CA bundle
+//     and TLS client certificate, EnableOCI). Credentials never
 //     print, marshal or log their secrets: String, GoString, MarshalJSON and
 //     MarshalText all redact, and Repository.String strips any user
 //     information written into the URL.
@@ -25,8 +27,12 @@
 //   - Poller watches many (repository, ref) pairs, deduplicates them, polls
 //     each at an interval with jitter, backs off per host on errors and
 //     reports revision changes.
+//   - WithMounts exposes other snapshots inside one by name ("$values/..."),
+//     as multi-source applications need for their ref sources.
 //
 // The Git implementation lives in source/git, a local folder source in
-// source/dir, and a webhook receiver that turns push notifications into
-// refresh hints in source/webhook.
+// source/dir, Helm charts from chart repositories and OCI registries in
+// source/helmrepo, Argo CD's repository Secrets in source/repocreds, and a
+// webhook receiver that turns push notifications into refresh hints in
+// source/webhook.
 package source

@@ -16,6 +16,12 @@ type Repository struct {
 	// credentials: it is stripped from every message and bound to that
 	// URL's scheme and host like Credentials.
 	URL string `json:"url"`
+	// Chart names a Helm chart when URL is a Helm chart repository (an
+	// HTTP(S) repository with an index.yaml) or an OCI registry
+	// ("oci://host/path", or "host/path" with Credentials.EnableOCI); it is
+	// empty for Git and folders. Sources that read charts need it; the
+	// others ignore it.
+	Chart string `json:"chart,omitempty"`
 	// Credentials authenticate to the repository's host; nil for anonymous
 	// access. They are only ever sent to Credentials.Scope (by default the
 	// exact scheme and host of URL).
@@ -51,9 +57,10 @@ func (r Repository) Format(f fmt.State, verb rune) {
 func (r Repository) MarshalJSON() ([]byte, error) {
 	type redacted struct {
 		URL         string       `json:"url"`
+		Chart       string       `json:"chart,omitempty"`
 		Credentials *Credentials `json:"credentials,omitempty"`
 	}
-	return json.Marshal(redacted{URL: RedactURL(r.URL), Credentials: r.Credentials})
+	return json.Marshal(redacted{URL: RedactURL(r.URL), Chart: r.Chart, Credentials: r.Credentials})
 }
 
 // RedactURL returns raw with the password (and the user name of http(s)

@@ -18,13 +18,35 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var cmd appCommand
 	cmd.register(fs)
+	var off offlineFlags
+	off.register(fs)
+	liveDir := fs.String("live-dir", "", "compare with the live objects recorded in this folder's YAML files instead of a cluster (renders offline)")
 	if !parseFlags(fs, args) {
 		return 2
 	}
-	err := cmd.setup(stderr, nil)
+	if *liveDir != "" {
+		live, err := loadLiveDir(*liveDir)
+		if err != nil {
+			return fail(stderr, "diff", err)
+		}
+		err = off.offlineEngine(stderr, &cmd)
+		defer cmd.Close()
+		if err != nil {
+			return fail(stderr, "diff", err)
+		}
+		code, err := diffLive(ctx, cmd.engine, cmd.app, live, stdout)
+		if err != nil {
+			return fail(stderr, "diff", err)
+		}
+		return code
+	}
+	_, err := off.setupMaybeOffline(stderr, &cmd, nil)
 	defer cmd.Close()
 	if err != nil {
 		return fail(stderr, "diff", err)
+	}
+	if off.offline {
+		return fail(stderr, "diff", fmt.Errorf("no cluster to compare with: give --live-dir DIR to compare with a recorded live state"))
 	}
 	st, err := cmd.engine.Refresh(ctx, cmd.app)
 	if err != nil {

@@ -29,29 +29,42 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var cmd appCommand
 	cmd.register(fs)
 	showSecrets := fs.Bool("show-secrets", false, "print the values of Secrets (masked by default)")
+	var off offlineFlags
+	off.register(fs)
 	if !parseFlags(fs, args) {
 		return 2
 	}
 	rec := &recorder{}
-	err := cmd.setup(stderr, func(o *gitops.Options) { o.Renderers = rec.tools() })
+	offline, err := off.setupMaybeOffline(stderr, &cmd, func(o *gitops.Options) { o.Renderers = rec.tools() })
 	defer cmd.Close()
 	if err != nil {
 		return fail(stderr, "render", err)
 	}
-	_, err = cmd.engine.Refresh(ctx, cmd.app)
-	// Every source must have rendered: a partial stream would pass for the
-	// whole app. A later failure (comparing with the cluster) does not
-	// make the rendered manifests wrong; it is reported as a warning.
-	if rendered, want := rec.renders(), len(cmd.app.Spec.AllSources()); rendered < want {
-		if err == nil {
-			err = fmt.Errorf("%s: %d of %d sources rendered", cmd.app.Name, rendered, want)
+	rec.deps.e = cmd.engine
+	var objs []*unstructured.Unstructured
+	if offline {
+		// Nothing to compare with: the engine's Render is the whole job.
+		if objs, _, err = cmd.engine.Render(ctx, cmd.app); err != nil {
+			return fail(stderr, "render", err)
 		}
-		return fail(stderr, "render", err)
+	} else {
+		_, err = cmd.engine.Refresh(ctx, cmd.app)
+		// Every source must have rendered: a partial stream would pass for
+		// the whole app. A later failure (comparing with the cluster) does
+		// not make the rendered manifests wrong; it is reported as a
+		// warning.
+		if rendered, want := rec.renders(), renderedSources(cmd.app); rendered < want {
+			if err == nil {
+				err = fmt.Errorf("%s: %d of %d sources rendered", cmd.app.Name, rendered, want)
+			}
+			return fail(stderr, "render", err)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "gitopsctl render: warning: %v\n", err)
+		}
+		objs = rec.objects()
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gitopsctl render: warning: %v\n", err)
-	}
-	for _, obj := range rec.objects() {
+	for _, obj := range objs {
 		if !*showSecrets {
 			maskSecret(obj)
 		}
@@ -64,19 +77,47 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
+// renderedSources counts the sources that render objects: a source with
+// only a ref provides files to the others.
+func renderedSources(app *gitops.Application) int {
+	n := 0
+	for _, src := range app.Spec.AllSources() {
+		if src.Ref == "" || src.Path != "" || src.Chart != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // recorder wraps the built-in renderers and keeps what they render, in the
 // order the engine asked (one source after another).
 type recorder struct {
 	mu   gosync.Mutex
 	objs []*unstructured.Unstructured
 	done int // renders that succeeded
+	// deps fetches chart dependencies through the engine, once it exists.
+	deps lateDependencies
+}
+
+// lateDependencies is the engine's dependency fetcher, set once the
+// engine is built (the renderers are built before it).
+type lateDependencies struct{ e *gitops.Engine }
+
+// FetchDependency implements helm.DependencyFetcher.
+func (l *lateDependencies) FetchDependency(ctx context.Context, req helm.DependencyRequest) ([]byte, error) {
+	if l.e == nil {
+		return nil, fmt.Errorf("dependency %s: no engine yet", req.Name)
+	}
+	return l.e.ChartDependencies().FetchDependency(ctx, req)
 }
 
 func (r *recorder) tools() map[render.Kind]render.Renderer {
+	hopts := helm.DefaultOptions()
+	hopts.Dependencies = &r.deps
 	return map[render.Kind]render.Renderer{
 		render.KindPlain:     &recording{r, plain.New(plain.DefaultOptions())},
 		render.KindKustomize: &recording{r, kustomize.New(kustomize.DefaultOptions())},
-		render.KindHelm:      &recording{r, helm.New(helm.DefaultOptions())},
+		render.KindHelm:      &recording{r, helm.New(hopts)},
 		render.KindJsonnet:   &recording{r, jsonnet.New(jsonnet.DefaultOptions())},
 		render.KindPlugin:    &recording{r, plugin.New(plugin.DefaultOptions())},
 	}

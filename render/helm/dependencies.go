@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -56,17 +57,29 @@ func missingDependencies(c *chart.Chart) []*chart.Dependency {
 // fetchDependencies downloads the missing dependencies of c from their
 // http(s) chart repositories and returns them as charts/<name>-<version>.tgz
 // files. Every archive passes checkArchive before Helm sees it.
-func (r *Renderer) fetchDependencies(ctx context.Context, c *chart.Chart, limits render.Limits) ([]*loader.BufferedFile, error) {
+//
+// With Options.Dependencies set, http(s) and oci:// dependencies are
+// fetched through it, with allowed (HelmSource.DependencyRepos) passed on.
+func (r *Renderer) fetchDependencies(ctx context.Context, c *chart.Chart, limits render.Limits, allowed []string) ([]*loader.BufferedFile, error) {
 	var files []*loader.BufferedFile
 	for _, d := range missingDependencies(c) {
 		scheme := render.URLScheme(d.Repository)
-		if scheme != "http" && scheme != "https" {
-			return nil, fmt.Errorf("%w: dependency %s from repository %q: only http(s) chart repositories are fetched", render.ErrSchemeNotAllowed, d.Name, d.Repository)
+		var data []byte
+		var err error
+		switch {
+		case r.opts.Dependencies != nil && (scheme == "http" || scheme == "https" || scheme == "oci"):
+			data, err = r.opts.Dependencies.FetchDependency(ctx, DependencyRequest{Repository: d.Repository, Name: d.Name, Version: d.Version, Allowed: allowed})
+		case scheme == "http" || scheme == "https":
+			key := d.Repository + "|" + d.Name + "|" + d.Version
+			data, err = r.deps.get(key, func() ([]byte, error) { return r.download(ctx, d, limits) })
+		default:
+			return nil, fmt.Errorf("%w: dependency %s from repository %q: only http(s) and oci:// chart repositories are fetched", render.ErrSchemeNotAllowed, d.Name, d.Repository)
 		}
-		key := d.Repository + "|" + d.Name + "|" + d.Version
-		data, err := r.deps.get(key, func() ([]byte, error) { return r.download(ctx, d, limits) })
 		if err != nil {
 			return nil, err
+		}
+		if v, ok := archiveVersion(data); ok {
+			d.Version = v // a constraint resolved: name the file by the version
 		}
 		name := fmt.Sprintf("charts/%s-%s.tgz", d.Name, d.Version)
 		if err := checkArchive(name, data, limits); err != nil {
@@ -155,4 +168,13 @@ func redactURL(u string) string {
 		}
 	}
 	return u
+}
+
+// archiveVersion reads the version from the Chart.yaml of a chart archive.
+func archiveVersion(data []byte) (string, bool) {
+	c, err := loader.LoadArchive(bytes.NewReader(data))
+	if err != nil || c.Metadata == nil {
+		return "", false
+	}
+	return c.Metadata.Version, true
 }

@@ -11,6 +11,11 @@
 // FetchDependencies is set; then it is downloaded from its http(s) chart
 // repository at the version Chart.lock pins, into memory, once per
 // Renderer (concurrent renders share one download), within the budgets.
+// With Options.Dependencies set (the engine sets it), missing
+// dependencies from http(s) and oci:// repositories are fetched through
+// that DependencyFetcher instead, which is handed HelmSource.
+// DependencyRepos (the app project's sourceRepos) to refuse repositories
+// outside them; the version a constraint resolved to names the archive.
 //
 // Values are merged as Argo CD and Helm do: the chart's values.yaml, then
 // ValueFiles in order, then the inline Values document, then ValuesObject,

@@ -36,6 +36,36 @@ type Options struct {
 	// DefaultKubeVersion is used when Input.KubeVersion is empty. Default:
 	// Helm's own default.
 	DefaultKubeVersion string
+	// Dependencies, when set, fetches the dependencies missing from
+	// charts/ (from http(s) and oci:// repositories) instead of the
+	// renderer's own downloader, and whether or not FetchDependencies is
+	// set; the engine sets it to fetch through its chart source (shared
+	// cache, credentials, the app project's sourceRepos). It is not part of
+	// the render cache key; HelmSource.DependencyRepos, which it is given,
+	// is.
+	Dependencies DependencyFetcher `json:"-"`
+}
+
+// DependencyFetcher fetches the archive of one chart dependency.
+type DependencyFetcher interface {
+	// FetchDependency returns the chart archive (.tgz) of req.Name at
+	// req.Version (a version or a constraint) from req.Repository, or an
+	// error naming them. It must refuse a repository that req.Allowed does
+	// not admit.
+	FetchDependency(ctx context.Context, req DependencyRequest) ([]byte, error)
+}
+
+// DependencyRequest is one dependency to fetch.
+type DependencyRequest struct {
+	// Repository is the dependency's repository URL as Chart.yaml has it
+	// ("https://charts.example.com", "oci://registry.example.com/charts").
+	Repository string
+	// Name and Version are the chart and the version or constraint
+	// (Chart.lock's pinned version when there is one).
+	Name, Version string
+	// Allowed are HelmSource.DependencyRepos: the repository URL globs the
+	// application may fetch from; nil admits any.
+	Allowed []string
 }
 
 // DefaultOptions returns the defaults: no remote value files, no fetching.
@@ -61,7 +91,12 @@ func New(opts Options) *Renderer {
 
 // Identity implements render.Identifier.
 func (r *Renderer) Identity(render.Input) (render.Identity, error) {
-	return render.Identity{Tool: render.KindHelm, Version: render.LibraryVersion("helm.sh/helm/v3"), Options: r.opts}, nil
+	// A fetcher decides whether a chart with missing dependencies renders
+	// at all, so its presence is part of the key (itself is not encodable).
+	return render.Identity{Tool: render.KindHelm, Version: render.LibraryVersion("helm.sh/helm/v3"), Options: struct {
+		Options
+		DependencyFetcher bool
+	}{r.opts, r.opts.Dependencies != nil}}, nil
 }
 
 // Render implements render.Renderer.
@@ -85,10 +120,10 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 		return nil, err
 	}
 	if err := action.CheckDependencies(chrt, chrt.Metadata.Dependencies); err != nil {
-		if !r.opts.FetchDependencies {
+		if !r.opts.FetchDependencies && r.opts.Dependencies == nil {
 			return nil, fmt.Errorf("%w: %v (vendor dependencies into charts/ or enable FetchDependencies)", render.ErrRemoteDisabled, err)
 		}
-		fetched, ferr := r.fetchDependencies(ctx, chrt, root.Limits())
+		fetched, ferr := r.fetchDependencies(ctx, chrt, root.Limits(), src.DependencyRepos)
 		if ferr != nil {
 			return nil, ferr
 		}

@@ -313,15 +313,26 @@ func withoutVendoredDeps(snap *rendertest.Snapshot) *rendertest.Snapshot {
 func TestS18HelmOptionsMissTheCache(t *testing.T) {
 	base := DefaultOptions()
 	muts, skipped := rendertest.Mutations(base)
-	if len(skipped) != 0 {
-		t.Fatalf("fields the walker cannot change: %v", skipped)
+	if len(skipped) != 1 || skipped[0] != "Dependencies" {
+		t.Fatalf("fields the walker cannot change: %v (only the Dependencies interface is expected)", skipped)
 	}
 	in := prodInput(fixture(t))
 	key := func(o Options) string { return rendertest.IdentityKey(t, New(o), in) }
 	baseKey := key(base)
+	withFetcher := base
+	withFetcher.Dependencies = fetcherFunc(func(context.Context, DependencyRequest) ([]byte, error) { return nil, nil })
+	if key(withFetcher) == baseKey {
+		t.Error("setting Options.Dependencies does not change the cache key")
+	}
 	for _, m := range muts {
 		if key(m.Value.(Options)) == baseKey {
 			t.Errorf("changing Options.%s does not change the cache key", m.Field)
 		}
 	}
+}
+
+type fetcherFunc func(context.Context, DependencyRequest) ([]byte, error)
+
+func (f fetcherFunc) FetchDependency(ctx context.Context, req DependencyRequest) ([]byte, error) {
+	return f(ctx, req)
 }

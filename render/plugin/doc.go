@@ -16,7 +16,9 @@
 //     /usr/local/bin:/usr/bin:/bin, HOME and TMPDIR point into the copy,
 //     and Argo CD's build variables are set (ARGOCD_APP_NAME,
 //     ARGOCD_APP_NAMESPACE, ARGOCD_APP_SOURCE_PATH, KUBE_VERSION,
-//     KUBE_API_VERSIONS, and ARGOCD_ENV_<name> for Input.Plugin.Env);
+//     KUBE_API_VERSIONS, then whatever Input.Plugin.BuildEnv holds, such
+//     as the engine's ARGOCD_APP_REVISION and ARGOCD_APP_SOURCE_REPO_URL,
+//     and ARGOCD_ENV_<name> for Input.Plugin.Env);
 //     Plugin.Credentials are added only when Plugin.GrantCredentials is set;
 //   - the command is killed (its whole process group) at Plugin.Timeout,
 //     and when its standard output passes Plugin.MaxOutputBytes;

@@ -40,6 +40,12 @@ func environment(p Plugin, in render.Input, w *workDir) ([]string, error) {
 	env["ARGOCD_APP_SOURCE_PATH"] = in.Path
 	env["KUBE_VERSION"] = in.KubeVersion
 	env["KUBE_API_VERSIONS"] = strings.Join(in.APIVersions, ",")
+	for k, v := range in.Plugin.BuildEnv {
+		if !envName.MatchString(k) {
+			return nil, fmt.Errorf("%w: build env name %q", render.ErrInvalidInput, k)
+		}
+		env[k] = v
+	}
 	for k, v := range in.Plugin.Env {
 		if !envName.MatchString(k) {
 			return nil, fmt.Errorf("%w: plugin env name %q", render.ErrInvalidInput, k)

@@ -91,6 +91,16 @@ func TestS17EnvironmentIsAnAllowlistAndCredentialsNeedAGrant(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, env[k], v)
 		}
 	}
+	// The engine's build environment reaches the plugin as it is.
+	withBuild := in
+	withBuild.Plugin = &render.PluginSource{Name: "env", BuildEnv: map[string]string{"ARGOCD_APP_REVISION": "abc123", "ARGOCD_APP_NAME": "from-engine"}}
+	objs, err = renderWith(t, Options{Plugins: map[string]Plugin{"env": p}}, withBuild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := envOf(t, objs); env["ARGOCD_APP_REVISION"] != "abc123" || env["ARGOCD_APP_NAME"] != "from-engine" {
+		t.Errorf("build environment: revision %q, name %q", env["ARGOCD_APP_REVISION"], env["ARGOCD_APP_NAME"])
+	}
 	p.GrantCredentials = true
 	objs, err = renderWith(t, Options{Plugins: map[string]Plugin{"env": p}}, in)
 	if err != nil {

@@ -77,7 +77,11 @@ func (e endpoint) storeKey() string {
 	h.Write([]byte(source.RepositoryKey(e.redacted)))
 	h.Write([]byte{0})
 	h.Write([]byte(e.url.Scheme))
-	if c := e.creds; c != nil {
+	if c := e.creds; c != nil && c.CacheIdentity != "" {
+		// A rotating token of one identity: one store for all its tokens.
+		h.Write([]byte{0})
+		h.Write([]byte(c.Identity()))
+	} else if c != nil {
 		insecure := []byte("strict")
 		if c.InsecureIgnoreHostKey {
 			insecure = []byte("insecure")
@@ -85,6 +89,15 @@ func (e endpoint) storeKey() string {
 		for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey, []byte(c.Scope), c.KnownHosts, insecure} {
 			h.Write([]byte{0})
 			h.Write(part)
+		}
+		if len(c.CAData)+len(c.TLSClientCertData)+len(c.TLSClientKeyData)+len(c.Proxy) > 0 {
+			// Trust, client identity and the way out decide access too
+			// (added only when set, so the keys of other credentials stay
+			// as they were).
+			for _, part := range [][]byte{[]byte("tls"), c.CAData, c.TLSClientCertData, c.TLSClientKeyData, []byte(c.Proxy), []byte(c.NoProxy)} {
+				h.Write([]byte{0})
+				h.Write(part)
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]

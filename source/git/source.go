@@ -33,6 +33,9 @@ type Source struct {
 
 	mu     sync.Mutex
 	stores map[string]*objectStore
+	// tlsTransports are connection pools of credentials with their own
+	// CA or client certificate, by credentials identity.
+	tlsTransports map[string]*http.Transport
 }
 
 var _ source.Source = (*Source)(nil)
@@ -75,6 +78,7 @@ func New(opts Options) (*Source, error) {
 		metrics:          newMetrics(opts.Registerer),
 		maxThinPackBytes: defaultMaxThinPackBytes,
 		stores:           map[string]*objectStore{},
+		tlsTransports:    map[string]*http.Transport{},
 	}, nil
 }
 

@@ -104,8 +104,12 @@ func (s *Source) newHTTPSession(e endpoint) (session, error) {
 		return nil, fmt.Errorf("an SSH key cannot authenticate to an %s URL: %w", e.url.Scheme, source.ErrInvalidRepository)
 	}
 	policy := s.opts.Policy
+	base, err := s.transportFor(e.creds)
+	if err != nil {
+		return nil, err
+	}
 	client := &http.Client{
-		Transport: &authRoundTripper{base: s.httpTransport, creds: e.creds, scopeURL: e.scopeURL},
+		Transport: &authRoundTripper{base: base, creds: e.creds, scopeURL: e.scopeURL},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
 				return errors.New("too many redirects")
@@ -119,4 +123,39 @@ func (s *Source) newHTTPSession(e endpoint) (session, error) {
 		return nil, fmt.Errorf("unparsable URL: %w", source.ErrInvalidRepository)
 	}
 	return t.NewUploadPackSession(tep, nil)
+}
+
+// transportFor returns the shared pool, or, for credentials with a CA
+// bundle, a client certificate or a proxy, a pool of their own (a clone of
+// the shared one with their TLS configuration and proxy), kept for the
+// Source's life.
+func (s *Source) transportFor(c *source.Credentials) (*http.Transport, error) {
+	cfg, err := c.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	proxy, err := c.ProxyFunc()
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil && proxy == nil {
+		return s.httpTransport, nil
+	}
+	id := c.Identity()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.tlsTransports[id]; ok {
+		return t, nil
+	}
+	t := s.httpTransport.Clone()
+	if cfg != nil {
+		t.TLSClientConfig = cfg
+	}
+	if proxy != nil {
+		// The policy still checks the target (endpoint and redirects) and
+		// every dial, which now goes to the proxy.
+		t.Proxy = proxy
+	}
+	s.tlsTransports[id] = t
+	return t, nil
 }

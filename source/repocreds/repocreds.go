@@ -1,0 +1,357 @@
+package repocreds
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/source"
+)
+
+// Label keys and values of Argo CD's repository Secrets.
+const (
+	SecretTypeLabel  = "argocd.argoproj.io/secret-type"
+	TypeRepository   = "repository"
+	TypeRepoCreds    = "repo-creds"
+	TLSCertsConfig   = "argocd-tls-certs-cm"
+	KnownHostsConfig = "argocd-ssh-known-hosts-cm"
+)
+
+// Repository is one repository or credential template as a Secret
+// describes it.
+type Repository struct {
+	// Secret is the Secret's namespace/name, for messages.
+	Secret string
+	// URL is the repository URL (for a template, a URL prefix).
+	URL string
+	// Type is "git" (default), "helm" or "oci".
+	Type string
+	// Name and Project are Argo CD's display name and project scoping.
+	Name, Project string
+	// Credentials are the Secret's credentials (nil when it has none).
+	Credentials *source.Credentials
+	// GitHubApp, when the Secret names a GitHub App, mints the token that
+	// For returns as the password of user x-access-token.
+	GitHubApp *GitHubApp
+}
+
+// Store answers which credentials a repository URL uses. Its
+// configuration is immutable; it is safe for concurrent use.
+type Store struct {
+	mu      sync.Mutex
+	lastErr error
+
+	repos     []Repository // by normalised URL
+	templates []Repository // longest prefix first
+	caByHost  map[string][]byte
+	knownHost []byte
+}
+
+// UnsupportedFieldError is a Secret field Argo CD defines that this
+// package does not implement.
+type UnsupportedFieldError struct {
+	Secret, Field string
+}
+
+func (e *UnsupportedFieldError) Error() string {
+	return fmt.Sprintf("repository secret %s: field %q is not supported (remove it or provide the credentials another way)", e.Secret, e.Field)
+}
+
+// unsupported are Argo CD's Secret fields this package refuses.
+var unsupported = []string{"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
+
+// LoadFile reads Secrets and ConfigMaps from a YAML file (documents of
+// other kinds, and Secrets without the secret-type label, are skipped).
+func LoadFile(path string) (*Store, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Load(path, data)
+}
+
+// Load reads Secrets and ConfigMaps from a YAML stream named file.
+func Load(file string, data []byte) (*Store, error) {
+	objs, err := resource.Decode(file, data, resource.DecodeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return FromObjects(objs)
+}
+
+// LoadNamespace lists the repository Secrets and the two ConfigMaps of a
+// namespace (Argo CD's own, usually "argocd").
+func LoadNamespace(ctx context.Context, cs kubernetes.Interface, namespace string) (*Store, error) {
+	var objs []*unstructured.Unstructured
+	secrets, err := cs.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: SecretTypeLabel + " in (" + TypeRepository + "," + TypeRepoCreds + ")"})
+	if err != nil {
+		return nil, fmt.Errorf("list repository secrets in %s: %w", namespace, err)
+	}
+	for i := range secrets.Items {
+		s := &secrets.Items[i]
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret"}}
+		u.SetNamespace(s.Namespace)
+		u.SetName(s.Name)
+		u.SetLabels(s.Labels)
+		data := map[string]any{}
+		for k, v := range s.Data {
+			data[k] = base64.StdEncoding.EncodeToString(v)
+		}
+		u.Object["data"] = data
+		objs = append(objs, u)
+	}
+	for _, name := range []string{TLSCertsConfig, KnownHostsConfig} {
+		cm, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			continue // absent: nothing configured
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}
+		u.SetNamespace(cm.Namespace)
+		u.SetName(cm.Name)
+		data := map[string]any{}
+		for k, v := range cm.Data {
+			data[k] = v
+		}
+		u.Object["data"] = data
+		objs = append(objs, u)
+	}
+	return FromObjects(objs)
+}
+
+// FromObjects builds a Store from Secret and ConfigMap objects.
+func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
+	s := &Store{caByHost: map[string][]byte{}}
+	for _, o := range objs {
+		id := o.GetNamespace() + "/" + o.GetName()
+		switch o.GetKind() {
+		case "ConfigMap":
+			data, _, _ := unstructured.NestedStringMap(o.Object, "data")
+			switch o.GetName() {
+			case TLSCertsConfig:
+				for host, pem := range data {
+					s.caByHost[strings.ToLower(host)] = []byte(pem)
+				}
+			case KnownHostsConfig:
+				s.knownHost = []byte(data["ssh_known_hosts"])
+			}
+		case "Secret":
+			typ := o.GetLabels()[SecretTypeLabel]
+			if typ != TypeRepository && typ != TypeRepoCreds {
+				continue
+			}
+			r, err := secretRepository(id, o)
+			if err != nil {
+				return nil, err
+			}
+			if typ == TypeRepository {
+				s.repos = append(s.repos, r)
+			} else {
+				s.templates = append(s.templates, r)
+			}
+		}
+	}
+	sort.SliceStable(s.templates, func(i, j int) bool { return len(normalise(s.templates[i].URL)) > len(normalise(s.templates[j].URL)) })
+	return s, nil
+}
+
+// secretRepository reads one Secret's fields (data, base64, overridden by
+// stringData, as the API server merges them).
+func secretRepository(id string, o *unstructured.Unstructured) (Repository, error) {
+	fields := map[string]string{}
+	data, _, _ := unstructured.NestedStringMap(o.Object, "data")
+	for k, v := range data {
+		b, err := base64.StdEncoding.DecodeString(v)
+		if err != nil {
+			return Repository{}, fmt.Errorf("repository secret %s: data.%s is not base64", id, k)
+		}
+		fields[k] = string(b)
+	}
+	sdata, _, _ := unstructured.NestedStringMap(o.Object, "stringData")
+	for k, v := range sdata {
+		fields[k] = v
+	}
+	for _, f := range unsupported {
+		if fields[f] != "" {
+			return Repository{}, &UnsupportedFieldError{Secret: id, Field: f}
+		}
+	}
+	r := Repository{Secret: id, URL: fields["url"], Type: fields["type"], Name: fields["name"], Project: fields["project"]}
+	if r.URL == "" {
+		return Repository{}, fmt.Errorf("repository secret %s: url is required", id)
+	}
+	if r.Type == "" {
+		r.Type = "git"
+	}
+	if r.Type != "git" && r.Type != "helm" && r.Type != "oci" {
+		return Repository{}, fmt.Errorf("repository secret %s: type %q is not git, helm or oci", id, r.Type)
+	}
+	c := source.Credentials{
+		Username: fields["username"], Password: fields["password"], BearerToken: fields["bearerToken"],
+		SSHPrivateKey: []byte(fields["sshPrivateKey"]), TLSClientCertData: []byte(fields["tlsClientCertData"]),
+		TLSClientKeyData: []byte(fields["tlsClientCertKey"]),
+		Proxy:            fields["proxy"], NoProxy: fields["noProxy"],
+	}
+	for _, b := range []struct {
+		name string
+		to   *bool
+	}{{"enableOCI", &c.EnableOCI}, {"insecureIgnoreHostKey", &c.InsecureIgnoreHostKey}} {
+		if v := fields[b.name]; v != "" {
+			parsed, err := strconv.ParseBool(v)
+			if err != nil {
+				return Repository{}, fmt.Errorf("repository secret %s: %s is not a boolean", id, b.name)
+			}
+			*b.to = parsed
+		}
+	}
+	if r.Type == "oci" {
+		c.EnableOCI = true
+	}
+	if fields["githubAppID"] != "" || fields["githubAppPrivateKey"] != "" {
+		app, err := newGitHubApp(id, fields)
+		if err != nil {
+			return Repository{}, err
+		}
+		r.GitHubApp = app
+		// Rotating tokens of one installation share the caches of it.
+		c.CacheIdentity = fmt.Sprintf("github-app:%s:%d:%d", app.baseURL, app.appID, app.installationID)
+	}
+	if c.Kind() != "none" || c.EnableOCI || c.Proxy != "" || r.GitHubApp != nil {
+		r.Credentials = &c
+	}
+	return r, nil
+}
+
+// For returns the credentials of repoURL: those of its repository Secret
+// when it has credentials, else those of the credential template with the
+// longest URL prefix; then the CA certificates of its host
+// (argocd-tls-certs-cm) and, for SSH, the known hosts are added. nil when
+// nothing applies. Its signature fits gitops.Options.Credentials.
+//
+// A GitHub App's installation token is minted (or reused) on the way; when
+// that fails For returns nil (the repository is then read anonymously and
+// refuses) and LastError reports why. CredentialsFor returns the error.
+func (s *Store) For(repoURL string) *source.Credentials {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := s.CredentialsFor(ctx, repoURL)
+	s.mu.Lock()
+	s.lastErr = err
+	s.mu.Unlock()
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// LastError returns the error of the last For, if any (a GitHub App
+// token that could not be minted).
+func (s *Store) LastError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastErr
+}
+
+// CredentialsFor is For with a context and the error of minting a GitHub
+// App token.
+func (s *Store) CredentialsFor(ctx context.Context, repoURL string) (*source.Credentials, error) {
+	key := normalise(repoURL)
+	var c *source.Credentials
+	var app *GitHubApp
+	for _, r := range s.repos {
+		if normalise(r.URL) == key {
+			if r.Credentials != nil {
+				cp := *r.Credentials
+				c = &cp
+				app = r.GitHubApp
+			}
+			break
+		}
+	}
+	if (c == nil || c.Kind() == "none") && app == nil {
+		for _, t := range s.templates {
+			if strings.HasPrefix(key, normalise(t.URL)) && t.Credentials != nil {
+				app = t.GitHubApp
+				cp := *t.Credentials
+				if own := c; own != nil {
+					// The repository's own settings stay: enableOCI, and
+					// its proxy unless the template has one.
+					cp.EnableOCI = cp.EnableOCI || own.EnableOCI
+					if cp.Proxy == "" {
+						cp.Proxy, cp.NoProxy = own.Proxy, own.NoProxy
+					}
+				}
+				c = &cp
+				break
+			}
+		}
+	}
+	if ca := s.caByHost[hostOf(repoURL)]; len(ca) > 0 {
+		if c == nil {
+			c = &source.Credentials{}
+		}
+		c.CAData = append(append([]byte{}, c.CAData...), ca...)
+	}
+	if c != nil && len(c.SSHPrivateKey) > 0 && len(c.KnownHosts) == 0 {
+		c.KnownHosts = s.knownHost
+	}
+	if app != nil {
+		token, err := app.Token(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.Username, c.Password = "x-access-token", token
+	}
+	return c, nil
+}
+
+// Repositories returns the repositories and templates read, credentials
+// included (each prints redacted).
+func (s *Store) Repositories() (repos, templates []Repository) {
+	return append([]Repository{}, s.repos...), append([]Repository{}, s.templates...)
+}
+
+// String summarises the Store without any secret.
+func (s *Store) String() string {
+	return fmt.Sprintf("repocreds.Store(%d repositories, %d templates, %d CA hosts)", len(s.repos), len(s.templates), len(s.caByHost))
+}
+
+// Format implements fmt.Formatter: every verb prints String.
+func (s *Store) Format(f fmt.State, _ rune) { fmt.Fprint(f, s.String()) }
+
+// MarshalJSON encodes the summary only.
+func (s *Store) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
+
+// normalise lowercases a URL and drops a trailing "/" and ".git", as
+// Argo CD compares repository URLs.
+func normalise(u string) string {
+	u = strings.ToLower(strings.TrimSpace(u))
+	u = strings.TrimSuffix(u, "/")
+	return strings.TrimSuffix(u, ".git")
+}
+
+// hostOf returns the host name of a URL (scp-like and bare host/path
+// forms included), lowercased.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return strings.ToLower(u.Hostname())
+	}
+	rest := raw
+	if at := strings.IndexByte(rest, '@'); at >= 0 {
+		rest = rest[at+1:]
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	host, _, _ = strings.Cut(host, ":")
+	return strings.ToLower(host)
+}

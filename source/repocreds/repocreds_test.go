@@ -1,0 +1,180 @@
+package repocreds_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kubegitops/gitops/source/repocreds"
+)
+
+const config = `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: team-repo
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repository}
+stringData:
+  url: https://git.example.com/team/app.git
+  username: team-bot
+  password: team-SECRET
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: charts
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repository}
+stringData:
+  url: registry.example.com/charts
+  type: helm
+  enableOCI: "true"
+  proxy: http://proxy.example.com:3128
+  noProxy: .internal
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: org-creds
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repo-creds}
+data:
+  url: aHR0cHM6Ly9naXQuZXhhbXBsZS5jb20v        # https://git.example.com/
+  password: b3JnLVNFQ1JFVA==                      # org-SECRET
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: platform-creds
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repo-creds}
+stringData:
+  url: https://git.example.com/platform
+  bearerToken: platform-SECRET
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: registry-creds
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repo-creds}
+stringData:
+  url: registry.example.com
+  username: puller
+  password: registry-SECRET
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: ssh-repo
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repository}
+stringData:
+  url: git@git.example.com:team/infra.git
+  sshPrivateKey: ssh-KEY-SECRET
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: unrelated, namespace: argocd}
+stringData: {url: https://nothing, password: x}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-tls-certs-cm, namespace: argocd}
+data:
+  git.example.com: |
+    -----BEGIN CERTIFICATE-----
+    MIIB
+    -----END CERTIFICATE-----
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-ssh-known-hosts-cm, namespace: argocd}
+data:
+  ssh_known_hosts: "git.example.com ssh-ed25519 AAAA"
+`
+
+func TestLongestPrefixAndRepositorySecrets(t *testing.T) {
+	s, err := repocreds.Load("config.yaml", []byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		url, kind, user, secret string
+		ca, oci                 bool
+	}{
+		// The repository's own Secret, whatever the case and ".git".
+		{"https://GIT.example.com/team/app", "basic", "team-bot", "team-SECRET", true, false},
+		// No Secret of its own: the longest template prefix wins.
+		{"https://git.example.com/platform/infra.git", "bearer", "", "platform-SECRET", true, false},
+		{"https://git.example.com/other/repo", "basic", "", "org-SECRET", true, false},
+		// A repository Secret without credentials takes the template's and
+		// keeps its own enableOCI.
+		{"registry.example.com/charts", "basic", "puller", "registry-SECRET", false, true},
+	}
+	for _, c := range cases {
+		got := s.For(c.url)
+		if got == nil {
+			t.Fatalf("%s: no credentials", c.url)
+		}
+		secret := got.Password + got.BearerToken
+		if c.oci && (got.Proxy != "http://proxy.example.com:3128" || got.NoProxy != ".internal") {
+			t.Errorf("%s: proxy %q no-proxy %q, want the repository's own", c.url, got.Proxy, got.NoProxy)
+		}
+		if got.Kind() != c.kind || got.Username != c.user || secret != c.secret || (len(got.CAData) > 0) != c.ca || got.EnableOCI != c.oci {
+			t.Errorf("%s: got %s user %q ca %v oci %v (secret match %v)", c.url, got.Kind(), got.Username, len(got.CAData) > 0, got.EnableOCI, secret == c.secret)
+		}
+	}
+	if c := s.For("git@git.example.com:team/infra"); c == nil || c.Kind() != "ssh" || string(c.KnownHosts) != "git.example.com ssh-ed25519 AAAA" {
+		t.Errorf("ssh repository: %v", c)
+	}
+	if c := s.For("https://elsewhere.example.com/x"); c != nil {
+		t.Errorf("unrelated URL got %v", c)
+	}
+	repos, templates := s.Repositories()
+	if len(repos) != 3 || len(templates) != 3 || templates[0].Secret != "argocd/platform-creds" {
+		t.Errorf("repositories %d, templates %d (first %s)", len(repos), len(templates), templates[0].Secret)
+	}
+	var out strings.Builder
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		fmt.Fprintf(&out, verb, s)
+		fmt.Fprintf(&out, verb, repos)
+	}
+	js, _ := json.Marshal(s)
+	out.Write(js)
+	js, _ = json.Marshal(templates)
+	out.Write(js)
+	if strings.Contains(out.String(), "SECRET") {
+		t.Errorf("a secret printed: %s", out.String())
+	}
+}
+
+func TestUnsupportedAndMalformedSecretsAreRefusedByName(t *testing.T) {
+	secret := func(fields string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: repository}\n" + fields
+	}
+	_, err := repocreds.Load("x", []byte(secret("stringData:\n  url: https://github.com/org/repo\n  useAzureWorkloadIdentity: \"true\"\n")))
+	var ue *repocreds.UnsupportedFieldError
+	if !errors.As(err, &ue) || ue.Secret != "argocd/s1" || ue.Field != "useAzureWorkloadIdentity" {
+		t.Errorf("Azure workload identity secret: %v", err)
+	}
+	_, err = repocreds.Load("x", []byte(secret("stringData:\n  url: https://github.com/org/repo\n  githubAppID: \"1\"\n  githubAppInstallationID: \"2\"\n  githubAppPrivateKey: KEY-SECRET\n")))
+	if err == nil || !strings.Contains(err.Error(), "argocd/s1") || strings.Contains(err.Error(), "KEY-SECRET") {
+		t.Errorf("GitHub App secret with a malformed key: %v", err)
+	}
+	for fields, want := range map[string]string{
+		"data:\n  url: not-base64-SECRET!\n":                              "data.url is not base64",
+		"stringData:\n  password: x\n":                                    "url is required",
+		"stringData:\n  url: https://x\n  type: svn\n":                    `type "svn"`,
+		"stringData:\n  url: https://x\n  enableOCI: maybe-SECRET\n":      "enableOCI is not a boolean",
+		"stringData:\n  url: https://x\n  gcpServiceAccountKey: SECRET\n": `"gcpServiceAccountKey" is not supported`,
+	} {
+		_, err := repocreds.Load("x", []byte(secret(fields)))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "argocd/s1") || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%q: %v, want %q naming the secret and no value", fields, err, want)
+		}
+	}
+}
