@@ -530,7 +530,7 @@ func TestAutomatedChartAppRollsOutANewPatchVersion(t *testing.T) {
 		cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), ns+"-settings", metav1.GetOptions{})
 		return err == nil && cm.Data["version"] == "1.0.2" && st.Sync == Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.2"
 	})
-	if h := e.History(app.Name); len(h) != 2 || h[1].Revisions[0] != "1.0.2" {
+	if h, _ := e.History(context.Background(), app.Name); len(h) != 2 || h[1].Revisions[0] != "1.0.2" {
 		t.Fatalf("history %+v", h)
 	}
 }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/sync"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // DeleteRequest asks for the cascading deletion of an application's

@@ -11,12 +11,12 @@ import (
 
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/render"
-	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/render/helm"
 	"github.com/kubegitops/gitops/render/jsonnet"
 	"github.com/kubegitops/gitops/render/kustomize"
 	"github.com/kubegitops/gitops/render/plain"
 	"github.com/kubegitops/gitops/render/plugin"
+	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/dir"
 	"github.com/kubegitops/gitops/source/git"

@@ -1,8 +1,8 @@
 package sync
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
