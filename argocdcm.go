@@ -124,7 +124,7 @@ const customizations = "resource.customizations"
 // ParseArgoCDSettings reads the data of an argocd-cm ConfigMap. Keys the
 // engine implements are parsed (see ArgoCDSettings); keys it does not use
 // are listed in Warnings. A malformed value, or a value asking for what
-// the engine cannot do (useOpenLibs, knownTypeFields, a
+// the engine cannot do (knownTypeFields, a
 // per-cluster exclusion, ...), is a *SettingError naming the key; all of
 // them are returned, joined.
 func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
@@ -146,7 +146,10 @@ func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 		case strings.HasPrefix(key, customizations+".health."):
 			s.HealthOverrides[health.ScriptKey(strings.TrimPrefix(key, customizations+".health."))] = value
 		case strings.HasPrefix(key, customizations+".useOpenLibs."):
-			err = parseUseOpenLibs(value)
+			var open bool
+			if open, err = parseBool(value); err == nil && open {
+				s.Warnings = append(s.Warnings, openLibsWarning(key))
+			}
 		case strings.HasPrefix(key, customizations+".actions."):
 			err = s.addActions(health.ScriptKey(strings.TrimPrefix(key, customizations+".actions.")), value)
 		case strings.HasPrefix(key, customizations+".ignoreDifferences."):
@@ -238,7 +241,7 @@ func (s *ArgoCDSettings) parseLegacy(value string) error {
 		c := m[name]
 		key := health.ScriptKey(name)
 		if c.UseOpenLibs {
-			return fmt.Errorf("%s: %w: health.lua.useOpenLibs", name, ErrSettingUnsupported)
+			s.Warnings = append(s.Warnings, openLibsWarning(customizations+" "+name+" health.lua.useOpenLibs"))
 		}
 		if c.KnownTypeFields != nil {
 			return fmt.Errorf("%s: %w: knownTypeFields", name, ErrSettingUnsupported)
@@ -263,15 +266,13 @@ func (s *ArgoCDSettings) parseLegacy(value string) error {
 	return nil
 }
 
-func parseUseOpenLibs(value string) error {
-	open, err := parseBool(value)
-	if err != nil {
-		return err
-	}
-	if open {
-		return fmt.Errorf("%w: true (scripts run in the sandbox, without io or os.execute)", ErrSettingUnsupported)
-	}
-	return nil
+// openLibsWarning says what useOpenLibs: true means here: every script
+// runs in the sandbox, whose libraries (string, table, math, os.time,
+// os.date, os.clock) are what Argo CD's scripts use; a script that calls
+// what the sandbox leaves out (io, os.execute, os.getenv, require of a
+// file) fails with an error naming the function, never silently.
+func openLibsWarning(key string) string {
+	return fmt.Sprintf("argocd-cm %s: scripts run in the sandbox: string, table, math, os.time, os.date and os.clock are there; io, os.execute and file loading raise an error", key)
 }
 
 func (s *ArgoCDSettings) addActions(key, value string) error {

@@ -76,7 +76,6 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 		data map[string]string
 		want error
 	}{
-		"useOpenLibs":          {map[string]string{"resource.customizations.useOpenLibs.apps_Deployment": "true"}, ErrSettingUnsupported},
 		"knownTypeFields":      {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n  type: core/v1/PodSpec\n"}, ErrSettingUnsupported},
 		"bad instance label":   {map[string]string{"application.instanceLabelKey": "not a label"}, ErrSettingMalformed},
 		"cluster exclusion":    {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: [https://prod]\n"}, ErrSettingUnsupported},
@@ -87,7 +86,6 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 		"unknown ignore field": {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrSettingMalformed},
 		"bad rbac":             {map[string]string{"resource.respectRBAC": "sometimes"}, ErrSettingMalformed},
 		"bad actions":          {map[string]string{"resource.customizations.actions.apps_Deployment": "definitions: []\n"}, ErrSettingMalformed},
-		"legacy open libs":     {map[string]string{"resource.customizations": "apps/Deployment:\n  health.lua.useOpenLibs: true\n  health.lua: return {}\n"}, ErrSettingUnsupported},
 		"ignore updates":       {map[string]string{"resource.ignoreResourceUpdatesEnabled": "true", "resource.customizations.ignoreResourceUpdates.all": "jsonPointers: [/metadata/resourceVersion]\n"}, ErrSettingUnsupported},
 	}
 	for name, c := range cases {
@@ -138,5 +136,21 @@ func TestArgoCDSettingsTrackingMethod(t *testing.T) {
 	}
 	if opts.Tracking.Method != resource.TrackingAnnotationAndLabel || opts.Tracking.AnnotationKey != resource.AnnotationArgoTrackingID || opts.Tracking.LabelKey != "example.com/app" {
 		t.Fatalf("tracking %+v", opts.Tracking)
+	}
+}
+
+func TestArgoCDSettingsOpenLibsRunInTheSandbox(t *testing.T) {
+	s, err := ParseArgoCDSettings(map[string]string{
+		"resource.customizations.useOpenLibs.apps_Deployment": "true",
+		"resource.customizations.health.apps_Deployment":      "return {status = os.date('!%Y', 0) == '1970' and 'Healthy' or 'Degraded'}",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "sandbox") {
+		t.Fatalf("warnings %v", s.Warnings)
+	}
+	if _, err := ParseArgoCDSettings(map[string]string{"resource.customizations.useOpenLibs.apps_Deployment": "maybe"}); !errors.Is(err, ErrSettingMalformed) {
+		t.Fatalf("a malformed boolean: %v", err)
 	}
 }
