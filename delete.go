@@ -108,6 +108,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 		if err := e.opts.State.Delete(ctx, app.Name); err != nil {
 			return res, fmt.Errorf("delete %s: %w", app.Name, err)
 		}
+		e.notify(Notification{Type: NotifyDeleted, App: app.Name})
 	}
 	return res, nil
 }

@@ -92,6 +92,9 @@ const (
 	NotifySyncFailed    NotificationType = "SyncFailed"
 	NotifyHealthChanged NotificationType = "HealthChanged"
 	NotifyOutOfSync     NotificationType = "OutOfSync"
+	// NotifyDeleted reports an application whose cascading deletion
+	// (Engine.Delete) is done.
+	NotifyDeleted NotificationType = "Deleted"
 	// NotifySyncStatusChanged reports any change of the sync status
 	// (Synced, OutOfSync, Unknown), in Notification.Sync.
 	NotifySyncStatusChanged NotificationType = "SyncStatusChanged"

@@ -332,3 +332,31 @@ func TestSyncStatusChangeReachesTriggers(t *testing.T) {
 		t.Fatalf("requests %+v", got)
 	}
 }
+
+// TestDeletedReachesOnDeleted: the engine's Deleted notification sets
+// metadata.deletionTimestamp, so on-deleted fires through Notify.
+func TestDeletedReachesOnDeleted(t *testing.T) {
+	recv := newReceiver(t)
+	cfg := mustLoad(t, map[string]string{
+		"service.webhook.hook": "url: " + recv.URL,
+		"template.gone":        "webhook:\n  hook:\n    method: POST\n    body: 'deleted {{.app.metadata.name}}'\n",
+		"trigger.on-deleted":   "- when: app.metadata.deletionTimestamp != nil\n  oncePer: app.metadata.name\n  send: [gone]",
+	}, nil)
+	app := &gitops.Application{Spec: gitops.ApplicationSpec{Source: &gitops.ApplicationSource{RepoURL: "https://example.com/r.git"},
+		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "web"}}}
+	app.Name = "web"
+	app.Annotations = map[string]string{"notifications.argoproj.io/subscribe.on-deleted.hook": ""}
+	c, err := NewController(cfg, ControllerOptions{Retry: fastRetry(),
+		Application: func(name string) (*gitops.Application, bool) { return app, name == "web" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, c)
+	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Synced})
+	c.Notify(gitops.Notification{Type: gitops.NotifyDeleted, App: "web"})
+	waitFor(t, "the deleted webhook", func() bool { return len(recv.requests()) == 1 })
+	waitFor(t, "all evaluated", c.Idle)
+	if got := recv.requests(); len(got) != 1 || got[0].Body != "deleted web" {
+		t.Fatalf("requests %+v", got)
+	}
+}

@@ -74,8 +74,9 @@
 //
 // Through Notify, status.operationState follows the engine's sync
 // notifications and status.sync/health the engine's last status
-// (ControllerOptions.Status, Engine.AppStatus). The engine has no deletion
-// notification: on-deleted fires for hosts that Observe an Application
-// with metadata.deletionTimestamp (a controller watching the custom
-// resource), not through Notify.
+// (ControllerOptions.Status, Engine.AppStatus). The engine's Deleted
+// notification (a cascading Engine.Delete that is done) sets
+// metadata.deletionTimestamp, so on-deleted fires through Notify too; hosts
+// that Observe an Application being deleted (a controller watching the
+// custom resource) get it from the object itself.
 package notify

@@ -86,5 +86,11 @@ func (c *Controller) fromEngine(n gitops.Notification) (map[string]any, error) {
 	if st.Health.Status == "" {
 		st.Health = appstatus.WithHealth(st.Health, string(health.Unknown), "", at)
 	}
-	return appstatus.Object(app, *st)
+	obj, err := appstatus.Object(app, *st)
+	if err == nil && n.Type == gitops.NotifyDeleted {
+		if meta, ok := obj["metadata"].(map[string]any); ok {
+			meta["deletionTimestamp"] = when.UTC().Format(time.RFC3339)
+		}
+	}
+	return obj, err
 }
