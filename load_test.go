@@ -205,3 +205,37 @@ spec:
 		}
 	}
 }
+
+// TestLoaderRefusesWhatTheEngineCannotHonour: fields Argo CD has whose
+// meaning the engine cannot give are refused by name, never dropped.
+func TestLoaderRefusesWhatTheEngineCannotHonour(t *testing.T) {
+	for field, src := range map[string]string{
+		"spec.source.helm.version":                              "helm: {version: v2}",
+		"spec.source.kustomize.version":                         "kustomize: {version: v4.5.7}",
+		"spec.source.kustomize.patches[0].options.allowAnyting": "kustomize: {patches: [{patch: '{}', options: {allowAnyting: true}}]}",
+	} {
+		_, err := LoadApplications(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: a}
+spec:
+  source: {repoURL: https://example.com/r.git, path: app, ` + src + `}
+  destination: {server: https://kubernetes.default.svc, namespace: default}
+`))
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: got %v, want an error naming it", field, err)
+		}
+	}
+	// What the engine implements loads.
+	if _, err := LoadApplications(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: a}
+spec:
+  source:
+    repoURL: https://example.com/r.git
+    path: app
+    kustomize: {forceCommonLabels: true, forceCommonAnnotations: true, labelWithoutSelector: true, ignoreMissingComponents: true, apiVersions: [v1], patches: [{patch: '{}', options: {allowNameChange: true}}]}
+  destination: {server: https://kubernetes.default.svc, namespace: default}
+`)); err != nil {
+		t.Fatalf("implemented kustomize fields: %v", err)
+	}
+}

@@ -405,12 +405,14 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 	}
 	if k := src.Kustomize; k != nil {
 		ks := &render.KustomizeSource{NamePrefix: k.NamePrefix, NameSuffix: k.NameSuffix, Images: k.Images,
-			CommonLabels: k.CommonLabels, CommonAnnotations: k.CommonAnnotations, Namespace: k.Namespace, Components: k.Components}
+			CommonLabels: k.CommonLabels, CommonAnnotations: k.CommonAnnotations, Namespace: k.Namespace, Components: k.Components,
+			ForceCommonLabels: k.ForceCommonLabels, ForceCommonAnnotations: k.ForceCommonAnnotations,
+			LabelWithoutSelector: k.LabelWithoutSelector, IgnoreMissingComponents: k.IgnoreMissingComponents}
 		for _, r := range k.Replicas {
 			ks.Replicas = append(ks.Replicas, render.KustomizeReplica{Name: r.Name, Count: int64(r.Count.IntValue())})
 		}
 		for _, p := range k.Patches {
-			kp := render.KustomizePatch{Path: p.Path, Patch: p.Patch}
+			kp := render.KustomizePatch{Path: p.Path, Patch: p.Patch, Options: p.Options}
 			if t := p.Target; t != nil {
 				kp.Target = &render.KustomizeSelector{Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name,
 					Namespace: t.Namespace, LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
@@ -420,12 +422,18 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 		if k.KubeVersion != "" {
 			in.KubeVersion = k.KubeVersion
 		}
+		if len(k.APIVersions) > 0 {
+			in.APIVersions = k.APIVersions
+		}
 		in.Kustomize = ks
 	}
 	if p := src.Plugin; p != nil {
 		ps := &render.PluginSource{Name: p.Name, Env: map[string]string{}}
 		for _, e := range p.Env {
 			ps.Env[e.Name] = e.Value
+		}
+		for _, prm := range p.Parameters {
+			ps.Parameters = append(ps.Parameters, render.PluginParameter{Name: prm.Name, String: prm.String, Array: prm.Array, Map: prm.Map})
 		}
 		in.Plugin = ps
 	}

@@ -112,6 +112,21 @@ func (src *ApplicationSource) validate(path string) []fieldError {
 	if isAbsolutePath(src.Path) {
 		errs = append(errs, fieldErrorf(path+".path", "must be relative to the repository root, got the absolute path %q", src.Path))
 	}
+	if h := src.Helm; h != nil && h.Version != "" && h.Version != "v3" {
+		errs = append(errs, fieldErrorf(path+".helm.version", "%q is not supported: charts are rendered by Helm v3, in process", h.Version))
+	}
+	if k := src.Kustomize; k != nil && k.Version != "" {
+		errs = append(errs, fieldErrorf(path+".kustomize.version", "%q is not supported: Argo CD's named kustomize binaries (kustomize.version.<name>) are not used; the engine runs kustomize in process", k.Version))
+	}
+	if k := src.Kustomize; k != nil {
+		for i, p := range k.Patches {
+			for opt := range p.Options {
+				if opt != "allowNameChange" && opt != "allowKindChange" {
+					errs = append(errs, fieldErrorf(fmt.Sprintf("%s.kustomize.patches[%d].options.%s", path, i, opt), "unknown patch option (want allowNameChange or allowKindChange)"))
+				}
+			}
+		}
+	}
 	if src.Chart != "" && src.Path != "" {
 		errs = append(errs, fieldErrorf(path+".chart", "set chart or path, not both"))
 	}

@@ -164,6 +164,19 @@ type KustomizeSource struct {
 	// Components are appended to the kustomization's components; each is a
 	// path relative to the application, rooted like every other path.
 	Components []string `json:",omitempty"`
+	// ForceCommonLabels and ForceCommonAnnotations let CommonLabels and
+	// CommonAnnotations replace keys the kustomization already sets (Argo
+	// CD's `kustomize edit add label --force`); without them such a key is
+	// an error, as the edit command refuses it.
+	ForceCommonLabels      bool `json:",omitempty"`
+	ForceCommonAnnotations bool `json:",omitempty"`
+	// LabelWithoutSelector adds CommonLabels without touching selectors
+	// (`edit add label --without-selector`: a labels entry with
+	// includeSelectors false).
+	LabelWithoutSelector bool `json:",omitempty"`
+	// IgnoreMissingComponents skips Components whose folder does not
+	// exist, instead of failing.
+	IgnoreMissingComponents bool `json:",omitempty"`
 }
 
 // KustomizeReplica overrides the replicas of the workload Name.
@@ -178,6 +191,9 @@ type KustomizePatch struct {
 	Path   string
 	Patch  string
 	Target *KustomizeSelector `json:",omitempty"`
+	// Options are kustomize's patch options (allowNameChange,
+	// allowKindChange).
+	Options map[string]bool `json:",omitempty"`
 }
 
 // KustomizeSelector selects the objects a patch applies to.
@@ -217,4 +233,18 @@ type PluginSource struct {
 	// passed to the plugin's commands as it is; it overrides the
 	// variables the plugin renderer derives from the Input.
 	BuildEnv map[string]string `json:",omitempty"`
+	// Parameters are the application's plugin parameters, passed as Argo
+	// CD's config management plugins receive them: ARGOCD_APP_PARAMETERS
+	// (the list as JSON) and PARAM_<NAME> (a string), PARAM_<NAME>_<i>
+	// (an array's items), PARAM_<NAME>_<KEY> (a map's entries), names upper
+	// case with every other character than a letter or digit an underscore.
+	Parameters []PluginParameter `json:",omitempty"`
+}
+
+// PluginParameter is one plugin parameter: a string, an array or a map.
+type PluginParameter struct {
+	Name   string            `json:"name"`
+	String *string           `json:"string,omitempty"`
+	Array  []string          `json:"array,omitempty"`
+	Map    map[string]string `json:"map,omitempty"`
 }

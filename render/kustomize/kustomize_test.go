@@ -356,6 +356,12 @@ func TestOverrideCommonLabelsWinOverTheFile(t *testing.T) {
 	snap := fixture(t)
 	snap.MapFS["labelled/kustomization.yaml"] = &fstest.MapFile{Data: []byte("commonLabels:\n  team: from-file\nlabels:\n  - pairs:\n      team: from-labels\nresources:\n  - ../base\n")}
 	in := render.Input{FS: snap, Path: "labelled", Kustomize: &render.KustomizeSource{CommonLabels: map[string]string{"team": "override"}}}
+	// Without forceCommonLabels a key the file sets is refused, as Argo
+	// CD's `kustomize edit add label` refuses it.
+	if _, err := New(DefaultOptions()).Render(context.Background(), in); !errors.Is(err, render.ErrInvalidInput) || !strings.Contains(err.Error(), "forceCommonLabels") {
+		t.Fatalf("an existing label key without force: %v", err)
+	}
+	in.Kustomize.ForceCommonLabels = true
 	objs, err := New(DefaultOptions()).Render(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
@@ -368,5 +374,51 @@ func TestOverrideCommonLabelsWinOverTheFile(t *testing.T) {
 	sel, _, _ := unstructured.NestedStringMap(byName(objs)["Deployment/web"].Object, "spec", "selector", "matchLabels")
 	if sel["team"] != "override" {
 		t.Errorf("selector team = %q, want override (commonLabels reach selectors)", sel["team"])
+	}
+}
+
+func TestOverrideLabelWithoutSelectorAndAnnotationsForce(t *testing.T) {
+	in := render.Input{FS: fixture(t), Path: "base", Kustomize: &render.KustomizeSource{CommonLabels: map[string]string{"tier": "web"}, LabelWithoutSelector: true}}
+	objs, err := New(DefaultOptions()).Render(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := byName(objs)["Deployment/web"]
+	sel, _, _ := unstructured.NestedStringMap(d.Object, "spec", "selector", "matchLabels")
+	if d.GetLabels()["tier"] != "web" || sel["tier"] != "" {
+		t.Fatalf("labels %v selector %v: want the label without the selector", d.GetLabels(), sel)
+	}
+	snap := fixture(t)
+	snap.MapFS["annotated/kustomization.yaml"] = &fstest.MapFile{Data: []byte("commonAnnotations:\n  owner: file\nresources:\n  - ../base\n")}
+	in = render.Input{FS: snap, Path: "annotated", Kustomize: &render.KustomizeSource{CommonAnnotations: map[string]string{"owner": "override"}}}
+	if _, err := New(DefaultOptions()).Render(context.Background(), in); err == nil || !strings.Contains(err.Error(), "forceCommonAnnotations") {
+		t.Fatalf("an existing annotation key without force: %v", err)
+	}
+	in.Kustomize.ForceCommonAnnotations = true
+	objs, err = New(DefaultOptions()).Render(context.Background(), in)
+	if err != nil || byName(objs)["Deployment/web"].GetAnnotations()["owner"] != "override" {
+		t.Fatalf("forced annotation: %v", err)
+	}
+}
+
+func TestOverrideIgnoreMissingComponentsAndPatchOptions(t *testing.T) {
+	in := render.Input{FS: fixture(t), Path: "base", Kustomize: &render.KustomizeSource{Components: []string{"../components/absent"}}}
+	if _, err := New(DefaultOptions()).Render(context.Background(), in); err == nil {
+		t.Fatal("a missing component was accepted without ignoreMissingComponents")
+	}
+	in.Kustomize.IgnoreMissingComponents = true
+	if _, err := New(DefaultOptions()).Render(context.Background(), in); err != nil {
+		t.Fatalf("ignoreMissingComponents: %v", err)
+	}
+	// Patch options reach the kustomization kustomize builds.
+	root := render.NewRoot(fixture(t), render.Limits{})
+	out, err := applyOverrides(root, "base", "base/kustomization.yaml", &types.Kustomization{}, render.KustomizeSource{
+		Patches: []render.KustomizePatch{{Patch: "{}", Options: map[string]bool{"allowNameChange": true, "allowKindChange": true}}}})
+	if err != nil || !strings.Contains(string(out), "allowNameChange: true") || !strings.Contains(string(out), "allowKindChange: true") {
+		t.Fatalf("patch options: %v\n%s", err, out)
+	}
+	if _, err := applyOverrides(root, "base", "base/kustomization.yaml", &types.Kustomization{}, render.KustomizeSource{
+		Patches: []render.KustomizePatch{{Patch: "{}", Options: map[string]bool{"allowEverything": true}}}}); !errors.Is(err, render.ErrInvalidInput) {
+		t.Fatalf("an unknown patch option: %v", err)
 	}
 }

@@ -1,7 +1,9 @@
 package kustomize
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -24,8 +26,13 @@ import (
 //     deprecation warning); either way the override wins;
 //   - commonAnnotations: merged, the override winning;
 //   - replicas: an entry with the same name is replaced, else appended;
-//   - patches and components: appended; component paths must stay inside
-//     the root.
+//   - patches (with their options) and components: appended; component
+//     paths must stay inside the root, and with IgnoreMissingComponents a
+//     component that does not exist is skipped;
+//   - a commonLabels or commonAnnotations key the kustomization already
+//     sets to another value is an error unless ForceCommonLabels /
+//     ForceCommonAnnotations (Argo CD's `edit add label` without --force
+//     refuses it); LabelWithoutSelector adds the labels without selectors.
 func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization, o render.KustomizeSource) ([]byte, error) {
 	if o.NamePrefix != "" {
 		k.NamePrefix = o.NamePrefix
@@ -52,8 +59,21 @@ func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization
 			k.Images = append(k.Images, img)
 		}
 	}
+	if !o.ForceCommonLabels {
+		if key := firstShared(k.CommonLabels, o.CommonLabels); key != "" {
+			return nil, fmt.Errorf("%w: %s: commonLabels %q is already set by the kustomization (set kustomize.forceCommonLabels to replace it)", render.ErrInvalidInput, kfile, key)
+		}
+	}
+	if !o.ForceCommonAnnotations {
+		if key := firstShared(k.CommonAnnotations, o.CommonAnnotations); key != "" {
+			return nil, fmt.Errorf("%w: %s: commonAnnotations %q is already set by the kustomization (set kustomize.forceCommonAnnotations to replace it)", render.ErrInvalidInput, kfile, key)
+		}
+	}
 	switch {
 	case len(o.CommonLabels) == 0:
+	case o.LabelWithoutSelector:
+		// `edit add label --without-selector`: selectors stay as they are.
+		k.Labels = append(k.Labels, types.Label{Pairs: mergeStrings(nil, o.CommonLabels)})
 	case len(k.CommonLabels) > 0:
 		// Kustomize applies commonLabels after labels: merge there to win.
 		k.CommonLabels = mergeStrings(k.CommonLabels, o.CommonLabels)
@@ -79,6 +99,19 @@ func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization
 	}
 	for _, p := range o.Patches {
 		patch := types.Patch{Path: p.Path, Patch: p.Patch}
+		if len(p.Options) > 0 {
+			patch.Options = &types.PatchArgs{}
+			for opt, on := range p.Options {
+				switch opt {
+				case "allowNameChange":
+					patch.Options.AllowNameChange = on
+				case "allowKindChange":
+					patch.Options.AllowKindChange = on
+				default:
+					return nil, fmt.Errorf("%w: %s: patch option %q (want allowNameChange or allowKindChange)", render.ErrInvalidInput, kfile, opt)
+				}
+			}
+		}
 		if p.Path != "" {
 			if _, err := root.Sub(dir, p.Path); err != nil {
 				return nil, err
@@ -94,8 +127,14 @@ func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization
 		k.Patches = append(k.Patches, patch)
 	}
 	for _, c := range o.Components {
-		if _, err := root.Sub(dir, c); err != nil {
+		full, err := root.Sub(dir, c)
+		if err != nil {
 			return nil, err
+		}
+		if o.IgnoreMissingComponents {
+			if _, err := root.Stat(full); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
 		}
 		k.Components = append(k.Components, c)
 	}
@@ -104,6 +143,22 @@ func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization
 		return nil, fmt.Errorf("%s: encode with overrides: %w", kfile, err)
 	}
 	return data, nil
+}
+
+// firstShared returns the first key (in order) that both maps set to
+// different values, or "".
+func firstShared(have, add map[string]string) string {
+	keys := make([]string, 0, len(add))
+	for k := range add {
+		if v, ok := have[k]; ok && v != add[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return keys[0]
 }
 
 func mergeStrings(a, b map[string]string) map[string]string {

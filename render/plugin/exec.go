@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	"strconv"
+	"encoding/json"
 	"bytes"
 	"context"
 	"errors"
@@ -46,6 +48,16 @@ func environment(p Plugin, in render.Input, w *workDir) ([]string, error) {
 		}
 		env[k] = v
 	}
+	if len(in.Plugin.Parameters) > 0 {
+		data, err := json.Marshal(in.Plugin.Parameters)
+		if err != nil {
+			return nil, err
+		}
+		env["ARGOCD_APP_PARAMETERS"] = string(data)
+		for k, v := range parameterEnv(in.Plugin.Parameters) {
+			env[k] = v
+		}
+	}
 	for k, v := range in.Plugin.Env {
 		if !envName.MatchString(k) {
 			return nil, fmt.Errorf("%w: plugin env name %q", render.ErrInvalidInput, k)
@@ -64,6 +76,32 @@ func environment(p Plugin, in render.Input, w *workDir) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// parameterEnv spells plugin parameters as Argo CD's config management
+// plugins receive them: PARAM_<NAME> for a string, PARAM_<NAME>_<i> for
+// an array's items, PARAM_<NAME>_<KEY> for a map's entries; names upper
+// case, every character other than a letter or a digit an underscore.
+func parameterEnv(params []render.PluginParameter) map[string]string {
+	out := map[string]string{}
+	name := func(parts ...string) string {
+		s := strings.ToUpper(strings.Join(append([]string{"PARAM"}, parts...), "_"))
+		return nonAlnum.ReplaceAllString(s, "_")
+	}
+	for _, p := range params {
+		if p.String != nil {
+			out[name(p.Name)] = *p.String
+		}
+		for i, v := range p.Array {
+			out[name(p.Name, strconv.Itoa(i))] = v
+		}
+		for k, v := range p.Map {
+			out[name(p.Name, k)] = v
+		}
+	}
+	return out
+}
+
+var nonAlnum = regexp.MustCompile(`[^A-Z0-9_]`)
 
 // cappedBuffer keeps at most max bytes and reports overflow once.
 type cappedBuffer struct {

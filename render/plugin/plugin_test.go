@@ -231,3 +231,32 @@ func TestS18PluginOptionsMissTheCache(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginParametersAsArgoCDPassesThem: an application's plugin
+// parameters reach the plugin as ARGOCD_APP_PARAMETERS (JSON) and
+// PARAM_* variables, as Argo CD's config management plugins get them.
+func TestPluginParametersAsArgoCDPassesThem(t *testing.T) {
+	// As envConfigMap, with single-quoted values: the JSON holds quotes.
+	p := sh(`printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: env\ndata:\n'; env | sort | while IFS='=' read -r k v; do printf "  %s: '%s'\n" "$k" "$v"; done`)
+	str := "3"
+	in := render.Input{FS: tree(), Path: "apps/a", AppName: "demo", Namespace: "prod",
+		Plugin: &render.PluginSource{Name: "env", Parameters: []render.PluginParameter{
+			{Name: "replica-count", String: &str},
+			{Name: "regions", Array: []string{"eu", "us"}},
+			{Name: "labels", Map: map[string]string{"team.name": "web"}},
+		}}}
+	objs, err := renderWith(t, Options{Plugins: map[string]Plugin{"env": p}}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := envOf(t, objs)
+	want := map[string]string{"PARAM_REPLICA_COUNT": "3", "PARAM_REGIONS_0": "eu", "PARAM_REGIONS_1": "us", "PARAM_LABELS_TEAM_NAME": "web"}
+	for k, v := range want {
+		if env[k] != v {
+			t.Errorf("%s = %q, want %q", k, env[k], v)
+		}
+	}
+	if !strings.Contains(env["ARGOCD_APP_PARAMETERS"], `"name":"regions","array":["eu","us"]`) {
+		t.Errorf("ARGOCD_APP_PARAMETERS = %s", env["ARGOCD_APP_PARAMETERS"])
+	}
+}
