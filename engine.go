@@ -76,6 +76,12 @@ type Options struct {
 	// Interval is how often each app is refreshed without other reason.
 	// Default 3 minutes.
 	Interval time.Duration
+	// ControlNamespace is the namespace of the control plane (Argo CD's
+	// argocd): an Application in it, or in no namespace, may use any
+	// project; an Application in another namespace only a project whose
+	// sourceNamespaces list that namespace (apps in any namespace).
+	// Default "argocd".
+	ControlNamespace string
 	// ServerSideDiff compares every object by a server-side apply dry run
 	// (Argo CD's controller.diff.server.side), instead of predicting the
 	// apply locally: admission webhooks and defaulting are seen as the
@@ -148,6 +154,7 @@ func DefaultOptions() Options {
 		Cache:              cache.DefaultOptions(),
 		Sync:               sync.DefaultOptions(),
 		Interval:           3 * time.Minute,
+		ControlNamespace:   "argocd",
 		RefCacheTTL:        time.Minute,
 		ClusterSyncTimeout: 2 * time.Minute,
 		ReconcileWorkers:   10,
@@ -199,6 +206,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.Interval <= 0 {
 		opts.Interval = d.Interval
+	}
+	if opts.ControlNamespace == "" {
+		opts.ControlNamespace = d.ControlNamespace
 	}
 	if opts.RefCacheTTL <= 0 {
 		opts.RefCacheTTL = d.RefCacheTTL
@@ -304,6 +314,10 @@ func (e *Engine) project(app *Application) (*Project, error) {
 			SourceRepos:              []string{"*"},
 			Destinations:             []ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
 			ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
+			// The implicit default project (the host configured none)
+			// serves Applications of every namespace; a configured one
+			// follows Argo CD's rules.
+			SourceNamespaces: []string{"*"},
 		}}, nil
 	}
 	return nil, fmt.Errorf("project %q is not configured", name)

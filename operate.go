@@ -78,7 +78,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	if err := proj.CheckApplication(app); err != nil {
+	if err := e.checkApplication(proj, app); err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	if !req.DryRun {

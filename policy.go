@@ -54,6 +54,19 @@ func (p *Project) CheckSource(repoURL string) error {
 	return &PolicyError{Project: p.Name, Rule: "sourceRepos", Subject: "repository " + repoURL, Reason: "not among the project's source repositories"}
 }
 
+// CheckSourceNamespace refuses an Application that lives in a namespace
+// the project does not serve, as Argo CD's apps in any namespace do: an
+// Application in the control plane's namespace (controlNamespace), or in
+// none (a file), may use any project; one in another namespace only a
+// project whose sourceNamespaces match it (globs).
+func (p *Project) CheckSourceNamespace(appNamespace, controlNamespace string) error {
+	if appNamespace == "" || appNamespace == controlNamespace || globAny(p.Spec.SourceNamespaces, appNamespace) {
+		return nil
+	}
+	return &PolicyError{Project: p.Name, Rule: "sourceNamespaces", Subject: "Application namespace " + appNamespace,
+		Reason: "not among the namespaces whose Applications may use the project"}
+}
+
 // CheckDestination refuses a cluster (by server URL or name) and namespace
 // the project does not allow: a destination is allowed when it matches an
 // entry without "!" and no entry with "!" (in server, name or namespace).
@@ -191,4 +204,10 @@ func (p *Project) CheckApplication(app *Application) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// checkApplication applies the project's rules for the application itself:
+// its namespace (sourceNamespaces), sources and destination.
+func (e *Engine) checkApplication(proj *Project, app *Application) error {
+	return errors.Join(proj.CheckSourceNamespace(app.Namespace, e.opts.ControlNamespace), proj.CheckApplication(app))
 }

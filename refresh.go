@@ -129,7 +129,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Appl
 	if err != nil {
 		return fail(ConditionInvalidSpec, err)
 	}
-	if err := proj.CheckApplication(app); err != nil {
+	if err := e.checkApplication(proj, app); err != nil {
 		return fail(ConditionInvalidSpec, err)
 	}
 	cs, err := e.cluster(ctx, app.Spec.Destination)
