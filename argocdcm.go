@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/diff"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"os"
 	"slices"
@@ -63,6 +64,9 @@ type ArgoCDSettings struct {
 	// <group_Kind> and .all, and the rule resource.compareoptions'
 	// ignoreAggregatedRoles adds.
 	IgnoreDifferences []ResourceIgnoreDifferences
+	// KnownTypeFields are resource.customizations.knownTypeFields: fields
+	// of custom resources normalised as built-in types.
+	KnownTypeFields []diff.KnownTypeField
 	// Exclusions and Inclusions are resource.exclusions and
 	// resource.inclusions, one match per apiGroup and kind.
 	Exclusions, Inclusions []cache.GroupKindMatch
@@ -111,12 +115,18 @@ type compareOptions struct {
 // legacyCustomization is one kind's entry of the legacy
 // resource.customizations key.
 type legacyCustomization struct {
-	HealthLua             string `json:"health.lua,omitempty"`
-	UseOpenLibs           bool   `json:"health.lua.useOpenLibs,omitempty"`
-	Actions               string `json:"actions,omitempty"`
-	IgnoreDifferences     string `json:"ignoreDifferences,omitempty"`
-	IgnoreResourceUpdates string `json:"ignoreResourceUpdates,omitempty"`
-	KnownTypeFields       any    `json:"knownTypeFields,omitempty"`
+	HealthLua             string           `json:"health.lua,omitempty"`
+	UseOpenLibs           bool             `json:"health.lua.useOpenLibs,omitempty"`
+	Actions               string           `json:"actions,omitempty"`
+	IgnoreDifferences     string           `json:"ignoreDifferences,omitempty"`
+	IgnoreResourceUpdates string           `json:"ignoreResourceUpdates,omitempty"`
+	KnownTypeFields       []knownTypeField `json:"knownTypeFields,omitempty"`
+}
+
+// knownTypeField is one entry of knownTypeFields.
+type knownTypeField struct {
+	Field string `json:"field"`
+	Type  string `json:"type"`
 }
 
 const customizations = "resource.customizations"
@@ -124,7 +134,7 @@ const customizations = "resource.customizations"
 // ParseArgoCDSettings reads the data of an argocd-cm ConfigMap. Keys the
 // engine implements are parsed (see ArgoCDSettings); keys it does not use
 // are listed in Warnings. A malformed value, or a value asking for what
-// the engine cannot do (knownTypeFields, a
+// the engine cannot do (a
 // per-cluster exclusion, ...), is a *SettingError naming the key; all of
 // them are returned, joined.
 func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
@@ -155,7 +165,10 @@ func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 		case strings.HasPrefix(key, customizations+".ignoreDifferences."):
 			err = s.addIgnore(strings.TrimPrefix(key, customizations+".ignoreDifferences."), value)
 		case strings.HasPrefix(key, customizations+".knownTypeFields."):
-			err = fmt.Errorf("%w: knownTypeFields (the diff normalises known core types only in built-in kinds)", ErrSettingUnsupported)
+			var fields []knownTypeField
+			if err = strictYAML(value, &fields); err == nil {
+				err = s.addKnownTypes(strings.TrimPrefix(key, customizations+".knownTypeFields."), fields)
+			}
 		case key == customizations+".ignoreResourceUpdates.all":
 			ignoreUpdatesAll = &ignoreFields{}
 			err = strictYAML(value, ignoreUpdatesAll)
@@ -243,8 +256,10 @@ func (s *ArgoCDSettings) parseLegacy(value string) error {
 		if c.UseOpenLibs {
 			s.Warnings = append(s.Warnings, openLibsWarning(customizations+" "+name+" health.lua.useOpenLibs"))
 		}
-		if c.KnownTypeFields != nil {
-			return fmt.Errorf("%s: %w: knownTypeFields", name, ErrSettingUnsupported)
+		if len(c.KnownTypeFields) > 0 {
+			if err := s.addKnownTypes(name, c.KnownTypeFields); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		if c.IgnoreResourceUpdates != "" {
 			return fmt.Errorf("%s: %w: ignoreResourceUpdates", name, ErrSettingUnsupported)
@@ -301,6 +316,23 @@ func (s *ArgoCDSettings) addIgnore(kindKey, value string) error {
 	}
 	rule.JSONPointers, rule.JQPathExpressions, rule.ManagedFieldsManagers = f.JSONPointers, f.JQPathExpressions, f.ManagedFieldsManagers
 	s.IgnoreDifferences = append(s.IgnoreDifferences, rule)
+	return nil
+}
+
+// addKnownTypes records knownTypeFields for a kind ("group_Kind" or
+// "group/Kind"); a type the diff does not know is refused by Apply.
+func (s *ArgoCDSettings) addKnownTypes(kindKey string, fields []knownTypeField) error {
+	sk := health.ScriptKey(kindKey)
+	group, kind := "", sk
+	if g, k, ok := strings.Cut(sk, "/"); ok {
+		group, kind = g, k
+	}
+	for _, f := range fields {
+		if f.Field == "" || f.Type == "" {
+			return fmt.Errorf("%w: knownTypeFields entries need a field and a type", ErrSettingMalformed)
+		}
+		s.KnownTypeFields = append(s.KnownTypeFields, diff.KnownTypeField{Group: group, Kind: kind, Field: f.Field, Type: f.Type})
+	}
 	return nil
 }
 
@@ -394,6 +426,12 @@ func parseDuration(value string) (time.Duration, error) {
 // argocd.argoproj.io/tracking-id). It refuses to replace a Health or
 // Actions the host set itself.
 func (s *ArgoCDSettings) Apply(opts *Options) error {
+	if len(s.KnownTypeFields) > 0 {
+		if _, err := diff.New(diff.Options{KnownTypeFields: s.KnownTypeFields}); err != nil {
+			return fmt.Errorf("argocd-cm: %w", err)
+		}
+		opts.KnownTypeFields = append(opts.KnownTypeFields, s.KnownTypeFields...)
+	}
 	if len(s.HealthOverrides) > 0 {
 		if opts.Health != nil {
 			return fmt.Errorf("argocd-cm: health scripts given, but Options.Health is already set")

@@ -76,17 +76,17 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 		data map[string]string
 		want error
 	}{
-		"knownTypeFields":      {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n  type: core/v1/PodSpec\n"}, ErrSettingUnsupported},
-		"bad instance label":   {map[string]string{"application.instanceLabelKey": "not a label"}, ErrSettingMalformed},
-		"cluster exclusion":    {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: [https://prod]\n"}, ErrSettingUnsupported},
-		"status field crd":     {map[string]string{"resource.compareoptions": "ignoreResourceStatusField: crd\n"}, ErrSettingUnsupported},
-		"reconciliation off":   {map[string]string{"timeout.reconciliation": "0s"}, ErrSettingUnsupported},
-		"bad duration":         {map[string]string{"timeout.reconciliation": "soon"}, ErrSettingMalformed},
-		"bad yaml":             {map[string]string{"resource.exclusions": "- apiGroups: [\n"}, ErrSettingMalformed},
-		"unknown ignore field": {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrSettingMalformed},
-		"bad rbac":             {map[string]string{"resource.respectRBAC": "sometimes"}, ErrSettingMalformed},
-		"bad actions":          {map[string]string{"resource.customizations.actions.apps_Deployment": "definitions: []\n"}, ErrSettingMalformed},
-		"ignore updates":       {map[string]string{"resource.ignoreResourceUpdatesEnabled": "true", "resource.customizations.ignoreResourceUpdates.all": "jsonPointers: [/metadata/resourceVersion]\n"}, ErrSettingUnsupported},
+		"knownTypeFields without a type": {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n"}, ErrSettingMalformed},
+		"bad instance label":             {map[string]string{"application.instanceLabelKey": "not a label"}, ErrSettingMalformed},
+		"cluster exclusion":              {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: [https://prod]\n"}, ErrSettingUnsupported},
+		"status field crd":               {map[string]string{"resource.compareoptions": "ignoreResourceStatusField: crd\n"}, ErrSettingUnsupported},
+		"reconciliation off":             {map[string]string{"timeout.reconciliation": "0s"}, ErrSettingUnsupported},
+		"bad duration":                   {map[string]string{"timeout.reconciliation": "soon"}, ErrSettingMalformed},
+		"bad yaml":                       {map[string]string{"resource.exclusions": "- apiGroups: [\n"}, ErrSettingMalformed},
+		"unknown ignore field":           {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrSettingMalformed},
+		"bad rbac":                       {map[string]string{"resource.respectRBAC": "sometimes"}, ErrSettingMalformed},
+		"bad actions":                    {map[string]string{"resource.customizations.actions.apps_Deployment": "definitions: []\n"}, ErrSettingMalformed},
+		"ignore updates":                 {map[string]string{"resource.ignoreResourceUpdatesEnabled": "true", "resource.customizations.ignoreResourceUpdates.all": "jsonPointers: [/metadata/resourceVersion]\n"}, ErrSettingUnsupported},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -152,5 +152,26 @@ func TestArgoCDSettingsOpenLibsRunInTheSandbox(t *testing.T) {
 	}
 	if _, err := ParseArgoCDSettings(map[string]string{"resource.customizations.useOpenLibs.apps_Deployment": "maybe"}); !errors.Is(err, ErrSettingMalformed) {
 		t.Fatalf("a malformed boolean: %v", err)
+	}
+}
+
+func TestArgoCDSettingsKnownTypeFields(t *testing.T) {
+	s, err := ParseArgoCDSettings(map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n  type: core/v1/PodSpec\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	if err := s.Apply(&opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.KnownTypeFields) != 1 || opts.KnownTypeFields[0].Group != "argoproj.io" || opts.KnownTypeFields[0].Kind != "Rollout" || opts.KnownTypeFields[0].Type != "core/v1/PodSpec" {
+		t.Fatalf("known type fields %+v", opts.KnownTypeFields)
+	}
+	s, err = ParseArgoCDSettings(map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.x\n  type: core/v1/Nope\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(&opts); err == nil || !strings.Contains(err.Error(), "core/v1/Nope") {
+		t.Fatalf("an unknown type: %v", err)
 	}
 }

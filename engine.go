@@ -76,6 +76,10 @@ type Options struct {
 	// Interval is how often each app is refreshed without other reason.
 	// Default 3 minutes.
 	Interval time.Duration
+	// KnownTypeFields are fields of custom resources that hold built-in
+	// types (a PodSpec in a CronTab), compared as those types are (Argo
+	// CD's resource.customizations.knownTypeFields).
+	KnownTypeFields []diff.KnownTypeField
 	// ControlNamespace is the namespace of the control plane (Argo CD's
 	// argocd): an Application in it, or in no namespace, may use any
 	// project; an Application in another namespace only a project whose

@@ -39,6 +39,7 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		// compare-options, or Options.ServerSideDiff) asks the server.
 		opts.DryRun = cs.dryRun
 	}
+	opts.KnownTypeFields = e.opts.KnownTypeFields
 	cmpOpts, err := resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions])
 	if err != nil {
 		return nil, fmt.Errorf("application %s: annotation %s: %w", app.Name, resource.AnnotationCompareOptions, err)

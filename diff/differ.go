@@ -45,10 +45,16 @@ func New(opts Options) (*Differ, error) {
 		return nil, fmt.Errorf("diff: masking key: %w", err)
 	}
 	trees := newTypeTrees()
+	known, err := compileKnownTypes(trees, opts.KnownTypeFields)
+	if err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	norm := newNormalizer(trees, opts)
+	norm.known = known
 	d := &Differ{
 		opts:    opts,
 		trees:   trees,
-		norm:    newNormalizer(trees, opts),
+		norm:    norm,
 		rules:   append(sys, app...),
 		mask:    &masker{key: key},
 		deduced: managedfields.NewDeducedTypeConverter(),

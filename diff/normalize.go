@@ -23,6 +23,7 @@ var serverMetadata = [...]string{
 // three can never disagree.
 type normalizer struct {
 	trees         *typeTrees
+	known         knownFields
 	dropAnns      []string
 	compareStatus map[schema.GroupKind]bool
 }
@@ -61,7 +62,9 @@ func newNormalizer(trees *typeTrees, opts Options) *normalizer {
 //     in fields the server omits when empty are dropped, and the server's
 //     known defaults fill absent fields (ports' protocol TCP, a container's
 //     termination message path and pull policy, a Deployment's strategy,
-//     ...; see defaults.go).
+//     ...; see defaults.go);
+//  7. fields Options.KnownTypeFields names are normalised as their
+//     built-in type, the same way, in any kind.
 func (n *normalizer) normalize(obj map[string]any) {
 	gvk := gvkOfMap(obj)
 	if meta, ok := obj["metadata"].(map[string]any); ok {
@@ -82,6 +85,7 @@ func (n *normalizer) normalize(obj map[string]any) {
 	if isSecretGVK(gvk) {
 		foldStringData(obj)
 	}
+	n.known.apply(obj, gvk.GroupKind())
 	normalizeValue(obj, n.trees.forGVK(gvk))
 }
 

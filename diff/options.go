@@ -78,6 +78,10 @@ type Options struct {
 	// CompareStatus lists the kinds whose status is compared. By default
 	// status is ignored for every kind (Argo CD's default "all").
 	CompareStatus []schema.GroupKind
+	// KnownTypeFields are fields of other kinds (custom resources) that hold
+	// built-in types, normalised as those types (Argo CD's
+	// knownTypeFields). An unknown type makes New fail.
+	KnownTypeFields []KnownTypeField
 	// IgnoreRules are the application's ignoreDifferences.
 	IgnoreRules []IgnoreRule
 	// SystemIgnoreRules apply to every application. Default

@@ -70,6 +70,9 @@ type typeTrees struct {
 
 	mu     sync.Mutex
 	byType map[reflect.Type]*typeNode
+	// named are the scheme's struct types by Argo CD's type names (see
+	// knownType), built on first use.
+	named map[string]reflect.Type
 	byGVK  sync.Map // schema.GroupVersionKind -> *typeNode (nil: not built in)
 }
 
