@@ -73,7 +73,7 @@ type typeTrees struct {
 	// named are the scheme's struct types by Argo CD's type names (see
 	// knownType), built on first use.
 	named map[string]reflect.Type
-	byGVK  sync.Map // schema.GroupVersionKind -> *typeNode (nil: not built in)
+	byGVK sync.Map // schema.GroupVersionKind -> *typeNode (nil: not built in)
 }
 
 func newTypeTrees() *typeTrees {
