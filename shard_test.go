@@ -173,6 +173,16 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 		return owner
 	}
 
+	// Every replica has joined and taken apps (under load a join can come
+	// after the first two have split the apps between them).
+	eventually(t, time.Minute, "every replica owns apps", func() bool {
+		for _, r := range replicas {
+			if len(r.e.ManagedApps()) == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	owner := exclusive(replicas, time.Minute)
 	per := map[int]int{}
 	for _, i := range owner {
