@@ -88,6 +88,11 @@ func (s *Syncer) serverSideApply(ctx context.Context, t *task, dryRun bool) (*un
 		})
 		return err
 	})
+	if err != nil && t.opts.Has(resource.OptionValidate, "false") && isSchemaError(err) {
+		// Field validation off does not reach server-side apply, which
+		// must type every field it merges.
+		return out, fmt.Errorf("%w (Validate=false does not apply to server-side apply, which needs every field declared in the schema; ServerSideApply=false applies with validation off)", err)
+	}
 	return out, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,6 +53,11 @@ func isTransient(err error) bool {
 	if err == nil {
 		return false
 	}
+	if apierrors.IsInternalError(err) && isSchemaError(err) {
+		// Server-side apply reports a manifest its schema cannot hold
+		// (an unknown field, a wrong type) as a 500: retrying cannot help.
+		return false
+	}
 	if apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
 		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) {
 		return true
@@ -72,6 +78,17 @@ func isTransient(err error) bool {
 	}
 	var netErr interface{ Timeout() bool }
 	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// isSchemaError recognises the API server's 500 answers that are about the
+// object, not the server: server-side apply could not build the typed
+// object ("failed to create typed patch object", "field not declared in
+// schema", a value of the wrong type).
+func isSchemaError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "failed to create typed patch object") ||
+		strings.Contains(msg, "field not declared in schema") ||
+		strings.Contains(msg, "failed to create typed live object")
 }
 
 // retryTransient runs fn until it succeeds, fails for a reason that is not

@@ -9,6 +9,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // A write to a connection the dying API server closed fails with a broken
@@ -34,5 +36,19 @@ func TestTruncatedResponseBodyIsTransient(t *testing.T) {
 	}
 	if isTransient(errors.New("admission webhook denied the request")) {
 		t.Error("an object's own error is transient")
+	}
+}
+
+// A manifest the schema cannot hold is answered by server-side apply with
+// a 500 ("failed to create typed patch object ... field not declared in
+// schema"): it is the object's error, not a transient one (a sync of such
+// a manifest retried until its timeout; TestValidateFalse found it).
+func TestSchemaErrorIsNotTransient(t *testing.T) {
+	err := apierrors.NewInternalError(errors.New("failed to create typed patch object (ns/loose; /v1, Kind=ConfigMap): .notAField: field not declared in schema"))
+	if isTransient(err) {
+		t.Errorf("%v is transient", err)
+	}
+	if !isTransient(apierrors.NewInternalError(errors.New("etcdserver: leader changed"))) {
+		t.Error("an internal error of the server is not transient")
 	}
 }
