@@ -37,7 +37,9 @@ func defaultsFor(typ reflect.Type) func(map[string]any) {
 	case reflect.TypeOf(corev1.Probe{}):
 		return defaultProbe
 	case reflect.TypeOf(corev1.HTTPGetAction{}):
-		return setAbsent("scheme", "HTTP")
+		return defaultHTTPGet
+	case reflect.TypeOf(corev1.PodTemplateSpec{}), reflect.TypeOf(batchv1.JobTemplateSpec{}):
+		return defaultTemplate
 	case reflect.TypeOf(corev1.ObjectFieldSelector{}):
 		return setAbsent("apiVersion", "v1")
 	case reflect.TypeOf(corev1.ConfigMapVolumeSource{}), reflect.TypeOf(corev1.SecretVolumeSource{}),
@@ -63,6 +65,8 @@ func defaultsFor(typ reflect.Type) func(map[string]any) {
 	return nil
 }
 
+// setAbsent returns a default of one scalar field (a map or slice value
+// would be shared by every object it fills).
 func setAbsent(key string, value any) func(map[string]any) {
 	return func(m map[string]any) {
 		if m[key] == nil {
@@ -82,6 +86,10 @@ func setAll(m map[string]any, kv ...any) {
 
 func defaultContainer(m map[string]any) {
 	setAll(m, "terminationMessagePath", "/dev/termination-log", "terminationMessagePolicy", "File")
+	// resources is a struct value: the server always writes it.
+	if m["resources"] == nil {
+		m["resources"] = map[string]any{}
+	}
 	if m["imagePullPolicy"] == nil {
 		if image, ok := m["image"].(string); ok {
 			m["imagePullPolicy"] = pullPolicyFor(image)
@@ -112,6 +120,18 @@ func defaultPodSpec(m map[string]any) {
 		"terminationGracePeriodSeconds", int64(30),
 		"securityContext", map[string]any{},
 	)
+}
+
+// defaultTemplate: a template's metadata is a struct value, which the
+// server always writes (a fresh map each time: defaults never share).
+func defaultTemplate(m map[string]any) {
+	if m["metadata"] == nil {
+		m["metadata"] = map[string]any{}
+	}
+}
+
+func defaultHTTPGet(m map[string]any) {
+	setAll(m, "path", "/", "scheme", "HTTP")
 }
 
 func defaultProbe(m map[string]any) {

@@ -89,7 +89,42 @@ spec:
 // modes, against a live object with the history of a client-side apply,
 // of a server-side apply, and without history.
 func TestDefaultsFillTheMergedObject(t *testing.T) {
-	cases := []defaultsCase{{
+	for _, c := range defaultsCases() {
+		t.Run(c.name, func(t *testing.T) {
+			desired := mustObject(t, c.desired)
+			for vname, live := range defaultsHistories(t, c) {
+				for _, mode := range []Mode{ModeThreeWay, ModeStructuredMerge} {
+					opts := DefaultOptions()
+					opts.Mode = mode
+					res, err := mustDiffer(t, opts).Diff(context.Background(), desired, live)
+					if err != nil {
+						t.Fatalf("%s/%s: %v", mode, vname, err)
+					}
+					if c.needsHistory && res.TwoWay {
+						continue
+					}
+					var paths []string
+					for _, ch := range res.Changes {
+						paths = append(paths, ch.Path)
+					}
+					if !slices.Equal(paths, c.changes) {
+						t.Errorf("%s/%s: changes %v, want %v\n%s", mode, vname, paths, c.changes, res.Text)
+					}
+					for ptr, want := range c.want {
+						if got := valueAt(res.PredictedLive.Object, ptr); !reflect.DeepEqual(got, want) {
+							t.Errorf("%s/%s: predicted %s = %#v, want %#v", mode, vname, ptr, got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// defaultsCases are histories where a default meets a merge (see
+// TestDefaultsFillTheMergedObject, TestStructuredMergePredictsTheServer).
+func defaultsCases() []defaultsCase {
+	return []defaultsCase{{
 		name:    "pull policy stays Always when an untagged image gets a tag",
 		applied: deployWith("", "image: nginx"),
 		desired: deployWith("", `image: "nginx:1.27"`),
@@ -160,7 +195,7 @@ func TestDefaultsFillTheMergedObject(t *testing.T) {
 	}, {
 		name:    "a StatefulSet update strategy another manager set",
 		applied: stsHead,
-		other:   strings.SplitAfter(stsHead, "spec:\n")[0] + "  updateStrategy: {type: OnDelete}\n",
+		other:   strings.SplitAfter(stsHead, "spec:\n")[0] + "  updateStrategy: {type: OnDelete, rollingUpdate: null}\n",
 		desired: strings.Replace(stsHead, "replicas: 0", "replicas: 1", 1),
 		changes: []string{"/spec/replicas"},
 		want:    map[string]any{"/spec/updateStrategy/type": "OnDelete"},
@@ -190,36 +225,6 @@ func TestDefaultsFillTheMergedObject(t *testing.T) {
 		changes: []string{"/metadata/labels"},
 		want:    map[string]any{"/spec/volumeMode": "Block"},
 	}}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			desired := mustObject(t, c.desired)
-			for vname, live := range defaultsHistories(t, c) {
-				for _, mode := range []Mode{ModeThreeWay, ModeStructuredMerge} {
-					opts := DefaultOptions()
-					opts.Mode = mode
-					res, err := mustDiffer(t, opts).Diff(context.Background(), desired, live)
-					if err != nil {
-						t.Fatalf("%s/%s: %v", mode, vname, err)
-					}
-					if c.needsHistory && res.TwoWay {
-						continue
-					}
-					var paths []string
-					for _, ch := range res.Changes {
-						paths = append(paths, ch.Path)
-					}
-					if !slices.Equal(paths, c.changes) {
-						t.Errorf("%s/%s: changes %v, want %v\n%s", mode, vname, paths, c.changes, res.Text)
-					}
-					for ptr, want := range c.want {
-						if got := valueAt(res.PredictedLive.Object, ptr); !reflect.DeepEqual(got, want) {
-							t.Errorf("%s/%s: predicted %s = %#v, want %#v", mode, vname, ptr, got, want)
-						}
-					}
-				}
-			}
-		})
-	}
 }
 
 // TestDesiredIsComparedAsDeclared: Result.Desired holds what Git declares,
