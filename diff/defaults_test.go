@@ -246,6 +246,17 @@ func TestDesiredIsComparedAsDeclared(t *testing.T) {
 	if !strings.Contains(res.Text, "imagePullPolicy: Always") {
 		t.Errorf("the text of a missing object does not show what the server creates:\n%s", res.Text)
 	}
+
+	// An ignored field stays out of the prediction, defaulted or not.
+	opts := DefaultOptions()
+	opts.IgnoreRules = []IgnoreRule{{Group: "apps", Kind: "Deployment", JSONPointers: []string{ptr}}}
+	res, err = mustDiffer(t, opts).Diff(context.Background(), desired, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := valueAt(res.PredictedLive.Object, ptr); got != nil || strings.Contains(res.Text, "imagePullPolicy") {
+		t.Errorf("ignored %s predicted %v:\n%s", ptr, got, res.Text)
+	}
 }
 
 // defaultsHistories returns the live object of c as each history leaves

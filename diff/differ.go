@@ -243,17 +243,22 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 func (d *Differ) diffMissing(ctx context.Context, res Result, gvk schema.GroupVersionKind, desired *unstructured.Unstructured) (Result, error) {
 	dn := deepCopyMap(desired.Object)
 	d.norm.normalizeDeclared(dn)
-	if _, err := d.ignore(ctx, res.Key, gvk, nil, dn, nil); err != nil {
-		return Result{}, err
-	}
 	// The server creates desired with its defaults filled in.
 	predicted := deepCopyMap(dn)
 	d.norm.normalize(predicted)
+	matched, err := d.ignore(ctx, res.Key, gvk, nil, dn, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	if matched {
+		if _, err := d.ignore(ctx, res.Key, gvk, nil, predicted, nil); err != nil {
+			return Result{}, err
+		}
+	}
 	res.Missing, res.Modified = true, true
 	res.Desired = &unstructured.Unstructured{Object: dn}
 	res.PredictedLive = &unstructured.Unstructured{Object: predicted}
 	res.Changes = []Change{{Path: "", Op: ChangeAdd}}
-	var err error
 	res.Text, err = unifiedText(res.Key.String(), nil, predicted, d.opts.Color, d.opts.ContextLines)
 	return res, err
 }
