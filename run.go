@@ -151,6 +151,7 @@ func (r *runner) jitter() time.Duration {
 // returns when to look again (0: the app is gone) or that the refresh
 // failed.
 func (r *runner) reconcile(ctx context.Context, name string) (again time.Duration, failed bool) {
+	// st.app is replaced under r.mu by Upsert: read it once, locked.
 	r.mu.Lock()
 	st, ok := r.apps[name]
 	var app *Application

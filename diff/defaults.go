@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"math"
 	"reflect"
 	"strings"
 
@@ -13,12 +14,17 @@ import (
 // an object of Go type typ, or nil. The values are those of the API server's
 // defaulting for the stable built-in types (written here from the
 // documented API: this package never imports k8s.io/kubernetes). Defaults
-// only fill absent fields, on both sides of a comparison alike, so an
-// explicit value is always compared as written.
+// only fill absent fields, so an explicit value is always compared as
+// written.
 //
-// A default never hides another manager's value: merges keep live values
-// for fields desired does not set, so a default only fills a field that
-// the predicted object really lacks (the server would default it too).
+// Defaults fill stored objects only: live, and the predicted result of a
+// merge, never desired (or last-applied) before it is merged. The server
+// defaults what a write leaves absent after merging: a default applied to
+// desired first would overwrite a live value desired does not set (the
+// pull policy derived from an earlier image, a partition another manager
+// set) and predict a change no sync makes. So a default only fills a field
+// the predicted object really lacks, and is computed from the predicted
+// object's own values (its image, its strategy type, its port).
 func defaultsFor(typ reflect.Type) func(map[string]any) {
 	switch typ {
 	case reflect.TypeOf(corev1.Container{}), reflect.TypeOf(corev1.EphemeralContainerCommon{}):
@@ -31,7 +37,9 @@ func defaultsFor(typ reflect.Type) func(map[string]any) {
 	case reflect.TypeOf(corev1.Probe{}):
 		return defaultProbe
 	case reflect.TypeOf(corev1.HTTPGetAction{}):
-		return setAbsent("scheme", "HTTP")
+		return defaultHTTPGet
+	case reflect.TypeOf(corev1.PodTemplateSpec{}), reflect.TypeOf(batchv1.JobTemplateSpec{}):
+		return defaultTemplate
 	case reflect.TypeOf(corev1.ObjectFieldSelector{}):
 		return setAbsent("apiVersion", "v1")
 	case reflect.TypeOf(corev1.ConfigMapVolumeSource{}), reflect.TypeOf(corev1.SecretVolumeSource{}),
@@ -57,9 +65,11 @@ func defaultsFor(typ reflect.Type) func(map[string]any) {
 	return nil
 }
 
+// setAbsent returns a default of one scalar field (a map or slice value
+// would be shared by every object it fills).
 func setAbsent(key string, value any) func(map[string]any) {
 	return func(m map[string]any) {
-		if _, ok := m[key]; !ok {
+		if m[key] == nil {
 			m[key] = value
 		}
 	}
@@ -68,7 +78,7 @@ func setAbsent(key string, value any) func(map[string]any) {
 func setAll(m map[string]any, kv ...any) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		k := kv[i].(string)
-		if _, ok := m[k]; !ok {
+		if m[k] == nil {
 			m[k] = kv[i+1]
 		}
 	}
@@ -76,7 +86,11 @@ func setAll(m map[string]any, kv ...any) {
 
 func defaultContainer(m map[string]any) {
 	setAll(m, "terminationMessagePath", "/dev/termination-log", "terminationMessagePolicy", "File")
-	if _, ok := m["imagePullPolicy"]; !ok {
+	// resources is a struct value: the server always writes it.
+	if m["resources"] == nil {
+		m["resources"] = map[string]any{}
+	}
+	if m["imagePullPolicy"] == nil {
 		if image, ok := m["image"].(string); ok {
 			m["imagePullPolicy"] = pullPolicyFor(image)
 		}
@@ -84,18 +98,15 @@ func defaultContainer(m map[string]any) {
 }
 
 // pullPolicyFor is the server's default pull policy: Always for an image
-// without a tag or tagged latest (and not pinned by digest), IfNotPresent
-// otherwise.
+// tagged latest, or without a tag unless pinned by digest; IfNotPresent
+// otherwise (nginx:latest@sha256:... is Always: its tag is latest).
 func pullPolicyFor(image string) string {
-	if strings.Contains(image, "@") {
-		return "IfNotPresent"
-	}
-	name := image
+	name, _, digest := strings.Cut(image, "@")
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
 	}
-	_, tag, ok := strings.Cut(name, ":")
-	if !ok || tag == "latest" {
+	_, tag, tagged := strings.Cut(name, ":")
+	if tag == "latest" || (!tagged && !digest) {
 		return "Always"
 	}
 	return "IfNotPresent"
@@ -111,24 +122,47 @@ func defaultPodSpec(m map[string]any) {
 	)
 }
 
+// defaultTemplate: a template's metadata is a struct value, which the
+// server always writes (a fresh map each time: defaults never share).
+func defaultTemplate(m map[string]any) {
+	if m["metadata"] == nil {
+		m["metadata"] = map[string]any{}
+	}
+}
+
+func defaultHTTPGet(m map[string]any) {
+	setAll(m, "path", "/", "scheme", "HTTP")
+}
+
 func defaultProbe(m map[string]any) {
 	setAll(m, "timeoutSeconds", int64(1), "periodSeconds", int64(10), "successThreshold", int64(1), "failureThreshold", int64(3))
 }
 
+// defaultServiceSpec: every Service gets sessionAffinity None and its type
+// ClusterIP; the internal traffic policy Cluster is for the types with a
+// cluster IP, the external one for the externally reachable (NodePort,
+// LoadBalancer, external IPs); a port's targetPort is its port.
 func defaultServiceSpec(m map[string]any) {
 	typ, _ := m["type"].(string)
 	if typ == "" {
 		typ = "ClusterIP"
 		m["type"] = typ
 	}
-	if typ == "ExternalName" {
-		return
+	setAll(m, "sessionAffinity", "None")
+	if typ == "ClusterIP" || typ == "NodePort" || typ == "LoadBalancer" {
+		setAll(m, "internalTrafficPolicy", "Cluster")
 	}
-	setAll(m, "sessionAffinity", "None", "internalTrafficPolicy", "Cluster")
+	externalIPs, _ := m["externalIPs"].([]any)
+	if typ == "NodePort" || typ == "LoadBalancer" || (typ == "ClusterIP" && len(externalIPs) > 0) {
+		setAll(m, "externalTrafficPolicy", "Cluster")
+	}
+	if typ == "LoadBalancer" {
+		setAll(m, "allocateLoadBalancerNodePorts", true)
+	}
 	if ports, ok := m["ports"].([]any); ok {
 		for _, p := range ports {
 			if pm, ok := p.(map[string]any); ok {
-				if _, ok := pm["targetPort"]; !ok {
+				if pm["targetPort"] == nil {
 					if port, ok := pm["port"]; ok {
 						pm["targetPort"] = port
 					}
@@ -140,7 +174,7 @@ func defaultServiceSpec(m map[string]any) {
 
 func defaultDeploymentSpec(m map[string]any) {
 	setAll(m, "replicas", int64(1), "revisionHistoryLimit", int64(10), "progressDeadlineSeconds", int64(600))
-	if _, ok := m["strategy"]; !ok {
+	if m["strategy"] == nil {
 		m["strategy"] = map[string]any{"type": "RollingUpdate"}
 	}
 	if s, ok := m["strategy"].(map[string]any); ok {
@@ -174,31 +208,38 @@ func defaultStatefulSetSpec(m map[string]any) {
 			}
 		}
 	}
-	if _, ok := m["updateStrategy"]; !ok {
-		m["updateStrategy"] = map[string]any{"type": "RollingUpdate"}
+	// Only a type the server defaults brings a rollingUpdate with it: an
+	// explicit type RollingUpdate without one stays without one. (The
+	// server also fills rollingUpdate.maxUnavailable 1 where the
+	// MaxUnavailableStatefulSet feature is on, by default from 1.37; that
+	// depends on the server's version and is left to the live object.)
+	if m["updateStrategy"] == nil {
+		m["updateStrategy"] = map[string]any{}
 	}
 	if s, ok := m["updateStrategy"].(map[string]any); ok {
-		if t, _ := s["type"].(string); t == "RollingUpdate" {
-			ru, ok := s["rollingUpdate"].(map[string]any)
-			if !ok {
-				ru = map[string]any{}
-				s["rollingUpdate"] = ru
+		if t, _ := s["type"].(string); t == "" {
+			s["type"] = "RollingUpdate"
+			if s["rollingUpdate"] == nil {
+				s["rollingUpdate"] = map[string]any{}
 			}
+		}
+		if ru, ok := s["rollingUpdate"].(map[string]any); ok && s["type"] == "RollingUpdate" {
 			setAll(ru, "partition", int64(0))
 		}
 	}
-	if _, ok := m["persistentVolumeClaimRetentionPolicy"]; !ok {
+	if m["persistentVolumeClaimRetentionPolicy"] == nil {
 		m["persistentVolumeClaimRetentionPolicy"] = map[string]any{"whenDeleted": "Retain", "whenScaled": "Retain"}
 	}
 }
 
 func defaultDaemonSetSpec(m map[string]any) {
 	setAll(m, "revisionHistoryLimit", int64(10))
-	if _, ok := m["updateStrategy"]; !ok {
-		m["updateStrategy"] = map[string]any{"type": "RollingUpdate"}
+	if m["updateStrategy"] == nil {
+		m["updateStrategy"] = map[string]any{}
 	}
 	if s, ok := m["updateStrategy"].(map[string]any); ok {
-		if t, _ := s["type"].(string); t == "RollingUpdate" {
+		if t, _ := s["type"].(string); t == "" || t == "RollingUpdate" {
+			s["type"] = "RollingUpdate"
 			ru, ok := s["rollingUpdate"].(map[string]any)
 			if !ok {
 				ru = map[string]any{}
@@ -209,14 +250,18 @@ func defaultDaemonSetSpec(m map[string]any) {
 	}
 }
 
+// defaultJobSpec: completions is 1 only for a Job that sets neither it nor
+// parallelism (a work queue sets parallelism alone and keeps completions
+// unset); a Job with a per-index backoff limit has no overall limit.
 func defaultJobSpec(m map[string]any) {
-	setAll(m, "backoffLimit", int64(6), "completionMode", "NonIndexed", "suspend", false)
-	if _, ok := m["parallelism"]; !ok {
-		m["parallelism"] = int64(1)
-	}
-	if _, ok := m["completions"]; !ok {
+	if m["completions"] == nil && m["parallelism"] == nil {
 		m["completions"] = int64(1)
 	}
+	backoff := int64(6)
+	if m["backoffLimitPerIndex"] != nil {
+		backoff = math.MaxInt32
+	}
+	setAll(m, "parallelism", int64(1), "backoffLimit", backoff, "completionMode", "NonIndexed", "suspend", false)
 }
 
 func defaultCronJobSpec(m map[string]any) {

@@ -145,8 +145,11 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 		return d.diffExtraneous(ctx, res, gvk, live, cmpOpts)
 	}
 
+	// desired is normalised as declared, without the server's defaults:
+	// the prediction merges it into live and only then fills defaults into
+	// what the merge leaves absent, as the server does on write.
 	dn := deepCopyMap(desired.Object)
-	d.norm.normalize(dn)
+	d.norm.normalizeDeclared(dn)
 	if ns, _ := dn["metadata"].(map[string]any); ns != nil && key.Namespace != "" {
 		if _, ok := ns["namespace"]; !ok {
 			ns["namespace"] = key.Namespace
@@ -218,7 +221,7 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 			return nil, err
 		}
 		if last != nil {
-			d.norm.normalize(last)
+			d.norm.normalizeDeclared(last)
 		}
 	}
 	switch res.Mode {
@@ -245,16 +248,24 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 // diffMissing is the result for a desired object with no live object.
 func (d *Differ) diffMissing(ctx context.Context, res Result, gvk schema.GroupVersionKind, desired *unstructured.Unstructured) (Result, error) {
 	dn := deepCopyMap(desired.Object)
-	d.norm.normalize(dn)
-	if _, err := d.ignore(ctx, res.Key, gvk, nil, dn, nil); err != nil {
+	d.norm.normalizeDeclared(dn)
+	// The server creates desired with its defaults filled in.
+	predicted := deepCopyMap(dn)
+	d.norm.normalize(predicted)
+	matched, err := d.ignore(ctx, res.Key, gvk, nil, dn, nil)
+	if err != nil {
 		return Result{}, err
+	}
+	if matched {
+		if _, err := d.ignore(ctx, res.Key, gvk, nil, predicted, nil); err != nil {
+			return Result{}, err
+		}
 	}
 	res.Missing, res.Modified = true, true
 	res.Desired = &unstructured.Unstructured{Object: dn}
-	res.PredictedLive = &unstructured.Unstructured{Object: deepCopyMap(dn)}
+	res.PredictedLive = &unstructured.Unstructured{Object: predicted}
 	res.Changes = []Change{{Path: "", Op: ChangeAdd}}
-	var err error
-	res.Text, err = unifiedText(res.Key.String(), nil, dn, d.opts.Color, d.opts.ContextLines)
+	res.Text, err = unifiedText(res.Key.String(), nil, predicted, d.opts.Color, d.opts.ContextLines)
 	return res, err
 }
 

@@ -18,7 +18,14 @@
 // Built-in kinds are normalised with the Go types of k8s.io/api (through
 // client-go's scheme): quantities and int-or-string values take a canonical
 // form, empty maps and lists the server would drop are dropped, and known
-// server defaults fill absent fields. k8s.io/kubernetes is never imported.
+// server defaults fill absent fields of stored objects: live and the
+// predicted result. Desired and the last-applied configuration are
+// normalised as declared, without defaults, because the server defaults
+// only what a write leaves absent, after the merge: a default applied to
+// desired first would overwrite a live value desired does not set (the
+// pull policy of an earlier image, another manager's history limit).
+// TestDefaultsMatchTheServer checks every default against a real API
+// server. k8s.io/kubernetes is never imported.
 //
 // # Three modes
 //

@@ -104,8 +104,9 @@ func compileKnownTypes(trees *typeTrees, fields []KnownTypeField) (knownFields, 
 	return out, nil
 }
 
-// apply normalises the known-type fields of obj in place.
-func (k knownFields) apply(obj map[string]any, gk schema.GroupKind) {
+// apply normalises the known-type fields of obj in place, with the
+// server's defaults when defaults is set (stored objects only).
+func (k knownFields) apply(obj map[string]any, gk schema.GroupKind, defaults bool) {
 	for _, f := range k[gk] {
 		parent := obj
 		for _, p := range f.path[:len(f.path)-1] {
@@ -121,7 +122,7 @@ func (k knownFields) apply(obj map[string]any, gk schema.GroupKind) {
 		}
 		last := f.path[len(f.path)-1]
 		if v, ok := parent[last]; ok && v != nil {
-			parent[last] = normalizeValue(v, f.node)
+			parent[last] = normalizeValue(v, f.node, defaults)
 		}
 	}
 }

@@ -65,7 +65,21 @@ func newNormalizer(trees *typeTrees, opts Options) *normalizer {
 //     ...; see defaults.go);
 //  7. fields Options.KnownTypeFields names are normalised as their
 //     built-in type, the same way, in any kind.
-func (n *normalizer) normalize(obj map[string]any) {
+//
+// Defaults belong to stored objects only (live, and the predicted result of
+// a merge): see normalizeDeclared for desired and last-applied objects.
+func (n *normalizer) normalize(obj map[string]any) { n.normalizeWith(obj, true) }
+
+// normalizeDeclared is normalize without rule 6's server defaults: the form
+// of an object as an applier sends it (desired, a last-applied annotation).
+// The server defaults only the fields a write leaves absent, after it has
+// merged what was sent into what it stores; defaulting the declared object
+// before a merge would let a default overwrite a live value the object does
+// not set (a pull policy derived from an old image, an updateStrategy
+// another manager chose), predicting a change no sync makes.
+func (n *normalizer) normalizeDeclared(obj map[string]any) { n.normalizeWith(obj, false) }
+
+func (n *normalizer) normalizeWith(obj map[string]any, defaults bool) {
 	gvk := gvkOfMap(obj)
 	if meta, ok := obj["metadata"].(map[string]any); ok {
 		for _, f := range serverMetadata {
@@ -85,8 +99,8 @@ func (n *normalizer) normalize(obj map[string]any) {
 	if isSecretGVK(gvk) {
 		foldStringData(obj)
 	}
-	n.known.apply(obj, gvk.GroupKind())
-	normalizeValue(obj, n.trees.forGVK(gvk))
+	n.known.apply(obj, gvk.GroupKind(), defaults)
+	normalizeValue(obj, n.trees.forGVK(gvk), defaults)
 }
 
 func gvkOfMap(obj map[string]any) schema.GroupVersionKind {
@@ -131,11 +145,12 @@ func foldStringData(obj map[string]any) {
 }
 
 // normalizeValue returns v normalised under type node t (nil: no type
-// information). Maps and lists are rewritten in place.
-func normalizeValue(v any, t *typeNode) any {
+// information), filling the server's defaults when defaults is set. Maps
+// and lists are rewritten in place.
+func normalizeValue(v any, t *typeNode, defaults bool) any {
 	switch x := v.(type) {
 	case map[string]any:
-		if t != nil && t.defaults != nil {
+		if defaults && t != nil && t.defaults != nil {
 			t.defaults(x)
 		}
 		for k, c := range x {
@@ -155,7 +170,7 @@ func normalizeValue(v any, t *typeNode) any {
 					cn = t.elem
 				}
 			}
-			nv := normalizeValue(c, cn)
+			nv := normalizeValue(c, cn, defaults)
 			if f != nil && f.omitEmpty && isEmptyCollection(nv) {
 				delete(x, k)
 				continue
@@ -168,7 +183,7 @@ func normalizeValue(v any, t *typeNode) any {
 	case []any:
 		et := t.elemNode()
 		for i, c := range x {
-			x[i] = normalizeValue(c, et)
+			x[i] = normalizeValue(c, et, defaults)
 		}
 		return x
 	case float64:
@@ -179,9 +194,9 @@ func normalizeValue(v any, t *typeNode) any {
 			return int64(x)
 		}
 	case int:
-		return normalizeValue(int64(x), t)
+		return normalizeValue(int64(x), t, defaults)
 	case int32:
-		return normalizeValue(int64(x), t)
+		return normalizeValue(int64(x), t, defaults)
 	case int64:
 		if t != nil && t.kind == nodeQuantity {
 			return canonicalQuantityNumber(float64(x))

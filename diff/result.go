@@ -36,7 +36,10 @@ type Result struct {
 	Missing, Extraneous bool
 	// Desired, PredictedLive and Live are the normalised objects, with
 	// ignored fields removed and Secret values masked. PredictedLive is
-	// what the live object would be after a sync. Nil when absent.
+	// what the live object would be after a sync. Live and PredictedLive
+	// are stored objects, with the server's defaults filled in; Desired is
+	// the object as declared, without them (the server defaults only what
+	// a write leaves absent). Nil when absent.
 	Desired, PredictedLive, Live *unstructured.Unstructured
 	// Changes lists the changed fields from Live to PredictedLive, sorted
 	// by path.

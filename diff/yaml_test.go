@@ -36,7 +36,7 @@ func TestWriteYAMLRoundTrip(t *testing.T) {
 		}
 		norm := func(m map[string]any) map[string]any {
 			u := &unstructured.Unstructured{Object: deepCopyMap(m)}
-			normalizeValue(u.Object, nil)
+			normalizeValue(u.Object, nil, true)
 			return u.Object
 		}
 		if ch := compareObjects(norm(obj), norm(back), nil); len(ch) > 0 {
