@@ -16,16 +16,16 @@ const header = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata
 // repoFixture is a config repository: app folders and cluster configs.
 func repoFixture(t testing.TB) Options {
 	dir := writeTree(t, map[string]string{
-		"apps/guestbook/kustomization.yaml":    "resources: []\n",
-		"apps/Helm_Guestbook/Chart.yaml":       "name: x\n",
-		"apps/skip/cm.yaml":                    "{}\n",
-		"apps/.hidden/cm.yaml":                 "{}\n",
-		"apps/guestbook/nested/cm.yaml":        "{}\n",
-		"clusters/dev/config.json":             `{"cluster": {"name": "dev", "address": "https://dev:6443"}, "replicas": 2, "tags": ["a", "b"]}`,
-		"clusters/prod/config.yaml":            "cluster:\n  name: prod\n  address: https://prod:6443\nreplicas: 5\ntags: [c]\n",
-		"clusters/prod/eu/config.yaml":         "cluster:\n  name: prod-eu\n  address: https://eu:6443\nreplicas: 3\ntags: []\n",
-		"lists/teams.yaml":                     "- team: red\n- team: blue\n",
-		"clusters/dev/README.md":               "not config\n",
+		"apps/guestbook/kustomization.yaml": "resources: []\n",
+		"apps/Helm_Guestbook/Chart.yaml":    "name: x\n",
+		"apps/skip/cm.yaml":                 "{}\n",
+		"apps/.hidden/cm.yaml":              "{}\n",
+		"apps/guestbook/nested/cm.yaml":     "{}\n",
+		"clusters/dev/config.json":          `{"cluster": {"name": "dev", "address": "https://dev:6443"}, "replicas": 2, "tags": ["a", "b"]}`,
+		"clusters/prod/config.yaml":         "cluster:\n  name: prod\n  address: https://prod:6443\nreplicas: 5\ntags: [c]\n",
+		"clusters/prod/eu/config.yaml":      "cluster:\n  name: prod-eu\n  address: https://eu:6443\nreplicas: 3\ntags: []\n",
+		"lists/teams.yaml":                  "- team: red\n- team: blue\n",
+		"clusters/dev/README.md":            "not config\n",
 	})
 	opts := DefaultOptions()
 	opts.Repos = DirRepos(map[string]string{repoURL: dir})

@@ -50,7 +50,7 @@ spec:
 func TestLoadStrictWithLines(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, want string
-		line          int
+		line            int
 	}{
 		{"unknown field", `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
