@@ -161,7 +161,9 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	if !r.owns(name) {
 		return 0, false // its owner reconciles it; resharding queues it again here
 	}
-	app := st.app
+	r.mu.Lock()
+	app := st.app // Upsert may replace it while this runs
+	r.mu.Unlock()
 	status, children, err := r.e.refresh(ctx, app)
 	if err != nil {
 		r.e.opts.Log.V(1).Info("refresh failed", "app", name, "error", err.Error())
@@ -174,7 +176,7 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	if err != nil {
 		return 0, true
 	}
-	if wait := r.autoSync(ctx, st, status); wait > 0 {
+	if wait := r.autoSync(ctx, st, app, status); wait > 0 {
 		return wait, false
 	}
 	return r.jitter(), false
@@ -220,22 +222,23 @@ func (r *runner) record(st *appState, status Status) {
 	r.mu.Lock()
 	prev, had := st.status, st.hasState
 	st.status, st.hasState = status, true
+	name := st.app.Name
 	r.mu.Unlock()
 	if !had || prev.Health.Code != status.Health.Code {
-		r.e.notify(Notification{Type: NotifyHealthChanged, App: st.app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
+		r.e.notify(Notification{Type: NotifyHealthChanged, App: name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
 	}
 	if !had || prev.Sync != status.Sync {
-		r.e.notify(Notification{Type: NotifySyncStatusChanged, App: st.app.Name, Revision: status.Revision, Sync: status.Sync})
+		r.e.notify(Notification{Type: NotifySyncStatusChanged, App: name, Revision: status.Revision, Sync: status.Sync})
 	}
 	if status.Sync == OutOfSync && (!had || prev.Sync != OutOfSync) {
-		r.e.notify(Notification{Type: NotifyOutOfSync, App: st.app.Name, Revision: status.Revision})
+		r.e.notify(Notification{Type: NotifyOutOfSync, App: name, Revision: status.Revision})
 	}
 }
 
 // autoSync runs an automated sync when DecideAutoSync says so, and returns
 // a wait when the decision may change by time alone (a self-heal backoff,
 // a sync window).
-func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time.Duration {
+func (r *runner) autoSync(ctx context.Context, st *appState, app *Application, status Status) time.Duration {
 	r.mu.Lock()
 	if st.auto != nil {
 		st.auto.Seen(status)
@@ -246,15 +249,15 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 		last = &l
 	}
 	r.mu.Unlock()
-	p := st.app.Spec.SyncPolicy
+	p := app.Spec.SyncPolicy
 	d := DecideAutoSync(AutoSyncInput{Policy: p, Status: status, Last: last, Now: time.Now()})
 	if !d.Sync {
 		if d.Reason != "" && status.Sync == OutOfSync {
-			r.e.opts.Log.V(1).Info("no automated sync", "app", st.app.Name, "revision", status.Revision, "reason", d.Reason)
+			r.e.opts.Log.V(1).Info("no automated sync", "app", app.Name, "revision", status.Revision, "reason", d.Reason)
 		}
 		return d.Wait
 	}
-	res, err := r.e.Sync(ctx, st.app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, st.app), automated: true})
+	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true})
 	var blocked *SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which one.
@@ -269,7 +272,7 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 	st.auto = &rec
 	r.mu.Unlock()
 	if err != nil {
-		r.e.opts.Log.Info("automated sync failed", "app", st.app.Name, "revision", status.Revision, "error", err.Error())
+		r.e.opts.Log.Info("automated sync failed", "app", app.Name, "revision", status.Revision, "error", err.Error())
 	}
 	return time.Second // look again soon: the sync changed things
 }
@@ -445,9 +448,11 @@ func (r *runner) remove(name string) {
 }
 
 // Hint asks a running engine to refresh at once every app that uses the
-// repository (a webhook or poller saw a push). Matching ignores URL
+// repository (a webhook or poller saw a push), and RunAppSets to generate
+// at once the ApplicationSets whose git generators read it. Matching ignores URL
 // spelling (scheme, user, .git suffix).
 func (e *Engine) Hint(repoURL string) {
+	e.hintAppSets(repoURL)
 	e.mu.Lock()
 	r := e.runner
 	e.mu.Unlock()
