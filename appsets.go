@@ -27,18 +27,24 @@ type AppSetOptions struct {
 	// offers the engine's clusters (Options.Clusters, without labels).
 	Generate appset.Options
 	// Interval is how often each set is generated again; 0: the engine's
-	// Interval. Engine.Hint of a repository a git generator reads
-	// generates at once.
+	// Interval. A generator's requeueAfterSeconds shortens it for its
+	// set; Engine.Hint of a repository a git generator reads generates at
+	// once.
 	Interval time.Duration
 	// RolloutPoll is how often a RollingSync in progress, or a cascading
 	// deletion, is looked at again. Default 500 ms.
 	RolloutPoll time.Duration
+	// ControllerNamespace is where clusterDecisionResource generators
+	// read their ConfigMap and duck-typed resources (Argo CD's
+	// namespace) when Generate.Decisions is nil: on the destination
+	// https://kubernetes.default.svc. Default "argocd".
+	ControllerNamespace string
 }
 
 // DefaultAppSetOptions returns appset.DefaultOptions and the engine's
 // interval.
 func DefaultAppSetOptions() AppSetOptions {
-	return AppSetOptions{Generate: appset.DefaultOptions(), RolloutPoll: 500 * time.Millisecond}
+	return AppSetOptions{Generate: appset.DefaultOptions(), RolloutPoll: 500 * time.Millisecond, ControllerNamespace: "argocd"}
 }
 
 // AppSetStatus is the outcome of a set's last generation.
@@ -62,6 +68,9 @@ type AppSetStatus struct {
 // deletes its objects with it (foreground; "/background" and
 // "/foreground" suffixes choose the propagation).
 const ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
+
+// localServer is the server URL of the cluster the engine runs in.
+const localServer = "https://kubernetes.default.svc"
 
 // appSetLoop is the state of RunAppSets.
 type appSetLoop struct {
@@ -153,6 +162,19 @@ func (e *Engine) appSetDefaults(opts AppSetOptions) AppSetOptions {
 	if g.Validate == nil {
 		g.Validate = validateGenerated
 	}
+	if opts.ControllerNamespace == "" {
+		opts.ControllerNamespace = "argocd"
+	}
+	if g.Decisions == nil {
+		for _, c := range e.opts.Clusters {
+			if c.Server == localServer && c.Config != nil {
+				if d, err := appset.NewClusterDecisions(c.Config, opts.ControllerNamespace); err == nil {
+					g.Decisions = d
+				}
+				break
+			}
+		}
+	}
 	if g.Clusters == nil {
 		var cls appset.StaticClusters
 		for _, c := range e.opts.Clusters {
@@ -237,6 +259,38 @@ func (e *Engine) hintAppSets(repoURL string) {
 	}
 }
 
+// requeueAfter is the shortest requeueAfterSeconds of a set's generators
+// (0: none set): the set is generated at least that often.
+func requeueAfter(gens []appset.Generator) time.Duration {
+	var min time.Duration
+	take := func(s *int64) {
+		if s != nil && *s > 0 && (min == 0 || time.Duration(*s)*time.Second < min) {
+			min = time.Duration(*s) * time.Second
+		}
+	}
+	for _, g := range gens {
+		switch {
+		case g.Git != nil:
+			take(g.Git.RequeueAfterSeconds)
+		case g.SCMProvider != nil:
+			take(g.SCMProvider.RequeueAfterSeconds)
+		case g.PullRequest != nil:
+			take(g.PullRequest.RequeueAfterSeconds)
+		case g.ClusterDecisionResource != nil:
+			take(g.ClusterDecisionResource.RequeueAfterSeconds)
+		case g.Matrix != nil:
+			if r := requeueAfter(g.Matrix.Generators); r > 0 && (min == 0 || r < min) {
+				min = r
+			}
+		case g.Merge != nil:
+			if r := requeueAfter(g.Merge.Generators); r > 0 && (min == 0 || r < min) {
+				min = r
+			}
+		}
+	}
+	return min
+}
+
 // gitRepos lists the repositories of a set's git generators, nested ones
 // included.
 func gitRepos(gens []appset.Generator) []string {
@@ -255,9 +309,13 @@ func gitRepos(gens []appset.Generator) []string {
 }
 
 func (e *Engine) runSet(ctx context.Context, st *setState, opts AppSetOptions) {
+	interval := opts.Interval
+	if r := requeueAfter(st.set.Spec.Generators); r > 0 && r < interval {
+		interval = r
+	}
 	for {
 		busy := e.reconcileSet(ctx, st)
-		wait := opts.Interval
+		wait := interval
 		if busy {
 			wait = opts.RolloutPoll
 		}
