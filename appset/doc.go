@@ -8,8 +8,8 @@
 //     selector; values), git directories (path, path.basename,
 //     path.basenameNormalized, path[n] / path.segments; exclude) and git
 //     files (JSON or YAML, "**" globs, flattened keys or nested ones under
-//     goTemplate), matrix (two generators; the second may use the first's
-//     parameters), merge (mergeKeys), scmProvider and pullRequest (through
+//     goTemplate), matrix (two generators; either may use the other's
+//     parameters, not both), merge (mergeKeys), scmProvider and pullRequest (through
 //     providers a host registers: there is no built-in network provider;
 //     StaticSCM and StaticPullRequests serve fixed lists) and
 //     clusterDecisionResource (a duck-typed resource a DecisionReader

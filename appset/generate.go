@@ -317,9 +317,13 @@ func (c *genCtx) params(ctx context.Context, g *Generator, depth int) ([]Params,
 	return kept, nil
 }
 
-// matrix combines two generators: for each parameter set of the first,
-// the second (its fields rendered with that set, so it may use the first's
-// parameters) yields sets that are joined with it.
+// matrix combines two generators: for each parameter set of one, the
+// other (its fields rendered with that set, so that it may use the
+// first's parameters) yields sets that are joined with it. As in Argo CD
+// the second generator may use the first's parameters; when only the first
+// is templated, the roles swap (the first may use the second's). Two
+// generators that both use templates would each need the other's output
+// first: ErrTemplateLoop.
 func (c *genCtx) matrix(ctx context.Context, m *MatrixGenerator, depth int) ([]Params, error) {
 	if depth >= maxNesting {
 		return nil, fmt.Errorf("%w: matrix nested more than %d levels", ErrTemplateLoop, maxNesting)
@@ -327,36 +331,50 @@ func (c *genCtx) matrix(ctx context.Context, m *MatrixGenerator, depth int) ([]P
 	if len(m.Generators) != 2 {
 		return nil, fmt.Errorf("a matrix combines exactly two generators, got %d", len(m.Generators))
 	}
-	first, err := c.params(ctx, &m.Generators[0], depth+1)
-	if err != nil {
-		return nil, fmt.Errorf("matrix.generators[0]: %w", err)
+	raws := make([][]byte, 2)
+	templated := make([]bool, 2)
+	for i := range m.Generators {
+		raw, err := json.Marshal(&m.Generators[i])
+		if err != nil {
+			return nil, err
+		}
+		raws[i], templated[i] = raw, strings.Contains(string(raw), "{{")
 	}
-	second := &m.Generators[1]
-	raw, err := json.Marshal(second)
-	if err != nil {
-		return nil, err
+	outer, inner := 0, 1
+	switch {
+	case templated[0] && templated[1]:
+		return nil, fmt.Errorf("%w: both matrix generators use parameters; only one may use the other's", ErrTemplateLoop)
+	case templated[0]:
+		outer, inner = 1, 0
 	}
-	templated := strings.Contains(string(raw), "{{")
+	first, err := c.params(ctx, &m.Generators[outer], depth+1)
+	if err != nil {
+		return nil, fmt.Errorf("matrix.generators[%d]: %w", outer, err)
+	}
 	var fixed []Params
-	if !templated {
-		if fixed, err = c.params(ctx, second, depth+1); err != nil {
-			return nil, fmt.Errorf("matrix.generators[1]: %w", err)
+	if !templated[inner] {
+		if fixed, err = c.params(ctx, &m.Generators[inner], depth+1); err != nil {
+			return nil, fmt.Errorf("matrix.generators[%d]: %w", inner, err)
 		}
 	}
 	var out []Params
 	for _, a := range first {
 		bs := fixed
-		if templated {
-			g, err := c.interpolate(raw, a)
+		if templated[inner] {
+			g, err := c.interpolate(raws[inner], a)
 			if err != nil {
-				return nil, fmt.Errorf("matrix.generators[1]: %w", err)
+				return nil, fmt.Errorf("matrix.generators[%d]: %w", inner, err)
 			}
 			if bs, err = c.params(ctx, g, depth+1); err != nil {
-				return nil, fmt.Errorf("matrix.generators[1]: %w", err)
+				return nil, fmt.Errorf("matrix.generators[%d]: %w", inner, err)
 			}
 		}
 		for _, b := range bs {
-			p, err := c.combine(a, b)
+			x, y := a, b
+			if outer == 1 {
+				x, y = b, a
+			}
+			p, err := c.combine(x, y)
 			if err != nil {
 				return nil, fmt.Errorf("matrix: %w", err)
 			}

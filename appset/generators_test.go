@@ -305,16 +305,41 @@ func TestMatrixGenerator(t *testing.T) {
 	if got := names(res.Applications); !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
+	// Either side may use the other's parameters: here the first.
+	res = generate(t, loadOne(t, header+`  goTemplate: true
+  generators:
+  - matrix:
+      generators:
+      - git: {repoURL: `+repoURL+`, files: [{path: 'clusters/{{.env}}/config.*'}]}
+      - list: {elements: [{env: dev}, {env: prod}]}
+  template:
+    metadata: {name: '{{.env}}-{{.cluster.name}}'}
+`), opts)
+	if got := names(res.Applications); !slices.Equal(got, []string{"dev-dev", "prod-prod"}) {
+		t.Fatalf("first using the second's parameters: %v", got)
+	}
+	// Both sides using parameters is a loop.
+	_, err := Generate(context.Background(), loadOne(t, header+`  goTemplate: true
+  generators:
+  - matrix:
+      generators:
+      - list: {elementsYaml: '[{"a": "{{.b}}"}]'}
+      - list: {elementsYaml: '[{"b": "{{.a}}"}]'}
+  template: {metadata: {name: x}}
+`), opts)
+	var ge *Error
+	if !errors.Is(err, ErrTemplateLoop) || !errors.As(err, &ge) || ge.Kind != "matrix" {
+		t.Fatalf("a matrix whose sides use each other: %v", err)
+	}
 	// Under fasttemplate a key both sides have with different values is
 	// an error naming the set and generator.
-	_, err := Generate(context.Background(), loadOne(t, header+`  generators:
+	_, err = Generate(context.Background(), loadOne(t, header+`  generators:
   - matrix:
       generators:
       - list: {elements: [{env: dev}]}
       - list: {elements: [{env: prod}]}
   template: {metadata: {name: '{{env}}'}}
 `), opts)
-	var ge *Error
 	if !errors.As(err, &ge) || ge.Kind != "matrix" || !strings.Contains(err.Error(), `parameter "env" has two values`) {
 		t.Fatalf("err = %v", err)
 	}

@@ -167,7 +167,8 @@ type GitPathItem struct {
 }
 
 // MatrixGenerator yields the cartesian product of two generators' sets;
-// the second may use the first's parameters.
+// one of them (the second, as in Argo CD, or the first) may use the
+// other's parameters.
 type MatrixGenerator struct {
 	Generators []Generator `json:"generators"`
 	Template   *Template   `json:"template,omitempty"`
