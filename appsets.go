@@ -74,11 +74,39 @@ const localServer = "https://kubernetes.default.svc"
 
 // appSetLoop is the state of RunAppSets.
 type appSetLoop struct {
-	mu   gosync.Mutex
-	sets map[string]*setState
+	sets map[string]*setState // fixed once RunAppSets starts
+
+	mu     gosync.Mutex
+	owners map[string]string // app name -> the set that owns it
 }
 
+// claim makes set the owner of an app name unless another set owns it.
+func (l *appSetLoop) claim(app, set string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if o, ok := l.owners[app]; ok && o != set {
+		return o, false
+	}
+	l.owners[app] = set
+	return set, true
+}
+
+func (l *appSetLoop) release(app, set string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.owners[app] == set {
+		delete(l.owners, app)
+	}
+}
+
+// ErrAppOwned is returned (wrapped, in AppSetStatus.Err) when a set
+// generates an Application of the name of one it does not own: another
+// set's, or one the host gave Run. The Application is left alone.
+var ErrAppOwned = errors.New("an Application of this name is not the set's")
+
 type setState struct {
+	key    string
+	loop   *appSetLoop
 	set    appset.ApplicationSet
 	runner *appset.Runner
 	hint   chan struct{}
@@ -116,13 +144,13 @@ func (e *Engine) RunAppSets(ctx context.Context, sets []appset.ApplicationSet, o
 		return ErrNotRunning
 	}
 	opts = e.appSetDefaults(opts)
-	loop := &appSetLoop{sets: map[string]*setState{}}
+	loop := &appSetLoop{sets: map[string]*setState{}, owners: map[string]string{}}
 	for _, s := range sets {
 		key := s.Namespace + "/" + s.Name
 		if _, dup := loop.sets[key]; dup {
 			return fmt.Errorf("gitops: ApplicationSet %s given twice", key)
 		}
-		loop.sets[key] = &setState{set: s, runner: appset.NewRunner(opts.Generate), hint: make(chan struct{}, 1),
+		loop.sets[key] = &setState{key: key, loop: loop, set: s, runner: appset.NewRunner(opts.Generate), hint: make(chan struct{}, 1),
 			owned: map[string]*Application{}, deleting: map[string]*Application{}, syncing: map[string]bool{}, rolled: map[string]bool{}, prune: map[string]bool{},
 			status: AppSetStatus{Step: -1}}
 	}
@@ -377,12 +405,29 @@ func (e *Engine) reconcileSet(ctx context.Context, st *setState) bool {
 
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	managed := map[string]bool{}
+	for _, n := range e.ManagedApps() {
+		managed[n] = true
+	}
 	for name, a := range desired {
 		prev, ok := st.owned[name]
 		if ok && (!update || reflect.DeepEqual(prev, a)) {
 			continue
 		}
+		if !ok {
+			if owner, mine := st.loop.claim(name, st.key); !mine || managed[name] {
+				if mine {
+					st.loop.release(name, st.key)
+					owner = "Run's own apps"
+				}
+				errs = append(errs, fmt.Errorf("applicationset %q: application %q: %w (owned by %s)", set.Name, name, ErrAppOwned, owner))
+				continue
+			}
+		}
 		if err := e.Upsert(*a); err != nil {
+			if !ok {
+				st.loop.release(name, st.key)
+			}
 			errs = append(errs, fmt.Errorf("applicationset %q: application %q: %w", set.Name, name, err))
 			continue
 		}
@@ -400,6 +445,7 @@ func (e *Engine) reconcileSet(ctx context.Context, st *setState) bool {
 				continue
 			}
 			delete(st.owned, name)
+			st.loop.release(name, st.key)
 			delete(st.rolled, name)
 			delete(st.prune, name)
 			if !preserve && hasResourcesFinalizer(a) {

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -88,5 +89,58 @@ spec:
 	}
 	if want := []string{"guestbook-in-cluster https://kubernetes.default.svc front-chosen"}; !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// TestAppSetNameConflicts: a set never takes over an Application it does
+// not own: one of Run's own, or another set's.
+func TestAppSetNameConflicts(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	dir := repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
+	own := dirApp("taken", dir, ns)
+	startRun(t, e, own)
+	eventually(t, time.Minute, "Run running", func() bool { return e.running() != nil })
+	load := func(name, elements string) appset.ApplicationSet {
+		sets, err := appset.Load(strings.NewReader(fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: %s}
+spec:
+  generators: [{list: {elements: %s}}]
+  template:
+    metadata: {name: '{{app}}'}
+    spec:
+      source: {repoURL: %s, path: app}
+      destination: {server: https://kubernetes.default.svc, namespace: %s}
+`, name, elements, dir, ns)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sets[0]
+	}
+	startAppSets(t, e, []appset.ApplicationSet{
+		load("a", "[{app: taken}, {app: a-only}, {app: shared}]"),
+		load("b", "[{app: shared}]"),
+	}, DefaultAppSetOptions())
+	eventually(t, time.Minute, "both sets generated", func() bool {
+		a, _ := e.AppSetStatus("", "a")
+		b, _ := e.AppSetStatus("", "b")
+		return a.Reconciles > 0 && b.Reconciles > 0
+	})
+	a, _ := e.AppSetStatus("", "a")
+	b, _ := e.AppSetStatus("", "b")
+	if slices.Contains(a.Applications, "taken") || !errors.Is(a.Err, ErrAppOwned) || !strings.Contains(a.Err.Error(), `"taken"`) {
+		t.Fatalf("set a took Run's own app: %+v", a)
+	}
+	aShared, bShared := slices.Contains(a.Applications, "shared"), slices.Contains(b.Applications, "shared")
+	if aShared == bShared {
+		t.Fatalf("shared owned by a: %v, by b: %v", aShared, bShared)
+	}
+	if loser := map[bool]AppSetStatus{true: b, false: a}[aShared]; !errors.Is(loser.Err, ErrAppOwned) {
+		t.Fatalf("the set that lost %q reports %v", "shared", loser.Err)
+	}
+	if !slices.Contains(a.Applications, "a-only") {
+		t.Fatalf("set a: %+v", a)
 	}
 }
