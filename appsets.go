@@ -111,6 +111,8 @@ type setState struct {
 	runner *appset.Runner
 	hint   chan struct{}
 
+	syncs gosync.WaitGroup // rollout syncs in flight
+
 	mu       gosync.Mutex
 	owned    map[string]*Application // as last upserted
 	deleting map[string]*Application
@@ -351,6 +353,7 @@ func (e *Engine) runSet(ctx context.Context, st *setState, opts AppSetOptions) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			st.syncs.Wait()
 			return
 		case <-st.hint:
 		case <-t.C:

@@ -70,7 +70,9 @@ func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
 			prune := st.prune[n]
 			st.syncing[n] = true
 			inflight++
+			st.syncs.Add(1)
 			go func() {
+				defer st.syncs.Done()
 				_, err := e.Sync(ctx, app, SyncRequest{Prune: prune})
 				st.mu.Lock()
 				delete(st.syncing, n)

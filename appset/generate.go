@@ -101,7 +101,7 @@ func (r *Runner) Generate(ctx context.Context, set *ApplicationSet) (Result, err
 			}
 			errs = append(errs, e)
 			gr := GeneratorResult{Err: e}
-			if last != nil && last[i].Err == nil || last != nil && last[i].Stale {
+			if last != nil && (last[i].Err == nil || last[i].Stale) {
 				gr.Applications, gr.Stale = last[i].Applications, true
 			}
 			res.Generators[i] = gr
