@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -287,4 +288,81 @@ spec:
 		st, _ := e.AppSetStatus("", "roll")
 		return st.Step == -1 && st.Err == nil
 	})
+}
+
+// TestAppSetFailedGeneratorDeletesNothing: Argo CD's safety rule in the
+// engine. A commit that removes one config file and breaks another makes
+// the git files generator fail: no app is deleted and the set reports the
+// error naming the file; the commit that repairs the file deletes the app
+// whose file is gone.
+func TestAppSetFailedGeneratorDeletesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gs.Close() })
+	if _, err := gs.CreateRepository(ctx, "conf", fstest.MapFS{
+		"conf/a.json":    {Data: []byte(`{"app": "a"}`)},
+		"conf/b.json":    {Data: []byte(`{"app": "b"}`)},
+		"deploy/cm.yaml": {Data: cmFile("c")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	url, branch := gs.RepoURL("conf"), gs.Branch()
+	ns := cluster.TestNamespace(t)
+	sets, err := appset.Load(strings.NewReader(fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: files}
+spec:
+  generators:
+  - git: {repoURL: %[1]s, revision: %[2]s, files: [{path: 'conf/*.json'}]}
+  template:
+    metadata: {name: 'files-{{app}}'}
+    spec:
+      source: {repoURL: %[1]s, targetRevision: %[2]s, path: deploy}
+      destination: {server: https://kubernetes.default.svc, namespace: '%[3]s-{{app}}'}
+`, url, branch, ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
+	startRun(t, e)
+	eventually(t, time.Minute, "Run running", func() bool { return e.running() != nil })
+	startAppSets(t, e, sets, DefaultAppSetOptions())
+	owns := func(names ...string) func() bool {
+		return func() bool {
+			st, _ := e.AppSetStatus("", "files")
+			return slices.Equal(st.Applications, names)
+		}
+	}
+	eventually(t, time.Minute, "two apps", owns("files-a", "files-b"))
+
+	before, _ := e.AppSetStatus("", "files")
+	if _, err := gs.Commit(ctx, "conf", "break", map[string][]byte{"conf/a.json": nil, "conf/b.json": []byte("{broken")}); err != nil {
+		t.Fatal(err)
+	}
+	e.Hint(url)
+	eventually(t, time.Minute, "the failed generation reported", func() bool {
+		st, _ := e.AppSetStatus("", "files")
+		return st.Reconciles > before.Reconciles && st.Err != nil
+	})
+	st, _ := e.AppSetStatus("", "files")
+	var ge *appset.Error
+	if !errors.As(st.Err, &ge) || ge.Set != "files" || ge.Generator != 0 || !strings.Contains(st.Err.Error(), "conf/b.json") {
+		t.Fatalf("status error %v", st.Err)
+	}
+	if !slices.Equal(st.Applications, []string{"files-a", "files-b"}) || !slices.Contains(e.ManagedApps(), "files-a") {
+		t.Fatalf("a failed generator deleted apps: %+v, managed %v", st, e.ManagedApps())
+	}
+
+	if _, err := gs.Commit(ctx, "conf", "repair", map[string][]byte{"conf/b.json": []byte(`{"app": "b"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	e.Hint(url)
+	eventually(t, time.Minute, "the app whose file is gone deleted after the repair", owns("files-b"))
+	if st, _ := e.AppSetStatus("", "files"); st.Err != nil || slices.Contains(e.ManagedApps(), "files-a") {
+		t.Fatalf("after the repair: %+v, managed %v", st, e.ManagedApps())
+	}
 }
