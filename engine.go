@@ -185,7 +185,8 @@ type Engine struct {
 	sources  map[string]source.Source
 	differs  map[string]*differEntry
 	projects map[string]*Project
-	runner   *runner // set while Run runs
+	runner   *runner     // set while Run runs
+	appsets  *appSetLoop // set while RunAppSets runs
 	// stateMu serialises the load-modify-save of app state records.
 	stateMu gosync.Mutex
 	// ops are the sync operations Terminate can reach.

@@ -30,6 +30,7 @@ func commands() []command {
 		{"notifications", "evaluate a notification trigger or render a template offline", runNotifications},
 		{"action", "list or run an object's resource actions (action list|run --app FILE RESOURCE [ACTION])", runAction},
 		{"action-test", "run Argo CD format resource action tests under a folder", runActionTest},
+		{"appset", "print the Applications an ApplicationSet generates, offline (appset generate --appset FILE)", runAppSet},
 	}
 }
 

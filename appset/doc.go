@@ -1,0 +1,36 @@
+// Package appset runs Argo CD ApplicationSets: it loads them strictly
+// (Load), turns their generators into parameter sets and renders each set
+// into an Application manifest (Runner.Generate), with Argo CD's parameter
+// names and semantics:
+//
+//   - list (elements, elementsYaml), clusters (cluster Secrets labelled
+//     argocd.argoproj.io/secret-type: cluster and the local cluster;
+//     selector; values), git directories (path, path.basename,
+//     path.basenameNormalized, path[n] / path.segments; exclude) and git
+//     files (JSON or YAML, "**" globs, flattened keys or nested ones under
+//     goTemplate), matrix (two generators; either may use the other's
+//     parameters, not both), merge (mergeKeys), scmProvider and pullRequest (through
+//     providers a host registers: there is no built-in network provider;
+//     StaticSCM and StaticPullRequests serve fixed lists) and
+//     clusterDecisionResource (a duck-typed resource a DecisionReader
+//     reads); selector on any generator;
+//   - templates: the fasttemplate default ({{path.basename}}; unknown tags
+//     are left as written) or goTemplate (text/template, sprig without
+//     env/expandenv/getHostByName, plus normalize, slugify, toYaml,
+//     fromYaml, fromYamlArray) with goTemplateOptions; a generator's own
+//     template overlays the set's; templatePatch is merged over the result.
+//
+// Git generators read a source.Snapshot through Repos, so they run offline
+// (source/dir) and against a Git server (source/git) alike; config files
+// are cached by content, so a new commit re-reads only changed files.
+//
+// Failures are *Error values naming the set and the generator, wrapping
+// ErrMissingKey, ErrInvalidApplication, ErrDuplicateName, ErrTooMany,
+// ErrTemplateLoop or ErrNoProvider. A generator that fails keeps its last
+// good output (Argo CD's rule: nothing previously generated is deleted
+// because a generator failed).
+//
+// The package does not import the engine: the root package's
+// ApplicationSet runner upserts the generated Applications into a running
+// Engine and applies the set's sync policy and rollout strategy.
+package appset

@@ -1,0 +1,142 @@
+package strictload
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubegitops/gitops/resource"
+	sigsjson "sigs.k8s.io/json"
+)
+
+// Error reports one problem in a manifest: the document (zero-based), the
+// line of the field at fault (or of the document), the field's path, and
+// what is wrong.
+type Error struct {
+	Document int
+	Line     int
+	Path     string
+	Err      error
+}
+
+// Error implements error: "document N line L: path: what".
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "document %d", e.Document)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " line %d", e.Line)
+	}
+	if e.Path != "" {
+		b.WriteString(": " + e.Path)
+	}
+	b.WriteString(": " + e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// FieldError is a validation failure at a field path ("spec.source.path").
+type FieldError struct {
+	Path string
+	Err  error
+}
+
+// MaxBytes bounds what Load reads.
+const MaxBytes = 16 << 20
+
+// Load reads a stream of manifests of one apiVersion and kind and decodes
+// each strictly into a T, then runs validate (nil: none) on it. Every
+// problem of every document is reported (errors.Join of *Error); nothing
+// is returned with them. prefix starts the message of a stream over
+// MaxBytes ("gitops").
+func Load[T any](r io.Reader, prefix, apiVersion, kind string, validate func(*T) []FieldError) ([]T, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxBytes {
+		return nil, fmt.Errorf("%s: %s manifests over %d bytes", prefix, kind, MaxBytes)
+	}
+	var out []T
+	var errs []error
+	opts := resource.DefaultDecodeOptions()
+	for i, doc := range resource.SplitDocuments(data) {
+		// Decode applies the limits (sizes, alias bombs) and reports syntax
+		// errors with their line.
+		objs, err := resource.Decode(fmt.Sprintf("document %d", i), doc.Body, opts)
+		if err != nil {
+			errs = append(errs, &Error{Document: i, Line: doc.Line, Err: err})
+			continue
+		}
+		if len(objs) == 0 {
+			continue
+		}
+		if len(objs) > 1 || objs[0].GetKind() != kind || objs[0].GetAPIVersion() != apiVersion {
+			errs = append(errs, &Error{Document: i, Line: doc.Line,
+				Err: fmt.Errorf("want one %s %s, got %s %s", apiVersion, kind, objs[0].GetAPIVersion(), objs[0].GetKind())})
+			continue
+		}
+		js, err := json.Marshal(objs[0].Object)
+		if err != nil {
+			errs = append(errs, &Error{Document: i, Line: doc.Line, Err: err})
+			continue
+		}
+		lines := newLineIndex(doc.Body, doc.Line)
+		var v T
+		if derrs := Unmarshal(js, &v); len(derrs) > 0 {
+			for _, fe := range derrs {
+				errs = append(errs, &Error{Document: i, Line: lines.of(fe.Path), Path: fe.Path, Err: fe.Err})
+			}
+			continue
+		}
+		if validate == nil {
+			out = append(out, v)
+			continue
+		}
+		if fes := validate(&v); len(fes) > 0 {
+			for _, fe := range fes {
+				errs = append(errs, &Error{Document: i, Line: lines.of(fe.Path), Path: fe.Path, Err: fe.Err})
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// Unmarshal decodes JSON strictly into v: the errors name the field path
+// of a value of the wrong type, an unknown field or a duplicate field.
+// It is for objects built in memory (a generated manifest) as well as for
+// Load's documents.
+func Unmarshal(js []byte, v any) []FieldError {
+	strict, err := sigsjson.UnmarshalStrict(js, v)
+	if err != nil {
+		path := ""
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			path = te.Field
+			err = fmt.Errorf("cannot be %s, want %s", te.Value, te.Type)
+		}
+		return []FieldError{{Path: path, Err: err}}
+	}
+	var out []FieldError
+	for _, se := range strict {
+		path := ""
+		var fe sigsjson.FieldError
+		if errors.As(se, &fe) {
+			path = fe.FieldPath()
+		}
+		what := "unknown field"
+		if strings.HasPrefix(se.Error(), "duplicate field") {
+			what = "duplicate field"
+		}
+		out = append(out, FieldError{Path: path, Err: errors.New(what)})
+	}
+	return out
+}
