@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/util"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
@@ -164,7 +165,7 @@ func TestBadWriteBackInputCommitsNothing(t *testing.T) {
 		ann  map[string]string
 		want error
 	}{
-		"missing values file": {ann("image-list", "web="+reg.host+"/team/app:~1.0", "write-back-method", "git", "write-back-target", "helmvalues:/nope/values.yaml"), ErrWriteBackTarget},
+		"missing values file":   {ann("image-list", "web="+reg.host+"/team/app:~1.0", "write-back-method", "git", "write-back-target", "helmvalues:/nope/values.yaml"), ErrWriteBackTarget},
 		"missing kustomization": {ann("image-list", "web="+reg.host+"/team/app:~1.0", "write-back-method", "git", "write-back-target", "kustomization:../other"), ErrWriteBackTarget},
 		"escaping path":         {ann("image-list", "web="+reg.host+"/team/app:~1.0", "write-back-method", "git", "write-back-target", "kustomization:../../.."), ErrWriteBackTarget},
 		"bad constraint":        {ann("image-list", "web="+reg.host+"/team/app:~>>1.0", "write-back-method", "git"), ErrConstraint},
@@ -191,4 +192,17 @@ func TestBadWriteBackInputCommitsNothing(t *testing.T) {
 	if err != nil || after != before {
 		t.Fatalf("head moved from %s to %s (%v)", before, after, err)
 	}
+}
+
+func cloneBranch(t *testing.T, url, branch, p string) string {
+	t.Helper()
+	fsys := memfs.New()
+	if _, err := git.Clone(memory.NewStorage(), fsys, &git.CloneOptions{URL: url, ReferenceName: plumbing.NewBranchReferenceName(branch), SingleBranch: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := util.ReadFile(fsys, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

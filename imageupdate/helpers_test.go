@@ -2,8 +2,11 @@ package imageupdate
 
 import (
 	"context"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -30,7 +33,7 @@ type testRegistry struct {
 
 func startRegistry(t *testing.T, wrap func(http.Handler) http.Handler) *testRegistry {
 	t.Helper()
-	var h http.Handler = registry.New()
+	var h http.Handler = registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	if wrap != nil {
 		h = wrap(h)
 	}
@@ -136,4 +139,11 @@ func ann(kv ...string) map[string]string {
 		m[Prefix+kv[i]] = kv[i+1]
 	}
 	return m
+}
+
+func writeExecutable(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
 }

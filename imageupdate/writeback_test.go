@@ -1,0 +1,114 @@
+package imageupdate
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const values = `# chart values
+replicaCount: 2
+image:
+  name: old/app
+  tag: "0.9"
+`
+
+// Helm apps: image-name/image-tag into a values file (target branch from a
+// template, pushed with credentials from git:secret:ns/name), image-spec
+// into Argo's .argocd-source-<app>.yaml; a dry run changes nothing.
+func TestHelmWriteBack(t *testing.T) {
+	t.Parallel()
+	reg := startRegistry(t, nil)
+	pushVersions(t, reg)
+	gs, url := startGit(t, "chart", fstest.MapFS{
+		"app/values.yaml":               {Data: []byte(values)},
+		"app/.argocd-source-other.yaml": {Data: []byte("helm:\n  parameters:\n  - name: keep.me\n    value: \"yes\"\n    forcestring: true\n")},
+		"app/Chart.yaml":                {Data: []byte("apiVersion: v2\nname: app\nversion: 0.1.0\n")},
+	})
+	ctx := context.Background()
+	head, _ := gs.Head(ctx, "chart")
+
+	// Dry run: the edit is computed, nothing is pushed.
+	opts := testOptions()
+	opts.DryRun = true
+	opts.Secrets = func(_ context.Context, ns, name string) (map[string][]byte, error) {
+		if ns+"/"+name != "argocd/git" {
+			return nil, errors.New("no such secret")
+		}
+		return map[string][]byte{"username": []byte(pushUser), "password": []byte(pushPass)}, nil
+	}
+	helmApp := App{Name: "web", RepoURL: url, Path: "app", TargetRevision: "main", SourceType: SourceHelm, Credentials: pushCreds(),
+		Images: []string{"old/app:0.9"},
+		Annotations: ann("image-list", "web="+reg.host+"/team/app:1.0.x", "web.force-update", "true",
+			"web.helm.image-name", "image.name", "web.helm.image-tag", "image.tag",
+			"write-back-method", "git:secret:argocd/git", "write-back-target", "helmvalues:values.yaml",
+			"git-branch", "main:image-updater-{{.AppName}}-{{.SHA256 | printf \"%.8s\"}}")}
+	res, err := New(opts).Update(ctx, helmApp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 || res.Files[0].Path != "app/values.yaml" || !strings.Contains(string(res.Files[0].After), `tag: "1.0.1"`) || res.Commit != "" {
+		t.Fatalf("dry run: %+v", res)
+	}
+	if now, _ := gs.Head(ctx, "chart"); now != head {
+		t.Fatal("the dry run moved the branch")
+	}
+
+	opts.DryRun = false
+	helmApp.Credentials = nil // only the Secret can push
+	res, err = New(opts).Update(ctx, helmApp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Branch, "image-updater-web-") || len(res.Branch) != len("image-updater-web-")+8 {
+		t.Fatalf("branch %q", res.Branch)
+	}
+	got, _ := clone(t, url+"", "app/values.yaml")
+	if got != values {
+		t.Fatalf("main changed:\n%s", got)
+	}
+	got = cloneBranch(t, url, res.Branch, "app/values.yaml")
+	for _, want := range []string{"# chart values", "replicaCount: 2", "name: " + reg.host + "/team/app", `tag: "1.0.1"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("values lack %q:\n%s", want, got)
+		}
+	}
+
+	// image-spec into the override file of app "other", keeping its
+	// parameter.
+	other := App{Name: "other", RepoURL: url, Path: "app", TargetRevision: "main", SourceType: SourceHelm, Credentials: pushCreds(),
+		Images:      []string{reg.host + "/team/app:1.0.0"},
+		Annotations: ann("image-list", "web="+reg.host+"/team/app:~1.0", "web.helm.image-spec", "image.spec", "write-back-method", "git")}
+	if res, err = New(testOptions()).Update(ctx, other); err != nil || res.Commit == "" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	got, _ = clone(t, url, "app/.argocd-source-other.yaml")
+	for _, want := range []string{"name: keep.me", "name: image.spec", "value: " + reg.host + "/team/app:1.0.1", "forcestring: true"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("override file lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// A push without credentials is refused by the server: ErrCredentials,
+// and no secret in the message.
+func TestPushWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	reg := startRegistry(t, nil)
+	pushVersions(t, reg)
+	_, url := startGit(t, "auth", fstest.MapFS{"app/kustomization.yaml": {Data: []byte(kustomization)}})
+	app := kustomizeApp(reg, url, ann("image-list", "web="+reg.host+"/team/app:~1.0", "write-back-method", "git"))
+	app.Credentials = nil
+	_, err := New(testOptions()).Update(context.Background(), app)
+	if !errors.Is(err, ErrCredentials) {
+		t.Fatalf("err = %v", err)
+	}
+	app.Credentials = pushCreds()
+	app.Credentials.Password = "wrong-password"
+	_, err = New(testOptions()).Update(context.Background(), app)
+	if !errors.Is(err, ErrCredentials) || strings.Contains(err.Error(), "wrong-password") {
+		t.Fatalf("err = %v", err)
+	}
+}
