@@ -1,0 +1,146 @@
+package gitops
+
+import (
+	"context"
+	"io"
+	"log"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/imageupdate"
+	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/source"
+)
+
+const imageDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: app}]}
+`
+
+// Image updates end to end: a registry on loopback holds 1.0.0, 1.0.1,
+// 1.1.0-rc1 and latest; two apps run 1.0.0 with ~1.0. The git app's
+// update is committed to the real Git server, hinted, and synced; the
+// argocd app's override is held by the engine and synced. Both
+// Deployments end up running 1.0.1, Synced and Healthy, and the next
+// round changes nothing.
+func TestImageUpdaterSyncsNewImage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	regSrv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(regSrv.Close)
+	host := strings.TrimPrefix(regSrv.URL, "http://")
+	for _, tag := range []string{"1.0.0", "1.0.1", "1.1.0-rc1", "latest"} {
+		img, err := random.Image(64, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := name.NewTag(host + "/team/app:" + tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.Write(ref, img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := gitserver.DefaultOptions()
+	opts.PushUsername, opts.PushPassword = "updater", "push-secret"
+	gs, err := gitserver.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gs.Close() })
+	kust := "resources: [deployment.yaml]\nimages:\n- name: app\n  newName: " + host + "/team/app\n  newTag: 1.0.0\n"
+	if _, err := gs.CreateRepository(ctx, "images", fstest.MapFS{
+		"git/kustomization.yaml": {Data: []byte(kust)}, "git/deployment.yaml": {Data: []byte(imageDeployment)},
+		"api/kustomization.yaml": {Data: []byte(kust)}, "api/deployment.yaml": {Data: []byte(imageDeployment)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	url := gs.RepoURL("images")
+	e := newEngine(t, func(o *Options) {
+		o.Interval = time.Hour // only the updater's hint can explain a refresh
+		o.Credentials = func(string) *source.Credentials {
+			return &source.Credentials{Username: "updater", Password: "push-secret"}
+		}
+	})
+	nsGit, nsAPI := cluster.TestNamespace(t), cluster.TestNamespace(t)
+	mk := func(ns, path, method string) *Application {
+		a := gitApp(ns, url, gs.Branch(), ns)
+		a.Spec.Source.Path = path
+		a.Annotations = map[string]string{
+			imageupdate.Prefix + "image-list":               "web=" + host + "/team/app:~1.0",
+			imageupdate.Prefix + "web.kustomize.image-name": "app",
+			imageupdate.Prefix + "write-back-method":        method,
+		}
+		if method == "git" {
+			a.Annotations[imageupdate.Prefix+"write-back-target"] = "kustomization"
+		}
+		return a
+	}
+	gitA, apiA := mk(nsGit, "git", "git"), mk(nsAPI, "api", "argocd")
+	startRun(t, e, gitA, apiA)
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	running := func(ns, tag string) func() bool {
+		return func() bool {
+			d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+			st, _ := e.AppStatus(ns)
+			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag && st.Sync == Synced && st.Health.Code == health.Healthy
+		}
+	}
+	eventually(t, 2*time.Minute, "both apps run 1.0.0", func() bool { return running(nsGit, "1.0.0")() && running(nsAPI, "1.0.0")() })
+
+	u := imageupdate.New(imageupdate.DefaultOptions())
+	results, err := e.UpdateImages(ctx, u, []Application{*gitA, *apiA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 2 || results[0].Commit == "" || results[0].Changes[0].NewTag != "1.0.1" || results[1].Override == nil {
+		t.Fatalf("results %+v", results)
+	}
+	if u.Registry().Stats().TagLists != 1 {
+		t.Fatalf("%d tag listings for one image, want 1", u.Registry().Stats().TagLists)
+	}
+	eventually(t, 2*time.Minute, "the git app runs 1.0.1 at the updater's commit", func() bool {
+		st, _ := e.AppStatus(nsGit)
+		return running(nsGit, "1.0.1")() && st.Revision == results[0].Commit
+	})
+	eventually(t, 2*time.Minute, "the argocd app runs 1.0.1", running(nsAPI, "1.0.1"))
+
+	// The next round: the git app renders 1.0.1 now, nothing to commit;
+	// the argocd app with its held override likewise.
+	apiHeld := *apiA
+	apiHeld, err = e.ApplyImageOverride(apiHeld, *results[1].Override)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := gs.Head(ctx, "images")
+	again, err := e.UpdateImages(ctx, u, []Application{*gitA, apiHeld})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range again {
+		if len(r.Changes) != 0 || r.Commit != "" || r.Override != nil {
+			t.Fatalf("second round changed something: %+v", r)
+		}
+	}
+	if now, _ := gs.Head(ctx, "images"); now != head {
+		t.Fatal("second round committed")
+	}
+}

@@ -1,0 +1,116 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubegitops/gitops/imageupdate"
+)
+
+// ImageUpdateApp returns what the image updater needs of app, as plain
+// values: name, annotations, its single source (repository, path,
+// revision), its repository credentials (Options.Credentials), its source
+// type (Helm when the source has Helm options or a chart, else Kustomize)
+// and the images its manifests run, rendered as the engine renders them.
+// Multi-source apps are refused: Argo CD Image Updater does not update
+// them either.
+func (e *Engine) ImageUpdateApp(ctx context.Context, app *Application) (imageupdate.App, error) {
+	src := app.Spec.Source
+	if src == nil || len(app.Spec.Sources) > 0 {
+		return imageupdate.App{}, &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: the image updater updates single-source applications only", imageupdate.ErrWriteBackTarget)}
+	}
+	objs, _, err := e.Render(ctx, app)
+	if err != nil {
+		return imageupdate.App{}, fmt.Errorf("application %q: render for the image updater: %w", app.Name, err)
+	}
+	out := imageupdate.App{
+		Name: app.Name, Annotations: app.Annotations, RepoURL: src.RepoURL, Path: src.Path, TargetRevision: src.TargetRevision,
+		SourceType: imageupdate.SourceKustomize, Images: imageupdate.ImagesOf(objs),
+	}
+	if src.Helm != nil || src.Chart != "" {
+		out.SourceType = imageupdate.SourceHelm
+	}
+	if e.opts.Credentials != nil {
+		out.Credentials = e.opts.Credentials(src.RepoURL)
+	}
+	return out, nil
+}
+
+// ApplyImageOverride is the argocd write-back: it merges ov into the app's
+// source (kustomize images or Helm parameters, replacing entries for the
+// same image or parameter) and, while Run runs, hands the app to Upsert,
+// so the engine holds the override and renders with it from the next
+// refresh. It returns the app as changed. The override lives in the spec
+// the engine holds in memory: a host that restarts the engine re-applies
+// it (or uses the git write-back, which is durable).
+func (e *Engine) ApplyImageOverride(app Application, ov imageupdate.Override) (Application, error) {
+	if app.Spec.Source == nil {
+		return app, &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: no single source to override", imageupdate.ErrWriteBackTarget)}
+	}
+	src := *app.Spec.Source
+	if len(ov.KustomizeImages) > 0 {
+		k := ApplicationSourceKustomize{}
+		if src.Kustomize != nil {
+			k = *src.Kustomize
+		}
+		k.Images = ov.Merge(imageupdate.Override{KustomizeImages: k.Images}).KustomizeImages
+		src.Kustomize = &k
+	}
+	if len(ov.HelmParameters) > 0 {
+		h := ApplicationSourceHelm{}
+		if src.Helm != nil {
+			h = *src.Helm
+		}
+		var base imageupdate.Override
+		for _, p := range h.Parameters {
+			base.HelmParameters = append(base.HelmParameters, imageupdate.HelmParameter{Name: p.Name, Value: p.Value, ForceString: p.ForceString})
+		}
+		h.Parameters = nil
+		for _, p := range ov.Merge(base).HelmParameters {
+			h.Parameters = append(h.Parameters, HelmParameter{Name: p.Name, Value: p.Value, ForceString: p.ForceString})
+		}
+		src.Helm = &h
+	}
+	app.Spec.Source = &src
+	if e.running() != nil {
+		if err := e.Upsert(app); err != nil {
+			return app, err
+		}
+	}
+	return app, nil
+}
+
+// UpdateImages runs one image updater round over apps inside the engine:
+// for each app with an image-list it builds the imageupdate.App
+// (ImageUpdateApp), runs u.Update, applies an argocd override
+// (ApplyImageOverride) and, after a git commit, hints the repository so
+// the engine refreshes at once. Apps without the annotation are skipped
+// without rendering. It returns one result per app updated and the first
+// error (the other apps still run).
+func (e *Engine) UpdateImages(ctx context.Context, u *imageupdate.Updater, apps []Application) ([]imageupdate.Result, error) {
+	var results []imageupdate.Result
+	var first error
+	for i := range apps {
+		app := apps[i]
+		if _, ok := app.Annotations[imageupdate.Prefix+"image-list"]; !ok {
+			continue
+		}
+		in, err := e.ImageUpdateApp(ctx, &app)
+		if err == nil {
+			var res imageupdate.Result
+			if res, err = u.Update(ctx, in); err == nil {
+				if res.Override != nil {
+					_, err = e.ApplyImageOverride(app, *res.Override)
+				}
+				if res.Commit != "" {
+					e.Hint(in.RepoURL)
+				}
+				results = append(results, res)
+			}
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return results, first
+}
