@@ -83,7 +83,7 @@ func (e *Engine) ApplyImageOverride(app Application, ov imageupdate.Override) (A
 // UpdateImages runs one image updater round over apps inside the engine:
 // for each app with an image-list it builds the imageupdate.App
 // (ImageUpdateApp), runs u.Update, applies an argocd override
-// (ApplyImageOverride) and, after a git commit, hints the repository so
+// (ApplyImageOverride; not in a dry run) and, after a git commit, hints the repository so
 // the engine refreshes at once. Apps without the annotation are skipped
 // without rendering. It returns one result per app updated and the first
 // error (the other apps still run).
@@ -99,7 +99,7 @@ func (e *Engine) UpdateImages(ctx context.Context, u *imageupdate.Updater, apps 
 		if err == nil {
 			var res imageupdate.Result
 			if res, err = u.Update(ctx, in); err == nil {
-				if res.Override != nil {
+				if res.Override != nil && !res.DryRun {
 					_, err = e.ApplyImageOverride(app, *res.Override)
 				}
 				if res.Commit != "" {

@@ -45,6 +45,7 @@
 // wrapping one class (ErrAnnotation, ErrConstraint, ErrRegistry,
 // ErrTimeout, ErrTooManyTags, ErrCredentials, ErrWriteBackTarget,
 // ErrGit); on failure nothing is committed and no override is returned.
-// Options.DryRun computes the changes and file edits and stops there.
+// Options.DryRun computes the changes, file edits and overrides and stops
+// before committing (Result.DryRun tells hosts not to apply the override).
 // Run loops Update over a set of apps every interval.
 package imageupdate

@@ -56,8 +56,9 @@ type Options struct {
 	CommandTimeout time.Duration
 	// Git configures the git write-back.
 	Git GitOptions
-	// DryRun computes changes and file edits without committing, pushing
-	// or returning overrides to apply.
+	// DryRun computes changes, file edits and overrides without
+	// committing or pushing; results say DryRun so that nobody applies
+	// their override.
 	DryRun bool
 	// Logger receives progress at V(1); never credentials.
 	Logger logr.Logger
@@ -96,6 +97,9 @@ type Result struct {
 	// Override is the parameter override to hold for the app
 	// (write-back-method argocd); nil when nothing changed.
 	Override *Override
+	// DryRun is set when the update ran with Options.DryRun: nothing was
+	// committed, and Override is to be shown, not applied.
+	DryRun bool
 	// Files are the edits of the git write-back, in path order.
 	Files []FileEdit
 	// Commit is the commit pushed, Branch where; empty when nothing was
@@ -149,7 +153,7 @@ func (u *Updater) Update(ctx context.Context, app App) (Result, error) {
 		}
 		return Result{}, nil
 	}
-	res := Result{App: app.Name, Method: cfg.Method}
+	res := Result{App: app.Name, Method: cfg.Method, DryRun: u.opts.DryRun}
 	var images []Image
 	for _, img := range cfg.Images {
 		ch, skip, err := u.check(ctx, app, img)
@@ -172,9 +176,7 @@ func (u *Updater) Update(ctx context.Context, app App) (Result, error) {
 		if err != nil {
 			return Result{}, wrap("", err)
 		}
-		if !u.opts.DryRun {
-			res.Override = &ov
-		}
+		res.Override = &ov
 	case WriteBackGit:
 		if err := u.writeGit(ctx, app, cfg, images, &res); err != nil {
 			return Result{}, wrap("", err)
