@@ -37,8 +37,9 @@ spec:
 // Image updates end to end: a registry on loopback holds 1.0.0, 1.0.1,
 // 1.1.0-rc1 and latest; two apps run 1.0.0 with ~1.0. The git app's
 // update is committed to the real Git server, hinted, and synced; the
-// argocd app's override is held by the engine and synced. Both
-// Deployments end up running 1.0.1, Synced and Healthy, and the next
+// argocd app's override is held by the engine and synced; a third app's
+// update goes to Argo's .argocd-source-<app>.yaml, which the engine
+// merges when it renders. The Deployments end up running 1.0.1, Synced and Healthy, and the next
 // round changes nothing.
 func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	t.Parallel()
@@ -70,6 +71,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	if _, err := gs.CreateRepository(ctx, "images", fstest.MapFS{
 		"git/kustomization.yaml": {Data: []byte(kust)}, "git/deployment.yaml": {Data: []byte(imageDeployment)},
 		"api/kustomization.yaml": {Data: []byte(kust)}, "api/deployment.yaml": {Data: []byte(imageDeployment)},
+		"file/kustomization.yaml": {Data: []byte(kust)}, "file/deployment.yaml": {Data: []byte(imageDeployment)},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 			return &source.Credentials{Username: "updater", Password: "push-secret"}
 		}
 	})
-	nsGit, nsAPI := cluster.TestNamespace(t), cluster.TestNamespace(t)
+	nsGit, nsAPI, nsFile := cluster.TestNamespace(t), cluster.TestNamespace(t), cluster.TestNamespace(t)
 	mk := func(ns, path, method string) *Application {
 		a := gitApp(ns, url, gs.Branch(), ns)
 		a.Spec.Source.Path = path
@@ -89,13 +91,15 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 			imageupdate.Prefix + "web.kustomize.image-name": "app",
 			imageupdate.Prefix + "write-back-method":        method,
 		}
-		if method == "git" {
+		if method == "git" && path == "git" {
 			a.Annotations[imageupdate.Prefix+"write-back-target"] = "kustomization"
 		}
 		return a
 	}
-	gitA, apiA := mk(nsGit, "git", "git"), mk(nsAPI, "api", "argocd")
-	startRun(t, e, gitA, apiA)
+	// fileA has no write-back-target: Argo's .argocd-source-<app>.yaml,
+	// which the engine merges onto the source when it renders.
+	gitA, apiA, fileA := mk(nsGit, "git", "git"), mk(nsAPI, "api", "argocd"), mk(nsFile, "file", "git")
+	startRun(t, e, gitA, apiA, fileA)
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	running := func(ns, tag string) func() bool {
 		return func() bool {
@@ -104,24 +108,33 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag && st.Sync == Synced && st.Health.Code == health.Healthy
 		}
 	}
-	eventually(t, 2*time.Minute, "both apps run 1.0.0", func() bool { return running(nsGit, "1.0.0")() && running(nsAPI, "1.0.0")() })
+	eventually(t, 2*time.Minute, "the apps run 1.0.0", func() bool {
+		return running(nsGit, "1.0.0")() && running(nsAPI, "1.0.0")() && running(nsFile, "1.0.0")()
+	})
 
 	u := imageupdate.New(imageupdate.DefaultOptions())
-	results, err := e.UpdateImages(ctx, u, []Application{*gitA, *apiA})
+	results, err := e.UpdateImages(ctx, u, []Application{*gitA, *apiA, *fileA})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 2 || results[0].Commit == "" || results[0].Changes[0].NewTag != "1.0.1" || results[1].Override == nil {
+	if len(results) != 3 || results[0].Commit == "" || results[0].Changes[0].NewTag != "1.0.1" || results[1].Override == nil ||
+		results[2].Commit == "" || results[2].Files[0].Path != "file/.argocd-source-"+nsFile+".yaml" {
 		t.Fatalf("results %+v", results)
 	}
 	if u.Registry().Stats().TagLists != 1 {
 		t.Fatalf("%d tag listings for one image, want 1", u.Registry().Stats().TagLists)
 	}
+	// Both git write-backs committed to one branch: the apps compare its
+	// head, the second commit.
 	eventually(t, 2*time.Minute, "the git app runs 1.0.1 at the updater's commit", func() bool {
 		st, _ := e.AppStatus(nsGit)
-		return running(nsGit, "1.0.1")() && st.Revision == results[0].Commit
+		return running(nsGit, "1.0.1")() && st.Revision == results[2].Commit
 	})
 	eventually(t, 2*time.Minute, "the argocd app runs 1.0.1", running(nsAPI, "1.0.1"))
+	eventually(t, 2*time.Minute, "the override-file app runs 1.0.1 at the updater's commit", func() bool {
+		st, _ := e.AppStatus(nsFile)
+		return running(nsFile, "1.0.1")() && st.Revision == results[2].Commit
+	})
 
 	// The next round: the git app renders 1.0.1 now, nothing to commit;
 	// the argocd app with its held override likewise.
@@ -131,7 +144,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _ := gs.Head(ctx, "images")
-	again, err := e.UpdateImages(ctx, u, []Application{*gitA, apiHeld})
+	again, err := e.UpdateImages(ctx, u, []Application{*gitA, apiHeld, *fileA})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,6 +140,10 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if err != nil {
 			return rendered{}, fmt.Errorf("snapshot %s at %s: %w", source.RedactURL(src.RepoURL), rev.Commit, err)
 		}
+		src, err := withParameterOverrides(app, src, snap)
+		if err != nil {
+			return rendered{}, err
+		}
 		in, err := renderInput(app, src, snap, cs)
 		if err != nil {
 			return rendered{}, err
