@@ -30,6 +30,14 @@ func (e *Engine) ImageUpdateApp(ctx context.Context, app *Application) (imageupd
 	if src.Helm != nil || src.Chart != "" {
 		out.SourceType = imageupdate.SourceHelm
 	}
+	if src.Helm != nil {
+		for _, p := range src.Helm.Parameters {
+			out.SpecOverride.HelmParameters = append(out.SpecOverride.HelmParameters, imageupdate.HelmParameter{Name: p.Name, Value: p.Value, ForceString: p.ForceString})
+		}
+	}
+	if src.Kustomize != nil {
+		out.SpecOverride.KustomizeImages = append(out.SpecOverride.KustomizeImages, src.Kustomize.Images...)
+	}
 	if e.opts.Credentials != nil {
 		out.Credentials = e.opts.Credentials(src.RepoURL)
 	}

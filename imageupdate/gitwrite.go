@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"text/template"
 	"time"
@@ -179,11 +180,22 @@ func (u *Updater) writeGit(ctx context.Context, app App, cfg Config, images []Im
 	if err != nil {
 		return err
 	}
+	var secrets []string
+	if pu, err := url.Parse(app.RepoURL); err == nil && pu.User != nil {
+		p, _ := pu.User.Password()
+		secrets = append(secrets, p)
+	}
+	switch a := auth.(type) {
+	case *githttp.BasicAuth:
+		secrets = append(secrets, a.Password)
+	case *githttp.TokenAuth:
+		secrets = append(secrets, a.Token)
+	}
 	for attempt := 1; attempt <= u.opts.Git.MaxAttempts; attempt++ {
 		res.Attempts = attempt
 		done, err := u.tryCommit(ctx, app, cfg, images, res, auth, base, target, msg, attempt)
 		if err != nil || done {
-			return err
+			return redactErr(err, app.RepoURL, source.RedactURL(app.RepoURL), secrets...)
 		}
 		u.opts.Logger.V(1).Info("push rejected, the branch moved; retrying on its new head", "app", app.Name, "attempt", attempt)
 	}
@@ -287,4 +299,40 @@ func gitErr(ctx context.Context, repo, op string, err error) error {
 		return errorf(ErrCredentials, "%s %s: %v", op, repo, err)
 	}
 	return errorf(ErrGit, "%s %s: %v", op, repo, err)
+}
+
+// redactErr removes from err's message the raw repository URL and every
+// secret (passwords, tokens, the URL's own password), keeping its class.
+func redactErr(err error, rawURL, redacted string, secrets ...string) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.ReplaceAll(err.Error(), rawURL, redacted)
+	for _, s := range secrets {
+		if len(s) >= 3 {
+			msg = strings.ReplaceAll(msg, s, "[redacted]")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, cause: err}
+}
+
+// redactedError keeps the cause for errors.Is while printing msg. Is
+// answers for the classes only, so Unwrap does not expose the raw message.
+type redactedError struct {
+	msg   string
+	cause error
+}
+
+func (r *redactedError) Error() string { return r.msg }
+
+func (r *redactedError) Is(target error) bool {
+	for _, c := range []error{ErrAnnotation, ErrConstraint, ErrRegistry, ErrTimeout, ErrTooManyTags, ErrCredentials, ErrWriteBackTarget, ErrGit} {
+		if target == c {
+			return errors.Is(r.cause, c)
+		}
+	}
+	return false
 }

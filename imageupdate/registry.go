@@ -90,6 +90,9 @@ type Registry struct {
 
 	mu       sync.Mutex
 	limiters map[string]*rate.Limiter
+	// pullers, one per set of credentials, keep each repository's
+	// authenticated transport (tokens) between calls.
+	pullers map[string]*remote.Puller
 	cache    map[string]cached
 
 	tagLists, manifests atomic.Int64
@@ -131,10 +134,10 @@ func NewRegistry(opts RegistryOptions) *Registry {
 			IdleConnTimeout:       90 * time.Second,
 		}
 	}
-	r := &Registry{opts: opts, limiters: map[string]*rate.Limiter{}, cache: map[string]cached{}}
+	r := &Registry{opts: opts, limiters: map[string]*rate.Limiter{}, pullers: map[string]*remote.Puller{}, cache: map[string]cached{}}
 	r.transport = roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		if err := r.limiter(req.URL.Host).Wait(req.Context()); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w of %s: %v", errRateLimit, req.URL.Host, err)
 		}
 		return base.RoundTrip(req)
 	})
@@ -208,8 +211,20 @@ func (r *Registry) cachedCall(key string, fn func() (cached, error)) (cached, er
 	return v.(cached), nil
 }
 
-func (r *Registry) remoteOptions(ctx context.Context, creds *RegistryCredentials) []remote.Option {
-	return []remote.Option{remote.WithContext(ctx), remote.WithAuth(creds.authenticator()), remote.WithTransport(r.transport)}
+// puller returns the puller of creds. Its per-call contexts carry the
+// deadlines; token refreshes run under the request's context.
+func (r *Registry) puller(creds *RegistryCredentials) (*remote.Puller, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.pullers[creds.key()]; ok {
+		return p, nil
+	}
+	p, err := remote.NewPuller(remote.WithAuth(creds.authenticator()), remote.WithTransport(r.transport))
+	if err != nil {
+		return nil, errorf(ErrRegistry, "%v", err)
+	}
+	r.pullers[creds.key()] = p
+	return p, nil
 }
 
 // Tags lists the tags of repository (cached per interval and credentials).
@@ -222,9 +237,9 @@ func (r *Registry) Tags(ctx context.Context, repository string, creds *RegistryC
 		ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 		defer cancel()
 		r.tagLists.Add(1)
-		p, err := remote.NewPuller(r.remoteOptions(ctx, creds)...)
+		p, err := r.puller(creds)
 		if err != nil {
-			return cached{}, classify(ctx, err)
+			return cached{}, err
 		}
 		l, err := p.Lister(ctx, repo)
 		if err != nil {
@@ -267,7 +282,11 @@ func (r *Registry) Describe(ctx context.Context, repository, tag string, creds *
 		ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 		defer cancel()
 		r.manifests.Add(1)
-		desc, err := remote.Get(ref, r.remoteOptions(ctx, creds)...)
+		p, err := r.puller(creds)
+		if err != nil {
+			return cached{}, err
+		}
+		desc, err := p.Get(ctx, ref)
 		if err != nil {
 			return cached{}, classify(ctx, err)
 		}
@@ -346,10 +365,17 @@ func matchPlatform(want []string, have string) bool {
 	return false
 }
 
+// errRateLimit: waiting for the registry's rate limit would outlast the
+// call's deadline.
+var errRateLimit = errors.New("the rate limit")
+
 // classify turns a go-containerregistry error into one of this package's
 // classes. Messages keep the registry's status code, never a credential
 // (go-containerregistry never puts one in an error).
 func classify(ctx context.Context, err error) error {
+	if errors.Is(err, errRateLimit) {
+		return errorf(ErrTimeout, "waiting for %s", trim(err.Error(), 200))
+	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return errorf(ErrTimeout, "registry did not answer in time")
 	}

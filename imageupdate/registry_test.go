@@ -274,3 +274,41 @@ func TestRegistryCredentials(t *testing.T) {
 		})
 	}
 }
+
+// Requests to one registry host wait for its rate limit; a wait that would
+// outlast the call's deadline fails at once with ErrTimeout rather than
+// hammering the registry. Another host has its own budget.
+func TestRateLimitPerRegistry(t *testing.T) {
+	t.Parallel()
+	slow, other := startRegistry(t, nil), startRegistry(t, nil)
+	pushVersions(t, slow)
+	pushVersions(t, other)
+	opts := testOptions()
+	opts.Registry.RequestsPerSecond = 0.001 // one request per 1000 s
+	opts.Registry.Burst = 3                 // the ping (https, then http on loopback) and one listing
+	u := New(opts)
+	app := func(r *testRegistry, name string) App {
+		return App{Name: name, SourceType: SourceHelm, Images: []string{r.host + "/team/app:1.0.0"},
+			Annotations: ann("image-list", "web="+r.host+"/team/app:~1.0", "web.platforms", "linux/amd64")}
+	}
+	start := time.Now()
+	// The listing fits the burst; describing the first tag does not.
+	_, err := u.Update(context.Background(), app(slow, "limited"))
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "rate limit of "+slow.host) {
+		t.Fatalf("err = %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("the limited call took %s: it waited instead of failing", time.Since(start))
+	}
+	// The other registry has its own budget: it lists within its burst and
+	// runs out only when describing.
+	_, err = u.Update(context.Background(), app(other, "other"))
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "rate limit of "+other.host) {
+		t.Fatalf("other registry: %v", err)
+	}
+	// Each registry's listing succeeded (a tag was then described): the
+	// first registry's exhausted budget did not starve the second.
+	if st := u.Registry().Stats(); st.TagLists != 2 || st.Manifests != 2 {
+		t.Fatalf("stats %+v, want one listing and one description per registry", st)
+	}
+}

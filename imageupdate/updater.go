@@ -40,6 +40,11 @@ type App struct {
 	// Credentials of the repository, used to clone and push for the git
 	// write-back (unless git:secret:ns/name names others).
 	Credentials *source.Credentials
+	// SpecOverride are the kustomize images and Helm parameters the
+	// Application's spec already sets. Argo merges .argocd-source-<app>.yaml
+	// over the spec with lists replaced, so the file written lists them
+	// too.
+	SpecOverride Override
 }
 
 // Options configure an Updater. Start from DefaultOptions.

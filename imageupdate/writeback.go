@@ -28,8 +28,9 @@ func overrideFileName(app string) string { return ".argocd-source-" + app + ".ya
 // planEdits computes, without writing anything, the file edits that record
 // changes in the repository checked out in fsys. Rules:
 //   - no write-back-target: <app path>/.argocd-source-<app>.yaml gets the
-//     override merged into its kustomize.images or helm.parameters (the
-//     file is created when missing).
+//     override merged into its kustomize.images or helm.parameters, after
+//     the spec's own entries (App.SpecOverride), since the file's lists
+//     replace the spec's (the file is created when missing).
 //   - kustomization[:path]: the kustomization (kustomization.yaml,
 //     kustomization.yml or Kustomization) in the app's path, or in path,
 //     gets images: entries keyed by the kustomize image name (newName when
@@ -262,7 +263,9 @@ func editOverrideFile(fsys billy.Filesystem, app App, images []Image, changes []
 			base.HelmParameters = append(base.HelmParameters, HelmParameter(p))
 		}
 	}
-	merged := ov.Merge(base)
+	// The spec's entries first, then the file's, then the new ones: the
+	// file replaces the spec's lists when the engine merges it.
+	merged := ov.Merge(base.Merge(app.SpecOverride))
 	if len(merged.KustomizeImages) > 0 {
 		if cur.Kustomize == nil {
 			cur.Kustomize = &struct {

@@ -77,15 +77,17 @@ func TestHelmWriteBack(t *testing.T) {
 	}
 
 	// image-spec into the override file of app "other", keeping its
-	// parameter.
+	// parameter and listing the spec's (the file's list replaces the
+	// spec's when Argo or the engine merges it).
 	other := App{Name: "other", RepoURL: url, Path: "app", TargetRevision: "main", SourceType: SourceHelm, Credentials: pushCreds(),
-		Images:      []string{reg.host + "/team/app:1.0.0"},
-		Annotations: ann("image-list", "web="+reg.host+"/team/app:~1.0", "web.helm.image-spec", "image.spec", "write-back-method", "git")}
+		Images:       []string{reg.host + "/team/app:1.0.0"},
+		Annotations:  ann("image-list", "web="+reg.host+"/team/app:~1.0", "web.helm.image-spec", "image.spec", "write-back-method", "git"),
+		SpecOverride: Override{HelmParameters: []HelmParameter{{Name: "replicaCount", Value: "3"}}}}
 	if res, err = New(testOptions()).Update(ctx, other); err != nil || res.Commit == "" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	got, _ = clone(t, url, "app/.argocd-source-other.yaml")
-	for _, want := range []string{"name: keep.me", "name: image.spec", "value: " + reg.host + "/team/app:1.0.1", "forcestring: true"} {
+	for _, want := range []string{"name: keep.me", "name: image.spec", "name: replicaCount", "value: " + reg.host + "/team/app:1.0.1", "forcestring: true"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("override file lacks %q:\n%s", want, got)
 		}
@@ -105,6 +107,14 @@ func TestPushWithoutCredentials(t *testing.T) {
 	if !errors.Is(err, ErrCredentials) {
 		t.Fatalf("err = %v", err)
 	}
+	// A password written into the URL never reaches the message.
+	app.RepoURL = strings.Replace(url, "http://", "http://updater:url-password@", 1)
+	_, err = New(testOptions()).Update(context.Background(), app)
+	if err == nil || strings.Contains(err.Error(), "url-password") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Logf("with a password in the URL: %v", err)
+	app.RepoURL = url
 	app.Credentials = pushCreds()
 	app.Credentials.Password = "wrong-password"
 	_, err = New(testOptions()).Update(context.Background(), app)
