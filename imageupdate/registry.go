@@ -93,7 +93,7 @@ type Registry struct {
 	// pullers, one per set of credentials, keep each repository's
 	// authenticated transport (tokens) between calls.
 	pullers map[string]*remote.Puller
-	cache    map[string]cached
+	cache   map[string]cached
 
 	tagLists, manifests atomic.Int64
 }
