@@ -157,3 +157,74 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 		t.Fatal("second round committed")
 	}
 }
+
+// The updater inside the engine's loop: RunImageUpdater finds the app Run
+// manages, holds the argocd override, the engine syncs 1.0.1, and the
+// rounds after see the held override and change nothing.
+func TestRunImageUpdaterInEngineLoop(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	regSrv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(regSrv.Close)
+	host := strings.TrimPrefix(regSrv.URL, "http://")
+	for _, tag := range []string{"1.0.0", "1.0.1", "1.1.0-rc1", "latest"} {
+		img, err := random.Image(64, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := name.NewTag(host + "/team/app:" + tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.Write(ref, img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := repoDir(t, map[string]string{
+		"app/kustomization.yaml": "resources: [deployment.yaml]\nimages:\n- name: app\n  newName: " + host + "/team/app\n  newTag: 1.0.0\n",
+		"app/deployment.yaml":    imageDeployment,
+	})
+	ns := cluster.TestNamespace(t)
+	app := automated(dirApp(ns, dir, ns))
+	app.Annotations = map[string]string{
+		imageupdate.Prefix + "image-list":                "web=" + host + "/team/app:~1.0",
+		imageupdate.Prefix + "web.kustomize.image-name": "app",
+	}
+	e := newEngine(t, nil)
+	startRun(t, e, app)
+
+	rounds := make(chan []imageupdate.Result, 100)
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	u := imageupdate.New(imageupdate.DefaultOptions())
+	go func() {
+		done <- e.RunImageUpdater(rctx, u, 100*time.Millisecond, func(r []imageupdate.Result, err error) {
+			if err == nil {
+				select {
+				case rounds <- r:
+				default:
+				}
+			}
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	eventually(t, 2*time.Minute, "the app runs 1.0.1, Synced", func() bool {
+		d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		st, _ := e.AppStatus(ns)
+		return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:1.0.1" && st.Sync == Synced
+	})
+	// A round after the sync changes nothing: the held override is seen.
+	eventually(t, time.Minute, "a round without changes", func() bool {
+		select {
+		case r := <-rounds:
+			return len(r) == 1 && len(r[0].Changes) == 0 && r[0].Override == nil && len(r[0].Skipped) == 1
+		default:
+			return false
+		}
+	})
+	if n := u.Registry().Stats().TagLists; n != 1 {
+		t.Fatalf("%d tag listings within one interval, want 1", n)
+	}
+}

@@ -3,6 +3,8 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"sort"
+	"time"
 
 	"github.com/kubegitops/gitops/imageupdate"
 )
@@ -121,4 +123,56 @@ func (e *Engine) UpdateImages(ctx context.Context, u *imageupdate.Updater, apps 
 		}
 	}
 	return results, first
+}
+
+// imageUpdaterApps returns the specs Run holds now (held overrides
+// included) of the apps this replica owns that have an image-list, sorted
+// by name. Child apps (rendered by an app of apps) are left out: their
+// spec belongs to their parent's manifests, where the git write-back
+// belongs too.
+func (e *Engine) imageUpdaterApps() []Application {
+	r := e.running()
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Application
+	for n, st := range r.apps {
+		if !r.ownsLocked(n) || st.app == nil || st.parent != "" {
+			continue
+		}
+		if _, ok := st.app.Annotations[imageupdate.Prefix+"image-list"]; ok {
+			out = append(out, *st.app)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// RunImageUpdater runs the image updater inside the engine's loop until
+// ctx ends: every interval (default: u's registry interval) it runs
+// UpdateImages over the top-level apps Run manages that carry an
+// image-list, with
+// the specs Run holds (so an argocd override already held is seen and not
+// applied again). report, when set, receives each round's results and
+// first error. It returns ctx's error; Run must be running for rounds to
+// find apps.
+func (e *Engine) RunImageUpdater(ctx context.Context, u *imageupdate.Updater, interval time.Duration, report func([]imageupdate.Result, error)) error {
+	if interval <= 0 {
+		interval = u.Registry().Interval()
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		res, err := e.UpdateImages(ctx, u, e.imageUpdaterApps())
+		if report != nil && ctx.Err() == nil {
+			report(res, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }

@@ -144,6 +144,9 @@ func NewRegistry(opts RegistryOptions) *Registry {
 	return r
 }
 
+// Interval is how long scans are reused.
+func (r *Registry) Interval() time.Duration { return r.opts.Interval }
+
 // Stats returns the calls made so far.
 func (r *Registry) Stats() RegistryStats {
 	return RegistryStats{TagLists: r.tagLists.Load(), Manifests: r.manifests.Load()}

@@ -13,7 +13,7 @@ import (
 // does not stop the loop (its error goes to report).
 func Run(ctx context.Context, u *Updater, interval time.Duration, apps func() []App, report func(Result, error)) error {
 	if interval <= 0 {
-		interval = u.registry.opts.Interval
+		interval = u.registry.Interval()
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
