@@ -187,7 +187,7 @@ func TestRunImageUpdaterInEngineLoop(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	app := automated(dirApp(ns, dir, ns))
 	app.Annotations = map[string]string{
-		imageupdate.Prefix + "image-list":                "web=" + host + "/team/app:~1.0",
+		imageupdate.Prefix + "image-list":               "web=" + host + "/team/app:~1.0",
 		imageupdate.Prefix + "web.kustomize.image-name": "app",
 	}
 	e := newEngine(t, nil)
