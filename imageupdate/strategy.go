@@ -57,17 +57,27 @@ func (i Image) Choose(tags []Tag) (Tag, bool) {
 	found := false
 	switch i.Strategy {
 	case StrategySemver:
-		var bestV *semver.Version
+		// Highest first, then the first the constraint accepts: the
+		// constraint (the costly part) is checked only down to the answer.
+		type version struct {
+			v *semver.Version
+			t Tag
+		}
+		vs := make([]version, 0, len(tags))
 		for _, t := range tags {
-			v, err := semver.NewVersion(t.Name)
-			if err != nil {
-				continue
+			if v, err := semver.NewVersion(t.Name); err == nil {
+				vs = append(vs, version{v, t})
 			}
-			if i.semver != nil && !i.semver.Check(v) {
-				continue
+		}
+		sort.Slice(vs, func(a, b int) bool {
+			if c := vs[a].v.Compare(vs[b].v); c != 0 {
+				return c > 0
 			}
-			if bestV == nil || v.GreaterThan(bestV) || (v.Equal(bestV) && t.Name > best.Name) {
-				bestV, best, found = v, t, true
+			return vs[a].t.Name > vs[b].t.Name
+		})
+		for _, v := range vs {
+			if i.semver == nil || i.semver.Check(v.v) {
+				return v.t, true
 			}
 		}
 	case StrategyNewestBuild:
