@@ -149,7 +149,8 @@ func (u *Updater) gitAuth(ctx context.Context, app App, cfg Config) (transport.A
 }
 
 // writeGit records the changes in the app's repository: clone the base
-// branch, edit, commit, push to the target branch. When the push is
+// branch (its tip only, depth 1, in memory), edit, commit, push to the
+// target branch. When the push is
 // rejected because the branch moved, it starts over on the new head
 // (edits recomputed there), so both commits survive; at most
 // GitOptions.MaxAttempts times. With DryRun it stops before committing
@@ -207,7 +208,7 @@ func (u *Updater) tryCommit(ctx context.Context, app App, cfg Config, images []I
 	redacted := source.RedactURL(app.RepoURL)
 	cctx, cancel := context.WithTimeout(ctx, u.opts.Git.Timeout)
 	defer cancel()
-	co := &git.CloneOptions{URL: app.RepoURL, Auth: auth, SingleBranch: true, Tags: git.NoTags}
+	co := &git.CloneOptions{URL: app.RepoURL, Auth: auth, SingleBranch: true, Tags: git.NoTags, Depth: 1}
 	if base != "" {
 		co.ReferenceName = plumbing.NewBranchReferenceName(base)
 	}
