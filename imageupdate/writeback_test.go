@@ -3,9 +3,16 @@ package imageupdate
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 const values = `# chart values
@@ -120,5 +127,55 @@ func TestPushWithoutCredentials(t *testing.T) {
 	_, err = New(testOptions()).Update(context.Background(), app)
 	if !errors.Is(err, ErrCredentials) || strings.Contains(err.Error(), "wrong-password") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A Git server that accepts the connection and never answers: ErrTimeout
+// within the Git timeout, nothing returned.
+func TestGitServerHangs(t *testing.T) {
+	t.Parallel()
+	reg := startRegistry(t, nil)
+	pushVersions(t, reg)
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	t.Cleanup(hang.Close)
+	opts := testOptions()
+	opts.Git.Timeout = 300 * time.Millisecond
+	app := kustomizeApp(reg, hang.URL+"/repo.git", ann("image-list", "web="+reg.host+"/team/app:~1.0", "write-back-method", "git"))
+	start := time.Now()
+	res, err := New(opts).Update(context.Background(), app)
+	if !errors.Is(err, ErrTimeout) || res.Commit != "" || time.Since(start) > 10*time.Second {
+		t.Fatalf("%+v, %v after %s", res, err, time.Since(start))
+	}
+}
+
+// pull-secret env:NAME reads username:password from the environment (not
+// parallel: it sets a variable).
+func TestPullSecretFromEnvironment(t *testing.T) {
+	const user, pass = "envuser", "env-registry-pass"
+	reg := startRegistry(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	ref, err := name.NewTag(reg.host + "/team/app:2.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, testImage(t, time.Unix(1, 0), "linux/amd64"), remote.WithAuth(&authn.Basic{Username: user, Password: pass})); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("IMAGEUPDATE_TEST_CREDS", user+":"+pass)
+	a := ann("image-list", "web="+reg.host+"/team/app", "web.pull-secret", "env:IMAGEUPDATE_TEST_CREDS")
+	res, err := New(testOptions()).Update(context.Background(), App{Name: "env", SourceType: SourceHelm, Annotations: a, Images: []string{reg.host + "/team/app:1"}})
+	if err != nil || len(res.Changes) != 1 || res.Changes[0].NewTag != "2.0.0" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	a[Prefix+"web.pull-secret"] = "env:IMAGEUPDATE_TEST_UNSET"
+	if _, err := New(testOptions()).Update(context.Background(), App{Name: "env", SourceType: SourceHelm, Annotations: a, Images: []string{reg.host + "/team/app:1"}}); !errors.Is(err, ErrCredentials) {
+		t.Fatalf("unset variable: %v", err)
 	}
 }
