@@ -186,12 +186,15 @@ func ParseAnnotations(ann map[string]string) (Config, bool, error) {
 	return cfg, true, nil
 }
 
+// aliasPattern is what an image alias may be.
+var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
 // parseImageEntry reads "[alias=]image[:constraint]".
 func parseImageEntry(entry string) (Image, error) {
 	var img Image
 	if a, rest, ok := strings.Cut(entry, "="); ok {
 		img.Alias, entry = strings.TrimSpace(a), strings.TrimSpace(rest)
-		if !regexp.MustCompile(`^[A-Za-z0-9_-]+$`).MatchString(img.Alias) {
+		if !aliasPattern.MatchString(img.Alias) {
 			return Image{}, errorf(ErrAnnotation, "image-list: alias %q has characters other than letters, digits, '-' and '_'", img.Alias)
 		}
 	}
