@@ -25,6 +25,9 @@ const maxOverrideFileBytes = 1 << 20
 // A file that is not valid YAML, or that would change repoURL, path,
 // targetRevision, chart or ref, is an error naming it.
 func withParameterOverrides(app *Application, src ApplicationSource, fsys fs.FS) (ApplicationSource, error) {
+	if isAbsolutePath(src.Path) {
+		return src, nil // renderInput refuses the path itself
+	}
 	dir := strings.TrimRight(src.Path, "/")
 	if dir == "" {
 		dir = "."
