@@ -37,7 +37,8 @@
 //     planned in full before anything is written (Argo's
 //     .argocd-source-<app>.yaml, the kustomization's images:, or a Helm
 //     values file), committed with the configured author and message
-//     template, and pushed with the repository's credentials (HTTP(S)).
+//     template, and pushed with the repository's credentials (HTTP(S)
+//     basic or bearer; SSH keys are refused with ErrCredentials).
 //     A push that loses a race with another committer starts over on the
 //     new head, so both commits survive.
 //
@@ -47,5 +48,7 @@
 // ErrGit); on failure nothing is committed and no override is returned.
 // Options.DryRun computes the changes, file edits and overrides and stops
 // before committing (Result.DryRun tells hosts not to apply the override).
-// Run loops Update over a set of apps every interval.
+// Run loops Update over a set of apps every interval, on its own; inside
+// an engine, gitops.Engine.RunImageUpdater does the same over the apps the
+// engine runs.
 package imageupdate
