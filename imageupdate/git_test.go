@@ -206,3 +206,40 @@ func cloneBranch(t *testing.T, url, branch, p string) string {
 	}
 	return string(b)
 }
+
+// A custom author and message template sign the commit; an image the app
+// does not run is skipped unless force-update is set.
+func TestCommitTemplateAndForceUpdate(t *testing.T) {
+	t.Parallel()
+	reg := startRegistry(t, nil)
+	pushVersions(t, reg)
+	_, url := startGit(t, "tmpl", fstest.MapFS{"app/kustomization.yaml": {Data: []byte(kustomization)}})
+	opts := testOptions()
+	opts.Git.AuthorName, opts.Git.AuthorEmail = "bot", "bot@example.com"
+	opts.Git.MessageTemplate = "chore({{.AppName}}): {{range .AppChanges}}{{.Image}} {{.OldTag}}->{{.NewTag}}{{end}}"
+	u := New(opts)
+	a := ann("image-list", "web="+reg.host+"/team/app:~1.0", "web.kustomize.image-name", "app", "write-back-method", "git", "write-back-target", "kustomization")
+	app := kustomizeApp(reg, url, a)
+	app.Images = []string{"nginx:1.27"}
+	res, err := u.Update(context.Background(), app)
+	if err != nil || len(res.Changes) != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "force-update") {
+		t.Fatalf("not running, not forced: %+v, %v", res, err)
+	}
+	a[Prefix+"web.force-update"] = "true"
+	if res, err = u.Update(context.Background(), app); err != nil || res.Commit == "" {
+		t.Fatalf("forced: %+v, %v", res, err)
+	}
+	fsys := memfs.New()
+	repo, err := git.Clone(memory.NewStorage(), fsys, &git.CloneOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := repo.Head()
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Author.Name != "bot" || c.Author.Email != "bot@example.com" || c.Message != "chore(shop): "+reg.host+"/team/app ->1.0.1" {
+		t.Fatalf("author %s <%s>, message %q", c.Author.Name, c.Author.Email, c.Message)
+	}
+}
