@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log"
 	"net/http/httptest"
@@ -139,7 +140,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	// The next round: the git app renders 1.0.1 now, nothing to commit;
 	// the argocd app with its held override likewise.
 	apiHeld := *apiA
-	apiHeld, err = e.ApplyImageOverride(apiHeld, *results[1].Override)
+	apiHeld, err = e.ApplyImageOverride(ctx, apiHeld, *results[1].Override)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,4 +228,83 @@ func TestRunImageUpdaterInEngineLoop(t *testing.T) {
 	if n := u.Registry().Stats().TagLists; n != 1 {
 		t.Fatalf("%d tag listings within one interval, want 1", n)
 	}
+}
+
+// The argocd override is kept in the engine's state store: after a
+// restart, with the registry gone, the next round applies the held
+// override to the spec the host hands over and the app runs 1.0.1 again
+// (the round reports the registry error, and changes nothing else).
+func TestHeldImageOverrideSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	regSrv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	host := strings.TrimPrefix(regSrv.URL, "http://")
+	for _, tag := range []string{"1.0.0", "1.0.1"} {
+		img, err := random.Image(64, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := name.NewTag(host + "/team/app:" + tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.Write(ref, img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := repoDir(t, map[string]string{
+		"app/kustomization.yaml": "resources: [deployment.yaml]\nimages:\n- name: app\n  newName: " + host + "/team/app\n  newTag: 1.0.0\n",
+		"app/deployment.yaml":    imageDeployment,
+	})
+	ns := cluster.TestNamespace(t)
+	app := automated(dirApp(ns, dir, ns))
+	app.Annotations = map[string]string{
+		imageupdate.Prefix + "image-list":               "web=" + host + "/team/app:~1.0",
+		imageupdate.Prefix + "web.kustomize.image-name": "app",
+	}
+	state := NewMemoryStateStore()
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	runs := func(tag string) func() bool {
+		return func() bool {
+			d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag
+		}
+	}
+
+	first := newEngine(t, func(o *Options) { o.State = state })
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = first.Run(rctx, []Application{*app}) }()
+	eventually(t, 2*time.Minute, "1.0.0 runs", runs("1.0.0"))
+	if _, err := first.UpdateImages(ctx, imageupdate.New(imageupdate.DefaultOptions()), []Application{*app}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Minute, "1.0.1 runs", runs("1.0.1"))
+	stop()
+	<-done
+	first.Close()
+	regSrv.Close()
+
+	// The restarted engine gets the spec without the override: it would
+	// roll back to 1.0.0 by itself; the held override keeps 1.0.1.
+	second := newEngine(t, func(o *Options) { o.State = state })
+	held, err := second.HeldImageOverride(ctx, app.Name)
+	if err != nil || held == nil || len(held.KustomizeImages) != 1 || held.KustomizeImages[0] != "app="+host+"/team/app:1.0.1" {
+		t.Fatalf("held override %+v, %v", held, err)
+	}
+	startRun(t, second, app)
+	eventually(t, 2*time.Minute, "the restarted engine runs the app", func() bool {
+		_, ok := second.AppStatus(ns)
+		return ok
+	})
+	opts := imageupdate.DefaultOptions()
+	opts.Registry.Timeout = 2 * time.Second
+	_, err = second.UpdateImages(ctx, imageupdate.New(opts), []Application{*app})
+	if !errors.Is(err, imageupdate.ErrRegistry) && !errors.Is(err, imageupdate.ErrTimeout) {
+		t.Fatalf("with the registry gone: %v", err)
+	}
+	eventually(t, 2*time.Minute, "1.0.1 runs after the restart, Synced", func() bool {
+		st, _ := second.AppStatus(ns)
+		return runs("1.0.1")() && st.Sync == Synced
+	})
 }

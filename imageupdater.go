@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
@@ -46,17 +47,53 @@ func (e *Engine) ImageUpdateApp(ctx context.Context, app *Application) (imageupd
 	return out, nil
 }
 
-// ApplyImageOverride is the argocd write-back: it merges ov into the app's
-// source (kustomize images or Helm parameters, replacing entries for the
-// same image or parameter) and, while Run runs, hands the app to Upsert,
-// so the engine holds the override and renders with it from the next
-// refresh. It returns the app as changed. The override lives in the spec
-// the engine holds in memory: a host that restarts the engine re-applies
-// it (or uses the git write-back, which is durable).
-func (e *Engine) ApplyImageOverride(app Application, ov imageupdate.Override) (Application, error) {
+// ApplyImageOverride is the argocd write-back: it merges ov into the
+// override the engine holds for the app (in Options.State, so it outlives
+// the process: UpdateImages and RunImageUpdater apply the held override to
+// the app again after a restart), merges it into the app's source
+// (kustomize images or Helm parameters, replacing entries for the same
+// image or parameter) and, while Run runs, hands the app to Upsert so the
+// engine renders with it from the next refresh. It returns the app as
+// changed.
+func (e *Engine) ApplyImageOverride(ctx context.Context, app Application, ov imageupdate.Override) (Application, error) {
 	if app.Spec.Source == nil {
 		return app, &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: no single source to override", imageupdate.ErrWriteBackTarget)}
 	}
+	e.stateMu.Lock()
+	st, err := e.opts.State.Load(ctx, app.Name)
+	if err == nil {
+		held := ov
+		if st.ImageOverride != nil {
+			held = ov.Merge(*st.ImageOverride)
+		}
+		st.ImageOverride = &held
+		err = e.opts.State.Save(ctx, app.Name, st)
+	}
+	e.stateMu.Unlock()
+	if err != nil {
+		return app, fmt.Errorf("application %q: keep the image override: %w", app.Name, err)
+	}
+	app = withImageOverride(app, ov)
+	if e.running() != nil {
+		if err := e.Upsert(app); err != nil {
+			return app, err
+		}
+	}
+	return app, nil
+}
+
+// HeldImageOverride returns the override the engine holds for an app (nil
+// when none).
+func (e *Engine) HeldImageOverride(ctx context.Context, appName string) (*imageupdate.Override, error) {
+	st, err := e.opts.State.Load(ctx, appName)
+	if err != nil {
+		return nil, err
+	}
+	return st.ImageOverride, nil
+}
+
+// withImageOverride returns app with ov merged into its single source.
+func withImageOverride(app Application, ov imageupdate.Override) Application {
 	src := *app.Spec.Source
 	if len(ov.KustomizeImages) > 0 {
 		k := ApplicationSourceKustomize{}
@@ -82,16 +119,32 @@ func (e *Engine) ApplyImageOverride(app Application, ov imageupdate.Override) (A
 		src.Helm = &h
 	}
 	app.Spec.Source = &src
+	return app
+}
+
+// reapplyHeld gives app the override the engine holds for it, when its
+// spec lacks it (after a restart the host hands the engine the spec
+// without it); while Run runs the app is upserted.
+func (e *Engine) reapplyHeld(ctx context.Context, app Application) (Application, error) {
+	held, err := e.HeldImageOverride(ctx, app.Name)
+	if err != nil || held == nil || app.Spec.Source == nil {
+		return app, err
+	}
+	next := withImageOverride(app, *held)
+	if reflect.DeepEqual(next.Spec.Source, app.Spec.Source) {
+		return app, nil
+	}
 	if e.running() != nil {
-		if err := e.Upsert(app); err != nil {
+		if err := e.Upsert(next); err != nil {
 			return app, err
 		}
 	}
-	return app, nil
+	return next, nil
 }
 
 // UpdateImages runs one image updater round over apps inside the engine:
-// for each app with an image-list it builds the imageupdate.App
+// for each app with an image-list it applies the override the engine
+// holds for it (if its spec lacks it), builds the imageupdate.App
 // (ImageUpdateApp), runs u.Update, applies an argocd override
 // (ApplyImageOverride; not in a dry run) and, after a git commit, hints the repository so
 // the engine refreshes at once. Apps without the annotation are skipped
@@ -105,12 +158,16 @@ func (e *Engine) UpdateImages(ctx context.Context, u *imageupdate.Updater, apps 
 		if _, ok := app.Annotations[imageupdate.Prefix+"image-list"]; !ok {
 			continue
 		}
-		in, err := e.ImageUpdateApp(ctx, &app)
+		app, err := e.reapplyHeld(ctx, app)
+		var in imageupdate.App
+		if err == nil {
+			in, err = e.ImageUpdateApp(ctx, &app)
+		}
 		if err == nil {
 			var res imageupdate.Result
 			if res, err = u.Update(ctx, in); err == nil {
 				if res.Override != nil && !res.DryRun {
-					_, err = e.ApplyImageOverride(app, *res.Override)
+					_, err = e.ApplyImageOverride(ctx, app, *res.Override)
 				}
 				if res.Commit != "" {
 					e.Hint(in.RepoURL)

@@ -5,6 +5,7 @@ import (
 	gosync "sync"
 	"time"
 
+	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -29,6 +30,9 @@ type AppState struct {
 	History []HistoryEntry `json:"history,omitempty"`
 	// Operation is the last sync operation, running or finished.
 	Operation *OperationState `json:"operation,omitempty"`
+	// ImageOverride is the parameter override the image updater's argocd
+	// write-back holds for the app (Engine.ApplyImageOverride).
+	ImageOverride *imageupdate.Override `json:"imageOverride,omitempty"`
 }
 
 // OperationState is a sync operation as the engine records it (Argo CD's
@@ -124,6 +128,13 @@ func copyAppState(st AppState) AppState {
 		op := *st.Operation
 		op.Results = append([]sync.ResourceResult(nil), op.Results...)
 		out.Operation = &op
+	}
+	if st.ImageOverride != nil {
+		ov := imageupdate.Override{
+			KustomizeImages: append([]string(nil), st.ImageOverride.KustomizeImages...),
+			HelmParameters:  append([]imageupdate.HelmParameter(nil), st.ImageOverride.HelmParameters...),
+		}
+		out.ImageOverride = &ov
 	}
 	return out
 }
