@@ -154,6 +154,10 @@ func (r *runner) jitter() time.Duration {
 func (r *runner) reconcile(ctx context.Context, name string) (again time.Duration, failed bool) {
 	r.mu.Lock()
 	st, ok := r.apps[name]
+	var app *Application
+	if ok {
+		app = st.app // add replaces it under the lock (Upsert, adopt)
+	}
 	r.mu.Unlock()
 	if !ok {
 		return 0, false
@@ -161,7 +165,6 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	if !r.owns(name) {
 		return 0, false // its owner reconciles it; resharding queues it again here
 	}
-	app := st.app
 	status, children, err := r.e.refresh(ctx, app)
 	if err != nil {
 		r.e.opts.Log.V(1).Info("refresh failed", "app", name, "error", err.Error())
@@ -170,11 +173,11 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	if err == nil {
 		r.adopt(name, children)
 	}
-	r.record(st, r.keepLastGood(st, status, err))
+	r.record(st, app, r.keepLastGood(st, status, err))
 	if err != nil {
 		return 0, true
 	}
-	if wait := r.autoSync(ctx, st, status); wait > 0 {
+	if wait := r.autoSync(ctx, st, app, status); wait > 0 {
 		return wait, false
 	}
 	return r.jitter(), false
@@ -216,26 +219,26 @@ func (r *runner) keepLastGood(st *appState, status Status, err error) Status {
 }
 
 // record keeps the status and tells the host what changed.
-func (r *runner) record(st *appState, status Status) {
+func (r *runner) record(st *appState, app *Application, status Status) {
 	r.mu.Lock()
 	prev, had := st.status, st.hasState
 	st.status, st.hasState = status, true
 	r.mu.Unlock()
 	if !had || prev.Health.Code != status.Health.Code {
-		r.e.notify(Notification{Type: NotifyHealthChanged, App: st.app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
+		r.e.notify(Notification{Type: NotifyHealthChanged, App: app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
 	}
 	if !had || prev.Sync != status.Sync {
-		r.e.notify(Notification{Type: NotifySyncStatusChanged, App: st.app.Name, Revision: status.Revision, Sync: status.Sync})
+		r.e.notify(Notification{Type: NotifySyncStatusChanged, App: app.Name, Revision: status.Revision, Sync: status.Sync})
 	}
 	if status.Sync == OutOfSync && (!had || prev.Sync != OutOfSync) {
-		r.e.notify(Notification{Type: NotifyOutOfSync, App: st.app.Name, Revision: status.Revision})
+		r.e.notify(Notification{Type: NotifyOutOfSync, App: app.Name, Revision: status.Revision})
 	}
 }
 
 // autoSync runs an automated sync when DecideAutoSync says so, and returns
 // a wait when the decision may change by time alone (a self-heal backoff,
 // a sync window).
-func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time.Duration {
+func (r *runner) autoSync(ctx context.Context, st *appState, app *Application, status Status) time.Duration {
 	r.mu.Lock()
 	if st.auto != nil {
 		st.auto.Seen(status)
@@ -246,15 +249,15 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 		last = &l
 	}
 	r.mu.Unlock()
-	p := st.app.Spec.SyncPolicy
+	p := app.Spec.SyncPolicy
 	d := DecideAutoSync(AutoSyncInput{Policy: p, Status: status, Last: last, Now: time.Now()})
 	if !d.Sync {
 		if d.Reason != "" && status.Sync == OutOfSync {
-			r.e.opts.Log.V(1).Info("no automated sync", "app", st.app.Name, "revision", status.Revision, "reason", d.Reason)
+			r.e.opts.Log.V(1).Info("no automated sync", "app", app.Name, "revision", status.Revision, "reason", d.Reason)
 		}
 		return d.Wait
 	}
-	res, err := r.e.Sync(ctx, st.app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, st.app), automated: true})
+	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true})
 	var blocked *SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which one.
@@ -269,7 +272,7 @@ func (r *runner) autoSync(ctx context.Context, st *appState, status Status) time
 	st.auto = &rec
 	r.mu.Unlock()
 	if err != nil {
-		r.e.opts.Log.Info("automated sync failed", "app", st.app.Name, "revision", status.Revision, "error", err.Error())
+		r.e.opts.Log.Info("automated sync failed", "app", app.Name, "revision", status.Revision, "error", err.Error())
 	}
 	return time.Second // look again soon: the sync changed things
 }

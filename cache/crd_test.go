@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/client-go/discovery"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,20 @@ spec:
 		}
 		return false
 	})
+	// Established does not mean discovery serves every version yet; a
+	// cache started before it does would not see them.
+	dc, err := discovery.NewDiscoveryClientForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range served {
+		name, _, _ := unstructured.NestedString(v.(map[string]any), "name")
+		waitFor(t, 30*time.Second, "discovery of "+group+"/"+name, func() bool {
+			_, err := dc.ServerResourcesForGroupVersion(group + "/" + name)
+			return err == nil
+		})
+	}
 }
 
 const oneVersion = `

@@ -86,10 +86,10 @@ func TestArgoCDConfigMapFlag(t *testing.T) {
 	}
 	mustContain(t, "status with --argocd-cm", out, "Suspended", "from argocd-cm")
 	mustContain(t, "warnings", errOut, "warning: argocd-cm url: not used by the engine")
-	write("  application.resourceTrackingMethod: label\n")
+	write("  resource.customizations.useOpenLibs.apps_Deployment: \"true\"\n")
 	code, _, errOut = runCLI(t, append([]string{"status", "--argocd-cm", cm, "--app", appFile}, kc...)...)
 	if code != 2 {
 		t.Fatalf("unsupported setting: exit %d, want 2\n%s", code, errOut)
 	}
-	mustContain(t, "unsupported setting error", errOut, "application.resourceTrackingMethod", "not supported")
+	mustContain(t, "unsupported setting error", errOut, "resource.customizations.useOpenLibs.apps_Deployment", "not supported")
 }
