@@ -32,7 +32,8 @@
 // the images it runs, repository credentials) and writes back:
 //   - argocd: the Result carries an Override (kustomize images or Helm
 //     parameters) for the host to hold for the app; the engine's glue
-//     (gitops.Engine.ApplyImageOverride) applies it to the app it runs.
+//     (gitops.Engine.ApplyImageOverride) applies it to the app it runs and
+//     keeps it in the engine's state store, so it survives a restart.
 //   - git: the repository is cloned in memory with go-git, the edit is
 //     planned in full before anything is written (Argo's
 //     .argocd-source-<app>.yaml, the kustomization's images:, or a Helm
