@@ -165,6 +165,13 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if err != nil {
 			return rendered{}, err
 		}
+		if src.Chart == "" {
+			// Argo CD's parameter override files live beside the app's
+			// path in a repository; a chart has none.
+			if src, err = withParameterOverrides(app, src, snap); err != nil {
+				return rendered{}, err
+			}
+		}
 		in, err := renderInput(app, src, snap, cs)
 		if err != nil {
 			return rendered{}, err

@@ -5,6 +5,7 @@ import (
 	gosync "sync"
 	"time"
 
+	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -33,6 +34,9 @@ type AppState struct {
 	// hooks succeeded and its objects are being deleted, so they do not
 	// run again on the next call of Delete.
 	Deleting bool `json:"deleting,omitempty"`
+	// ImageOverride is the parameter override the image updater's argocd
+	// write-back holds for the app (Engine.ApplyImageOverride).
+	ImageOverride *imageupdate.Override `json:"imageOverride,omitempty"`
 }
 
 // OperationState is a sync operation as the engine records it (Argo CD's
@@ -129,6 +133,13 @@ func copyAppState(st AppState) AppState {
 		op := *st.Operation
 		op.Results = append([]sync.ResourceResult(nil), op.Results...)
 		out.Operation = &op
+	}
+	if st.ImageOverride != nil {
+		ov := imageupdate.Override{
+			KustomizeImages: append([]string(nil), st.ImageOverride.KustomizeImages...),
+			HelmParameters:  append([]imageupdate.HelmParameter(nil), st.ImageOverride.HelmParameters...),
+		}
+		out.ImageOverride = &ov
 	}
 	return out
 }

@@ -41,6 +41,12 @@
 //	gitopsctl action-test DIR
 //	    run Argo CD format resource action tests (actions/action_test.yaml)
 //	    found under DIR
+//	gitopsctl image-update --app FILE [--dry-run] [--docker-config FILE]
+//	    check the app's images like Argo CD Image Updater (its
+//	    argocd-image-updater.argoproj.io/ annotations) and print each tag
+//	    change with a diff of the files the git write-back edits (or the
+//	    argocd parameter override); without --dry-run the git write-back
+//	    commits and pushes with $GITOPS_GIT_USERNAME/$GITOPS_GIT_PASSWORD
 //
 // Commands that talk to a cluster take --kubeconfig (default $KUBECONFIG,
 // else ~/.kube/config) and --context, and the engine settings a host

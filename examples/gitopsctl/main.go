@@ -29,6 +29,7 @@ func commands() []command {
 		{"health-test", "run Argo CD format Lua health tests under a folder", runHealthTest},
 		{"notifications", "evaluate a notification trigger or render a template offline", runNotifications},
 		{"action", "list or run an object's resource actions (action list|run --app FILE RESOURCE [ACTION])", runAction},
+		{"image-update", "check an application's images like Argo CD Image Updater (--app FILE [--dry-run])", runImageUpdate},
 		{"action-test", "run Argo CD format resource action tests under a folder", runActionTest},
 		{"appset", "print the Applications an ApplicationSet generates, offline (appset generate --appset FILE)", runAppSet},
 	}

@@ -8,8 +8,9 @@
 // server's folder, created from an fs.FS (CreateRepository); a private
 // working clone next to it lets callers commit changes (Commit) that are
 // pushed to the bare repository, so a fetch right after Commit sees them.
-// The server serves fetches only (upload-pack); nothing can be pushed to it
-// over HTTP.
+// By default the server serves fetches only (upload-pack); with
+// Options.PushPassword it also accepts pushes authenticated with those
+// basic credentials, and Commit then commits on whatever clients pushed.
 //
 // Every git command runs with a clean environment (no system or user
 // configuration, a fixed author and committer) and under the caller's

@@ -54,6 +54,14 @@ func (s *Server) Commit(ctx context.Context, name, message string, changes map[s
 	if _, err := os.Stat(work); err != nil {
 		return "", fmt.Errorf("gitserver: no repository %q", name)
 	}
+	// Clients may have pushed (Options.PushPassword): commit on the
+	// served branch's head.
+	if _, err := s.output(ctx, work, "fetch", "--quiet", "origin"); err != nil {
+		return "", err
+	}
+	if _, err := s.output(ctx, work, "reset", "--quiet", "--hard", "origin/"+s.opts.Branch); err != nil {
+		return "", err
+	}
 	paths := make([]string, 0, len(changes))
 	for p := range changes {
 		paths = append(paths, p)

@@ -2,6 +2,7 @@ package gitserver
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -30,6 +32,10 @@ type Options struct {
 	// CommandTimeout bounds each git command the server runs for a caller
 	// (init, add, commit, push). Default 30 seconds.
 	CommandTimeout time.Duration
+	// PushUsername and PushPassword, when PushPassword is set, let clients
+	// push over HTTP (git-receive-pack) with these basic credentials; a
+	// push without them gets 401. Unset: every push is refused.
+	PushUsername, PushPassword string
 }
 
 // DefaultOptions returns a temporary folder, branch main, a demo author and
@@ -118,6 +124,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			"HOME=" + s.home,
 		},
 	}
+	pushHandler := *handler
+	pushHandler.Env = append(append([]string{}, handler.Env...), "REMOTE_USER="+opts.PushUsername)
 	var lc net.ListenConfig
 	s.ln, err = lc.Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
@@ -127,6 +135,16 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.requests.Add(1)
+			if opts.PushPassword != "" && isReceivePack(r) {
+				u, p, ok := r.BasicAuth()
+				if !ok || subtle.ConstantTimeCompare([]byte(u), []byte(opts.PushUsername)) != 1 || subtle.ConstantTimeCompare([]byte(p), []byte(opts.PushPassword)) != 1 {
+					w.Header().Set("WWW-Authenticate", `Basic realm="gitserver"`)
+					http.Error(w, "authentication required", http.StatusUnauthorized)
+					return
+				}
+				pushHandler.ServeHTTP(w, r)
+				return
+			}
 			handler.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -134,6 +152,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.srv.Serve(s.ln) }()
 	return s, nil
+}
+
+// isReceivePack reports whether r is part of a push.
+func isReceivePack(r *http.Request) bool {
+	return r.URL.Query().Get("service") == "git-receive-pack" || strings.HasSuffix(r.URL.Path, "/git-receive-pack")
 }
 
 // URL returns the server's base URL ("http://127.0.0.1:PORT").
