@@ -181,6 +181,11 @@ func (e *Engine) appSetDefaults(opts AppSetOptions) AppSetOptions {
 	if opts.Interval <= 0 {
 		opts.Interval = e.opts.Interval
 	}
+	if opts.Interval <= 0 {
+		// The apps' periodic refreshes are off; sets still regenerate on
+		// the default interval (and on hints).
+		opts.Interval = DefaultOptions().Interval
+	}
 	if opts.RolloutPoll <= 0 {
 		opts.RolloutPoll = 500 * time.Millisecond
 	}

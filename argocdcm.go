@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kubegitops/gitops/diff"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"os"
 	"slices"
@@ -70,7 +71,8 @@ type ArgoCDSettings struct {
 	// Exclusions and Inclusions are resource.exclusions and
 	// resource.inclusions, one match per apiGroup and kind.
 	Exclusions, Inclusions []cache.GroupKindMatch
-	// Reconciliation is timeout.reconciliation; zero when not set.
+	// Reconciliation is timeout.reconciliation; zero when not set,
+	// negative when it is 0 (periodic refreshes off).
 	Reconciliation time.Duration
 	// Jitter is timeout.reconciliation.jitter as Options.Jitter spells it
 	// (negative for none); zero when not set.
@@ -79,6 +81,10 @@ type ArgoCDSettings struct {
 	RespectRBAC string
 	// TrackingMethod is application.resourceTrackingMethod, or "".
 	TrackingMethod string
+	// IgnoreResourceStatusField is resource.compareoptions'
+	// ignoreResourceStatusField: "all" (or "") ignores every status, "crd"
+	// only CustomResourceDefinitions', "none" (or "off") none.
+	IgnoreResourceStatusField string
 	// InstanceLabelKey is application.instanceLabelKey (the label of the
 	// label tracking methods), or "".
 	InstanceLabelKey string
@@ -185,7 +191,7 @@ func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 		case key == "timeout.reconciliation":
 			s.Reconciliation, err = parseDuration(value)
 			if err == nil && s.Reconciliation == 0 {
-				err = fmt.Errorf("%w: 0 (turning periodic refreshes off)", ErrSettingUnsupported)
+				s.Reconciliation = -1 // 0 turns periodic refreshes off (Options.Interval < 0)
 			}
 		case key == "timeout.reconciliation.jitter":
 			s.Jitter, err = parseDuration(value)
@@ -342,9 +348,8 @@ func (s *ArgoCDSettings) parseCompareOptions(value string) error {
 		return err
 	}
 	switch c.IgnoreResourceStatusField {
-	case "", "all":
-	case "crd", "none", "off":
-		return fmt.Errorf("%w: ignoreResourceStatusField %q (status is ignored for every kind)", ErrSettingUnsupported, c.IgnoreResourceStatusField)
+	case "", "all", "crd", "none", "off":
+		s.IgnoreResourceStatusField = c.IgnoreResourceStatusField
 	default:
 		return fmt.Errorf("%w: ignoreResourceStatusField %q, want all, crd or none", ErrSettingMalformed, c.IgnoreResourceStatusField)
 	}
@@ -466,7 +471,7 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 	if len(s.Inclusions) > 0 {
 		opts.Cache.Filter.Include = append(opts.Cache.Filter.Include, s.Inclusions...)
 	}
-	if s.Reconciliation > 0 {
+	if s.Reconciliation != 0 {
 		opts.Interval = s.Reconciliation
 	}
 	if s.Jitter != 0 {
@@ -484,6 +489,12 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 		opts.Tracking = resource.TrackingArgoCD()
 		opts.Tracking.Method = resource.TrackingMethod(s.TrackingMethod)
 		opts.Tracking.InstanceID = instance
+	}
+	switch s.IgnoreResourceStatusField {
+	case "crd":
+		opts.CompareStatus, opts.IgnoreStatus = CompareStatusAll, []schema.GroupKind{{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}}
+	case "none", "off":
+		opts.CompareStatus, opts.IgnoreStatus = CompareStatusAll, nil
 	}
 	if s.InstanceLabelKey != "" {
 		opts.Tracking.LabelKey = s.InstanceLabelKey

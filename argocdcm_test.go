@@ -79,8 +79,6 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 		"knownTypeFields without a type": {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n"}, ErrSettingMalformed},
 		"bad instance label":             {map[string]string{"application.instanceLabelKey": "not a label"}, ErrSettingMalformed},
 		"cluster exclusion":              {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: [https://prod]\n"}, ErrSettingUnsupported},
-		"status field crd":               {map[string]string{"resource.compareoptions": "ignoreResourceStatusField: crd\n"}, ErrSettingUnsupported},
-		"reconciliation off":             {map[string]string{"timeout.reconciliation": "0s"}, ErrSettingUnsupported},
 		"bad duration":                   {map[string]string{"timeout.reconciliation": "soon"}, ErrSettingMalformed},
 		"bad yaml":                       {map[string]string{"resource.exclusions": "- apiGroups: [\n"}, ErrSettingMalformed},
 		"unknown ignore field":           {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrSettingMalformed},
@@ -173,5 +171,35 @@ func TestArgoCDSettingsKnownTypeFields(t *testing.T) {
 	}
 	if err := s.Apply(&opts); err == nil || !strings.Contains(err.Error(), "core/v1/Nope") {
 		t.Fatalf("an unknown type: %v", err)
+	}
+}
+
+func TestArgoCDSettingsReconciliationZeroTurnsTimersOff(t *testing.T) {
+	s, err := ParseArgoCDSettings(map[string]string{"timeout.reconciliation": "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	if err := s.Apply(&opts); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Interval >= 0 {
+		t.Fatalf("interval %s, want negative (off)", opts.Interval)
+	}
+}
+
+func TestArgoCDSettingsIgnoreResourceStatusField(t *testing.T) {
+	for value, want := range map[string]CompareStatusMode{"all": CompareStatusNone, "crd": CompareStatusAll, "none": CompareStatusAll} {
+		s, err := ParseArgoCDSettings(map[string]string{"resource.compareoptions": "ignoreResourceStatusField: " + value + "\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := DefaultOptions()
+		if err := s.Apply(&opts); err != nil {
+			t.Fatal(err)
+		}
+		if opts.CompareStatus != want || (value == "crd") != (len(opts.IgnoreStatus) == 1) {
+			t.Errorf("%s: compare %q ignore %v", value, opts.CompareStatus, opts.IgnoreStatus)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	gosync "sync"
 	"time"
 
@@ -74,8 +75,21 @@ type Options struct {
 	// everything on first use. Default 2 minutes.
 	ClusterSyncTimeout time.Duration
 	// Interval is how often each app is refreshed without other reason.
-	// Default 3 minutes.
+	// Default 3 minutes (zero). Negative turns periodic refreshes off (Argo
+	// CD's timeout.reconciliation: 0): apps are refreshed on repository
+	// hints, cluster events and retries only.
 	Interval time.Duration
+	// CompareStatus says whose status the comparison looks at:
+	// CompareStatusNone (the default, Argo CD's ignoreResourceStatusField
+	// all: status never counts) or CompareStatusAll, every kind but
+	// IgnoreStatus's (ignoreResourceStatusField none; crd ignores only
+	// CustomResourceDefinitions'). A desired object rarely sets status, and
+	// fields it does not set are never drift, so this matters for objects
+	// whose manifests carry status.
+	CompareStatus CompareStatusMode
+	// IgnoreStatus are the kinds whose status is ignored with
+	// CompareStatusAll.
+	IgnoreStatus []schema.GroupKind
 	// KnownTypeFields are fields of custom resources that hold built-in
 	// types (a PodSpec in a CronTab), compared as those types are (Argo
 	// CD's resource.customizations.knownTypeFields).
@@ -150,6 +164,18 @@ type Options struct {
 	ArgoMetrics bool
 }
 
+// CompareStatusMode says whose status a comparison looks at.
+type CompareStatusMode string
+
+// Status comparison modes.
+const (
+	// CompareStatusNone ignores every object's status (the default).
+	CompareStatusNone CompareStatusMode = ""
+	// CompareStatusAll compares the status of every kind but
+	// Options.IgnoreStatus's.
+	CompareStatusAll CompareStatusMode = "all"
+)
+
 // DefaultOptions returns options with every default filled in but no
 // clusters.
 func DefaultOptions() Options {
@@ -209,7 +235,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.ClusterSyncTimeout <= 0 {
 		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
 	}
-	if opts.Interval <= 0 {
+	if opts.Interval == 0 {
 		opts.Interval = d.Interval
 	}
 	if opts.ControlNamespace == "" {
@@ -218,7 +244,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.RefCacheTTL <= 0 {
 		opts.RefCacheTTL = d.RefCacheTTL
 	}
-	opts.RefCacheTTL = min(opts.RefCacheTTL, opts.Interval)
+	if opts.Interval > 0 {
+		opts.RefCacheTTL = min(opts.RefCacheTTL, opts.Interval)
+	}
 	if opts.ReconcileWorkers <= 0 {
 		opts.ReconcileWorkers = d.ReconcileWorkers
 	}

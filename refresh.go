@@ -40,6 +40,7 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		opts.DryRun = cs.dryRun
 	}
 	opts.KnownTypeFields = e.opts.KnownTypeFields
+	opts.CompareAllStatus, opts.IgnoreStatus = e.opts.CompareStatus == CompareStatusAll, e.opts.IgnoreStatus
 	cmpOpts, err := resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions])
 	if err != nil {
 		return nil, fmt.Errorf("application %s: annotation %s: %w", app.Name, resource.AnnotationCompareOptions, err)

@@ -97,6 +97,9 @@ func (e *Engine) Run(ctx context.Context, apps []Application) error {
 // whose cluster or repository comes back is seen within one interval),
 // under an overall 10 per second, burst 100 bucket.
 func failureBackoff(interval time.Duration) workqueue.TypedRateLimiter[string] {
+	if interval <= 0 {
+		interval = DefaultOptions().Interval // periodic refreshes off: retries still back off
+	}
 	return workqueue.NewTypedMaxOfRateLimiter(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, interval),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
@@ -138,6 +141,9 @@ func (r *runner) next(ctx context.Context) bool {
 
 func (r *runner) jitter() time.Duration {
 	iv, j := r.e.opts.Interval, r.e.opts.Jitter
+	if iv < 0 {
+		return 0 // periodic refreshes are off: hints and events only
+	}
 	switch {
 	case j == 0:
 		j = iv / 10

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func cronTab(cpu string, withDefaults bool) *unstructured.Unstructured {
@@ -54,5 +55,36 @@ func TestKnownTypeFieldsNormaliseACustomResourceField(t *testing.T) {
 	opts.KnownTypeFields[0].Type = "core/v1/NoSuchType"
 	if _, err := New(opts); err == nil || !strings.Contains(err.Error(), "core/v1/NoSuchType") {
 		t.Fatalf("an unknown type: %v", err)
+	}
+}
+
+// TestCompareAllStatus: status counts with CompareAllStatus, except for the
+// kinds of IgnoreStatus (Argo CD's ignoreResourceStatusField none and crd).
+func TestCompareAllStatus(t *testing.T) {
+	obj := func(status string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+			"metadata": map[string]any{"name": "ct", "namespace": "ns"},
+			"status":   map[string]any{"phase": status},
+		}}
+	}
+	for _, c := range []struct {
+		all      bool
+		ignore   bool
+		modified bool
+	}{{false, false, false}, {true, false, true}, {true, true, false}} {
+		opts := DefaultOptions()
+		opts.CompareAllStatus = c.all
+		if c.ignore {
+			opts.IgnoreStatus = []schema.GroupKind{{Group: "stable.example.com", Kind: "CronTab"}}
+		}
+		d, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := d.Diff(context.Background(), obj("Ready"), obj("Failed"))
+		if err != nil || res.Modified != c.modified {
+			t.Errorf("all=%v ignore=%v: modified %v (%v), want %v", c.all, c.ignore, res.Modified, err, c.modified)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type normalizer struct {
 	known         knownFields
 	dropAnns      []string
 	compareStatus map[schema.GroupKind]bool
+	// compareAllStatus compares every kind's status but ignoreStatus's.
+	compareAllStatus bool
+	ignoreStatus     map[schema.GroupKind]bool
 }
 
 func newNormalizer(trees *typeTrees, opts Options) *normalizer {
@@ -41,6 +44,11 @@ func newNormalizer(trees *typeTrees, opts Options) *normalizer {
 	for _, gk := range opts.CompareStatus {
 		n.compareStatus[gk] = true
 	}
+	n.compareAllStatus = opts.CompareAllStatus
+	n.ignoreStatus = map[schema.GroupKind]bool{}
+	for _, gk := range opts.IgnoreStatus {
+		n.ignoreStatus[gk] = true
+	}
 	return n
 }
 
@@ -51,7 +59,9 @@ func newNormalizer(trees *typeTrees, opts Options) *normalizer {
 //     creationTimestamp, managedFields, selfLink, deletion fields) is
 //     dropped, as are the last-applied and tracking annotations and empty
 //     labels and annotations;
-//  2. status is dropped unless its kind is listed in Options.CompareStatus;
+//  2. status is dropped unless its kind is listed in Options.CompareStatus,
+//     or Options.CompareAllStatus is set and the kind is not in
+//     Options.IgnoreStatus;
 //  3. a core Secret's stringData is folded into data (base64), and null
 //     data values become "";
 //  4. null values are dropped (null and absent are the same);
@@ -93,7 +103,7 @@ func (n *normalizer) normalizeWith(obj map[string]any, defaults bool) {
 		dropEmpty(meta, "annotations")
 		dropEmpty(meta, "labels")
 	}
-	if !n.compareStatus[gvk.GroupKind()] {
+	if gk := gvk.GroupKind(); !n.compareStatus[gk] && (!n.compareAllStatus || n.ignoreStatus[gk]) {
 		delete(obj, "status")
 	}
 	if isSecretGVK(gvk) {

@@ -75,6 +75,13 @@ type Options struct {
 	// Tracking names the tracking and instance annotations, which are never
 	// compared. Default resource.DefaultTracking().
 	Tracking resource.Tracking
+	// CompareAllStatus compares the status of every kind but those of
+	// IgnoreStatus (Argo CD's ignoreResourceStatusField none, or crd with
+	// IgnoreStatus holding CustomResourceDefinition). Default false:
+	// status is ignored but for CompareStatus's kinds.
+	CompareAllStatus bool
+	// IgnoreStatus are kinds whose status is ignored with CompareAllStatus.
+	IgnoreStatus []schema.GroupKind
 	// CompareStatus lists the kinds whose status is compared. By default
 	// status is ignored for every kind (Argo CD's default "all").
 	CompareStatus []schema.GroupKind

@@ -29,7 +29,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var so scaleOutFlags
 	so.register(fs)
 	appsPath := fs.String("apps", "", "file or folder of Applications to manage")
-	interval := fs.Duration("interval", 3*time.Minute, "how often each app is refreshed without other reason")
+	interval := fs.Duration("interval", 3*time.Minute, "how often each app is refreshed without other reason (negative: never, only on webhooks and cluster changes)")
 	hookAddr := fs.String("webhook-addr", "", "serve the push webhook at this address (path /api/webhook); off when empty")
 	secretFile := fs.String("webhook-secret-file", "", "file holding the webhook secret (default: $GITOPS_WEBHOOK_SECRET)")
 	if !parseFlags(fs, args) {
@@ -52,7 +52,9 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "agent", err)
 	}
 	opts.Interval = *interval
-	opts.RefCacheTTL = min(opts.RefCacheTTL, *interval)
+	if *interval > 0 {
+		opts.RefCacheTTL = min(opts.RefCacheTTL, *interval)
+	}
 	opts.Notify = notes.Notify
 	closeScaleOut, err := so.apply(cfg, &opts)
 	defer closeScaleOut()
