@@ -38,10 +38,12 @@ type DeleteRequest struct {
 // is deleted, Delete=false objects kept, Namespaces and CRDs last. Sync
 // windows do not apply: deleting an application is not a sync.
 //
-// The app's PreDelete hooks run first and must succeed (a failure stops
-// the deletion with a *DeleteHookError, nothing deleted); its PostDelete
-// hooks run once everything else is gone; both with their delete
-// policies, as Argo CD runs them. Objects marked Delete=confirm wait for
+// An app whose last successful sync had PreDelete or PostDelete hooks is
+// rendered again to run them (AppState.DeletionHooks, as Argo CD's
+// post-delete finalizer): its PreDelete hooks run first and must succeed
+// (a failure stops the deletion with a *DeleteHookError, nothing deleted);
+// its PostDelete hooks run once everything else is gone; both with their
+// delete policies, as Argo CD runs them. Objects marked Delete=confirm wait for
 // DeleteRequest.ConfirmDelete.
 //
 // Deletion is asynchronous on the server; call Delete until the result is
@@ -61,7 +63,11 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	}
 	var pre, post []*unstructured.Unstructured
 	var revision string
-	if !req.SkipHooks && !req.DryRun {
+	state, err := e.opts.State.Load(ctx, app.Name)
+	if err != nil {
+		return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)
+	}
+	if state.DeletionHooks && !req.SkipHooks && !req.DryRun {
 		if pre, post, revision, err = e.deletionHooks(ctx, app, cs); err != nil {
 			return sync.DeleteResult{}, err
 		}

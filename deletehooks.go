@@ -59,6 +59,23 @@ func (e *Engine) deletionHooks(ctx context.Context, app *Application, cs *cluste
 	return pre, post, desired.Revision(), nil
 }
 
+// hasDeletionHooks reports whether objs hold a PreDelete or PostDelete
+// hook.
+func hasDeletionHooks(objs []*unstructured.Unstructured) bool {
+	for _, obj := range objs {
+		info, err := hooks.Of(obj)
+		if err != nil {
+			continue
+		}
+		for _, p := range info.Phases {
+			if p == hooks.PreDelete || p == hooks.PostDelete {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // runDeletionHooks runs one phase's hooks as a sync of those hooks alone
 // and waits for them; a failure is a *DeleteHookError.
 func (e *Engine) runDeletionHooks(ctx context.Context, app *Application, syncer Syncer, phase hooks.Phase, objs []*unstructured.Unstructured, revision string) error {

@@ -196,6 +196,7 @@ func (e *Engine) record(ctx context.Context, app *Application, op *OperationStat
 	st.Operation = op
 	if r != nil {
 		st.History = withHistoryEntry(st.History, r.revisions, app.Spec.RevisionHistoryLimit)
+		st.DeletionHooks = hasDeletionHooks(r.objects)
 	}
 	if err := e.opts.State.Save(ctx, app.Name, st); err != nil {
 		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)

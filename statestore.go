@@ -30,6 +30,12 @@ type AppState struct {
 	History []HistoryEntry `json:"history,omitempty"`
 	// Operation is the last sync operation, running or finished.
 	Operation *OperationState `json:"operation,omitempty"`
+	// DeletionHooks records that the app's last successful sync had
+	// PreDelete or PostDelete hooks, so its deletion renders it to run
+	// them (Argo CD adds its post-delete finalizer the same way); an app
+	// without them is deleted without rendering, even when its source is
+	// gone.
+	DeletionHooks bool `json:"deletionHooks,omitempty"`
 	// Deleting records that the app's deletion has begun: its PreDelete
 	// hooks succeeded and its objects are being deleted, so they do not
 	// run again on the next call of Delete.

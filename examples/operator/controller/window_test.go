@@ -17,7 +17,10 @@ func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
 			SourceRepos:              []string{"*"},
 			Destinations:             []gitops.ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
 			ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
-			SyncWindows:              []gitops.SyncWindow{{Kind: "deny", Schedule: "* * * * *", Duration: "1h", Applications: []string{"*"}, ManualSync: true}},
+			// The test's Applications live in their own namespace: the
+			// project must serve it (apps in any namespace).
+			SourceNamespaces: []string{"*"},
+			SyncWindows:      []gitops.SyncWindow{{Kind: "deny", Schedule: "* * * * *", Duration: "1h", Applications: []string{"*"}, ManualSync: true}},
 		}}}
 	})
 	dest := cluster.TestNamespace(t)
