@@ -13,6 +13,7 @@ import (
 // sources and credentials.
 type engineRepos struct{ e *Engine }
 
+// Snapshot implements the repository reader the generators use.
 func (r engineRepos) Snapshot(ctx context.Context, repoURL, revision string) (source.Snapshot, error) {
 	s, err := r.e.sourceFor(repoURL)
 	if err != nil {

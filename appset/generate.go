@@ -144,7 +144,9 @@ type appError struct {
 	err error
 }
 
+// Error implements error.
 func (e *appError) Error() string { return fmt.Sprintf("application %q: %v", e.app, e.err) }
+// Unwrap returns the cause.
 func (e *appError) Unwrap() error { return e.err }
 
 // genCtx is what generators need: the set, its templater, the options.

@@ -52,6 +52,7 @@ func DirRepos(folders map[string]string) Repos {
 // only its current content).
 type anyRevision struct{ source.Source }
 
+// Resolve implements the Source interface: any revision.
 func (a anyRevision) Resolve(ctx context.Context, repo source.Repository, _ string) (source.Revision, error) {
 	return a.Source.Resolve(ctx, repo, "")
 }

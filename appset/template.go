@@ -172,6 +172,7 @@ type limitedBuffer struct {
 	max int
 }
 
+// Write implements io.Writer within the limit.
 func (l *limitedBuffer) Write(p []byte) (int, error) {
 	if l.Len()+len(p) > l.max {
 		return 0, errTooLong

@@ -327,8 +327,10 @@ type redactedError struct {
 	cause error
 }
 
+// Error implements error.
 func (r *redactedError) Error() string { return r.msg }
 
+// Is matches the sentinel errors this error stands for.
 func (r *redactedError) Is(target error) bool {
 	for _, c := range []error{ErrAnnotation, ErrConstraint, ErrRegistry, ErrTimeout, ErrTooManyTags, ErrCredentials, ErrWriteBackTarget, ErrGit} {
 		if target == c {

@@ -154,6 +154,7 @@ func (r *Registry) Stats() RegistryStats {
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
+// RoundTrip implements http.RoundTripper.
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func (r *Registry) limiter(host string) *rate.Limiter {

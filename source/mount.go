@@ -51,36 +51,43 @@ func (m *mounted) route(name string) (Snapshot, string) {
 	return m.base, name
 }
 
+// Open implements fs.FS over the mounted trees.
 func (m *mounted) Open(name string) (fs.File, error) {
 	s, p := m.route(name)
 	return s.Open(p)
 }
 
+// ReadFile implements fs.ReadFileFS over the mounted trees.
 func (m *mounted) ReadFile(name string) ([]byte, error) {
 	s, p := m.route(name)
 	return fs.ReadFile(s, p)
 }
 
+// ReadDir implements fs.ReadDirFS over the mounted trees.
 func (m *mounted) ReadDir(name string) ([]fs.DirEntry, error) {
 	s, p := m.route(name)
 	return fs.ReadDir(s, p)
 }
 
+// Stat implements fs.StatFS over the mounted trees.
 func (m *mounted) Stat(name string) (fs.FileInfo, error) {
 	s, p := m.route(name)
 	return fs.Stat(s, p)
 }
 
+// Lstat reports a file without following a final link.
 func (m *mounted) Lstat(name string) (fs.FileInfo, error) {
 	s, p := m.route(name)
 	return fs.Lstat(s, p)
 }
 
+// ReadLink returns a link's target.
 func (m *mounted) ReadLink(name string) (string, error) {
 	s, p := m.route(name)
 	return fs.ReadLink(s, p)
 }
 
+// Revision is the base snapshot's revision.
 func (m *mounted) Revision() Revision { return m.base.Revision() }
 
 // TreeHash of the root covers the mounts too (their root hashes, by

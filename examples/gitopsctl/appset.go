@@ -22,8 +22,10 @@ import (
 // repoDirs is the repeatable --repo-dir URL=DIR flag.
 type repoDirs map[string]string
 
+// String implements flag.Value.
 func (r repoDirs) String() string { return fmt.Sprint(map[string]string(r)) }
 
+// Set implements flag.Value.
 func (r repoDirs) Set(v string) error {
 	url, dir, ok := strings.Cut(v, "=")
 	if !ok || url == "" || dir == "" {

@@ -36,8 +36,10 @@ func (o *offlineFlags) register(fs *flag.FlagSet) {
 // stringList is a repeatable, comma-separated flag.
 type stringList []string
 
+// String implements flag.Value.
 func (s *stringList) String() string { return strings.Join(*s, ",") }
 
+// Set implements flag.Value.
 func (s *stringList) Set(v string) error {
 	for _, part := range strings.Split(v, ",") {
 		if part = strings.TrimSpace(part); part != "" {

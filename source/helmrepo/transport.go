@@ -84,6 +84,7 @@ type limitedBody struct {
 	left int64
 }
 
+// Read implements io.Reader within the limit.
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
 		var one [1]byte
@@ -100,6 +101,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close implements io.Closer.
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
 var errTooLarge = fmt.Errorf("response body: %w", ErrArchiveTooLarge)

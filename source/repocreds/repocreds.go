@@ -65,6 +65,7 @@ type UnsupportedFieldError struct {
 	Secret, Field string
 }
 
+// Error implements error.
 func (e *UnsupportedFieldError) Error() string {
 	return fmt.Sprintf("repository secret %s: field %q is not supported (remove it or provide the credentials another way)", e.Secret, e.Field)
 }
