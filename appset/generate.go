@@ -146,6 +146,7 @@ type appError struct {
 
 // Error implements error.
 func (e *appError) Error() string { return fmt.Sprintf("application %q: %v", e.app, e.err) }
+
 // Unwrap returns the cause.
 func (e *appError) Unwrap() error { return e.err }
 
