@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"syscall"
 	"time"
@@ -76,8 +77,22 @@ func isTransient(err error) bool {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return true
 	}
+	// A connection client-go closed under the request as the server went
+	// away: HTTP/2's own errors for it are unexported, so they are known by
+	// their text; a closed network connection likewise.
+	if errors.Is(err, net.ErrClosed) || isConnectionClosed(err.Error()) {
+		return true
+	}
 	var netErr interface{ Timeout() bool }
 	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// isConnectionClosed recognises HTTP/2's errors for a connection that was
+// closed or lost under a request.
+func isConnectionClosed(msg string) bool {
+	return strings.Contains(msg, "http2: client connection force closed") ||
+		strings.Contains(msg, "http2: client connection lost") ||
+		strings.Contains(msg, "http2: server sent GOAWAY and closed the connection")
 }
 
 // isSchemaError recognises the API server's 500 answers that are about the

@@ -52,3 +52,21 @@ func TestSchemaErrorIsNotTransient(t *testing.T) {
 		t.Error("an internal error of the server is not transient")
 	}
 }
+
+// A request on an HTTP/2 connection client-go force-closed as the API
+// server died is transient (seen in a cold run of
+// internal/faults.TestAPIServerKilledDuringSync).
+func TestClosedHTTP2ConnectionIsTransient(t *testing.T) {
+	for _, msg := range []string{
+		"http2: client connection force closed via ClientConn.Close",
+		"http2: client connection lost",
+	} {
+		err := &url.Error{Op: "Patch", URL: "https://127.0.0.1/api", Err: errors.New(msg)}
+		if !isTransient(err) {
+			t.Errorf("%v is not transient", err)
+		}
+	}
+	if !isTransient(fmt.Errorf("write: %w", net.ErrClosed)) {
+		t.Error("a closed network connection is not transient")
+	}
+}
