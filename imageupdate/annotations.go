@@ -124,7 +124,8 @@ var imageKeys = map[string]bool{
 //   - update-strategy: semver (default), newest-build (or latest), digest,
 //     alphabetical (or name).
 //   - allow-tags: "regexp:<re>" or "any"; ignore-tags: comma-separated globs.
-//   - write-back-method: argocd (default), git, git:secret:ns/name.
+//   - write-back-method: argocd (default), git (the repository's own
+//     credentials; git:repocreds says so explicitly), git:secret:ns/name.
 //   - git-branch: branch, or base:target where target is a template.
 //   - write-back-target: kustomization[:path] or helmvalues[:path]; only
 //     with git.
@@ -305,7 +306,9 @@ func parseWriteBack(cfg *Config, ann map[string]string) error {
 	cfg.Method = WriteBackArgoCD
 	switch m := strings.TrimSpace(ann[Prefix+"write-back-method"]); {
 	case m == "" || m == "argocd":
-	case m == "git":
+	case m == "git", m == "git:repocreds":
+		// git:repocreds names the default: the repository's own
+		// credentials (Argo CD's repository Secrets).
 		cfg.Method = WriteBackGit
 	case strings.HasPrefix(m, "git:secret:"):
 		cfg.Method = WriteBackGit
@@ -314,7 +317,7 @@ func parseWriteBack(cfg *Config, ann map[string]string) error {
 			return errorf(ErrAnnotation, "write-back-method %q: want git:secret:<namespace>/<name>", m)
 		}
 	default:
-		return errorf(ErrAnnotation, "write-back-method %q is not argocd, git or git:secret:<namespace>/<name>", m)
+		return errorf(ErrAnnotation, "write-back-method %q is not argocd, git, git:repocreds or git:secret:<namespace>/<name>", m)
 	}
 	if b, ok := ann[Prefix+"git-branch"]; ok {
 		base, target, _ := strings.Cut(strings.TrimSpace(b), ":")

@@ -55,7 +55,7 @@ func TestParseAnnotations(t *testing.T) {
 		"option without alias": {ann("image-list", "x", "x.update-strategy", "digest"), ErrAnnotation},
 		"unknown key":          {ann("image-list", "a=x", "git-repository", "https://example.com/r"), ErrAnnotation},
 		"digest needs a tag":   {ann("image-list", "a=x", "a.update-strategy", "digest"), ErrConstraint},
-		"bad method":           {ann("image-list", "a=x", "write-back-method", "git:repocreds"), ErrAnnotation},
+		"bad method":           {ann("image-list", "a=x", "write-back-method", "git:creds"), ErrAnnotation},
 		"target without git":   {ann("image-list", "a=x", "write-back-target", "kustomization"), ErrAnnotation},
 		"bad target":           {ann("image-list", "a=x", "write-back-method", "git", "write-back-target", "values:x"), ErrAnnotation},
 		"digest in list":       {ann("image-list", "a=x@sha256:abc"), ErrAnnotation},

@@ -34,12 +34,15 @@
 //     parameters) for the host to hold for the app; the engine's glue
 //     (gitops.Engine.ApplyImageOverride) applies it to the app it runs and
 //     keeps it in the engine's state store, so it survives a restart.
-//   - git: the repository is cloned in memory with go-git, the edit is
-//     planned in full before anything is written (Argo's
-//     .argocd-source-<app>.yaml, the kustomization's images:, or a Helm
-//     values file), committed with the configured author and message
-//     template, and pushed with the repository's credentials (HTTP(S)
-//     basic or bearer; SSH keys are refused with ErrCredentials).
+//   - git: the base branch's tip is fetched (depth 1) and checked out in
+//     memory by package source/git (Source.Commit), the edit is planned in
+//     full before anything is written (Argo's .argocd-source-<app>.yaml,
+//     the kustomization's images:, or a Helm values file), committed with
+//     the configured author and message template, and pushed with the
+//     repository's credentials (git, git:repocreds) or a Secret's
+//     (git:secret:ns/name: username and password, or sshPrivateKey), over
+//     HTTP(S) (basic or bearer) or SSH (host keys checked against the
+//     repository's known_hosts), through the source's URL policy.
 //     A push that loses a race with another committer starts over on the
 //     new head, so both commits survive.
 //

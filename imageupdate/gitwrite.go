@@ -12,17 +12,12 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/util"
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/kubegitops/gitops/source"
+	gitsrc "github.com/kubegitops/gitops/source/git"
 )
 
 // DefaultCommitMessage is Argo CD Image Updater's commit message template.
@@ -46,6 +41,12 @@ type GitOptions struct {
 	// MaxAttempts bounds the pushes tried when others keep committing to
 	// the branch in between. Default 3.
 	MaxAttempts int
+
+	// Source is the Git source the write-back fetches and pushes through:
+	// its URL policy, transports (SSH with known_hosts enforced, HTTP(S))
+	// and timeout apply. Nil: the updater makes one of its own at first
+	// use (package source/git's defaults, Timeout above).
+	Source *gitsrc.Source
 
 	// beforePush, set by tests, runs after the commit is made and before
 	// it is pushed.
@@ -117,49 +118,59 @@ func execTemplate(what, text string, data templateData) (string, error) {
 	return b.String(), nil
 }
 
-// gitAuth returns the go-git auth for the write-back: the Secret named by
-// git:secret:ns/name (fields username and password), else the app's
-// repository credentials when their scope covers the repository URL. SSH
-// keys are refused with ErrCredentials: the write-back pushes over HTTPS
-// only.
-func (u *Updater) gitAuth(ctx context.Context, app App, cfg Config) (transport.AuthMethod, error) {
-	creds := app.Credentials
-	if cfg.GitSecret != "" {
-		data, err := u.secret(ctx, cfg.GitSecret)
-		if err != nil {
-			return nil, err
+// gitCredentials returns the credentials of the write-back: the Secret
+// named by git:secret:ns/name (username and password, or sshPrivateKey,
+// as Argo CD Image Updater reads it; an SSH key is checked against the
+// repository's known_hosts), else the app's repository credentials
+// (git and git:repocreds).
+func (u *Updater) gitCredentials(ctx context.Context, app App, cfg Config) (*source.Credentials, error) {
+	if cfg.GitSecret == "" {
+		return app.Credentials, nil
+	}
+	data, err := u.secret(ctx, cfg.GitSecret)
+	if err != nil {
+		return nil, err
+	}
+	if key := data["sshPrivateKey"]; len(key) > 0 {
+		c := &source.Credentials{SSHPrivateKey: key}
+		if app.Credentials != nil {
+			c.KnownHosts = app.Credentials.KnownHosts
 		}
-		if len(data["sshPrivateKey"]) > 0 {
-			return nil, errorf(ErrCredentials, "secret %s holds an SSH key: the git write-back pushes over HTTPS only", cfg.GitSecret)
-		}
-		creds = &source.Credentials{Username: string(data["username"]), Password: string(data["password"])}
+		return c, nil
 	}
-	if creds == nil || !creds.AppliesTo(app.RepoURL, app.RepoURL) {
-		return nil, nil
-	}
-	switch creds.Kind() {
-	case "basic":
-		return &githttp.BasicAuth{Username: creds.Username, Password: creds.Password}, nil
-	case "bearer":
-		return &githttp.TokenAuth{Token: creds.BearerToken}, nil
-	case "ssh":
-		return nil, errorf(ErrCredentials, "SSH credentials: the git write-back pushes over HTTPS only")
-	}
-	return nil, nil
+	return &source.Credentials{Username: string(data["username"]), Password: string(data["password"])}, nil
 }
 
-// writeGit records the changes in the app's repository: clone the base
-// branch (its tip only, depth 1, in memory), edit, commit, push to the
-// target branch. When the push is
-// rejected because the branch moved, it starts over on the new head
-// (edits recomputed there), so both commits survive; at most
-// GitOptions.MaxAttempts times. With DryRun it stops before committing
-// and fills res.Files.
-func (u *Updater) writeGit(ctx context.Context, app App, cfg Config, images []Image, res *Result) error {
-	if !strings.HasPrefix(app.RepoURL, "http://") && !strings.HasPrefix(app.RepoURL, "https://") {
-		return errorf(ErrWriteBackTarget, "repository %s: the git write-back pushes over HTTP(S) only", source.RedactURL(app.RepoURL))
+// gitSource is the Git source the write-back fetches and pushes through.
+func (u *Updater) gitSource() (*gitsrc.Source, error) {
+	if u.opts.Git.Source != nil {
+		return u.opts.Git.Source, nil
 	}
-	auth, err := u.gitAuth(ctx, app, cfg)
+	u.gitOnce.Do(func() {
+		o := gitsrc.DefaultOptions()
+		o.Timeout = u.opts.Git.Timeout
+		o.Logger = u.opts.Logger
+		u.ownGit, u.ownGitErr = gitsrc.New(o)
+	})
+	if u.ownGitErr != nil {
+		return nil, errorf(ErrGit, "git source: %v", u.ownGitErr)
+	}
+	return u.ownGit, nil
+}
+
+// writeGit records the changes in the app's repository with one in-process
+// commit (package source/git's Commit: the base branch's tip fetched at
+// depth 1, edited, committed and pushed over SSH or HTTP(S), through the
+// source's URL policy). When the push loses a race because the branch
+// moved, it starts over on the new head (edits recomputed there), so both
+// commits survive; at most GitOptions.MaxAttempts times. With DryRun it
+// stops before committing and fills res.Files.
+func (u *Updater) writeGit(ctx context.Context, app App, cfg Config, images []Image, res *Result) error {
+	creds, err := u.gitCredentials(ctx, app, cfg)
+	if err != nil {
+		return err
+	}
+	src, err := u.gitSource()
 	if err != nil {
 		return err
 	}
@@ -171,7 +182,7 @@ func (u *Updater) writeGit(ctx context.Context, app App, cfg Config, images []Im
 	if base == "HEAD" {
 		base = ""
 	}
-	target := base
+	target := ""
 	if cfg.TargetBranch != "" {
 		if target, err = execTemplate("git-branch", cfg.TargetBranch, data); err != nil {
 			return err
@@ -186,16 +197,14 @@ func (u *Updater) writeGit(ctx context.Context, app App, cfg Config, images []Im
 		p, _ := pu.User.Password()
 		secrets = append(secrets, p)
 	}
-	switch a := auth.(type) {
-	case *githttp.BasicAuth:
-		secrets = append(secrets, a.Password)
-	case *githttp.TokenAuth:
-		secrets = append(secrets, a.Token)
+	if creds != nil {
+		secrets = append(secrets, creds.Password, creds.BearerToken)
 	}
+	repo := source.Repository{URL: app.RepoURL, Credentials: creds}
 	for attempt := 1; attempt <= u.opts.Git.MaxAttempts; attempt++ {
 		res.Attempts = attempt
-		done, err := u.tryCommit(ctx, app, cfg, images, res, auth, base, target, msg, attempt)
-		if err != nil || done {
+		err := u.tryCommit(ctx, src, repo, app, cfg, images, res, base, target, msg, attempt)
+		if !errors.Is(err, gitsrc.ErrBranchMoved) {
 			return redactErr(err, app.RepoURL, source.RedactURL(app.RepoURL), secrets...)
 		}
 		u.opts.Logger.V(1).Info("push rejected, the branch moved; retrying on its new head", "app", app.Name, "attempt", attempt)
@@ -203,103 +212,62 @@ func (u *Updater) writeGit(ctx context.Context, app App, cfg Config, images []Im
 	return errorf(ErrGit, "%s: the branch kept moving; gave up after %d attempts", source.RedactURL(app.RepoURL), u.opts.Git.MaxAttempts)
 }
 
-// tryCommit makes one attempt; done is false when the push lost a race.
-func (u *Updater) tryCommit(ctx context.Context, app App, cfg Config, images []Image, res *Result, auth transport.AuthMethod, base, target, msg string, attempt int) (bool, error) {
-	redacted := source.RedactURL(app.RepoURL)
+// tryCommit makes one attempt; a lost race is gitsrc.ErrBranchMoved.
+func (u *Updater) tryCommit(ctx context.Context, src *gitsrc.Source, repo source.Repository, app App, cfg Config, images []Image, res *Result, base, target, msg string, attempt int) error {
 	cctx, cancel := context.WithTimeout(ctx, u.opts.Git.Timeout)
 	defer cancel()
-	co := &git.CloneOptions{URL: app.RepoURL, Auth: auth, SingleBranch: true, Tags: git.NoTags, Depth: 1}
-	if base != "" {
-		co.ReferenceName = plumbing.NewBranchReferenceName(base)
-	}
-	fsys := memfs.New()
-	repo, err := git.CloneContext(cctx, memory.NewStorage(), fsys, co)
-	if err != nil {
-		return false, gitErr(cctx, redacted, "clone", err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return false, gitErr(cctx, redacted, "clone", err)
-	}
-	edits, err := planEdits(fsys, app, cfg, images, res.Changes)
-	if err != nil {
-		return false, err
-	}
-	res.Files = edits
-	if len(edits) == 0 || u.opts.DryRun {
-		// Nothing to write: the repository already says so.
-		return true, nil
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return false, gitErr(cctx, redacted, "worktree", err)
-	}
-	for _, e := range edits {
-		if err := util.WriteFile(fsys, e.Path, e.After, 0o644); err != nil {
-			return false, gitErr(cctx, redacted, "write "+e.Path, err)
+	var editErr error
+	edit := func(ectx context.Context, fsys billy.Filesystem) ([]string, error) {
+		edits, err := planEdits(fsys, app, cfg, images, res.Changes)
+		if err != nil {
+			editErr = err
+			return nil, err
 		}
-		if _, err := wt.Add(e.Path); err != nil {
-			return false, gitErr(cctx, redacted, "add "+e.Path, err)
+		res.Files = edits
+		if len(edits) == 0 || u.opts.DryRun {
+			return nil, nil
 		}
+		var paths []string
+		for _, e := range edits {
+			if err := util.WriteFile(fsys, e.Path, e.After, 0o644); err != nil {
+				return nil, errorf(ErrGit, "write %s: %v", e.Path, err)
+			}
+			paths = append(paths, e.Path)
+		}
+		if hook := u.opts.Git.beforePush; hook != nil {
+			if err := hook(ectx, attempt); err != nil {
+				return nil, err
+			}
+		}
+		return paths, nil
 	}
-	sig := &object.Signature{Name: u.opts.Git.AuthorName, Email: u.opts.Git.AuthorEmail, When: time.Now()}
-	commit, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig})
+	sig := object.Signature{Name: u.opts.Git.AuthorName, Email: u.opts.Git.AuthorEmail, When: time.Now()}
+	out, err := src.Commit(cctx, repo, gitsrc.CommitRequest{Base: base, Target: target, Edit: edit, Message: msg, Author: sig})
+	if editErr != nil {
+		return editErr
+	}
 	if err != nil {
-		return false, gitErr(cctx, redacted, "commit", err)
+		return gitErr(cctx, err)
 	}
-	if hook := u.opts.Git.beforePush; hook != nil {
-		if err := hook(cctx, attempt); err != nil {
-			return false, err
-		}
+	if out.Commit != "" {
+		res.Commit, res.Branch = out.Commit, out.Branch
 	}
-	targetRef := head.Name()
-	if target != "" {
-		targetRef = plumbing.NewBranchReferenceName(target)
-	}
-	spec := config.RefSpec(head.Name().String() + ":" + targetRef.String())
-	force := targetRef != head.Name()
-	if force {
-		// A separate target branch belongs to the updater: it is reset to
-		// base plus this commit, as Argo CD Image Updater does.
-		spec = "+" + spec
-	}
-	err = repo.PushContext(cctx, &git.PushOptions{RemoteName: "origin", RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	return nil
+}
+
+// gitErr maps the Git source's errors onto this package's classes; its
+// messages are already redacted (no URL password, no credentials). A lost
+// race passes through.
+func gitErr(ctx context.Context, err error) error {
 	switch {
-	case err == nil:
-		res.Commit, res.Branch = commit.String(), targetRef.Short()
-		return true, nil
-	case errors.Is(err, git.NoErrAlreadyUpToDate):
-		return true, nil
-	case lostRace(err):
-		return false, nil
+	case errors.Is(err, gitsrc.ErrBranchMoved):
+		return err
+	case errors.Is(err, source.ErrTimeout), ctx.Err() != nil:
+		return errorf(ErrTimeout, "%v", err)
+	case errors.Is(err, source.ErrAuthentication):
+		return errorf(ErrCredentials, "%v", err)
 	}
-	return false, gitErr(cctx, redacted, "push", err)
-}
-
-// lostRace reports whether a push was refused because the branch moved.
-func lostRace(err error) bool {
-	if errors.Is(err, git.ErrNonFastForwardUpdate) {
-		return true
-	}
-	m := err.Error()
-	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref"} {
-		if strings.Contains(m, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// gitErr classifies a go-git error; go-git's messages carry no secret (the
-// URL is passed redacted and credentials travel in AuthMethod).
-func gitErr(ctx context.Context, repo, op string, err error) error {
-	if ctx.Err() != nil {
-		return errorf(ErrTimeout, "%s %s: git did not finish in time", op, repo)
-	}
-	if errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed) {
-		return errorf(ErrCredentials, "%s %s: %v", op, repo, err)
-	}
-	return errorf(ErrGit, "%s %s: %v", op, repo, err)
+	return errorf(ErrGit, "%v", err)
 }
 
 // redactErr removes from err's message the raw repository URL and every

@@ -3,12 +3,14 @@ package imageupdate
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-containerregistry/pkg/name"
 
 	"github.com/kubegitops/gitops/source"
+	gitsrc "github.com/kubegitops/gitops/source/git"
 )
 
 // SourceType is how an application renders: it decides what is written.
@@ -120,6 +122,12 @@ type Result struct {
 type Updater struct {
 	opts     Options
 	registry *Registry
+
+	// ownGit is the Git source made at first use when GitOptions.Source
+	// is nil.
+	gitOnce   sync.Once
+	ownGit    *gitsrc.Source
+	ownGitErr error
 }
 
 // New returns an Updater; zero fields of opts take their defaults.

@@ -40,4 +40,12 @@
 // ErrURLNotAllowed, ...), never a secret and never the body of a server's
 // error response. An optional source.URLPolicy is checked on the URL, on
 // every redirect and, through the dialer, on every address connected to.
+//
+// Writing is one call: Commit fetches a branch's tip at depth 1 into a
+// temporary store, lets the caller edit the checked-out tree in memory,
+// commits and pushes only the objects the remote lacks (git-receive-pack
+// over the same SSH and HTTP transports, credentials, policy and timeout).
+// A branch that moved between fetch and push is ErrBranchMoved and nothing
+// is written; a forced push happens only to a Target branch other than the
+// Base (the image updater's write-back branches).
 package git

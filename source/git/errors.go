@@ -87,7 +87,8 @@ func classifyKeep(e endpoint, err error) error {
 		return errTimeout
 	}
 	for _, s := range []error{source.ErrURLNotAllowed, source.ErrRevisionNotFound, source.ErrAmbiguousRevision,
-		source.ErrAuthentication, source.ErrTimeout, source.ErrRepositoryNotFound, source.ErrInvalidRepository, source.ErrUnavailable} {
+		source.ErrAuthentication, source.ErrTimeout, source.ErrRepositoryNotFound, source.ErrInvalidRepository, source.ErrUnavailable,
+		ErrBranchMoved, ErrPushRejected} {
 		if errors.Is(err, s) {
 			return &redactedError{msg: e.redact(err.Error()), cause: s}
 		}

@@ -100,13 +100,24 @@ type limitedBody struct {
 // go-git never sees the credentials; authRoundTripper adds them per
 // request.
 func (s *Source) newHTTPSession(e endpoint) (session, error) {
+	t, tep, err := s.httpClient(e)
+	if err != nil {
+		return nil, err
+	}
+	return t.NewUploadPackSession(tep, nil)
+}
+
+// httpClient is go-git's smart-HTTP transport over the shared pool, with
+// e's credentials added per request and every redirect checked by the URL
+// policy; it serves fetches and pushes alike.
+func (s *Source) httpClient(e endpoint) (transport.Transport, *transport.Endpoint, error) {
 	if e.creds != nil && e.creds.Kind() == "ssh" {
-		return nil, fmt.Errorf("an SSH key cannot authenticate to an %s URL: %w", e.url.Scheme, source.ErrInvalidRepository)
+		return nil, nil, fmt.Errorf("an SSH key cannot authenticate to an %s URL: %w", e.url.Scheme, source.ErrInvalidRepository)
 	}
 	policy := s.opts.Policy
 	base, err := s.transportFor(e.creds)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	client := &http.Client{
 		Transport: &authRoundTripper{base: base, creds: e.creds, scopeURL: e.scopeURL},
@@ -120,9 +131,9 @@ func (s *Source) newHTTPSession(e endpoint) (session, error) {
 	t := githttp.NewClientWithOptions(client, &githttp.ClientOptions{RedirectPolicy: githttp.FollowInitialRedirects})
 	tep, err := transport.NewEndpoint(e.url.String())
 	if err != nil {
-		return nil, fmt.Errorf("unparsable URL: %w", source.ErrInvalidRepository)
+		return nil, nil, fmt.Errorf("unparsable URL: %w", source.ErrInvalidRepository)
 	}
-	return t.NewUploadPackSession(tep, nil)
+	return t, tep, nil
 }
 
 // transportFor returns the shared pool, or, for credentials with a CA

@@ -36,8 +36,15 @@ type sshSession struct {
 }
 
 // dialSSH connects, authenticates with the endpoint's key and verifies the
-// host key against known_hosts (strict unless InsecureIgnoreHostKey).
+// host key against known_hosts (strict unless InsecureIgnoreHostKey), and
+// starts git-upload-pack.
 func (s *Source) dialSSH(ctx context.Context, e endpoint) (*sshSession, error) {
+	return s.dialSSHService(ctx, e, "git-upload-pack")
+}
+
+// dialSSHService is dialSSH for any git service (git-upload-pack for
+// fetches, git-receive-pack for pushes).
+func (s *Source) dialSSHService(ctx context.Context, e endpoint, service string) (*sshSession, error) {
 	c := e.creds
 	if c == nil || c.Kind() != "ssh" {
 		return nil, fmt.Errorf("ssh needs a private key: %w", source.ErrAuthentication)
@@ -116,7 +123,7 @@ func (s *Source) dialSSH(ctx context.Context, e endpoint) (*sshSession, error) {
 		return nil, err
 	}
 	out.sess.Stderr = out.stderr
-	if err := out.sess.Start("git-upload-pack " + shellQuote(e.url.Path)); err != nil {
+	if err := out.sess.Start(service + " " + shellQuote(e.url.Path)); err != nil {
 		out.Close()
 		return nil, err
 	}
