@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kubegitops/gitops/hooks"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -93,7 +94,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	res, err := syncer.Delete(ctx, sync.DeleteRequest{
 		App:           app.Name,
 		Propagation:   req.Propagation,
-		Admit:         proj.Admission(app, e.opts.Policies...),
+		Admit:         project.Admission(proj, app, e.opts.Policies...),
 		DryRun:        req.DryRun,
 		ConfirmDelete: req.ConfirmDelete,
 	})

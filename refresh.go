@@ -14,6 +14,7 @@ import (
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -220,7 +221,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			obj.SetNamespace("")
 		}
 		key := resource.KeyOf(obj)
-		if err := proj.CheckObject(app.Spec.Destination, obj, namespaced); err != nil {
+		if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
 			policyErrs = append(policyErrs, err)
 		}
 		for _, pol := range e.opts.Policies {
