@@ -12,12 +12,12 @@ FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
 	./diff:FuzzIgnoreRules ./diff:FuzzSecretMasking \
 	./source/webhook:FuzzWebhook
 
-.PHONY: demo test tools redis fmt vet unit fuzz bench-check bench
+.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check bench
 
 demo:
 	$(GO) run ./examples/gitopsctl demo
 
-test: tools redis fmt vet unit bench-check fuzz
+test: tools redis fmt generate-check vet unit bench-check fuzz
 
 # Build the local cluster's programs once, before parallel test packages need them.
 tools:
@@ -32,6 +32,22 @@ redis:
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v /testdata/)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# DeepCopy methods of the model (apis/...) are written by controller-gen;
+# generate-check fails when they are stale, without touching the tree.
+CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0
+API_DIRS := $(shell grep -l '+kubebuilder:object:generate=true' apis/*/doc.go | xargs -n1 dirname)
+
+generate:
+	@for d in $(API_DIRS); do $(CONTROLLER_GEN) object paths=./$$d/... || exit 1; done
+
+generate-check:
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	for d in $(API_DIRS); do \
+		$(CONTROLLER_GEN) object paths=./$$d/... output:object:dir="$$tmp/$$d" || exit 1; \
+		diff -u "$$d/zz_generated.deepcopy.go" "$$tmp/$$d/zz_generated.deepcopy.go" >/dev/null || \
+			{ echo "$$d/zz_generated.deepcopy.go is stale: run make generate" >&2; exit 1; }; \
+	done; echo "generated code up to date: $(API_DIRS)"
 
 vet:
 	$(GO) vet ./...

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/project"
 	"slices"
 	"strings"
 	"time"
@@ -111,7 +112,7 @@ func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.K
 	fail := func(err error) (ActionResult, error) {
 		return res, fmt.Errorf("%s: action %s: %w", key, action, err)
 	}
-	admit := t.proj.Admission(app, e.opts.Policies...)
+	admit := project.Admission(t.proj, app, e.opts.Policies...)
 	type write struct {
 		im  actions.Impacted
 		ri  dynamic.ResourceInterface
@@ -218,7 +219,7 @@ func (e *Engine) actionTarget(ctx context.Context, app *Application, key resourc
 	}
 	t.config = rest.CopyConfig(t.cs.cfg.Config)
 	t.config.QPS, t.config.Burst = e.opts.QPS, e.opts.Burst
-	if ns, name, ok := t.proj.ServiceAccountFor(app); ok {
+	if ns, name, ok := project.ServiceAccountFor(t.proj, app); ok {
 		t.config = ImpersonatedConfig(t.config, ns, name)
 	}
 	if t.client, err = dynamic.NewForConfig(t.config); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/project"
 	gosync "sync"
 	"sync/atomic"
 	"time"
@@ -211,7 +212,11 @@ func (e *Engine) destination(dest ApplicationDestination) (*clusterState, error)
 		cs, ok = e.clusters[dest.Name]
 	}
 	if !ok {
-		return nil, fmt.Errorf("destination %s is not a configured cluster", destString(dest.Server, dest.Name, ""))
+		cluster := dest.Server
+		if cluster == "" {
+			cluster = dest.Name
+		}
+		return nil, fmt.Errorf("destination cluster %s is not a configured cluster", cluster)
 	}
 	return cs, nil
 }
@@ -243,7 +248,7 @@ func (cs *clusterState) isNamespaced(gk schema.GroupKind) (namespaced, known boo
 // impersonates the service account the app's project names (kept for
 // later operations of apps with the same account).
 func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (Syncer, error) {
-	ns, name, ok := proj.ServiceAccountFor(app)
+	ns, name, ok := project.ServiceAccountFor(proj, app)
 	if !ok {
 		return cs.syncer, nil
 	}

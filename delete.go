@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"github.com/kubegitops/gitops/project"
 
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/sync"
@@ -93,7 +94,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	res, err := syncer.Delete(ctx, sync.DeleteRequest{
 		App:           app.Name,
 		Propagation:   req.Propagation,
-		Admit:         proj.Admission(app, e.opts.Policies...),
+		Admit:         project.Admission(proj, app, e.opts.Policies...),
 		DryRun:        req.DryRun,
 		ConfirmDelete: req.ConfirmDelete,
 	})

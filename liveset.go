@@ -3,6 +3,7 @@ package gitops
 import (
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"strings"
 )
 
@@ -28,10 +29,13 @@ var ErrNotRunning = errors.New("gitops: Run is not running")
 // by its policy) at once, without a restart. The app is validated as
 // LoadApplications would.
 func (e *Engine) Upsert(app Application) error {
-	if errs := app.validate(); len(errs) > 0 {
+	if err := app.Validate(); err != nil {
 		ie := &InvalidApplicationError{App: app.Name}
-		for _, fe := range errs {
-			ie.Fields = append(ie.Fields, fe.path+": "+fe.err.Error())
+		var ve *v1alpha1.ValidationError
+		if errors.As(err, &ve) {
+			for _, fe := range ve.Fields {
+				ie.Fields = append(ie.Fields, fe.Error())
+			}
 		}
 		return ie
 	}

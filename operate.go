@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/project"
 	"strings"
 	"time"
 
@@ -82,7 +83,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	if !req.DryRun {
-		d, err := proj.SyncAllowed(app, time.Now(), req.Manual)
+		d, err := project.SyncAllowed(proj, app, time.Now(), req.Manual)
 		if err != nil {
 			return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 		}
@@ -121,7 +122,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
-		Admit:      proj.Admission(app, e.opts.Policies...),
+		Admit:      project.Admission(proj, app, e.opts.Policies...),
 		InSync:     sync.DifferInSync(differ),
 		// Used only with RespectIgnoreDifferences=true (the app's or this
 		// operation's sync options).

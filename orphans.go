@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"fmt"
+	"github.com/kubegitops/gitops/project"
 	"sort"
 	"strings"
 
@@ -59,7 +60,7 @@ func ignoredOrphan(key resource.Key, ignore []OrphanedResourceKey) bool {
 		return true
 	}
 	for _, i := range ignore {
-		if globMatch(orStar(i.Group), key.Group) && globMatch(orStar(i.Kind), key.Kind) && globMatch(orStar(i.Name), key.Name) {
+		if project.Glob(orStar(i.Group), key.Group) && project.Glob(orStar(i.Kind), key.Kind) && project.Glob(orStar(i.Name), key.Name) {
 			return true
 		}
 	}

@@ -1,213 +1,50 @@
 package gitops
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"strings"
 
-	"github.com/kubegitops/gitops/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"github.com/kubegitops/gitops/project"
+	"k8s.io/client-go/rest"
 )
 
-// ErrPolicy is wrapped by every *PolicyError.
-var ErrPolicy = errors.New("refused by policy")
+// Project rules live in package project; these names keep the engine's
+// API.
 
-// PolicyError says which rule refused what: a source, a destination or an
-// object.
-type PolicyError struct {
-	// Project is the project (or policy) whose rule refused.
-	Project string
-	// Rule names the rule, for example "destinations",
-	// "clusterResourceBlacklist" or a policy rule's name.
-	Rule string
-	// Subject is what was refused: a repository URL, a destination, an
-	// object key.
-	Subject string
-	// Reason explains, for people.
-	Reason string
+// ErrPolicy is wrapped by every *PolicyError (project.ErrPolicy).
+var ErrPolicy = project.ErrPolicy
+
+// CELCostLimit bounds the cost of one evaluation of one CEL rule
+// (project.CELCostLimit).
+const CELCostLimit = project.CELCostLimit
+
+type (
+	// PolicyError is project.PolicyError: which rule refused what.
+	PolicyError = project.PolicyError
+	// Policy is project.Policy: a host's own check of every object to
+	// apply.
+	Policy = project.Policy
+	// CELRule is project.CELRule.
+	CELRule = project.CELRule
+	// CELPolicy is project.CELPolicy.
+	CELPolicy = project.CELPolicy
+	// WindowDecision is project.WindowDecision.
+	WindowDecision = project.WindowDecision
+)
+
+// NewCELPolicy compiles CEL rules into a Policy; it is
+// project.NewCELPolicy.
+func NewCELPolicy(name string, rules ...CELRule) (*CELPolicy, error) {
+	return project.NewCELPolicy(name, rules...)
 }
 
-// Error implements error: "<subject> refused by project <p> (<rule>): <reason>".
-func (e *PolicyError) Error() string {
-	return fmt.Sprintf("%s refused by project %s (%s): %s", e.Subject, e.Project, e.Rule, e.Reason)
-}
-
-// Unwrap makes errors.Is(err, ErrPolicy) hold.
-func (e *PolicyError) Unwrap() error { return ErrPolicy }
-
-// Policy is an extension point for a host's own checks of (application,
-// object) pairs, run with the project's limits before anything is written.
-// Check returns nil to allow the object.
-type Policy interface {
-	Check(ctx context.Context, app *Application, obj *unstructured.Unstructured) error
-}
-
-// CheckSource refuses a repository the project does not list in
-// sourceRepos (globs; "*" allows any).
-func (p *Project) CheckSource(repoURL string) error {
-	if globAny(p.Spec.SourceRepos, repoURL) || globAny(p.Spec.SourceRepos, strings.TrimSuffix(repoURL, ".git")) {
-		return nil
-	}
-	return &PolicyError{Project: p.Name, Rule: "sourceRepos", Subject: "repository " + repoURL, Reason: "not among the project's source repositories"}
-}
-
-// CheckSourceNamespace refuses an Application that lives in a namespace
-// the project does not serve, as Argo CD's apps in any namespace do: an
-// Application in the control plane's namespace (controlNamespace), or in
-// none (a file), may use any project; one in another namespace only a
-// project whose sourceNamespaces match it (globs).
-func (p *Project) CheckSourceNamespace(appNamespace, controlNamespace string) error {
-	if appNamespace == "" || appNamespace == controlNamespace || globAny(p.Spec.SourceNamespaces, appNamespace) {
-		return nil
-	}
-	return &PolicyError{Project: p.Name, Rule: "sourceNamespaces", Subject: "Application namespace " + appNamespace,
-		Reason: "not among the namespaces whose Applications may use the project"}
-}
-
-// CheckDestination refuses a cluster (by server URL or name) and namespace
-// the project does not allow: a destination is allowed when it matches an
-// entry without "!" and no entry with "!" (in server, name or namespace).
-// An empty namespace stands for cluster-scoped objects and matches entries
-// whose namespace pattern is "*".
-func (p *Project) CheckDestination(server, name, namespace string) error {
-	allowed := false
-	for _, d := range p.Spec.Destinations {
-		deny := strings.HasPrefix(d.Server, "!") || strings.HasPrefix(d.Name, "!") || strings.HasPrefix(d.Namespace, "!")
-		if !destinationMatches(d, server, name, namespace) {
-			continue
-		}
-		if deny {
-			return &PolicyError{Project: p.Name, Rule: "destinations", Subject: destString(server, name, namespace),
-				Reason: fmt.Sprintf("denied by destination %s", destString(d.Server, d.Name, d.Namespace))}
-		}
-		allowed = true
-	}
-	if !allowed {
-		return &PolicyError{Project: p.Name, Rule: "destinations", Subject: destString(server, name, namespace),
-			Reason: "not among the project's destinations"}
-	}
-	return nil
-}
-
-func destinationMatches(d ApplicationDestination, server, name, namespace string) bool {
-	// A "!" entry matches what it denies; the caller decides what a match
-	// of a "!" entry means.
-	match := func(pattern, value string) bool { return globMatch(strings.TrimPrefix(pattern, "!"), value) }
-	clusterOK := (d.Server != "" && match(d.Server, server)) || (d.Name != "" && name != "" && match(d.Name, name))
-	if !clusterOK {
-		return false
-	}
-	ns := d.Namespace
-	if ns == "" {
-		ns = "*"
-	}
-	return match(ns, namespace)
-}
-
-func destString(server, name, namespace string) string {
-	cluster := server
-	if cluster == "" {
-		cluster = name
-	}
-	if namespace == "" {
-		return "cluster " + cluster
-	}
-	return fmt.Sprintf("namespace %s on cluster %s", namespace, cluster)
-}
-
-func gkMatches(list []metav1.GroupKind, gk schema.GroupKind) bool {
-	for _, e := range list {
-		if globMatch(e.Group, gk.Group) && globMatch(e.Kind, gk.Kind) {
-			return true
-		}
-	}
-	return false
-}
-
-// CheckObject refuses an object the project's limits do not allow on the
-// app's destination: a namespaced object must live in an allowed namespace
-// of the destination cluster (whatever namespace its manifest names) and be
-// of an allowed namespaced kind; a cluster-scoped object must be of a kind
-// in clusterResourceWhitelist and not in clusterResourceBlacklist (none is
-// allowed when the whitelist is empty, as in Argo CD).
-func (p *Project) CheckObject(dest ApplicationDestination, obj *unstructured.Unstructured, namespaced bool) error {
-	key := resource.KeyOf(obj)
-	gk := key.GroupKind()
-	refuse := func(rule, reason string) error {
-		return &PolicyError{Project: p.Name, Rule: rule, Subject: key.String(), Reason: reason}
-	}
-	if !namespaced {
-		if !gkMatches(p.Spec.ClusterResourceWhitelist, gk) {
-			return refuse("clusterResourceWhitelist", "cluster-scoped kind "+gk.String()+" is not allowed")
-		}
-		if gkMatches(p.Spec.ClusterResourceBlacklist, gk) {
-			return refuse("clusterResourceBlacklist", "cluster-scoped kind "+gk.String()+" is denied")
-		}
-		return nil
-	}
-	if len(p.Spec.NamespaceResourceWhitelist) > 0 && !gkMatches(p.Spec.NamespaceResourceWhitelist, gk) {
-		return refuse("namespaceResourceWhitelist", "kind "+gk.String()+" is not allowed")
-	}
-	if gkMatches(p.Spec.NamespaceResourceBlacklist, gk) {
-		return refuse("namespaceResourceBlacklist", "kind "+gk.String()+" is denied")
-	}
-	ns := key.Namespace
-	if ns == "" {
-		ns = dest.Namespace
-	}
-	if err := p.CheckDestination(dest.Server, dest.Name, ns); err != nil {
-		var pe *PolicyError
-		if errors.As(err, &pe) {
-			pe.Subject = key.String()
-		}
-		return err
-	}
-	return nil
-}
-
-// Admission returns the check a sync runs on every object before anything
-// is written (sync.Options.Admit): the project's limits, then each policy.
-// Prunes are checked against the project's limits only, so that nothing
-// outside them is ever deleted.
-func (p *Project) Admission(app *Application, policies ...Policy) func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error {
-	dest := app.Spec.Destination
-	return func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error {
-		if err := p.CheckObject(dest, obj, namespaced); err != nil {
-			return err
-		}
-		if prune {
-			return nil
-		}
-		for _, pol := range policies {
-			if err := pol.Check(ctx, app, obj); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
-// CheckApplication refuses an application whose sources or destination the
-// project does not allow.
-func (p *Project) CheckApplication(app *Application) error {
-	var errs []error
-	for _, src := range app.Spec.AllSources() {
-		if err := p.CheckSource(src.RepoURL); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	d := app.Spec.Destination
-	if err := p.CheckDestination(d.Server, d.Name, d.Namespace); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+// ImpersonatedConfig returns a copy of cfg that acts as a service account;
+// it is project.ImpersonatedConfig.
+func ImpersonatedConfig(cfg *rest.Config, namespace, name string) *rest.Config {
+	return project.ImpersonatedConfig(cfg, namespace, name)
 }
 
 // checkApplication applies the project's rules for the application itself:
 // its namespace (sourceNamespaces), sources and destination.
 func (e *Engine) checkApplication(proj *Project, app *Application) error {
-	return errors.Join(proj.CheckSourceNamespace(app.Namespace, e.opts.ControlNamespace), proj.CheckApplication(app))
+	return errors.Join(project.CheckSourceNamespace(proj, app.Namespace, e.opts.ControlNamespace), project.CheckApplication(proj, app))
 }

@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"errors"
+	"github.com/kubegitops/gitops/project"
 	"net/http"
 	"strings"
 	gosync "sync"
@@ -83,7 +84,7 @@ func TestProjectRefusesAtPlanTimeWithNothingWritten(t *testing.T) {
 	p := teamA(t)
 	p.Spec.Destinations = append(p.Spec.Destinations, ApplicationDestination{Server: "*", Namespace: ns})
 	app := appFor(ns)
-	s, counter := newSyncer(t, cluster.Config(), p.Admission(app))
+	s, counter := newSyncer(t, cluster.Config(), project.Admission(p, app))
 	desired := objects(t, ns, `apiVersion: v1
 kind: ConfigMap
 metadata: {name: fine}
@@ -131,7 +132,7 @@ func TestPruneNeverDeletesOutsideDestinations(t *testing.T) {
 	}
 	p := teamA(t)
 	p.Spec.Destinations = []ApplicationDestination{{Server: "*", Namespace: inside}}
-	strict, _ := newSyncer(t, cluster.Config(), p.Admission(app))
+	strict, _ := newSyncer(t, cluster.Config(), project.Admission(p, app))
 	res, err = strict.Sync(context.Background(), sync.Request{App: app.Name, Namespace: inside, Prune: true, AllowEmpty: true})
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("phase %s err %v", res.Phase, err)
@@ -159,7 +160,7 @@ func TestCELPolicyRefusesDeploymentWithoutLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	app := appFor(ns)
-	s, counter := newSyncer(t, cluster.Config(), p.Admission(app, pol))
+	s, counter := newSyncer(t, cluster.Config(), project.Admission(p, app, pol))
 	res, err := s.Sync(context.Background(), sync.Request{App: app.Name, Namespace: ns, Desired: objects(t, ns, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
@@ -200,7 +201,7 @@ func TestImpersonationLimitsTheSync(t *testing.T) {
 	p := teamA(t)
 	p.Spec.DestinationServiceAccounts = []DestinationServiceAccount{{Server: "*", Namespace: ns, DefaultServiceAccount: "deployer"}}
 	app := appFor(ns)
-	saNS, saName, ok := p.ServiceAccountFor(app)
+	saNS, saName, ok := project.ServiceAccountFor(p, app)
 	if !ok || saNS != ns || saName != "deployer" {
 		t.Fatalf("service account %s/%s %v", saNS, saName, ok)
 	}
@@ -225,4 +226,25 @@ func TestImpersonationLimitsTheSync(t *testing.T) {
 	if counter.count() != 0 {
 		t.Fatalf("%d writes", counter.count())
 	}
+}
+
+// teamA is a project with source, destination and kind limits.
+func teamA(t *testing.T) *Project {
+	t.Helper()
+	ps, err := LoadProjects(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: team-a}
+spec:
+  sourceRepos: ['https://git.example.com/team-a/*']
+  destinations:
+  - {server: '*', namespace: 'team-a-*'}
+  - {server: '*', namespace: '!team-a-secret'}
+  clusterResourceWhitelist: [{group: '*', kind: '*'}]
+  clusterResourceBlacklist: [{group: rbac.authorization.k8s.io, kind: ClusterRoleBinding}]
+  namespaceResourceBlacklist: [{group: '', kind: ResourceQuota}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &ps[0]
 }

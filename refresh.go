@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/project"
 	"slices"
 	"sort"
 	"strings"
@@ -220,7 +221,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			obj.SetNamespace("")
 		}
 		key := resource.KeyOf(obj)
-		if err := proj.CheckObject(app.Spec.Destination, obj, namespaced); err != nil {
+		if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
 			policyErrs = append(policyErrs, err)
 		}
 		for _, pol := range e.opts.Policies {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"io/fs"
 	"path"
 	"strings"
@@ -25,7 +26,7 @@ const maxOverrideFileBytes = 1 << 20
 // A file that is not valid YAML, or that would change repoURL, path,
 // targetRevision, chart or ref, is an error naming it.
 func withParameterOverrides(app *Application, src ApplicationSource, fsys fs.FS) (ApplicationSource, error) {
-	if isAbsolutePath(src.Path) {
+	if v1alpha1.IsAbsolutePath(src.Path) {
 		return src, nil // renderInput refuses the path itself
 	}
 	dir := strings.TrimRight(src.Path, "/")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	pathpkg "path"
 	"slices"
 	"sort"
@@ -198,14 +199,6 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 	return out, nil
 }
 
-// isAbsolutePath reports an app path that names a place from the root of a
-// file system (/x, or a Windows drive or UNC path) instead of one inside
-// the repository.
-func isAbsolutePath(p string) bool {
-	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) ||
-		(len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
-}
-
 // dependencyRepos returns the globs a chart's dependencies may come
 // from: the project's sourceRepos, or nil when they admit any repository.
 func dependencyRepos(p *Project) []string {
@@ -364,7 +357,7 @@ func renderVersions(cs *clusterState) render.Input {
 // renderInput maps an Argo CD source onto the renderer's input, with the
 // target cluster's version and API versions.
 func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, cs *clusterState) (render.Input, error) {
-	if isAbsolutePath(src.Path) {
+	if v1alpha1.IsAbsolutePath(src.Path) {
 		// Argo CD refuses an absolute app path rather than reading it from
 		// the repository root.
 		return render.Input{}, &render.PathError{Op: "resolve", Path: src.Path, Err: render.ErrAbsolutePath}

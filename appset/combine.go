@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"strings"
 )
 
@@ -15,8 +16,8 @@ import (
 // generators that both use templates would each need the other's output
 // first: ErrTemplateLoop.
 func (c *genCtx) matrix(ctx context.Context, m *MatrixGenerator, depth int) ([]Params, error) {
-	if depth >= maxNesting {
-		return nil, fmt.Errorf("%w: matrix nested more than %d levels", ErrTemplateLoop, maxNesting)
+	if depth >= v1alpha1.MaxGeneratorNesting {
+		return nil, fmt.Errorf("%w: matrix nested more than %d levels", ErrTemplateLoop, v1alpha1.MaxGeneratorNesting)
 	}
 	if len(m.Generators) != 2 {
 		return nil, fmt.Errorf("a matrix combines exactly two generators, got %d", len(m.Generators))
@@ -133,8 +134,8 @@ func deepMerge(dst, src Params) Params {
 // the first's. Sets of later generators matching nothing are dropped;
 // two sets of the first generator with the same key are an error.
 func (c *genCtx) merge(ctx context.Context, m *MergeGenerator, depth int) ([]Params, error) {
-	if depth >= maxNesting {
-		return nil, fmt.Errorf("%w: merge nested more than %d levels", ErrTemplateLoop, maxNesting)
+	if depth >= v1alpha1.MaxGeneratorNesting {
+		return nil, fmt.Errorf("%w: merge nested more than %d levels", ErrTemplateLoop, v1alpha1.MaxGeneratorNesting)
 	}
 	if len(m.Generators) < 2 || len(m.MergeKeys) == 0 {
 		return nil, fmt.Errorf("a merge needs two generators and a merge key")

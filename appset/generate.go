@@ -164,7 +164,7 @@ func (r *Runner) generateOne(ctx context.Context, set *ApplicationSet, g *Genera
 		return nil, err
 	}
 	tree := base
-	if over := g.template(); over != nil {
+	if over := generatorTemplate(g); over != nil {
 		ot, err := templateTree(over)
 		if err != nil {
 			return nil, err
@@ -185,8 +185,8 @@ func (r *Runner) generateOne(ctx context.Context, set *ApplicationSet, g *Genera
 	return apps, nil
 }
 
-// template is a generator's own template override, if any.
-func (g *Generator) template() *Template {
+// generatorTemplate is a generator's own template override, if any.
+func generatorTemplate(g *Generator) *Template {
 	switch {
 	case g.List != nil:
 		return g.List.Template

@@ -1,163 +1,20 @@
 package appset
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
-	"github.com/kubegitops/gitops/internal/strictload"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // LoadError reports one problem in an ApplicationSet manifest: the
 // document (zero-based), the line of the field at fault, the field's path
 // and what is wrong ("document N line L: path: what").
-type LoadError = strictload.Error
+type LoadError = v1alpha1.LoadError
 
 // Load reads ApplicationSet manifests (a YAML or JSON stream) and decodes
 // them strictly: an unknown field, a duplicate field, a value of the wrong
-// type or a spec this package cannot run (see Validate) is an error naming
-// the document, the line and the field. Every problem of every document
-// is reported (errors.Join of *LoadError); nothing is returned with them.
-func Load(r io.Reader) ([]ApplicationSet, error) {
-	return strictload.Load(r, "appset", "argoproj.io/v1alpha1", "ApplicationSet", func(s *ApplicationSet) []strictload.FieldError {
-		return s.validate()
-	})
-}
-
-// maxNesting is how deep matrix and merge generators nest: a matrix or
-// merge may hold a matrix or merge whose children are plain generators
-// (Argo CD's two levels).
-const maxNesting = 2
-
-func (s *ApplicationSet) validate() []strictload.FieldError {
-	var errs []strictload.FieldError
-	add := func(path, format string, args ...any) {
-		errs = append(errs, strictload.FieldError{Path: path, Err: fmt.Errorf(format, args...)})
-	}
-	if s.Name == "" {
-		add("metadata.name", "is required")
-	}
-	if len(s.Spec.Generators) == 0 {
-		add("spec.generators", "at least one generator is required")
-	}
-	for i := range s.Spec.Generators {
-		validateGenerator(&s.Spec.Generators[i], fmt.Sprintf("spec.generators[%d]", i), 0, add)
-	}
-	for _, o := range s.Spec.GoTemplateOptions {
-		switch o {
-		case "missingkey=error", "missingkey=zero", "missingkey=default", "missingkey=invalid":
-		default:
-			add("spec.goTemplateOptions", "unsupported option %q (want missingkey=error|zero|default|invalid)", o)
-		}
-	}
-	if s.Spec.TemplatePatch != nil && !s.Spec.GoTemplate {
-		add("spec.templatePatch", "needs goTemplate: true")
-	}
-	if p := s.Spec.SyncPolicy; p != nil && p.ApplicationsSync != nil {
-		switch *p.ApplicationsSync {
-		case PolicyCreateOnly, PolicyCreateUpdate, PolicyCreateDelete, PolicySync:
-		default:
-			add("spec.syncPolicy.applicationsSync", "unknown policy %q (want create-only, create-update, create-delete or sync)", *p.ApplicationsSync)
-		}
-	}
-	if st := s.Spec.Strategy; st != nil {
-		switch st.Type {
-		case "", "AllAtOnce":
-			if st.RollingSync != nil {
-				add("spec.strategy.rollingSync", "needs type: RollingSync")
-			}
-		case "RollingSync":
-			if st.RollingSync == nil || len(st.RollingSync.Steps) == 0 {
-				add("spec.strategy.rollingSync.steps", "RollingSync needs at least one step")
-			}
-			if st.RollingSync != nil {
-				for i, step := range st.RollingSync.Steps {
-					for j, m := range step.MatchExpressions {
-						if m.Operator != "In" && m.Operator != "NotIn" {
-							add(fmt.Sprintf("spec.strategy.rollingSync.steps[%d].matchExpressions[%d].operator", i, j), "unsupported operator %q (want In or NotIn)", m.Operator)
-						}
-					}
-				}
-			}
-		default:
-			add("spec.strategy.type", "unknown strategy %q (want AllAtOnce or RollingSync)", st.Type)
-		}
-	}
-	if len(s.Spec.IgnoreApplicationDifferences) > 0 {
-		add("spec.ignoreApplicationDifferences", "not implemented by this engine")
-	}
-	return errs
-}
-
-func validateGenerator(g *Generator, path string, depth int, add func(path, format string, args ...any)) {
-	kinds := g.kinds()
-	if len(kinds) != 1 {
-		add(path, "want exactly one generator kind, got %d (%s)", len(kinds), strings.Join(kinds, ", "))
-		return
-	}
-	switch {
-	case g.Git != nil:
-		if g.Git.RepoURL == "" {
-			add(path+".git.repoURL", "is required")
-		}
-		if (len(g.Git.Directories) == 0) == (len(g.Git.Files) == 0) {
-			add(path+".git", "want exactly one of directories and files")
-		}
-	case g.Matrix != nil:
-		if depth+1 > maxNesting {
-			add(path+".matrix", "nested more than %d levels", maxNesting)
-			return
-		}
-		if len(g.Matrix.Generators) != 2 {
-			add(path+".matrix.generators", "a matrix combines exactly two generators, got %d", len(g.Matrix.Generators))
-		}
-		for i := range g.Matrix.Generators {
-			validateGenerator(&g.Matrix.Generators[i], fmt.Sprintf("%s.matrix.generators[%d]", path, i), depth+1, add)
-		}
-	case g.Merge != nil:
-		if depth+1 > maxNesting {
-			add(path+".merge", "nested more than %d levels", maxNesting)
-			return
-		}
-		if len(g.Merge.Generators) < 2 {
-			add(path+".merge.generators", "a merge needs at least two generators, got %d", len(g.Merge.Generators))
-		}
-		if len(g.Merge.MergeKeys) == 0 {
-			add(path+".merge.mergeKeys", "at least one merge key is required")
-		}
-		for i := range g.Merge.Generators {
-			validateGenerator(&g.Merge.Generators[i], fmt.Sprintf("%s.merge.generators[%d]", path, i), depth+1, add)
-		}
-	case g.ClusterDecisionResource != nil:
-		if g.ClusterDecisionResource.ConfigMapRef == "" {
-			add(path+".clusterDecisionResource.configMapRef", "is required")
-		}
-	}
-}
-
-// kinds lists the generator kinds set on g.
-func (g *Generator) kinds() []string {
-	var k []string
-	for _, c := range []struct {
-		name string
-		set  bool
-	}{
-		{"list", g.List != nil}, {"clusters", g.Clusters != nil}, {"git", g.Git != nil},
-		{"matrix", g.Matrix != nil}, {"merge", g.Merge != nil}, {"scmProvider", g.SCMProvider != nil},
-		{"pullRequest", g.PullRequest != nil}, {"clusterDecisionResource", g.ClusterDecisionResource != nil},
-	} {
-		if c.set {
-			k = append(k, c.name)
-		}
-	}
-	return k
-}
-
-// Kind is the generator's kind ("git", "matrix", ...); "" when none or
-// several are set.
-func (g *Generator) Kind() string {
-	if k := g.kinds(); len(k) == 1 {
-		return k[0]
-	}
-	return ""
-}
+// type or a spec this package cannot run (ApplicationSet.Validate) is an
+// error naming the document, the line and the field. Every problem of
+// every document is reported (errors.Join of *LoadError); nothing is
+// returned with them. It is v1alpha1.LoadApplicationSets.
+func Load(r io.Reader) ([]ApplicationSet, error) { return v1alpha1.LoadApplicationSets(r) }

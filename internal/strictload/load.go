@@ -53,6 +53,13 @@ const MaxBytes = 16 << 20
 // is returned with them. prefix starts the message of a stream over
 // MaxBytes ("gitops").
 func Load[T any](r io.Reader, prefix, apiVersion, kind string, validate func(*T) []FieldError) ([]T, error) {
+	return LoadLenient(r, prefix, apiVersion, kind, nil, validate)
+}
+
+// LoadLenient is Load, except that the top-level fields named in lenient
+// (a controller's "status") are decoded leniently: their unknown fields
+// are dropped, while a value of the wrong type is still an error.
+func LoadLenient[T any](r io.Reader, prefix, apiVersion, kind string, lenient []string, validate func(*T) []FieldError) ([]T, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
 		return nil, err
@@ -79,14 +86,19 @@ func Load[T any](r io.Reader, prefix, apiVersion, kind string, validate func(*T)
 				Err: fmt.Errorf("want one %s %s, got %s %s", apiVersion, kind, objs[0].GetAPIVersion(), objs[0].GetKind())})
 			continue
 		}
-		js, err := json.Marshal(objs[0].Object)
+		strictPart, lenientPart := splitLenient(objs[0].Object, lenient)
+		js, err := json.Marshal(strictPart)
 		if err != nil {
 			errs = append(errs, &Error{Document: i, Line: doc.Line, Err: err})
 			continue
 		}
 		lines := newLineIndex(doc.Body, doc.Line)
 		var v T
-		if derrs := Unmarshal(js, &v); len(derrs) > 0 {
+		derrs := Unmarshal(js, &v)
+		if len(lenientPart) > 0 {
+			derrs = append(derrs, unmarshalLenient(lenientPart, &v)...)
+		}
+		if len(derrs) > 0 {
 			for _, fe := range derrs {
 				errs = append(errs, &Error{Document: i, Line: lines.of(fe.Path), Path: fe.Path, Err: fe.Err})
 			}
@@ -110,6 +122,52 @@ func Load[T any](r io.Reader, prefix, apiVersion, kind string, validate func(*T)
 	return out, nil
 }
 
+// splitLenient returns obj without the lenient top-level fields, and
+// those fields alone.
+func splitLenient(obj map[string]any, lenient []string) (map[string]any, map[string]any) {
+	var part map[string]any
+	for _, f := range lenient {
+		if v, ok := obj[f]; ok {
+			if part == nil {
+				part = map[string]any{}
+				rest := make(map[string]any, len(obj))
+				for k, v := range obj {
+					rest[k] = v
+				}
+				obj = rest
+			}
+			part[f] = v
+			delete(obj, f)
+		}
+	}
+	return obj, part
+}
+
+// unmarshalLenient decodes part over v, dropping unknown fields; a value
+// of the wrong type is an error naming its path.
+func unmarshalLenient(part map[string]any, v any) []FieldError {
+	js, err := json.Marshal(part)
+	if err != nil {
+		return []FieldError{{Err: err}}
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, v); err != nil {
+		return []FieldError{typeError(err)}
+	}
+	return nil
+}
+
+// typeError turns a decoding error into a FieldError naming the path of
+// a value of the wrong type.
+func typeError(err error) FieldError {
+	path := ""
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		path = te.Field
+		err = fmt.Errorf("cannot be %s, want %s", te.Value, te.Type)
+	}
+	return FieldError{Path: path, Err: err}
+}
+
 // Unmarshal decodes JSON strictly into v: the errors name the field path
 // of a value of the wrong type, an unknown field or a duplicate field.
 // It is for objects built in memory (a generated manifest) as well as for
@@ -117,13 +175,7 @@ func Load[T any](r io.Reader, prefix, apiVersion, kind string, validate func(*T)
 func Unmarshal(js []byte, v any) []FieldError {
 	strict, err := sigsjson.UnmarshalStrict(js, v)
 	if err != nil {
-		path := ""
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			path = te.Field
-			err = fmt.Errorf("cannot be %s, want %s", te.Value, te.Type)
-		}
-		return []FieldError{{Path: path, Err: err}}
+		return []FieldError{typeError(err)}
 	}
 	var out []FieldError
 	for _, se := range strict {

@@ -1,4 +1,4 @@
-package gitops
+package v1alpha1
 
 import (
 	"fmt"
@@ -22,8 +22,14 @@ var knownSyncOptions = map[string]bool{
 	resource.OptionRespectIgnoreDifferences: true, resource.OptionFailOnSharedResource: true,
 }
 
-func (a *Application) validate() []fieldError {
-	var errs []fieldError
+// Validate reports what is wrong with the application, as the loader
+// does: nil, or a *ValidationError listing every bad field.
+func (a *Application) Validate() error {
+	return validationError("Application", a.Namespace, a.Name, a.validate())
+}
+
+func (a *Application) validate() []FieldError {
+	var errs []FieldError
 	if a.Name == "" {
 		errs = append(errs, fieldErrorf("metadata.name", "is required"))
 	} else if msgs := validation.IsDNS1123Subdomain(a.Name); len(msgs) > 0 {
@@ -95,8 +101,8 @@ func (a *Application) validate() []fieldError {
 	return errs
 }
 
-func (src *ApplicationSource) validate(path string) []fieldError {
-	var errs []fieldError
+func (src *ApplicationSource) validate(path string) []FieldError {
+	var errs []FieldError
 	if src.RepoURL == "" {
 		errs = append(errs, fieldErrorf(path+".repoURL", "is required"))
 	}
@@ -109,7 +115,7 @@ func (src *ApplicationSource) validate(path string) []fieldError {
 	if tools > 1 {
 		errs = append(errs, fieldErrorf(path, "set at most one of helm, kustomize, directory and plugin"))
 	}
-	if isAbsolutePath(src.Path) {
+	if IsAbsolutePath(src.Path) {
 		errs = append(errs, fieldErrorf(path+".path", "must be relative to the repository root, got the absolute path %q", src.Path))
 	}
 	if h := src.Helm; h != nil && h.Version != "" && h.Version != "v3" {
@@ -139,6 +145,14 @@ func (src *ApplicationSource) validate(path string) []fieldError {
 	return errs
 }
 
+// IsAbsolutePath reports an app path that names a place from the root of
+// a file system (/x, or a Windows drive or UNC path) instead of one inside
+// the repository.
+func IsAbsolutePath(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) ||
+		(len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
+}
+
 // ParseBackoffDuration reads a retry backoff duration as Argo CD does: a Go
 // duration ("30s", "2m") or a bare number of seconds ("5"). Empty is 0.
 func ParseBackoffDuration(s string) (time.Duration, error) {
@@ -158,8 +172,14 @@ func ParseBackoffDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func (p *Project) validate() []fieldError {
-	var errs []fieldError
+// Validate reports what is wrong with the project, as the loader does:
+// nil, or a *ValidationError listing every bad field.
+func (p *AppProject) Validate() error {
+	return validationError("AppProject", p.Namespace, p.Name, p.validate())
+}
+
+func (p *AppProject) validate() []FieldError {
+	var errs []FieldError
 	if p.Name == "" {
 		errs = append(errs, fieldErrorf("metadata.name", "is required"))
 	}

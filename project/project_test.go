@@ -1,4 +1,4 @@
-package gitops
+package project
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -21,15 +22,15 @@ func TestGlobMatch(t *testing.T) {
 		{"https://example.com/team-a/*", "https://example.com/team-b/apps.git", false},
 		{"a?c", "abc", true}, {"a?c", "ac", false}, {"", "", true}, {"", "x", false}, {"*x*y", "axbxy", true},
 	} {
-		if got := globMatch(c.p, c.s); got != c.want {
-			t.Errorf("globMatch(%q, %q) = %v", c.p, c.s, got)
+		if got := Glob(c.p, c.s); got != c.want {
+			t.Errorf("Glob(%q, %q) = %v", c.p, c.s, got)
 		}
 	}
 }
 
-func teamA(t *testing.T) *Project {
+func teamA(t *testing.T) *v1alpha1.AppProject {
 	t.Helper()
-	ps, err := LoadProjects(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+	ps, err := v1alpha1.LoadProjects(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
 kind: AppProject
 metadata: {name: team-a}
 spec:
@@ -58,7 +59,7 @@ func obj(t *testing.T, yaml string) *unstructured.Unstructured {
 
 func TestProjectChecks(t *testing.T) {
 	p := teamA(t)
-	dest := ApplicationDestination{Server: "https://k", Namespace: "team-a-dev"}
+	dest := v1alpha1.ApplicationDestination{Server: "https://k", Namespace: "team-a-dev"}
 	cases := []struct {
 		name       string
 		yaml       string
@@ -73,7 +74,7 @@ func TestProjectChecks(t *testing.T) {
 		{"allowed cluster kind", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n", false, ""},
 	}
 	for _, c := range cases {
-		err := p.CheckObject(dest, obj(t, c.yaml), c.namespaced)
+		err := CheckObject(p, dest, obj(t, c.yaml), c.namespaced)
 		var pe *PolicyError
 		switch {
 		case c.rule == "" && err != nil:
@@ -85,21 +86,21 @@ func TestProjectChecks(t *testing.T) {
 	// Without a cluster whitelist no cluster-scoped kind is allowed.
 	strict := *p
 	strict.Spec.ClusterResourceWhitelist = nil
-	if err := strict.CheckObject(dest, obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n"), false); err == nil {
+	if err := CheckObject(&strict, dest, obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n"), false); err == nil {
 		t.Error("cluster-scoped object allowed without a whitelist")
 	}
-	app := &Application{Spec: ApplicationSpec{Source: &ApplicationSource{RepoURL: "https://git.example.com/team-b/apps.git"}, Destination: dest}}
-	if err := p.CheckApplication(app); err == nil || !strings.Contains(err.Error(), "sourceRepos") {
+	app := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{RepoURL: "https://git.example.com/team-b/apps.git"}, Destination: dest}}
+	if err := CheckApplication(p, app); err == nil || !strings.Contains(err.Error(), "sourceRepos") {
 		t.Errorf("foreign repository allowed: %v", err)
 	}
 	app.Spec.Source.RepoURL = "https://git.example.com/team-a/apps.git"
-	if err := p.CheckApplication(app); err != nil {
+	if err := CheckApplication(p, app); err != nil {
 		t.Errorf("own repository refused: %v", err)
 	}
 }
 
 func TestSyncWindows(t *testing.T) {
-	app := &Application{Spec: ApplicationSpec{Destination: ApplicationDestination{Server: "https://k", Namespace: "web"}}}
+	app := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Destination: v1alpha1.ApplicationDestination{Server: "https://k", Namespace: "web"}}}
 	app.Name = "shop"
 	at := func(s string) time.Time {
 		tm, err := time.Parse(time.RFC3339, s)
@@ -108,7 +109,7 @@ func TestSyncWindows(t *testing.T) {
 		}
 		return tm
 	}
-	deny := Project{Spec: ProjectSpec{SyncWindows: []SyncWindow{
+	deny := v1alpha1.AppProject{Spec: v1alpha1.AppProjectSpec{SyncWindows: []v1alpha1.SyncWindow{
 		{Kind: "deny", Schedule: "0 22 * * *", Duration: "8h", Applications: []string{"sh*"}, TimeZone: "Europe/Berlin"},
 	}}}
 	for when, allowed := range map[string]bool{
@@ -117,7 +118,7 @@ func TestSyncWindows(t *testing.T) {
 		"2026-11-30T05:01:00Z": true,  // 06:01: closed
 		"2026-11-29T20:30:00Z": true,  // 21:30: not yet
 	} {
-		d, err := deny.SyncAllowed(app, at(when), false)
+		d, err := SyncAllowed(&deny, app, at(when), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,22 +128,22 @@ func TestSyncWindows(t *testing.T) {
 	}
 	// manualSync lets a person through.
 	deny.Spec.SyncWindows[0].ManualSync = true
-	if d, _ := deny.SyncAllowed(app, at("2026-11-29T21:30:00Z"), true); !d.Allowed {
+	if d, _ := SyncAllowed(&deny, app, at("2026-11-29T21:30:00Z"), true); !d.Allowed {
 		t.Error("manual sync blocked by a manualSync deny window")
 	}
-	if d, _ := deny.SyncAllowed(app, at("2026-11-29T21:30:00Z"), false); d.Allowed {
+	if d, _ := SyncAllowed(&deny, app, at("2026-11-29T21:30:00Z"), false); d.Allowed {
 		t.Error("automated sync passed a manualSync deny window")
 	}
 	// An allow window that is closed blocks; one for other apps does not.
-	allow := Project{Spec: ProjectSpec{SyncWindows: []SyncWindow{{Kind: "allow", Schedule: "0 9 * * 1-5", Duration: "8h", Namespaces: []string{"web"}}}}}
-	if d, _ := allow.SyncAllowed(app, at("2026-11-29T10:00:00Z"), false); d.Allowed { // a Sunday
+	allow := v1alpha1.AppProject{Spec: v1alpha1.AppProjectSpec{SyncWindows: []v1alpha1.SyncWindow{{Kind: "allow", Schedule: "0 9 * * 1-5", Duration: "8h", Namespaces: []string{"web"}}}}}
+	if d, _ := SyncAllowed(&allow, app, at("2026-11-29T10:00:00Z"), false); d.Allowed { // a Sunday
 		t.Error("closed allow window did not block")
 	}
-	if d, _ := allow.SyncAllowed(app, at("2026-11-30T10:00:00Z"), false); !d.Allowed { // Monday 10:00
+	if d, _ := SyncAllowed(&allow, app, at("2026-11-30T10:00:00Z"), false); !d.Allowed { // Monday 10:00
 		t.Error("open allow window blocked")
 	}
-	other := &Application{Spec: ApplicationSpec{Destination: ApplicationDestination{Server: "https://k", Namespace: "db"}}}
-	if d, _ := allow.SyncAllowed(other, at("2026-11-29T10:00:00Z"), false); !d.Allowed {
+	other := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Destination: v1alpha1.ApplicationDestination{Server: "https://k", Namespace: "db"}}}
+	if d, _ := SyncAllowed(&allow, other, at("2026-11-29T10:00:00Z"), false); !d.Allowed {
 		t.Error("a window for another namespace blocked")
 	}
 }
@@ -157,7 +158,7 @@ func TestCELPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := &Application{}
+	app := &v1alpha1.Application{}
 	without := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: x}]}}}\n")
 	with := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 1}}}]}}}\n")
 	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")

@@ -1,9 +1,9 @@
-package gitops
+package project
 
-// globMatch reports whether s matches pattern, where "*" matches any run of
+// Glob reports whether s matches pattern, where "*" matches any run of
 // characters (slashes included, as in Argo CD's project globs) and "?" one
 // character. Everything else matches itself.
-func globMatch(pattern, s string) bool {
+func Glob(pattern, s string) bool {
 	px, sx := 0, 0
 	starP, starS := -1, 0
 	for sx < len(s) {
@@ -28,10 +28,10 @@ func globMatch(pattern, s string) bool {
 	return px == len(pattern)
 }
 
-// globAny reports whether s matches any of the patterns.
-func globAny(patterns []string, s string) bool {
+// GlobAny reports whether s matches any of the patterns.
+func GlobAny(patterns []string, s string) bool {
 	for _, p := range patterns {
-		if globMatch(p, s) {
+		if Glob(p, s) {
 			return true
 		}
 	}

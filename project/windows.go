@@ -1,9 +1,10 @@
-package gitops
+package project
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/robfig/cron/v3"
 )
 
@@ -14,14 +15,14 @@ type WindowDecision struct {
 	Allowed bool
 	// Blocking is the window that blocks it (a deny window that is open, or
 	// an allow window that is closed), nil when allowed.
-	Blocking *SyncWindow
+	Blocking *v1alpha1.SyncWindow
 	// Reason says why, for a status condition.
 	Reason string
 }
 
-// Open reports whether the window is open at now: whether its schedule
-// fired within the Duration before now.
-func (w SyncWindow) Open(now time.Time) (bool, error) {
+// WindowOpen reports whether the window is open at now: whether its
+// schedule fired within the Duration before now.
+func WindowOpen(w v1alpha1.SyncWindow, now time.Time) (bool, error) {
 	sched, err := cron.ParseStandard(w.Schedule)
 	if err != nil {
 		return false, fmt.Errorf("sync window %q: %w", w.Schedule, err)
@@ -43,28 +44,48 @@ func (w SyncWindow) Open(now time.Time) (bool, error) {
 	return !next.After(local), nil
 }
 
-// Matches reports whether the window applies to the app: its name, its
-// destination namespace or its destination cluster (server or name) matches
-// one of the window's globs.
-func (w SyncWindow) Matches(app *Application) bool {
+// WindowMatches reports whether the window applies to the app: its name,
+// its destination namespace or its destination cluster (server or name)
+// matches one of the window's globs. With andOperator, as in Argo CD,
+// every selector list the window sets (applications, clusters,
+// namespaces) must match, and a window that sets none matches nothing.
+func WindowMatches(w v1alpha1.SyncWindow, app *v1alpha1.Application) bool {
 	d := app.Spec.Destination
-	return globAny(w.Applications, app.Name) || (d.Namespace != "" && globAny(w.Namespaces, d.Namespace)) ||
-		(d.Server != "" && globAny(w.Clusters, d.Server)) || (d.Name != "" && globAny(w.Clusters, d.Name))
+	name := GlobAny(w.Applications, app.Name)
+	cluster := (d.Server != "" && GlobAny(w.Clusters, d.Server)) || (d.Name != "" && GlobAny(w.Clusters, d.Name))
+	namespace := d.Namespace != "" && GlobAny(w.Namespaces, d.Namespace)
+	if !w.AndOperator {
+		return name || cluster || namespace
+	}
+	set := false
+	for _, sel := range []struct {
+		patterns []string
+		matched  bool
+	}{{w.Applications, name}, {w.Clusters, cluster}, {w.Namespaces, namespace}} {
+		if len(sel.patterns) == 0 {
+			continue
+		}
+		if !sel.matched {
+			return false
+		}
+		set = true
+	}
+	return set
 }
 
 // SyncAllowed decides, with Argo CD's rules, whether the app may sync at
 // now: an open deny window that matches blocks; when matching allow windows
 // exist, at least one must be open; deny beats allow. A manual sync passes a
 // blocking window that sets manualSync.
-func (p *Project) SyncAllowed(app *Application, now time.Time, manual bool) (WindowDecision, error) {
-	var allows []*SyncWindow
+func SyncAllowed(p *v1alpha1.AppProject, app *v1alpha1.Application, now time.Time, manual bool) (WindowDecision, error) {
+	var allows []*v1alpha1.SyncWindow
 	anyAllowOpen := false
 	for i := range p.Spec.SyncWindows {
 		w := &p.Spec.SyncWindows[i]
-		if !w.Matches(app) {
+		if !WindowMatches(*w, app) {
 			continue
 		}
-		open, err := w.Open(now)
+		open, err := WindowOpen(*w, now)
 		if err != nil {
 			return WindowDecision{}, err
 		}

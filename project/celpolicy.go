@@ -1,10 +1,11 @@
-package gitops
+package project
 
 import (
 	"context"
 	"fmt"
 
 	"cel.dev/cel-go/cel"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -90,7 +91,7 @@ func (r compiledRule) selects(gk schema.GroupKind) bool {
 // Check implements Policy: the first rule that selects obj and does not
 // hold refuses it. An evaluation error (a missing field the expression did
 // not guard with has(), the cost limit) refuses too, saying so.
-func (p *CELPolicy) Check(ctx context.Context, app *Application, obj *unstructured.Unstructured) error {
+func (p *CELPolicy) Check(ctx context.Context, app *v1alpha1.Application, obj *unstructured.Unstructured) error {
 	key := resource.KeyOf(obj)
 	appVars := map[string]any{
 		"name": app.Name, "project": app.Spec.Project,

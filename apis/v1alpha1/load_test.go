@@ -1,4 +1,4 @@
-package gitops
+package v1alpha1
 
 import (
 	"errors"

@@ -1,7 +1,9 @@
-package gitops
+package project
 
 import (
 	"strings"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 
 	"k8s.io/client-go/rest"
 )
@@ -9,7 +11,7 @@ import (
 // ServiceAccountFor returns the service account (namespace and name) that
 // syncs of app impersonate, from the first destinationServiceAccounts entry
 // matching the app's destination; ok is false when none matches.
-func (p *Project) ServiceAccountFor(app *Application) (namespace, name string, ok bool) {
+func ServiceAccountFor(p *v1alpha1.AppProject, app *v1alpha1.Application) (namespace, name string, ok bool) {
 	d := app.Spec.Destination
 	cluster := d.Server
 	if cluster == "" {
@@ -20,7 +22,7 @@ func (p *Project) ServiceAccountFor(app *Application) (namespace, name string, o
 		if nsPattern == "" {
 			nsPattern = "*"
 		}
-		if !globMatch(e.Server, cluster) || !globMatch(nsPattern, d.Namespace) || e.DefaultServiceAccount == "" {
+		if !Glob(e.Server, cluster) || !Glob(nsPattern, d.Namespace) || e.DefaultServiceAccount == "" {
 			continue
 		}
 		if ns, n, found := strings.Cut(e.DefaultServiceAccount, ":"); found {

@@ -1,0 +1,104 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubegitops/gitops/internal/strictload"
+)
+
+// LoadError reports one problem in a manifest of Applications, AppProjects
+// or ApplicationSets: the document (zero-based), the line of the field at
+// fault (or of the document), the field's path, and what is wrong. Its
+// Error method reads "document N line L: path: what".
+type LoadError = strictload.Error
+
+// FieldError is a validation failure at a field path ("spec.source.path").
+//
+// +kubebuilder:object:generate=false
+type FieldError struct {
+	Path string
+	Err  error
+}
+
+// Error implements error: "path: what".
+func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErrorf(path, format string, args ...any) FieldError {
+	return FieldError{Path: path, Err: fmt.Errorf(format, args...)}
+}
+
+// ValidationError lists every bad field of one object.
+//
+// +kubebuilder:object:generate=false
+type ValidationError struct {
+	// Kind, Namespace and Name say which object.
+	Kind      string
+	Namespace string
+	Name      string
+	// Fields are the problems, in field order of the checks.
+	Fields []FieldError
+}
+
+// Error implements error: `Application ns/name is invalid: path: what; ...`.
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Fields))
+	for i := range e.Fields {
+		parts[i] = e.Fields[i].Error()
+	}
+	id := e.Name
+	if e.Namespace != "" {
+		id = e.Namespace + "/" + e.Name
+	}
+	return fmt.Sprintf("%s %q is invalid: %s", e.Kind, id, strings.Join(parts, "; "))
+}
+
+func validationError(kind, namespace, name string, fes []FieldError) error {
+	if len(fes) == 0 {
+		return nil
+	}
+	return &ValidationError{Kind: kind, Namespace: namespace, Name: name, Fields: fes}
+}
+
+// LoadApplications reads Application manifests (a YAML or JSON stream) and
+// decodes them strictly: an unknown field, a duplicate field, a value of the
+// wrong type or a value that fails validation is an error naming the
+// document, the line and the field. Every problem of every document is
+// reported (errors.Join of *LoadError); nothing is returned with them.
+//
+// status and operation are what a controller wrote, not what the engine
+// is asked to do: they are read leniently (fields this model lacks are
+// dropped; a value of the wrong type is still an error), so the output of
+// `kubectl get application -o yaml` loads. metadata is Kubernetes'
+// ObjectMeta (managedFields included).
+func LoadApplications(r io.Reader) ([]Application, error) {
+	return strictload.LoadLenient(r, "gitops", APIVersion, ApplicationKind, []string{"status", "operation"},
+		func(a *Application) []strictload.FieldError { return toStrict(a.validate()) })
+}
+
+// LoadProjects reads AppProject manifests as LoadApplications reads
+// Applications; status is read leniently.
+func LoadProjects(r io.Reader) ([]AppProject, error) {
+	return strictload.LoadLenient(r, "gitops", APIVersion, AppProjectKind, []string{"status"},
+		func(p *AppProject) []strictload.FieldError { return toStrict(p.validate()) })
+}
+
+// LoadApplicationSets reads ApplicationSet manifests as LoadApplications
+// reads Applications, with ApplicationSet.Validate's checks; status is read
+// leniently.
+func LoadApplicationSets(r io.Reader) ([]ApplicationSet, error) {
+	return strictload.LoadLenient(r, "appset", APIVersion, ApplicationSetKind, []string{"status"},
+		func(s *ApplicationSet) []strictload.FieldError { return toStrict(s.validate()) })
+}
+
+func toStrict(fes []FieldError) []strictload.FieldError {
+	out := make([]strictload.FieldError, len(fes))
+	for i, fe := range fes {
+		out[i] = strictload.FieldError{Path: fe.Path, Err: fe.Err}
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AppProject is an Argo CD AppProject (argoproj.io/v1alpha1): what the
+// applications of a project may deploy, from where and to where, and when.
+// Package project enforces its limits for every rendered object before
+// anything is written.
+//
+// +kubebuilder:object:root=true
+type AppProject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              AppProjectSpec `json:"spec"`
+}
+
+// AppProjectList is a list of AppProjects.
+//
+// +kubebuilder:object:root=true
+type AppProjectList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AppProject `json:"items"`
+}
+
+// AppProjectSpec holds a project's limits.
+type AppProjectSpec struct {
+	Description string `json:"description,omitempty"`
+	// SourceRepos are globs of the repository URLs apps may use ("*": any).
+	SourceRepos []string `json:"sourceRepos,omitempty"`
+	// Destinations are the clusters (server URL or name) and namespaces apps
+	// may deploy to; globs, and a leading "!" denies.
+	Destinations []ApplicationDestination `json:"destinations,omitempty"`
+	// ClusterResourceWhitelist are the cluster-scoped kinds apps may
+	// deploy (group/kind globs); none when empty.
+	ClusterResourceWhitelist []metav1.GroupKind `json:"clusterResourceWhitelist,omitempty"`
+	// ClusterResourceBlacklist are cluster-scoped kinds apps may not deploy.
+	ClusterResourceBlacklist []metav1.GroupKind `json:"clusterResourceBlacklist,omitempty"`
+	// NamespaceResourceWhitelist, when set, are the only namespaced kinds
+	// apps may deploy.
+	NamespaceResourceWhitelist []metav1.GroupKind `json:"namespaceResourceWhitelist,omitempty"`
+	// NamespaceResourceBlacklist are namespaced kinds apps may not deploy.
+	NamespaceResourceBlacklist []metav1.GroupKind `json:"namespaceResourceBlacklist,omitempty"`
+	// OrphanedResources reports live objects in the apps' namespaces that
+	// no app manages.
+	OrphanedResources *OrphanedResourcesMonitorSettings `json:"orphanedResources,omitempty"`
+	// SyncWindows allow or deny syncs at times.
+	SyncWindows []SyncWindow `json:"syncWindows,omitempty"`
+	// SourceNamespaces are the namespaces whose Application objects may use
+	// this project (apps in any namespace).
+	SourceNamespaces []string `json:"sourceNamespaces,omitempty"`
+	// DestinationServiceAccounts name the service account that syncs to a
+	// destination impersonate, so an app can do no more than that account's
+	// RBAC allows (Argo CD's sync impersonation).
+	DestinationServiceAccounts []DestinationServiceAccount `json:"destinationServiceAccounts,omitempty"`
+}
+
+// DestinationServiceAccount maps destinations (globs) to a service account:
+// "name" (in the destination namespace) or "namespace:name".
+type DestinationServiceAccount struct {
+	Server                string `json:"server"`
+	Namespace             string `json:"namespace,omitempty"`
+	DefaultServiceAccount string `json:"defaultServiceAccount"`
+}
+
+// OrphanedResourcesMonitorSettings turns on orphan reporting.
+type OrphanedResourcesMonitorSettings struct {
+	// Warn adds a warning condition to apps when orphans exist.
+	Warn *bool `json:"warn,omitempty"`
+	// Ignore are objects never reported.
+	Ignore []OrphanedResourceKey `json:"ignore,omitempty"`
+}
+
+// OrphanedResourceKey matches objects by group, kind and name (globs).
+type OrphanedResourceKey struct {
+	Group string `json:"group,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+	Name  string `json:"name,omitempty"`
+}
+
+// SyncWindow allows or denies syncs while its cron schedule's window is
+// open: from each time the schedule fires, for Duration.
+type SyncWindow struct {
+	// Kind is "allow" or "deny".
+	Kind string `json:"kind"`
+	// Schedule is a five-field cron expression.
+	Schedule string `json:"schedule"`
+	// Duration is how long the window stays open ("1h", "30m").
+	Duration string `json:"duration"`
+	// Applications, Namespaces and Clusters select what the window
+	// applies to (globs); empty selects nothing.
+	Applications []string `json:"applications,omitempty"`
+	Namespaces   []string `json:"namespaces,omitempty"`
+	Clusters     []string `json:"clusters,omitempty"`
+	// ManualSync lets people sync by hand while a deny window is open.
+	ManualSync bool `json:"manualSync,omitempty"`
+	// TimeZone is an IANA zone for Schedule. Default UTC.
+	TimeZone    string `json:"timeZone,omitempty"`
+	Description string `json:"description,omitempty"`
+	// AndOperator makes the window's selectors all have to match (an app
+	// whose name, namespace and cluster each match the lists that are
+	// set), instead of any one of them.
+	AndOperator bool `json:"andOperator,omitempty"`
+}

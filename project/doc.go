@@ -1,0 +1,23 @@
+// Package project enforces an Argo CD AppProject (v1alpha1.AppProject)
+// on the applications that name it, with Argo CD's rules:
+//
+//   - sources: CheckSource (sourceRepos globs) and CheckSourceNamespace
+//     (sourceNamespaces: apps in any namespace);
+//   - destinations and kinds: CheckDestination, CheckObject and
+//     CheckApplication (destinations with "!" denials; cluster- and
+//     namespace-scoped allow and deny lists);
+//   - Admission, the check a sync runs on every object before anything
+//     is written: the project's limits, then the host's Policy values
+//     (for example a CELPolicy, cost-bounded CEL rules over the object
+//     and the app);
+//   - sync windows: SyncAllowed, WindowOpen and WindowMatches (allow and
+//     deny windows, cron schedules in a time zone, manualSync,
+//     andOperator);
+//   - impersonation: ServiceAccountFor (destinationServiceAccounts) and
+//     ImpersonatedConfig.
+//
+// A refusal is a *PolicyError naming the project, the rule and what was
+// refused; errors.Is(err, ErrPolicy) holds for all of them. The engine
+// (package gitops) calls these functions; a host that runs its own
+// controller calls the same ones.
+package project
