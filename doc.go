@@ -27,7 +27,14 @@
 // The testenv package starts a real local cluster so that hosts can test their
 // own pipelines against a real API server.
 //
-// The Engine of this package ties the steps together: Refresh, Sync,
+// The model is package apis/v1alpha1 (Application, AppProject and
+// ApplicationSet with Argo CD's status, DeepCopy, AddToScheme and strict
+// loaders; it imports little beyond apimachinery, so an operator or portal
+// that needs only the types does not pay for the engine), and an
+// AppProject's rules are package project. This package keeps aliases of
+// their names (Application, Project, PolicyError, ...).
+//
+// The Engine of this package (gitops.go) ties the steps together: Refresh, Sync,
 // Rollback, Delete and Render do one step for a host that drives its own
 // loop (an operator, a deploy portal); Run reconciles a set of apps on its
 // own. One engine serves many clusters (ClustersFromKubeconfig), and a

@@ -76,15 +76,17 @@ func validationError(kind, namespace, name string, fes []FieldError) error {
 // `kubectl get application -o yaml` loads. metadata is Kubernetes'
 // ObjectMeta (managedFields included).
 func LoadApplications(r io.Reader) ([]Application, error) {
-	return strictload.LoadLenient(r, "gitops", APIVersion, ApplicationKind, []string{"status", "operation"},
+	apps, err := strictload.LoadLenient(r, "gitops", APIVersion, ApplicationKind, []string{"status", "operation"},
 		func(a *Application) []strictload.FieldError { return toStrict(a.validate()) })
+	return apps, explainUnsupported(ApplicationKind, err)
 }
 
 // LoadProjects reads AppProject manifests as LoadApplications reads
 // Applications; status is read leniently.
 func LoadProjects(r io.Reader) ([]AppProject, error) {
-	return strictload.LoadLenient(r, "gitops", APIVersion, AppProjectKind, []string{"status"},
+	ps, err := strictload.LoadLenient(r, "gitops", APIVersion, AppProjectKind, []string{"status"},
 		func(p *AppProject) []strictload.FieldError { return toStrict(p.validate()) })
+	return ps, explainUnsupported(AppProjectKind, err)
 }
 
 // LoadApplicationSets reads ApplicationSet manifests as LoadApplications

@@ -103,4 +103,9 @@ type SyncWindow struct {
 	// whose name, namespace and cluster each match the lists that are
 	// set), instead of any one of them.
 	AndOperator bool `json:"andOperator,omitempty"`
+	// SyncOverrun lets a sync that started while the window allowed it
+	// run to its end after the window turns against it. The engine judges
+	// windows when a sync starts, and a started sync always runs to its end,
+	// so every window behaves as with SyncOverrun.
+	SyncOverrun bool `json:"syncOverrun,omitempty"`
 }

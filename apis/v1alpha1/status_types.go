@@ -115,9 +115,10 @@ type ApplicationStatus struct {
 	// Summary are the app's external URLs and images.
 	Summary ApplicationSummary `json:"summary,omitzero"`
 	// ResourceTree are the app's objects and their descendants (Pods of a
-	// Deployment's ReplicaSets, ...), at most MaxTreeNodes of them. Argo
-	// CD keeps the tree outside the Application; this model keeps it in
-	// status so a host without a cache server can show it.
+	// Deployment's ReplicaSets, ...), at most MaxTreeNodes of them
+	// (NewApplicationTree bounds it). Argo CD keeps the tree outside the
+	// Application; this model keeps it in status so a host without a cache
+	// server can show it.
 	ResourceTree *ApplicationTree `json:"resourceTree,omitempty"`
 	// SourceType is the tool of a single-source app (Helm, Kustomize,
 	// Directory, Plugin).

@@ -119,10 +119,10 @@ func (src *ApplicationSource) validate(path string) []FieldError {
 		errs = append(errs, fieldErrorf(path+".path", "must be relative to the repository root, got the absolute path %q", src.Path))
 	}
 	if h := src.Helm; h != nil && h.Version != "" && h.Version != "v3" {
-		errs = append(errs, fieldErrorf(path+".helm.version", "%q is not supported: charts are rendered by Helm v3, in process", h.Version))
+		errs = append(errs, fieldErrorf(path+".helm.version", "%w: %q: charts are rendered by Helm v3, in process", ErrUnsupported, h.Version))
 	}
 	if k := src.Kustomize; k != nil && k.Version != "" {
-		errs = append(errs, fieldErrorf(path+".kustomize.version", "%q is not supported: Argo CD's named kustomize binaries (kustomize.version.<name>) are not used; the engine runs kustomize in process", k.Version))
+		errs = append(errs, fieldErrorf(path+".kustomize.version", "%w: %q: Argo CD's named kustomize binaries (kustomize.version.<name>) are not used; the engine runs kustomize in process", ErrUnsupported, k.Version))
 	}
 	if k := src.Kustomize; k != nil {
 		for i, p := range k.Patches {
@@ -140,7 +140,7 @@ func (src *ApplicationSource) validate(path string) []FieldError {
 		errs = append(errs, fieldErrorf(path+".chart", "a chart renders with Helm: kustomize, directory and plugin do not apply"))
 	}
 	if src.Helm != nil && src.Helm.PassCredentials {
-		errs = append(errs, fieldErrorf(path+".helm.passCredentials", "is not supported: a repository's credentials are only sent to its own host (give the archive host credentials of its own)"))
+		errs = append(errs, fieldErrorf(path+".helm.passCredentials", "%w: a repository's credentials are only sent to its own host (give the archive host credentials of its own)", ErrUnsupported))
 	}
 	return errs
 }

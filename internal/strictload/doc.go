@@ -7,6 +7,6 @@
 // field at fault and the field's path; a caller-supplied validation adds its
 // own field errors, placed on their lines the same way.
 //
-// The root package and package appset share it so that both report bad
-// manifests alike.
+// Package apis/v1alpha1 loads all three kinds through it, so that they
+// report bad manifests alike.
 package strictload

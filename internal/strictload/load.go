@@ -44,6 +44,13 @@ type FieldError struct {
 	Err  error
 }
 
+// ErrUnknownField and ErrDuplicateField are the errors of a field the
+// type does not have and of a field given twice.
+var (
+	ErrUnknownField   = errors.New("unknown field")
+	ErrDuplicateField = errors.New("duplicate field")
+)
+
 // MaxBytes bounds what Load reads.
 const MaxBytes = 16 << 20
 
@@ -184,11 +191,11 @@ func Unmarshal(js []byte, v any) []FieldError {
 		if errors.As(se, &fe) {
 			path = fe.FieldPath()
 		}
-		what := "unknown field"
+		what := ErrUnknownField
 		if strings.HasPrefix(se.Error(), "duplicate field") {
-			what = "duplicate field"
+			what = ErrDuplicateField
 		}
-		out = append(out, FieldError{Path: path, Err: errors.New(what)})
+		out = append(out, FieldError{Path: path, Err: what})
 	}
 	return out
 }

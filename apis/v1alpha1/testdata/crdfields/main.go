@@ -6,10 +6,12 @@
 // the pseudo-kind ApplicationSource, and each place holding one reads
 // "Kind path =ApplicationSource".
 //
-//	go run ./apis/v1alpha1/testdata/crdfields application-crd.yaml appproject-crd.yaml
+//	go run ./apis/v1alpha1/testdata/crdfields -source "argo-cd v3.6.1" \
+//		application-crd.yaml appproject-crd.yaml > apis/v1alpha1/testdata/argocd-fields.txt
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -42,8 +44,13 @@ type crd struct {
 }
 
 func main() {
+	source := flag.String("source", "", "where the CRDs come from, for the header")
+	flag.Parse()
 	var lines []string
-	for _, file := range os.Args[1:] {
+	fmt.Printf("# Field paths of the openAPIV3Schema of %s's CRDs\n", *source)
+	fmt.Println("# (manifests/crds/application-crd.yaml and appproject-crd.yaml), one per line:")
+	fmt.Println("# Kind path type. Written by testdata/crdfields (see its doc comment).")
+	for _, file := range flag.Args() {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

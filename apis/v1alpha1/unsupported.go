@@ -1,0 +1,90 @@
+package v1alpha1
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubegitops/gitops/internal/strictload"
+)
+
+// ErrUnsupported is wrapped by the error of an Argo CD field this engine
+// does not implement: the loaders refuse it by name rather than drop it.
+var ErrUnsupported = errors.New("an Argo CD field this engine does not implement")
+
+// unsupportedFields are the Argo CD fields (of argo-cd v3.6) the model
+// has no place for, and why. A path under "source." stands for every
+// source of an Application (spec.source, spec.sources[]).
+var unsupportedFields = map[string]string{
+	"Application spec.sourceHydrator":                        "the source hydrator (manifests rendered and pushed to a branch) is not implemented",
+	"Application spec.syncPolicy.retry.refresh":              "retries always sync the revision the operation started with",
+	"Application source.tagPrefix":                           "semver constraints over Git tags are not resolved; name a tag, branch or commit",
+	"Application source.directory.disableExtensionFilter":    "a directory renders .yaml, .yml, .json and .jsonnet files only",
+	"Application source.kustomize.commonAnnotationsEnvsubst": "environment substitution in kustomize commonAnnotations is not implemented",
+	"Application source.kustomize.labelIncludeTemplates":     "kustomize commonLabels are not applied to resource templates",
+	"AppProject spec.clusterResourceWhitelist[].name":        "cluster resource restrictions match by group and kind, not by name",
+	"AppProject spec.clusterResourceBlacklist[].name":        "cluster resource restrictions match by group and kind, not by name",
+	"AppProject spec.permitOnlyProjectScopedClusters":        "clusters are not scoped to projects",
+	"AppProject spec.roles":                                  "project roles grant access to Argo CD's API server, which the engine does not have",
+	"AppProject spec.signatureKeys":                          "GnuPG verification of commits is not implemented",
+	"AppProject spec.sourceIntegrity":                        "GnuPG verification of commits is not implemented",
+}
+
+// explainUnsupported rewrites the "unknown field" errors of err that name
+// an Argo CD field in unsupportedFields, so they say so and why.
+func explainUnsupported(kind string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		var le *LoadError
+		if !errors.As(e, &le) || !errors.Is(le.Err, strictload.ErrUnknownField) {
+			continue
+		}
+		if why, ok := unsupportedWhy(kind, le.Path); ok {
+			le.Err = fmt.Errorf("%w: %s", ErrUnsupported, why)
+		}
+	}
+	return err
+}
+
+// unsupportedWhy looks a field path ("spec.sources[1].tagPrefix") up in
+// unsupportedFields.
+func unsupportedWhy(kind, path string) (string, bool) {
+	p := indexless(path)
+	if why, ok := unsupportedFields[kind+" "+p]; ok {
+		return why, true
+	}
+	if kind == ApplicationKind {
+		for _, place := range []string{"spec.source.", "spec.sources[]."} {
+			if rest, ok := strings.CutPrefix(p, place); ok {
+				if why, ok := unsupportedFields[kind+" source."+rest]; ok {
+					return why, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// indexless turns "a[0].b[12]" into "a[].b[]".
+func indexless(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '[' {
+			if j := strings.IndexByte(p[i:], ']'); j > 0 {
+				b.WriteString("[]")
+				i += j
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
