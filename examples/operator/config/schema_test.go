@@ -74,11 +74,22 @@ func schemaOf(t reflect.Type) map[string]any {
 			f := t.Field(i)
 			tag := f.Tag.Get("json")
 			name, opts, _ := strings.Cut(tag, ",")
+			if f.Anonymous && strings.Contains(opts, "inline") {
+				// An embedded struct's fields are the outer object's.
+				in := schemaOf(f.Type)
+				for k, v := range in["properties"].(map[string]any) {
+					props[k] = v
+				}
+				if r, ok := in["required"].([]any); ok {
+					required = append(required, r...)
+				}
+				continue
+			}
 			if !f.IsExported() || name == "-" || name == "" {
 				continue
 			}
 			props[name] = schemaOf(f.Type)
-			if !strings.Contains(opts, "omitempty") && !notRequired[t.Name()+"."+name] {
+			if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") && !notRequired[t.Name()+"."+name] {
 				required = append(required, name)
 			}
 		}
