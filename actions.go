@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kubegitops/gitops/project"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops/health/actions"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 )
 

@@ -3,8 +3,8 @@ package gitops
 import (
 	"context"
 	"fmt"
-	"github.com/kubegitops/gitops/project"
 
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/render/helm"
 	"github.com/kubegitops/gitops/source"
 )

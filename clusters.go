@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kubegitops/gitops/project"
 	gosync "sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/project"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"

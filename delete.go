@@ -3,9 +3,9 @@ package gitops
 import (
 	"context"
 	"fmt"
-	"github.com/kubegitops/gitops/project"
 
 	"github.com/kubegitops/gitops/hooks"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

@@ -3,8 +3,9 @@ package gitops
 import (
 	"errors"
 	"fmt"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"strings"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // InvalidApplicationError reports an Application given in Go (not loaded

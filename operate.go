@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kubegitops/gitops/project"
 	"strings"
 	"time"
 
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/sync"

@@ -2,10 +2,10 @@ package gitops
 
 import (
 	"fmt"
-	"github.com/kubegitops/gitops/project"
 	"sort"
 	"strings"
 
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 )
 

@@ -3,7 +3,6 @@ package gitops
 import (
 	"context"
 	"errors"
-	"github.com/kubegitops/gitops/project"
 	"net/http"
 	"strings"
 	gosync "sync"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	rbacv1 "k8s.io/api/rbac/v1"

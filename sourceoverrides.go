@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"io/fs"
 	"path"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"sigs.k8s.io/yaml"
 )
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	pathpkg "path"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/helm"

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"strings"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // matrix combines two generators: for each parameter set of one, the
