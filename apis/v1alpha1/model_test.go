@@ -185,3 +185,39 @@ func TestEmptyStatusIsNotWritten(t *testing.T) {
 		t.Errorf("empty status written:\n%s", out)
 	}
 }
+
+// TestApplicationSetStatusLoads: an ApplicationSet as kubectl prints it,
+// with Argo CD's status, loads; the status is kept, and a field of spec
+// the engine cannot run is still refused by name.
+func TestApplicationSetStatusLoads(t *testing.T) {
+	set := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: guestbook, namespace: argocd, generation: 3, uid: 0d6c1f52-9a1c-4a8e-b7f4-3c2d1e0f9a8b}
+spec:
+  generators:
+  - list: {elements: [{cluster: dev}]}
+  template:
+    metadata: {name: '{{cluster}}-guestbook'}
+    spec: {project: default, source: {repoURL: https://x/r.git}, destination: {server: https://k}}
+status:
+  conditions:
+  - {type: ResourcesUpToDate, status: "True", reason: ApplicationSetUpToDate, message: All applications have been generated successfully, lastTransitionTime: "2026-12-01T08:00:00Z"}
+  resources:
+  - {group: argoproj.io, version: v1alpha1, kind: Application, namespace: argocd, name: dev-guestbook, status: Synced, health: {status: Healthy}}
+  resourcesCount: 1
+  someFutureField: {}
+`
+	sets, err := LoadApplicationSets(strings.NewReader(set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sets[0].Status
+	if len(st.Conditions) != 1 || st.Conditions[0].Reason != "ApplicationSetUpToDate" || len(st.Resources) != 1 || st.ResourcesCount != 1 {
+		t.Errorf("status = %+v", st)
+	}
+	_, err = LoadApplicationSets(strings.NewReader(strings.Replace(set, "  generators:", "  preservedFields: {}\n  generators:", 1)))
+	var le *LoadError
+	if !errors.As(err, &le) || le.Path != "spec.preservedFields" {
+		t.Errorf("unknown spec field: %v", err)
+	}
+}
