@@ -90,6 +90,10 @@ type Options struct {
 	// IgnoreStatus are the kinds whose status is ignored with
 	// CompareStatusAll.
 	IgnoreStatus []schema.GroupKind
+	// IgnoreAggregatedRoles ignores the rules of ClusterRoles that have an
+	// aggregationRule, which the aggregation controller writes (Argo CD's
+	// resource.compareoptions ignoreAggregatedRoles). Default false.
+	IgnoreAggregatedRoles bool
 	// KnownTypeFields are fields of custom resources that hold built-in
 	// types (a PodSpec in a CronTab), compared as those types are (Argo
 	// CD's resource.customizations.knownTypeFields).
