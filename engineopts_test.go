@@ -23,12 +23,20 @@ func TestOwnedFieldsAreRefused(t *testing.T) {
 	other := resource.DefaultTracking()
 	other.AnnotationKey = "example.com/owner"
 	for field, set := range map[string]func(*Options){
-		"Options.Sync.Tracking":       func(o *Options) { o.Sync.Tracking = other },
-		"Options.Cache.Tracking":      func(o *Options) { o.Cache.Tracking = other },
-		"Options.Sync.Health":         func(o *Options) { o.Sync.Health = checker },
-		"Options.Sync.ManagedObjects": func(o *Options) { o.Sync.ManagedObjects = func(context.Context, string) ([]*unstructured.Unstructured, error) { return nil, nil } },
-		"Options.Sync.Admit":          func(o *Options) { o.Sync.Admit = func(context.Context, *unstructured.Unstructured, bool, bool) error { return nil } },
-		"Options.Sync.InSync":         func(o *Options) { o.Sync.InSync = func(context.Context, *unstructured.Unstructured, *unstructured.Unstructured) (bool, error) { return false, nil } },
+		"Options.Sync.Tracking":  func(o *Options) { o.Sync.Tracking = other },
+		"Options.Cache.Tracking": func(o *Options) { o.Cache.Tracking = other },
+		"Options.Sync.Health":    func(o *Options) { o.Sync.Health = checker },
+		"Options.Sync.ManagedObjects": func(o *Options) {
+			o.Sync.ManagedObjects = func(context.Context, string) ([]*unstructured.Unstructured, error) { return nil, nil }
+		},
+		"Options.Sync.Admit": func(o *Options) {
+			o.Sync.Admit = func(context.Context, *unstructured.Unstructured, bool, bool) error { return nil }
+		},
+		"Options.Sync.InSync": func(o *Options) {
+			o.Sync.InSync = func(context.Context, *unstructured.Unstructured, *unstructured.Unstructured) (bool, error) {
+				return false, nil
+			}
+		},
 	} {
 		opts := DefaultOptions()
 		opts.Clusters = []ClusterConfig{{Name: "ci"}}
