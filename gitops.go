@@ -214,10 +214,12 @@ func DefaultOptions() Options {
 type Engine struct {
 	opts     Options
 	renderer render.Renderer
-	health   health.Checker
-	actions  *actions.Runner
-	metrics  *metrics
-	syncSem  chan struct{}
+	// directives resolves strategic-merge directives of rendered objects.
+	directives *diff.DirectiveResolver
+	health     health.Checker
+	actions    *actions.Runner
+	metrics    *metrics
+	syncSem    chan struct{}
 
 	mu       gosync.Mutex
 	clusters map[string]*clusterState // by server URL and by name
@@ -294,6 +296,8 @@ func New(opts Options) (*Engine, error) {
 		sources:  map[string]source.Source{},
 		differs:  map[string]*differEntry{},
 		projects: map[string]*Project{},
+		// directives is built once: its type trees are reused.
+		directives: diff.NewDirectiveResolver(),
 	}
 	for i := range opts.Projects {
 		p := opts.Projects[i]
