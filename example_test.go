@@ -50,10 +50,10 @@ func ExampleEngine() {
 		return
 	}
 	for _, o := range objs {
-		fmt.Println(o.GetKind(), o.GetNamespace()+"/"+o.GetName(), o.Object["data"])
+		fmt.Println(o.GetKind(), o.GetName(), o.Object["data"])
 	}
 	// Output:
-	// ConfigMap shop/web-config map[color:blue]
+	// ConfigMap web-config map[color:blue]
 }
 
 // New refuses a template that sets what the engine owns, so that the

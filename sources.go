@@ -204,6 +204,7 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 			out.objects = append(out.objects, resolved)
 		}
 	}
+	out.objects = e.settleScopes(app, cs, out.objects)
 	out.objects, out.excluded = e.splitExcluded(app, cs, out.objects)
 	return out, nil
 }
