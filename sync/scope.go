@@ -9,7 +9,6 @@ import (
 	"github.com/kubegitops/gitops/resource"
 )
 
-
 // CRDScopes returns the scope each CustomResourceDefinition of desired
 // gives its kind (true: namespaced). A kind the cluster does not serve yet
 // takes its scope from the CRD of the same desired state: its first sync
