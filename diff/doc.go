@@ -32,7 +32,7 @@
 // Options.IgnoreAggregatedRoles an aggregated ClusterRole's rules, which
 // the aggregation controller writes, are not compared; an Endpoints' ports
 // default to TCP and its subsets, addresses and ports are compared in a
-// canonical order, since the API server repacks them.
+// canonical order, which carries no meaning.
 //
 // # Strategic-merge directives
 //

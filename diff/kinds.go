@@ -21,8 +21,8 @@ type kindNormalizer func(obj map[string]any)
 //     aggregation controller writes them from the roles it selects.
 //   - Endpoints: a port without protocol is TCP, and the order of subsets,
 //     of their addresses, not-ready addresses and ports carries no meaning
-//     (the endpoints controller writes them sorted, a manifest in any
-//     order).
+//     (the endpoints controller writes them sorted; a manifest or a
+//     generator may list them in any order).
 func kindNormalizers(opts Options) map[schema.GroupKind]kindNormalizer {
 	role := func(obj map[string]any) { normalizeRole(obj, false) }
 	clusterRole := func(obj map[string]any) { normalizeRole(obj, opts.IgnoreAggregatedRoles) }

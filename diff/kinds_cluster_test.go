@@ -5,20 +5,24 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 )
 
-// TestEndpointsRepackedByTheServerAreInSync: the API server repacks an
-// Endpoints' subsets (sorted addresses and ports) and defaults each port's
-// protocol. A manifest in another order is in sync with the rule, and drift
+// TestEndpointsInAnotherOrderAreInSync: an Endpoints stored with its
+// subsets, addresses and ports in one order (as the endpoints controller
+// writes them, sorted), and a manifest that lists the same set in another
+// order and leaves a protocol to its default: in sync with the rule, drift
 // without it.
-func TestEndpointsRepackedByTheServerAreInSync(t *testing.T) {
+func TestEndpointsInAnotherOrderAreInSync(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cluster.Config())
 	ns := cluster.TestNamespace(t)
+	stored := mustObject(t, sortedEndpoints)
+	stored.SetNamespace(ns)
+	live := apply(t, dyn, schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}, stored, "endpoints-writer")
 	desired := mustObject(t, unorderedEndpoints)
 	desired.SetNamespace(ns)
-	live := apply(t, dyn, schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}, desired, DefaultFieldManager)
 	d := mustDiffer(t, DefaultOptions())
 	res, err := d.Diff(context.Background(), desired, live)
 	if err != nil {
@@ -61,5 +65,49 @@ func TestEmptyRulesAsStoredAreInSync(t *testing.T) {
 		if res, err = d.Diff(context.Background(), desired, live); err != nil || res.Desired.Object["rules"] == nil {
 			t.Fatalf("%s without the RBAC rule: desired rules %v, err %v: the test proves nothing", mode, res.Desired.Object["rules"], err)
 		}
+	}
+}
+
+// TestDeletedListItemUnderServerSideApply: a container we applied, removed
+// from desired by $patch: delete, is a change under structured merge (the
+// prediction drops the item our manager owns), never a comparison error.
+func TestDeletedListItemUnderServerSideApply(t *testing.T) {
+	dyn := dynamic.NewForConfigOrDie(cluster.Config())
+	ns := cluster.TestNamespace(t)
+	applied := mustObject(t, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: nginx}
+      - {name: debug, image: busybox}
+`)
+	applied.SetNamespace(ns)
+	live := apply(t, dyn, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, applied, DefaultFieldManager)
+	withDirective := applied.DeepCopy()
+	containers, _, _ := unstructured.NestedSlice(withDirective.Object, "spec", "template", "spec", "containers")
+	containers[1].(map[string]any)["$patch"] = "delete"
+	_ = unstructured.SetNestedSlice(withDirective.Object, containers, "spec", "template", "spec", "containers")
+	desired, err := NewDirectiveResolver().Resolve(withDirective)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	opts.Mode = ModeStructuredMerge
+	res, err := mustDiffer(t, opts).Diff(context.Background(), desired, live)
+	if err != nil {
+		t.Fatalf("comparison error: %v", err)
+	}
+	if !res.Modified {
+		t.Fatal("the removed container is no change")
+	}
+	got, _, _ := unstructured.NestedSlice(res.PredictedLive.Object, "spec", "template", "spec", "containers")
+	if len(got) != 1 || got[0].(map[string]any)["name"] != "web" {
+		t.Fatalf("predicted containers %v, want web alone", got)
 	}
 }
