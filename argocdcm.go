@@ -55,9 +55,11 @@ type ArgoCDSettings struct {
 	// Actions are resource.customizations.actions.<group_Kind>.
 	Actions map[string]actions.Definitions
 	// IgnoreDifferences are resource.customizations.ignoreDifferences.
-	// <group_Kind> and .all, and the rule resource.compareoptions'
-	// ignoreAggregatedRoles adds.
+	// <group_Kind> and .all.
 	IgnoreDifferences []ResourceIgnoreDifferences
+	// IgnoreAggregatedRoles is resource.compareoptions'
+	// ignoreAggregatedRoles (Options.IgnoreAggregatedRoles).
+	IgnoreAggregatedRoles bool
 	// KnownTypeFields are resource.customizations.knownTypeFields: fields
 	// of custom resources normalised as built-in types.
 	KnownTypeFields []diff.KnownTypeField
@@ -349,13 +351,7 @@ func (s *ArgoCDSettings) parseCompareOptions(value string) error {
 	if c.IgnoreDifferencesOnResourceUpdates {
 		return fmt.Errorf("%w: ignoreDifferencesOnResourceUpdates", ErrSettingUnsupported)
 	}
-	if c.IgnoreAggregatedRoles {
-		// An aggregated ClusterRole's rules are filled in by the
-		// controller from the roles it aggregates.
-		s.IgnoreDifferences = append(s.IgnoreDifferences, ResourceIgnoreDifferences{
-			Group: "rbac.authorization.k8s.io", Kind: "ClusterRole",
-			JQPathExpressions: []string{"select(.aggregationRule != null) | .rules"}})
-	}
+	s.IgnoreAggregatedRoles = c.IgnoreAggregatedRoles
 	return nil
 }
 

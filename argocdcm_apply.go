@@ -21,6 +21,7 @@ import (
 // Apply puts the settings into opts: health overrides into a new
 // health checker (Options.Health), actions into a new actions.Runner
 // (Options.Actions), ignore rules into Options.IgnoreDifferences,
+// ignoreAggregatedRoles into Options.IgnoreAggregatedRoles,
 // exclusions (added to the cache's default exclusions) and inclusions into
 // Options.Cache.Filter, the reconciliation timeout and jitter into
 // Options.Interval and Jitter, resource.respectRBAC into
@@ -60,6 +61,9 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 		opts.Actions = r
 	}
 	opts.IgnoreDifferences = append(opts.IgnoreDifferences, s.IgnoreDifferences...)
+	if s.IgnoreAggregatedRoles {
+		opts.IgnoreAggregatedRoles = true
+	}
 	if len(s.Exclusions) > 0 {
 		if len(opts.Cache.Filter.Exclude) == 0 {
 			opts.Cache.Filter.Exclude = cache.DefaultExclusions()

@@ -136,40 +136,13 @@ func (e *Engine) cluster(ctx context.Context, dest ApplicationDestination) (*clu
 }
 
 func (e *Engine) connect(cs *clusterState) error {
-	cfg := rest.CopyConfig(cs.cfg.Config)
-	cfg.QPS, cfg.Burst = e.opts.QPS, e.opts.Burst
-	copts := e.opts.Cache
-	copts.Tracking = e.opts.Tracking
-	if !copts.KeepManagedFields && len(copts.KeepManagedFieldsOf) == 0 {
-		// The comparison predicts what the next server-side apply leaves
-		// (fields we own and no longer send are removed; fields others
-		// applied or own through a subresource are theirs), which needs
-		// the managers of each field.
-		copts.KeepManagedFields = true
-	}
-	if e.opts.Sync.ClientSideApply {
-		copts.KeepLastApplied = true // the three-way comparison's base
-	}
-	if copts.Registerer == nil {
-		copts.Registerer = e.opts.Registerer
-	}
-	if copts.Logger.GetSink() == nil {
-		copts.Logger = e.opts.Log
-	}
-	if copts.Name == "" {
-		copts.Name = cs.cfg.Name
-	}
+	cfg := e.clientConfig(cs)
+	copts := e.cacheOptions(cs)
 	c, err := e.opts.NewClusterCache(cfg, copts)
 	if err != nil {
 		return fmt.Errorf("cluster %s: cache: %w", cs.cfg.Name, err)
 	}
-	sopts := e.opts.Sync
-	sopts.Tracking = e.opts.Tracking
-	sopts.Health = e.health
-	sopts.ManagedObjects = cs.managed
-	if sopts.Log.GetSink() == nil {
-		sopts.Log = e.opts.Log
-	}
+	sopts := e.syncerOptions(cs)
 	s, err := e.opts.NewSyncer(cfg, sopts)
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
@@ -258,15 +231,8 @@ func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (S
 	if s, ok := cs.impersonated[id]; ok {
 		return s, nil
 	}
-	opts := e.opts.Sync
-	opts.Tracking = e.opts.Tracking
-	opts.Health = e.health
-	opts.ManagedObjects = cs.managed
-	if opts.Log.GetSink() == nil {
-		opts.Log = e.opts.Log
-	}
-	cfg := rest.CopyConfig(cs.cfg.Config)
-	cfg.QPS, cfg.Burst = e.opts.QPS, e.opts.Burst
+	opts := e.syncerOptions(cs)
+	cfg := e.clientConfig(cs)
 	s, err := e.opts.NewSyncer(ImpersonatedConfig(cfg, ns, name), opts)
 	if err != nil {
 		return nil, err

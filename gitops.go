@@ -67,18 +67,17 @@ type Options struct {
 	// objects it tracks: comparing as server-side apply will apply needs
 	// the managers of each field (set KeepManagedFieldsOf to the sync's
 	// field manager to keep only ours, at the price of reporting fields
-	// other appliers own as drift).
+	// other appliers own as drift). Tracking is the engine's: New refuses
+	// a template that sets it with an *OwnedFieldError.
 	Cache cache.Options
-	// Sync is the template of each cluster's syncer options.
+	// Sync is the template of each cluster's syncer options. Tracking,
+	// Health, ManagedObjects, Admit and InSync are the engine's: New
+	// refuses a template that sets them with an *OwnedFieldError, which
+	// lists what the engine fills in.
 	Sync sync.Options
 	// ClusterSyncTimeout bounds the wait for a cluster's cache to list
 	// everything on first use. Default 2 minutes.
 	ClusterSyncTimeout time.Duration
-	// Interval is how often each app is refreshed without other reason.
-	// Default 3 minutes (zero). Negative turns periodic refreshes off (Argo
-	// CD's timeout.reconciliation: 0): apps are refreshed on repository
-	// hints, cluster events and retries only.
-	Interval time.Duration
 	// CompareStatus says whose status the comparison looks at:
 	// CompareStatusNone (the default, Argo CD's ignoreResourceStatusField
 	// all: status never counts) or CompareStatusAll, every kind but
@@ -90,6 +89,10 @@ type Options struct {
 	// IgnoreStatus are the kinds whose status is ignored with
 	// CompareStatusAll.
 	IgnoreStatus []schema.GroupKind
+	// IgnoreAggregatedRoles ignores the rules of ClusterRoles that have an
+	// aggregationRule, which the aggregation controller writes (Argo CD's
+	// resource.compareoptions ignoreAggregatedRoles). Default false.
+	IgnoreAggregatedRoles bool
 	// KnownTypeFields are fields of custom resources that hold built-in
 	// types (a PodSpec in a CronTab), compared as those types are (Argo
 	// CD's resource.customizations.knownTypeFields).
@@ -114,16 +117,10 @@ type Options struct {
 	// longer than Interval, so polling sees a push within one interval.
 	// It applies to the engine's own Git source, not to Options.SourceFor.
 	RefCacheTTL time.Duration
-	// Jitter is the most each periodic refresh is delayed past Interval,
-	// chosen at random. Zero takes the default, Interval/10; negative
-	// means none.
-	Jitter time.Duration
 	// IgnoreDifferences apply to every application, before its own
 	// ignoreDifferences (argocd-cm's resource.customizations.
 	// ignoreDifferences.<group_Kind> and .all; see ArgoCDSettings).
 	IgnoreDifferences []ResourceIgnoreDifferences
-	// ReconcileWorkers bounds concurrent refreshes. Default 10.
-	ReconcileWorkers int
 	// SyncWorkers bounds concurrent sync operations. Default 4.
 	SyncWorkers int
 	// RenderParallelism bounds concurrent renders. Default GOMAXPROCS.
@@ -151,17 +148,33 @@ type Options struct {
 	// memory (NewMemoryStateStore); NewConfigMapStateStore keeps them in
 	// the cluster, so they survive restarts and other processes see them.
 	State StateStore
+	// ArgoMetrics also registers Argo CD's series (argocd_app_info,
+	// argocd_app_sync_total, argocd_app_reconcile, argocd_git_request_total,
+	// argocd_cluster_api_resource_objects) on Registerer, for dashboards
+	// and alerts written for Argo CD (docs/monitoring.md).
+	ArgoMetrics bool
+
+	// Run-only settings: Run (and RunAppSets) read them; Refresh, Sync,
+	// Render and the other calls of a host that drives the engine itself
+	// do not.
+
+	// Interval is how often each app is refreshed without other reason.
+	// Default 3 minutes (zero). Negative turns periodic refreshes off (Argo
+	// CD's timeout.reconciliation: 0): apps are refreshed on repository
+	// hints, cluster events and retries only.
+	Interval time.Duration
+	// Jitter is the most each periodic refresh is delayed past Interval,
+	// chosen at random. Zero takes the default, Interval/10; negative
+	// means none.
+	Jitter time.Duration
+	// ReconcileWorkers bounds concurrent refreshes. Default 10.
+	ReconcileWorkers int
 	// Sharder, when set, spreads the apps of Run over replicas: this
 	// engine reconciles only the apps the Sharder says it owns, and picks
 	// up or lets go of apps as ownership moves. A Sharder with a
 	// Run(context.Context) error method (shard.Membership) is run by
 	// Engine.Run for its lifetime. Nil: this engine owns every app.
 	Sharder Sharder
-	// ArgoMetrics also registers Argo CD's series (argocd_app_info,
-	// argocd_app_sync_total, argocd_app_reconcile, argocd_git_request_total,
-	// argocd_cluster_api_resource_objects) on Registerer, for dashboards
-	// and alerts written for Argo CD (docs/monitoring.md).
-	ArgoMetrics bool
 }
 
 // CompareStatusMode says whose status a comparison looks at.
@@ -201,10 +214,12 @@ func DefaultOptions() Options {
 type Engine struct {
 	opts     Options
 	renderer render.Renderer
-	health   health.Checker
-	actions  *actions.Runner
-	metrics  *metrics
-	syncSem  chan struct{}
+	// directives resolves strategic-merge directives of rendered objects.
+	directives *diff.DirectiveResolver
+	health     health.Checker
+	actions    *actions.Runner
+	metrics    *metrics
+	syncSem    chan struct{}
 
 	mu       gosync.Mutex
 	clusters map[string]*clusterState // by server URL and by name
@@ -231,6 +246,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if err := opts.Tracking.Validate(); err != nil {
 		return nil, fmt.Errorf("gitops: Options.Tracking: %w", err)
+	}
+	if err := checkOwnedFields(opts); err != nil {
+		return nil, err
 	}
 	if opts.ClusterSyncTimeout <= 0 {
 		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
@@ -278,6 +296,8 @@ func New(opts Options) (*Engine, error) {
 		sources:  map[string]source.Source{},
 		differs:  map[string]*differEntry{},
 		projects: map[string]*Project{},
+		// directives is built once: its type trees are reused.
+		directives: diff.NewDirectiveResolver(),
 	}
 	for i := range opts.Projects {
 		p := opts.Projects[i]

@@ -16,6 +16,7 @@ import (
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/sync"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -41,6 +42,7 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		opts.DryRun = cs.dryRun
 	}
 	opts.KnownTypeFields = e.opts.KnownTypeFields
+	opts.IgnoreAggregatedRoles = e.opts.IgnoreAggregatedRoles
 	opts.CompareAllStatus, opts.IgnoreStatus = e.opts.CompareStatus == CompareStatusAll, e.opts.IgnoreStatus
 	cmpOpts, err := resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions])
 	if err != nil {
@@ -188,6 +190,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		taintedGK[gvk.GroupKind()] = err
 	}
 	desiredKeys := map[resource.Key]bool{}
+	crds := sync.CRDScopes(objs)
 	var policyErrs []error
 	var taintedUsed []string
 	for _, in := range objs {
@@ -211,14 +214,18 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			cmp.rows = append(cmp.rows, ResourceStatus{Key: resource.KeyOf(obj), Status: Synced})
 			continue
 		}
-		namespaced, known := cs.isNamespaced(gk)
-		if !known {
+		// The render settled the namespace of every kind the cluster or a
+		// CRD of the same render knows (settleScopes); a kind neither
+		// knows is taken as namespaced when it names a namespace or the
+		// app has a destination namespace (it is reported missing).
+		namespaced, from := sync.Scope(gk, cs.servedScope(), crds)
+		if from == sync.ScopeUnknown {
 			namespaced = obj.GetNamespace() != "" || app.Spec.Destination.Namespace != ""
-		}
-		if namespaced && obj.GetNamespace() == "" {
-			obj.SetNamespace(app.Spec.Destination.Namespace)
-		} else if !namespaced {
-			obj.SetNamespace("")
+			if namespaced && obj.GetNamespace() == "" {
+				obj.SetNamespace(app.Spec.Destination.Namespace)
+			} else if !namespaced {
+				obj.SetNamespace("")
+			}
 		}
 		key := resource.KeyOf(obj)
 		if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {

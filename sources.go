@@ -193,8 +193,18 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if err != nil {
 			return rendered{}, err
 		}
-		out.objects = append(out.objects, objs...)
+		for _, obj := range objs {
+			// Strategic-merge directives are resolved here, once for
+			// refresh and sync alike; one that cannot be is a
+			// *diff.DirectiveError before anything is written.
+			resolved, err := e.directives.Resolve(obj)
+			if err != nil {
+				return rendered{}, err
+			}
+			out.objects = append(out.objects, resolved)
+		}
 	}
+	out.objects = e.settleScopes(app, cs, out.objects)
 	out.objects, out.excluded = e.splitExcluded(app, cs, out.objects)
 	return out, nil
 }

@@ -262,33 +262,20 @@ func unstructuredInt(obj map[string]any, fields ...string) (int64, bool, error) 
 	return i, ok, nil
 }
 
-func TestRegistryFromKubeconfig(t *testing.T) {
-	reg, err := NewRegistryFromKubeconfig(cluster.Kubeconfig(), nil, DefaultOptions())
+func TestLoadKubeconfig(t *testing.T) {
+	named, err := LoadKubeconfig(cluster.Kubeconfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer reg.Close()
-	dests := reg.Destinations()
-	if len(dests) == 0 {
-		t.Fatal("no destinations from kubeconfig")
+	if len(named) == 0 || named[0].Config == nil || named[0].Config.Host != cluster.Server() {
+		t.Fatalf("contexts %v, want the test cluster's", named)
 	}
-	ctx := testCtx(t)
-	byName, err := reg.Get(ctx, dests[0])
-	if err != nil {
-		t.Fatal(err)
+	c := startCache(t, named[0].Config, nil)
+	if !c.Synced() || c.Len() == 0 {
+		t.Error("a cache built from the kubeconfig context is not synced")
 	}
-	byURL, err := reg.Get(ctx, cluster.Server())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if byName != byURL || !byName.Synced() || byName.Len() == 0 {
-		t.Errorf("name and URL give different or unsynced caches")
-	}
-	if _, err := reg.Get(ctx, "https://nowhere.invalid"); err == nil {
-		t.Error("unknown destination accepted")
-	}
-	if _, err := NewRegistryFromKubeconfig(cluster.Kubeconfig(), []string{"no-such-context"}, DefaultOptions()); err == nil {
-		t.Error("unknown context accepted")
+	if _, err := LoadKubeconfig(cluster.Kubeconfig(), []string{"no-such-context"}); err == nil || !strings.Contains(err.Error(), "no-such-context") {
+		t.Errorf("unknown context: %v", err)
 	}
 }
 

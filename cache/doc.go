@@ -38,8 +38,9 @@
 // tracked owner; IgnoreStatusOnlyUpdates drops updates of tracked objects
 // that touch only status, resourceVersion or managedFields.
 //
-// A Registry keeps one cache per destination cluster, reachable by name or
-// server URL, built from kubeconfig contexts.
+// LoadKubeconfig gives the client config of each context of a kubeconfig
+// file; a host with several clusters builds one cache per config (the
+// engine keeps one per destination, reachable by name and server URL).
 //
 // The watches use the dynamic client's List and Watch, not informers: an
 // informer keeps its own full copy of every object (doubling what trimming

@@ -27,6 +27,23 @@
 // TestDefaultsMatchTheServer checks every default against a real API
 // server. k8s.io/kubernetes is never imported.
 //
+// Some kinds have rules of their own, as in Argo CD (kinds.go): an empty
+// rules list of a Role or ClusterRole is none; with
+// Options.IgnoreAggregatedRoles an aggregated ClusterRole's rules, which
+// the aggregation controller writes, are not compared; an Endpoints' ports
+// default to TCP and its subsets, addresses and ports are compared in a
+// canonical order, which carries no meaning.
+//
+// # Strategic-merge directives
+//
+// A manifest may carry strategic-merge directives. DirectiveResolver turns
+// them into the object they describe before anything compares or applies
+// it (the engine does so once per render): $patch: delete drops the list
+// item or field, $patch: merge is the default, $setElementOrder orders a
+// list. $patch: replace, $retainKeys, $deleteFromPrimitiveList and any
+// directive in a kind that is not built in are refused with a
+// *DirectiveError naming the object and the path.
+//
 // # Three modes
 //
 // The predicted live object (what the live object would be after a sync)

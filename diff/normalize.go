@@ -29,6 +29,8 @@ type normalizer struct {
 	// compareAllStatus compares every kind's status but ignoreStatus's.
 	compareAllStatus bool
 	ignoreStatus     map[schema.GroupKind]bool
+	// byKind are the per-kind rules (RBAC, Endpoints; see kinds.go).
+	byKind map[schema.GroupKind]kindNormalizer
 }
 
 func newNormalizer(trees *typeTrees, opts Options) *normalizer {
@@ -40,6 +42,7 @@ func newNormalizer(trees *typeTrees, opts Options) *normalizer {
 			opts.Tracking.InstanceAnnotationKey,
 		},
 		compareStatus: map[schema.GroupKind]bool{},
+		byKind:        kindNormalizers(opts),
 	}
 	for _, gk := range opts.CompareStatus {
 		n.compareStatus[gk] = true
@@ -74,7 +77,11 @@ func newNormalizer(trees *typeTrees, opts Options) *normalizer {
 //     termination message path and pull policy, a Deployment's strategy,
 //     ...; see defaults.go);
 //  7. fields Options.KnownTypeFields names are normalised as their
-//     built-in type, the same way, in any kind.
+//     built-in type, the same way, in any kind;
+//  8. the per-kind rules of kinds.go: an empty rules list of a Role or
+//     ClusterRole is none, an aggregated ClusterRole's rules are dropped
+//     with Options.IgnoreAggregatedRoles, and an Endpoints' ports default
+//     to TCP and its subsets, addresses and ports are sorted.
 //
 // Defaults belong to stored objects only (live, and the predicted result of
 // a merge): see normalizeDeclared for desired and last-applied objects.
@@ -111,6 +118,9 @@ func (n *normalizer) normalizeWith(obj map[string]any, defaults bool) {
 	}
 	n.known.apply(obj, gvk.GroupKind(), defaults)
 	normalizeValue(obj, n.trees.forGVK(gvk), defaults)
+	if f := n.byKind[gvk.GroupKind()]; f != nil {
+		f(obj)
+	}
 }
 
 func gvkOfMap(obj map[string]any) schema.GroupVersionKind {

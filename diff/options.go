@@ -85,6 +85,11 @@ type Options struct {
 	// CompareStatus lists the kinds whose status is compared. By default
 	// status is ignored for every kind (Argo CD's default "all").
 	CompareStatus []schema.GroupKind
+	// IgnoreAggregatedRoles ignores the rules of a ClusterRole that has an
+	// aggregationRule: the aggregation controller writes them from the
+	// roles it selects (Argo CD's resource.compareoptions
+	// ignoreAggregatedRoles). Default false.
+	IgnoreAggregatedRoles bool
 	// KnownTypeFields are fields of other kinds (custom resources) that hold
 	// built-in types, normalised as those types (Argo CD's
 	// knownTypeFields). An unknown type makes New fail.

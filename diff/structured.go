@@ -67,6 +67,7 @@ func (d *Differ) predictStructuredMerge(tc managedfields.TypeConverter, desired,
 	}
 	if !own.ours.Empty() {
 		dropped := own.ours.Leaves().Difference(config).Difference(own.others)
+		dropped = dropped.Union(droppedItems(own.ours, config, own.others))
 		if !dropped.Empty() {
 			merged = merged.RemoveItems(dropped)
 		}
@@ -133,4 +134,31 @@ func removeFieldSet(tc managedfields.TypeConverter, obj map[string]any, set *fie
 		return nil, fmt.Errorf("result is not an object")
 	}
 	return deepCopyMap(out), nil
+}
+
+// droppedItems are the list items we own and no longer apply, of which no
+// other manager owns any field: server-side apply removes such an item
+// whole. Removing only our leaves would leave the fields the server
+// defaulted (owned by no one), an item without its merge key.
+func droppedItems(ours, config, others *fieldpath.Set) *fieldpath.Set {
+	out := &fieldpath.Set{}
+	ours.Difference(ours.Leaves()).Difference(config).Iterate(func(p fieldpath.Path) {
+		if len(p) == 0 {
+			return
+		}
+		last := p[len(p)-1]
+		if last.Key == nil && last.Value == nil && last.Index == nil {
+			return // a field, not a list item
+		}
+		held := false
+		others.Iterate(func(o fieldpath.Path) {
+			if !held && len(o) >= len(p) && o[:len(p)].Equals(p) {
+				held = true
+			}
+		})
+		if !held {
+			out.Insert(p)
+		}
+	})
+	return out
 }

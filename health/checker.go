@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -44,10 +45,11 @@ type CheckerFunc func(obj *unstructured.Unstructured) (*Status, error)
 // Check implements Checker.
 func (f CheckerFunc) Check(obj *unstructured.Unstructured) (*Status, error) { return f(obj) }
 
-// HookFinalizer is the finalizer Argo CD puts on hooks; a hook being deleted
-// while it holds it is judged by its state rather than as "Pending
-// deletion".
-const HookFinalizer = "argocd.argoproj.io/hook-finalizer"
+// HookFinalizer is the finalizer Argo CD and this library's syncer put on
+// hooks (hooks.Finalizer, its one home); a hook being deleted while it holds
+// it, or hooks.LegacyFinalizer, is judged by its state rather than as
+// "Pending deletion".
+const HookFinalizer = hooks.Finalizer
 
 // Options configure a DefaultChecker.
 type Options struct {
@@ -282,5 +284,5 @@ func isHeldHook(obj *unstructured.Unstructured) bool {
 	if ann[resource.AnnotationHook] == "" && ann[resource.AnnotationHelmHook] == "" {
 		return false
 	}
-	return slices.Contains(obj.GetFinalizers(), HookFinalizer)
+	return slices.ContainsFunc(obj.GetFinalizers(), hooks.IsFinalizer)
 }

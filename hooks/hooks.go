@@ -57,8 +57,18 @@ const (
 )
 
 // Finalizer is put on every hook so that it cannot vanish (a Job's TTL, a
-// garbage collection) before the sync has read its result.
-const Finalizer = "gitops.kubegitops.io/hook-finalizer"
+// garbage collection) before the sync has read its result. It is Argo CD's
+// name, so a hook left by either controller is released by the other.
+const Finalizer = "argocd.argoproj.io/hook-finalizer"
+
+// LegacyFinalizer is the hook finalizer of earlier versions of this
+// library. It is no longer added, but still removed wherever Finalizer is,
+// so a hook created before an upgrade is not held forever.
+const LegacyFinalizer = "gitops.kubegitops.io/hook-finalizer"
+
+// IsFinalizer reports whether f is a hook finalizer, Finalizer or
+// LegacyFinalizer.
+func IsFinalizer(f string) bool { return f == Finalizer || f == LegacyFinalizer }
 
 // Info is what the annotations say about one object.
 type Info struct {

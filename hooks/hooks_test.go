@@ -121,3 +121,14 @@ func TestName(t *testing.T) {
 		t.Fatal("a named hook was renamed")
 	}
 }
+
+// TestOneHookFinalizer: the finalizer is Argo CD's, and the legacy one is
+// still recognised (so it is removed).
+func TestOneHookFinalizer(t *testing.T) {
+	if Finalizer != "argocd.argoproj.io/hook-finalizer" {
+		t.Fatalf("Finalizer %q is not Argo CD's", Finalizer)
+	}
+	if !IsFinalizer(Finalizer) || !IsFinalizer(LegacyFinalizer) || IsFinalizer("example.com/other") {
+		t.Fatal("IsFinalizer does not recognise exactly the two hook finalizers")
+	}
+}

@@ -20,6 +20,8 @@
 // ErrSymlinkLoop, ErrTooLarge, ErrTooManyFiles or ErrSchemeNotAllowed; they
 // name the path asked for and never quote file contents. Renderers wrap
 // their failures in *Error, which names the tool and the application.
+// Root.Walk is the one tree walk of every renderer (and of kustomize's file
+// system): links are followed inside the root, and a link cycle ends.
 //
 // Cached puts a content-addressed cache (a cache/store.Store: memory,
 // Redis, or both) in front of any renderer that reports its Identity. The

@@ -12,6 +12,12 @@
 // state, never a namespace still in use, never a cluster-scoped object
 // without an opt-in.
 //
+// Scope is decided in one place, for the engine's refresh as for the
+// plan: Scope asks the cluster first, then the CustomResourceDefinitions of
+// the same desired state (CRDScopes), and SettleNamespace gives a
+// namespaced object the destination namespace and takes a cluster-scoped
+// object's away.
+//
 // Syncer.Sync runs an operation to its end and returns a Result: the
 // operation's phase and a row per object (action, status, message). Its
 // State is a plain serialisable value: a host that persists it can resume

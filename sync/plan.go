@@ -56,28 +56,11 @@ func (e *PlanError) Error() string {
 // Unwrap returns the individual errors.
 func (e *PlanError) Unwrap() []error { return e.Errors }
 
-// crdScope records the group-kinds that CRDs in the desired state define.
-type crdScope map[schema.GroupKind]bool // value: namespaced
-
-func crdsOf(desired []*unstructured.Unstructured) crdScope {
-	out := crdScope{}
-	for _, obj := range desired {
-		if obj.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}) {
-			continue
-		}
-		group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
-		scope, _, _ := unstructured.NestedString(obj.Object, "spec", "scope")
-		out[schema.GroupKind{Group: group, Kind: kind}] = scope != "Cluster"
-	}
-	return out
-}
-
 // buildTasks turns the desired objects into tasks: hooks once per phase,
 // skipped objects dropped, namespaces defaulted, tracking ids set.
 func (s *Syncer) buildTasks(req Request, state *State) ([]*task, error) {
 	var errs []error
-	crds := crdsOf(req.Desired)
+	crds := CRDScopes(req.Desired)
 	var only map[resource.Key]bool
 	if len(req.Resources) > 0 {
 		only = map[resource.Key]bool{}
@@ -153,7 +136,7 @@ func (s *Syncer) buildTasks(req Request, state *State) ([]*task, error) {
 // resolveKind finds the resource of the task's kind and settles its
 // namespace: namespaced objects without one get the destination namespace,
 // cluster-scoped objects lose any they name.
-func (s *Syncer) resolveKind(t *task, crds crdScope, destNS string) error {
+func (s *Syncer) resolveKind(t *task, crds map[schema.GroupKind]bool, destNS string) error {
 	gvk := t.obj.GroupVersionKind()
 	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	switch {
@@ -161,9 +144,9 @@ func (s *Syncer) resolveKind(t *task, crds crdScope, destNS string) error {
 		t.gvr, t.mapped = mapping.Resource, true
 		t.namespaced = mapping.Scope.Name() == meta.RESTScopeNameNamespace
 	case meta.IsNoMatchError(err):
-		namespaced, defined := crds[gvk.GroupKind()]
+		namespaced, from := Scope(gvk.GroupKind(), nil, crds)
 		switch {
-		case defined:
+		case from == ScopeFromCRD:
 			t.namespaced = namespaced
 			t.skipDryRun = "its CustomResourceDefinition is created by this sync"
 		case t.opts.Has(resource.OptionSkipDryRunOnMissingResource, "true"):
@@ -175,17 +158,7 @@ func (s *Syncer) resolveKind(t *task, crds crdScope, destNS string) error {
 	default:
 		return fmt.Errorf("%s: %w", resource.KeyOf(t.obj), err)
 	}
-	if !t.namespaced {
-		t.obj.SetNamespace("")
-		return nil
-	}
-	if t.obj.GetNamespace() == "" {
-		if destNS == "" {
-			return fmt.Errorf("%s: namespaced object without a namespace, and the application names no destination namespace", resource.KeyOf(t.obj))
-		}
-		t.obj.SetNamespace(destNS)
-	}
-	return nil
+	return SettleNamespace(t.obj, t.namespaced, destNS)
 }
 
 func duplicateKeys(tasks []*task) string {

@@ -308,7 +308,8 @@ func conditionMessage(obj *unstructured.Unstructured, condType string) string {
 	return ""
 }
 
-// removeFinalizer takes the hook finalizer off obj, retrying on conflicts.
+// removeFinalizer takes the hook finalizers (hooks.Finalizer and the legacy
+// one) off obj, retrying on conflicts.
 func (s *Syncer) removeFinalizer(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
 	rc := s.resourceFor(gvr, obj.GetNamespace())
 	cur := obj
@@ -316,7 +317,7 @@ func (s *Syncer) removeFinalizer(ctx context.Context, gvr schema.GroupVersionRes
 		var kept []string
 		found := false
 		for _, f := range cur.GetFinalizers() {
-			if f == hooks.Finalizer {
+			if hooks.IsFinalizer(f) {
 				found = true
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ import (
 // loadChart reads the chart at dir through root, honouring .helmignore,
 // and loads it with Helm's loader. It also returns the files read, so that
 // fetched dependencies can be added to them.
-func loadChart(root *render.Root, dir string) (*chart.Chart, []*loader.BufferedFile, error) {
+func loadChart(ctx context.Context, root *render.Root, dir string) (*chart.Chart, []*loader.BufferedFile, error) {
 	rules := ignore.Empty()
 	if data, err := root.ReadFile(path.Join(dir, ignore.HelmIgnore)); err == nil {
 		if rules, err = ignore.Parse(bytes.NewReader(data)); err != nil {
@@ -32,42 +33,33 @@ func loadChart(root *render.Root, dir string) (*chart.Chart, []*loader.BufferedF
 	}
 	rules.AddDefaults()
 	var files []*loader.BufferedFile
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		entries, err := root.ReadDir(path.Join(dir, rel))
+	err := root.Walk(ctx, dir, render.WalkOptions{}, func(name string, info fs.FileInfo, err error) error {
+		if err != nil {
+			return err // a link that leaves the root, or a broken one
+		}
+		if rules.Ignore(name, info) {
+			if info.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if info.IsDir() {
+			return nil
+		}
+		full := path.Join(dir, name)
+		data, err := root.ReadFile(full)
 		if err != nil {
 			return err
 		}
-		for _, e := range entries {
-			name := path.Join(rel, e.Name())
-			full := path.Join(dir, name)
-			info, err := root.Stat(full) // follows links inside the root
-			if err != nil {
+		if strings.HasPrefix(name, "charts/") && strings.HasSuffix(name, ".tgz") {
+			if err := checkArchive(full, data, root.Limits()); err != nil {
 				return err
 			}
-			if rules.Ignore(name, info) {
-				continue
-			}
-			if info.IsDir() {
-				if err := walk(name); err != nil {
-					return err
-				}
-				continue
-			}
-			data, err := root.ReadFile(full)
-			if err != nil {
-				return err
-			}
-			if strings.HasPrefix(name, "charts/") && strings.HasSuffix(name, ".tgz") {
-				if err := checkArchive(full, data, root.Limits()); err != nil {
-					return err
-				}
-			}
-			files = append(files, &loader.BufferedFile{Name: name, Data: data})
 		}
+		files = append(files, &loader.BufferedFile{Name: name, Data: data})
 		return nil
-	}
-	if err := walk("."); err != nil {
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	c, err := loader.LoadFiles(files)

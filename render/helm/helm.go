@@ -115,7 +115,7 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 	if err != nil {
 		return nil, err
 	}
-	chrt, files, err := loadChart(root, chartDir)
+	chrt, files, err := loadChart(ctx, root, chartDir)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func (r *Renderer) Render(ctx context.Context, in render.Input) ([]*unstructured
 	}
 	done := make(chan result, 1)
 	go func() {
-		objs, err := r.render(in)
+		objs, err := r.render(ctx, in)
 		done <- result{objs, err}
 	}()
 	select {
@@ -64,7 +64,7 @@ func (r *Renderer) Render(ctx context.Context, in render.Input) ([]*unstructured
 	}
 }
 
-func (r *Renderer) render(in render.Input) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
 	src := render.JsonnetSource{}
 	if in.Jsonnet != nil {
 		src = *in.Jsonnet
@@ -83,7 +83,7 @@ func (r *Renderer) render(in render.Input) ([]*unstructured.Unstructured, error)
 		libs = append(libs, p)
 	}
 	recurse := in.Directory != nil && in.Directory.Recurse
-	files, err := mainFiles(root, dir, recurse, in.Directory)
+	files, err := mainFiles(ctx, root, dir, recurse, in.Directory)
 	if err != nil {
 		return nil, err
 	}
@@ -129,53 +129,41 @@ func (r *Renderer) render(in render.Input) ([]*unstructured.Unstructured, error)
 }
 
 // mainFiles lists the *.jsonnet files to evaluate.
-func mainFiles(root *render.Root, dir string, recurse bool, d *render.DirectorySource) ([]string, error) {
+func mainFiles(ctx context.Context, root *render.Root, dir string, recurse bool, d *render.DirectorySource) ([]string, error) {
 	var files []string
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		entries, err := root.ReadDir(path.Join(dir, rel))
+	err := root.Walk(ctx, dir, render.WalkOptions{Once: true}, func(relName string, info fs.FileInfo, err error) error {
+		name := path.Base(relName)
+		if strings.HasPrefix(name, ".") {
+			if info != nil && info.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if err != nil {
+			if !recurse && path.Ext(name) != ".jsonnet" {
+				return nil // a link that is neither a main file nor walked
+			}
 			return err
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") {
-				continue
+		if info.IsDir() {
+			if !recurse {
+				return fs.SkipDir
 			}
-			relName := path.Join(rel, name)
-			isDir := e.IsDir()
-			if e.Type()&fs.ModeSymlink != 0 {
-				if !recurse && path.Ext(name) != ".jsonnet" {
-					continue // a link that is neither a main file nor walked
-				}
-				info, err := root.Stat(path.Join(dir, relName))
-				if err != nil {
-					return err
-				}
-				isDir = info.IsDir()
-			}
-			if isDir {
-				if recurse {
-					if err := walk(relName); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			if path.Ext(name) != ".jsonnet" {
-				continue
-			}
-			if d != nil && d.Include != "" && !render.MatchGlob(d.Include, relName) {
-				continue
-			}
-			if d != nil && d.Exclude != "" && render.MatchGlob(d.Exclude, relName) {
-				continue
-			}
-			files = append(files, path.Join(dir, relName))
+			return nil
 		}
+		if path.Ext(name) != ".jsonnet" {
+			return nil
+		}
+		if d != nil && d.Include != "" && !render.MatchGlob(d.Include, relName) {
+			return nil
+		}
+		if d != nil && d.Exclude != "" && render.MatchGlob(d.Exclude, relName) {
+			return nil
+		}
+		files = append(files, path.Join(dir, relName))
 		return nil
-	}
-	return files, walk(".")
+	})
+	return files, err
 }
 
 // decodeOutput flattens arrays and decodes each object with the limits of

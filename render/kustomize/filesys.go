@@ -1,6 +1,7 @@
 package kustomize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -223,40 +224,24 @@ func (f *FileSystem) Glob(pattern string) ([]string, error) {
 }
 
 // Walk implements filesys.FileSystem, in lexical order, resolving links
-// inside the root.
+// inside the root (render.Root.Walk: link cycles end).
 func (f *FileSystem) Walk(p string, walkFn filepath.WalkFunc) error {
 	root, start, prefix := f.route(p)
-	var walk func(r string) error
-	walk = func(r string) error {
-		info, err := root.Stat(r)
-		if err != nil {
-			return walkFn(join(prefix, r), nil, err)
-		}
-		if err := walkFn(join(prefix, r), info, nil); err != nil {
-			if info.IsDir() && errors.Is(err, filepath.SkipDir) {
-				return nil
-			}
-			return err
-		}
-		if !info.IsDir() {
+	info, err := root.Stat(start)
+	if err != nil {
+		return walkFn(join(prefix, start), nil, err)
+	}
+	if err := walkFn(join(prefix, start), info, nil); err != nil || !info.IsDir() {
+		if errors.Is(err, filepath.SkipDir) || errors.Is(err, filepath.SkipAll) {
 			return nil
 		}
-		entries, err := root.ReadDir(r)
-		if err != nil {
-			return walkFn(join(prefix, r), info, err)
-		}
-		for _, e := range entries {
-			if err := walk(path.Join(r, e.Name())); err != nil {
-				return err
-			}
-		}
-		return nil
+		return err
 	}
-	err := walk(start)
-	if errors.Is(err, filepath.SkipAll) {
-		return nil
-	}
-	return err
+	// kustomize's interface carries no context; the root's budgets bound
+	// the walk.
+	return root.Walk(context.Background(), start, render.WalkOptions{}, func(r string, info fs.FileInfo, err error) error {
+		return walkFn(join(prefix, path.Join(start, r)), info, err)
+	})
 }
 
 // memFile is a read-only file served from memory.

@@ -52,62 +52,38 @@ func (r *Renderer) render(ctx context.Context, root *render.Root, in render.Inpu
 		return nil, err
 	}
 	var files []string
-	visited := map[string]bool{}
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		// A directory reached twice through links is walked once.
-		real, err := root.Resolve(path.Join(app, rel))
-		if err != nil {
-			return err
-		}
-		if visited[real] {
+	// Each directory once, however many links reach it: a manifest is
+	// read once.
+	err = root.Walk(ctx, app, render.WalkOptions{Once: true}, func(relName string, info fs.FileInfo, err error) error {
+		name := path.Base(relName)
+		if strings.HasPrefix(name, ".") {
+			if info != nil && info.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
-		visited[real] = true
-		entries, err := root.ReadDir(path.Join(app, rel))
 		if err != nil {
-			return err
+			return err // a link that leaves the root, or a broken one
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") {
-				continue
+		if info.IsDir() {
+			if !dir.Recurse {
+				return fs.SkipDir
 			}
-			relName := path.Join(rel, name)
-			isDir := e.IsDir()
-			if e.Type()&fs.ModeSymlink != 0 {
-				// Resolve the link inside the root; one that leaves fails.
-				info, err := root.Stat(path.Join(app, relName))
-				if err != nil {
-					return err
-				}
-				isDir = info.IsDir()
-			}
-			if isDir {
-				if dir.Recurse {
-					if err := walk(relName); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			if !isManifestFile(name) {
-				continue
-			}
-			if dir.Include != "" && !render.MatchGlob(dir.Include, relName) {
-				continue
-			}
-			if dir.Exclude != "" && render.MatchGlob(dir.Exclude, relName) {
-				continue
-			}
-			files = append(files, relName)
+			return nil
 		}
+		if !isManifestFile(name) {
+			return nil
+		}
+		if dir.Include != "" && !render.MatchGlob(dir.Include, relName) {
+			return nil
+		}
+		if dir.Exclude != "" && render.MatchGlob(dir.Exclude, relName) {
+			return nil
+		}
+		files = append(files, relName)
 		return nil
-	}
-	if err := walk("."); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	var out []*unstructured.Unstructured

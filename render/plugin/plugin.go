@@ -102,7 +102,7 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 		return nil, err
 	}
 	defer work.remove()
-	if err := work.copyFrom(root, in.Path); err != nil {
+	if err := work.copyFrom(ctx, root, in.Path); err != nil {
 		return nil, err
 	}
 	env, err := environment(p, in, work)

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -38,45 +39,22 @@ func newWorkDir(parent string) (*workDir, error) {
 // copyFrom copies the tree at dir (through root: budgets and link checks
 // apply) into w.app. Links are copied as the files or directories they
 // resolve to inside the root.
-func (w *workDir) copyFrom(root *render.Root, dir string) error {
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		entries, err := root.ReadDir(path.Join(dir, rel))
+func (w *workDir) copyFrom(ctx context.Context, root *render.Root, dir string) error {
+	// Two links to one directory are two copies; a link cycle ends.
+	return root.Walk(ctx, dir, render.WalkOptions{}, func(name string, info fs.FileInfo, err error) error {
+		if err != nil {
+			return err // a link that leaves the root, or a broken one
+		}
+		dst := filepath.Join(w.app, filepath.FromSlash(name))
+		if info.IsDir() {
+			return os.Mkdir(dst, 0o700)
+		}
+		data, err := root.ReadFile(path.Join(dir, name))
 		if err != nil {
 			return err
 		}
-		for _, e := range entries {
-			name := path.Join(rel, e.Name())
-			src := path.Join(dir, name)
-			dst := filepath.Join(w.app, filepath.FromSlash(name))
-			isDir := e.IsDir()
-			if e.Type()&fs.ModeSymlink != 0 {
-				info, err := root.Stat(src)
-				if err != nil {
-					return err
-				}
-				isDir = info.IsDir()
-			}
-			if isDir {
-				if err := os.Mkdir(dst, 0o700); err != nil {
-					return err
-				}
-				if err := walk(name); err != nil {
-					return err
-				}
-				continue
-			}
-			data, err := root.ReadFile(src)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(dst, data, 0o600); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walk(".")
+		return os.WriteFile(dst, data, 0o600)
+	})
 }
 
 // remove deletes the work directory, first giving the owner back every
