@@ -214,7 +214,7 @@ func (e *Engine) actionTarget(ctx context.Context, app *Application, key resourc
 	if t.cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
 		return t, wrap(err)
 	}
-	if !slices.ContainsFunc(t.cs.cache.Managed(app.Name), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
+	if !slices.ContainsFunc(t.cs.cache.Managed(e.AppKey(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
 		return t, wrap(fmt.Errorf("%w %s", ErrNotInApp, app.Name))
 	}
 	t.config = rest.CopyConfig(t.cs.cfg.Config)

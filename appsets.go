@@ -310,12 +310,12 @@ func (e *Engine) reconcileSet(ctx context.Context, st *setState) bool {
 		}
 		a := apps[0]
 		if rolling && a.Spec.SyncPolicy != nil && a.Spec.SyncPolicy.Automated != nil {
-			prunes[a.Name] = a.Spec.SyncPolicy.Automated.Prune
+			prunes[e.AppKey(&a)] = a.Spec.SyncPolicy.Automated.Prune
 			sp := *a.Spec.SyncPolicy
 			sp.Automated = nil
 			a.Spec.SyncPolicy = &sp
 		}
-		desired[a.Name] = &a
+		desired[e.AppKey(&a)] = &a
 	}
 
 	st.mu.Lock()

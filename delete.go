@@ -64,7 +64,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	}
 	var pre, post []*unstructured.Unstructured
 	var revision string
-	state, err := e.opts.State.Load(ctx, app.Name)
+	state, err := e.opts.State.Load(ctx, e.AppKey(app))
 	if err != nil {
 		return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)
 	}
@@ -77,7 +77,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	// The hooks are objects of the app, so once they have run, a later
 	// call finds them complete (or deleted by policy) and goes on.
 	if len(pre) > 0 {
-		st, err := e.opts.State.Load(ctx, app.Name)
+		st, err := e.opts.State.Load(ctx, e.AppKey(app))
 		if err != nil {
 			return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)
 		}
@@ -86,13 +86,13 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 				return sync.DeleteResult{}, err
 			}
 			st.Deleting = true
-			if err := e.opts.State.Save(ctx, app.Name, st); err != nil {
+			if err := e.opts.State.Save(ctx, e.AppKey(app), st); err != nil {
 				return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)
 			}
 		}
 	}
 	res, err := syncer.Delete(ctx, sync.DeleteRequest{
-		App:           app.Name,
+		App:           e.AppKey(app),
 		Propagation:   req.Propagation,
 		Admit:         project.Admission(proj, app, e.opts.Policies...),
 		DryRun:        req.DryRun,
@@ -110,9 +110,9 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	}
 	if res.Done() && !req.DryRun {
 		e.mu.Lock()
-		delete(e.differs, app.Name)
+		delete(e.differs, e.AppKey(app))
 		e.mu.Unlock()
-		if err := e.opts.State.Delete(ctx, app.Name); err != nil {
+		if err := e.opts.State.Delete(ctx, e.AppKey(app)); err != nil {
 			return res, fmt.Errorf("delete %s: %w", app.Name, err)
 		}
 		e.notify(Notification{Type: NotifyDeleted, App: app.Name})

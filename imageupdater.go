@@ -60,14 +60,14 @@ func (e *Engine) ApplyImageOverride(ctx context.Context, app Application, ov ima
 		return app, &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: no single source to override", imageupdate.ErrWriteBackTarget)}
 	}
 	e.stateMu.Lock()
-	st, err := e.opts.State.Load(ctx, app.Name)
+	st, err := e.opts.State.Load(ctx, e.AppKey(&app))
 	if err == nil {
 		held := ov
 		if st.ImageOverride != nil {
 			held = ov.Merge(*st.ImageOverride)
 		}
 		st.ImageOverride = &held
-		err = e.opts.State.Save(ctx, app.Name, st)
+		err = e.opts.State.Save(ctx, e.AppKey(&app), st)
 	}
 	e.stateMu.Unlock()
 	if err != nil {
@@ -126,7 +126,7 @@ func withImageOverride(app Application, ov imageupdate.Override) Application {
 // spec lacks it (after a restart the host hands the engine the spec
 // without it); while Run runs the app is upserted.
 func (e *Engine) reapplyHeld(ctx context.Context, app Application) (Application, error) {
-	held, err := e.HeldImageOverride(ctx, app.Name)
+	held, err := e.HeldImageOverride(ctx, e.AppKey(&app))
 	if err != nil || held == nil || app.Spec.Source == nil {
 		return app, err
 	}

@@ -50,16 +50,42 @@ func (e *Engine) Upsert(app Application) error {
 }
 
 // Remove takes an app (and the child apps it rendered) out of the set Run
-// reconciles: it is no longer refreshed, synced or healed. Its objects
-// stay in the cluster; call Delete for a cascading deletion. Removing an
-// app Run does not manage is not an error.
-func (e *Engine) Remove(name string) error {
+// reconciles: it is no longer refreshed, synced or healed. key is the
+// app's AppKey (its bare name for apps of the control namespace). Its
+// objects stay in the cluster; call Delete for a cascading deletion.
+// Removing an app Run does not manage is not an error.
+func (e *Engine) Remove(key string) error {
 	r := e.running()
 	if r == nil {
 		return ErrNotRunning
 	}
-	r.remove(name)
+	r.remove(key)
 	return nil
+}
+
+// RemoveApp is Remove of the Application namespace/name.
+func (e *Engine) RemoveApp(namespace, name string) error {
+	return e.Remove(e.KeyOf(namespace, name))
+}
+
+// AppKey is how the engine knows an app, as Argo CD's apps in any
+// namespace do (its instance name): the bare name for an Application of
+// the control namespace (Options.ControlNamespace) or of no namespace,
+// "<namespace>_<name>" for one of any other namespace. An underscore is
+// never part of a namespace or an Application name, so two apps of one
+// name in two namespaces never share a key. The key is the app's tracking
+// id on the objects it manages, its StateStore key, and the name
+// AppStatus, Remove, Terminate, History and LastOperation take.
+func (e *Engine) AppKey(app *Application) string {
+	return e.KeyOf(app.Namespace, app.Name)
+}
+
+// KeyOf is AppKey of the Application namespace/name.
+func (e *Engine) KeyOf(namespace, name string) string {
+	if namespace == "" || namespace == e.opts.ControlNamespace {
+		return name
+	}
+	return namespace + "_" + name
 }
 
 func (e *Engine) running() *runner {

@@ -40,6 +40,10 @@ type SyncRequest struct {
 	latest func() string
 	// automated marks the run loop's automated syncs in the record.
 	automated bool
+	// resumed marks Resume's continuation of an interrupted operation:
+	// sync windows do not stop an operation that already began (as in
+	// Argo CD), and no other interrupted operation is looked for.
+	resumed bool
 }
 
 // SyncWindowError reports a sync that a sync window blocks.
@@ -60,21 +64,42 @@ func (e *SyncWindowError) Error() string {
 // sync is recorded in the app's history; every operation that got past the
 // sync windows is recorded as the app's last operation (LastOperation),
 // failures before the first write included.
+//
+// While it runs, the operation is checkpointed in the StateStore (after
+// each wave and before each hook create), and an operation a stopped
+// process left unfinished is resumed first (Resume).
 func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (sync.Result, error) {
-	started := time.Now()
+	if !req.resumed && req.State == nil {
+		if _, resumed, err := e.Resume(ctx, app); resumed && err != nil {
+			e.opts.Log.Info("the resumed sync did not succeed", "app", e.AppKey(app), "error", err.Error())
+		}
+	}
+	return e.sync(ctx, app, req, time.Now())
+}
+
+// sync runs one operation begun at started and records its outcome.
+func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, started time.Time) (sync.Result, error) {
 	var revision string
 	var deployed *rendered
-	res, err := e.syncOnce(ctx, app, req, started, &revision, &deployed)
+	var asked *OperationRequest
+	res, err := e.syncOnce(ctx, app, req, started, &revision, &deployed, &asked)
 	var blocked *SyncWindowError
 	if !errors.As(err, &blocked) {
-		e.record(context.WithoutCancel(ctx), app, operationStateOf(res, revision, started, req.automated, req.DryRun), deployed)
+		op := operationStateOf(res, revision, started, req.automated, req.DryRun)
+		if res.Phase == sync.Running && asked != nil && len(res.PendingConfirmation) == 0 {
+			// Interrupted (its context ended): kept resumable.
+			st := res.State
+			op.Request, op.Checkpoint = asked, &st
+		}
+		e.record(context.WithoutCancel(ctx), app, op, deployed)
 	}
 	return res, err
 }
 
 // syncOnce is Sync without the final record: it reports the revision it
-// rendered and, after a successful real sync, what it deployed.
-func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **rendered) (sync.Result, error) {
+// rendered, what it was asked (for a resume), and, after a successful real
+// sync, what it deployed.
+func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **rendered, asked **OperationRequest) (sync.Result, error) {
 	proj, err := e.project(app)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
@@ -82,7 +107,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if err := e.checkApplication(proj, app); err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	if !req.DryRun {
+	if !req.DryRun && !req.resumed {
 		d, err := project.SyncAllowed(proj, app, time.Now(), req.Manual)
 		if err != nil {
 			return sync.Result{Phase: sync.Error, Message: err.Error()}, err
@@ -118,7 +143,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	sreq := sync.Request{
-		App: app.Name, Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.objects),
+		App: e.AppKey(app), Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.objects),
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
@@ -139,8 +164,14 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		}
 	}
 	e.notify(Notification{Type: NotifySyncStarted, App: app.Name, Revision: sreq.Revision})
-	e.record(ctx, app, &OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun, StartedAt: started}, nil)
-	terminate, done := e.operationStarted(app.Name)
+	*asked = requestOf(req, desired)
+	running := OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
+		StartedAt: started, Request: *asked, Checkpoint: req.State}
+	e.record(ctx, app, &running, nil)
+	if *asked != nil {
+		sreq.Checkpoint = e.checkpointer(ctx, app, running)
+	}
+	terminate, done := e.operationStarted(e.AppKey(app))
 	defer done()
 	sreq.Terminate = terminate
 	e.syncSem <- struct{}{}
@@ -189,7 +220,7 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, app *Application, req sy
 func (e *Engine) record(ctx context.Context, app *Application, op *OperationState, r *rendered) {
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()
-	st, err := e.opts.State.Load(ctx, app.Name)
+	st, err := e.opts.State.Load(ctx, e.AppKey(app))
 	if err != nil {
 		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
 		return
@@ -199,7 +230,7 @@ func (e *Engine) record(ctx context.Context, app *Application, op *OperationStat
 		st.History = withHistoryEntry(st.History, r.revisions, app.Spec.RevisionHistoryLimit)
 		st.DeletionHooks = hasDeletionHooks(r.objects)
 	}
-	if err := e.opts.State.Save(ctx, app.Name, st); err != nil {
+	if err := e.opts.State.Save(ctx, e.AppKey(app), st); err != nil {
 		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
 	}
 }
@@ -252,7 +283,7 @@ func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune
 		err := fmt.Errorf("rollback of %s: automated sync is enabled", app.Name)
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	history, err := e.History(ctx, app.Name)
+	history, err := e.History(ctx, e.AppKey(app))
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, fmt.Errorf("rollback of %s: %w", app.Name, err)
 	}

@@ -85,14 +85,14 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	key := string(keyBytes)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if d, ok := e.differs[app.Name]; ok && d.key == key {
+	if d, ok := e.differs[e.AppKey(app)]; ok && d.key == key {
 		return d.differ, nil
 	}
 	d, err := e.opts.NewDiffer(opts)
 	if err != nil {
 		return nil, err
 	}
-	e.differs[app.Name] = &differEntry{key: key, differ: d}
+	e.differs[e.AppKey(app)] = &differEntry{key: key, differ: d}
 	return d, nil
 }
 
@@ -237,7 +237,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			}
 		}
 		if info.Hook {
-			for _, k := range hookKeys(obj, key, cs.cache.Managed(app.Name)) {
+			for _, k := range hookKeys(obj, key, cs.cache.Managed(e.AppKey(app))) {
 				cmp.rows = append(cmp.rows, ResourceStatus{Key: k, Status: Synced, Hook: true})
 			}
 			continue
@@ -249,7 +249,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			cmp.sync = Unknown
 			continue
 		}
-		if err := e.opts.Tracking.Set(obj, app.Name); err != nil {
+		if err := e.opts.Tracking.Set(obj, e.AppKey(app)); err != nil {
 			return comparison{}, err
 		}
 		live, _ := cs.cache.Get(key)
@@ -263,7 +263,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			row.Status, row.Diff = OutOfSync, res.Text
 		}
 		if live != nil {
-			if owner := e.opts.Tracking.AppOf(live); owner != "" && owner != app.Name {
+			if owner := e.opts.Tracking.AppOf(live); owner != "" && owner != e.AppKey(app) {
 				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionSharedResource,
 					Message: fmt.Sprintf("%s is also managed by application %s", key, owner)})
 			}
@@ -279,7 +279,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		}
 		cmp.merge(row)
 	}
-	for _, live := range cs.cache.Managed(app.Name) {
+	for _, live := range cs.cache.Managed(e.AppKey(app)) {
 		key := resource.KeyOf(live)
 		if desiredKeys[key] {
 			continue

@@ -46,6 +46,9 @@ type appState struct {
 	// auto remembers the last automated sync (DecideAutoSync's record);
 	// nil before the first.
 	auto *AutoSyncRecord
+	// resumeChecked records that Resume ran before the app's first
+	// refresh.
+	resumeChecked bool
 }
 
 // Run reconciles the apps until ctx ends: each is refreshed every Interval
@@ -109,12 +112,13 @@ func failureBackoff(interval time.Duration) workqueue.TypedRateLimiter[string] {
 func (r *runner) add(a *Application, parent string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s, ok := r.apps[a.Name]; ok {
+	key := r.e.AppKey(a)
+	if s, ok := r.apps[key]; ok {
 		s.app, s.parent = a, parent
 	} else {
-		r.apps[a.Name] = &appState{app: a, parent: parent}
+		r.apps[key] = &appState{app: a, parent: parent}
 	}
-	r.queue.Add(a.Name)
+	r.queue.Add(key)
 }
 
 // next reconciles one app; false when the queue is shut down.
@@ -161,8 +165,10 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	r.mu.Lock()
 	st, ok := r.apps[name]
 	var app *Application
+	resume := false
 	if ok {
 		app = st.app // add replaces it under the lock (Upsert, adopt)
+		resume, st.resumeChecked = !st.resumeChecked, true
 	}
 	r.mu.Unlock()
 	if !ok {
@@ -170,6 +176,13 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	}
 	if !r.owns(name) {
 		return 0, false // its owner reconciles it; resharding queues it again here
+	}
+	if resume {
+		// An operation a stopped process left is finished before the
+		// app's first refresh, so the refresh sees its outcome.
+		if _, resumed, err := r.e.Resume(ctx, app); err != nil {
+			r.e.opts.Log.Info("resume failed", "app", name, "resumed", resumed, "error", err.Error())
+		}
 	}
 	status, children, err := r.e.refresh(ctx, app)
 	if err != nil {
@@ -356,7 +369,7 @@ func (r *runner) watchCluster(ctx context.Context, app *Application) {
 func (r *runner) adopt(parent string, children []*Application) {
 	keep := map[string]bool{}
 	for _, c := range children {
-		keep[c.Name] = true
+		keep[r.e.AppKey(c)] = true
 		r.add(c, parent)
 	}
 	r.mu.Lock()

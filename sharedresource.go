@@ -43,7 +43,7 @@ func (e *Engine) sharedResources(cs *clusterState, app *Application, desired []*
 		if !ok {
 			continue
 		}
-		if other := e.opts.Tracking.AppOf(live); other != "" && other != app.Name {
+		if other := e.opts.Tracking.AppOf(live); other != "" && other != e.AppKey(app) {
 			owners[key] = other
 		}
 	}

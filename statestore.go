@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/imageupdate"
+	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -65,6 +66,12 @@ type OperationState struct {
 	// counts the rows left out).
 	Results   []sync.ResourceResult `json:"results,omitempty"`
 	Truncated int                   `json:"truncated,omitempty"`
+	// Request is what a running operation was asked to do, kept until it
+	// ends so that Resume can finish it after a restart.
+	Request *OperationRequest `json:"request,omitempty"`
+	// Checkpoint is a running operation's last saved syncer state (after a
+	// wave, or before a hook create); nil once the operation ended.
+	Checkpoint *sync.State `json:"checkpoint,omitempty"`
 }
 
 // MaxOperationResults bounds the rows an OperationState keeps, so a sync of
@@ -138,6 +145,21 @@ func copyAppState(st AppState) AppState {
 	if st.Operation != nil {
 		op := *st.Operation
 		op.Results = append([]sync.ResourceResult(nil), op.Results...)
+		if op.Request != nil {
+			rq := *op.Request
+			rq.Revisions = append([]string(nil), rq.Revisions...)
+			rq.Resources = append([]resource.Key(nil), rq.Resources...)
+			rq.SyncOptions = append([]string(nil), rq.SyncOptions...)
+			op.Request = &rq
+		}
+		if op.Checkpoint != nil {
+			cp := *op.Checkpoint
+			cp.Tasks = make(map[string]sync.TaskState, len(op.Checkpoint.Tasks))
+			for k, v := range op.Checkpoint.Tasks {
+				cp.Tasks[k] = v
+			}
+			op.Checkpoint = &cp
+		}
 		out.Operation = &op
 	}
 	if st.ImageOverride != nil {

@@ -85,6 +85,7 @@ func (op *operation) write(ctx context.Context, t *task) {
 		op.mu.Lock()
 		t.state.Name = t.obj.GetName()
 		op.mu.Unlock()
+		op.checkpoint()
 		out, action, err := op.s.create(ctx, t, false)
 		if err != nil {
 			op.failTask(ctx, t, fmt.Sprintf("create hook: %v", err))

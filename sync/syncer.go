@@ -98,6 +98,20 @@ type operation struct {
 	tasks   []*task
 	mu      gosync.Mutex // guards task states written by parallel workers
 	pending []resource.Key
+	// cpMu serialises Checkpoint calls, so each sees a newer state.
+	cpMu gosync.Mutex
+}
+
+// checkpoint hands the current state to Request.Checkpoint.
+func (op *operation) checkpoint() {
+	if op.req.Checkpoint == nil {
+		return
+	}
+	op.cpMu.Lock()
+	defer op.cpMu.Unlock()
+	st := op.snapshot()
+	st.Phase = Running
+	op.req.Checkpoint(st)
 }
 
 func (op *operation) snapshot() State {
@@ -169,6 +183,7 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 			return op.fail(Failed, fmt.Errorf("sync: dry run failed, nothing was written: %w", errors.Join(errs...)))
 		}
 		op.state.DryRunDone = true
+		op.checkpoint()
 	}
 	if err := op.createNamespace(ctx); err != nil {
 		return op.fail(Failed, err)
@@ -205,6 +220,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 			return op.interrupted(err)
 		}
 		op.progress(g, i == len(gs)-1)
+		if failedTask(g) == nil && i < len(gs)-1 {
+			op.checkpoint()
+		}
 		if t := failedTask(g); t != nil {
 			return op.failSync(ctx, fmt.Errorf("%s: %s", t.key, t.state.Message))
 		}

@@ -75,6 +75,14 @@ type Request struct {
 	// State resumes an operation from the state a previous call returned
 	// (after a restart, a cancellation or a timeout). Nil starts a new one.
 	State *State
+	// Checkpoint, when set, is given the operation's state at each point a
+	// host should persist it to resume after a crash: after every wave (and
+	// after the dry run), and before every hook create is sent, so that a
+	// resumed operation adopts a hook whose create was sent rather than
+	// create it again. Calls are serialised and each holds a newer state
+	// than the one before. It blocks the operation while it runs; a host
+	// whose store fails should log and return (the operation goes on).
+	Checkpoint func(State)
 }
 
 // OperationPhase is the phase of a sync operation.
