@@ -16,6 +16,7 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -54,6 +55,10 @@ type flags struct {
 	leaderElect bool
 	instanceID  string
 	verbosity   int
+	// stateNamespace, when set, keeps each app's operation checkpoints
+	// and engine history in ConfigMaps there, so that a restarted
+	// operator resumes a sync it was killed in.
+	stateNamespace string
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -69,6 +74,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
+	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -166,5 +172,15 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	opts.Tracking.InstanceID = f.instanceID
 	opts.Registerer = ctrlmetrics.Registry
 	opts.Log = log.WithName("engine")
+	// Applications of -namespace are known by their bare names; the
+	// events bridge maps tracking ids back to Applications by this rule.
+	opts.ControlNamespace = f.namespace
+	if f.stateNamespace != "" {
+		kube, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.State = gitops.NewConfigMapStateStore(kube, f.stateNamespace)
+	}
 	return gitops.New(opts)
 }

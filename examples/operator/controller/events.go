@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"strings"
 	gosync "sync"
 	"time"
 
@@ -30,8 +31,10 @@ type ClusterEvents struct {
 	queue workqueue.TypedRateLimitingInterface[reconcile.Request]
 }
 
-// NewClusterEvents returns the event bridge for Applications living in
-// namespace: an event for the objects of app "x" queues namespace/x.
+// NewClusterEvents returns the event bridge of an engine whose control
+// namespace (gitops.Options.ControlNamespace) is namespace: an event for
+// the objects of app "x" queues namespace/x, one of app "team_x" queues
+// team/x.
 func NewClusterEvents(namespace string) *ClusterEvents {
 	return &ClusterEvents{namespace: namespace}
 }
@@ -60,8 +63,20 @@ func (ce *ClusterEvents) deliver(ev cache.Event) {
 	q := ce.queue
 	ce.mu.Unlock()
 	if q != nil {
-		q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ce.namespace, Name: ev.App}}, eventDelay)
+		q.AddAfter(reconcile.Request{NamespacedName: ce.appOf(ev.App)}, eventDelay)
 	}
+}
+
+// appOf is the Application of a tracking id, which is the engine's
+// AppKey: "<namespace>_<name>" for an Application outside the control
+// namespace, its bare name inside (an underscore is never part of a
+// namespace or a name). The engine's ControlNamespace must be the events'
+// namespace.
+func (ce *ClusterEvents) appOf(key string) types.NamespacedName {
+	if ns, name, ok := strings.Cut(key, "_"); ok {
+		return types.NamespacedName{Namespace: ns, Name: name}
+	}
+	return types.NamespacedName{Namespace: ce.namespace, Name: key}
 }
 
 // source is the controller-runtime source that hands the controller's

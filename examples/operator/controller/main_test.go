@@ -107,8 +107,36 @@ func startOperator(t *testing.T, tweak func(*gitops.Options)) *operator {
 	t.Helper()
 	c := newClient(t)
 	ns := cluster.TestNamespace(t)
+	stop := runOperator(t, c, ns, tweak)
+	t.Cleanup(func() {
+		stop()
+		// Applications left with a finalizer (a failed test) must not hold
+		// their namespace's deletion.
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(controller.GroupVersionKind.GroupVersion().WithKind("ApplicationList"))
+		cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer ccancel()
+		if err := c.List(cctx, list, client.InNamespace(ns)); err == nil {
+			for i := range list.Items {
+				_ = c.Patch(cctx, &list.Items[i], client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+			}
+		}
+	})
+	return &operator{ns: ns, c: c}
+}
+
+// runOperator starts one operator process (an engine and a manager) whose
+// control namespace is ns, as main does; stop ends it, as a kill would
+// (nothing is saved after its context ends), and waits until it is gone.
+func runOperator(t *testing.T, c client.Client, ns string, tweak func(*gitops.Options)) (stop func()) {
+	t.Helper()
 	events := controller.NewClusterEvents(ns)
-	engine := newEngine(t, events, tweak)
+	engine := newEngine(t, events, func(o *gitops.Options) {
+		o.ControlNamespace = ns
+		if tweak != nil {
+			tweak(o)
+		}
+	})
 	mgr, err := manager.New(cluster.Config(), manager.Options{
 		Scheme:                 newScheme(t),
 		Logger:                 logr.Discard(),
@@ -134,24 +162,16 @@ func startOperator(t *testing.T, tweak func(*gitops.Options)) *operator {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-		// Applications left with a finalizer (a failed test) must not hold
-		// their namespace's deletion.
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(controller.GroupVersionKind.GroupVersion().WithKind("ApplicationList"))
-		cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer ccancel()
-		if err := c.List(cctx, list, client.InNamespace(ns)); err == nil {
-			for i := range list.Items {
-				_ = c.Patch(cctx, &list.Items[i], client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+	var once gosync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("manager: %v", err)
 			}
-		}
-	})
-	return &operator{ns: ns, c: c}
+			engine.Close()
+		})
+	}
 }
 
 // repoDir writes files into a folder that serves as an app's source.

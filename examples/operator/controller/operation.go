@@ -126,7 +126,6 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 // automated one is not, so that a sync window that blocks it again and
 // again does not make the controller write twice each time.
 func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, base ApplicationStatus) (ApplicationStatus, sync.Result, error) {
-	sources := len(app.Spec.AllSources())
 	started := metav1.NewTime(r.now().Truncate(time.Second))
 	running := base
 	running.OperationState = &OperationState{Operation: op, Phase: string(sync.Running), Message: "syncing", StartedAt: started}
@@ -147,6 +146,15 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 		req.Resources = append(req.Resources, resource.Key{Group: res.Group, Kind: res.Kind, Namespace: res.Namespace, Name: res.Name})
 	}
 	res, err := r.opts.Engine.Sync(ctx, app, req)
+	return r.outcome(app, running, res, err), res, err
+}
+
+// outcome is running (the status with the operation recorded as Running)
+// with the operation's result, and a history entry after a successful,
+// real sync.
+func (r *Reconciler) outcome(app *gitops.Application, running ApplicationStatus, res sync.Result, err error) ApplicationStatus {
+	sources := len(app.Spec.AllSources())
+	op, started := running.OperationState.Operation, running.OperationState.StartedAt
 	finished := metav1.NewTime(r.now().Truncate(time.Second))
 	state := *running.OperationState
 	state.Phase, state.Message = string(res.Phase), res.Message
@@ -164,13 +172,55 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 	if res.Phase != sync.Running {
 		state.FinishedAt = &finished
 	}
-	if res.Phase == sync.Succeeded && !op.Sync.DryRun {
+	if res.Phase == sync.Succeeded && (op.Sync == nil || !op.Sync.DryRun) {
 		entry := RevisionHistory{Revision: state.SyncResult.Revision, Revisions: state.SyncResult.Revisions,
 			DeployStartedAt: &started, DeployedAt: finished, InitiatedBy: op.InitiatedBy}
-		out.History = appstatus.WithHistory(base.History, entry, app.Spec.RevisionHistoryLimit)
+		out.History = appstatus.WithHistory(running.History, entry, app.Spec.RevisionHistoryLimit)
 	}
 	out.OperationState = &state
-	return out, res, err
+	return out
+}
+
+// resume finishes, before the app's first refresh in this process, a sync
+// operation that a killed operator left in the engine's StateStore
+// (Engine.Resume; -state-namespace keeps it in ConfigMaps): its outcome is
+// written as the app's operationState and history, and when it was the
+// Application's requested operation, that operation is cleared as a
+// finished one would be (so it is not run a second time). It reports
+// false when there was nothing to resume.
+func (r *Reconciler) resume(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op *Operation, prev ApplicationStatus, log logr.Logger) (reconcile.Result, bool, error) {
+	res, resumed, err := r.opts.Engine.Resume(ctx, app)
+	if !resumed {
+		if err != nil {
+			log.Info("cannot look for an interrupted operation", "error", err.Error())
+		}
+		return reconcile.Result{}, false, nil
+	}
+	log.Info("resumed an interrupted sync", "phase", string(res.Phase))
+	running := prev
+	now := metav1.NewTime(r.now().Truncate(time.Second))
+	switch {
+	case prev.OperationState != nil && prev.OperationState.Phase == string(sync.Running):
+		st := *prev.OperationState // a requested operation, written as Running when it began
+		running.OperationState = &st
+	case op != nil:
+		running.OperationState = &OperationState{Operation: *op, Phase: string(sync.Running), StartedAt: now}
+	default:
+		// An automated sync is not written as Running before it ends.
+		running.OperationState = &OperationState{Operation: Operation{Sync: &SyncOperation{}, InitiatedBy: OperationInitiator{Automated: true}},
+			Phase: string(sync.Running), StartedAt: now}
+	}
+	next := r.outcome(app, running, res, err)
+	if err := r.writeStatus(ctx, u, next); err != nil {
+		return reconcile.Result{}, true, err
+	}
+	if op != nil && res.Phase != sync.Running {
+		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"operation":null}`, u.GetResourceVersion())
+		if err := r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, true, fmt.Errorf("application %s: clear operation: %w", nameOf(u), err)
+		}
+	}
+	return reconcile.Result{RequeueAfter: time.Second}, true, nil
 }
 
 func hasError(cs []gitops.Condition) bool {

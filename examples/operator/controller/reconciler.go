@@ -67,6 +67,9 @@ type Reconciler struct {
 	// fix (gitops.AutoSyncRecord.Drift), so a sync that could not fix a
 	// difference is not repeated for it.
 	drift gosync.Map
+	// resumeChecked holds the apps whose interrupted operation, if any,
+	// was resumed before their first refresh in this process.
+	resumeChecked gosync.Map
 }
 
 // New returns a Reconciler that reads and writes Applications through c.
@@ -164,6 +167,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	op, err := operationOf(u)
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	if _, seen := r.resumeChecked.LoadOrStore(nameOf(u), true); !seen {
+		if res, resumed, err := r.resume(ctx, u, app, op, prev, log); resumed || err != nil {
+			return res, err
+		}
 	}
 	if op != nil {
 		return r.runOperation(ctx, u, app, *op, prev, log)
