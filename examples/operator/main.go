@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -59,6 +60,9 @@ type flags struct {
 	// and engine history in ConfigMaps there, so that a restarted
 	// operator resumes a sync it was killed in.
 	stateNamespace string
+	// appNamespaces are the other namespaces whose Applications are
+	// served; ["*"] for every namespace.
+	appNamespaces []string
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -75,8 +79,19 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
+	appNamespaces := fs.String("application-namespaces", "", "other namespaces whose Applications are reconciled, comma-separated, or * for every namespace (Argo CD's application.namespaces; other patterns are refused); their Applications need a project whose sourceNamespaces allow them")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	for _, ns := range strings.Split(*appNamespaces, ",") {
+		ns = strings.TrimSpace(ns)
+		switch {
+		case ns == "":
+		case ns != "*" && strings.ContainsAny(ns, "*?[]{}!"):
+			return f, fmt.Errorf("-application-namespaces: %q: only names and * are supported", ns)
+		default:
+			f.appNamespaces = append(f.appNamespaces, ns)
+		}
 	}
 	if f.namespace == "" {
 		return f, errors.New("-namespace is required")
@@ -131,7 +146,7 @@ func run(ctx context.Context, args []string) error {
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
-		Cache:                   cache.Options{DefaultNamespaces: map[string]cache.Config{f.namespace: {}}},
+		Cache:                   cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
 		Metrics:                 metricsserver.Options{BindAddress: f.metrics},
 		HealthProbeBindAddress:  f.probes,
 		LeaderElection:          f.leaderElect,

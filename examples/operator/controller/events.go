@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
@@ -96,4 +97,18 @@ func (ce *ClusterEvents) source() source.Source {
 		}()
 		return nil
 	})
+}
+
+// CacheNamespaces are the namespaces a manager's cache watches for an
+// operator whose control namespace is control and which serves the
+// Applications of other too: nil (every namespace) when other holds "*".
+func CacheNamespaces(control string, other []string) map[string]crcache.Config {
+	out := map[string]crcache.Config{control: {}}
+	for _, ns := range other {
+		if ns == "*" {
+			return nil
+		}
+		out[ns] = crcache.Config{}
+	}
+	return out
 }

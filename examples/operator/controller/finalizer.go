@@ -59,7 +59,11 @@ func (r *Reconciler) finalize(ctx context.Context, u *unstructured.Unstructured,
 	app, err := toApplication(u)
 	if err == nil {
 		var res sync.DeleteResult
-		res, err = r.opts.Engine.Delete(ctx, app, gitops.DeleteRequest{Propagation: propagation})
+		confirmed := deletionApproved(u, u.GetDeletionTimestamp().Time)
+		res, err = r.opts.Engine.Delete(ctx, app, gitops.DeleteRequest{Propagation: propagation, ConfirmDelete: confirmed})
+		if err == nil && len(res.PendingConfirmation) > 0 {
+			log.Info("deletion waits for confirmation", "annotation", AnnotationDeletionApproved, "objects", keys(res.PendingConfirmation))
+		}
 		if err == nil && !res.Done() {
 			log.V(1).Info("deleting objects", "deleted", len(res.Deleted), "remaining", len(res.Remaining))
 			return reconcile.Result{RequeueAfter: deletionRecheck}, nil

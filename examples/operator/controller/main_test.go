@@ -130,6 +130,13 @@ func startOperator(t *testing.T, tweak func(*gitops.Options)) *operator {
 // (nothing is saved after its context ends), and waits until it is gone.
 func runOperator(t *testing.T, c client.Client, ns string, tweak func(*gitops.Options)) (stop func()) {
 	t.Helper()
+	return runOperatorWatching(t, c, ns, nil, tweak)
+}
+
+// runOperatorWatching is runOperator serving the Applications of the
+// namespaces watched too (-application-namespaces).
+func runOperatorWatching(t *testing.T, c client.Client, ns string, watched []string, tweak func(*gitops.Options)) (stop func()) {
+	t.Helper()
 	events := controller.NewClusterEvents(ns)
 	engine := newEngine(t, events, func(o *gitops.Options) {
 		o.ControlNamespace = ns
@@ -140,7 +147,7 @@ func runOperator(t *testing.T, c client.Client, ns string, tweak func(*gitops.Op
 	mgr, err := manager.New(cluster.Config(), manager.Options{
 		Scheme:                 newScheme(t),
 		Logger:                 logr.Discard(),
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Cache:                  cache.Options{DefaultNamespaces: controller.CacheNamespaces(ns, watched)},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Every test runs its own manager in this one process.

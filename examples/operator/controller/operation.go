@@ -127,6 +127,9 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 // again does not make the controller write twice each time.
 func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, base ApplicationStatus) (ApplicationStatus, sync.Result, error) {
 	started := metav1.NewTime(r.now().Truncate(time.Second))
+	if prev := base.OperationState; prev != nil && prev.Phase == string(sync.Running) && !op.InitiatedBy.Automated {
+		started = prev.StartedAt // the same operation, run again while it waits for a confirmation
+	}
 	running := base
 	running.OperationState = &OperationState{Operation: op, Phase: string(sync.Running), Message: "syncing", StartedAt: started}
 	if !op.InitiatedBy.Automated {
@@ -135,7 +138,7 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 		}
 	}
 	req := gitops.SyncRequest{Prune: op.Sync.Prune, DryRun: op.Sync.DryRun, SyncOptions: op.Sync.SyncOptions,
-		Manual: !op.InitiatedBy.Automated}
+		Manual: !op.InitiatedBy.Automated, ConfirmPrune: deletionApproved(u, started.Time)}
 	switch {
 	case len(op.Sync.Revisions) > 0:
 		req.Revisions = op.Sync.Revisions
