@@ -367,3 +367,35 @@ func anyMap(m map[string]string) map[string]any {
 	}
 	return out
 }
+
+// TestCheckpointWritesPerSync counts the StateStore writes of one sync of
+// 300 ConfigMaps in 10 waves with a PostSync hook: the Running record, one
+// checkpoint after the dry run, one after each wave but the last group
+// (the hook's), one before the hook's create, and the final record.
+func TestCheckpointWritesPerSync(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ns := cluster.TestNamespace(t)
+	kube, err := kubernetes.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := manyConfigMaps(300, 10)
+	tree := map[string]string{}
+	for name, f := range files {
+		tree[name] = string(f.Data)
+	}
+	store := &crashStore{ConfigMapStateStore: NewConfigMapStateStore(kube, ns)}
+	e := newEngine(t, func(o *Options) { o.State = store })
+	app := dirApp(ns, repoDir(t, tree), ns)
+	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %s %v", res.Phase, err)
+	}
+	// The Running record, the dry run, each of the 10 waves (the hook's
+	// PostSync group is the last, with no checkpoint after it), the hook's
+	// create, and the final record.
+	if want := 1 + 1 + 10 + 1 + 1; store.saves != want {
+		t.Fatalf("%d state writes for one sync, want %d", store.saves, want)
+	}
+	t.Logf("%d state writes for a sync of 300 objects in 10 waves and a PostSync hook", store.saves)
+}
