@@ -44,6 +44,14 @@
 // A destination without a Config is offline: Render works for it without
 // any cluster, which is what a CI pipeline wants.
 //
+// Apps are known by AppKey (Argo CD's apps in any namespace: the bare name
+// in Options.ControlNamespace, "namespace_name" elsewhere). What must
+// outlive a process goes to Options.State (a StateStore: in memory, or a
+// ConfigMap per app): history (the rollback targets), the last operation,
+// and a running sync's checkpoints, taken after each wave and before each
+// hook create, from which Resume (called by Run and Sync) finishes an
+// operation a crashed process left without running a hook twice.
+//
 // Day-2 operations are Argo CD's resource actions (package health/actions):
 // Actions lists what an app's object offers (restart, scale, create-job,
 // promote-full, reconcile, ...), RunAction runs one and applies its result

@@ -1,7 +1,8 @@
 // Command operator is a Kubernetes operator built on the gitops engine with
 // controller-runtime: it reconciles Argo CD Application custom resources
-// (argoproj.io/v1alpha1, the subset the engine implements) in one
-// namespace, deploying each to the cluster the operator runs in.
+// (argoproj.io/v1alpha1, the subset the engine implements) of its own
+// namespace and of the namespaces -application-namespaces lists (or every
+// namespace with *), deploying each to the cluster the operator runs in.
 //
 // For every Application the reconciler (package controller) refreshes the
 // app with Engine.Refresh and writes Argo CD's status shape back through
@@ -11,7 +12,12 @@
 // records it in status.operationState and status.history, and removes the
 // field; and honours Argo CD's resources finalizers: deleting an
 // Application that carries one deletes the objects it manages first
-// (Engine.Delete), while without one the objects stay.
+// (Engine.Delete), while without one the objects stay. The
+// argocd.argoproj.io/deletion-approved annotation (an RFC 3339 time at or
+// after the wait began) confirms Prune=confirm and Delete=confirm. With
+// -state-namespace, sync checkpoints live in ConfigMaps there, and a
+// restarted operator resumes a sync it was killed in before the app's
+// first refresh (Engine.Resume).
 //
 // The CustomResourceDefinition is in config/ (installed at start with
 // -install-crd). Run it against the current kubeconfig:

@@ -38,6 +38,14 @@
 // the controller's rate limiter backs off. Changes of the objects an app
 // manages queue it at once through ClusterEvents.
 //
-// An app is known to the engine by the resource's name (its tracking id),
-// so the controller serves one namespace, as Argo CD serves its own.
+// Before an app's first refresh in a process, an operation a killed
+// process left in the engine's StateStore is resumed (Engine.Resume) and
+// its outcome written as the operation's. The deletion-approved annotation
+// (AnnotationDeletionApproved) confirms what waits on Prune=confirm or
+// Delete=confirm, when given at or after the wait began.
+//
+// An app is known to the engine by its AppKey: the bare name in the
+// engine's ControlNamespace (which must be the namespace given to
+// NewClusterEvents), "namespace_name" in any other, as Argo CD's apps in
+// any namespace; ClusterEvents maps the key back to the Application.
 package controller
