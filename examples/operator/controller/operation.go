@@ -36,7 +36,11 @@ const pendingRecheck = 10 * time.Second
 // confirmation stays and is run again later.
 func (r *Reconciler) runOperation(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, prev ApplicationStatus, log logr.Logger) (reconcile.Result, error) {
 	var next ApplicationStatus
-	if op.Sync == nil {
+	if s := prev.OperationState; s != nil && s.Phase == PhaseTerminating {
+		// Asked to terminate while no sync of it ran here (the process
+		// that ran it is gone): the operation ends terminated.
+		next = r.terminated(prev)
+	} else if op.Sync == nil {
 		now := metav1.NewTime(r.now().Truncate(time.Second))
 		next = prev
 		next.OperationState = &OperationState{Operation: op, Phase: string(sync.Error),

@@ -106,6 +106,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			predicate.GenerationChangedPredicate{},
 			predicate.AnnotationChangedPredicate{},
 			lifecycleChanged(),
+			r.terminationRequested(),
 		))).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
@@ -175,6 +176,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if op != nil {
 		return r.runOperation(ctx, u, app, *op, prev, log)
+	}
+	if s := prev.OperationState; s != nil && s.Phase == PhaseTerminating {
+		// An automated sync asked to terminate with none running here.
+		if err := r.writeStatus(ctx, u, r.terminated(prev)); err != nil {
+			return reconcile.Result{}, err
+		}
+		prev = statusOf(u)
 	}
 	return r.refresh(ctx, u, app, prev, log)
 }

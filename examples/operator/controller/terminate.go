@@ -1,0 +1,58 @@
+package controller
+
+import (
+	"errors"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/sync"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+
+// PhaseTerminating is the operationState phase with which Argo CD asks
+// for a running operation to end (what `argocd app terminate-op` writes
+// into status.operationState.phase).
+const PhaseTerminating = "Terminating"
+
+// terminationRequested passes, and acts on, status updates that set
+// status.operationState.phase to Terminating: the app's operation running
+// in the engine is terminated at once (Engine.Terminate: writes in flight
+// finish, nothing new starts, SyncFail hooks run), since its reconcile is
+// busy with the sync and cannot see the request; the operation then ends
+// Failed with "operation terminated" and its reconcile writes that. When
+// no operation of the app runs in this process, the update is passed on,
+// and the reconcile records the operation as terminated.
+func (r *Reconciler) terminationRequested() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectNew == nil || operationPhase(e.ObjectNew) != PhaseTerminating || operationPhase(e.ObjectOld) == PhaseTerminating {
+			return false
+		}
+		err := r.opts.Engine.Terminate(r.opts.Engine.KeyOf(e.ObjectNew.GetNamespace(), e.ObjectNew.GetName()))
+		return errors.Is(err, gitops.ErrNoOperation)
+	}}
+}
+
+// terminated is prev with its Terminating operation ended Failed, as a
+// terminated sync ends.
+func (r *Reconciler) terminated(prev ApplicationStatus) ApplicationStatus {
+	now := metav1.NewTime(r.now().Truncate(time.Second))
+	next := prev
+	st := *prev.OperationState
+	st.Phase, st.Message, st.FinishedAt = string(sync.Failed), sync.ErrTerminated.Error(), &now
+	next.OperationState = &st
+	return next
+}
+
+// operationPhase is an Application's status.operationState.phase.
+func operationPhase(o client.Object) string {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return ""
+	}
+	phase, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "phase")
+	return phase
+}
