@@ -130,6 +130,8 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 // automated one is not, so that a sync window that blocks it again and
 // again does not make the controller write twice each time.
 func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, base ApplicationStatus) (ApplicationStatus, sync.Result, error) {
+	key := r.opts.Engine.AppKey(app)
+	r.terminate.Delete(key) // asked of an earlier operation
 	started := metav1.NewTime(r.now().Truncate(time.Second))
 	if prev := base.OperationState; prev != nil && prev.Phase == string(sync.Running) && !op.InitiatedBy.Automated {
 		started = prev.StartedAt // the same operation, run again while it waits for a confirmation
@@ -152,7 +154,11 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 	for _, res := range op.Sync.Resources {
 		req.Resources = append(req.Resources, resource.Key{Group: res.Group, Kind: res.Kind, Namespace: res.Namespace, Name: res.Name})
 	}
+	done := make(chan struct{})
+	go r.terminateWhenAsked(key, done)
 	res, err := r.opts.Engine.Sync(ctx, app, req)
+	close(done)
+	r.terminate.Delete(key)
 	return r.outcome(app, running, res, err), res, err
 }
 

@@ -70,6 +70,9 @@ type Reconciler struct {
 	// resumeChecked holds the apps whose interrupted operation, if any,
 	// was resumed before their first refresh in this process.
 	resumeChecked gosync.Map
+	// terminate holds the apps whose termination was asked for before
+	// their operation was registered in the engine.
+	terminate gosync.Map
 }
 
 // New returns a Reconciler that reads and writes Applications through c.

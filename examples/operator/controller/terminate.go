@@ -31,9 +31,33 @@ func (r *Reconciler) terminationRequested() predicate.Funcs {
 		if e.ObjectNew == nil || operationPhase(e.ObjectNew) != PhaseTerminating || operationPhase(e.ObjectOld) == PhaseTerminating {
 			return false
 		}
-		err := r.opts.Engine.Terminate(r.opts.Engine.KeyOf(e.ObjectNew.GetNamespace(), e.ObjectNew.GetName()))
-		return errors.Is(err, gitops.ErrNoOperation)
+		key := r.opts.Engine.KeyOf(e.ObjectNew.GetNamespace(), e.ObjectNew.GetName())
+		if err := r.opts.Engine.Terminate(key); errors.Is(err, gitops.ErrNoOperation) {
+			// The sync may be rendering, not yet registered in the engine:
+			// the reconcile running it terminates it once it is.
+			r.terminate.Store(key, true)
+			return true
+		}
+		return false
 	}}
+}
+
+// terminateWhenAsked terminates the app's operation, while done is open,
+// once a termination was asked for before the engine registered it.
+func (r *Reconciler) terminateWhenAsked(key string, done <-chan struct{}) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			if _, asked := r.terminate.Load(key); asked && r.opts.Engine.Terminate(key) == nil {
+				r.terminate.Delete(key)
+				return
+			}
+		}
+	}
 }
 
 // terminated is prev with its Terminating operation ended Failed, as a
