@@ -15,6 +15,7 @@ import (
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/health"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // AppSetOptions configure RunAppSets. Start from DefaultAppSetOptions.
@@ -174,7 +175,26 @@ func (e *Engine) RunAppSets(ctx context.Context, sets []appset.ApplicationSet, o
 		}()
 	}
 	wg.Wait()
+	e.releaseSets(loop)
 	return ctx.Err()
+}
+
+// releaseSets takes the Applications the sets generated out of Run when
+// RunAppSets returns: nothing generates, updates or deletes them any more,
+// so Run must not keep syncing them as if it did. Their objects stay in
+// the cluster; a later RunAppSets with the same sets upserts them again
+// (re-adopts them) on its first generation.
+func (e *Engine) releaseSets(loop *appSetLoop) {
+	for _, st := range loop.sets {
+		st.mu.Lock()
+		for name := range st.owned {
+			if err := e.Remove(name); err != nil && !errors.Is(err, ErrNotRunning) {
+				e.opts.Log.Info("applicationset stopped: app not removed from Run", "applicationset", st.set.Name, "app", name, "error", err.Error())
+			}
+			st.loop.release(name, st.key)
+		}
+		st.mu.Unlock()
+	}
 }
 
 func (e *Engine) appSetDefaults(opts AppSetOptions) AppSetOptions {
@@ -326,8 +346,18 @@ func (e *Engine) reconcileSet(ctx context.Context, st *setState) bool {
 	}
 	for name, a := range desired {
 		prev, ok := st.owned[name]
-		if ok && (!update || reflect.DeepEqual(prev, a)) {
+		if ok && !update {
 			continue
+		}
+		if ok {
+			var err error
+			if a, err = e.keepIgnoredAppFields(ctx, set, a, prev); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if reflect.DeepEqual(e.currentApp(name, prev), a) {
+				continue
+			}
 		}
 		if !ok {
 			if owner, mine := st.loop.claim(name, st.key); !mine || managed[name] {
@@ -387,6 +417,62 @@ func (e *Engine) reconcileSet(ctx context.Context, st *setState) bool {
 	st.status = AppSetStatus{Applications: sortedNames(st.owned), Err: errors.Join(errs...), Step: step,
 		Deleting: sortedNames(st.deleting), Reconciles: st.status.Reconciles + 1}
 	return len(st.deleting) > 0 || step >= 0
+}
+
+// currentApp is the app as Run holds it now (another writer may have
+// upserted it since the set did), or prev when Run does not hold it.
+func (e *Engine) currentApp(name string, prev *Application) *Application {
+	if r := e.running(); r != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if st, ok := r.apps[name]; ok {
+			return st.app
+		}
+	}
+	return prev
+}
+
+// keepIgnoredAppFields applies the set's ignoreApplicationDifferences to
+// an update of an app the set owns: the fields the rules name keep their
+// value in the app as Run holds it now (appset.KeepIgnoredDifferences).
+func (e *Engine) keepIgnoredAppFields(ctx context.Context, set *appset.ApplicationSet, generated, prev *Application) (*Application, error) {
+	if len(set.Spec.IgnoreApplicationDifferences) == 0 {
+		return generated, nil
+	}
+	toObj := func(a *Application) (*unstructured.Unstructured, error) {
+		js, err := json.Marshal(a)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			return nil, err
+		}
+		u.SetAPIVersion("argoproj.io/v1alpha1")
+		u.SetKind("Application")
+		return u, nil
+	}
+	gen, err := toObj(generated)
+	if err != nil {
+		return nil, fmt.Errorf("applicationset %q: application %q: %w", set.Name, generated.Name, err)
+	}
+	cur, err := toObj(e.currentApp(generated.Name, prev))
+	if err != nil {
+		return nil, fmt.Errorf("applicationset %q: application %q: %w", set.Name, generated.Name, err)
+	}
+	out, err := appset.KeepIgnoredDifferences(ctx, set, gen, cur)
+	if err != nil {
+		return nil, err
+	}
+	js, err := out.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	apps, err := LoadApplications(bytes.NewReader(js))
+	if err != nil || len(apps) != 1 {
+		return nil, fmt.Errorf("applicationset %q: application %q: with ignoreApplicationDifferences kept: %w", set.Name, generated.Name, err)
+	}
+	return &apps[0], nil
 }
 
 func sortedNames(m map[string]*Application) []string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +27,10 @@ import (
 // Options.Interval and Jitter, resource.respectRBAC into
 // Options.Cache.RespectRBAC (strict: access reviews; normal: found by
 // trying), annotation tracking into Options.Tracking (Argo CD's
-// argocd.argoproj.io/tracking-id). It refuses to replace a Health or
+// argocd.argoproj.io/tracking-id), the ignoreResourceUpdates rules into
+// Options.IgnoreResourceUpdates (a loaded argocd-cm turns update ignoring
+// on, as Argo CD 3 does, unless resource.ignoreResourceUpdatesEnabled is
+// false), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace a Health or
 // Actions the host set itself.
 func (s *ArgoCDSettings) Apply(opts *Options) error {
 	if len(s.KnownTypeFields) > 0 {
@@ -97,8 +101,11 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 	if s.InstanceLabelKey != "" {
 		opts.Tracking.LabelKey = s.InstanceLabelKey
 	}
-	if s.IgnoreStatusUpdates {
-		opts.Cache.IgnoreStatusOnlyUpdates = true
+	if s.IgnoreResourceUpdates != nil {
+		opts.IgnoreResourceUpdates = append(slices.Clip(opts.IgnoreResourceUpdates), s.IgnoreResourceUpdates...)
+	}
+	if s.HardReconciliation > 0 {
+		opts.HardInterval = s.HardReconciliation
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/project"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -95,6 +96,16 @@ func (cs *clusterState) reachable(ctx context.Context) error {
 	return err
 }
 
+// server is the cluster's URL as Applications name it, which resource
+// filter entries limited to clusters match: ClusterConfig.Server, or the
+// host of its rest.Config.
+func (cs *clusterState) server() string {
+	if cs.cfg.Server != "" || cs.cfg.Config == nil {
+		return cs.cfg.Server
+	}
+	return cs.cfg.Config.Host
+}
+
 func (cs *clusterState) stop() {
 	if cs.cancel != nil {
 		cs.cancel()
@@ -158,6 +169,17 @@ func (e *Engine) connect(cs *clusterState) error {
 	}
 	if copts.Name == "" {
 		copts.Name = cs.cfg.Name
+	}
+	if copts.Server == "" {
+		copts.Server = cs.server()
+	}
+	if copts.SkipUpdate == nil && e.updates != nil {
+		copts.SkipUpdate = e.updates.skip
+		populate := copts.Populate
+		if populate == nil {
+			populate = cache.DefaultPopulate()
+		}
+		copts.Populate = keepAnnotatedWhole(populate)
 	}
 	c, err := e.opts.NewClusterCache(cfg, copts)
 	if err != nil {
