@@ -265,3 +265,16 @@ func TestArgoCDSettingsExclusionsLimitedToClusters(t *testing.T) {
 		}
 	}
 }
+
+// ArgoCDDefaults ignores resource updates as Argo CD 3 does.
+func TestArgoCDDefaultsIgnoreResourceUpdates(t *testing.T) {
+	if DefaultOptions().IgnoreResourceUpdates != nil {
+		t.Error("the library's default judges updates")
+	}
+	got := ArgoCDDefaults().IgnoreResourceUpdates
+	if len(got) != len(DefaultIgnoreResourceUpdates()) || !slices.ContainsFunc(got, func(r ResourceIgnoreDifferences) bool {
+		return r.Group == "*" && r.Kind == "*" && slices.Equal(r.JSONPointers, []string{"/status"})
+	}) {
+		t.Fatalf("%+v", got)
+	}
+}

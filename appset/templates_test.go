@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/kubegitops/gitops/source"
 )
 
 func TestTemplates(t *testing.T) {
@@ -239,5 +243,38 @@ func TestFailedGeneratorKeepsLastGoodOutput(t *testing.T) {
 	}
 	if got := names(res.Applications); !slices.Equal(got, []string{"a", "b", "confe", "d", "listed"}) {
 		t.Fatalf("after recovery: %v", got)
+	}
+}
+
+// mapSnapshot is an in-memory snapshot: a glob over 100,000 files costs no
+// disk.
+type mapSnapshot struct{ fstest.MapFS }
+
+func (mapSnapshot) Revision() source.Revision { return source.Revision{Commit: "c0ffee"} }
+func (m mapSnapshot) TreeHash(p string) (string, error) {
+	if _, err := fs.Stat(m.MapFS, p); err != nil {
+		return "", err
+	}
+	return "h:" + p, nil
+}
+
+// TestGlobOver100kFilesIsRefused: the issue's case, a files glob matching
+// 100,000 files under the default Options, is refused with ErrTooMany
+// naming the set and the generator, before the files are read.
+func TestGlobOver100kFilesIsRefused(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range 100_000 {
+		m[fmt.Sprintf("envs/e%03d/app%03d/config.json", i/1000, i%1000)] = &fstest.MapFile{Data: []byte(`{"n": 1}`)}
+	}
+	opts := DefaultOptions()
+	opts.Repos = &fixedRepos{mapSnapshot{m}}
+	_, err := Generate(context.Background(), loadOne(t, header+`  generators:
+  - git: {repoURL: `+repoURL+`, files: [{path: 'envs/**/config.json'}]}
+  template: {metadata: {name: '{{path.basename}}'}, spec: {destination: {server: x}}}
+`), opts)
+	var ge *Error
+	if !errors.Is(err, ErrTooMany) || !errors.As(err, &ge) || ge.Kind != "git" || ge.Generator != 0 || ge.Set == "" ||
+		!strings.Contains(err.Error(), fmt.Sprintf("more than %d files", DefaultOptions().MaxFiles)) {
+		t.Fatalf("err = %v", err)
 	}
 }
