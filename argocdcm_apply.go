@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"time"
 
@@ -28,9 +29,9 @@ import (
 // Options.Cache.RespectRBAC (strict: access reviews; normal: found by
 // trying), annotation tracking into Options.Tracking (Argo CD's
 // argocd.argoproj.io/tracking-id), the ignoreResourceUpdates rules into
-// Options.IgnoreResourceUpdates (a loaded argocd-cm turns update ignoring
-// on, as Argo CD 3 does, unless resource.ignoreResourceUpdatesEnabled is
-// false), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace a Health or
+// Options.IgnoreResourceUpdates (added to the host's, without repeats: a
+// loaded argocd-cm turns update ignoring on, as Argo CD 3 does; its
+// resource.ignoreResourceUpdatesEnabled: false turns it off), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace a Health or
 // Actions the host set itself.
 func (s *ArgoCDSettings) Apply(opts *Options) error {
 	if len(s.KnownTypeFields) > 0 {
@@ -101,8 +102,19 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 	if s.InstanceLabelKey != "" {
 		opts.Tracking.LabelKey = s.InstanceLabelKey
 	}
-	if s.IgnoreResourceUpdates != nil {
-		opts.IgnoreResourceUpdates = append(slices.Clip(opts.IgnoreResourceUpdates), s.IgnoreResourceUpdates...)
+	if s.IgnoreResourceUpdates == nil {
+		opts.IgnoreResourceUpdates = nil // resource.ignoreResourceUpdatesEnabled: false
+	} else {
+		rules := slices.Clip(opts.IgnoreResourceUpdates)
+		if rules == nil {
+			rules = []ResourceIgnoreDifferences{}
+		}
+		for _, r := range s.IgnoreResourceUpdates {
+			if !slices.ContainsFunc(rules, func(x ResourceIgnoreDifferences) bool { return reflect.DeepEqual(x, r) }) {
+				rules = append(rules, r)
+			}
+		}
+		opts.IgnoreResourceUpdates = rules
 	}
 	if s.HardReconciliation > 0 {
 		opts.HardInterval = s.HardReconciliation

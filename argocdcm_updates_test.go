@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,5 +277,55 @@ func TestArgoCDDefaultsIgnoreResourceUpdates(t *testing.T) {
 		return r.Group == "*" && r.Kind == "*" && slices.Equal(r.JSONPointers, []string{"/status"})
 	}) {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// Apply over ArgoCDDefaults repeats no rule; an argocd-cm that turns
+// update ignoring off turns it off.
+func TestArgoCDSettingsApplyOverArgoCDDefaults(t *testing.T) {
+	s, err := ParseArgoCDSettings(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := ArgoCDDefaults()
+	if err := s.Apply(&opts); err != nil || len(opts.IgnoreResourceUpdates) != len(DefaultIgnoreResourceUpdates()) {
+		t.Fatalf("%d rules, %v", len(opts.IgnoreResourceUpdates), err)
+	}
+	s, _ = ParseArgoCDSettings(map[string]string{"resource.ignoreResourceUpdatesEnabled": "false"})
+	opts = ArgoCDDefaults()
+	if err := s.Apply(&opts); err != nil || opts.IgnoreResourceUpdates != nil {
+		t.Fatalf("not turned off: %v %v", opts.IgnoreResourceUpdates, err)
+	}
+}
+
+// A rule that fails on an object (a jq error) never drops its update: the
+// app is refreshed, as it would be without the rule.
+func TestUpdateIgnorerFailingRuleRefreshes(t *testing.T) {
+	opts := DefaultOptions()
+	opts.IgnoreResourceUpdates = []ResourceIgnoreDifferences{{Kind: "ConfigMap", JQPathExpressions: []string{`.data.k | error("boom")`}}}
+	hc, err := health.NewChecker(health.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := newUpdateIgnorer(opts, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := func(rv string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "c", "namespace": "ns", "resourceVersion": rv}, "data": map[string]any{"k": "v"}}}
+		if err := opts.Tracking.Set(o, "app"); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if u.skip(cm("1"), cm("2")) {
+		t.Fatal("an update judged by a failing rule was dropped")
+	}
+	// A rule that does not compile is refused when the engine is built.
+	opts.IgnoreResourceUpdates = []ResourceIgnoreDifferences{{Kind: "ConfigMap", JSONPointers: []string{"no-slash"}}}
+	opts.Clusters = []ClusterConfig{{Name: "offline", Server: "https://offline.invalid"}}
+	if _, err := New(opts); err == nil || !strings.Contains(err.Error(), "IgnoreResourceUpdates") {
+		t.Fatalf("a bad rule: %v", err)
 	}
 }
