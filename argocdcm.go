@@ -151,10 +151,9 @@ const customizations = "resource.customizations"
 
 // ParseArgoCDSettings reads the data of an argocd-cm ConfigMap. Keys the
 // engine implements are parsed (see ArgoCDSettings); keys it does not use
-// are listed in Warnings. A malformed value, or a value asking for what
-// the engine cannot do (a
-// per-cluster exclusion, ...), is a *SettingError naming the key; all of
-// them are returned, joined.
+// are listed in Warnings. A malformed value (or one asking for what the
+// engine cannot do, ErrSettingUnsupported) is a *SettingError naming the
+// key; all of them are returned, joined.
 func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 	s := &ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{},
 		updateRules: map[string]ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]ResourceIgnoreDifferences{}}
