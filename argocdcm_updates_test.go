@@ -173,10 +173,14 @@ func TestUpdateIgnorerJudgesChanges(t *testing.T) {
 			o.SetResourceVersion("2")
 			_ = unstructured.SetNestedField(o.Object, int64(3), "status", "collisionCount")
 		}), true},
-		"generation and managedFields only": {dep(func(o *unstructured.Unstructured) {
+		"generation (observed) and managedFields only": {dep(func(o *unstructured.Unstructured) {
 			o.SetGeneration(2)
+			_ = unstructured.SetNestedField(o.Object, int64(2), "status", "observedGeneration")
 			o.Object["metadata"].(map[string]any)["managedFields"] = []any{map[string]any{"manager": "x"}}
 		}), true},
+		"generation not yet observed (health Progressing)": {dep(func(o *unstructured.Unstructured) {
+			o.SetGeneration(2)
+		}), false},
 		"spec": {dep(func(o *unstructured.Unstructured) {
 			_ = unstructured.SetNestedField(o.Object, int64(2), "spec", "replicas")
 		}), false},

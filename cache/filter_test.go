@@ -18,7 +18,8 @@ func TestFilterEntriesLimitedToClusters(t *testing.T) {
 		"https://staging.example.net":     true,
 		"https://kubernetes.default.svc":  true,
 		"":                                true,
-		"https://eu.prod.example.net/sub": false, // "*" crosses slashes
+		"https://a/b.prod.example.net":    false, // "*" crosses slashes
+		"https://eu.prod.example.net/sub": true,
 	} {
 		if got := ex.AllowsOn(widget, server); got != want {
 			t.Errorf("exclusion on %q: AllowsOn(Widget) = %v, want %v", server, got, want)
