@@ -174,7 +174,26 @@ func (e *Engine) RunAppSets(ctx context.Context, sets []appset.ApplicationSet, o
 		}()
 	}
 	wg.Wait()
+	e.releaseSets(loop)
 	return ctx.Err()
+}
+
+// releaseSets takes the Applications the sets generated out of Run when
+// RunAppSets returns: nothing generates, updates or deletes them any more,
+// so Run must not keep syncing them as if it did. Their objects stay in
+// the cluster; a later RunAppSets with the same sets upserts them again
+// (re-adopts them) on its first generation.
+func (e *Engine) releaseSets(loop *appSetLoop) {
+	for _, st := range loop.sets {
+		st.mu.Lock()
+		for name := range st.owned {
+			if err := e.Remove(name); err != nil && !errors.Is(err, ErrNotRunning) {
+				e.opts.Log.Info("applicationset stopped: app not removed from Run", "applicationset", st.set.Name, "app", name, "error", err.Error())
+			}
+			st.loop.release(name, st.key)
+		}
+		st.mu.Unlock()
+	}
 }
 
 func (e *Engine) appSetDefaults(opts AppSetOptions) AppSetOptions {
@@ -326,8 +345,18 @@ func (e *Engine) reconcileSet(ctx context.Context, st *setState) bool {
 	}
 	for name, a := range desired {
 		prev, ok := st.owned[name]
-		if ok && (!update || reflect.DeepEqual(prev, a)) {
+		if ok && !update {
 			continue
+		}
+		if ok {
+			var err error
+			if a, err = e.keepIgnoredAppFields(ctx, set, a, prev); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if reflect.DeepEqual(e.currentApp(name, prev), a) {
+				continue
+			}
 		}
 		if !ok {
 			if owner, mine := st.loop.claim(name, st.key); !mine || managed[name] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/kubegitops/gitops/diff"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -64,7 +65,8 @@ type ArgoCDSettings struct {
 	// of custom resources normalised as built-in types.
 	KnownTypeFields []diff.KnownTypeField
 	// Exclusions and Inclusions are resource.exclusions and
-	// resource.inclusions, one match per apiGroup and kind.
+	// resource.inclusions, one match per apiGroup and kind, limited to the
+	// entry's clusters (globs over server URLs) when it names any.
 	Exclusions, Inclusions []cache.GroupKindMatch
 	// Reconciliation is timeout.reconciliation; zero when not set,
 	// negative when it is 0 (periodic refreshes off).
@@ -72,6 +74,10 @@ type ArgoCDSettings struct {
 	// Jitter is timeout.reconciliation.jitter as Options.Jitter spells it
 	// (negative for none); zero when not set.
 	Jitter time.Duration
+	// HardReconciliation is timeout.hard.reconciliation: how often each
+	// app gets a hard refresh (Options.HardInterval); zero when not set
+	// or 0 (off, Argo CD's default).
+	HardReconciliation time.Duration
 	// RespectRBAC is resource.respectRBAC: "strict" or "normal", or "".
 	RespectRBAC string
 	// TrackingMethod is application.resourceTrackingMethod, or "".
@@ -83,13 +89,26 @@ type ArgoCDSettings struct {
 	// InstanceLabelKey is application.instanceLabelKey (the label of the
 	// label tracking methods), or "".
 	InstanceLabelKey string
-	// IgnoreStatusUpdates is set by resource.ignoreResourceUpdatesEnabled
-	// with ignoreResourceUpdates.all ignoring /status: status-only changes
-	// of tracked objects trigger no refresh.
-	IgnoreStatusUpdates bool
+	// IgnoreResourceUpdates are the ignoreResourceUpdates rules
+	// (Options.IgnoreResourceUpdates), sorted by key: Argo CD 3's
+	// defaults (DefaultIgnoreResourceUpdates), each replaced by the
+	// argocd-cm key of the same kind when there is one
+	// (resource.customizations.ignoreResourceUpdates.<group_Kind> or .all,
+	// which wins over the legacy resource.customizations form), then, as
+	// resource.compareoptions' ignoreDifferencesOnResourceUpdates (default
+	// true) asks, the ignoreDifferences customisations. Nil when
+	// resource.ignoreResourceUpdatesEnabled is false (default true).
+	IgnoreResourceUpdates []ResourceIgnoreDifferences
 	// Warnings list the keys the engine does not use (argocd-cm carries UI
 	// and server settings too), one line each, sorted.
 	Warnings []string
+
+	// Parse state: ignoreResourceUpdates rules by normalised kind key,
+	// from the keys and from the legacy form; the ignoreDifferences
+	// customisations; ignoreDifferencesOnResourceUpdates when set.
+	updateRules, legacyUpdateRules map[string]ResourceIgnoreDifferences
+	customIgnores                  []ResourceIgnoreDifferences
+	ignoreDiffsOnUpdates           *bool
 }
 
 // ignoreFields is the YAML of an ignoreDifferences customisation.
@@ -110,7 +129,7 @@ type filterEntry struct {
 type compareOptions struct {
 	IgnoreAggregatedRoles              bool   `json:"ignoreAggregatedRoles,omitempty"`
 	IgnoreResourceStatusField          string `json:"ignoreResourceStatusField,omitempty"`
-	IgnoreDifferencesOnResourceUpdates bool   `json:"ignoreDifferencesOnResourceUpdates,omitempty"`
+	IgnoreDifferencesOnResourceUpdates *bool  `json:"ignoreDifferencesOnResourceUpdates,omitempty"`
 }
 
 // legacyCustomization is one kind's entry of the legacy
@@ -134,20 +153,19 @@ const customizations = "resource.customizations"
 
 // ParseArgoCDSettings reads the data of an argocd-cm ConfigMap. Keys the
 // engine implements are parsed (see ArgoCDSettings); keys it does not use
-// are listed in Warnings. A malformed value, or a value asking for what
-// the engine cannot do (a
-// per-cluster exclusion, ...), is a *SettingError naming the key; all of
-// them are returned, joined.
+// are listed in Warnings. A malformed value (or one asking for what the
+// engine cannot do, ErrSettingUnsupported) is a *SettingError naming the
+// key; all of them are returned, joined.
 func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
-	s := &ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{}}
+	s := &ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{},
+		updateRules: map[string]ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]ResourceIgnoreDifferences{}}
 	var errs []error
 	keys := make([]string, 0, len(data))
 	for k := range data {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	ignoreUpdatesEnabled := false
-	var ignoreUpdatesAll *ignoreFields
+	ignoreUpdatesEnabled := true // Argo CD 3's default
 	for _, key := range keys {
 		value := data[key]
 		var err error
@@ -170,13 +188,13 @@ func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 			if err = strictYAML(value, &fields); err == nil {
 				err = s.addKnownTypes(strings.TrimPrefix(key, customizations+".knownTypeFields."), fields)
 			}
-		case key == customizations+".ignoreResourceUpdates.all":
-			ignoreUpdatesAll = &ignoreFields{}
-			err = strictYAML(value, ignoreUpdatesAll)
 		case strings.HasPrefix(key, customizations+".ignoreResourceUpdates."):
-			err = fmt.Errorf("%w: ignoreResourceUpdates per kind (only .all ignoring /status is)", ErrSettingUnsupported)
+			err = addUpdateRule(s.updateRules, strings.TrimPrefix(key, customizations+".ignoreResourceUpdates."), value)
 		case key == "resource.ignoreResourceUpdatesEnabled":
 			ignoreUpdatesEnabled, err = parseBool(value)
+			if strings.TrimSpace(value) == "" {
+				ignoreUpdatesEnabled = true
+			}
 		case key == "resource.exclusions":
 			s.Exclusions, err = parseFilter(value)
 		case key == "resource.inclusions":
@@ -194,10 +212,7 @@ func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 				s.Jitter = -1
 			}
 		case key == "timeout.hard.reconciliation":
-			var d time.Duration
-			if d, err = parseDuration(value); err == nil && d != 0 {
-				err = fmt.Errorf("%w: a hard reconciliation timeout", ErrSettingUnsupported)
-			}
+			s.HardReconciliation, err = parseDuration(value)
 		case key == "resource.respectRBAC":
 			switch v := strings.TrimSpace(value); v {
 			case "strict", "normal", "":
@@ -227,13 +242,7 @@ func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 		}
 	}
 	if ignoreUpdatesEnabled {
-		if ignoreUpdatesAll == nil || !slices.Equal(ignoreUpdatesAll.JSONPointers, []string{"/status"}) ||
-			len(ignoreUpdatesAll.JQPathExpressions)+len(ignoreUpdatesAll.ManagedFieldsManagers) > 0 {
-			errs = append(errs, &SettingError{Key: "resource.ignoreResourceUpdatesEnabled",
-				Err: fmt.Errorf("%w: ignoring updates other than ignoreResourceUpdates.all jsonPointers [/status]", ErrSettingUnsupported)})
-		} else {
-			s.IgnoreStatusUpdates = true
-		}
+		s.resolveUpdateRules()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -263,7 +272,9 @@ func (s *ArgoCDSettings) parseLegacy(value string) error {
 			}
 		}
 		if c.IgnoreResourceUpdates != "" {
-			return fmt.Errorf("%s: %w: ignoreResourceUpdates", name, ErrSettingUnsupported)
+			if err := addUpdateRule(s.legacyUpdateRules, strings.Replace(name, "/", "_", 1), c.IgnoreResourceUpdates); err != nil {
+				return fmt.Errorf("%s: ignoreResourceUpdates: %w", name, err)
+			}
 		}
 		if c.HealthLua != "" {
 			s.HealthOverrides[key] = c.HealthLua
@@ -303,21 +314,70 @@ func (s *ArgoCDSettings) addActions(key, value string) error {
 // addIgnore adds an ignoreDifferences customisation; kindKey is
 // "group_Kind", "Kind" or "all".
 func (s *ArgoCDSettings) addIgnore(kindKey, value string) error {
-	var f ignoreFields
-	if err := strictYAML(value, &f); err != nil {
+	_, rule, err := parseIgnoreRule(kindKey, value)
+	if err != nil {
 		return err
 	}
+	s.IgnoreDifferences = append(s.IgnoreDifferences, rule)
+	s.customIgnores = append(s.customIgnores, rule)
+	return nil
+}
+
+// parseIgnoreRule reads the fields of an ignoreDifferences or
+// ignoreResourceUpdates customisation for kindKey ("group_Kind", "Kind"
+// or "all"), and returns the normalised key ("group/Kind", "Kind" or
+// "all") with the rule.
+func parseIgnoreRule(kindKey, value string) (string, ResourceIgnoreDifferences, error) {
+	var f ignoreFields
+	if err := strictYAML(value, &f); err != nil {
+		return "", ResourceIgnoreDifferences{}, err
+	}
 	rule := ResourceIgnoreDifferences{Group: "*", Kind: "*"}
+	key := "all"
 	if kindKey != "all" {
-		sk := health.ScriptKey(kindKey)
-		rule.Group, rule.Kind = "", sk
-		if g, k, ok := strings.Cut(sk, "/"); ok {
+		key = health.ScriptKey(kindKey)
+		rule.Group, rule.Kind = "", key
+		if g, k, ok := strings.Cut(key, "/"); ok {
 			rule.Group, rule.Kind = g, k
 		}
 	}
 	rule.JSONPointers, rule.JQPathExpressions, rule.ManagedFieldsManagers = f.JSONPointers, f.JQPathExpressions, f.ManagedFieldsManagers
-	s.IgnoreDifferences = append(s.IgnoreDifferences, rule)
+	return key, rule, nil
+}
+
+// addUpdateRule records an ignoreResourceUpdates customisation by its
+// normalised kind key.
+func addUpdateRule(into map[string]ResourceIgnoreDifferences, kindKey, value string) error {
+	key, rule, err := parseIgnoreRule(kindKey, value)
+	if err != nil {
+		return err
+	}
+	into[key] = rule
 	return nil
+}
+
+// resolveUpdateRules builds IgnoreResourceUpdates: the defaults, each
+// replaced by the legacy form's rule of its kind and then by the key's,
+// sorted by kind key, then the ignoreDifferences customisations unless
+// ignoreDifferencesOnResourceUpdates is false.
+func (s *ArgoCDSettings) resolveUpdateRules() {
+	byKey := map[string]ResourceIgnoreDifferences{}
+	for k, r := range DefaultIgnoreResourceUpdates() {
+		if k != "all" {
+			k = health.ScriptKey(k)
+		}
+		byKey[k] = r
+	}
+	maps.Copy(byKey, s.legacyUpdateRules)
+	maps.Copy(byKey, s.updateRules)
+	keys := slices.Sorted(maps.Keys(byKey))
+	s.IgnoreResourceUpdates = make([]ResourceIgnoreDifferences, 0, len(keys)+len(s.customIgnores))
+	for _, k := range keys {
+		s.IgnoreResourceUpdates = append(s.IgnoreResourceUpdates, byKey[k])
+	}
+	if s.ignoreDiffsOnUpdates == nil || *s.ignoreDiffsOnUpdates {
+		s.IgnoreResourceUpdates = append(s.IgnoreResourceUpdates, s.customIgnores...)
+	}
 }
 
 // addKnownTypes records knownTypeFields for a kind ("group_Kind" or
@@ -348,9 +408,7 @@ func (s *ArgoCDSettings) parseCompareOptions(value string) error {
 	default:
 		return fmt.Errorf("%w: ignoreResourceStatusField %q, want all, crd or none", ErrSettingMalformed, c.IgnoreResourceStatusField)
 	}
-	if c.IgnoreDifferencesOnResourceUpdates {
-		return fmt.Errorf("%w: ignoreDifferencesOnResourceUpdates", ErrSettingUnsupported)
-	}
+	s.ignoreDiffsOnUpdates = c.IgnoreDifferencesOnResourceUpdates
 	s.IgnoreAggregatedRoles = c.IgnoreAggregatedRoles
 	return nil
 }
@@ -362,17 +420,17 @@ func parseFilter(value string) ([]cache.GroupKindMatch, error) {
 	}
 	var out []cache.GroupKindMatch
 	for i, e := range entries {
-		for _, c := range e.Clusters {
-			if c != "*" {
-				return nil, fmt.Errorf("%w: entry %d names clusters %v (exclusions apply to every cluster)", ErrSettingUnsupported, i, e.Clusters)
-			}
-		}
 		if len(e.APIGroups) == 0 || len(e.Kinds) == 0 {
 			return nil, fmt.Errorf("%w: entry %d needs apiGroups and kinds", ErrSettingMalformed, i)
 		}
+		for _, c := range e.Clusters {
+			if strings.TrimSpace(c) == "" {
+				return nil, fmt.Errorf("%w: entry %d: an empty cluster pattern", ErrSettingMalformed, i)
+			}
+		}
 		for _, g := range e.APIGroups {
 			for _, k := range e.Kinds {
-				out = append(out, cache.GroupKindMatch{Group: g, Kind: k})
+				out = append(out, cache.GroupKindMatch{Group: g, Kind: k, Clusters: e.Clusters})
 			}
 		}
 	}

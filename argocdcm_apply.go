@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +29,10 @@ import (
 // Options.Interval and Jitter, resource.respectRBAC into
 // Options.Cache.RespectRBAC (strict: access reviews; normal: found by
 // trying), annotation tracking into Options.Tracking (Argo CD's
-// argocd.argoproj.io/tracking-id). It refuses to replace a Health or
+// argocd.argoproj.io/tracking-id), the ignoreResourceUpdates rules into
+// Options.IgnoreResourceUpdates (added to the host's, without repeats: a
+// loaded argocd-cm turns update ignoring on, as Argo CD 3 does; its
+// resource.ignoreResourceUpdatesEnabled: false turns it off), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace a Health or
 // Actions the host set itself.
 func (s *ArgoCDSettings) Apply(opts *Options) error {
 	if len(s.KnownTypeFields) > 0 {
@@ -101,8 +106,22 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 	if s.InstanceLabelKey != "" {
 		opts.Tracking.LabelKey = s.InstanceLabelKey
 	}
-	if s.IgnoreStatusUpdates {
-		opts.Cache.IgnoreStatusOnlyUpdates = true
+	if s.IgnoreResourceUpdates == nil {
+		opts.IgnoreResourceUpdates = nil // resource.ignoreResourceUpdatesEnabled: false
+	} else {
+		rules := slices.Clip(opts.IgnoreResourceUpdates)
+		if rules == nil {
+			rules = []ResourceIgnoreDifferences{}
+		}
+		for _, r := range s.IgnoreResourceUpdates {
+			if !slices.ContainsFunc(rules, func(x ResourceIgnoreDifferences) bool { return reflect.DeepEqual(x, r) }) {
+				rules = append(rules, r)
+			}
+		}
+		opts.IgnoreResourceUpdates = rules
+	}
+	if s.HardReconciliation > 0 {
+		opts.HardInterval = s.HardReconciliation
 	}
 	return nil
 }

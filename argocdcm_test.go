@@ -78,13 +78,16 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 	}{
 		"knownTypeFields without a type": {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n"}, ErrSettingMalformed},
 		"bad instance label":             {map[string]string{"application.instanceLabelKey": "not a label"}, ErrSettingMalformed},
-		"cluster exclusion":              {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: [https://prod]\n"}, ErrSettingUnsupported},
+		"empty cluster pattern":          {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: ['']\n"}, ErrSettingMalformed},
+		"bad hard timeout":               {map[string]string{"timeout.hard.reconciliation": "-5m"}, ErrSettingMalformed},
+		"bad ignore updates":             {map[string]string{"resource.customizations.ignoreResourceUpdates.apps_Deployment": "jsonPointer: [/status]\n"}, ErrSettingMalformed},
+		"bad updates switch":             {map[string]string{"resource.ignoreResourceUpdatesEnabled": "maybe"}, ErrSettingMalformed},
+		"bad compare option":             {map[string]string{"resource.compareoptions": "ignoreDifferencesOnResourceUpdates: perhaps\n"}, ErrSettingMalformed},
 		"bad duration":                   {map[string]string{"timeout.reconciliation": "soon"}, ErrSettingMalformed},
 		"bad yaml":                       {map[string]string{"resource.exclusions": "- apiGroups: [\n"}, ErrSettingMalformed},
 		"unknown ignore field":           {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrSettingMalformed},
 		"bad rbac":                       {map[string]string{"resource.respectRBAC": "sometimes"}, ErrSettingMalformed},
 		"bad actions":                    {map[string]string{"resource.customizations.actions.apps_Deployment": "definitions: []\n"}, ErrSettingMalformed},
-		"ignore updates":                 {map[string]string{"resource.ignoreResourceUpdatesEnabled": "true", "resource.customizations.ignoreResourceUpdates.all": "jsonPointers: [/metadata/resourceVersion]\n"}, ErrSettingUnsupported},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -94,7 +97,7 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 				t.Fatalf("want %v in a *SettingError, got %v", c.want, err)
 			}
 			for k := range c.data {
-				if k != "resource.customizations.ignoreResourceUpdates.all" && !strings.Contains(err.Error(), k) {
+				if !strings.Contains(err.Error(), k) {
 					t.Errorf("error does not name the key %s: %v", k, err)
 				}
 			}
@@ -109,16 +112,24 @@ apps/Deployment:
     return {status = "Healthy"}
   ignoreDifferences: |
     jsonPointers: [/spec/replicas]
+  ignoreResourceUpdates: |
+    jsonPointers: [/spec/paused]
 `, "resource.ignoreResourceUpdatesEnabled": "true", "resource.customizations.ignoreResourceUpdates.all": "jsonPointers: [/status]\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.HealthOverrides["apps/Deployment"] == "" || len(s.IgnoreDifferences) != 1 || s.IgnoreDifferences[0].Group != "apps" || !s.IgnoreStatusUpdates {
+	if s.HealthOverrides["apps/Deployment"] == "" || len(s.IgnoreDifferences) != 1 || s.IgnoreDifferences[0].Group != "apps" {
 		t.Fatalf("%+v", s)
+	}
+	legacy := slices.ContainsFunc(s.IgnoreResourceUpdates, func(r ResourceIgnoreDifferences) bool {
+		return r.Group == "apps" && r.Kind == "Deployment" && slices.Equal(r.JSONPointers, []string{"/spec/paused"})
+	})
+	if !legacy {
+		t.Fatalf("the legacy form's ignoreResourceUpdates is not among %+v", s.IgnoreResourceUpdates)
 	}
 	opts := DefaultOptions()
 	opts.Cache = cache.DefaultOptions()
-	if err := s.Apply(&opts); err != nil || !opts.Cache.IgnoreStatusOnlyUpdates {
+	if err := s.Apply(&opts); err != nil || len(opts.IgnoreResourceUpdates) != len(s.IgnoreResourceUpdates) {
 		t.Fatalf("apply: %v", err)
 	}
 }

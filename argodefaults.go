@@ -15,7 +15,10 @@ import "github.com/kubegitops/gitops/resource"
 //     are pruned like namespaced ones;
 //   - Tracking: resource.TrackingArgoCD(), Argo CD's tracking-id and
 //     installation-id annotations, so objects an Argo CD installation
-//     manages are adopted as they are.
+//     manages are adopted as they are;
+//   - IgnoreResourceUpdates: DefaultIgnoreResourceUpdates (Argo CD 3's
+//     resource.ignoreResourceUpdatesEnabled true): a watched change of
+//     status and the other ignored fields alone refreshes no app.
 //
 // Everything else keeps DefaultOptions' values, which match Argo CD's.
 func ArgoCDDefaults() Options {
@@ -24,5 +27,6 @@ func ArgoCDDefaults() Options {
 	o.Sync.WaitFinalWave = false
 	o.Sync.PruneClusterScoped = true
 	o.Tracking = resource.TrackingArgoCD()
+	o.IgnoreResourceUpdates = defaultIgnoreResourceUpdateList()
 	return o
 }

@@ -95,6 +95,16 @@ func (cs *clusterState) reachable(ctx context.Context) error {
 	return err
 }
 
+// server is the cluster's URL as Applications name it, which resource
+// filter entries limited to clusters match: ClusterConfig.Server, or the
+// host of its rest.Config.
+func (cs *clusterState) server() string {
+	if cs.cfg.Server != "" || cs.cfg.Config == nil {
+		return cs.cfg.Server
+	}
+	return cs.cfg.Config.Host
+}
+
 func (cs *clusterState) stop() {
 	if cs.cancel != nil {
 		cs.cancel()

@@ -32,7 +32,7 @@ func (e *DeleteHookError) Error() string {
 // (PreSync), so that the syncer runs it as it runs any hook: created,
 // waited for, its delete policy applied.
 func (e *Engine) deletionHooks(ctx context.Context, app *Application, cs *clusterState) (pre, post []*unstructured.Unstructured, revision string, err error) {
-	desired, err := e.render(ctx, app, cs, nil)
+	desired, err := e.render(ctx, app, cs, nil, false)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("delete %s: render to find its PreDelete and PostDelete hooks (DeleteRequest.SkipHooks deletes without them): %w", app.Name, err)
 	}

@@ -104,6 +104,17 @@ func (e *Engine) cacheOptions(cs *clusterState) cache.Options {
 	if opts.Name == "" {
 		opts.Name = cs.cfg.Name
 	}
+	if opts.Server == "" {
+		opts.Server = cs.server()
+	}
+	if opts.SkipUpdate == nil && e.updates != nil {
+		opts.SkipUpdate = e.updates.skip
+		populate := opts.Populate
+		if populate == nil {
+			populate = cache.DefaultPopulate()
+		}
+		opts.Populate = keepAnnotatedWhole(populate)
+	}
 	return opts
 }
 

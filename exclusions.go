@@ -25,9 +25,13 @@ func (e *Engine) splitExcluded(app *Application, cs *clusterState, objs []*unstr
 	if len(f.Include) == 0 && len(f.Exclude) == 0 {
 		return objs, nil
 	}
+	server := ""
+	if cs != nil {
+		server = cs.server()
+	}
 	kept = objs[:0:0]
 	for _, o := range objs {
-		if f.Allows(resource.GroupKindOf(o)) {
+		if f.AllowsOn(resource.GroupKindOf(o), server) {
 			kept = append(kept, o)
 		} else {
 			k := resource.KeyOf(o)

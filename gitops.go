@@ -121,6 +121,17 @@ type Options struct {
 	// ignoreDifferences (argocd-cm's resource.customizations.
 	// ignoreDifferences.<group_Kind> and .all; see ArgoCDSettings).
 	IgnoreDifferences []ResourceIgnoreDifferences
+	// IgnoreResourceUpdates, when not nil, are Argo CD's
+	// ignoreResourceUpdates rules (argocd-cm's resource.customizations.
+	// ignoreResourceUpdates.<group_Kind> and .all): a watched update of a
+	// tracked object (or of one annotated
+	// argocd.argoproj.io/ignore-resource-updates: "true") that changes only
+	// these fields and AlwaysIgnoredOnUpdates, and leaves its health as it
+	// was, refreshes no app. Default nil: every update refreshes. An
+	// empty, non-nil list ignores AlwaysIgnoredOnUpdates alone;
+	// DefaultIgnoreResourceUpdates holds Argo CD 3's defaults, which
+	// ArgoCDSettings.Apply sets.
+	IgnoreResourceUpdates []ResourceIgnoreDifferences
 	// SyncWorkers bounds concurrent sync operations. Default 4.
 	SyncWorkers int
 	// RenderParallelism bounds concurrent renders. Default GOMAXPROCS.
@@ -163,6 +174,12 @@ type Options struct {
 	// CD's timeout.reconciliation: 0): apps are refreshed on repository
 	// hints, cluster events and retries only.
 	Interval time.Duration
+	// HardInterval, when positive, gives each app of Run a hard refresh
+	// (Engine.HardRefresh: branches and tags resolved again and manifests
+	// rendered again, past every cache) once this long has passed since
+	// its last one, or since it joined Run (Argo CD's
+	// timeout.hard.reconciliation). Default 0: none.
+	HardInterval time.Duration
 	// Jitter is the most each periodic refresh is delayed past Interval,
 	// chosen at random. Zero takes the default, Interval/10; negative
 	// means none.
@@ -217,6 +234,9 @@ type Engine struct {
 	// directives resolves strategic-merge directives of rendered objects.
 	directives *diff.DirectiveResolver
 	health     health.Checker
+	// updates judges watched updates (Options.IgnoreResourceUpdates), or
+	// is nil.
+	updates    *updateIgnorer
 	actions    *actions.Runner
 	metrics    *metrics
 	syncSem    chan struct{}
@@ -308,6 +328,9 @@ func New(opts Options) (*Engine, error) {
 		if e.health, err = health.NewChecker(health.DefaultOptions()); err != nil {
 			return nil, fmt.Errorf("gitops: health checker: %w", err)
 		}
+	}
+	if e.updates, err = newUpdateIgnorer(opts, e.health); err != nil {
+		return nil, err
 	}
 	if e.actions = opts.Actions; e.actions == nil {
 		if e.actions, err = actions.New(actions.DefaultOptions()); err != nil {

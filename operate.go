@@ -121,7 +121,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	desired, err := e.render(ctx, app, cs, req.Revisions)
+	desired, err := e.render(ctx, app, cs, req.Revisions, false)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}

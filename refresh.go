@@ -111,13 +111,23 @@ func appSyncOptions(app *Application) (resource.Options, error) {
 // aggregates. The error is non-nil when the comparison could not be made;
 // the Status then says Unknown and carries the error as a condition.
 func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) {
-	st, _, err := e.refresh(ctx, app)
+	st, _, err := e.refresh(ctx, app, false)
 	return st, err
 }
 
-// refresh is Refresh that also returns the Applications the app renders
-// (app of apps).
-func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Application, error) {
+// HardRefresh is Refresh past every cache (Argo CD's hard refresh): the
+// branches and tags of the app's repositories are resolved again (see
+// Invalidate) and its manifests rendered again even when the render cache
+// holds them, and the new render replaces the cached one. Run does it
+// every Options.HardInterval.
+func (e *Engine) HardRefresh(ctx context.Context, app *Application) (Status, error) {
+	st, _, err := e.refresh(ctx, app, true)
+	return st, err
+}
+
+// refresh is Refresh (HardRefresh when hard) that also returns the
+// Applications the app renders (app of apps).
+func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Status, []*Application, error) {
 	start := time.Now()
 	defer func() {
 		d := time.Since(start).Seconds()
@@ -141,7 +151,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application) (Status, []*Appl
 	if err != nil {
 		return fail(ConditionComparisonError, err)
 	}
-	desired, err := e.render(ctx, app, cs, nil)
+	desired, err := e.render(ctx, app, cs, nil, hard)
 	if err != nil {
 		return fail(ConditionComparisonError, err)
 	}

@@ -49,6 +49,9 @@ type appState struct {
 	// resumeChecked records that Resume ran before the app's first
 	// refresh.
 	resumeChecked bool
+	// hardAt is when the app last had a hard refresh, or joined Run
+	// (Options.HardInterval).
+	hardAt time.Time
 }
 
 // Run reconciles the apps until ctx ends: each is refreshed every Interval
@@ -116,7 +119,7 @@ func (r *runner) add(a *Application, parent string) {
 	if s, ok := r.apps[key]; ok {
 		s.app, s.parent = a, parent
 	} else {
-		r.apps[key] = &appState{app: a, parent: parent}
+		r.apps[key] = &appState{app: a, parent: parent, hardAt: time.Now()}
 	}
 	r.queue.Add(key)
 }
@@ -141,6 +144,34 @@ func (r *runner) next(ctx context.Context) bool {
 		r.queue.Forget(name)
 	}
 	return true
+}
+
+// hardDue reports whether the app's next refresh is a hard one: its last
+// hard refresh (or its joining Run) is Options.HardInterval old.
+func (r *runner) hardDue(st *appState) bool {
+	iv := r.e.opts.HardInterval
+	if iv <= 0 {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Since(st.hardAt) >= iv
+}
+
+// nextRefresh is when to refresh the app again without other reason: the
+// periodic interval with jitter, or sooner when its hard refresh falls due
+// first (also with periodic refreshes off).
+func (r *runner) nextRefresh(st *appState) time.Duration {
+	next := r.jitter()
+	if iv := r.e.opts.HardInterval; iv > 0 {
+		r.mu.Lock()
+		due := max(time.Until(st.hardAt.Add(iv)), time.Millisecond)
+		r.mu.Unlock()
+		if next == 0 || due < next {
+			next = due
+		}
+	}
+	return next
 }
 
 func (r *runner) jitter() time.Duration {
@@ -184,7 +215,8 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 			r.e.opts.Log.Info("resume failed", "app", name, "resumed", resumed, "error", err.Error())
 		}
 	}
-	status, children, err := r.e.refresh(ctx, app)
+	hard := r.hardDue(st)
+	status, children, err := r.e.refresh(ctx, app, hard)
 	if err != nil {
 		r.e.opts.Log.V(1).Info("refresh failed", "app", name, "error", err.Error())
 	}
@@ -196,10 +228,15 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	if err != nil {
 		return 0, true
 	}
+	if hard {
+		r.mu.Lock()
+		st.hardAt = time.Now()
+		r.mu.Unlock()
+	}
 	if wait := r.autoSync(ctx, st, app, status); wait > 0 {
 		return wait, false
 	}
-	return r.jitter(), false
+	return r.nextRefresh(st), false
 }
 
 // KeepsLastGood reports whether a refresh's outcome should leave an app's

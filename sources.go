@@ -120,7 +120,10 @@ func joinRevisions(revs []string) string { return strings.Join(revs, ",") }
 // revision reported, in order; a source with ref NAME exposes its whole
 // tree to the others' helm.valueFiles as "$NAME/..." and is rendered
 // itself only when it also has a path or a chart.
-func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string) (rendered, error) {
+//
+// fresh (a hard refresh) resolves every source again and renders past the
+// render cache.
+func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string, fresh bool) (rendered, error) {
 	var out rendered
 	srcs := app.Spec.AllSources()
 	snaps := make([]source.Snapshot, len(srcs))
@@ -140,6 +143,9 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		target := src.TargetRevision
 		if len(pinned) == len(srcs) && pinned[i] != "" {
 			target = pinned[i]
+		}
+		if fresh {
+			e.Invalidate(src.RepoURL)
 		}
 		rev, snap, err := e.fetch(ctx, i, src, target)
 		if err != nil {
@@ -189,7 +195,7 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 			}
 			in.Helm.DependencyRepos = repos
 		}
-		objs, err := e.renderer.Render(ctx, in)
+		objs, err := e.renderOne(ctx, in, fresh)
 		if err != nil {
 			return rendered{}, err
 		}
@@ -494,9 +500,23 @@ func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.
 			return nil, "", err
 		}
 	}
-	r, err := e.render(ctx, app, cs, nil)
+	r, err := e.render(ctx, app, cs, nil, false)
 	if err != nil {
 		return nil, "", err
 	}
 	return r.objects, r.Revision(), nil
+}
+
+// freshRenderer is a renderer with a cache that can be bypassed
+// (render.CachedRenderer).
+type freshRenderer interface {
+	Refresh(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error)
+}
+
+// renderOne renders one source, past the render cache when fresh.
+func (e *Engine) renderOne(ctx context.Context, in render.Input, fresh bool) ([]*unstructured.Unstructured, error) {
+	if fr, ok := e.renderer.(freshRenderer); ok && fresh {
+		return fr.Refresh(ctx, in)
+	}
+	return e.renderer.Render(ctx, in)
 }

@@ -30,6 +30,11 @@
 // good output (Argo CD's rule: nothing previously generated is deleted
 // because a generator failed).
 //
+// KeepIgnoredDifferences applies spec.ignoreApplicationDifferences (JSON
+// pointers and jq paths, for every Application or one by name) to an
+// update: the named fields keep the existing Application's values, as Argo
+// CD's ApplicationSet controller keeps them.
+//
 // The package does not import the engine: the root package's
 // ApplicationSet runner upserts the generated Applications into a running
 // Engine and applies the set's sync policy and rollout strategy.

@@ -114,14 +114,22 @@ spec:
   syncPolicy:
     applicationsSync: create-everything
 `, `unknown policy "create-everything"`, 8},
-		{"ignoreApplicationDifferences refused", `apiVersion: argoproj.io/v1alpha1
+		{"ignoreApplicationDifferences without a field", `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata: {name: s}
 spec:
   generators: [{list: {elements: []}}]
   template: {metadata: {name: x}}
-  ignoreApplicationDifferences: [{jsonPointers: [/spec/source/targetRevision]}]
-`, "not implemented", 7},
+  ignoreApplicationDifferences: [{name: x}]
+`, "names no field", 7},
+		{"ignoreApplicationDifferences bad jq", `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: s}
+spec:
+  generators: [{list: {elements: []}}]
+  template: {metadata: {name: x}}
+  ignoreApplicationDifferences: [{jsonPointers: [spec/source]}]
+`, "ignoreApplicationDifferences[0].jsonPointers[0]", 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(strings.NewReader(tc.doc))

@@ -5,11 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/kubegitops/gitops/source"
 )
 
 func TestTemplates(t *testing.T) {
@@ -239,5 +245,96 @@ func TestFailedGeneratorKeepsLastGoodOutput(t *testing.T) {
 	}
 	if got := names(res.Applications); !slices.Equal(got, []string{"a", "b", "confe", "d", "listed"}) {
 		t.Fatalf("after recovery: %v", got)
+	}
+}
+
+// mapSnapshot is an in-memory snapshot: a glob over 100,000 files costs no
+// disk. Directory listings come from an index (fstest.MapFS scans every
+// file for each listing).
+type mapSnapshot struct {
+	fstest.MapFS
+	dirs map[string][]fs.DirEntry
+}
+
+func newMapSnapshot(m fstest.MapFS) mapSnapshot {
+	dirs := map[string][]fs.DirEntry{}
+	seen := map[string]bool{}
+	for p := range m {
+		child := p
+		for dir := path.Dir(p); ; dir = path.Dir(dir) {
+			if !seen[child] {
+				seen[child] = true
+				info, _ := fs.Stat(fstest.MapFS{child: m[p]}, child)
+				if child != p {
+					info = dirInfo(path.Base(child))
+				}
+				dirs[dir] = append(dirs[dir], fs.FileInfoToDirEntry(info))
+			}
+			if dir == "." {
+				break
+			}
+			child = dir
+		}
+	}
+	for _, es := range dirs {
+		slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	}
+	return mapSnapshot{MapFS: m, dirs: dirs}
+}
+
+// ReadDir serves listings from the index.
+func (m mapSnapshot) ReadDir(name string) ([]fs.DirEntry, error) {
+	es, ok := m.dirs[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return es, nil
+}
+
+// Stat answers directories from the index, files from the map.
+func (m mapSnapshot) Stat(name string) (fs.FileInfo, error) {
+	if _, ok := m.dirs[name]; ok {
+		return dirInfo(path.Base(name)), nil
+	}
+	if f, ok := m.MapFS[name]; ok {
+		return fs.Stat(fstest.MapFS{name: f}, name)
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+type dirInfo string
+
+func (d dirInfo) Name() string                { return string(d) }
+func (dirInfo) Size() int64                   { return 0 }
+func (dirInfo) Mode() fs.FileMode             { return fs.ModeDir | 0o755 }
+func (dirInfo) ModTime() time.Time            { return time.Time{} }
+func (dirInfo) IsDir() bool                   { return true }
+func (dirInfo) Sys() any                      { return nil }
+func (mapSnapshot) Revision() source.Revision { return source.Revision{Commit: "c0ffee"} }
+func (m mapSnapshot) TreeHash(p string) (string, error) {
+	if _, err := m.Stat(p); err != nil {
+		return "", err
+	}
+	return "h:" + p, nil
+}
+
+// TestGlobOver100kFilesIsRefused: the issue's case, a files glob matching
+// 100,000 files under the default Options, is refused with ErrTooMany
+// naming the set and the generator, before the files are read.
+func TestGlobOver100kFilesIsRefused(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range 100_000 {
+		m[fmt.Sprintf("envs/e%03d/app%03d/config.json", i/1000, i%1000)] = &fstest.MapFile{Data: []byte(`{"n": 1}`)}
+	}
+	opts := DefaultOptions()
+	opts.Repos = &fixedRepos{newMapSnapshot(m)}
+	_, err := Generate(context.Background(), loadOne(t, header+`  generators:
+  - git: {repoURL: `+repoURL+`, files: [{path: 'envs/**/config.json'}]}
+  template: {metadata: {name: '{{path.basename}}'}, spec: {destination: {server: x}}}
+`), opts)
+	var ge *Error
+	if !errors.Is(err, ErrTooMany) || !errors.As(err, &ge) || ge.Kind != "git" || ge.Generator != 0 || ge.Set == "" ||
+		!strings.Contains(err.Error(), fmt.Sprintf("more than %d files", DefaultOptions().MaxFiles)) {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -90,6 +90,19 @@ func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstruct
 		return
 	}
 	e := c.prepare(w, obj)
+	// SkipUpdate runs outside the lock: it may normalise both versions
+	// and judge their health. Only this kind's watch goroutine replaces
+	// the entry, and the pointer is checked again under the lock.
+	var judged *entry
+	skip := false
+	if c.opts.SkipUpdate != nil && e.obj != nil {
+		c.mu.RLock()
+		prev := c.store.byKey[e.key]
+		c.mu.RUnlock()
+		if prev != nil && prev.obj != nil && prev.resourceVersion != e.resourceVersion {
+			judged, skip = prev, c.opts.SkipUpdate(prev.obj, e.obj)
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.store.put(e)
@@ -97,7 +110,7 @@ func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstruct
 		switch {
 		case old == nil:
 			c.emitLocked(EventAdded, e, nil)
-		case c.opts.IgnoreStatusOnlyUpdates && e.app != "" && old.obj != nil && e.obj != nil && onlyStatusChanged(old.obj.Object, e.obj.Object):
+		case skip && old == judged:
 			c.metrics.suppressed.Inc()
 		default:
 			c.emitLocked(EventModified, e, old)

@@ -187,13 +187,13 @@ func TestCreateUpdateDeleteSeen(t *testing.T) {
 	}
 }
 
-// Updates of a tracked Deployment's status alone are not announced when
-// IgnoreStatusOnlyUpdates is on; a label change is.
+// Updates of a tracked Deployment's status alone are not announced with
+// SkipUpdate StatusOnlyUpdate; a label change is.
 func TestStatusOnlyUpdatesFiltered(t *testing.T) {
 	ctx := testCtx(t)
 	cs, _ := clients(t, cluster.Config())
 	ns := cluster.TestNamespace(t)
-	c := startCache(t, cluster.Config(), func(o *Options) { o.IgnoreStatusOnlyUpdates = true })
+	c := startCache(t, cluster.Config(), func(o *Options) { o.SkipUpdate = StatusOnlyUpdate })
 	var rec recorder
 	defer c.Subscribe(rec.add)()
 	key := resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"}

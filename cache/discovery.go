@@ -98,7 +98,7 @@ func (o *Options) desiredWatches(resources []apiResource) map[watchID]apiResourc
 	out := map[watchID]apiResource{}
 	for _, r := range resources {
 		gk := r.gvk.GroupKind()
-		if !o.Filter.Allows(gk) {
+		if !o.Filter.AllowsOn(gk, o.Server) {
 			continue
 		}
 		switch {

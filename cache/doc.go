@@ -35,8 +35,10 @@
 //
 // Subscribe delivers changes in batches (100 ms by default), coalesced per
 // object, each carrying the application of the object or of its nearest
-// tracked owner; IgnoreStatusOnlyUpdates drops updates of tracked objects
-// that touch only status, resourceVersion or managedFields.
+// tracked owner; Options.SkipUpdate drops the updates a host judges
+// irrelevant (StatusOnlyUpdate: those that touch only status,
+// resourceVersion or managedFields; the engine's argocd-cm
+// ignoreResourceUpdates rules).
 //
 // LoadKubeconfig gives the client config of each context of a kubeconfig
 // file; a host with several clusters builds one cache per config (the

@@ -149,9 +149,16 @@ func (b *batcher) flush() {
 	}
 }
 
+// StatusOnlyUpdate is a SkipUpdate that drops updates of tracked objects
+// that change nothing but status, metadata.resourceVersion or
+// metadata.managedFields: the changes a controller makes on its own, which
+// need no refresh of the application.
+func StatusOnlyUpdate(old, cur *unstructured.Unstructured) bool {
+	return onlyStatusChanged(old.Object, cur.Object)
+}
+
 // onlyStatusChanged reports whether two versions of an object differ only in
-// status, metadata.resourceVersion or metadata.managedFields: the changes a
-// controller makes on its own, which need no refresh of the application.
+// status, metadata.resourceVersion or metadata.managedFields.
 func onlyStatusChanged(old, cur map[string]any) bool {
 	for k, v := range cur {
 		if k == "status" || k == "metadata" {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubegitops/gitops/internal/wildcard"
 )
 
 // GroupKindMatch matches API kinds by group and kind. "*" matches any
@@ -14,11 +16,24 @@ import (
 type GroupKindMatch struct {
 	Group string
 	Kind  string
+	// Clusters, when not empty, limits the match to the clusters whose
+	// server URL matches one of these globs ("*" any run of characters,
+	// slashes included), as the clusters list of an Argo CD
+	// resource.exclusions or resource.inclusions entry does. A filter
+	// learns its cluster's URL from Options.Server.
+	Clusters []string
 }
 
-// Matches reports whether gk is matched.
+// Matches reports whether gk is matched, on any cluster the match is not
+// limited away from (Clusters is ignored: see MatchesOn).
 func (m GroupKindMatch) Matches(gk schema.GroupKind) bool {
 	return globMatch(m.Group, gk.Group) && globMatch(m.Kind, gk.Kind)
+}
+
+// MatchesOn reports whether gk is matched on the cluster whose server URL
+// is server: Clusters is empty or one of its globs matches server.
+func (m GroupKindMatch) MatchesOn(gk schema.GroupKind, server string) bool {
+	return m.Matches(gk) && (len(m.Clusters) == 0 || wildcard.Any(m.Clusters, server))
 }
 
 func globMatch(pattern, s string) bool {
@@ -34,16 +49,25 @@ func globMatch(pattern, s string) bool {
 
 // ResourceFilter chooses the kinds the cache watches. A kind is watched when
 // Include is empty or matches it, and Exclude does not match it: Exclude
-// wins.
+// wins. Entries limited to some clusters (GroupKindMatch.Clusters) count
+// only on those, as in Argo CD: an exclusion for one cluster leaves the
+// kind watched on the others, and a cluster that no inclusion entry
+// matches watches nothing while Include is not empty.
 type ResourceFilter struct {
 	Include []GroupKindMatch
 	Exclude []GroupKindMatch
 }
 
-// Allows reports whether the filter lets gk be watched.
-func (f ResourceFilter) Allows(gk schema.GroupKind) bool {
+// Allows reports whether the filter lets gk be watched on a cluster with no
+// known server URL (entries limited to clusters match only URLs, so they
+// never match there). Caches use AllowsOn with Options.Server.
+func (f ResourceFilter) Allows(gk schema.GroupKind) bool { return f.AllowsOn(gk, "") }
+
+// AllowsOn reports whether the filter lets gk be watched on the cluster
+// whose server URL is server.
+func (f ResourceFilter) AllowsOn(gk schema.GroupKind, server string) bool {
 	for _, m := range f.Exclude {
-		if m.Matches(gk) {
+		if m.MatchesOn(gk, server) {
 			return false
 		}
 	}
@@ -51,7 +75,7 @@ func (f ResourceFilter) Allows(gk schema.GroupKind) bool {
 		return true
 	}
 	for _, m := range f.Include {
-		if m.Matches(gk) {
+		if m.MatchesOn(gk, server) {
 			return true
 		}
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	// Filter chooses the kinds to watch. Default: every listable and
 	// watchable kind except DefaultExclusions.
 	Filter ResourceFilter
+	// Server is the cluster's server URL as Applications name it
+	// (destination.server), which Filter entries limited to clusters
+	// match. Default "": such entries never match.
+	Server string
 	// Namespaces, when not empty, restricts namespaced kinds to these
 	// namespaces (one watch per kind and namespace), and cluster-scoped
 	// kinds to ClusterKinds. Default empty: the whole cluster.
@@ -77,10 +81,15 @@ type Options struct {
 	// BatchInterval is how long events are gathered and coalesced before
 	// subscribers are called. Default 100 ms.
 	BatchInterval time.Duration
-	// IgnoreStatusOnlyUpdates drops update events of tracked objects that
-	// change nothing but status, metadata.resourceVersion or
-	// metadata.managedFields (the cache is still updated). Default false.
-	IgnoreStatusOnlyUpdates bool
+	// SkipUpdate, when set, is asked about each update of an object kept
+	// whole (a tracked object, by DefaultPopulate) whose old version the
+	// cache holds whole too: true drops the event (the cache is still
+	// updated, and gitops_cluster_cache_ignored_updates_total counts it).
+	// It runs on the watch goroutine of the object's kind, outside the
+	// cache's lock, and must be safe for concurrent use. StatusOnlyUpdate
+	// drops updates that change only status. Default nil: every update
+	// is announced.
+	SkipUpdate func(old, cur *unstructured.Unstructured) bool
 	// QPS and Burst set the client rate limit when the rest.Config leaves
 	// them zero. Defaults 50 and 100.
 	QPS   float32

@@ -94,3 +94,16 @@ func (d *Differ) managedPaths(ctx context.Context, gvk schema.GroupVersionKind, 
 	}
 	return out, nil
 }
+
+// StripIgnored returns a copy of obj's content without the fields that the
+// Differ's ignore rules (system rules and the application's) ignore for it;
+// managedFieldsManagers rules read obj's own managedFields. Two versions of
+// an object whose stripped copies are equal differ only in ignored fields:
+// the test Argo CD's ignoreResourceUpdates makes of a watched change.
+func (d *Differ) StripIgnored(ctx context.Context, obj *unstructured.Unstructured) (map[string]any, error) {
+	c := obj.DeepCopy().Object
+	if _, err := d.ignore(ctx, resource.KeyOf(obj), obj.GroupVersionKind(), obj, c, nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

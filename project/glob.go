@@ -1,39 +1,12 @@
 package project
 
+import "github.com/kubegitops/gitops/internal/wildcard"
+
 // Glob reports whether s matches pattern, where "*" matches any run of
 // characters (slashes included, as in Argo CD's project globs) and "?" one
-// character. Everything else matches itself.
-func Glob(pattern, s string) bool {
-	px, sx := 0, 0
-	starP, starS := -1, 0
-	for sx < len(s) {
-		switch {
-		case px < len(pattern) && (pattern[px] == '?' || pattern[px] == s[sx]):
-			px++
-			sx++
-		case px < len(pattern) && pattern[px] == '*':
-			starP, starS = px, sx
-			px++
-		case starP >= 0:
-			px = starP + 1
-			starS++
-			sx = starS
-		default:
-			return false
-		}
-	}
-	for px < len(pattern) && pattern[px] == '*' {
-		px++
-	}
-	return px == len(pattern)
-}
+// character. Everything else matches itself (internal/wildcard, shared
+// with the cache's cluster filters).
+func Glob(pattern, s string) bool { return wildcard.Match(pattern, s) }
 
 // GlobAny reports whether s matches any of the patterns.
-func GlobAny(patterns []string, s string) bool {
-	for _, p := range patterns {
-		if Glob(p, s) {
-			return true
-		}
-	}
-	return false
-}
+func GlobAny(patterns []string, s string) bool { return wildcard.Any(patterns, s) }

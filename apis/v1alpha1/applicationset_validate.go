@@ -71,8 +71,15 @@ func (s *ApplicationSet) validate() []FieldError {
 			add("spec.strategy.type", "unknown strategy %q (want AllAtOnce or RollingSync)", st.Type)
 		}
 	}
-	if len(s.Spec.IgnoreApplicationDifferences) > 0 {
-		add("spec.ignoreApplicationDifferences", "not implemented by this engine")
+	for i, r := range s.Spec.IgnoreApplicationDifferences {
+		if len(r.JSONPointers)+len(r.JQPathExpressions) == 0 {
+			add(fmt.Sprintf("spec.ignoreApplicationDifferences[%d]", i), "names no field (want jsonPointers or jqPathExpressions)")
+		}
+		for j, p := range r.JSONPointers {
+			if !strings.HasPrefix(p, "/") || p == "/" {
+				add(fmt.Sprintf("spec.ignoreApplicationDifferences[%d].jsonPointers[%d]", i, j), "%q is not a JSON pointer to a field", p)
+			}
+		}
 	}
 	return errs
 }

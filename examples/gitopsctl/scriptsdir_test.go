@@ -86,10 +86,10 @@ func TestArgoCDConfigMapFlag(t *testing.T) {
 	}
 	mustContain(t, "status with --argocd-cm", out, "Suspended", "from argocd-cm")
 	mustContain(t, "warnings", errOut, "warning: argocd-cm url: not used by the engine")
-	write("  resource.customizations.ignoreResourceUpdates.apps_Deployment: \"jsonPointers: [/status]\"\n")
+	write("  resource.customizations.ignoreResourceUpdates.apps_Deployment: \"jsonPointer: [/status]\"\n")
 	code, _, errOut = runCLI(t, append([]string{"status", "--argocd-cm", cm, "--app", appFile}, kc...)...)
 	if code != 2 {
-		t.Fatalf("unsupported setting: exit %d, want 2\n%s", code, errOut)
+		t.Fatalf("malformed setting: exit %d, want 2\n%s", code, errOut)
 	}
-	mustContain(t, "unsupported setting error", errOut, "resource.customizations.ignoreResourceUpdates.apps_Deployment", "not supported")
+	mustContain(t, "malformed setting error", errOut, "resource.customizations.ignoreResourceUpdates.apps_Deployment", "malformed value")
 }
