@@ -54,7 +54,11 @@ func (e *Engine) newRenderer() (render.Renderer, error) {
 		copts.MaxConcurrent = e.opts.RenderParallelism
 	}
 	copts.Logger = e.opts.Log
-	return render.Cached(tools, st, copts), nil
+	var next render.Renderer = tools
+	if e.opts.Decryptor != nil {
+		next = render.Decrypting(tools, e.opts.Decryptor)
+	}
+	return render.Cached(next, st, copts), nil
 }
 
 // sourceFor returns the Source of a repository URL, one per kind of source
