@@ -28,10 +28,13 @@ import (
 func (e *Engine) newRenderer() (render.Renderer, error) {
 	hopts := helm.DefaultOptions()
 	hopts.Dependencies = dependencyFetcher{e}
+	helmRenderer := helm.New(hopts)
+	kopts := kustomize.DefaultOptions()
+	kopts.Helm = helmRenderer // helmCharts, with charts under the project's sourceRepos
 	tools := render.Tools{
 		render.KindPlain:     plain.New(plain.DefaultOptions()),
-		render.KindKustomize: kustomize.New(kustomize.DefaultOptions()),
-		render.KindHelm:      helm.New(hopts),
+		render.KindKustomize: kustomize.New(kopts),
+		render.KindHelm:      helmRenderer,
 		render.KindJsonnet:   jsonnet.New(jsonnet.DefaultOptions()),
 		render.KindPlugin:    plugin.New(plugin.DefaultOptions()),
 	}

@@ -1,4 +1,4 @@
-package sops
+package e2e
 
 import (
 	"context"
@@ -18,7 +18,14 @@ import (
 	gitops "github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/sops"
+	"github.com/kubegitops/gitops/sops/internal/sopstest"
 	"github.com/kubegitops/gitops/sync"
+)
+
+const (
+	plaintext  = "hunter2-plaintext"
+	secretYAML = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\nstringData:\n  password: " + plaintext + "\n"
 )
 
 // An app whose Secret is SOPS-encrypted in its folder: the engine syncs
@@ -28,15 +35,20 @@ import (
 func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 	ctx := context.Background()
 	ns := cluster.TestNamespace(t)
-	id, rcp := newIdentity(t)
-	enc := encryptFile(t, "secret.yaml", secretYAML, "^(data|stringData)$", rcp)
+	id, rcp := sopstest.NewIdentity(t)
+	enc := sopstest.Encrypt(t, "secret.yaml", secretYAML, sopstest.KubernetesRegex, rcp)
 	dir := testfiles.Tree(t, map[string]string{
 		"app/secret.yaml": enc,
 		"app/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: prod}\n",
 	})
+	var err error
 	opts := gitops.DefaultOptions()
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cluster.Config()}}
-	opts.Decryptor = newDecryptor(t, id)
+	dopts := sops.DefaultOptions()
+	dopts.AgeKeys = []string{id}
+	if opts.Decryptor, err = sops.New(dopts); err != nil {
+		t.Fatal(err)
+	}
 	e, err := gitops.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +130,7 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 	testfiles.Write(t, dir, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: changed}\n"})
 	st, err = e.Refresh(ctx, app)
 	var derr *render.DecryptError
-	if !errors.As(err, &derr) || derr.Path != "app/secret.yaml" || !errors.Is(err, ErrTampered) {
+	if !errors.As(err, &derr) || derr.Path != "app/secret.yaml" || !errors.Is(err, sops.ErrTampered) {
 		t.Fatalf("refresh of a tampered file: %v", err)
 	}
 	found := false

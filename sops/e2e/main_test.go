@@ -1,4 +1,4 @@
-package sops
+package e2e
 
 import (
 	"os"
