@@ -26,9 +26,11 @@ const generatedPrefix = ".gitops-helmchart-"
 // inflateHelmCharts renders the helmCharts of the kustomization file kfile
 // in process, as `kustomize build --enable-helm` runs `helm template` for
 // each, and rewrites the kustomization (in memory) with the outputs as
-// resources and without helmCharts and helmGlobals. Each output object is
-// marked with kustomize's helm-generated annotation, so the namespace
-// transformer leaves it alone as it leaves Helm's output alone.
+// resources and without helmCharts and helmGlobals. An entry without a
+// namespace is released into the kustomization's namespace, as kustomize
+// does. Each output object is marked with kustomize's helm-generated
+// annotation, so the namespace transformer leaves it alone as it leaves
+// Helm's output alone.
 func (r *Renderer) inflateHelmCharts(ctx context.Context, root *render.Root, fsys *FileSystem, kfile string, in render.Input) error {
 	data, err := fsys.ReadFile(abs(kfile))
 	if err != nil {
@@ -49,6 +51,10 @@ func (r *Renderer) inflateHelmCharts(ctx context.Context, root *render.Root, fsy
 		}
 	}
 	for i, c := range k.HelmCharts {
+		if c.Namespace == "" {
+			// kustomize releases a chart into the kustomization's namespace.
+			c.Namespace = k.Namespace
+		}
 		objs, err := r.inflateChart(ctx, root, kdir, home, c, in)
 		if err != nil {
 			return helmChartError(kfile, c.Name, err)
