@@ -11,6 +11,10 @@ import (
 	"sync/atomic"
 )
 
+// maxDecryptBytes is the largest file handed to the decryptor; SOPS
+// documents are small, and a larger file is read as it is.
+const maxDecryptBytes = 8 << 20
+
 // decryptFS is the tree a Decrypting renderer hands the tool: regular files
 // read as the decryptor's plaintext; everything else passes through. It
 // implements the optional interfaces Root uses.
@@ -66,7 +70,9 @@ func (f *decryptFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
+	if err != nil || !info.Mode().IsRegular() || info.Size() > maxDecryptBytes {
+		// Directories pass through, and so do files too large to be a
+		// SOPS document: Root's budgets apply to them as to any file.
 		return file, err
 	}
 	data, err := io.ReadAll(file)
@@ -84,8 +90,8 @@ func (f *decryptFS) Open(name string) (fs.File, error) {
 // ReadFile implements fs.ReadFileFS.
 func (f *decryptFS) ReadFile(name string) ([]byte, error) {
 	data, err := fs.ReadFile(f.fsys, name)
-	if err != nil {
-		return nil, err
+	if err != nil || len(data) > maxDecryptBytes {
+		return data, err
 	}
 	return f.content(name, data)
 }
