@@ -12,12 +12,12 @@ FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
 	./diff:FuzzIgnoreRules ./diff:FuzzSecretMasking \
 	./source/webhook:FuzzWebhook
 
-.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check bench
+.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check sops-check bench
 
 demo:
 	$(GO) run ./examples/gitopsctl demo
 
-test: tools redis fmt generate-check vet unit bench-check fuzz
+test: tools redis fmt generate-check vet unit bench-check sops-check fuzz
 
 # Build the local cluster's programs once, before parallel test packages need them.
 tools:
@@ -59,6 +59,11 @@ unit:
 # vet it and run its harness once at tiny sizes; `make bench` runs it whole.
 bench-check:
 	cd bench && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+# sops/ is its own module (SOPS brings the cloud KMS SDKs): vet and test it,
+# unit tests and the end-to-end test on the local cluster.
+sops-check:
+	cd sops && $(GO) vet ./... && $(GO) test $(GOTEST_FLAGS) ./...
 
 bench:
 	cd bench && $(GO) run ./cmd/compare -repeat 5

@@ -43,6 +43,12 @@ type Options struct {
 	Credentials func(repoURL string) *source.Credentials
 	// Renderers render each tool. Default: every built-in renderer.
 	Renderers map[render.Kind]render.Renderer
+	// Decryptor, when set, decrypts encrypted files (SOPS documents with
+	// the sops/ module's decryptor) as every tool reads them (see
+	// render.Decrypting). Outputs that hold plaintext are cached in this
+	// process only, never in RenderStore. Default none: encrypted files
+	// are read as they are.
+	Decryptor render.Decryptor
 	// RenderStore caches rendered manifests. Default: an in-memory LRU of
 	// 256 MiB.
 	RenderStore store.Store

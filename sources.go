@@ -28,10 +28,13 @@ import (
 func (e *Engine) newRenderer() (render.Renderer, error) {
 	hopts := helm.DefaultOptions()
 	hopts.Dependencies = dependencyFetcher{e}
+	helmRenderer := helm.New(hopts)
+	kopts := kustomize.DefaultOptions()
+	kopts.Helm = helmRenderer // helmCharts, with charts under the project's sourceRepos
 	tools := render.Tools{
 		render.KindPlain:     plain.New(plain.DefaultOptions()),
-		render.KindKustomize: kustomize.New(kustomize.DefaultOptions()),
-		render.KindHelm:      helm.New(hopts),
+		render.KindKustomize: kustomize.New(kopts),
+		render.KindHelm:      helmRenderer,
 		render.KindJsonnet:   jsonnet.New(jsonnet.DefaultOptions()),
 		render.KindPlugin:    plugin.New(plugin.DefaultOptions()),
 	}
@@ -54,7 +57,11 @@ func (e *Engine) newRenderer() (render.Renderer, error) {
 		copts.MaxConcurrent = e.opts.RenderParallelism
 	}
 	copts.Logger = e.opts.Log
-	return render.Cached(tools, st, copts), nil
+	var next render.Renderer = tools
+	if e.opts.Decryptor != nil {
+		next = render.Decrypting(tools, e.opts.Decryptor)
+	}
+	return render.Cached(next, st, copts), nil
 }
 
 // sourceFor returns the Source of a repository URL, one per kind of source

@@ -38,6 +38,10 @@ type CacheOptions struct {
 	// front of the store, so that a hit costs a deep copy instead of a
 	// decode. Default 256; negative disables.
 	DecodedEntries int
+	// Private holds the outputs that must not leave the process: those
+	// of renders that decrypted a file (see Decrypting). Default an
+	// in-memory LRU of 64 MiB. It must not be a shared store.
+	Private store.Store
 	// Registerer receives the metrics when not nil.
 	Registerer prometheus.Registerer
 	// Logger logs store errors (which never fail a render).
@@ -148,6 +152,11 @@ func Cached(next Renderer, st store.Store, opts CacheOptions) *CachedRenderer {
 	if opts.Now == nil {
 		opts.Now = d.Now
 	}
+	if opts.Private == nil {
+		mo := store.DefaultMemoryOptions()
+		mo.MaxBytes, mo.Name = 64<<20, "render-private"
+		opts.Private = store.NewMemory(mo)
+	}
 	var decoded *lru.Cache[string, []*unstructured.Unstructured]
 	if opts.DecodedEntries > 0 {
 		decoded, _ = lru.New[string, []*unstructured.Unstructured](opts.DecodedEntries)
@@ -256,7 +265,8 @@ func (c *CachedRenderer) renderAndStore(ctx context.Context, in Input, base stri
 	rec := newRecordingFS(in.FS)
 	rin := in
 	rin.FS = rec
-	objs, rerr := c.renderBounded(ctx, rin)
+	rctx, sensitive := withSensitiveFlag(ctx)
+	objs, rerr := c.renderBounded(rctx, rin)
 	deps := relevantDependencies(rec.dependencies(), in.Path)
 	full, kerr := fullKey(in.FS, base, deps)
 	if kerr != nil {
@@ -277,7 +287,14 @@ func (c *CachedRenderer) renderAndStore(ctx context.Context, in Input, base stri
 		return nil, Wrap(in.Tool, in, fmt.Errorf("encode output: %w", err))
 	}
 	c.storeDeps(ctx, base, deps)
-	c.storeSet(ctx, c.opts.KeyPrefix+"out/"+full, data)
+	if sensitive.Load() {
+		// Plaintext from a decryptor: this process only.
+		if err := c.opts.Private.Set(ctx, c.opts.KeyPrefix+"out/"+full, data, c.opts.TTL); err != nil {
+			c.opts.Logger.Error(err, "render cache: private store write failed", "key", full)
+		}
+	} else {
+		c.storeSet(ctx, c.opts.KeyPrefix+"out/"+full, data)
+	}
 	return &flightResult{full: full, deps: deps, data: data}, nil
 }
 

@@ -32,4 +32,12 @@
 // inputs it touched, and tightening any option is a miss (argo-cd#29766).
 // Identical concurrent renders run once, failures are cached with
 // exponential backoff (Refresh bypasses), and parallelism is bounded.
+//
+// Decrypting puts a Decryptor (the SOPS one lives in the sops/ module)
+// under any renderer: every file a tool reads that the decryptor
+// recognises reads as its plaintext, and a file that fails to decrypt
+// fails the render with a *DecryptError naming it. The decryptor's ID
+// enters the cache key; the output of a render that decrypted anything is
+// cached in process memory only (CacheOptions.Private), never in the
+// shared store, so Redis never holds plaintext.
 package render

@@ -108,7 +108,10 @@ func (c *CachedRenderer) loadOutput(ctx context.Context, full string) ([]*unstru
 			return deepCopyObjects(objs), true
 		}
 	}
-	data, ok := c.storeGet(ctx, c.opts.KeyPrefix+"out/"+full)
+	data, ok, _ := c.opts.Private.Get(ctx, c.opts.KeyPrefix+"out/"+full)
+	if !ok {
+		data, ok = c.storeGet(ctx, c.opts.KeyPrefix+"out/"+full)
+	}
 	if !ok {
 		return nil, false
 	}

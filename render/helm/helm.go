@@ -2,13 +2,9 @@ package helm
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
-	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -119,68 +115,33 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 	if err != nil {
 		return nil, err
 	}
-	if err := action.CheckDependencies(chrt, chrt.Metadata.Dependencies); err != nil {
-		if !r.opts.FetchDependencies && r.opts.Dependencies == nil {
-			return nil, fmt.Errorf("%w: %v (vendor dependencies into charts/ or enable FetchDependencies)", render.ErrRemoteDisabled, err)
-		}
-		fetched, ferr := r.fetchDependencies(ctx, chrt, root.Limits(), src.DependencyRepos)
-		if ferr != nil {
-			return nil, ferr
-		}
-		if chrt, err = loader.LoadFiles(append(files, fetched...)); err != nil {
-			return nil, fmt.Errorf("load chart %s with fetched dependencies: %w", chartDir, err)
-		}
-		if err := action.CheckDependencies(chrt, chrt.Metadata.Dependencies); err != nil {
-			return nil, err
-		}
+	if chrt, err = r.withDependencies(ctx, chrt, files, chartDir, src.DependencyRepos); err != nil {
+		return nil, err
 	}
 	vals, err := r.values(ctx, root, chartDir, src)
 	if err != nil {
 		return nil, err
 	}
 
-	cfg := &action.Configuration{Log: func(string, ...any) {}}
-	install := action.NewInstall(cfg)
-	install.DryRun = true
-	install.DryRunOption = "true"
-	install.ClientOnly = true
-	install.Replace = true
-	install.ReleaseName = releaseName(src, in)
-	install.Namespace = in.Namespace
-	if install.Namespace == "" {
-		install.Namespace = "default"
-	}
-	install.IncludeCRDs = !src.SkipCRDs
-	install.SkipCRDs = src.SkipCRDs
-	install.SkipSchemaValidation = src.SkipSchemaValidation
-	install.IsUpgrade = src.IsUpgrade
-	install.APIVersions = chartutil.VersionSet(in.APIVersions)
-	kv := in.KubeVersion
-	if kv == "" {
-		kv = r.opts.DefaultKubeVersion
-	}
-	if kv != "" {
-		parsed, err := chartutil.ParseKubeVersion(kv)
-		if err != nil {
-			return nil, fmt.Errorf("%w: kube version %q: %v", render.ErrInvalidInput, kv, err)
-		}
-		install.KubeVersion = parsed
-	}
-	rel, err := install.RunWithContext(ctx, chrt, vals)
-	if err != nil {
-		return nil, err
-	}
-	return r.objects(rel, src.SkipTests)
+	return r.install(ctx, chrt, vals, installOptions{
+		releaseName: releaseName(src, in), namespace: in.Namespace,
+		includeCRDs: !src.SkipCRDs, skipSchemaValidation: src.SkipSchemaValidation,
+		isUpgrade: src.IsUpgrade, skipTests: src.SkipTests,
+		apiVersions: in.APIVersions, kubeVersion: in.KubeVersion,
+	})
 }
 
 // objects decodes the manifest and the hooks, in `helm template` order.
-func (r *Renderer) objects(rel *release.Release, skipTests bool) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) objects(rel *release.Release, skipTests, skipHooks bool) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	objs, err := resource.Decode("helm:manifest", []byte(rel.Manifest), r.opts.Limits.Decode)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, objs...)
+	if skipHooks {
+		return out, nil
+	}
 	for _, h := range rel.Hooks {
 		if skipTests && isTestHook(h) {
 			continue

@@ -160,9 +160,25 @@ func (f *FileSystem) IsDir(p string) bool {
 
 // Exists implements filesys.FileSystem.
 func (f *FileSystem) Exists(p string) bool {
-	root, name, _ := f.route(p)
-	_, err := root.Stat(name)
-	return err == nil
+	root, name, prefix := f.route(p)
+	if _, err := root.Stat(name); err == nil {
+		return true
+	}
+	return f.generated(root, name, prefix)
+}
+
+// generated reports whether name is a file that exists only as an overlay
+// (the output of an inflated helmCharts entry).
+func (f *FileSystem) generated(root *render.Root, name, prefix string) bool {
+	if prefix != "" {
+		return false
+	}
+	r, err := root.Resolve(name)
+	if err != nil {
+		return false
+	}
+	_, ok := f.overlays[r]
+	return ok
 }
 
 // ReadDir implements filesys.FileSystem: the names in the directory.
@@ -188,6 +204,9 @@ func (f *FileSystem) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) 
 		return "", "", err
 	}
 	info, err := root.Stat(r)
+	if err != nil && f.generated(root, r, prefix) {
+		return filesys.ConfirmedDir(join(prefix, path.Dir(r))), path.Base(r), nil
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("'%s' does not exist: %w", p, err)
 	}

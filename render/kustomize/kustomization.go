@@ -36,8 +36,10 @@ func readKustomization(root *render.Root, dir string) (string, *types.Kustomizat
 // checkRemote walks the kustomizations reachable from dir through local
 // resources, bases and components, and refuses remote entries (and
 // helmCharts) unless allowed. It runs before krusty, which would otherwise
-// clone or fetch during the build.
-func checkRemote(root *render.Root, fsys *FileSystem, dir string, allowRemote bool) error {
+// clone or fetch during the build. With helm it returns the kustomization
+// files that have helmCharts, to be inflated in process.
+func checkRemote(root *render.Root, fsys *FileSystem, dir string, allowRemote, helm bool) ([]string, error) {
+	var charted []string
 	seen := map[string]bool{}
 	var visit func(dir string) error
 	visit = func(dir string) error {
@@ -49,8 +51,14 @@ func checkRemote(root *render.Root, fsys *FileSystem, dir string, allowRemote bo
 		if err != nil {
 			return err
 		}
-		if len(k.HelmCharts) > 0 || len(k.HelmChartInflationGenerator) > 0 {
-			return &render.PathError{Op: "load", Path: kfile, Err: fmt.Errorf("%w: helmCharts needs a helm binary; render the chart with the Helm renderer", render.ErrRemoteDisabled)}
+		if len(k.HelmChartInflationGenerator) > 0 {
+			return &render.PathError{Op: "load", Path: kfile, Err: fmt.Errorf("%w: helmChartInflationGenerator (deprecated) is not supported; use helmCharts", render.ErrInvalidInput)}
+		}
+		if len(k.HelmCharts) > 0 {
+			if !helm {
+				return &render.PathError{Op: "load", Path: kfile, Err: fmt.Errorf("%w: helmCharts needs the in-process Helm (kustomize.Options.Helm)", render.ErrRemoteDisabled)}
+			}
+			charted = append(charted, kfile)
 		}
 		entries := append(append(append([]string{}, k.Resources...), k.Bases...), k.Components...)
 		for _, e := range entries {
@@ -76,7 +84,8 @@ func checkRemote(root *render.Root, fsys *FileSystem, dir string, allowRemote bo
 		}
 		return nil
 	}
-	return visit(dir)
+	err := visit(dir)
+	return charted, err
 }
 
 func readKustomizationVia(fsys *FileSystem, root *render.Root, dir string) (string, *types.Kustomization, error) {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 
 	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/render/helm"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -42,6 +43,20 @@ type Options struct {
 	Reorder krusty.ReorderOption
 	// AddManagedByLabel adds app.kubernetes.io/managed-by: kustomize-<v>.
 	AddManagedByLabel bool
+	// Helm, when set, inflates kustomizations' helmCharts in process with
+	// this renderer, as `kustomize build --enable-helm` does with a helm
+	// binary: charts from chartHome (default "charts" beside the
+	// kustomization), else fetched from their repo (http(s) or oci://)
+	// through Helm.FetchChart, which admits only the repositories of
+	// Input.Helm.DependencyRepos (the engine sets the app project's
+	// sourceRepos). valuesFile, valuesInline with valuesMerge,
+	// additionalValuesFiles, releaseName, namespace, includeCRDs,
+	// skipTests, skipHooks, apiVersions and kubeVersion (else the Input's)
+	// are honoured; nameTemplate, devel and helmGlobals.configHome are
+	// refused. Without releaseName the release is "release-name" (the
+	// helm binary would generate a random one). Default nil: helmCharts
+	// fail the render with render.ErrRemoteDisabled.
+	Helm *helm.Renderer `json:"-"`
 }
 
 // DefaultOptions returns root-only loading, no remote resources, and
@@ -78,8 +93,19 @@ func New(opts Options) *Renderer {
 }
 
 // Identity implements render.Identifier.
-func (r *Renderer) Identity(render.Input) (render.Identity, error) {
-	return render.Identity{Tool: render.KindKustomize, Version: render.LibraryVersion("sigs.k8s.io/kustomize/api"), Options: r.opts}, nil
+func (r *Renderer) Identity(in render.Input) (render.Identity, error) {
+	opts := struct {
+		Options
+		Helm *render.Identity `json:",omitempty"`
+	}{Options: r.opts}
+	if r.opts.Helm != nil {
+		id, err := r.opts.Helm.Identity(in)
+		if err != nil {
+			return render.Identity{}, err
+		}
+		opts.Helm = &id
+	}
+	return render.Identity{Tool: render.KindKustomize, Version: render.LibraryVersion("sigs.k8s.io/kustomize/api"), Options: opts}, nil
 }
 
 // openAPIState guards kustomize's process-wide OpenAPI schema: builds with
@@ -115,8 +141,14 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 		}
 		fsys.overlays[kfile] = data
 	}
-	if err := checkRemote(root, fsys, dir, r.opts.AllowRemoteResources); err != nil {
+	charted, err := checkRemote(root, fsys, dir, r.opts.AllowRemoteResources, r.opts.Helm != nil)
+	if err != nil {
 		return nil, err
+	}
+	for _, kf := range charted {
+		if err := r.inflateHelmCharts(ctx, root, fsys, kf, in); err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

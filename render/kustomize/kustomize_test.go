@@ -218,7 +218,7 @@ func TestS9RemoteBasesAreRefusedByDefault(t *testing.T) {
 	if _, err := New(DefaultOptions()).Render(context.Background(), render.Input{FS: snap, Path: "nested"}); !errors.Is(err, render.ErrRemoteDisabled) {
 		t.Errorf("nested remote base: %v, want ErrRemoteDisabled", err)
 	}
-	// helmCharts would exec a helm binary.
+	// Without Options.Helm, helmCharts are refused (kustomize would exec a helm binary).
 	snap.MapFS["helm/kustomization.yaml"] = &fstest.MapFile{Data: []byte("helmCharts:\n  - name: x\n    repo: https://charts.example.com\n")}
 	if _, err := New(DefaultOptions()).Render(context.Background(), render.Input{FS: snap, Path: "helm"}); !errors.Is(err, render.ErrRemoteDisabled) {
 		t.Errorf("helmCharts: %v, want ErrRemoteDisabled", err)
