@@ -179,7 +179,7 @@ spec:
   namespaceResourceBlacklist: [{group: '', kind: Secret}]
 `
 	head := r.commit(t, map[string]string{
-		"apps/project.yaml": proj,
+		"apps/project.yaml":    proj,
 		"plain/p5/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: hunter2\n",
 	})
 	rep := runPreview(t, r.options(t, r.first, head))
