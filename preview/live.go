@@ -57,7 +57,7 @@ func (l *liveComparer) close() { l.eng.Close() }
 // compare refreshes the app at the head commit against its destination
 // and lists what a sync would create, change or prune.
 func (l *liveComparer) compare(ctx context.Context, r *run, h *result, commit string) *LiveReport {
-	app, _ := r.renderCopy(h.app, commit)
+	app, _ := r.renderCopy(ctx, h.app, commit)
 	app.Spec.Destination = h.app.Spec.Destination
 	st, err := l.eng.Refresh(ctx, app)
 	rep := &LiveReport{Sync: st.Sync}

@@ -237,7 +237,7 @@ func (r *run) renderOne(ctx context.Context, s *side, res *result, prior map[str
 		}
 	}
 	res.rendered = true
-	app, roles := r.renderCopy(res.app, s.rev.Commit)
+	app, roles := r.renderCopy(ctx, res.app, s.rev.Commit)
 	rec := newReads(roles)
 	objs, _, err := r.eng.Render(withReads(ctx, rec), app)
 	res.objs, res.err, res.reads = objs, err, rec.Paths()
@@ -248,7 +248,7 @@ func (r *run) renderOne(ctx context.Context, s *side, res *result, prior map[str
 // commit, the destination the offline one (same namespace), the
 // implicit default project (project rules are checked on the result),
 // and the role of each non-chart source for the read recorder.
-func (r *run) renderCopy(app *gitops.Application, commit string) (*gitops.Application, []sourceRole) {
+func (r *run) renderCopy(ctx context.Context, app *gitops.Application, commit string) (*gitops.Application, []sourceRole) {
 	c := copyApp(app)
 	c.Spec.Project = ""
 	c.Spec.Destination = gitops.ApplicationDestination{Server: offlineServer, Namespace: app.Spec.Destination.Namespace}
@@ -257,7 +257,7 @@ func (r *run) renderCopy(app *gitops.Application, commit string) (*gitops.Applic
 		if src.Chart != "" {
 			return
 		}
-		prev := sameRepo(src.RepoURL, r.opts.RepoURL) && r.pinned(src.TargetRevision)
+		prev := sameRepo(src.RepoURL, r.opts.RepoURL) && r.pinned(ctx, src.TargetRevision)
 		if prev {
 			src.TargetRevision = commit
 		}
@@ -275,7 +275,7 @@ func (r *run) renderCopy(app *gitops.Application, commit string) (*gitops.Applic
 // pinned reports whether a targetRevision of the previewed repository
 // names the base: empty, HEAD, the base or Options.Branch as written, or
 // a revision that resolves to the base commit.
-func (r *run) pinned(target string) bool {
+func (r *run) pinned(ctx context.Context, target string) bool {
 	switch target {
 	case "", "HEAD", r.opts.Base, r.base.Commit:
 		return true
@@ -288,7 +288,7 @@ func (r *run) pinned(target string) bool {
 	if v, ok := r.pins[target]; ok {
 		return v
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	rev, err := r.opts.Source.Resolve(ctx, r.opts.Repository, target)
 	v := err == nil && rev.Commit == r.base.Commit
@@ -298,14 +298,14 @@ func (r *run) pinned(target string) bool {
 
 // specKey is the app's spec with, for each source, whether it is pinned:
 // equal keys at both sides mean the app asks for the same render.
-func (r *run) specKey(_ context.Context, app *gitops.Application) (string, error) {
+func (r *run) specKey(ctx context.Context, app *gitops.Application) (string, error) {
 	type keyed struct {
 		Spec   gitops.ApplicationSpec `json:"spec"`
 		Pinned []bool                 `json:"pinned"`
 	}
 	k := keyed{Spec: app.Spec}
 	for _, src := range app.Spec.AllSources() {
-		k.Pinned = append(k.Pinned, src.Chart == "" && sameRepo(src.RepoURL, r.opts.RepoURL) && r.pinned(src.TargetRevision))
+		k.Pinned = append(k.Pinned, src.Chart == "" && sameRepo(src.RepoURL, r.opts.RepoURL) && r.pinned(ctx, src.TargetRevision))
 	}
 	data, err := json.Marshal(k)
 	return string(data), err

@@ -19,10 +19,10 @@ const (
 	readTree                       // a content hash of the whole subtree
 )
 
-// Reads are the paths of the previewed repository one app's render read,
+// readSet holds the paths of the previewed repository one app's render read,
 // with how they were read: the evidence the preview uses to decide
 // whether a change can affect the app.
-type Reads struct {
+type readSet struct {
 	mu    sync.Mutex
 	paths map[string]readKind
 	// sources are the app's non-chart sources in order: the engine opens
@@ -37,18 +37,18 @@ type sourceRole struct {
 	valuesOnly bool // a ref source without path: only its files are read
 }
 
-func newReads(roles []sourceRole) *Reads {
-	return &Reads{paths: map[string]readKind{}, sources: roles}
+func newReads(roles []sourceRole) *readSet {
+	return &readSet{paths: map[string]readKind{}, sources: roles}
 }
 
-func (r *Reads) note(name string, k readKind) {
+func (r *readSet) note(name string, k readKind) {
 	r.mu.Lock()
 	r.paths[path.Clean(name)] |= k
 	r.mu.Unlock()
 }
 
 // Paths returns the recorded paths (for reports and tests).
-func (r *Reads) Paths() map[string]readKind {
+func (r *readSet) Paths() map[string]readKind {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make(map[string]readKind, len(r.paths))
@@ -59,7 +59,7 @@ func (r *Reads) Paths() map[string]readKind {
 }
 
 // role returns the role of the next snapshot opened for this render.
-func (r *Reads) role() (sourceRole, bool) {
+func (r *readSet) role() (sourceRole, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i := r.opened
@@ -73,12 +73,12 @@ func (r *Reads) role() (sourceRole, bool) {
 type readsKey struct{}
 
 // withReads returns ctx carrying the recorder of one app's render.
-func withReads(ctx context.Context, r *Reads) context.Context {
+func withReads(ctx context.Context, r *readSet) context.Context {
 	return context.WithValue(ctx, readsKey{}, r)
 }
 
-func readsFrom(ctx context.Context) *Reads {
-	r, _ := ctx.Value(readsKey{}).(*Reads)
+func readsFrom(ctx context.Context) *readSet {
+	r, _ := ctx.Value(readsKey{}).(*readSet)
 	return r
 }
 
@@ -110,7 +110,7 @@ func (s recordingSource) Snapshot(ctx context.Context, repo source.Repository, r
 // recordingSnapshot passes every call through and records the path.
 type recordingSnapshot struct {
 	snap           source.Snapshot
-	r              *Reads
+	r              *readSet
 	ignoreRootHash bool
 }
 
