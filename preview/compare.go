@@ -74,7 +74,7 @@ func compareObjects(base, head []*unstructured.Unstructured, defaultNS string) (
 func byKey(objs []*unstructured.Unstructured, defaultNS string) map[resource.Key]*unstructured.Unstructured {
 	m := make(map[resource.Key]*unstructured.Unstructured, len(objs))
 	for _, o := range objs {
-		if o.GetNamespace() == "" && defaultNS != "" && !clusterScoped(o.GetKind()) {
+		if o.GetNamespace() == "" && defaultNS != "" && !resource.BuiltinClusterScoped(o.GetKind()) {
 			o = o.DeepCopy()
 			o.SetNamespace(defaultNS)
 		}
@@ -151,17 +151,6 @@ func (m *masker) mask(obj *unstructured.Unstructured) *unstructured.Unstructured
 		}
 	}
 	return obj
-}
-
-// clusterScoped lists the built-in cluster-scoped kinds: offline there is
-// no discovery to ask, and a namespace must not be given to these.
-func clusterScoped(kind string) bool {
-	switch kind {
-	case "Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "PersistentVolume", "StorageClass",
-		"PriorityClass", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "APIService", "IngressClass", "RuntimeClass":
-		return true
-	}
-	return false
 }
 
 // oneLine shortens an error message to one line for tables.

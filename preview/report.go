@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/resource"
 )
 
 // gitTimeout bounds one resolve made outside a caller's context.
@@ -220,7 +221,7 @@ func (r *run) checkPolicies(ctx context.Context, h *result, projects []gitops.Pr
 		}
 		var err error
 		if proj != nil {
-			err = proj.Admission(h.app, r.opts.Policies...)(ctx, obj, !clusterScoped(obj.GetKind()), false)
+			err = proj.Admission(h.app, r.opts.Policies...)(ctx, obj, !resource.BuiltinClusterScoped(obj.GetKind()), false)
 		} else {
 			for _, pol := range r.opts.Policies {
 				if err = pol.Check(ctx, h.app, obj); err != nil {
