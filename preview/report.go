@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -211,7 +212,7 @@ func (r *run) checkPolicies(ctx context.Context, h *result, projects []gitops.Pr
 		notes = append(notes, fmt.Sprintf("project rules not checked: project %q is not given", name))
 	}
 	if proj != nil {
-		if err := proj.CheckApplication(h.app); err != nil {
+		if err := project.CheckApplication(proj, h.app); err != nil {
 			refusals = append(refusals, err.Error())
 		}
 	}
@@ -221,7 +222,7 @@ func (r *run) checkPolicies(ctx context.Context, h *result, projects []gitops.Pr
 		}
 		var err error
 		if proj != nil {
-			err = proj.Admission(h.app, r.opts.Policies...)(ctx, obj, !resource.BuiltinClusterScoped(obj.GetKind()), false)
+			err = project.Admission(proj, h.app, r.opts.Policies...)(ctx, obj, !resource.BuiltinClusterScoped(obj.GetKind()), false)
 		} else {
 			for _, pol := range r.opts.Policies {
 				if err = pol.Check(ctx, h.app, obj); err != nil {
