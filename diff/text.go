@@ -67,3 +67,19 @@ func colorize(text string) string {
 	}
 	return b.String()
 }
+
+// UnifiedYAML returns a unified diff (3 lines of context) of from against
+// to, both written as YAML with sorted keys, the way Result.Text is; a nil
+// side is empty. The labels name the two sides in the header. It masks
+// nothing: callers mask Secrets first.
+func UnifiedYAML(fromLabel, toLabel string, from, to map[string]any) (string, error) {
+	a, err := yamlLines(from)
+	if err != nil {
+		return "", err
+	}
+	b, err := yamlLines(to)
+	if err != nil {
+		return "", err
+	}
+	return difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: a, B: b, FromFile: fromLabel, ToFile: toLabel, Context: 3})
+}

@@ -47,6 +47,13 @@
 //	    change with a diff of the files the git write-back edits (or the
 //	    argocd parameter override); without --dry-run the git write-back
 //	    commits and pushes with $GITOPS_GIT_USERNAME/$GITOPS_GIT_PASSWORD
+//	gitopsctl preview --repo URL|DIR --base REF --head REF --apps FILE|DIR
+//	    [--branch B] [--kubeconfig FILE] [--format markdown|json]
+//	    [--projects FILE] [--policy FILE] [--max-bytes N]
+//	    what moving the repository from base to head does to every app
+//	    (package preview): objects added, removed and changed per app,
+//	    apps added or removed, policy refusals, and with --kubeconfig what
+//	    a sync would do; exit 0 no change, 1 changes, 2 error or refusal
 //
 // Commands that talk to a cluster take --kubeconfig (default $KUBECONFIG,
 // else ~/.kube/config) and --context, and the engine settings a host

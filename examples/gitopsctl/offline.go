@@ -170,7 +170,7 @@ func diffLive(ctx context.Context, e *gitops.Engine, app *gitops.Application, li
 	desired := map[resource.Key]bool{}
 	code := 0
 	for _, obj := range objs {
-		if obj.GetNamespace() == "" && !clusterScoped(obj.GetKind()) {
+		if obj.GetNamespace() == "" && !resource.BuiltinClusterScoped(obj.GetKind()) {
 			obj.SetNamespace(app.Spec.Destination.Namespace)
 		}
 		key := resource.KeyOf(obj)
@@ -196,17 +196,6 @@ func diffLive(ctx context.Context, e *gitops.Engine, app *gitops.Application, li
 		fmt.Fprintf(stdout, "===== %s: live only, not in Git (pruned by sync --prune)\n", k)
 	}
 	return code, nil
-}
-
-// clusterScoped lists the built-in cluster-scoped kinds (offline, there
-// is no discovery to ask).
-func clusterScoped(kind string) bool {
-	switch kind {
-	case "Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "PersistentVolume", "StorageClass",
-		"PriorityClass", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "APIService", "IngressClass", "RuntimeClass":
-		return true
-	}
-	return false
 }
 
 func withNewline(s string) string {

@@ -1,0 +1,96 @@
+package preview
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/source"
+)
+
+// localServer and localName are how Applications name the cluster the
+// engine runs in.
+const (
+	localServer = "https://kubernetes.default.svc"
+	localName   = "in-cluster"
+)
+
+// liveComparer refreshes head renders against the live cluster through
+// a connected engine.
+type liveComparer struct {
+	eng *gitops.Engine
+}
+
+func newLiveComparer(opts Options) (*liveComparer, error) {
+	eo := gitops.DefaultOptions()
+	eo.Log = opts.Log
+	eo.Credentials = opts.Credentials
+	eo.ChartSource = opts.ChartSource
+	eo.Clusters = append([]gitops.ClusterConfig{}, opts.Live.Clusters...)
+	if opts.Live.Config != nil {
+		named := false
+		for _, c := range eo.Clusters {
+			named = named || c.Server == localServer || c.Name == localName
+		}
+		if !named {
+			eo.Clusters = append(eo.Clusters, gitops.ClusterConfig{Name: localName, Server: localServer, Config: opts.Live.Config})
+		}
+	}
+	others := &defaultSources{}
+	eo.SourceFor = func(repoURL string) (source.Source, error) {
+		if sameRepo(repoURL, opts.RepoURL) {
+			return repoSource{Source: opts.Source, repo: opts.Repository}, nil
+		}
+		return others.get(repoURL)
+	}
+	e, err := gitops.New(eo)
+	if err != nil {
+		return nil, err
+	}
+	return &liveComparer{eng: e}, nil
+}
+
+func (l *liveComparer) close() { l.eng.Close() }
+
+// compare refreshes the app at the head commit against its destination
+// and lists what a sync would create, change or prune.
+func (l *liveComparer) compare(ctx context.Context, r *run, h *result, commit string) *LiveReport {
+	app, _ := r.renderCopy(ctx, h.app, commit)
+	app.Spec.Destination = h.app.Spec.Destination
+	st, err := l.eng.Refresh(ctx, app)
+	rep := &LiveReport{Sync: st.Sync}
+	if err != nil {
+		rep.Error = err.Error()
+		return rep
+	}
+	for _, row := range st.Resources {
+		if row.Hook {
+			continue
+		}
+		c := ObjectChange{Key: row.Key, Diff: row.Diff}
+		switch {
+		case row.RequiresPruning:
+			c.Change = Removed
+			if row.PruneDisabled {
+				c.Diff = "kept: its sync options disable or gate pruning\n"
+			}
+		case row.Status != gitops.OutOfSync:
+			continue
+		case row.Health != nil && row.Health.Code == health.Missing:
+			c.Change = Added
+		default:
+			c.Change = Changed
+		}
+		rep.Objects = append(rep.Objects, c)
+	}
+	sort.Slice(rep.Objects, func(i, j int) bool { return rep.Objects[i].Key.String() < rep.Objects[j].Key.String() })
+	for _, cond := range st.Conditions {
+		if cond.IsError() {
+			rep.Error = strings.TrimSpace(rep.Error + "; " + cond.Message)
+		}
+	}
+	rep.Error = strings.TrimPrefix(rep.Error, "; ")
+	return rep
+}
