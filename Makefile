@@ -12,7 +12,7 @@ FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
 	./diff:FuzzIgnoreRules ./diff:FuzzSecretMasking \
 	./source/webhook:FuzzWebhook
 
-.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check bench vulncheck
+.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check bench bench-fleet vulncheck
 
 demo:
 	$(GO) run ./examples/gitopsctl demo
@@ -62,6 +62,12 @@ bench-check:
 
 bench:
 	cd bench && $(GO) run ./cmd/compare -repeat 5
+
+# The fleet section at full size on the full local cluster (bench-check runs
+# it with 20 apps): FLEET_APPS Applications of 5 objects from one monorepo.
+FLEET_APPS ?= 1000
+bench-fleet:
+	cd bench && $(GO) run ./cmd/compare -only fleet -cluster full -fleet-apps $(FLEET_APPS)
 
 # govulncheck over every module against a local database built from the
 # golang.org/x/vulndb module (cached under the user cache, never committed);
