@@ -12,12 +12,12 @@ FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
 	./diff:FuzzIgnoreRules ./diff:FuzzSecretMasking \
 	./source/webhook:FuzzWebhook
 
-.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check sops-check bench
+.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check sops-check bench bench-fleet vulncheck
 
 demo:
 	$(GO) run ./examples/gitopsctl demo
 
-test: tools redis fmt generate-check vet unit bench-check sops-check fuzz
+test: tools redis fmt generate-check vet unit bench-check sops-check fuzz vulncheck
 
 # Build the local cluster's programs once, before parallel test packages need them.
 tools:
@@ -67,6 +67,18 @@ sops-check:
 
 bench:
 	cd bench && $(GO) run ./cmd/compare -repeat 5
+
+# The fleet section at full size on the full local cluster (bench-check runs
+# it with 20 apps): FLEET_APPS Applications of 5 objects from one monorepo.
+FLEET_APPS ?= 1000
+bench-fleet:
+	cd bench && $(GO) run ./cmd/compare -only fleet -cluster full -fleet-apps $(FLEET_APPS)
+
+# govulncheck over every module against a local database built from the
+# golang.org/x/vulndb module (cached under the user cache, never committed);
+# findings and accepted standard-library ones: scripts/vulncheck.sh, SECURITY.md S19.
+vulncheck:
+	GO=$(GO) bash scripts/vulncheck.sh
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

@@ -92,8 +92,9 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.differs[e.AppKey(app)] = &differEntry{key: key, differ: d}
-	return d, nil
+	md := newMemoDiffer(d)
+	e.differs[e.AppKey(app)] = &differEntry{key: key, differ: md}
+	return md, nil
 }
 
 // appSyncOptions parses the app's syncOptions.
@@ -304,6 +305,9 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		so, _ := resource.SyncOptionsOf(live)
 		keep := so.Has(resource.OptionPrune, "false") || so.Has(resource.OptionPrune, "confirm")
 		cmp.merge(ResourceStatus{Key: key, Status: OutOfSync, RequiresPruning: true, PruneDisabled: keep})
+	}
+	if md, ok := differ.(*memoDiffer); ok {
+		md.forget(desiredKeys)
 	}
 	if len(taintedUsed) > 0 {
 		sort.Strings(taintedUsed)

@@ -43,6 +43,18 @@ type Config struct {
 	HelmRuns int
 	// GitCommits and GitFiles size the repository fetched.
 	GitCommits, GitFiles int
+	// FleetApps is the number of Applications of the fleet section.
+	FleetApps int
+	// FleetInterval is the engine's refresh interval in the fleet section
+	// (Argo CD's default, 3 minutes).
+	FleetInterval time.Duration
+	// FleetSteady is how long the fleet's steady state is measured.
+	FleetSteady time.Duration
+	// FleetTimeout bounds each wait of the fleet section.
+	FleetTimeout time.Duration
+	// FleetCacheDir is the Git cache of the fleet's engine (empty: the
+	// source's default, under the user cache).
+	FleetCacheDir string
 	// Log receives progress lines.
 	Log io.Writer
 }
@@ -58,6 +70,7 @@ func DefaultConfig() Config {
 		SyncObjects:  1000, Workers: 8,
 		HelmTemplates: 50, HelmRuns: 10,
 		GitCommits: 10000, GitFiles: 1000,
+		FleetApps: 1000, FleetInterval: 3 * time.Minute, FleetSteady: 3 * time.Minute, FleetTimeout: 30 * time.Minute,
 		Log: os.Stderr,
 	}
 }
@@ -67,7 +80,7 @@ func main() {
 		os.Exit(helmOnce(dir))
 	}
 	cfg := DefaultConfig()
-	flag.StringVar(&cfg.Only, "only", "", "comma-separated sections to run: diff,cache,sync,helm,git (default all)")
+	flag.StringVar(&cfg.Only, "only", "", "comma-separated sections to run: diff,cache,sync,helm,git,fleet (default all but fleet)")
 	flag.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "runs of each measurement; the median is reported")
 	flag.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "local cluster: apiserver (etcd and kube-apiserver) or full (controllers, scheduler, kwok)")
 	flag.IntVar(&cfg.DiffObjects, "diff-objects", cfg.DiffObjects, "Deployments diffed")
@@ -79,6 +92,10 @@ func main() {
 	flag.IntVar(&cfg.HelmRuns, "helm-runs", cfg.HelmRuns, "renders per Helm figure")
 	flag.IntVar(&cfg.GitCommits, "git-commits", cfg.GitCommits, "commits in the repository fetched")
 	flag.IntVar(&cfg.GitFiles, "git-files", cfg.GitFiles, "files in the repository fetched")
+	flag.IntVar(&cfg.FleetApps, "fleet-apps", cfg.FleetApps, "Applications of the fleet section (5 objects each)")
+	flag.DurationVar(&cfg.FleetInterval, "fleet-interval", cfg.FleetInterval, "refresh interval of the fleet's engine")
+	flag.DurationVar(&cfg.FleetSteady, "fleet-steady", cfg.FleetSteady, "how long the fleet's steady state is measured")
+	flag.DurationVar(&cfg.FleetTimeout, "fleet-timeout", cfg.FleetTimeout, "bound of each wait of the fleet section")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -120,7 +137,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	opts.Build.Log = logf
 	var cluster *testenv.Cluster
-	if only["diff"] || only["cache"] || only["sync"] {
+	if only["diff"] || only["cache"] || only["sync"] || only["fleet"] {
 		logf("starting the local cluster (%s)", cfg.Cluster)
 		if cluster, err = testenv.Start(ctx, opts); err != nil {
 			return nil, err
@@ -138,6 +155,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{"sync", h.syncSection},
 		{"helm", h.helmSection},
 		{"git", h.gitSection},
+		{"fleet", h.fleetSection},
 	} {
 		if !only[s.name] {
 			continue

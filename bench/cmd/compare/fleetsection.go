@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing/fstest"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	gitops "github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/git"
+)
+
+// fleetNamespaces is how many namespaces the fleet's apps spread over.
+const fleetNamespaces = 100
+
+// fleetApp is one app of the monorepo: a ConfigMap, a Secret, a Service, a
+// Deployment of one replica and a ServiceAccount. rev changes the
+// ConfigMap only (a commit touching the app).
+func fleetApp(i int, rev string) map[string]string {
+	n := fmt.Sprintf("a%05d", i)
+	return map[string]string{
+		"cm.yaml":     fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\ndata: {app: %q, rev: %q}\n", n, n, rev),
+		"secret.yaml": fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: %s}\nstringData: {token: t-%s}\n", n, n),
+		"svc.yaml":    fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata: {name: %s}\nspec:\n  selector: {app: %s}\n  ports: [{port: 80, targetPort: 8080}]\n", n, n),
+		"sa.yaml":     fmt.Sprintf("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s}\n", n),
+		"deploy.yaml": fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: %s}}\n  template:\n    metadata: {labels: {app: %s}}\n    spec:\n      serviceAccountName: %s\n      containers: [{name: web, image: nginx:1.27, ports: [{containerPort: 8080}]}]\n", n, n, n, n),
+	}
+}
+
+// fleetSection runs cfg.FleetApps Applications from one monorepo on the
+// real Git server through Engine.Run with automated sync, on the full local
+// cluster (kwok runs the Pods, so Deployments report their rollout), and
+// reports: the cold start to every app Synced and Healthy; the steady
+// state over cfg.FleetSteady (CPU seconds per minute of this process, API
+// requests and Git requests per minute, heap in use, goroutines); a commit
+// touching 1% of the apps (time to those Synced at the new revision, and
+// the renders it cost).
+func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
+	if h.cfg.Cluster != "full" {
+		return nil, fmt.Errorf("the fleet section needs -cluster full (kwok reports the Deployments' rollout)")
+	}
+	n := h.cfg.FleetApps
+	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	defer gs.Close()
+	files := fstest.MapFS{}
+	for i := range n {
+		for name, body := range fleetApp(i, "1") {
+			files[fmt.Sprintf("apps/a%05d/%s", i, name)] = &fstest.MapFile{Data: []byte(body)}
+		}
+	}
+	if _, err := gs.CreateRepository(ctx, "fleet", files); err != nil {
+		return nil, err
+	}
+	dyn, err := h.dynamic(nil)
+	if err != nil {
+		return nil, err
+	}
+	nss := make([]string, min(fleetNamespaces, n))
+	for i := range nss {
+		if nss[i], err = h.createNamespace(ctx, dyn, fmt.Sprintf("fleet-%02d", i)); err != nil {
+			return nil, err
+		}
+	}
+	defer deleteNamespaces(dyn, nss)
+
+	api := &writeCounter{}
+	reg := prometheus.NewRegistry()
+	opts := gitops.DefaultOptions()
+	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: h.restConfig(api)}}
+	opts.Interval = h.cfg.FleetInterval
+	opts.Registerer = reg
+	gitSource, err := git.New(git.Options{CacheDir: h.cfg.FleetCacheDir, ResolveTTL: min(time.Minute, h.cfg.FleetInterval)})
+	if err != nil {
+		return nil, err
+	}
+	opts.SourceFor = func(string) (source.Source, error) { return gitSource, nil }
+	e, err := gitops.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	repo := gs.RepoURL("fleet")
+	apps := make([]gitops.Application, n)
+	for i := range apps {
+		a := &apps[i]
+		a.Name = fmt.Sprintf("fleet-%05d", i)
+		a.Spec.Source = &gitops.ApplicationSource{RepoURL: repo, Path: fmt.Sprintf("apps/a%05d", i), TargetRevision: gs.Branch()}
+		a.Spec.Destination = gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: nss[i%len(nss)]}
+		a.Spec.SyncPolicy = &gitops.SyncPolicy{Automated: &gitops.SyncPolicyAutomated{Prune: true, SelfHeal: true}}
+	}
+
+	h.logf("fleet: %d apps of 5 objects over %d namespaces, interval %s", n, len(nss), opts.Interval)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- e.Run(runCtx, apps) }()
+	defer func() { stop(); <-done }()
+
+	head, err := gs.Head(ctx, "fleet")
+	if err != nil {
+		return nil, err
+	}
+	ready := func(idx []int, rev string) func(context.Context) (bool, error) {
+		return func(context.Context) (bool, error) {
+			select {
+			case err := <-done:
+				return false, fmt.Errorf("Engine.Run ended: %w", err)
+			default:
+			}
+			for _, i := range idx {
+				st, ok := e.AppStatus(apps[i].Name)
+				if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy || !strings.HasPrefix(st.Revision, rev) {
+					return false, nil
+				}
+			}
+			return true, nil
+		}
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, h.cfg.FleetTimeout, true, ready(all, head)); err != nil {
+		return nil, fmt.Errorf("cold start: not every app Synced and Healthy at %s within %s: %w", head, h.cfg.FleetTimeout, err)
+	}
+	cold := time.Since(start)
+	h.logf("fleet: cold start to %d apps Synced and Healthy: %s", n, cold.Round(time.Millisecond))
+
+	// Steady state: nothing changes for FleetSteady.
+	cpu0, api0, writes0, git0 := processCPU(), api.requestCount(), api.count(), gs.Requests()
+	t0 := time.Now()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case err := <-done:
+		return nil, fmt.Errorf("Engine.Run ended: %w", err)
+	case <-time.After(h.cfg.FleetSteady):
+	}
+	minutes := time.Since(t0).Minutes()
+	cpuPerMin := (processCPU() - cpu0).Seconds() / minutes
+	apiPerMin := float64(api.requestCount()-api0) / minutes
+	steadyWrites := api.count() - writes0
+	gitPerMin := float64(gs.Requests()-git0) / minutes
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	goroutines := runtime.NumGoroutine()
+	h.logf("fleet: steady %.1f min: %.2f CPU s/min, %.0f API requests/min, %d writes, %.1f Git requests/min, heap %.1f MiB, %d goroutines",
+		minutes, cpuPerMin, apiPerMin, steadyWrites, gitPerMin, float64(ms.HeapInuse)/(1<<20), goroutines)
+
+	// A commit touching 1% of the apps, announced as a webhook would (Hint).
+	touched := max(1, n/100)
+	changes := map[string][]byte{}
+	idx := make([]int, touched)
+	for k := range touched {
+		i := k * (n / touched)
+		idx[k] = i
+		changes[fmt.Sprintf("apps/a%05d/cm.yaml", i)] = []byte(fleetApp(i, "2")["cm.yaml"])
+	}
+	renders0, err := renderMisses(reg)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := gs.Commit(ctx, "fleet", "touch 1%", changes)
+	if err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	e.Hint(repo)
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, h.cfg.FleetTimeout, true, ready(idx, rev)); err != nil {
+		return nil, fmt.Errorf("1%% commit: %d apps not Synced at %s within %s: %w", touched, rev, h.cfg.FleetTimeout, err)
+	}
+	onePercent := time.Since(t1)
+	// Every app moves to the new revision; only the touched ones render.
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, h.cfg.FleetTimeout, true, ready(all, rev)); err != nil {
+		return nil, fmt.Errorf("1%% commit: not every app at %s within %s: %w", rev, h.cfg.FleetTimeout, err)
+	}
+	renders1, err := renderMisses(reg)
+	if err != nil {
+		return nil, err
+	}
+	renders := renders1 - renders0
+	h.logf("fleet: 1%% commit (%d apps) Synced in %s, %.0f renders", touched, onePercent.Round(time.Millisecond), renders)
+
+	name := fmt.Sprintf("%d apps, 5 objects each", n)
+	return []Row{
+		{Section: "fleet", Measure: name + ": cold start to all Synced and Healthy", Ours: cold.Seconds(), Unit: Seconds},
+		{Section: "fleet", Measure: name + ": steady state, CPU seconds per minute", Ours: cpuPerMin, Unit: Seconds},
+		{Section: "fleet", Measure: name + ": steady state, API requests per minute", Ours: apiPerMin, Unit: Requests},
+		{Section: "fleet", Measure: name + ": steady state, writes", Ours: float64(steadyWrites), Unit: Writes, Target: "0 (issue 27)"},
+		{Section: "fleet", Measure: name + ": steady state, Git requests per minute", Ours: gitPerMin, Unit: Requests},
+		{Section: "fleet", Measure: name + ": heap in use (MiB)", Ours: float64(ms.HeapInuse) / (1 << 20), Unit: MiB},
+		{Section: "fleet", Measure: name + ": goroutines", Ours: float64(goroutines), Unit: Count},
+		{Section: "fleet", Measure: fmt.Sprintf("%s: 1%% commit (%d apps), time to those Synced", name, touched), Ours: onePercent.Seconds(), Unit: Seconds, Target: "10 s or less (issue 27)"},
+		{Section: "fleet", Measure: fmt.Sprintf("%s: 1%% commit (%d apps), renders", name, touched), Ours: renders, Unit: Count, Target: fmt.Sprintf("exactly %d", touched)},
+	}, nil
+}
+
+// renderMisses is the number of renders that ran (cache misses) so far.
+func renderMisses(reg *prometheus.Registry) (float64, error) {
+	mfs, err := reg.Gather()
+	if err != nil {
+		return 0, err
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "gitops_render_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "result" && l.GetValue() == "miss" {
+					return m.GetCounter().GetValue(), nil
+				}
+			}
+		}
+	}
+	return 0, nil
+}
+
+// processCPU is the user and system CPU time this process used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,93 @@
+package gitops
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/sync"
+)
+
+// A refresh where nothing changed diffs nothing: every comparison is
+// answered from the memo (desired content, live uid and resourceVersion,
+// the app's options). A changed live object is diffed again, once, and its
+// drift keeps its diff text on the memoized refreshes after it.
+func TestUnchangedRefreshDiffsNothing(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	var diffs atomic.Int32
+	e := newEngine(t, func(o *Options) {
+		o.NewDiffer = func(opts diff.Options) (Differ, error) {
+			d, err := defaultNewDiffer(opts)
+			return countingDiffer{d, &diffs}, err
+		}
+	})
+	app := dirApp(ns, repoDir(t, map[string]string{
+		"app/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n",
+		"app/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: hunter2}\n",
+		"app/sa.yaml":     "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}\n",
+	}), ns)
+	ctx := context.Background()
+	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v", err)
+	}
+	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	before := diffs.Load()
+	for i := range 3 {
+		st, err := e.Refresh(ctx, app)
+		if err != nil || st.Sync != Synced || len(st.Resources) != 3 {
+			t.Fatalf("refresh %d: %v %+v", i, err, st)
+		}
+	}
+	if n := diffs.Load() - before; n != 0 {
+		t.Fatalf("3 refreshes of an unchanged app diffed %d objects, want 0", n)
+	}
+
+	// Drift: only the changed object is diffed again.
+	cs, err := kubernetes.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "c", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["k"] = "changed by hand"
+	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
+	before = diffs.Load()
+	st, err := e.Refresh(ctx, app)
+	if err != nil || st.Sync != OutOfSync {
+		t.Fatalf("refresh after drift: %v %+v", err, st)
+	}
+	if n := diffs.Load() - before; n != 0 {
+		t.Fatalf("a refresh with the drift unchanged diffed %d objects, want 0", n)
+	}
+	var text string
+	for _, r := range st.Resources {
+		if r.Key.Name == "c" {
+			text = r.Diff
+		}
+		if r.Key.Name == "s" && strings.Contains(r.Diff, "hunter2") {
+			t.Fatal("a Secret value in a memoized diff")
+		}
+	}
+	if !strings.Contains(text, "changed by hand") {
+		t.Fatalf("memoized drift lost its diff text: %q", text)
+	}
+
+	// A changed comparison option (a new ignore rule) builds a new differ
+	// and memo: the drift is ignored at once, not served from the old memo.
+	app.Spec.IgnoreDifferences = []ResourceIgnoreDifferences{{Kind: "ConfigMap", JSONPointers: []string{"/data"}}}
+	st, err = e.Refresh(ctx, app)
+	if err != nil || st.Sync != Synced {
+		t.Fatalf("refresh with /data ignored: %v %+v", err, st)
+	}
+}
