@@ -12,12 +12,12 @@ FUZZ_TARGETS := ./resource:FuzzDecode ./resource:FuzzTrackingID \
 	./diff:FuzzIgnoreRules ./diff:FuzzSecretMasking \
 	./source/webhook:FuzzWebhook
 
-.PHONY: demo test tools redis fmt generate generate-check vet unit fuzz bench-check sops-check bench bench-fleet vulncheck
+.PHONY: demo test tools redis chromium fmt generate generate-check vet unit fuzz bench-check sops-check bench bench-fleet vulncheck
 
 demo:
 	$(GO) run ./examples/gitopsctl demo
 
-test: tools redis fmt generate-check vet unit bench-check sops-check fuzz vulncheck
+test: tools redis chromium fmt generate-check vet unit bench-check sops-check fuzz vulncheck
 
 # Build the local cluster's programs once, before parallel test packages need them.
 tools:
@@ -29,6 +29,14 @@ redis:
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq redis-server >/dev/null && echo "redis-server installed"; \
 	else echo "redis-server missing and cannot be installed here; install it to run the Redis tests" >&2; exit 1; fi
+
+# Install Debian's chromium when missing and possible (root with apt-get):
+# examples/portal's TestBrowser drives it and fails without it.
+chromium:
+	@if command -v chromium >/dev/null; then echo "chromium: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium >/dev/null && echo "chromium installed"; \
+	else echo "chromium missing and cannot be installed here; install it to run examples/portal's TestBrowser" >&2; exit 1; fi
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v /testdata/)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

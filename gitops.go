@@ -242,10 +242,10 @@ type Engine struct {
 	health     health.Checker
 	// updates judges watched updates (Options.IgnoreResourceUpdates), or
 	// is nil.
-	updates    *updateIgnorer
-	actions    *actions.Runner
-	metrics    *metrics
-	syncSem    chan struct{}
+	updates *updateIgnorer
+	actions *actions.Runner
+	metrics *metrics
+	syncSem chan struct{}
 
 	mu       gosync.Mutex
 	clusters map[string]*clusterState // by server URL and by name

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -330,7 +332,8 @@ func (d *demo) summary() {
 		d.note("%-12s %-8s %-8s %s", a.Name, st.Sync, st.Health.Code, shortRev(st.Revision))
 	}
 	if !d.flags.keep {
-		fmt.Fprintln(d.out, "\nRun `gitopsctl demo --keep` to explore the result with kubectl afterwards.")
+		fmt.Fprintln(d.out, "\nRun `gitopsctl demo --keep` to explore the result with kubectl afterwards, or in the")
+		fmt.Fprintln(d.out, "deploy portal (examples/portal): --keep prints the `go run ./examples/portal` line for these apps.")
 	}
 }
 
@@ -342,6 +345,14 @@ func (d *demo) keepRunning(ctx context.Context) {
 	}
 	fmt.Fprintf(d.out, "  kubectl get all -n %s-guestbook\n", d.flags.prefix)
 	fmt.Fprintf(d.out, "  git clone %s\n", d.repoURL)
+	if dir, err := d.writePortalFiles(); err != nil {
+		fmt.Fprintf(d.out, "  (the deploy portal's files could not be written: %v)\n", err)
+	} else {
+		defer os.RemoveAll(dir)
+		fmt.Fprintf(d.out, "  # the deploy portal over these apps, at http://127.0.0.1:8080 (log in with the token in %s):\n", filepath.Join(dir, "tokens.txt"))
+		fmt.Fprintf(d.out, "  go run ./examples/portal --kubeconfig %s --apps %s --policy %s --token-file %s --instance-id %s\n",
+			d.kubeconfig, filepath.Join(dir, "apps"), filepath.Join(dir, "policy.yaml"), filepath.Join(dir, "tokens.txt"), "gitopsctl-demo-"+d.flags.prefix)
+	}
 	<-ctx.Done()
 }
 

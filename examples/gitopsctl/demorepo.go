@@ -24,6 +24,23 @@ func demoRepository() (fs.FS, error) {
 // demoApplications returns the demo's Applications for a repository URL,
 // deploying into namespaces that start with prefix.
 func demoApplications(repoURL, prefix string) ([]*gitops.Application, error) {
+	text, err := demoApplicationsYAML(repoURL, prefix)
+	if err != nil {
+		return nil, err
+	}
+	apps, err := gitops.LoadApplications(bytes.NewReader(text))
+	if err != nil {
+		return nil, fmt.Errorf("demo applications: %w", err)
+	}
+	out := make([]*gitops.Application, len(apps))
+	for i := range apps {
+		out[i] = &apps[i]
+	}
+	return out, nil
+}
+
+// demoApplicationsYAML returns the demo's Applications as YAML.
+func demoApplicationsYAML(repoURL, prefix string) ([]byte, error) {
 	text, err := demoFiles.ReadFile("demo/applications.yaml")
 	if err != nil {
 		return nil, err
@@ -36,13 +53,5 @@ func demoApplications(repoURL, prefix string) ([]*gitops.Application, error) {
 	if err := tmpl.Execute(&buf, struct{ RepoURL, Prefix string }{repoURL, prefix}); err != nil {
 		return nil, err
 	}
-	apps, err := gitops.LoadApplications(&buf)
-	if err != nil {
-		return nil, fmt.Errorf("demo applications: %w", err)
-	}
-	out := make([]*gitops.Application, len(apps))
-	for i := range apps {
-		out[i] = &apps[i]
-	}
-	return out, nil
+	return buf.Bytes(), nil
 }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops"
+)
+
+// historyRow is one recorded sync.
+type historyRow struct {
+	ID         int64     `json:"id"`
+	Revision   string    `json:"revision"`
+	Short      string    `json:"short"`
+	DeployedAt time.Time `json:"deployedAt"`
+}
+
+// appView is everything the app page shows.
+type appView struct {
+	Name           string             `json:"name"`
+	Project        string             `json:"project"`
+	Cluster        string             `json:"cluster"`
+	Namespace      string             `json:"namespace"`
+	RepoURL        string             `json:"repoURL"`
+	Path           string             `json:"path,omitempty"`
+	TargetRevision string             `json:"targetRevision,omitempty"`
+	Automated      bool               `json:"automated"`
+	Reconciled     bool               `json:"reconciled"`
+	Status         badges             `json:"status"`
+	Conditions     []gitops.Condition `json:"conditions"`
+	Tree           appTree            `json:"tree"`
+	History        []historyRow       `json:"history"`
+	Operation      *operationView     `json:"operation,omitempty"`
+	CanWrite       bool               `json:"canWrite"`
+	CanSecrets     bool               `json:"canSecrets"`
+}
+
+func (s *server) appView(r *http.Request, a *gitops.Application, p perms) appView {
+	v := appView{Name: a.Name, Project: projectOf(a), Cluster: clusterOf(a), Namespace: a.Spec.Destination.Namespace,
+		CanWrite: p.Write, CanSecrets: p.Secrets, Conditions: []gitops.Condition{}, History: []historyRow{},
+		Status: badges{Sync: string(gitops.Unknown), Health: "Unknown"}}
+	if srcs := a.Spec.AllSources(); len(srcs) > 0 {
+		v.RepoURL, v.Path, v.TargetRevision = srcs[0].RepoURL, srcs[0].Path, srcs[0].TargetRevision
+	}
+	if sp := a.Spec.SyncPolicy; sp != nil && sp.Automated != nil && (sp.Automated.Enabled == nil || *sp.Automated.Enabled) {
+		v.Automated = true
+	}
+	st, ok := s.opts.Engine.AppStatus(a.Name)
+	v.Reconciled = ok
+	if ok {
+		v.Status = statusBadges(st)
+		v.Conditions = append(v.Conditions, st.Conditions...)
+	}
+	v.Tree = s.tree(a, st)
+	if h, err := s.opts.Engine.History(r.Context(), a.Name); err == nil {
+		for i := len(h) - 1; i >= 0; i-- { // newest first
+			rev := strings.Join(h[i].Revisions, ",")
+			v.History = append(v.History, historyRow{ID: h[i].ID, Revision: rev, Short: shortRev(rev), DeployedAt: h[i].DeployedAt})
+		}
+	}
+	if op, err := s.opts.Engine.LastOperation(r.Context(), a.Name); err == nil {
+		v.Operation = operationOf(op)
+	}
+	return v
+}
+
+func (s *server) apiApp(w http.ResponseWriter, r *http.Request, c caller) {
+	a, p, err := s.appFor(r, c, false)
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.appView(r, a, p))
+}
+
+func (s *server) apiStream(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, false)
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	first := badges{Sync: string(gitops.Unknown), Health: "Unknown"}
+	if st, ok := s.opts.Engine.AppStatus(a.Name); ok {
+		first = statusBadges(st)
+	}
+	s.opts.Hooks.broker.serveStream(w, r, a.Name, streamEvent{Name: "status", Data: first})
+}
+
+// pageData is what every page template gets.
+type pageData struct {
+	User, Role, CSRF string
+	Title            string
+	Body             any
+}
+
+func (s *server) page(c caller, title string, body any) pageData {
+	return pageData{User: c.User, Role: s.opts.Policy.roleName(c.Groups), CSRF: c.csrf, Title: title, Body: body}
+}
+
+// listPageData is the list page's body.
+type listPageData struct {
+	List      appList
+	Query     listQuery
+	PrevQuery string
+	NextQuery string
+	Syncs     []string
+	Healths   []string
+}
+
+func (s *server) listPage(w http.ResponseWriter, r *http.Request, c caller) {
+	q := readListQuery(r.URL.Query())
+	l := s.list(r.Context(), c, q)
+	d := listPageData{List: l, Query: q, Syncs: []string{"Synced", "OutOfSync", "Unknown"},
+		Healths: []string{"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}}
+	if q.Page > 1 {
+		d.PrevQuery = "?" + q.values(q.Page-1)
+	}
+	if q.Page < l.Pages {
+		d.NextQuery = "?" + q.values(q.Page+1)
+	}
+	s.render(w, http.StatusOK, "list.html", s.page(c, "Applications", d))
+}
+
+func (s *server) appPage(w http.ResponseWriter, r *http.Request, c caller) {
+	a, p, err := s.appFor(r, c, false)
+	if err != nil {
+		var ae *accessError
+		code := http.StatusInternalServerError
+		if errorsAs(err, &ae) {
+			code = ae.code
+		}
+		s.render(w, code, "error.html", s.page(c, "Not found", err.Error()))
+		return
+	}
+	v := s.appView(r, a, p)
+	slices.SortStableFunc(v.Tree.Roots, func(x, y treeNode) int { return strings.Compare(x.Key, y.Key) })
+	s.render(w, http.StatusOK, "app.html", s.page(c, a.Name, v))
+}

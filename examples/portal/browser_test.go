@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// writeScreenshots replaces docs/portal-*.png with this run's screenshots.
+var writeScreenshots = flag.Bool("screenshots", false, "write the browser test's screenshots to docs/")
+
+// maxScreenshot is the size a committed screenshot may have.
+const maxScreenshot = 200 << 10
+
+// chromiumFlags are the flags the browser runs with: headless, no sandbox
+// (containers), and nothing that reaches the network on its own.
+func chromiumFlags(execPath, userDataDir string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(execPath),
+		chromedp.UserDataDir(userDataDir),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1200, 820),
+	}
+}
+
+// TestBrowser drives the portal in headless Chromium against the local
+// cluster and a real Git server: log in, open the list and the app, see
+// the tree, Sync and watch it turn Synced and Healthy (pushed by SSE), see
+// the diff of an object changed by hand, sync a new commit, and roll back.
+// It fails, never skips, when chromium is missing (make chromium installs
+// it).
+func TestBrowser(t *testing.T) {
+	chrome, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("chromium is not installed (run `make chromium`, or apt-get install chromium): %v", err)
+	}
+	f := newFixture(t)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromiumFlags(chrome, t.TempDir())...)
+	defer cancelA()
+	ctx, cancelB := chromedp.NewContext(actx)
+	defer cancelB()
+	ctx, cancel := context.WithTimeout(ctx, 8*time.Minute)
+	defer cancel()
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+			t.Fatalf("%s: %v\npage text:\n%s", what, err, body)
+		}
+	}
+	shot := func(name string) {
+		t.Helper()
+		var png []byte
+		run("screenshot "+name, into(&png, chromedp.CaptureScreenshot()))
+		if len(png) > maxScreenshot {
+			t.Errorf("screenshot %s is %d bytes, more than %d", name, len(png), maxScreenshot)
+		}
+		if *writeScreenshots {
+			if err := os.WriteFile(filepath.Join("..", "..", "docs", name), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	node := func(key string) string { return `li.node[data-key="` + key + `"]` }
+	ns := f.ns
+
+	// Log in with a token, land on the list.
+	run("login", chromedp.Navigate(f.http.URL+"/login"), chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), tokAdmin), chromedp.Click(chromedp.CSS("#login")),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-app="guestbook"] .badge[data-status="OutOfSync"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-app="other"]`)))
+	shot("portal-list.png")
+
+	// Filters are server-side: project team-b leaves only "other".
+	var rows int
+	run("filter", chromedp.Navigate(f.http.URL+"/?project=team-b"), chromedp.WaitVisible(chromedp.CSS("#apps")),
+		into(&rows, chromedp.Evaluate[int](`document.querySelectorAll("tr[data-app]").length`)))
+	if rows != 1 {
+		t.Errorf("project filter shows %d rows, want 1", rows)
+	}
+
+	// Open the app from the list with the keyboard-reachable link.
+	run("open app", chromedp.Navigate(f.http.URL+"/"), chromedp.Click(chromedp.CSS(`a.app-link[href="/apps/guestbook"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#tree")), chromedp.WaitVisible(chromedp.CSS(node("apps/Deployment "+ns+"/guestbook"))))
+
+	// Sync from the dialog; the page is told by SSE, not by polling.
+	start := time.Now()
+	run("sync", chromedp.Click(chromedp.CSS("#sync")), chromedp.WaitVisible(chromedp.CSS("#sync-dialog")),
+		chromedp.Click(chromedp.CSS("#sync-go")),
+		chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="Synced"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#health-status .badge[data-status="Healthy"]`)))
+	t.Logf("measure: Sync click to Synced and Healthy on the page: %s", time.Since(start).Round(10*time.Millisecond))
+	var progressRows int
+	run("progress rows", chromedp.WaitVisible(chromedp.CSS(`#progress-rows tr`)),
+		into(&progressRows, chromedp.Evaluate[int](`document.querySelectorAll("#progress-rows tr").length`)))
+	if progressRows < 4 {
+		t.Errorf("progress shows %d rows, want the hook and the app's 3 objects", progressRows)
+	}
+
+	// The tree after the sync: the Deployment's ReplicaSet (from the
+	// cache's owner references) and the hook apart.
+	run("tree", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(node("apps/Deployment "+ns+"/guestbook")+` li.node`)),
+		chromedp.WaitVisible(chromedp.CSS(`#hooks `+node("batch/Job "+ns+"/migrate"))))
+	var pageWeight int
+	run("page weight", into(&pageWeight, chromedp.Evaluate[int](`performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
+		.filter(e => !e.name.includes("/stream")).reduce((a, e) => a + e.encodedBodySize, 0)`)))
+	t.Logf("measure: app page weight (HTML, script, style, API calls): %d bytes", pageWeight)
+	shot("portal-tree.png")
+
+	// Change the ConfigMap by hand: the page turns OutOfSync and the node's
+	// diff shows the change, coloured.
+	kctx, kcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer kcancel()
+	if _, err := f.kube.CoreV1().ConfigMaps(ns).Patch(kctx, "guestbook-config", types.MergePatchType,
+		[]byte(`{"data":{"message":"changed by hand"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var diff string
+	run("diff", chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="OutOfSync"]`)),
+		chromedp.Click(chromedp.CSS(`button.open-node[data-key="ConfigMap `+ns+`/guestbook-config"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#view-diff span.add`)), chromedp.WaitVisible(chromedp.CSS(`#view-diff span.del`)),
+		into(&diff, chromedp.Text(chromedp.CSS("#view-diff"))), chromedp.ScrollIntoView(chromedp.CSS("#panel")))
+	if !strings.Contains(diff, "changed by hand") || !strings.Contains(diff, "hello v1") {
+		t.Errorf("diff lacks the change:\n%s", diff)
+	}
+	shot("portal-diff.png")
+
+	// A new commit; a hard refresh sees it, Sync deploys it.
+	files := fstest.MapFS{}
+	changes := map[string][]byte{}
+	for p, b := range guestbookFiles("hello v2") {
+		files[p] = &fstest.MapFile{Data: b}
+		changes[p] = b
+	}
+	second, err := f.git.Commit(kctx, "apps", "v2", changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run("sync v2", chromedp.Click(chromedp.CSS("#hard-refresh")),
+		chromedp.WaitVisible(chromedp.CSS(`#revision[title="`+second+`"]`)),
+		chromedp.Click(chromedp.CSS("#sync")), chromedp.WaitVisible(chromedp.CSS("#sync-dialog")),
+		chromedp.Click(chromedp.CSS("#sync-go")),
+		chromedp.WaitVisible(chromedp.CSS(`#operation .badge[data-status="Succeeded"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="Synced"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#health-status .badge[data-status="Healthy"]`)))
+	f.waitConfigMap("hello v2")
+
+	// Roll back to history entry 1 from the history table.
+	run("rollback", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`button.rollback[data-id="1"]`)),
+		chromedp.Click(chromedp.CSS(`button.rollback[data-id="1"]`)), chromedp.WaitVisible(chromedp.CSS("#rollback-dialog")),
+		chromedp.Click(chromedp.CSS("#rollback-go")),
+		chromedp.WaitVisible(chromedp.CSS(`#operation .badge[data-status="Succeeded"]`)))
+	f.waitConfigMap("hello v1")
+	// As in Argo CD, the rolled-back app is OutOfSync with its branch.
+	run("after rollback", chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="OutOfSync"]`)))
+	if a := f.audit.String(); !strings.Contains(a, `"action":"rollback"`) || !strings.Contains(a, `"user":"alice"`) {
+		t.Errorf("audit log lacks the rollback: %s", a)
+	}
+}
+
+// waitConfigMap waits until the app's ConfigMap holds message.
+func (f *fixture) waitConfigMap(message string) {
+	f.t.Helper()
+	waitFor(f.t, 60*time.Second, "ConfigMap message "+message, func() (bool, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		cm, err := f.kube.CoreV1().ConfigMaps(f.ns).Get(ctx, "guestbook-config", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return cm.Data["message"] == message, fmt.Sprint(cm.Data)
+	})
+}
+
+// into runs a and keeps its value in *dst, so that value steps join the
+// others in one run.
+func into[T any](dst *T, a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		v, err := a(ctx, t)
+		*dst = v
+		return err
+	})
+}

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	gosync "sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/internal/gitserver"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The tokens of the fixture's users and what the policy gives them.
+const (
+	tokAdmin       = "admin-token-0123456789"   // admin everywhere, no secrets
+	tokReaderA     = "reader-a-token-012345678" // readonly in team-a
+	tokAdminA      = "admin-a-token-012345678"  // admin in team-a
+	tokSecretAdmin = "secret-admin-token-0123"  // admin everywhere, reads secrets
+	secretValue    = "hunter2-db-password"
+)
+
+const fixturePolicy = `rules:
+  - group: platform
+    role: admin
+  - group: readers-a
+    role: readonly
+    projects: [team-a]
+  - group: admins-a
+    role: admin
+    projects: [team-a]
+  - group: secret-admins
+    role: admin
+    secrets: true
+`
+
+const fixtureTokens = `# token user groups
+admin-token-0123456789 alice platform
+reader-a-token-012345678 bob readers-a
+admin-a-token-012345678 carol admins-a
+secret-admin-token-0123 dave secret-admins
+`
+
+// fixtureProjects are the two projects of the fixture's apps.
+const fixtureProjects = `apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: team-a}
+spec:
+  sourceRepos: ["*"]
+  destinations: [{server: "*", namespace: "*"}]
+---
+apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: team-b}
+spec:
+  sourceRepos: ["*"]
+  destinations: [{server: "*", namespace: "*"}]
+`
+
+// guestbookFiles is the Git repository of the fixture: a plain folder app
+// with waves, a Secret, and a PreSync hook kept after it ran.
+func guestbookFiles(message string) map[string][]byte {
+	return map[string][]byte{
+		"guestbook/configmap.yaml": []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: guestbook-config
+  annotations:
+    argocd.argoproj.io/sync-wave: "0"
+data:
+  message: "` + message + `"
+`),
+		"guestbook/secret.yaml": []byte(`apiVersion: v1
+kind: Secret
+metadata:
+  name: guestbook-db
+  annotations:
+    argocd.argoproj.io/sync-wave: "0"
+stringData:
+  password: ` + secretValue + `
+`),
+		"guestbook/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: guestbook
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: guestbook}
+  template:
+    metadata:
+      labels: {app: guestbook}
+    spec:
+      containers:
+        - name: web
+          image: registry.k8s.io/guestbook:v3
+          envFrom:
+            - configMapRef: {name: guestbook-config}
+`),
+		"guestbook/presync.yaml": []byte(`apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations:
+    argocd.argoproj.io/hook: PreSync
+    argocd.argoproj.io/hook-delete-policy: BeforeHookCreation
+spec:
+  backoffLimit: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: migrate
+          image: busybox:1.36
+          command: ["true"]
+`),
+		"other/configmap.yaml": []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: other-config
+data:
+  team: b
+`),
+	}
+}
+
+// fixture is a portal over a real engine, cluster and Git server.
+type fixture struct {
+	t      *testing.T
+	ns     string
+	git    *gitserver.Server
+	repo   string
+	first  string // the first commit
+	portal *portal
+	http   *httptest.Server
+	kube   kubernetes.Interface
+	audit  *syncBuffer
+}
+
+// syncBuffer is an io.Writer safe for the audit log's writer and a test's
+// reader.
+type syncBuffer struct {
+	mu gosync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	f := &fixture{t: t, ns: cluster.TestNamespace(t), audit: &syncBuffer{}}
+	git, err := gitserver.Start(ctx, gitserver.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { git.Close() })
+	f.git = git
+	files := fstest.MapFS{}
+	for p, b := range guestbookFiles("hello v1") {
+		files[p] = &fstest.MapFile{Data: b}
+	}
+	if f.first, err = git.CreateRepository(ctx, "apps", files); err != nil {
+		t.Fatal(err)
+	}
+	f.repo = git.RepoURL("apps")
+	dir := t.TempDir()
+	apps := fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: guestbook
+  labels: {team: a}
+spec:
+  project: team-a
+  source: {repoURL: %[1]s, targetRevision: main, path: guestbook}
+  destination: {server: %[2]s, namespace: %[3]s}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: other
+  labels: {team: b}
+spec:
+  project: team-b
+  source: {repoURL: %[1]s, targetRevision: main, path: other}
+  destination: {server: %[2]s, namespace: %[3]s}
+`, f.repo, inClusterServer, f.ns)
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	appDir := filepath.Join(dir, "apps")
+	if err := os.Mkdir(appDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write("apps/apps.yaml", apps)
+	loaded, err := loadAppsDir(appDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := loadPolicy(write("policy.yaml", fixturePolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := loadTokenFile(write("tokens.txt", fixtureTokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.kube, err = kubernetes.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := gitops.DefaultOptions()
+	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: inClusterServer, Config: cluster.Config()}}
+	opts.Tracking.InstanceID = "portal-" + f.ns
+	opts.Projects, err = gitops.LoadProjects(strings.NewReader(fixtureProjects))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Sync.PollInterval = 200 * time.Millisecond
+	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube,
+		Tokens: tokens, Policy: pol, Audit: f.audit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.http = httptest.NewServer(f.portal.srv)
+	t.Cleanup(func() {
+		f.http.CloseClientConnections() // event streams of a browser that did not close
+		f.http.Close()
+		f.portal.close()
+	})
+	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+	return f
+}
+
+// waitFor polls cond every 100 ms until it holds or the deadline passes;
+// the failure says what was last seen.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	last := ""
+	for {
+		ok, seen := cond()
+		if ok {
+			return
+		}
+		last = seen
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s; last seen: %s", what, timeout, last)
+		}
+		<-tick.C
+	}
+}
+
+func (f *fixture) waitStatus(app string, cond func(gitops.Status) bool) gitops.Status {
+	f.t.Helper()
+	var st gitops.Status
+	waitFor(f.t, 90*time.Second, "status of "+app, func() (bool, string) {
+		var ok bool
+		st, ok = f.portal.engine.AppStatus(app)
+		return ok && cond(st), fmt.Sprintf("%s %s %s %v", st.Sync, st.Health.Code, shortRev(st.Revision), st.Conditions)
+	})
+	return st
+}
+
+func syncedHealthy(st gitops.Status) bool {
+	return st.Sync == gitops.Synced && st.Health.Code == health.Healthy
+}
+
+// call sends a request as token (none when empty) with the CSRF token
+// (none when empty) and decodes a JSON answer.
+func (f *fixture) call(method, path, token, csrf string, body any) (int, map[string]any, string) {
+	f.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, f.http.URL+path, rd)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if csrf != "" {
+		req.Header.Set(csrfHeader, csrf)
+	}
+	resp, err := f.http.Client().Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, out, string(raw)
+}
+
+// csrfOf asks the session endpoint for a bearer client's CSRF token.
+func (f *fixture) csrfOf(token string) string {
+	f.t.Helper()
+	code, out, raw := f.call("GET", "/api/v1/session", token, "", nil)
+	if code != http.StatusOK {
+		f.t.Fatalf("session: %d %s", code, raw)
+	}
+	return out["csrfToken"].(string)
+}
+
+// syncAndWait syncs app through the API as token and waits for the
+// operation to end and the app to be Synced and Healthy.
+func (f *fixture) syncAndWait(app, token string) {
+	f.t.Helper()
+	code, _, raw := f.call("POST", "/api/v1/apps/"+app+"/sync", token, f.csrfOf(token), map[string]any{"prune": true})
+	if code != http.StatusAccepted {
+		f.t.Fatalf("sync %s: %d %s", app, code, raw)
+	}
+	f.waitOperation(app)
+	f.waitStatus(app, syncedHealthy)
+}
+
+// waitOperation waits until no operation the portal started runs for app.
+func (f *fixture) waitOperation(app string) {
+	f.t.Helper()
+	waitFor(f.t, 90*time.Second, "operation of "+app+" to end", func() (bool, string) {
+		f.portal.srv.opsMu.Lock()
+		_, busy := f.portal.srv.ops[app]
+		f.portal.srv.opsMu.Unlock()
+		return !busy, "running"
+	})
+}
+
+// contains reports whether s holds sub, for readable assertions.
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops"
+)
+
+// appRow is one app of the list.
+type appRow struct {
+	Name      string            `json:"name"`
+	Project   string            `json:"project"`
+	Cluster   string            `json:"cluster"`
+	Namespace string            `json:"namespace"`
+	Sync      string            `json:"sync"`
+	Health    string            `json:"health"`
+	Revision  string            `json:"revision,omitempty"`
+	LastSync  time.Time         `json:"lastSync,omitzero"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+// listQuery is the list's filters and page, read from the URL.
+type listQuery struct {
+	Project, Cluster, Sync, Health, Label, Search string
+	Page                                          int
+}
+
+func readListQuery(q url.Values) listQuery {
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page < 1 {
+		page = 1
+	}
+	return listQuery{Project: q.Get("project"), Cluster: q.Get("cluster"), Sync: q.Get("sync"),
+		Health: q.Get("health"), Label: strings.TrimSpace(q.Get("label")), Search: strings.TrimSpace(q.Get("q")), Page: page}
+}
+
+// values writes the query back, for paging links.
+func (q listQuery) values(page int) string {
+	v := url.Values{}
+	for k, s := range map[string]string{"project": q.Project, "cluster": q.Cluster, "sync": q.Sync, "health": q.Health, "label": q.Label, "q": q.Search} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	return v.Encode()
+}
+
+// appList is one page of the list.
+type appList struct {
+	Items []appRow `json:"items"`
+	Total int      `json:"total"`
+	Page  int      `json:"page"`
+	Pages int      `json:"pages"`
+	// Projects and Clusters are the filter choices the caller may see.
+	Projects []string `json:"projects"`
+	Clusters []string `json:"clusters"`
+}
+
+func clusterOf(a *gitops.Application) string {
+	if a.Spec.Destination.Name != "" {
+		return a.Spec.Destination.Name
+	}
+	return a.Spec.Destination.Server
+}
+
+// matchLabel reads "k=v" (or "k" for presence).
+func matchLabel(labels map[string]string, sel string) bool {
+	if sel == "" {
+		return true
+	}
+	k, v, hasV := strings.Cut(sel, "=")
+	got, ok := labels[strings.TrimSpace(k)]
+	return ok && (!hasV || got == strings.TrimSpace(v))
+}
+
+// list filters the apps the caller may read and returns one page. It
+// reads the engine's in-memory status of each app; the last sync time is
+// read from the state store for the page's rows only.
+func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
+	out := appList{Page: q.Page}
+	projects, clusters := map[string]bool{}, map[string]bool{}
+	search := strings.ToLower(q.Search)
+	for _, name := range s.names {
+		a := s.apps[name]
+		proj := projectOf(a)
+		if !s.opts.Policy.permsFor(c.Groups, proj).Read {
+			continue
+		}
+		cl := clusterOf(a)
+		projects[proj], clusters[cl] = true, true
+		if (q.Project != "" && q.Project != proj) || (q.Cluster != "" && q.Cluster != cl) ||
+			!matchLabel(a.Labels, q.Label) || (search != "" && !strings.Contains(strings.ToLower(name), search)) {
+			continue
+		}
+		row := appRow{Name: name, Project: proj, Cluster: cl, Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
+			Sync: string(gitops.Unknown), Health: "Unknown"}
+		if st, ok := s.opts.Engine.AppStatus(name); ok {
+			row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
+		}
+		if (q.Sync != "" && q.Sync != row.Sync) || (q.Health != "" && q.Health != row.Health) {
+			continue
+		}
+		out.Total++
+		if out.Total > (q.Page-1)*s.opts.PageSize && out.Total <= q.Page*s.opts.PageSize {
+			out.Items = append(out.Items, row)
+		}
+	}
+	out.Pages = max(1, (out.Total+s.opts.PageSize-1)/s.opts.PageSize)
+	for i := range out.Items {
+		if op, err := s.opts.Engine.LastOperation(ctx, out.Items[i].Name); err == nil && op != nil && !op.DryRun {
+			out.Items[i].LastSync = op.FinishedAt
+		}
+	}
+	for p := range projects {
+		out.Projects = append(out.Projects, p)
+	}
+	for cl := range clusters {
+		out.Clusters = append(out.Clusters, cl)
+	}
+	slices.Sort(out.Projects)
+	slices.Sort(out.Clusters)
+	if out.Items == nil {
+		out.Items = []appRow{}
+	}
+	return out
+}
+
+func (s *server) apiList(w http.ResponseWriter, r *http.Request, c caller) {
+	writeJSON(w, http.StatusOK, s.list(r.Context(), c, readListQuery(r.URL.Query())))
+}

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"k8s.io/client-go/kubernetes"
+)
+
+// inClusterServer is the destination.server Argo CD's Applications use for
+// the cluster the control plane runs in.
+const inClusterServer = "https://kubernetes.default.svc"
+
+// errOperatorMode refuses --operator by name.
+var errOperatorMode = errors.New("--operator is not supported: this portal serves the Applications of --apps DIR; run examples/operator for Applications kept in the cluster")
+
+type flags struct {
+	apps, kubeconfig, kubeContext, listen     string
+	tokenFile, policyFile, auditLog, stateNS  string
+	projects                                  string
+	oidcIssuer, oidcClientID, oidcSecretFile  string
+	oidcRedirect, oidcGroupsClaim, instanceID string
+	operator                                  bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("portal", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.apps, "apps", "", "folder of Application YAML/JSON files to serve (required)")
+	fs.BoolVar(&f.operator, "operator", false, "read Applications from the cluster (refused: not supported by this portal)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the destination cluster(s)")
+	fs.StringVar(&f.kubeContext, "context", "", "kubeconfig context (default: every context)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve on")
+	fs.StringVar(&f.tokenFile, "token-file", "", "bearer tokens, one \"TOKEN USER GROUP,GROUP\" a line")
+	fs.StringVar(&f.policyFile, "policy", "", "roles by group and project (YAML: rules: [{group, role: readonly|admin, projects, secrets}]) (required)")
+	fs.StringVar(&f.projects, "projects", "", "AppProject YAML file (without it only the default project exists, allowing everything)")
+	fs.StringVar(&f.auditLog, "audit-log", "", "append audit records (JSON lines) to this file; default stderr")
+	fs.StringVar(&f.stateNS, "state-namespace", "", "keep history and last operations in ConfigMaps of this namespace (default: in memory)")
+	fs.StringVar(&f.instanceID, "instance-id", "", "tracking instance id of this engine (objects of other instances are never pruned)")
+	fs.StringVar(&f.oidcIssuer, "oidc-issuer", "", "OpenID Connect issuer URL for single sign-on")
+	fs.StringVar(&f.oidcClientID, "oidc-client-id", "", "OIDC client id")
+	fs.StringVar(&f.oidcSecretFile, "oidc-client-secret-file", "", "file holding the OIDC client secret")
+	fs.StringVar(&f.oidcRedirect, "oidc-redirect-url", "", "this portal's /oidc/callback URL as registered with the issuer")
+	fs.StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", "groups", "ID token claim holding the user's groups")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	switch {
+	case f.operator:
+		return f, errOperatorMode
+	case f.apps == "":
+		return f, errors.New("--apps DIR is required")
+	case f.policyFile == "":
+		return f, errors.New("--policy FILE is required")
+	case f.tokenFile == "" && f.oidcIssuer == "":
+		return f, errors.New("--token-file or --oidc-issuer is required: the portal does not serve anonymous users")
+	case f.kubeconfig == "":
+		return f, errors.New("--kubeconfig (or $KUBECONFIG) is required")
+	}
+	return f, nil
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	f, err := parseFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "portal:", err)
+		}
+		return 2
+	}
+	if err := serve(ctx, f, stderr); err != nil {
+		fmt.Fprintln(stderr, "portal:", err)
+		return 1
+	}
+	return 0
+}
+
+// serve builds the engine and the portal and serves until ctx ends.
+func serve(ctx context.Context, f flags, stderr io.Writer) error {
+	apps, err := loadAppsDir(f.apps)
+	if err != nil {
+		return err
+	}
+	pol, err := loadPolicy(f.policyFile)
+	if err != nil {
+		return err
+	}
+	tokens := tokenFile{}
+	if f.tokenFile != "" {
+		if tokens, err = loadTokenFile(f.tokenFile); err != nil {
+			return err
+		}
+	}
+	var ctxs []string
+	if f.kubeContext != "" {
+		ctxs = []string{f.kubeContext}
+	}
+	clusters, err := gitops.ClustersFromKubeconfig(f.kubeconfig, ctxs...)
+	if err != nil {
+		return fmt.Errorf("--kubeconfig %s: %w", f.kubeconfig, err)
+	}
+	if len(clusters) == 0 {
+		return fmt.Errorf("--kubeconfig %s: no context", f.kubeconfig)
+	}
+	clusters = append(clusters, gitops.ClusterConfig{Name: "in-cluster", Server: inClusterServer, Config: clusters[0].Config})
+	kube, err := kubernetes.NewForConfig(clusters[0].Config)
+	if err != nil {
+		return err
+	}
+	opts := gitops.DefaultOptions()
+	opts.Clusters = clusters
+	if f.instanceID != "" {
+		opts.Tracking.InstanceID = f.instanceID
+	}
+	if f.projects != "" {
+		if opts.Projects, err = loadProjectsFile(f.projects); err != nil {
+			return err
+		}
+	}
+	if f.stateNS != "" {
+		opts.State = gitops.NewConfigMapStateStore(kube, f.stateNS)
+	}
+	var audit io.Writer = stderr
+	if f.auditLog != "" {
+		af, err := os.OpenFile(f.auditLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("--audit-log: %w", err)
+		}
+		defer af.Close()
+		audit = af
+	}
+	var oidcL *oidcLogin
+	if f.oidcIssuer != "" {
+		secret := ""
+		if f.oidcSecretFile != "" {
+			b, err := os.ReadFile(f.oidcSecretFile)
+			if err != nil {
+				return fmt.Errorf("--oidc-client-secret-file: %w", err)
+			}
+			secret = strings.TrimSpace(string(b))
+		}
+		oidcL, err = newOIDCLogin(ctx, oidcOptions{Issuer: f.oidcIssuer, ClientID: f.oidcClientID, ClientSecret: secret,
+			RedirectURL: f.oidcRedirect, GroupsClaim: f.oidcGroupsClaim})
+		if err != nil {
+			return err
+		}
+	}
+	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, Tokens: tokens, OIDC: oidcL, Policy: pol, Audit: audit})
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "portal: serving %d applications on http://%s\n", len(apps), ln.Addr())
+	hs := &http.Server{Handler: p.srv, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// portalConfig is what startPortal wires together (tests build it too).
+type portalConfig struct {
+	Engine gitops.Options
+	Apps   []*gitops.Application
+	Kube   kubernetes.Interface
+	Tokens tokenFile
+	OIDC   *oidcLogin
+	Policy policy
+	Audit  io.Writer
+}
+
+// portal is a running engine and its web server.
+type portal struct {
+	engine *gitops.Engine
+	srv    *server
+	stop   context.CancelFunc
+	done   chan error
+}
+
+// startPortal builds the engine with the portal's hooks, starts its run
+// loop over the apps, and returns the handler.
+func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
+	hooks := newEngineHooks()
+	opts := cfg.Engine
+	hooks.install(&opts)
+	checker, err := health.NewChecker(health.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	e, err := gitops.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Clusters: opts.Clusters, Kube: cfg.Kube,
+		Health: checker, Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Audit: cfg.Audit})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p := &portal{engine: e, srv: srv, stop: stop, done: make(chan error, 1)}
+	list := make([]gitops.Application, len(cfg.Apps))
+	for i, a := range cfg.Apps {
+		list[i] = *a
+	}
+	go func() { p.done <- e.Run(runCtx, list) }()
+	return p, nil
+}
+
+// close stops operations, the run loop and the engine.
+func (p *portal) close() {
+	p.srv.close()
+	p.stop()
+	<-p.done
+	p.engine.Close()
+}
+
+// loadAppsDir reads every .yaml, .yml and .json file of dir (not
+// recursively).
+func loadAppsDir(dir string) ([]*gitops.Application, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--apps: %w", err)
+	}
+	var out []*gitops.Application
+	for _, en := range entries {
+		switch strings.ToLower(filepath.Ext(en.Name())) {
+		case ".yaml", ".yml", ".json":
+		default:
+			continue
+		}
+		if en.IsDir() {
+			continue
+		}
+		file := filepath.Join(dir, en.Name())
+		fh, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		apps, err := gitops.LoadApplications(fh)
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		for i := range apps {
+			out = append(out, &apps[i])
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--apps %s: no Application found", dir)
+	}
+	return out, nil
+}
+
+// loadProjectsFile reads the AppProjects of one file.
+func loadProjectsFile(file string) ([]gitops.Project, error) {
+	fh, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("--projects: %w", err)
+	}
+	defer fh.Close()
+	p, err := gitops.LoadProjects(fh)
+	if err != nil {
+		return nil, fmt.Errorf("--projects %s: %w", file, err)
+	}
+	return p, nil
+}

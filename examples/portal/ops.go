@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/sync"
+)
+
+// maxBody bounds the JSON body of a POST.
+const maxBody = 64 << 10
+
+// readBody decodes a POST's JSON body strictly (an empty body is {}).
+func readBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		apiError(w, http.StatusBadRequest, "request body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// refreshRequest asks for a refresh; Hard also forgets the repositories'
+// resolved branches and tags (Argo CD's hard refresh).
+type refreshRequest struct {
+	Hard bool `json:"hard"`
+}
+
+func (s *server) apiRefresh(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, false) // Argo CD lets readers refresh
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	var req refreshRequest
+	if !readBody(w, r, &req) {
+		return
+	}
+	if req.Hard {
+		for _, src := range a.Spec.AllSources() {
+			s.opts.Engine.Invalidate(src.RepoURL)
+		}
+	}
+	if err := s.opts.Engine.Upsert(*a); err != nil {
+		apiError(w, http.StatusConflict, fmt.Sprintf("application %s: refresh: %v", a.Name, err))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"refresh": "queued", "hard": req.Hard})
+}
+
+// syncRequest is the sync dialog's choice.
+type syncRequest struct {
+	Prune        bool     `json:"prune"`
+	DryRun       bool     `json:"dryRun"`
+	Resources    []string `json:"resources,omitempty"`
+	ConfirmPrune bool     `json:"confirmPrune"`
+	Revision     string   `json:"revision,omitempty"`
+}
+
+func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, true)
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	var body syncRequest
+	if !readBody(w, r, &body) {
+		return
+	}
+	req := gitops.SyncRequest{Prune: body.Prune, DryRun: body.DryRun, ConfirmPrune: body.ConfirmPrune, Manual: true}
+	if body.Revision != "" {
+		req.Revisions = []string{body.Revision}
+	}
+	for _, ks := range body.Resources {
+		k, err := resource.ParseKey(ks)
+		if err != nil {
+			apiError(w, http.StatusBadRequest, fmt.Sprintf("resources: %q: %v", ks, err))
+			return
+		}
+		req.Resources = append(req.Resources, k)
+	}
+	details := map[string]any{"prune": body.Prune, "dryRun": body.DryRun, "resources": body.Resources, "confirmPrune": body.ConfirmPrune, "revision": body.Revision}
+	s.startOperation(w, c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
+		return s.opts.Engine.Sync(ctx, a, req)
+	})
+}
+
+// rollbackRequest names the history entry to sync again.
+type rollbackRequest struct {
+	ID    int64 `json:"id"`
+	Prune bool  `json:"prune"`
+}
+
+func (s *server) apiRollback(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, true)
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	var body rollbackRequest
+	if !readBody(w, r, &body) {
+		return
+	}
+	if body.ID <= 0 {
+		apiError(w, http.StatusBadRequest, "id: a history entry id (from 1) is required")
+		return
+	}
+	s.startOperation(w, c, a, "rollback", map[string]any{"id": body.ID, "prune": body.Prune}, func(ctx context.Context) (sync.Result, error) {
+		return s.opts.Engine.Rollback(ctx, a, body.ID, body.Prune)
+	})
+}
+
+// startOperation runs op in the background (it outlives the request),
+// one at a time per app, audits it, and pushes its end to the app's pages.
+func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Application, what string, details map[string]any, op func(context.Context) (sync.Result, error)) {
+	s.opsMu.Lock()
+	if _, busy := s.ops[a.Name]; busy {
+		s.opsMu.Unlock()
+		apiError(w, http.StatusConflict, fmt.Sprintf("application %s: an operation started here is still running; terminate it first", a.Name))
+		return
+	}
+	ctx, cancel := context.WithCancel(s.bg)
+	s.ops[a.Name] = cancel
+	s.opsMu.Unlock()
+	s.audit.write(c.identity, what, a, details, "started")
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.opsMu.Lock()
+			delete(s.ops, a.Name)
+			s.opsMu.Unlock()
+			cancel()
+		}()
+		res, err := op(ctx)
+		view := operationView{Phase: string(res.Phase), Message: res.Message, Rows: resultRows(res.Results)}
+		for _, k := range res.PendingConfirmation {
+			view.PendingConfirmation = append(view.PendingConfirmation, k.String())
+		}
+		outcome := string(res.Phase)
+		if err != nil {
+			view.Message, outcome = err.Error(), "error: "+err.Error()
+			if view.Phase == "" {
+				view.Phase = string(sync.Failed)
+			}
+		}
+		s.audit.write(c.identity, what, a, details, outcome)
+		s.opts.Hooks.broker.publish(a.Name, streamEvent{Name: "operation", Data: view})
+		// The run loop refreshes on the cluster's events; ask at once too.
+		_ = s.opts.Engine.Upsert(*a)
+	}()
+	writeJSON(w, http.StatusAccepted, map[string]string{"operation": what, "state": "started"})
+}
+
+func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, true)
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	err = s.opts.Engine.Terminate(a.Name)
+	outcome := "terminating"
+	if err != nil {
+		outcome = "error: " + err.Error()
+	}
+	s.audit.write(c.identity, "terminate", a, nil, outcome)
+	if err != nil {
+		apiError(w, http.StatusConflict, fmt.Sprintf("application %s: terminate: %v", a.Name, err))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"operation": "terminate", "state": "requested"})
+}
+
+func (s *server) apiActions(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, false)
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	key, err := resource.ParseKey(r.URL.Query().Get("key"))
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "key: "+err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), kubeTimeout)
+	defer cancel()
+	list, err := s.opts.Engine.Actions(ctx, a, key)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// actionRequest runs one resource action.
+type actionRequest struct {
+	Key    string            `json:"key"`
+	Action string            `json:"action"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, true)
+	if err != nil {
+		deny(w, err)
+		return
+	}
+	var body actionRequest
+	if !readBody(w, r, &body) {
+		return
+	}
+	key, err := resource.ParseKey(body.Key)
+	if err != nil || strings.TrimSpace(body.Action) == "" {
+		apiError(w, http.StatusBadRequest, "key and action are required")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), kubeTimeout*3)
+	defer cancel()
+	res, err := s.opts.Engine.RunAction(ctx, a, key, body.Action, body.Params)
+	outcome := "done"
+	if err != nil {
+		outcome = "error: " + err.Error()
+	}
+	s.audit.write(c.identity, "action", a, map[string]any{"key": body.Key, "action": body.Action, "params": body.Params}, outcome)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	_ = s.opts.Engine.Upsert(*a)
+	writeJSON(w, http.StatusOK, res)
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	gosync "sync"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health"
+	"k8s.io/client-go/kubernetes"
+)
+
+// serverOptions are what a portal serves and whom it lets in.
+type serverOptions struct {
+	Engine   *gitops.Engine
+	Hooks    *engineHooks
+	Apps     []*gitops.Application
+	Clusters []gitops.ClusterConfig
+	// Kube reads Events (the engine's caches leave them out).
+	Kube   kubernetes.Interface
+	Health health.Checker
+	Tokens tokenFile
+	OIDC   *oidcLogin
+	Policy policy
+	// Audit receives one JSON line per state-changing request.
+	Audit io.Writer
+	// PageSize is the list page's length. Default 50.
+	PageSize int
+}
+
+// server is the portal's HTTP handler.
+type server struct {
+	opts     serverOptions
+	apps     map[string]*gitops.Application
+	names    []string // sorted
+	sessions *sessions
+	audit    *auditLog
+	pages    *template.Template
+	mux      *http.ServeMux
+	// ops are the sync operations the portal runs, by app.
+	opsMu gosync.Mutex
+	ops   map[string]context.CancelFunc
+	// bg is the lifetime of operations (they outlive their request).
+	bg     context.Context
+	stopBg context.CancelFunc
+	wg     gosync.WaitGroup
+}
+
+// newServer checks the apps and builds the routes.
+func newServer(opts serverOptions) (*server, error) {
+	if opts.PageSize <= 0 {
+		opts.PageSize = 50
+	}
+	if opts.Audit == nil {
+		opts.Audit = io.Discard
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{opts: opts, apps: map[string]*gitops.Application{}, sessions: newSessions(),
+		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{}}
+	for _, a := range opts.Apps {
+		if _, dup := s.apps[a.Name]; dup {
+			return nil, fmt.Errorf("application %s: given twice", a.Name)
+		}
+		s.apps[a.Name] = a
+		s.names = append(s.names, a.Name)
+	}
+	slices.Sort(s.names)
+	s.bg, s.stopBg = context.WithCancel(context.Background())
+	if opts.Hooks != nil && opts.Engine != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			opts.Hooks.broker.watchStatus(s.bg, opts.Engine.AppStatus)
+		}()
+	}
+	s.routes()
+	return s, nil
+}
+
+// close cancels running operations and waits for them.
+func (s *server) close() {
+	s.stopBg()
+	s.wg.Wait()
+}
+
+func (s *server) routes() {
+	m := http.NewServeMux()
+	m.Handle("GET /static/", staticHandler())
+	m.HandleFunc("GET /login", s.loginPage)
+	m.HandleFunc("POST /login", s.loginToken)
+	m.HandleFunc("GET /login/oidc", s.loginOIDC)
+	m.HandleFunc("GET /oidc/callback", s.oidcCallback)
+	m.Handle("POST /logout", s.authed(s.logout))
+	m.Handle("GET /{$}", s.authed(s.listPage))
+	m.Handle("GET /apps/{name}", s.authed(s.appPage))
+	m.Handle("GET /api/v1/session", s.authed(s.apiSession))
+	m.Handle("GET /api/v1/apps", s.authed(s.apiList))
+	m.Handle("GET /api/v1/apps/{name}", s.authed(s.apiApp))
+	m.Handle("GET /api/v1/apps/{name}/resource", s.authed(s.apiResource))
+	m.Handle("GET /api/v1/apps/{name}/events", s.authed(s.apiEvents))
+	m.Handle("GET /api/v1/apps/{name}/actions", s.authed(s.apiActions))
+	m.Handle("GET /api/v1/apps/{name}/stream", s.authed(s.apiStream))
+	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
+	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
+	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))
+	m.Handle("POST /api/v1/apps/{name}/terminate", s.authed(s.apiTerminate))
+	m.Handle("POST /api/v1/apps/{name}/action", s.authed(s.apiAction))
+	s.mux = m
+}
+
+// contentSecurityPolicy allows only this origin's script and style: no
+// inline script, no eval, no framing.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// ServeHTTP sets the security headers of every response.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	s.mux.ServeHTTP(w, r)
+}
+
+// caller is an authenticated request's identity and CSRF token.
+type caller struct {
+	identity
+	csrf string
+}
+
+type callerKey struct{}
+
+// authed authenticates r (bearer token, else session cookie), checks the
+// CSRF token of every POST, and calls h with the caller.
+func (s *server) authed(h func(http.ResponseWriter, *http.Request, caller)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var c caller
+		if tok := bearerToken(r); tok != "" {
+			id, ok := s.opts.Tokens.lookup(tok)
+			if !ok {
+				apiError(w, http.StatusUnauthorized, "the bearer token is not known")
+				return
+			}
+			c = caller{identity: id, csrf: s.sessions.bearerCSRF(tok)}
+		} else if se, ok := s.sessions.fromCookie(r); ok {
+			c = caller{identity: se.id, csrf: se.csrf}
+		} else {
+			if strings.HasPrefix(r.URL.Path, "/api/") {
+				apiError(w, http.StatusUnauthorized, "log in first: a bearer token or a session")
+				return
+			}
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+		if r.Method == http.MethodPost && !sameToken(r.Header.Get(csrfHeader), c.csrf) && !sameToken(r.PostFormValue("csrf"), c.csrf) {
+			apiError(w, http.StatusForbidden, "CSRF token missing or wrong: send the session's token in "+csrfHeader)
+			return
+		}
+		h(w, r, c)
+	})
+}
+
+// accessError answers a request for an app the caller may not see (404,
+// the same answer as for no such app, so names of other projects' apps do
+// not leak) or may see but not change (403).
+type accessError struct {
+	code int
+	msg  string
+}
+
+// Error implements error.
+func (e *accessError) Error() string { return e.msg }
+
+// appFor returns the app named in the path if the caller may read it (and
+// write it, with write).
+func (s *server) appFor(r *http.Request, c caller, write bool) (*gitops.Application, perms, error) {
+	name := r.PathValue("name")
+	a, ok := s.apps[name]
+	var p perms
+	if ok {
+		p = s.opts.Policy.permsFor(c.Groups, projectOf(a))
+	}
+	if !p.Read {
+		return nil, p, &accessError{http.StatusNotFound, fmt.Sprintf("application %s: not found or not permitted", name)}
+	}
+	if write && !p.Write {
+		return nil, p, &accessError{http.StatusForbidden, fmt.Sprintf("permission denied: changing application %s needs an admin role in project %s", name, projectOf(a))}
+	}
+	return a, p, nil
+}
+
+func projectOf(a *gitops.Application) string {
+	if a.Spec.Project == "" {
+		return "default"
+	}
+	return a.Spec.Project
+}
+
+// writeJSON answers v as JSON.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// apiError answers {"error": msg}.
+func apiError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// deny answers an appFor error.
+func deny(w http.ResponseWriter, err error) {
+	var ae *accessError
+	if errors.As(err, &ae) {
+		apiError(w, ae.code, ae.msg)
+		return
+	}
+	apiError(w, http.StatusInternalServerError, err.Error())
+}
+
+func (s *server) apiSession(w http.ResponseWriter, r *http.Request, c caller) {
+	writeJSON(w, http.StatusOK, map[string]any{"user": c.User, "groups": c.Groups, "via": c.Via,
+		"role": s.opts.Policy.roleName(c.Groups), "csrfToken": c.csrf})
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	gosync "sync"
+	"time"
+
+	"github.com/kubegitops/gitops"
+)
+
+// streamEvent is one server-sent event for an app's page.
+type streamEvent struct {
+	// Name is the SSE event name: "progress", "operation" or "status".
+	Name string
+	Data any
+}
+
+// broker fans events out to the pages watching an app. A slow page loses
+// events rather than slowing the engine (the engine calls it
+// synchronously); the page asks for the whole state again on reconnect.
+type broker struct {
+	mu   gosync.Mutex
+	subs map[string]map[chan streamEvent]struct{}
+	// last is the status last pushed per watched app.
+	last map[string]badges
+}
+
+func newBroker() *broker {
+	return &broker{subs: map[string]map[chan streamEvent]struct{}{}, last: map[string]badges{}}
+}
+
+// statusCheck is how often the status of each app a page watches is
+// compared with what was last pushed.
+const statusCheck = 250 * time.Millisecond
+
+// watchStatus pushes a "status" event whenever the engine's recorded
+// status of a watched app changes (sync, health, its message or the
+// revision), until ctx ends. The comparison runs here, on the engine's
+// in-memory status; the page never polls.
+func (b *broker) watchStatus(ctx context.Context, status func(app string) (gitops.Status, bool)) {
+	tick := time.NewTicker(statusCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		b.mu.Lock()
+		apps := make([]string, 0, len(b.subs))
+		for a := range b.subs {
+			apps = append(apps, a)
+		}
+		b.mu.Unlock()
+		for _, a := range apps {
+			st, ok := status(a)
+			if !ok {
+				continue
+			}
+			now := statusBadges(st)
+			b.mu.Lock()
+			changed := b.last[a] != now
+			b.last[a] = now
+			b.mu.Unlock()
+			if changed {
+				b.publish(a, streamEvent{Name: "status", Data: now})
+			}
+		}
+	}
+}
+
+func (b *broker) subscribe(app string) (<-chan streamEvent, func()) {
+	ch := make(chan streamEvent, 64)
+	b.mu.Lock()
+	if b.subs[app] == nil {
+		b.subs[app] = map[chan streamEvent]struct{}{}
+	}
+	b.subs[app][ch] = struct{}{}
+	b.mu.Unlock()
+	return ch, func() {
+		b.mu.Lock()
+		delete(b.subs[app], ch)
+		if len(b.subs[app]) == 0 {
+			delete(b.subs, app)
+			delete(b.last, app)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// publish never blocks.
+func (b *broker) publish(app string, ev streamEvent) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs[app] {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}
+
+// heartbeat keeps idle connections open through proxies.
+const heartbeat = 20 * time.Second
+
+// serveStream writes the events of one app as text/event-stream until the
+// client goes away; first is sent at once (the current state).
+func (b *broker) serveStream(w http.ResponseWriter, r *http.Request, app string, first streamEvent) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	ch, stop := b.subscribe(app)
+	defer stop()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	if err := writeEvent(w, first); err != nil {
+		return
+	}
+	fl.Flush()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		case ev := <-ch:
+			if err := writeEvent(w, ev); err != nil {
+				return
+			}
+		}
+		fl.Flush()
+	}
+}
+
+func writeEvent(w http.ResponseWriter, ev streamEvent) error {
+	data, err := json.Marshal(ev.Data)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Name, data)
+	return err
+}

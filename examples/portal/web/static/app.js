@@ -1,0 +1,216 @@
+// gitops portal: the little script the pages need. No framework, no
+// inline handlers (the Content-Security-Policy forbids them). State comes
+// from the server: the page is rendered there, and a running sync pushes
+// its progress over server-sent events (no polling).
+"use strict";
+
+const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
+const $ = (sel) => document.querySelector(sel);
+const ICONS = {Synced: "✔", Healthy: "✔", Succeeded: "✔", OutOfSync: "≠", Progressing: "↻", Running: "↻",
+  Terminating: "↻", Degraded: "✖", Failed: "✖", Error: "✖", Suspended: "⏸", Missing: "∅"};
+
+function badge(status) {
+  const s = document.createElement("span");
+  s.className = "badge s-" + String(status || "unknown").toLowerCase();
+  s.dataset.status = status || "Unknown";
+  const i = document.createElement("span");
+  i.setAttribute("aria-hidden", "true");
+  i.textContent = ICONS[status] || "?";
+  s.append(i, " " + (status || "Unknown"));
+  return s;
+}
+
+async function api(method, path, body) {
+  const opts = {method, headers: {"Accept": "application/json"}, credentials: "same-origin"};
+  if (method !== "GET") {
+    opts.headers["Content-Type"] = "application/json";
+    opts.headers["X-CSRF-Token"] = csrf();
+    opts.body = JSON.stringify(body || {});
+  }
+  const r = await fetch(path, opts);
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+
+function notice(text) { const n = $("#notice"); if (n) n.textContent = text; }
+
+// The list: "/" focuses search, j/k move between rows, Enter opens.
+function listPage() {
+  const links = Array.from(document.querySelectorAll("a.app-link"));
+  document.addEventListener("keydown", (e) => {
+    if (e.target.matches("input, select, textarea")) return;
+    if (e.key === "/") { e.preventDefault(); $("#search").focus(); return; }
+    const i = links.indexOf(document.activeElement);
+    if (e.key === "j" && links.length) links[Math.min(i + 1, links.length - 1)].focus();
+    if (e.key === "k" && links.length) links[Math.max(i - 1, 0)].focus();
+  });
+}
+
+function appPage(root) {
+  const app = root.dataset.app;
+  const base = "/api/v1/apps/" + encodeURIComponent(app);
+  let current = null;
+
+  const show = (tab) => {
+    for (const t of ["diff", "live", "desired", "events", "actions"]) {
+      $("#view-" + t).hidden = t !== tab;
+      $("#tab-" + t).setAttribute("aria-selected", String(t === tab));
+    }
+  };
+  document.querySelectorAll("[data-tab]").forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
+
+  function renderDiff(pre, text) {
+    pre.replaceChildren();
+    if (!text) { pre.textContent = "No difference."; return; }
+    for (const line of text.split("\n")) {
+      const span = document.createElement("span");
+      span.className = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "ctx";
+      span.textContent = line + "\n";
+      pre.append(span);
+    }
+  }
+
+  async function openNode(key) {
+    current = key;
+    $("#panel").hidden = false;
+    $("#panel-title").textContent = key;
+    try {
+      const d = await api("GET", base + "/resource?key=" + encodeURIComponent(key));
+      if (current !== key) return;
+      renderDiff($("#view-diff"), d.diff);
+      $("#view-live").textContent = d.live || "(not in the cluster)";
+      $("#view-desired").textContent = d.desired || "(not in Git)";
+      $("#masked").hidden = !d.masked;
+      const ev = $("#view-events");
+      ev.replaceChildren(...(d.events.length ? d.events.map(eventItem) : [li("No events.")]));
+      show(d.diff ? "diff" : "live");
+      loadActions(key);
+    } catch (err) { $("#view-live").textContent = "Error: " + err.message; show("live"); }
+  }
+
+  async function loadActions(key) {
+    const box = $("#view-actions");
+    box.replaceChildren();
+    if (root.dataset.canWrite !== "true") { box.textContent = "Actions need an admin role."; return; }
+    try {
+      const list = await api("GET", base + "/actions?key=" + encodeURIComponent(key));
+      if (!list || !list.length) { box.textContent = "No actions for this kind."; return; }
+      for (const a of list) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.textContent = a.displayName || a.name;
+        b.disabled = !!a.disabled;
+        b.addEventListener("click", async () => {
+          try { await api("POST", base + "/action", {key, action: a.name}); notice("Action " + a.name + " done on " + key); }
+          catch (err) { notice("Action failed: " + err.message); }
+        });
+        box.append(b);
+      }
+    } catch (err) { box.textContent = "No actions: " + err.message; }
+  }
+
+  const li = (t) => { const l = document.createElement("li"); l.textContent = t; return l; };
+  const eventItem = (e) => li((e.type === "Warning" ? "⚠ " : "ℹ ") + e.type + " " + e.reason + " " + e.object + ": " + e.message);
+
+  document.querySelectorAll(".open-node").forEach((b) => b.addEventListener("click", () => openNode(b.dataset.key)));
+
+  async function loadEvents() {
+    try {
+      const evs = await api("GET", base + "/events");
+      $("#app-events").replaceChildren(...(evs.length ? evs.map(eventItem) : [li("No events.")]));
+    } catch (err) { $("#app-events").replaceChildren(li("Events unavailable: " + err.message)); }
+  }
+  loadEvents();
+
+  const post = async (what, path, body) => {
+    try { await api("POST", base + path, body); notice(what + " requested."); }
+    catch (err) { notice(what + " failed: " + err.message); }
+  };
+  $("#refresh").addEventListener("click", () => post("Refresh", "/refresh", {hard: false}));
+  $("#hard-refresh").addEventListener("click", () => post("Hard refresh", "/refresh", {hard: true}));
+
+  const syncDialog = $("#sync-dialog");
+  if (syncDialog && $("#sync")) { // only admins get the Sync button
+    $("#sync").addEventListener("click", () => syncDialog.showModal());
+    $("#sync-cancel").addEventListener("click", () => syncDialog.close());
+    $("#sync-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const body = {prune: $("#opt-prune").checked, dryRun: $("#opt-dry-run").checked, confirmPrune: $("#opt-confirm-prune").checked};
+      if ($("#opt-selected").checked) {
+        body.resources = Array.from(document.querySelectorAll("input.select:checked")).map((c) => c.value);
+      }
+      syncDialog.close();
+      startSync(body);
+    });
+    $("#terminate").addEventListener("click", () => post("Terminate", "/terminate", {}));
+    $("#confirm-prune-button").addEventListener("click", () => {
+      startSync({prune: true, confirmPrune: true});
+    });
+  }
+  let lastSync = null;
+  function startSync(body) {
+    lastSync = body;
+    $("#progress-section").hidden = false;
+    $("#progress-rows").replaceChildren();
+    $("#confirm-prune").hidden = true;
+    $("#operation").replaceChildren(badge("Running"), " sync started");
+    post("Sync", "/sync", body);
+  }
+
+  const rbDialog = $("#rollback-dialog");
+  let rbID = 0;
+  document.querySelectorAll("button.rollback").forEach((b) => b.addEventListener("click", () => {
+    rbID = Number(b.dataset.id);
+    $("#rollback-text").textContent = "Sync history entry #" + rbID + " (" + b.dataset.rev + ") again?";
+    rbDialog.showModal();
+  }));
+  if (rbDialog) {
+    $("#rollback-cancel").addEventListener("click", () => rbDialog.close());
+    $("#rollback-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      rbDialog.close();
+      $("#progress-section").hidden = false;
+      $("#progress-rows").replaceChildren();
+      $("#operation").replaceChildren(badge("Running"), " rollback to #" + rbID + " started");
+      post("Rollback", "/rollback", {id: rbID, prune: $("#rollback-prune").checked});
+    });
+  }
+
+  // Live updates: status badges, sync progress, and the end of an operation.
+  const es = new EventSource(base + "/stream");
+  es.addEventListener("status", (m) => {
+    const s = JSON.parse(m.data);
+    $("#sync-status").replaceChildren(badge(s.sync));
+    $("#health-status").replaceChildren(badge(s.health), " ", Object.assign(document.createElement("span"), {className: "msg", id: "health-message", textContent: s.healthMessage || ""}));
+    const rev = $("#revision");
+    rev.textContent = (s.revision || "").slice(0, 8);
+    rev.title = s.revision || "";
+  });
+  es.addEventListener("progress", (m) => {
+    const p = JSON.parse(m.data);
+    $("#progress-section").hidden = false;
+    $("#progress-rows").replaceChildren(...p.rows.map(row));
+  });
+  es.addEventListener("operation", (m) => {
+    const op = JSON.parse(m.data);
+    $("#progress-section").hidden = false;
+    $("#operation").replaceChildren(badge(op.phase), " " + (op.message || ""));
+    if (op.rows && op.rows.length) $("#progress-rows").replaceChildren(...op.rows.map(row));
+    const pending = op.pendingConfirmation || [];
+    $("#confirm-prune").hidden = pending.length === 0;
+    $("#pending").textContent = pending.join(", ");
+    if (current) openNode(current);
+  });
+  function row(r) {
+    const tr = document.createElement("tr");
+    const td = (x) => { const c = document.createElement("td"); c.append(x); return c; };
+    tr.append(td(r.phase + " / " + r.wave + (r.hook ? " (hook)" : "")), td(r.key), td(r.action || ""), td(badge(r.status)), td(r.message || ""));
+    return tr;
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const root = document.getElementById("app");
+  if (root) appPage(root); else if (document.getElementById("apps")) listPage();
+});
