@@ -60,7 +60,7 @@ func (r *Renderer) Template(ctx context.Context, req TemplateRequest) ([]*unstru
 		if chrt, err = loader.LoadFiles(files); err != nil {
 			return nil, fmt.Errorf("load chart %s: %w", name, err)
 		}
-	} else if chrt, files, err = loadChart(req.Root, req.ChartDir); err != nil {
+	} else if chrt, files, err = loadChart(ctx, req.Root, req.ChartDir); err != nil {
 		return nil, err
 	}
 	if chrt, err = r.withDependencies(ctx, chrt, files, name, req.DependencyRepos); err != nil {
