@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	gosync "sync"
@@ -349,14 +348,17 @@ func (e *Engine) reconcileSet(ctx context.Context, st *setState) bool {
 			continue
 		}
 		if ok {
-			var err error
-			if a, err = e.keepIgnoredAppFields(ctx, set, a, prev); err != nil {
-				errs = append(errs, err)
+			out, changed, err := e.upsertOwned(ctx, set, a, prev)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("applicationset %q: application %q: %w", set.Name, name, err))
 				continue
 			}
-			if reflect.DeepEqual(e.currentApp(name, prev), a) {
-				continue
+			if changed {
+				st.owned[name] = out
+				st.prune[name] = prunes[name]
+				delete(st.deleting, name)
 			}
+			continue
 		}
 		if !ok {
 			if owner, mine := st.loop.claim(name, st.key); !mine || managed[name] {

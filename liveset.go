@@ -30,15 +30,8 @@ var ErrNotRunning = errors.New("gitops: Run is not running")
 // by its policy) at once, without a restart. The app is validated as
 // LoadApplications would.
 func (e *Engine) Upsert(app Application) error {
-	if err := app.Validate(); err != nil {
-		ie := &InvalidApplicationError{App: app.Name}
-		var ve *v1alpha1.ValidationError
-		if errors.As(err, &ve) {
-			for _, fe := range ve.Fields {
-				ie.Fields = append(ie.Fields, fe.Error())
-			}
-		}
-		return ie
+	if err := validateApp(&app); err != nil {
+		return err
 	}
 	r := e.running()
 	if r == nil {
@@ -112,4 +105,21 @@ func (r *runner) remove(name string) {
 		delete(r.apps, n)
 		r.queue.Forget(n)
 	}
+}
+
+// validateApp is Upsert's check: an *InvalidApplicationError naming the
+// fields that fail Application.Validate.
+func validateApp(app *Application) error {
+	err := app.Validate()
+	if err == nil {
+		return nil
+	}
+	ie := &InvalidApplicationError{App: app.Name}
+	var ve *v1alpha1.ValidationError
+	if errors.As(err, &ve) {
+		for _, fe := range ve.Fields {
+			ie.Fields = append(ie.Fields, fe.Error())
+		}
+	}
+	return ie
 }

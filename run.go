@@ -115,6 +115,28 @@ func failureBackoff(interval time.Duration) workqueue.TypedRateLimiter[string] {
 func (r *runner) add(a *Application, parent string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.addLocked(a, parent)
+}
+
+// addIf is add for a writer that computed a from the app Run held: it
+// takes effect only while Run still holds expected under a's key (nil:
+// none), so an update made by someone else in between is never lost.
+func (r *runner) addIf(a, expected *Application) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var cur *Application
+	if s, ok := r.apps[r.e.AppKey(a)]; ok {
+		cur = s.app
+	}
+	if cur != expected {
+		return false
+	}
+	r.addLocked(a, "")
+	return true
+}
+
+// addLocked is add with r.mu held.
+func (r *runner) addLocked(a *Application, parent string) {
 	key := r.e.AppKey(a)
 	if s, ok := r.apps[key]; ok {
 		s.app, s.parent = a, parent
