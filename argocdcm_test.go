@@ -24,7 +24,11 @@ func TestParseArgoCDSettings_Realistic(t *testing.T) {
 	if d := s.Actions["apps/Deployment"]; !d.MergeBuiltinActions || len(d.Actions) != 1 || d.Actions[0].Name != "label" {
 		t.Fatalf("actions %+v", s.Actions)
 	}
-	wantIgnore := []string{"*/*", "admissionregistration.k8s.io/MutatingWebhookConfiguration", "apps/Deployment", "rbac.authorization.k8s.io/ClusterRole"}
+	// ignoreAggregatedRoles is diff's own option, not an ignore rule.
+	if !s.IgnoreAggregatedRoles {
+		t.Fatal("resource.compareoptions ignoreAggregatedRoles not read")
+	}
+	wantIgnore := []string{"*/*", "admissionregistration.k8s.io/MutatingWebhookConfiguration", "apps/Deployment"}
 	var gotIgnore []string
 	for _, r := range s.IgnoreDifferences {
 		gotIgnore = append(gotIgnore, r.Group+"/"+r.Kind)
@@ -58,7 +62,7 @@ func TestParseArgoCDSettings_Realistic(t *testing.T) {
 		t.Error("a kind not excluded is filtered out")
 	}
 	if opts.Interval != 2*time.Minute || opts.Jitter != 30*time.Second || opts.Cache.RespectRBAC || opts.Tracking.AnnotationKey != resource.AnnotationArgoTrackingID ||
-		opts.Health == nil || opts.Actions == nil || len(opts.IgnoreDifferences) != 4 {
+		opts.Health == nil || opts.Actions == nil || len(opts.IgnoreDifferences) != 3 || !opts.IgnoreAggregatedRoles {
 		t.Fatalf("options not applied: interval %v jitter %v rbac %v tracking %q", opts.Interval, opts.Jitter, opts.Cache.RespectRBAC, opts.Tracking.AnnotationKey)
 	}
 }
