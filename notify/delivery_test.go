@@ -171,7 +171,9 @@ func TestSlackAPIShape(t *testing.T) {
 	runController(t, ctl)
 	ann := map[string]any{"notifications.argoproj.io/subscribe.on-sync-succeeded.slack": "deploys;ops"}
 	ctl.Observe(testApp("web", ann, succeeded("abc", "Healthy")))
-	waitFor(t, "two posts", func() bool { return len(recv.requests()) == 2 })
+	// Idle too: the first posts' replies (their thread ids) must be read
+	// before the next message, or it cannot reply in their thread.
+	waitFor(t, "two posts", func() bool { return len(recv.requests()) == 2 && ctl.Idle() })
 	ctl.Observe(testApp("web", ann, succeeded("def", "Healthy")))
 	waitFor(t, "two more posts", func() bool { return len(recv.requests()) == 4 })
 	channels := map[string]int{}
