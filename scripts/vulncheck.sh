@@ -64,7 +64,8 @@ mkdir -p "$cache/passed"
 
 status=0
 # sops/ (the SOPS decryptor's module, with the cloud KMS SDKs) is not
-# scanned yet: its first scan had not finished when it landed. Scan it by
+# scanned here yet: its first scan found GO-2026-6505 in otel/sdk v1.44.0,
+# whose upgrade is still to do. Scan it by
 # hand with VULNCHECK_ALL=1; SECURITY.md S19 says so.
 skip='^sops$'
 [ "${VULNCHECK_ALL:-}" = 1 ] && skip='^$'
