@@ -281,6 +281,7 @@ type entryInfo struct {
 	mode fs.FileMode
 }
 
+// Name, Size, Mode, ModTime, IsDir and Sys implement fs.FileInfo.
 func (i *entryInfo) Name() string       { return i.name }
 func (i *entryInfo) Size() int64        { return i.size }
 func (i *entryInfo) Mode() fs.FileMode  { return i.mode }
@@ -293,6 +294,7 @@ type blobFile struct {
 	*bytes.Reader
 }
 
+// Stat and Close implement fs.File.
 func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 func (f *blobFile) Close() error               { return nil }
 
@@ -302,6 +304,7 @@ type dirFile struct {
 	off     int
 }
 
+// Stat, Read and Close implement fs.File for a directory.
 func (d *dirFile) Stat() (fs.FileInfo, error) { return d.info, nil }
 func (d *dirFile) Read([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "read", Path: d.info.Name(), Err: fs.ErrInvalid}

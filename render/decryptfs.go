@@ -117,6 +117,7 @@ type memFile struct {
 	info fs.FileInfo
 }
 
+// Stat and Close implement fs.File.
 func (m *memFile) Stat() (fs.FileInfo, error) { return m.info, nil }
 func (m *memFile) Close() error               { return nil }
 
@@ -126,4 +127,5 @@ type sizedInfo struct {
 	size int64
 }
 
+// Size is the decrypted size.
 func (s sizedInfo) Size() int64 { return s.size }

@@ -241,4 +241,5 @@ func walkTree(st storer.EncodedObjectStorer, t plumbing.Hash, keep func(plumbing
 // editError carries an error of CommitRequest.Edit out unchanged.
 type editError struct{ err error }
 
+// Error implements error.
 func (e *editError) Error() string { return e.err.Error() }
