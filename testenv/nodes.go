@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -25,11 +26,16 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 		return err
 	}
 	kc := c.kubeconfig
+	var kcmTuning, clientTuning []string
+	if q := c.opts.ControllerQPS; q > 0 {
+		clientTuning = []string{"--kube-api-qps=" + strconv.Itoa(q), "--kube-api-burst=" + strconv.Itoa(2*q)}
+		kcmTuning = append(slices.Clone(clientTuning), "--concurrent-deployment-syncs=20", "--concurrent-replicaset-syncs=20")
+	}
 	c.others = []*process{
 		{
 			name: "kube-controller-manager", path: bins.ControllerManager,
 			logPath: filepath.Join(c.dir, "kube-controller-manager.log"),
-			args: []string{
+			args: append([]string{
 				"--kubeconfig=" + kc, "--leader-elect=false", "--secure-port=0",
 				"--controllers=*,-serviceaccount-token",
 				"--service-cluster-ip-range=10.96.0.0/16",
@@ -41,12 +47,12 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 				// and the node lifecycle controller would then mark every
 				// Pod not ready at once. Fake nodes never really fail.
 				"--node-monitor-grace-period=1h", "--node-startup-grace-period=1h",
-			},
+			}, kcmTuning...),
 		},
 		{
 			name: "kube-scheduler", path: bins.Scheduler,
 			logPath: filepath.Join(c.dir, "kube-scheduler.log"),
-			args:    []string{"--kubeconfig=" + kc, "--leader-elect=false", "--secure-port=0"},
+			args:    append([]string{"--kubeconfig=" + kc, "--leader-elect=false", "--secure-port=0"}, clientTuning...),
 		},
 		{
 			name: "kwok", path: bins.Kwok,

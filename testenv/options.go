@@ -34,6 +34,17 @@ type Options struct {
 	StartTimeout time.Duration
 	// Build says where binaries are found or built.
 	Build BuildOptions
+	// ControllerQPS, when above zero, is the client rate limit of the
+	// controller manager and the scheduler (burst twice as much; kwok
+	// has no such limit to set),
+	// and raises the controller manager's Deployment and ReplicaSet
+	// workers to 20. Their defaults (20 requests per second for the
+	// controller manager) roll out about four one-replica Deployments per
+	// second, which caps any engine that waits for rollouts: a fleet
+	// benchmark of thousands of apps measures the cluster's limit instead
+	// of the engine's. Default 0: the components' own defaults, as a
+	// cluster installed with them has.
+	ControllerQPS int
 	// KeepDir leaves the cluster's folder (etcd data, certificates,
 	// kubeconfig, component logs) on disk after Stop, for debugging.
 	KeepDir bool

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,13 @@ type writeCounter struct {
 	next     http.RoundTripper
 	writes   atomic.Int64
 	requests atomic.Int64
+
+	mu    sync.Mutex
+	first []string // the first writes, "METHOD path", for the log
 }
+
+// maxWritesNamed is how many writes a writeCounter remembers by name.
+const maxWritesNamed = 10
 
 // RoundTrip counts the request (and, if it writes, the write) and passes
 // it on.
@@ -50,11 +57,25 @@ func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	w.requests.Add(1)
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		if !strings.Contains(r.URL.RawQuery, "dryRun=All") {
+		// A dry run, or an access review (a question the cache asks of
+		// RBAC at start), stores nothing.
+		if !strings.Contains(r.URL.RawQuery, "dryRun=All") && !strings.HasPrefix(r.URL.Path, "/apis/authorization.k8s.io/") {
 			w.writes.Add(1)
+			w.mu.Lock()
+			if len(w.first) < maxWritesNamed {
+				w.first = append(w.first, r.Method+" "+r.URL.Path)
+			}
+			w.mu.Unlock()
 		}
 	}
 	return w.next.RoundTrip(r)
+}
+
+// named returns the first writes counted, "METHOD path".
+func (w *writeCounter) named() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.first)
 }
 
 func (w *writeCounter) count() int64 {

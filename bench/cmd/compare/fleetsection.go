@@ -81,16 +81,25 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: h.restConfig(api)}}
 	opts.Interval = h.cfg.FleetInterval
 	opts.Registerer = reg
+	if h.cfg.FleetSyncWorkers > 0 {
+		opts.SyncWorkers = h.cfg.FleetSyncWorkers
+	}
 	gitSource, err := git.New(git.Options{CacheDir: h.cfg.FleetCacheDir, ResolveTTL: min(time.Minute, h.cfg.FleetInterval)})
 	if err != nil {
 		return nil, err
 	}
 	opts.SourceFor = func(string) (source.Source, error) { return gitSource, nil }
+	rds, err := startRedis(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rds.stop()
+	opts.RenderStore = rds.store()
 	e, err := gitops.New(opts)
 	if err != nil {
 		return nil, err
 	}
-	defer e.Close()
+	defer func() { e.Close() }()
 	repo := gs.RepoURL("fleet")
 	apps := make([]gitops.Application, n)
 	for i := range apps {
@@ -102,31 +111,22 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	}
 
 	h.logf("fleet: %d apps of 5 objects over %d namespaces, interval %s", n, len(nss), opts.Interval)
+	prof, err := startPhase(h.cfg.FleetProfile, "cold")
+	if err != nil {
+		return nil, err
+	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() { done <- e.Run(runCtx, apps) }()
 	defer func() { stop(); <-done }()
+	ready := func(idx []int, rev string) func(context.Context) (bool, error) {
+		return fleetReady(e, apps, idx, rev, done)
+	}
 
 	head, err := gs.Head(ctx, "fleet")
 	if err != nil {
 		return nil, err
-	}
-	ready := func(idx []int, rev string) func(context.Context) (bool, error) {
-		return func(context.Context) (bool, error) {
-			select {
-			case err := <-done:
-				return false, fmt.Errorf("Engine.Run ended: %w", err)
-			default:
-			}
-			for _, i := range idx {
-				st, ok := e.AppStatus(apps[i].Name)
-				if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy || !strings.HasPrefix(st.Revision, rev) {
-					return false, nil
-				}
-			}
-			return true, nil
-		}
 	}
 	all := make([]int, n)
 	for i := range all {
@@ -136,9 +136,15 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		return nil, fmt.Errorf("cold start: not every app Synced and Healthy at %s within %s: %w", head, h.cfg.FleetTimeout, err)
 	}
 	cold := time.Since(start)
+	if err := prof.stop(); err != nil {
+		return nil, err
+	}
 	h.logf("fleet: cold start to %d apps Synced and Healthy: %s", n, cold.Round(time.Millisecond))
 
 	// Steady state: nothing changes for FleetSteady.
+	if prof, err = startPhase(h.cfg.FleetProfile, "steady"); err != nil {
+		return nil, err
+	}
 	cpu0, api0, writes0, git0 := processCPU(), api.requestCount(), api.count(), gs.Requests()
 	t0 := time.Now()
 	select {
@@ -149,6 +155,9 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	case <-time.After(h.cfg.FleetSteady):
 	}
 	minutes := time.Since(t0).Minutes()
+	if err := prof.stop(); err != nil {
+		return nil, err
+	}
 	cpuPerMin := (processCPU() - cpu0).Seconds() / minutes
 	apiPerMin := float64(api.requestCount()-api0) / minutes
 	steadyWrites := api.count() - writes0
@@ -194,6 +203,54 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	renders := renders1 - renders0
 	h.logf("fleet: 1%% commit (%d apps) Synced in %s, %.0f renders", touched, onePercent.Round(time.Millisecond), renders)
 
+	// A commit touching every app (a shared base changed).
+	for i := range n {
+		changes[fmt.Sprintf("apps/a%05d/cm.yaml", i)] = []byte(fleetApp(i, "3")["cm.yaml"])
+	}
+	if rev, err = gs.Commit(ctx, "fleet", "touch all", changes); err != nil {
+		return nil, err
+	}
+	if prof, err = startPhase(h.cfg.FleetProfile, "all"); err != nil {
+		return nil, err
+	}
+	t2 := time.Now()
+	e.Hint(repo)
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, h.cfg.FleetTimeout, true, ready(all, rev)); err != nil {
+		return nil, fmt.Errorf("all-apps commit: not every app Synced at %s within %s: %w", rev, h.cfg.FleetTimeout, err)
+	}
+	allApps := time.Since(t2)
+	if err := prof.stop(); err != nil {
+		return nil, err
+	}
+	h.logf("fleet: all-apps commit Synced in %s", allApps.Round(time.Millisecond))
+
+	// A restart: a new engine (empty process caches) over the same Redis
+	// render store and Git cache; nothing changed in Git or the cluster.
+	stop()
+	<-done
+	e.Close()
+	api2 := &writeCounter{}
+	opts.Clusters[0].Config = h.restConfig(api2)
+	opts.Registerer = prometheus.NewRegistry()
+	if e, err = gitops.New(opts); err != nil {
+		return nil, err
+	}
+	runCtx, stop = context.WithCancel(ctx)
+	defer stop() // also stopped (and waited for) by the deferred function above
+	done = make(chan error, 1)
+	t3 := time.Now()
+	go func() { done <- e.Run(runCtx, apps) }()
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, h.cfg.FleetTimeout, true, ready(all, rev)); err != nil {
+		return nil, fmt.Errorf("restart: not every app Synced at %s within %s: %w", rev, h.cfg.FleetTimeout, err)
+	}
+	restart := time.Since(t3)
+	restartRenders, err := renderMisses(opts.Registerer.(*prometheus.Registry))
+	if err != nil {
+		return nil, err
+	}
+	restartWrites := api2.count()
+	h.logf("fleet: restart with a warm Redis render store: all Synced in %s, %d writes %v, %.0f renders", restart.Round(time.Millisecond), restartWrites, api2.named(), restartRenders)
+
 	name := fmt.Sprintf("%d apps, 5 objects each", n)
 	return []Row{
 		{Section: "fleet", Measure: name + ": cold start to all Synced and Healthy", Ours: cold.Seconds(), Unit: Seconds},
@@ -205,7 +262,30 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		{Section: "fleet", Measure: name + ": goroutines", Ours: float64(goroutines), Unit: Count},
 		{Section: "fleet", Measure: fmt.Sprintf("%s: 1%% commit (%d apps), time to those Synced", name, touched), Ours: onePercent.Seconds(), Unit: Seconds, Target: "10 s or less (issue 27)"},
 		{Section: "fleet", Measure: fmt.Sprintf("%s: 1%% commit (%d apps), renders", name, touched), Ours: renders, Unit: Count, Target: fmt.Sprintf("exactly %d", touched)},
+		{Section: "fleet", Measure: name + ": all-apps commit, time to all Synced", Ours: allApps.Seconds(), Unit: Seconds},
+		{Section: "fleet", Measure: name + ": restart, warm Redis render store, time to all Synced", Ours: restart.Seconds(), Unit: Seconds},
+		{Section: "fleet", Measure: name + ": restart, warm Redis render store, writes", Ours: float64(restartWrites), Unit: Writes, Target: "0 (issue 27)"},
+		{Section: "fleet", Measure: name + ": restart, warm Redis render store, renders", Ours: restartRenders, Unit: Count, Target: "0"},
 	}, nil
+}
+
+// fleetReady reports whether the apps idx of e's Run are Synced and
+// Healthy at rev; an ended Run is an error.
+func fleetReady(e *gitops.Engine, apps []gitops.Application, idx []int, rev string, done <-chan error) func(context.Context) (bool, error) {
+	return func(context.Context) (bool, error) {
+		select {
+		case err := <-done:
+			return false, fmt.Errorf("Engine.Run ended: %w", err)
+		default:
+		}
+		for _, i := range idx {
+			st, ok := e.AppStatus(apps[i].Name)
+			if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy || !strings.HasPrefix(st.Revision, rev) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
 }
 
 // renderMisses is the number of renders that ran (cache misses) so far.

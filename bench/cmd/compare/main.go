@@ -55,6 +55,16 @@ type Config struct {
 	// FleetCacheDir is the Git cache of the fleet's engine (empty: the
 	// source's default, under the user cache).
 	FleetCacheDir string
+	// ClusterQPS, when above zero, is the client rate limit of the full
+	// cluster's controller manager and scheduler
+	// (testenv.Options.ControllerQPS).
+	ClusterQPS int
+	// FleetSyncWorkers, when above zero, is the fleet engine's
+	// Options.SyncWorkers (0: the engine's default).
+	FleetSyncWorkers int
+	// FleetProfile, when set, is a folder that receives pprof profiles of
+	// each fleet phase (cold, steady, commit).
+	FleetProfile string
 	// Log receives progress lines.
 	Log io.Writer
 }
@@ -96,6 +106,9 @@ func main() {
 	flag.DurationVar(&cfg.FleetInterval, "fleet-interval", cfg.FleetInterval, "refresh interval of the fleet's engine")
 	flag.DurationVar(&cfg.FleetSteady, "fleet-steady", cfg.FleetSteady, "how long the fleet's steady state is measured")
 	flag.DurationVar(&cfg.FleetTimeout, "fleet-timeout", cfg.FleetTimeout, "bound of each wait of the fleet section")
+	flag.IntVar(&cfg.ClusterQPS, "cluster-qps", cfg.ClusterQPS, "client rate limit of the full cluster's controller manager and scheduler (0: their defaults)")
+	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
+	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -136,6 +149,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		return nil, fmt.Errorf("-cluster: want apiserver or full, not %q", cfg.Cluster)
 	}
 	opts.Build.Log = logf
+	opts.ControllerQPS = cfg.ClusterQPS
 	var cluster *testenv.Cluster
 	if only["diff"] || only["cache"] || only["sync"] || only["fleet"] {
 		logf("starting the local cluster (%s)", cfg.Cluster)
