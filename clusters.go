@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/project"
+	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -258,6 +259,16 @@ func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (S
 // from the cache's index.
 func (cs *clusterState) managed(ctx context.Context, app string) ([]*unstructured.Unstructured, error) {
 	return cs.cache.Managed(app), nil
+}
+
+// live answers the syncer's waits from the cache (sync.Options.Live):
+// nothing before the cache is connected.
+func (cs *clusterState) live(key resource.Key) (*unstructured.Unstructured, bool) {
+	c := cs.connectedCache()
+	if c == nil {
+		return nil, false
+	}
+	return c.Get(key)
 }
 
 // connectedCache is the cluster's cache once connected, else nil.

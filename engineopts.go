@@ -21,7 +21,8 @@ import (
 //   - Sync.Tracking and Cache.Tracking: Options.Tracking (a template's
 //     value may only be the zero value or the package default);
 //   - Sync.Health: Options.Health;
-//   - Sync.ManagedObjects: the engine answers from its cluster cache;
+//   - Sync.ManagedObjects and Sync.Live: the engine answers from its
+//     cluster cache;
 //   - Sync.Admit: the app's project and Options.Policies;
 //   - Sync.InSync: the app's differ (ApplyOutOfSyncOnly asks it).
 //
@@ -56,6 +57,7 @@ func checkOwnedFields(opts Options) error {
 		{tracking(c.Tracking), "Options.Cache.Tracking", "Options.Tracking"},
 		{s.Health != nil, "Options.Sync.Health", "Options.Health"},
 		{s.ManagedObjects != nil, "Options.Sync.ManagedObjects", "nothing (the engine answers from its cluster cache)"},
+		{s.Live != nil, "Options.Sync.Live", "nothing (the engine answers from its cluster cache)"},
 		{s.Admit != nil, "Options.Sync.Admit", "Options.Policies or the app's project"},
 		{s.InSync != nil, "Options.Sync.InSync", "nothing (the app's differ decides, with ApplyOutOfSyncOnly)"},
 	} {
@@ -74,6 +76,7 @@ func (e *Engine) syncerOptions(cs *clusterState) sync.Options {
 	opts.Tracking = e.opts.Tracking
 	opts.Health = e.health
 	opts.ManagedObjects = cs.managed
+	opts.Live = cs.live
 	if opts.Log.GetSink() == nil {
 		opts.Log = e.opts.Log
 	}

@@ -174,11 +174,13 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	terminate, done := e.operationStarted(e.AppKey(app))
 	defer done()
 	sreq.Terminate = terminate
-	e.syncSem <- struct{}{}
+	slot := &syncSlot{sem: e.syncSem, ctx: ctx}
+	slot.acquire()
+	sreq.Yield = slot.yield
 	e.metrics.applyInFlight.Inc()
 	res, err := e.runSync(ctx, syncer, app, sreq, req.latest)
 	e.metrics.applyInFlight.Dec()
-	<-e.syncSem
+	slot.release()
 	e.metrics.syncs.WithLabelValues(app.Name, string(res.Phase)).Inc()
 	e.metrics.argo.sync(e, app, res.Phase)
 	if res.Phase == sync.Succeeded && !req.DryRun {
@@ -304,4 +306,41 @@ func (e *Engine) notify(n Notification) {
 		n.Time = time.Now()
 	}
 	e.opts.Notify(n)
+}
+
+// syncSlot is an operation's hold on one of the Options.SyncWorkers slots.
+// The operation holds it while it plans and writes, and gives it up while
+// it only waits for health (sync.Request.Yield), so that a few rollouts
+// waiting for their Pods do not stall every other app's sync.
+type syncSlot struct {
+	sem  chan struct{}
+	ctx  context.Context
+	held bool
+}
+
+// acquire takes a slot, or gives up when the operation's context ends
+// (the operation then finds its context done and stops).
+func (s *syncSlot) acquire() {
+	if s.held {
+		return
+	}
+	select {
+	case s.sem <- struct{}{}:
+		s.held = true
+	case <-s.ctx.Done():
+	}
+}
+
+// release gives the slot back, if held.
+func (s *syncSlot) release() {
+	if s.held {
+		<-s.sem
+		s.held = false
+	}
+}
+
+// yield is sync.Request.Yield: release now, acquire again to resume.
+func (s *syncSlot) yield() func() {
+	s.release()
+	return s.acquire
 }

@@ -25,6 +25,8 @@ const windowRecheck = 30 * time.Second
 type runner struct {
 	e     *Engine
 	queue workqueue.TypedRateLimitingInterface[string]
+	// syncs are the automated syncs in flight; Run waits for them.
+	syncs gosync.WaitGroup
 
 	mu         gosync.Mutex
 	apps       map[string]*appState
@@ -52,6 +54,8 @@ type appState struct {
 	// hardAt is when the app last had a hard refresh, or joined Run
 	// (Options.HardInterval).
 	hardAt time.Time
+	// syncing is set while an automated sync of the app runs.
+	syncing bool
 }
 
 // Run reconciles the apps until ctx ends: each is refreshed every Interval
@@ -95,6 +99,7 @@ func (e *Engine) Run(ctx context.Context, apps []Application) error {
 	<-ctx.Done()
 	r.queue.ShutDown()
 	wg.Wait()
+	r.syncs.Wait()
 	return ctx.Err()
 }
 
@@ -255,7 +260,7 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 		st.hardAt = time.Now()
 		r.mu.Unlock()
 	}
-	if wait := r.autoSync(ctx, st, app, status); wait > 0 {
+	if wait := r.autoSync(ctx, name, st, app, status); wait > 0 {
 		return wait, false
 	}
 	return r.nextRefresh(st), false
@@ -313,11 +318,18 @@ func (r *runner) record(st *appState, app *Application, status Status) {
 	}
 }
 
-// autoSync runs an automated sync when DecideAutoSync says so, and returns
-// a wait when the decision may change by time alone (a self-heal backoff,
-// a sync window).
-func (r *runner) autoSync(ctx context.Context, st *appState, app *Application, status Status) time.Duration {
+// autoSync starts an automated sync when DecideAutoSync says so, and
+// returns a wait when the decision may change by time alone (a self-heal
+// backoff). The sync runs on its own goroutine, not on the reconcile
+// worker: a sync that waits for its rollout would otherwise hold a worker
+// that other apps' refreshes need. While it runs, the app's refreshes go
+// on and start no other sync; when it ends the app is queued again.
+func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status Status) time.Duration {
 	r.mu.Lock()
+	if st.syncing {
+		r.mu.Unlock()
+		return 0
+	}
 	if st.auto != nil {
 		st.auto.Seen(status)
 	}
@@ -335,19 +347,37 @@ func (r *runner) autoSync(ctx context.Context, st *appState, app *Application, s
 		}
 		return d.Wait
 	}
+	r.mu.Lock()
+	st.syncing = true
+	r.mu.Unlock()
+	r.syncs.Add(1)
+	go func() {
+		defer r.syncs.Done()
+		again := r.runAutoSync(ctx, st, app, status, d.Next)
+		r.queue.AddAfter(key, again)
+	}()
+	return 0
+}
+
+// runAutoSync runs one automated sync decided with record next, and
+// returns when to look at the app again.
+func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application, status Status, next AutoSyncRecord) time.Duration {
+	p := app.Spec.SyncPolicy
 	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true})
 	var blocked *SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which one.
 		r.mu.Lock()
+		st.syncing = false
 		st.status.Conditions = append(st.status.Conditions, Condition{Type: ConditionSyncWindowBlocked, Message: blocked.Error()})
 		r.mu.Unlock()
 		return windowRecheck
 	}
-	rec := d.Next
+	rec := next
 	rec.Failed = res.Phase != sync.Succeeded
 	r.mu.Lock()
 	st.auto = &rec
+	st.syncing = false
 	r.mu.Unlock()
 	if err != nil {
 		r.e.opts.Log.Info("automated sync failed", "app", app.Name, "revision", status.Revision, "error", err.Error())
@@ -455,16 +485,22 @@ func (e *Engine) Hint(repoURL string) {
 	key := source.RepositoryKey(repoURL)
 	r.mu.Lock()
 	var names []string
+	urls := map[string]bool{} // the spellings of the repository apps use
 	for name, st := range r.apps {
 		for _, src := range st.app.Spec.AllSources() {
 			if source.RepositoryKey(src.RepoURL) == key {
 				names = append(names, name)
-				e.Invalidate(src.RepoURL)
+				urls[src.RepoURL] = true
 				break
 			}
 		}
 	}
 	r.mu.Unlock()
+	// Once per spelling, not once per app: a monorepo of 10,000 apps is
+	// one invalidation.
+	for u := range urls {
+		e.Invalidate(u)
+	}
 	for _, n := range names {
 		r.queue.Add(n)
 	}

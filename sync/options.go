@@ -43,6 +43,14 @@ type Options struct {
 	// the syncer lists every kind in the namespaces the app uses, which is
 	// correct but slow on big clusters.
 	ManagedObjects func(ctx context.Context, app string) ([]*unstructured.Unstructured, error)
+	// Live, when set, returns an object as a watch-fed cache last saw it
+	// (a cluster cache's Get): waits for health read it instead of asking
+	// the API server every PollInterval. A cached object is believed only
+	// when it is the object written (same UID) at or past the generation
+	// written; an object the cache lacks, or holds as another object of
+	// that name, is read from the API server as without Live. Nil: every
+	// wait reads the API server.
+	Live func(key resource.Key) (*unstructured.Unstructured, bool)
 	// Admit, when set, is asked about every object of the plan before the
 	// dry-run and before any write: the objects to apply (prune false) and
 	// the objects to prune (prune true). A refused object to apply fails the

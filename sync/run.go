@@ -39,6 +39,7 @@ func parallel(n int, tasks []*task, fn func(*task)) {
 // and resources in runs of one kind at a time (each run in parallel), so
 // that within a wave a Namespace or CRD is in place before what needs it.
 func (op *operation) runGroup(ctx context.Context, g []*task) {
+	op.resumeWrites()
 	var prunes, writes []*task
 	for _, t := range g {
 		if t.state.Status != TaskPending {

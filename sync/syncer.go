@@ -100,6 +100,27 @@ type operation struct {
 	pending []resource.Key
 	// cpMu serialises Checkpoint calls, so each sees a newer state.
 	cpMu gosync.Mutex
+	// resume is what Request.Yield returned for the last wait, until the
+	// next group's writes call it; nil when the operation holds its slot.
+	resume func()
+}
+
+// yield gives the host's slot up for a wait (Request.Yield); the slot is
+// taken again only when something more is written (resumeWrites), so an
+// operation that ends after its last wave never queues for it.
+func (op *operation) yield() {
+	if op.req.Yield != nil && op.resume == nil {
+		op.resume = op.req.Yield()
+	}
+}
+
+// resumeWrites takes the host's slot back before writing.
+func (op *operation) resumeWrites() {
+	if op.resume != nil {
+		r := op.resume
+		op.resume = nil
+		r()
+	}
 }
 
 // checkpoint hands the current state to Request.Checkpoint.
@@ -140,6 +161,10 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 	if err := resource.ValidateAppName(req.App); err != nil {
 		return op.fail(Error, fmt.Errorf("sync: %w", err))
 	}
+	// A retry of an operation whose last attempt gave its slot up for a
+	// wait takes one again: the host's Yield, then its resume.
+	op.yield()
+	op.resumeWrites()
 	tasks, err := s.buildTasks(req, op.state)
 	if err != nil {
 		return op.fail(Error, err)

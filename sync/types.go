@@ -83,6 +83,19 @@ type Request struct {
 	// than the one before. It blocks the operation while it runs; a host
 	// whose store fails should log and return (the operation goes on).
 	Checkpoint func(State)
+	// Yield, when set, is called as the operation begins to wait for the
+	// objects of a wave to become healthy (or its hooks to complete, or
+	// its pruned objects to go), and the function it returns is called
+	// before the operation writes its next wave; an operation that writes
+	// nothing more (its last wave was waited for) never calls it. Hook
+	// deletions by delete policy and finalizer removals are not counted
+	// as writes that need it. A host that
+	// bounds concurrent operations hands the slot of one that only waits
+	// to another: the engine's SyncWorkers bound operations that write,
+	// while waits, which read a watch-fed cache (Options.Live), cost
+	// nothing of the API server. resume may block until a slot is free;
+	// it must return when the operation's context ends.
+	Yield func() (resume func())
 }
 
 // OperationPhase is the phase of a sync operation.

@@ -57,6 +57,7 @@ func (op *operation) waitGroup(ctx context.Context, g []*task, final bool) {
 			}
 		}
 	}
+	op.yield()
 	waveCtx, cancel := context.WithTimeout(ctx, op.s.opts.WaveTimeout)
 	defer cancel()
 	_ = pollUntil(waveCtx, op.s.opts.PollInterval, func() (bool, error) {
@@ -124,6 +125,10 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 	byScope := map[scope][]*task{}
 	var singles []*task
 	for _, t := range running {
+		if live, ok := op.cached(t); ok {
+			op.observeObject(ctx, t, live, nil)
+			continue
+		}
 		if t.hook || t.prune {
 			singles = append(singles, t)
 			continue
@@ -160,6 +165,33 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 		live, err := op.s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
 		op.observeObject(ctx, t, live, err)
 	})
+}
+
+// cached returns the task's object from Options.Live when the cache's copy
+// can be believed: the object pruned (same UID) while it is still there,
+// else the object written (same UID) at or past the generation written.
+// Anything else (no Live, not cached, another object of the name, a copy
+// older than the write, a copy without the generation, as a cache that
+// keeps only the metadata of some objects has) is read from the API
+// server instead.
+func (op *operation) cached(t *task) (*unstructured.Unstructured, bool) {
+	if op.s.opts.Live == nil {
+		return nil, false
+	}
+	obj, ok := op.s.opts.Live(t.key)
+	if !ok || obj == nil {
+		return nil, false
+	}
+	if t.prune {
+		return obj, t.live != nil && obj.GetUID() == t.live.GetUID()
+	}
+	op.mu.Lock()
+	uid, gen := t.state.UID, t.state.Generation
+	op.mu.Unlock()
+	if uid == "" || gen == 0 || obj.GetUID() != uid || obj.GetGeneration() < gen {
+		return nil, false
+	}
+	return obj, true
 }
 
 // observeObject moves one running task on from what a read returned.

@@ -1,0 +1,107 @@
+package sync
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	gosync "sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// readCounter counts the GET requests a client sends for one resource path.
+type readCounter struct {
+	path  string
+	gets  atomic.Int64
+	next  http.RoundTripper
+	setMu gosync.Mutex
+}
+
+func (c *readCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, c.path) {
+		c.gets.Add(1)
+	}
+	return c.next.RoundTrip(r)
+}
+
+// liveSyncer is a syncer whose waits read through live, and a count of
+// the GETs of Deployment ns/web its own client sends.
+func liveSyncer(t *testing.T, ns string, live func(resource.Key) (*unstructured.Unstructured, bool)) (*Syncer, *readCounter) {
+	t.Helper()
+	checker, err := health.NewChecker(health.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	opts.Health = checker
+	opts.PollInterval = 50 * time.Millisecond
+	opts.Live = live
+	cfg := cluster.Config()
+	rc := &readCounter{path: "/namespaces/" + ns + "/deployments/web"}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		rc.setMu.Lock()
+		rc.next = rt
+		rc.setMu.Unlock()
+		return rc
+	})
+	s, err := New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, rc
+}
+
+// TestWaitReadsLiveWhenItCanBeBelieved: a wait for health reads the
+// watch-fed copy Options.Live gives (no GET of its own) when that copy is
+// the object written at the generation written, and reads the API server
+// instead while the copy is older than the write.
+func TestWaitReadsLiveWhenItCanBeBelieved(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	d := dyn(t)
+	var calls, stale atomic.Int64
+	// The "cache": the API server's object read by another client; for
+	// the first calls, a copy one generation behind (a lagging watch).
+	live := func(key resource.Key) (*unstructured.Unstructured, bool) {
+		if key.Kind != "Deployment" || key.Name != "web" {
+			return nil, false
+		}
+		calls.Add(1)
+		obj, err := d.Resource(gvrDeployments).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			return nil, false
+		}
+		if stale.Add(1) <= 3 {
+			obj.SetGeneration(obj.GetGeneration() - 1)
+		}
+		return obj, true
+	}
+	s, reads := liveSyncer(t, ns, live)
+	var yields, resumes atomic.Int64
+	req := Request{App: "shop", Revision: "abc", Desired: decode(t, ns, deployment), Namespace: ns,
+		Yield: func() func() { yields.Add(1); return func() { resumes.Add(1) } }}
+	res, err := s.Sync(context.Background(), req)
+	mustSucceed(t, res, err)
+	if r := row(t, res, "apps/Deployment "+ns+"/web"); r.Health == nil || r.Health.Code != health.Healthy {
+		t.Fatalf("deployment row %+v", r)
+	}
+	if calls.Load() <= 3 {
+		t.Fatalf("Live was asked %d times; the wait did not read it", calls.Load())
+	}
+	// The stale copies were not believed: each cost a GET of its own.
+	// Once the copy is current, no GET: at most the three stale rounds.
+	if got := reads.gets.Load(); got < 1 || got > 3 {
+		t.Fatalf("the syncer's own GETs of the Deployment: %d, want 1 to 3 (one per stale copy, none after)", got)
+	}
+	// Yield and resume at the start (take a slot), Yield again for the
+	// last wave's wait, never resumed: nothing is written after it.
+	if yields.Load() != 2 || resumes.Load() != 1 {
+		t.Fatalf("Yield called %d times, resumed %d times; want 2 and 1", yields.Load(), resumes.Load())
+	}
+}
