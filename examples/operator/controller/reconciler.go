@@ -185,13 +185,14 @@ func invalidSpec(prev v1alpha1.ApplicationStatus, err error, now time.Time) v1al
 	next := prev
 	next.Sync = v1alpha1.SyncStatus{Status: string(gitops.Unknown)}
 	next.Health = v1alpha1.HealthStatus{Status: "Unknown"}
-	next.Resources = nil
+	next.Resources, next.ResourceTree, next.Summary = nil, nil, v1alpha1.ApplicationSummary{}
 	next.Conditions = appstatus.Conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error()}}, now)
 	return next
 }
 
 // refresh compares the app with Git and the cluster, syncs it when its
-// automated policy says so, and writes the status.
+// automated policy says so, and writes the status with the app's resource
+// tree and summary.
 func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log logr.Logger) (reconcile.Result, error) {
 	if app.Annotations[AnnotationRefresh] == "hard" {
 		// Resolve branches and tags again now rather than from the
@@ -207,6 +208,11 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 	next := keepLastGood(prev, appstatus.Refreshed(prev, st, sources, r.now()), st, refreshErr)
 	again := r.jitter()
 	if refreshErr == nil {
+		if tree, summary, err := r.opts.Engine.ResourceTree(ctx, app); err == nil {
+			next.ResourceTree, next.Summary = tree, summary
+		} else {
+			log.V(1).Info("resource tree not read: the last one stays", "error", err.Error())
+		}
 		var wait time.Duration
 		var ran bool
 		var err error
@@ -222,6 +228,9 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 				again = wait
 			}
 		}
+	} else if next.Resources == nil {
+		// Nothing was compared: nothing of the tree is known either.
+		next.ResourceTree, next.Summary = nil, v1alpha1.ApplicationSummary{}
 	}
 	if err := r.writeStatus(ctx, app, next); err != nil {
 		return reconcile.Result{}, err

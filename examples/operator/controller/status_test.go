@@ -92,7 +92,7 @@ func TestInvalidSpecNamesBadFields(t *testing.T) {
 	}}
 	app.Namespace, app.Name = "argocd", "bad"
 	app.Status = v1alpha1.ApplicationStatus{Sync: v1alpha1.SyncStatus{Status: "Synced"}, History: []v1alpha1.RevisionHistory{{Revision: "r0"}},
-		Resources: []v1alpha1.ResourceStatus{{Kind: "ConfigMap"}}}
+		Resources: []v1alpha1.ResourceStatus{{Kind: "ConfigMap"}}, ResourceTree: &v1alpha1.ApplicationTree{}}
 	next := invalidSpec(app.Status, app.Validate(), time.Now())
 	if len(next.Conditions) != 1 || next.Conditions[0].Type != string(gitops.ConditionInvalidSpec) {
 		t.Fatalf("conditions %+v", next.Conditions)
@@ -102,7 +102,7 @@ func TestInvalidSpecNamesBadFields(t *testing.T) {
 			t.Errorf("condition %q: want %s named, and no line numbers", msg, want)
 		}
 	}
-	if next.Sync.Status != "Unknown" || next.Resources != nil || len(next.History) != 1 {
+	if next.Sync.Status != "Unknown" || next.Resources != nil || next.ResourceTree != nil || len(next.History) != 1 {
 		t.Errorf("status of an invalid spec: %+v", next)
 	}
 }
