@@ -153,7 +153,13 @@ func loadBalancerURLs(obj *unstructured.Unstructured) []string {
 		}
 		for _, p := range ports {
 			m, _ := p.(map[string]any)
-			port, _, _ := unstructured.NestedInt64(m, "port")
+			var port int64
+			switch n := m["port"].(type) { // int64 from the API, float64 from JSON
+			case int64:
+				port = n
+			case float64:
+				port = int64(n)
+			}
 			switch port {
 			case 443:
 				out = append(out, "https://"+a)
