@@ -110,14 +110,16 @@ func (e *Engine) cacheOptions(cs *clusterState) cache.Options {
 	if opts.Server == "" {
 		opts.Server = cs.server()
 	}
+	populate := opts.Populate
+	if populate == nil {
+		populate = cache.DefaultPopulate()
+	}
 	if opts.SkipUpdate == nil && e.updates != nil {
 		opts.SkipUpdate = e.updates.skip
-		populate := opts.Populate
-		if populate == nil {
-			populate = cache.DefaultPopulate()
-		}
-		opts.Populate = keepAnnotatedWhole(populate)
+		populate = keepAnnotatedWhole(populate)
 	}
+	// The descendants of apps' objects carry what ResourceTree shows.
+	opts.Populate = withNodeFacts(populate, e.health)
 	return opts
 }
 

@@ -74,7 +74,10 @@ type Options struct {
 	// the managers of each field (set KeepManagedFieldsOf to the sync's
 	// field manager to keep only ours, at the price of reporting fields
 	// other appliers own as drift). Tracking is the engine's: New refuses
-	// a template that sets it with an *OwnedFieldError.
+	// a template that sets it with an *OwnedFieldError. The engine wraps
+	// Populate: a lean object with owners keeps the facts ResourceTree
+	// shows (creation time, images, external URLs, health) as its info
+	// value, unless Populate gives one of its own.
 	Cache cache.Options
 	// Sync is the template of each cluster's syncer options. Tracking,
 	// Health, ManagedObjects, Admit and InSync are the engine's: New

@@ -26,6 +26,10 @@ const (
 	// TrackingOptions.AnnotationKey to it to share objects with an Argo CD
 	// installation's tracking scheme.
 	AnnotationArgoTrackingID = "argocd.argoproj.io/tracking-id"
+	// AnnotationLinkPrefix starts Argo CD's external link annotations
+	// (link.argocd.argoproj.io/external-link: https://...): their values
+	// are external URLs of the app (status.summary.externalURLs).
+	AnnotationLinkPrefix = "link.argocd.argoproj.io/"
 
 	// AnnotationHelmHook names Helm hook events, as CSV: pre-install,
 	// pre-upgrade, post-install, post-upgrade, ...

@@ -118,7 +118,12 @@ type ApplicationStatus struct {
 	// Deployment's ReplicaSets, ...), at most MaxTreeNodes of them
 	// (NewApplicationTree bounds it). Argo CD keeps the tree outside the
 	// Application; this model keeps it in status so a host without a cache
-	// server can show it.
+	// server can show it. The engine's tree (Engine.ResourceTree) holds no
+	// volatile field: no node's resourceVersion, no health transition
+	// time, so it changes only when an object comes or goes or its
+	// owners, images or health change, and a controller that writes the
+	// status only when it changed does not rewrite it because a Pod's
+	// status moved.
 	ResourceTree *ApplicationTree `json:"resourceTree,omitempty"`
 	// SourceType is the tool of a single-source app (Helm, Kustomize,
 	// Directory, Plugin).
@@ -176,7 +181,9 @@ type ResourceNode struct {
 	Health *HealthStatus `json:"health,omitempty"`
 	// Images are the container images of a Pod or workload.
 	Images []string `json:"images,omitempty"`
-	// ResourceVersion is the live object's resourceVersion.
+	// ResourceVersion is the live object's resourceVersion. The engine's
+	// tree leaves it empty: it moves on every write of the object, and a
+	// status holding it would be rewritten as often.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 	// CreatedAt is the live object's creationTimestamp.
 	CreatedAt *metav1.Time `json:"createdAt,omitempty"`

@@ -4,14 +4,17 @@
 // namespace and of the namespaces -application-namespaces lists (or every
 // namespace with *), deploying each to the cluster the operator runs in.
 //
-// For every Application the reconciler (package controller) refreshes the
-// app with Engine.Refresh and writes Argo CD's status shape back through
-// the status subresource (sync, health, resources, conditions,
-// reconciledAt); syncs it when spec.syncPolicy.automated says so (prune,
-// selfHeal); runs a sync requested in the top-level operation field once,
-// records it in status.operationState and status.history, and removes the
-// field; and honours Argo CD's resources finalizers: deleting an
-// Application that carries one deletes the objects it manages first
+// The Applications are the model's type, v1alpha1.Application (package
+// apis/v1alpha1, registered in the manager's scheme), read and written
+// with the typed client. For every Application the reconciler (package
+// controller) refreshes the app with Engine.Refresh and writes Argo CD's
+// status shape back through the status subresource (sync, health,
+// resources, conditions, reconciledAt, and the resource tree and summary
+// of Engine.ResourceTree); syncs it when spec.syncPolicy.automated says
+// so (prune, selfHeal); runs a sync requested in the top-level operation
+// field once, records it in status.operationState and status.history, and
+// removes the field; and honours Argo CD's resources finalizers: deleting
+// an Application that carries one deletes the objects it manages first
 // (Engine.Delete), while without one the objects stay. The
 // argocd.argoproj.io/deletion-approved annotation (an RFC 3339 time at or
 // after the wait began) confirms Prune=confirm and Delete=confirm. With
@@ -20,7 +23,10 @@
 // first refresh (Engine.Resume).
 //
 // The CustomResourceDefinition is in config/ (installed at start with
-// -install-crd). Run it against the current kubeconfig:
+// -install-crd), generated from the model's Go types: the API server prunes
+// fields the engine does not implement (strict field validation refuses
+// them, naming each), and a spec Application.Validate refuses is an
+// InvalidSpecError condition. Run it against the current kubeconfig:
 //
 //	go run ./examples/operator -namespace argocd
 //

@@ -8,12 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/testenv"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -50,19 +52,20 @@ func TestRunReconcilesApplications(t *testing.T) {
 		}
 	}()
 
-	c, err := client.New(cluster.Config(), client.Options{})
+	scheme := runtime.NewScheme()
+	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
-		"project":     "default",
-		"source":      map[string]any{"repoURL": "file://" + repo, "path": "app"},
-		"destination": map[string]any{"name": "in-cluster", "namespace": dest},
-		"syncPolicy":  map[string]any{"automated": map[string]any{}},
-	}}}
-	app.SetGroupVersionKind(controller.GroupVersionKind)
-	app.SetNamespace(ns)
-	app.SetName("hello")
+	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hello"}, Spec: v1alpha1.ApplicationSpec{
+		Project:     "default",
+		Source:      &v1alpha1.ApplicationSource{RepoURL: "file://" + repo, Path: "app"},
+		Destination: v1alpha1.ApplicationDestination{Name: "in-cluster", Namespace: dest},
+		SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}},
+	}}
 	// The CRD is installed by run: create once it is served.
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
@@ -75,19 +78,15 @@ func TestRunReconcilesApplications(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create Application: %v", err)
 	}
-	var status map[string]any
+	got := &v1alpha1.Application{}
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		u := app.DeepCopy()
-		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "hello"}, u); err != nil {
+		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "hello"}, got); err != nil {
 			return false, nil
 		}
-		status, _ = u.Object["status"].(map[string]any)
-		s, _, _ := unstructured.NestedString(u.Object, "status", "sync", "status")
-		h, _, _ := unstructured.NestedString(u.Object, "status", "health", "status")
-		return s == "Synced" && h == "Healthy", nil
+		return got.Status.Sync.Status == "Synced" && got.Status.Health.Status == "Healthy", nil
 	})
 	if err != nil {
-		t.Fatalf("Application not Synced and Healthy: %v; status %v", err, status)
+		t.Fatalf("Application not Synced and Healthy: %v; status %+v", err, got.Status)
 	}
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, types.NamespacedName{Namespace: dest, Name: "hello"}, cm); err != nil || cm.Data["a"] != "b" {

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -18,8 +17,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite applications.argoproj.io.yaml from the Go types")
 
-const header = `# Generated from the Go types (gitops.ApplicationSpec and the operator's
-# controller.Operation and controller.ApplicationStatus) by
+const header = `# Generated from the Go types (v1alpha1.ApplicationSpec, v1alpha1.Operation
+# and v1alpha1.ApplicationStatus of package apis/v1alpha1) by
 #   go test ./examples/operator/config -run TestCRDMatchesTypes -update
 # Do not edit by hand.
 `
@@ -111,9 +110,9 @@ func generate() ([]byte, error) {
 			"apiVersion": map[string]any{"type": "string"},
 			"kind":       map[string]any{"type": "string"},
 			"metadata":   map[string]any{"type": "object"},
-			"spec":       schemaOf(reflect.TypeFor[gitops.ApplicationSpec]()),
-			"operation":  schemaOf(reflect.TypeFor[controller.Operation]()),
-			"status":     schemaOf(reflect.TypeFor[controller.ApplicationStatus]()),
+			"spec":       schemaOf(reflect.TypeFor[v1alpha1.ApplicationSpec]()),
+			"operation":  schemaOf(reflect.TypeFor[v1alpha1.Operation]()),
+			"status":     schemaOf(reflect.TypeFor[v1alpha1.ApplicationStatus]()),
 		},
 	}
 	for k, d := range descriptions {
@@ -152,7 +151,7 @@ func generate() ([]byte, error) {
 }
 
 // TestCRDMatchesTypes proves the shipped manifest is the schema of the
-// types the controller decodes (run with -update after changing them).
+// model's types, which the controller reads and writes (run with -update after changing them).
 func TestCRDMatchesTypes(t *testing.T) {
 	want, err := generate()
 	if err != nil {

@@ -3,7 +3,7 @@ package controller
 import (
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // AnnotationDeletionApproved is Argo CD's confirmation of the prunes of
@@ -16,10 +16,10 @@ import (
 // is not a time confirms nothing.
 const AnnotationDeletionApproved = "argocd.argoproj.io/deletion-approved"
 
-// deletionApproved reports whether u's approval was given at or after
+// deletionApproved reports whether app's approval was given at or after
 // since.
-func deletionApproved(u *unstructured.Unstructured, since time.Time) bool {
-	v, ok := u.GetAnnotations()[AnnotationDeletionApproved]
+func deletionApproved(app *v1alpha1.Application, since time.Time) bool {
+	v, ok := app.Annotations[AnnotationDeletionApproved]
 	if !ok {
 		return false
 	}

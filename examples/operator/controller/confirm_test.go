@@ -26,7 +26,7 @@ func TestDeletionApprovedConfirmsPrune(t *testing.T) {
 	})
 	o.create(t, newApp(o.ns, appSpec{name: "confirm", repo: repo, dest: dest}))
 	o.patch(t, "confirm", map[string]any{"operation": map[string]any{"sync": map[string]any{}}})
-	o.waitApp(t, "confirm", "first sync", func(a observed) bool { return a.obj.Object["operation"] == nil && syncedHealthy(a) })
+	o.waitApp(t, "confirm", "first sync", func(a observed) bool { return a.Operation == nil && syncedHealthy(a) })
 
 	if err := os.Remove(filepath.Join(repo, "app/guarded.yaml")); err != nil {
 		t.Fatal(err)
@@ -36,25 +36,25 @@ func TestDeletionApprovedConfirmsPrune(t *testing.T) {
 		"metadata":  map[string]any{"annotations": map[string]any{controller.AnnotationDeletionApproved: stale}},
 		"operation": map[string]any{"sync": map[string]any{"prune": true}}})
 	got := o.waitApp(t, "confirm", "the prune waiting for confirmation", func(a observed) bool {
-		s := a.status.OperationState
+		s := a.Status.OperationState
 		return s != nil && s.Phase == "Running" && strings.Contains(s.Message, "confirmation")
 	})
-	started := got.status.OperationState.StartedAt.Time
+	started := got.Status.OperationState.StartedAt.Time
 	if _, err := o.configMap(t, dest, "guarded"); err != nil {
 		t.Fatalf("pruned without a confirmation (an approval older than the operation): %v", err)
 	}
-	if got.obj.Object["operation"] == nil {
+	if got.Operation == nil {
 		t.Fatal("the waiting operation was cleared")
 	}
 
 	approved := started.Add(time.Second).UTC().Format(time.RFC3339)
 	o.patch(t, "confirm", map[string]any{"metadata": map[string]any{"annotations": map[string]any{controller.AnnotationDeletionApproved: approved}}})
 	got = o.waitApp(t, "confirm", "the confirmed prune done", func(a observed) bool {
-		s := a.status.OperationState
-		return a.obj.Object["operation"] == nil && s != nil && s.Phase == "Succeeded" && s.FinishedAt != nil
+		s := a.Status.OperationState
+		return a.Operation == nil && s != nil && s.Phase == "Succeeded" && s.FinishedAt != nil
 	})
-	if !got.status.OperationState.StartedAt.Time.Equal(started) {
-		t.Errorf("the operation restarted instead of going on: started %v, was %v", got.status.OperationState.StartedAt, started)
+	if !got.Status.OperationState.StartedAt.Time.Equal(started) {
+		t.Errorf("the operation restarted instead of going on: started %v, was %v", got.Status.OperationState.StartedAt, started)
 	}
 	if _, err := o.configMap(t, dest, "guarded"); !apierrors.IsNotFound(err) {
 		t.Fatalf("the confirmed prune did not delete: %v", err)

@@ -3,6 +3,7 @@
 // manager. It is the heart of the operator example; a host that has its
 // own manager can use it alone:
 //
+//	_ = v1alpha1.AddToScheme(mgr.GetScheme()) // before the manager starts
 //	events := controller.NewClusterEvents(namespace)
 //	opts := gitops.DefaultOptions()
 //	opts.Clusters = ...
@@ -11,11 +12,15 @@
 //	r, _ := controller.New(mgr.GetClient(), controller.Options{Engine: engine, Events: events})
 //	_ = r.SetupWithManager(mgr)
 //
-// The resources are read as unstructured objects; their spec is decoded
-// into gitops.Application with gitops.LoadApplications' strictness (a spec
-// the engine cannot honour is an InvalidSpecError condition naming the
-// field), the top-level operation into Operation, and the status written
-// back is ApplicationStatus, Argo CD's shape. One reconcile does, in order:
+// The resources are the model's own type, v1alpha1.Application (package
+// apis/v1alpha1, which gitops.Application aliases), read and written with
+// the manager's typed client: the engine is given the object as read, its
+// operation and status are read from it, and the status written back is
+// v1alpha1.ApplicationStatus, Argo CD's shape. The API server has already
+// pruned fields the CRD does not know (or refused them, under strict field
+// validation); a spec Application.Validate refuses becomes an
+// InvalidSpecError condition naming each field. One reconcile does, in
+// order:
 //
 //   - deletion: with resources-finalizer.argocd.argoproj.io (foreground) or
 //     .../background, Engine.Delete is called until nothing of the app is
@@ -29,6 +34,11 @@
 //     with selfHeal, never again after it failed, and not twice within the
 //     self-heal timeout), remembered in status.operationState so that the
 //     rules survive restarts.
+//
+// A refresh that compared the app also writes status.resourceTree and
+// status.summary from Engine.ResourceTree (the app's objects and their
+// live descendants, the external URLs and images); the tree holds no
+// resourceVersion, so Pods whose status moves do not make it change.
 //
 // The status is written (merge patch of the status subresource) only when
 // it changed, or when reconciledAt is older than the interval; and the

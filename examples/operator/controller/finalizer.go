@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,12 +9,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -46,8 +44,8 @@ const ConditionDeletionError = "DeletionError"
 // An error is written as a DeletionError condition and retried with
 // backoff; the Application stays until the deletion succeeds or a person
 // removes the finalizer.
-func (r *Reconciler) finalize(ctx context.Context, u *unstructured.Unstructured, log logr.Logger) (reconcile.Result, error) {
-	fins := u.GetFinalizers()
+func (r *Reconciler) finalize(ctx context.Context, app *v1alpha1.Application, log logr.Logger) (reconcile.Result, error) {
+	fins := app.Finalizers
 	propagation := metav1.DeletePropagationForeground
 	switch {
 	case slices.Contains(fins, FinalizerForeground):
@@ -56,10 +54,10 @@ func (r *Reconciler) finalize(ctx context.Context, u *unstructured.Unstructured,
 	default:
 		return reconcile.Result{}, nil
 	}
-	app, err := toApplication(u)
+	err := app.Validate()
 	if err == nil {
 		var res sync.DeleteResult
-		confirmed := deletionApproved(u, u.GetDeletionTimestamp().Time)
+		confirmed := deletionApproved(app, app.DeletionTimestamp.Time)
 		res, err = r.opts.Engine.Delete(ctx, app, gitops.DeleteRequest{Propagation: propagation, ConfirmDelete: confirmed})
 		if err == nil && len(res.PendingConfirmation) > 0 {
 			log.Info("deletion waits for confirmation", "annotation", AnnotationDeletionApproved, "objects", keys(res.PendingConfirmation))
@@ -73,34 +71,25 @@ func (r *Reconciler) finalize(ctx context.Context, u *unstructured.Unstructured,
 		}
 	}
 	if err != nil {
-		next := statusOf(u)
-		next.Conditions = append(withoutCondition(next.Conditions, ConditionDeletionError), ApplicationCondition{
+		next := app.Status
+		next.Conditions = append(withoutCondition(next.Conditions, ConditionDeletionError), v1alpha1.ApplicationCondition{
 			Type: ConditionDeletionError, Message: err.Error(), LastTransitionTime: ptrTime(r.now())})
-		if werr := r.writeStatus(ctx, u, next); werr != nil {
+		if werr := r.writeStatus(ctx, app, next); werr != nil {
 			log.Info("cannot record deletion error", "error", werr.Error())
 		}
 		return reconcile.Result{}, err
 	}
-	kept := slices.DeleteFunc(slices.Clone(fins), func(f string) bool { return f == FinalizerForeground || f == FinalizerBackground })
-	patch, err := finalizersPatch(u.GetResourceVersion(), kept)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	if err := r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
-		return reconcile.Result{}, fmt.Errorf("application %s: remove finalizer: %w", nameOf(u), err)
+	// Guarded by the resourceVersion: a finalizer added meanwhile stays.
+	orig := app.DeepCopy()
+	app.Finalizers = slices.DeleteFunc(app.Finalizers, func(f string) bool { return f == FinalizerForeground || f == FinalizerBackground })
+	if err := r.client.Patch(ctx, app, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return reconcile.Result{}, fmt.Errorf("application %s: remove finalizer: %w", nameOf(app), err)
 	}
 	return reconcile.Result{}, nil
 }
 
-func finalizersPatch(resourceVersion string, fins []string) ([]byte, error) {
-	if fins == nil {
-		fins = []string{}
-	}
-	return json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": resourceVersion, "finalizers": fins}})
-}
-
-func withoutCondition(cs []ApplicationCondition, typ string) []ApplicationCondition {
-	return slices.DeleteFunc(slices.Clone(cs), func(c ApplicationCondition) bool { return c.Type == typ })
+func withoutCondition(cs []v1alpha1.ApplicationCondition, typ string) []v1alpha1.ApplicationCondition {
+	return slices.DeleteFunc(slices.Clone(cs), func(c v1alpha1.ApplicationCondition) bool { return c.Type == typ })
 }
 
 func keys(ks []resource.Key) string {

@@ -3,7 +3,6 @@ package controller_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/kubegitops/gitops/internal/testfiles"
 	"os"
 	"path/filepath"
 	gosync "sync"
@@ -12,12 +11,14 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/testenv"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -50,6 +51,9 @@ func newScheme(t *testing.T) *runtime.Scheme {
 		t.Fatal(err)
 	}
 	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -112,8 +116,7 @@ func startOperator(t *testing.T, tweak func(*gitops.Options)) *operator {
 		stop()
 		// Applications left with a finalizer (a failed test) must not hold
 		// their namespace's deletion.
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(controller.GroupVersionKind.GroupVersion().WithKind("ApplicationList"))
+		list := &v1alpha1.ApplicationList{}
 		cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer ccancel()
 		if err := c.List(cctx, list, client.InNamespace(ns)); err == nil {
@@ -205,29 +208,32 @@ type appSpec struct {
 
 // newApp returns the custom resource of an app whose source is the
 // folder repo/app, deployed to namespace dest of the operator's cluster.
-func newApp(ns string, s appSpec) *unstructured.Unstructured {
-	spec := map[string]any{
-		"project":     "default",
-		"source":      map[string]any{"repoURL": s.repo, "path": "app"},
-		"destination": map[string]any{"server": inCluster, "namespace": s.dest},
+func newApp(ns string, s appSpec) *v1alpha1.Application {
+	app := &v1alpha1.Application{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: s.name, Finalizers: s.finalizers},
+		Spec: v1alpha1.ApplicationSpec{
+			Project:     "default",
+			Source:      &v1alpha1.ApplicationSource{RepoURL: s.repo, Path: "app"},
+			Destination: v1alpha1.ApplicationDestination{Server: inCluster, Namespace: s.dest},
+		},
 	}
 	if s.automated {
-		spec["syncPolicy"] = map[string]any{"automated": map[string]any{"prune": true, "selfHeal": true}}
+		app.Spec.SyncPolicy = &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{Prune: true, SelfHeal: true}}
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(controller.GroupVersionKind)
-	u.SetNamespace(ns)
-	u.SetName(s.name)
-	u.SetFinalizers(s.finalizers)
-	return u
+	return app
 }
 
-func (o *operator) create(t *testing.T, u *unstructured.Unstructured) {
+// ref is the Application ns/name, to patch or delete.
+func ref(ns, name string) *v1alpha1.Application {
+	return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+func (o *operator) create(t *testing.T, app *v1alpha1.Application) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := o.c.Create(ctx, u); err != nil {
-		t.Fatalf("create %s: %v", u.GetName(), err)
+	if err := o.c.Create(ctx, app); err != nil {
+		t.Fatalf("create %s: %v", app.Name, err)
 	}
 }
 
@@ -238,25 +244,18 @@ func (o *operator) patch(t *testing.T, name string, patch map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(controller.GroupVersionKind)
-	u.SetNamespace(o.ns)
-	u.SetName(name)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := o.c.Patch(ctx, u, client.RawPatch(types.MergePatchType, data)); err != nil {
+	if err := o.c.Patch(ctx, ref(o.ns, name), client.RawPatch(types.MergePatchType, data)); err != nil {
 		t.Fatalf("patch %s: %v", name, err)
 	}
 }
 
-// observed is an Application as read back: its object and decoded status.
-type observed struct {
-	obj    *unstructured.Unstructured
-	status controller.ApplicationStatus
-}
+// observed is an Application as read back.
+type observed struct{ *v1alpha1.Application }
 
 func (o observed) String() string {
-	data, _ := json.MarshalIndent(o.status, "", "  ")
+	data, _ := json.MarshalIndent(o.Status, "", "  ")
 	return string(data)
 }
 
@@ -264,21 +263,15 @@ func (o observed) String() string {
 // the last status seen.
 func (o *operator) waitApp(t *testing.T, name, what string, cond func(observed) bool) observed {
 	t.Helper()
-	var last observed
+	last := observed{&v1alpha1.Application{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(controller.GroupVersionKind)
-		if err := o.c.Get(ctx, types.NamespacedName{Namespace: o.ns, Name: name}, u); err != nil {
+		app := &v1alpha1.Application{}
+		if err := o.c.Get(ctx, types.NamespacedName{Namespace: o.ns, Name: name}, app); err != nil {
 			return false, nil
 		}
-		last = observed{obj: u}
-		if raw, ok := u.Object["status"].(map[string]any); ok {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &last.status); err != nil {
-				return false, err
-			}
-		}
+		last = observed{app}
 		return cond(last), nil
 	})
 	if err != nil {
@@ -291,9 +284,7 @@ func (o *operator) waitApp(t *testing.T, name, what string, cond func(observed) 
 func (o *operator) waitGone(t *testing.T, name string) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(controller.GroupVersionKind)
-		err := o.c.Get(ctx, types.NamespacedName{Namespace: o.ns, Name: name}, u)
+		err := o.c.Get(ctx, types.NamespacedName{Namespace: o.ns, Name: name}, &v1alpha1.Application{})
 		return apierrors.IsNotFound(err), nil
 	})
 	if err != nil {
@@ -302,10 +293,10 @@ func (o *operator) waitGone(t *testing.T, name string) {
 }
 
 func syncedHealthy(o observed) bool {
-	return o.status.Sync.Status == "Synced" && o.status.Health.Status == "Healthy"
+	return o.Status.Sync.Status == "Synced" && o.Status.Health.Status == "Healthy"
 }
 
-func rowsStatus(rows []controller.ResourceStatus) map[string]string {
+func rowsStatus(rows []v1alpha1.ResourceStatus) map[string]string {
 	out := map[string]string{}
 	for _, r := range rows {
 		out[r.Kind+"/"+r.Name] = r.Status

@@ -9,13 +9,12 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -34,8 +33,9 @@ const pendingRecheck = 10 * time.Second
 // operation field, guarded by the resourceVersion so that an operation
 // written meanwhile is not lost. An operation that waits for a prune
 // confirmation stays and is run again later.
-func (r *Reconciler) runOperation(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, prev ApplicationStatus, log logr.Logger) (reconcile.Result, error) {
-	var next ApplicationStatus
+func (r *Reconciler) runOperation(ctx context.Context, app *v1alpha1.Application, op v1alpha1.Operation, log logr.Logger) (reconcile.Result, error) {
+	prev := app.Status
+	var next v1alpha1.ApplicationStatus
 	if s := prev.OperationState; s != nil && s.Phase == PhaseTerminating {
 		// Asked to terminate while no sync of it ran here (the process
 		// that ran it is gone): the operation ends terminated.
@@ -43,31 +43,27 @@ func (r *Reconciler) runOperation(ctx context.Context, u *unstructured.Unstructu
 	} else if op.Sync == nil {
 		now := metav1.NewTime(r.now().Truncate(time.Second))
 		next = prev
-		next.OperationState = &OperationState{Operation: op, Phase: string(sync.Error),
+		next.OperationState = &v1alpha1.OperationState{Operation: op, Phase: string(sync.Error),
 			Message: "only sync operations are supported", StartedAt: now, FinishedAt: &now}
 	} else {
 		var res sync.Result
 		var err error
-		next, res, err = r.sync(ctx, u, app, op, prev)
+		next, res, err = r.sync(ctx, app, op, prev)
 		if err != nil {
 			log.Info("sync operation failed", "error", err.Error())
 		}
 		if res.Phase == sync.Running {
-			if err := r.writeStatus(ctx, u, next); err != nil {
+			if err := r.writeStatus(ctx, app, next); err != nil {
 				return reconcile.Result{}, err
 			}
 			return reconcile.Result{RequeueAfter: pendingRecheck}, nil
 		}
 	}
-	if err := r.writeStatus(ctx, u, next); err != nil {
+	if err := r.writeStatus(ctx, app, next); err != nil {
 		return reconcile.Result{}, err
 	}
-	patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"operation":null}`, u.GetResourceVersion())
-	if err := r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return reconcile.Result{}, nil
-		}
-		return reconcile.Result{}, fmt.Errorf("application %s: clear operation: %w", nameOf(u), err)
+	if err := r.clearOperation(ctx, app); err != nil {
+		return reconcile.Result{}, err
 	}
 	// Clearing the operation changed the generation: the app is reconciled
 	// again at once and its status refreshed.
@@ -79,9 +75,9 @@ func (r *Reconciler) runOperation(ctx context.Context, u *unstructured.Unstructu
 // taken from status.operationState, so the rules survive restarts. It
 // returns the status with the operation's outcome, a wait when the
 // decision may change by time alone, and whether a sync ran.
-func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, st gitops.Status, next ApplicationStatus, log logr.Logger) (ApplicationStatus, time.Duration, bool, error) {
+func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st gitops.Status, next v1alpha1.ApplicationStatus, log logr.Logger) (v1alpha1.ApplicationStatus, time.Duration, bool, error) {
 	p := app.Spec.SyncPolicy
-	key := nameOf(u)
+	key := nameOf(app)
 	var last *gitops.AutoSyncRecord
 	if prev := next.OperationState; prev != nil && prev.Phase != string(sync.Running) && prev.SyncResult != nil {
 		rec := gitops.AutoSyncRecord{Revision: appstatus.JoinRevisions(prev.SyncResult),
@@ -103,13 +99,14 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 		return next, d.Wait, false, nil
 	}
 	r.drift.Store(key, d.Next.Drift)
-	op := Operation{Sync: &SyncOperation{Prune: p.Automated.Prune, SelfHealAttemptsCount: int64(d.Next.Heals)}, InitiatedBy: OperationInitiator{Automated: true}}
+	op := v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Prune: p.Automated.Prune, SelfHealAttemptsCount: int64(d.Next.Heals)},
+		InitiatedBy: v1alpha1.OperationInitiator{Automated: true}}
 	before := next
-	synced, _, err := r.sync(ctx, u, app, op, next)
+	synced, _, err := r.sync(ctx, app, op, next)
 	var blocked *gitops.SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which.
-		before.Conditions = appstatus.Conditions(statusOf(u).Conditions, append(slices.Clone(st.Conditions),
+		before.Conditions = appstatus.Conditions(app.Status.Conditions, append(slices.Clone(st.Conditions),
 			gitops.Condition{Type: gitops.ConditionSyncWindowBlocked, Message: blocked.Error()}), r.now())
 		return before, windowRecheck, false, nil
 	}
@@ -129,7 +126,7 @@ func (r *Reconciler) autoSync(ctx context.Context, u *unstructured.Unstructured,
 // operation is first written as Running, so that people see it; an
 // automated one is not, so that a sync window that blocks it again and
 // again does not make the controller write twice each time.
-func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op Operation, base ApplicationStatus) (ApplicationStatus, sync.Result, error) {
+func (r *Reconciler) sync(ctx context.Context, app *v1alpha1.Application, op v1alpha1.Operation, base v1alpha1.ApplicationStatus) (v1alpha1.ApplicationStatus, sync.Result, error) {
 	key := r.opts.Engine.AppKey(app)
 	r.terminate.Delete(key) // asked of an earlier operation
 	started := metav1.NewTime(r.now().Truncate(time.Second))
@@ -137,14 +134,14 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 		started = prev.StartedAt // the same operation, run again while it waits for a confirmation
 	}
 	running := base
-	running.OperationState = &OperationState{Operation: op, Phase: string(sync.Running), Message: "syncing", StartedAt: started}
+	running.OperationState = &v1alpha1.OperationState{Operation: op, Phase: string(sync.Running), Message: "syncing", StartedAt: started}
 	if !op.InitiatedBy.Automated {
-		if err := r.writeStatus(ctx, u, running); err != nil {
+		if err := r.writeStatus(ctx, app, running); err != nil {
 			return base, sync.Result{Phase: sync.Error, Message: err.Error()}, err
 		}
 	}
 	req := gitops.SyncRequest{Prune: op.Sync.Prune, DryRun: op.Sync.DryRun, SyncOptions: op.Sync.SyncOptions,
-		Manual: !op.InitiatedBy.Automated, ConfirmPrune: deletionApproved(u, started.Time)}
+		Manual: !op.InitiatedBy.Automated, ConfirmPrune: deletionApproved(app, started.Time)}
 	switch {
 	case len(op.Sync.Revisions) > 0:
 		req.Revisions = op.Sync.Revisions
@@ -165,7 +162,7 @@ func (r *Reconciler) sync(ctx context.Context, u *unstructured.Unstructured, app
 // outcome is running (the status with the operation recorded as Running)
 // with the operation's result, and a history entry after a successful,
 // real sync.
-func (r *Reconciler) outcome(app *gitops.Application, running ApplicationStatus, res sync.Result, err error) ApplicationStatus {
+func (r *Reconciler) outcome(app *v1alpha1.Application, running v1alpha1.ApplicationStatus, res sync.Result, err error) v1alpha1.ApplicationStatus {
 	sources := len(app.Spec.AllSources())
 	op, started := running.OperationState.Operation, running.OperationState.StartedAt
 	finished := metav1.NewTime(r.now().Truncate(time.Second))
@@ -186,7 +183,7 @@ func (r *Reconciler) outcome(app *gitops.Application, running ApplicationStatus,
 		state.FinishedAt = &finished
 	}
 	if res.Phase == sync.Succeeded && (op.Sync == nil || !op.Sync.DryRun) {
-		entry := RevisionHistory{Revision: state.SyncResult.Revision, Revisions: state.SyncResult.Revisions,
+		entry := v1alpha1.RevisionHistory{Revision: state.SyncResult.Revision, Revisions: state.SyncResult.Revisions,
 			DeployStartedAt: &started, DeployedAt: finished, InitiatedBy: op.InitiatedBy}
 		out.History = appstatus.WithHistory(running.History, entry, app.Spec.RevisionHistoryLimit)
 	}
@@ -201,7 +198,7 @@ func (r *Reconciler) outcome(app *gitops.Application, running ApplicationStatus,
 // Application's requested operation, that operation is cleared as a
 // finished one would be (so it is not run a second time). It reports
 // false when there was nothing to resume.
-func (r *Reconciler) resume(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, op *Operation, prev ApplicationStatus, log logr.Logger) (reconcile.Result, bool, error) {
+func (r *Reconciler) resume(ctx context.Context, app *v1alpha1.Application, log logr.Logger) (reconcile.Result, bool, error) {
 	res, resumed, err := r.opts.Engine.Resume(ctx, app)
 	if !resumed {
 		if err != nil {
@@ -210,6 +207,7 @@ func (r *Reconciler) resume(ctx context.Context, u *unstructured.Unstructured, a
 		return reconcile.Result{}, false, nil
 	}
 	log.Info("resumed an interrupted sync", "phase", string(res.Phase))
+	prev, op := app.Status, app.Operation
 	running := prev
 	now := metav1.NewTime(r.now().Truncate(time.Second))
 	switch {
@@ -217,30 +215,32 @@ func (r *Reconciler) resume(ctx context.Context, u *unstructured.Unstructured, a
 		st := *prev.OperationState // a requested operation, written as Running when it began
 		running.OperationState = &st
 	case op != nil:
-		running.OperationState = &OperationState{Operation: *op, Phase: string(sync.Running), StartedAt: now}
+		running.OperationState = &v1alpha1.OperationState{Operation: *op, Phase: string(sync.Running), StartedAt: now}
 	default:
 		// An automated sync is not written as Running before it ends.
-		running.OperationState = &OperationState{Operation: Operation{Sync: &SyncOperation{}, InitiatedBy: OperationInitiator{Automated: true}},
-			Phase: string(sync.Running), StartedAt: now}
+		running.OperationState = &v1alpha1.OperationState{Operation: v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{},
+			InitiatedBy: v1alpha1.OperationInitiator{Automated: true}}, Phase: string(sync.Running), StartedAt: now}
 	}
 	next := r.outcome(app, running, res, err)
-	if err := r.writeStatus(ctx, u, next); err != nil {
+	if err := r.writeStatus(ctx, app, next); err != nil {
 		return reconcile.Result{}, true, err
 	}
 	if op != nil && res.Phase != sync.Running {
-		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"operation":null}`, u.GetResourceVersion())
-		if err := r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, true, fmt.Errorf("application %s: clear operation: %w", nameOf(u), err)
+		if err := r.clearOperation(ctx, app); err != nil {
+			return reconcile.Result{}, true, err
 		}
 	}
 	return reconcile.Result{RequeueAfter: time.Second}, true, nil
 }
 
-func hasError(cs []gitops.Condition) bool {
-	for _, c := range cs {
-		if c.IsError() {
-			return true
-		}
+// clearOperation removes the app's finished operation, guarded by the
+// resourceVersion so that an operation written meanwhile is not lost. An
+// app deleted meanwhile is not an error.
+func (r *Reconciler) clearOperation(ctx context.Context, app *v1alpha1.Application) error {
+	orig := app.DeepCopy()
+	app.Operation = nil
+	if err := r.client.Patch(ctx, app, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("application %s: clear operation: %w", nameOf(app), err)
 	}
-	return false
+	return nil
 }

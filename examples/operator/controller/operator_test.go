@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,27 +63,27 @@ func TestAutomatedAppIsSyncedAndSelfHealed(t *testing.T) {
 	o.create(t, newApp(o.ns, appSpec{name: "auto", repo: repo, dest: dest, automated: true}))
 
 	got := o.waitApp(t, "auto", "Synced and Healthy", func(a observed) bool {
-		return syncedHealthy(a) && len(a.status.Resources) == 2 && a.status.OperationState != nil && len(a.status.History) == 1
+		return syncedHealthy(a) && len(a.Status.Resources) == 2 && a.Status.OperationState != nil && len(a.Status.History) == 1
 	})
-	rows := rowsStatus(got.status.Resources)
+	rows := rowsStatus(got.Status.Resources)
 	if rows["ConfigMap/settings"] != "Synced" || rows["Deployment/web"] != "Synced" {
 		t.Errorf("resources = %v", rows)
 	}
-	for _, r := range got.status.Resources {
+	for _, r := range got.Status.Resources {
 		// A ConfigMap has no health (as in Argo CD); the Deployment does.
 		if r.Namespace != dest || (r.Kind == "Deployment" && (r.Health == nil || r.Health.Status != "Healthy")) {
 			t.Errorf("resource row %+v: want namespace %s and a healthy Deployment", r, dest)
 		}
 	}
-	st := got.status.OperationState
+	st := got.Status.OperationState
 	if st.Phase != "Succeeded" || !st.Operation.InitiatedBy.Automated || st.FinishedAt == nil || st.SyncResult == nil ||
 		len(st.SyncResult.Resources) != 2 || !strings.HasPrefix(st.SyncResult.Revision, "sha256:") {
 		t.Errorf("operationState = %+v", st)
 	}
-	if got.status.Sync.Revision != st.SyncResult.Revision || got.status.History[0].Revision != st.SyncResult.Revision {
-		t.Errorf("revisions differ: sync %q, synced %q, history %+v", got.status.Sync.Revision, st.SyncResult.Revision, got.status.History)
+	if got.Status.Sync.Revision != st.SyncResult.Revision || got.Status.History[0].Revision != st.SyncResult.Revision {
+		t.Errorf("revisions differ: sync %q, synced %q, history %+v", got.Status.Sync.Revision, st.SyncResult.Revision, got.Status.History)
 	}
-	if got.status.ReconciledAt == nil {
+	if got.Status.ReconciledAt == nil {
 		t.Error("reconciledAt not set")
 	}
 	if _, err := o.configMap(t, dest, "settings"); err != nil {
@@ -115,18 +117,18 @@ func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
 	o.create(t, newApp(o.ns, appSpec{name: "manual", repo: repo, dest: dest}))
 
 	got := o.waitApp(t, "manual", "OutOfSync and Missing", func(a observed) bool {
-		return a.status.Sync.Status == "OutOfSync" && a.status.Health.Status == "Missing" && len(a.status.Resources) == 2
+		return a.Status.Sync.Status == "OutOfSync" && a.Status.Health.Status == "Missing" && len(a.Status.Resources) == 2
 	})
-	if got.status.OperationState != nil {
-		t.Errorf("an operation ran without being asked: %+v", got.status.OperationState)
+	if got.Status.OperationState != nil {
+		t.Errorf("an operation ran without being asked: %+v", got.Status.OperationState)
 	}
 
 	o.patch(t, "manual", map[string]any{"operation": map[string]any{
 		"sync": map[string]any{"dryRun": true, "prune": true}, "initiatedBy": map[string]any{"username": "alice"}}})
 	got = o.waitApp(t, "manual", "dry run recorded", func(a observed) bool {
-		return a.obj.Object["operation"] == nil && a.status.OperationState != nil && a.status.OperationState.FinishedAt != nil
+		return a.Operation == nil && a.Status.OperationState != nil && a.Status.OperationState.FinishedAt != nil
 	})
-	if got.status.OperationState.Phase != "Succeeded" || !got.status.OperationState.Operation.Sync.DryRun || len(got.status.History) != 0 {
+	if got.Status.OperationState.Phase != "Succeeded" || !got.Status.OperationState.Operation.Sync.DryRun || len(got.Status.History) != 0 {
 		t.Errorf("dry run: %s", got)
 	}
 	if _, err := o.configMap(t, dest, "settings"); !apierrors.IsNotFound(err) {
@@ -137,11 +139,11 @@ func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
 	o.patch(t, "manual", map[string]any{"operation": map[string]any{
 		"sync": map[string]any{"resources": []any{map[string]any{"kind": "ConfigMap", "name": "settings", "namespace": dest}}}}})
 	got = o.waitApp(t, "manual", "partial sync", func(a observed) bool {
-		return a.obj.Object["operation"] == nil && a.status.OperationState != nil && len(a.status.OperationState.Operation.Sync.Resources) == 1 &&
-			a.status.OperationState.FinishedAt != nil && rowsStatus(a.status.Resources)["ConfigMap/settings"] == "Synced"
+		return a.Operation == nil && a.Status.OperationState != nil && len(a.Status.OperationState.Operation.Sync.Resources) == 1 &&
+			a.Status.OperationState.FinishedAt != nil && rowsStatus(a.Status.Resources)["ConfigMap/settings"] == "Synced"
 	})
-	if rows := rowsStatus(got.status.Resources); rows["Deployment/web"] != "OutOfSync" || got.status.Sync.Status != "OutOfSync" {
-		t.Errorf("after a sync of the ConfigMap alone: %v, %s", rows, got.status.Sync.Status)
+	if rows := rowsStatus(got.Status.Resources); rows["Deployment/web"] != "OutOfSync" || got.Status.Sync.Status != "OutOfSync" {
+		t.Errorf("after a sync of the ConfigMap alone: %v, %s", rows, got.Status.Sync.Status)
 	}
 	if _, err := o.deployment(t, dest, "web"); !apierrors.IsNotFound(err) {
 		t.Errorf("a sync of the ConfigMap alone created the Deployment (err %v)", err)
@@ -151,10 +153,10 @@ func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
 		"sync":        map[string]any{"prune": true, "syncOptions": []any{"ServerSideApply=true"}},
 		"initiatedBy": map[string]any{"username": "alice"}}})
 	got = o.waitApp(t, "manual", "sync recorded and operation cleared", func(a observed) bool {
-		s := a.status.OperationState
-		return a.obj.Object["operation"] == nil && s != nil && s.Operation.Sync.Prune && s.FinishedAt != nil && syncedHealthy(a)
+		s := a.Status.OperationState
+		return a.Operation == nil && s != nil && s.Operation.Sync.Prune && s.FinishedAt != nil && syncedHealthy(a)
 	})
-	st := got.status.OperationState
+	st := got.Status.OperationState
 	if st.Phase != "Succeeded" || st.Operation.InitiatedBy.Username != "alice" || st.SyncResult == nil || len(st.SyncResult.Resources) != 2 {
 		t.Errorf("operationState: %s", got)
 	}
@@ -165,8 +167,8 @@ func TestManualOperationRunsOnceAndIsCleared(t *testing.T) {
 	}
 	// The partial sync was the first deployment of this revision; the full
 	// sync at the same revision is not a new one.
-	if len(got.status.History) != 1 || got.status.History[0].Revision != st.SyncResult.Revision || got.status.History[0].ID != 0 {
-		t.Errorf("history = %+v", got.status.History)
+	if len(got.Status.History) != 1 || got.Status.History[0].Revision != st.SyncResult.Revision || got.Status.History[0].ID != 0 {
+		t.Errorf("history = %+v", got.Status.History)
 	}
 	if _, err := o.deployment(t, dest, "web"); err != nil {
 		t.Errorf("Deployment: %v", err)
@@ -182,13 +184,13 @@ func TestDriftAndSourceChangesAreReportedOutOfSync(t *testing.T) {
 	dest := cluster.TestNamespace(t)
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 	o.create(t, newApp(o.ns, appSpec{name: "drift", repo: repo, dest: dest}))
-	o.waitApp(t, "drift", "first refresh", func(a observed) bool { return a.status.Sync.Status == "OutOfSync" })
+	o.waitApp(t, "drift", "first refresh", func(a observed) bool { return a.Status.Sync.Status == "OutOfSync" })
 	o.patch(t, "drift", map[string]any{"operation": map[string]any{"sync": map[string]any{}}})
-	synced := o.waitApp(t, "drift", "synced", func(a observed) bool { return a.obj.Object["operation"] == nil && syncedHealthy(a) })
+	synced := o.waitApp(t, "drift", "synced", func(a observed) bool { return a.Operation == nil && syncedHealthy(a) })
 
 	o.setGreeting(t, dest, "drifted")
-	got := o.waitApp(t, "drift", "OutOfSync after drift", func(a observed) bool { return a.status.Sync.Status == "OutOfSync" })
-	if rows := rowsStatus(got.status.Resources); rows["ConfigMap/settings"] != "OutOfSync" || rows["Deployment/web"] != "Synced" {
+	got := o.waitApp(t, "drift", "OutOfSync after drift", func(a observed) bool { return a.Status.Sync.Status == "OutOfSync" })
+	if rows := rowsStatus(got.Status.Resources); rows["ConfigMap/settings"] != "OutOfSync" || rows["Deployment/web"] != "Synced" {
 		t.Errorf("resources after drift = %v", rows)
 	}
 	if cm, _ := o.configMap(t, dest, "settings"); cm.Data["greeting"] != "drifted" {
@@ -196,18 +198,18 @@ func TestDriftAndSourceChangesAreReportedOutOfSync(t *testing.T) {
 	}
 
 	o.patch(t, "drift", map[string]any{"operation": map[string]any{"sync": map[string]any{}}})
-	o.waitApp(t, "drift", "synced again", func(a observed) bool { return a.obj.Object["operation"] == nil && syncedHealthy(a) })
+	o.waitApp(t, "drift", "synced again", func(a observed) bool { return a.Operation == nil && syncedHealthy(a) })
 
 	writeFile(t, filepath.Join(repo, "app/web.yaml"), strings.Replace(webManifests, "greeting: hello", "greeting: bonjour", 1))
 	o.patch(t, "drift", map[string]any{"metadata": map[string]any{"annotations": map[string]any{controller.AnnotationRefresh: "normal"}}})
 	got = o.waitApp(t, "drift", "OutOfSync at a new revision", func(a observed) bool {
-		return a.status.Sync.Status == "OutOfSync" && a.status.Sync.Revision != synced.status.Sync.Revision
+		return a.Status.Sync.Status == "OutOfSync" && a.Status.Sync.Revision != synced.Status.Sync.Revision
 	})
-	if rows := rowsStatus(got.status.Resources); rows["ConfigMap/settings"] != "OutOfSync" {
+	if rows := rowsStatus(got.Status.Resources); rows["ConfigMap/settings"] != "OutOfSync" {
 		t.Errorf("resources after the source changed = %v", rows)
 	}
 	o.waitApp(t, "drift", "refresh annotation removed", func(a observed) bool {
-		_, ok := a.obj.GetAnnotations()[controller.AnnotationRefresh]
+		_, ok := a.Annotations[controller.AnnotationRefresh]
 		return !ok
 	})
 }
@@ -231,7 +233,7 @@ func TestDeletionWithFinalizerDeletesObjectsFirst(t *testing.T) {
 			dest := cluster.TestNamespace(t)
 			repo := repoDir(t, map[string]string{"app/web.yaml": webManifests, "app/kept.yaml": keptManifest})
 			o.create(t, newApp(o.ns, appSpec{name: "cascade", repo: repo, dest: dest, automated: true, finalizers: []string{fin}}))
-			o.waitApp(t, "cascade", "Synced and Healthy", func(a observed) bool { return syncedHealthy(a) && len(a.status.Resources) == 3 })
+			o.waitApp(t, "cascade", "Synced and Healthy", func(a observed) bool { return syncedHealthy(a) && len(a.Status.Resources) == 3 })
 
 			o.delete(t, "cascade")
 			o.waitGone(t, "cascade")
@@ -276,47 +278,60 @@ func TestBadApplicationsAreReported(t *testing.T) {
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 
 	both := newApp(o.ns, appSpec{name: "both", repo: repo, dest: "default"})
-	both.Object["spec"].(map[string]any)["sources"] = []any{map[string]any{"repoURL": repo, "path": "app"}}
+	both.Spec.Sources = []v1alpha1.ApplicationSource{{RepoURL: repo, Path: "app"}}
 	o.create(t, both)
-	got := o.waitApp(t, "both", "InvalidSpecError", func(a observed) bool { return len(a.status.Conditions) > 0 })
-	if c := got.status.Conditions[0]; c.Type != "InvalidSpecError" || !strings.Contains(c.Message, "spec.sources") || got.status.Sync.Status != "Unknown" {
+	got := o.waitApp(t, "both", "InvalidSpecError", func(a observed) bool { return len(a.Status.Conditions) > 0 })
+	if c := got.Status.Conditions[0]; c.Type != "InvalidSpecError" || !strings.Contains(c.Message, "spec.sources") || got.Status.Sync.Status != "Unknown" {
 		t.Errorf("status: %s", got)
 	}
 
 	elsewhere := newApp(o.ns, appSpec{name: "elsewhere", repo: repo, dest: "default"})
-	elsewhere.Object["spec"].(map[string]any)["destination"] = map[string]any{"server": "https://elsewhere.example", "namespace": "default"}
+	elsewhere.Spec.Destination = v1alpha1.ApplicationDestination{Server: "https://elsewhere.example", Namespace: "default"}
 	o.create(t, elsewhere)
-	got = o.waitApp(t, "elsewhere", "ComparisonError", func(a observed) bool { return len(a.status.Conditions) > 0 })
-	if c := got.status.Conditions[0]; c.Type != "ComparisonError" || !strings.Contains(c.Message, "elsewhere.example") || got.status.Sync.Status != "Unknown" {
+	got = o.waitApp(t, "elsewhere", "ComparisonError", func(a observed) bool { return len(a.Status.Conditions) > 0 })
+	if c := got.Status.Conditions[0]; c.Type != "ComparisonError" || !strings.Contains(c.Message, "elsewhere.example") || got.Status.Sync.Status != "Unknown" {
 		t.Errorf("status: %s", got)
 	}
 }
 
-// TestCRDRefusesFieldsTheEngineLacks: the schema is the engine's subset,
-// so with strict field validation an Argo CD field the engine does not
-// implement is refused, naming it.
+// TestCRDRefusesFieldsTheEngineLacks: the schema is the engine's subset
+// (generated from the model's Go types), so with strict field validation
+// an Argo CD field the engine does not implement is refused, naming it;
+// without it, the API server prunes the field, and the controller never
+// sees it.
 func TestCRDRefusesFieldsTheEngineLacks(t *testing.T) {
 	c := newClient(t)
 	ns := cluster.TestNamespace(t)
-	u := newApp(ns, appSpec{name: "hydrator", repo: "/repo", dest: "default"})
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newApp(ns, appSpec{name: "hydrator", repo: "/repo", dest: "default"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ApplicationKind))
 	u.Object["spec"].(map[string]any)["sourceHydrator"] = map[string]any{"drySource": map[string]any{"repoURL": "x"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := c.Create(ctx, u, &client.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
+	err = c.Create(ctx, u.DeepCopy(), &client.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
 	if err == nil || !strings.Contains(err.Error(), "sourceHydrator") {
 		t.Fatalf("create with an unknown field: err = %v", err)
+	}
+	if err := c.Create(ctx, u.DeepCopy(), &client.CreateOptions{FieldValidation: metav1.FieldValidationIgnore}); err != nil {
+		t.Fatal(err)
+	}
+	got := u.DeepCopy()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(u), got); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "sourceHydrator"); found {
+		t.Error("the API server kept a field the schema does not know")
 	}
 }
 
 func (o *operator) delete(t *testing.T, name string) {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(controller.GroupVersionKind)
-	u.SetNamespace(o.ns)
-	u.SetName(name)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := o.c.Delete(ctx, u); err != nil {
+	if err := o.c.Delete(ctx, ref(o.ns, name)); err != nil {
 		t.Fatalf("delete %s: %v", name, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -38,25 +39,25 @@ func TestReconcileWritesStatusOnlyWhenChanged(t *testing.T) {
 	if res.RequeueAfter < opts.Interval || res.RequeueAfter > opts.Interval+opts.Interval/10 {
 		t.Errorf("requeue after %v, want the interval %v with jitter", res.RequeueAfter, opts.Interval)
 	}
-	first := o.waitApp(t, "quiet", "status written", func(a observed) bool { return a.status.Sync.Status == "OutOfSync" })
+	first := o.waitApp(t, "quiet", "status written", func(a observed) bool { return a.Status.Sync.Status == "OutOfSync" })
 	if _, err := r.Reconcile(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	second := o.waitApp(t, "quiet", "status read", func(observed) bool { return true })
-	if first.obj.GetResourceVersion() != second.obj.GetResourceVersion() {
+	if first.ResourceVersion != second.ResourceVersion {
 		t.Errorf("an unchanged reconcile wrote the app: resourceVersion %s -> %s\nbefore: %s\nafter: %s",
-			first.obj.GetResourceVersion(), second.obj.GetResourceVersion(), first, second)
+			first.ResourceVersion, second.ResourceVersion, first, second)
 	}
 
 	bad := newApp(ns, appSpec{name: "unreachable", repo: repo, dest: "default"})
-	bad.Object["spec"].(map[string]any)["destination"] = map[string]any{"server": "https://elsewhere.example", "namespace": "default"}
+	bad.Spec.Destination = v1alpha1.ApplicationDestination{Server: "https://elsewhere.example", Namespace: "default"}
 	o.create(t, bad)
 	res, err = r.Reconcile(ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "unreachable"}})
 	if err == nil || res.RequeueAfter != 0 {
 		t.Errorf("failed refresh: result %+v, err %v; want an error for the backoff", res, err)
 	}
-	got := o.waitApp(t, "unreachable", "condition", func(a observed) bool { return len(a.status.Conditions) > 0 })
-	if got.status.Conditions[0].Type != "ComparisonError" {
+	got := o.waitApp(t, "unreachable", "condition", func(a observed) bool { return len(a.Status.Conditions) > 0 })
+	if got.Status.Conditions[0].Type != "ComparisonError" {
 		t.Errorf("status: %s", got)
 	}
 

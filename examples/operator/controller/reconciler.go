@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,10 +12,10 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
@@ -101,11 +103,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 // deletion timestamp are filtered out, so the controller's own status
 // writes never make it reconcile again.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	app := &unstructured.Unstructured{}
-	app.SetGroupVersionKind(GroupVersionKind)
 	b := ctrl.ControllerManagedBy(mgr).
 		Named("application").
-		For(app, ctrl.WithPredicates(predicate.Or[client.Object](
+		For(&v1alpha1.Application{}, ctrl.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{},
 			predicate.AnnotationChangedPredicate{},
 			lifecycleChanged(),
@@ -145,55 +145,56 @@ func lifecycleChanged() predicate.Funcs {
 // refreshed, synced when its automated policy says so, and its status
 // written when it changed. It returns when to look again.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(GroupVersionKind)
-	if err := r.client.Get(ctx, req.NamespacedName, u); err != nil {
+	app := &v1alpha1.Application{}
+	if err := r.client.Get(ctx, req.NamespacedName, app); err != nil {
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
 	log := r.opts.Log.WithValues("app", req.NamespacedName.String())
-	if u.GetDeletionTimestamp() != nil {
-		return r.finalize(ctx, u, log)
+	if app.DeletionTimestamp != nil {
+		return r.finalize(ctx, app, log)
 	}
-	prev := statusOf(u)
-	app, err := toApplication(u)
-	if err != nil {
+	if err := app.Validate(); err != nil {
 		// A spec the engine refuses waits for the next spec change.
-		next := prev
-		next.Sync = SyncStatus{Status: string(gitops.Unknown)}
-		next.Health = HealthStatus{Status: "Unknown"}
-		next.Resources = nil
-		next.Conditions = appstatus.Conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error()}}, r.now())
-		return reconcile.Result{}, r.writeStatus(ctx, u, next)
+		return reconcile.Result{}, r.writeStatus(ctx, app, invalidSpec(app.Status, err, r.now()))
 	}
-	op, err := operationOf(u)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	if _, seen := r.resumeChecked.LoadOrStore(nameOf(u), true); !seen {
-		if res, resumed, err := r.resume(ctx, u, app, op, prev, log); resumed || err != nil {
+	op := app.Operation
+	if _, seen := r.resumeChecked.LoadOrStore(nameOf(app), true); !seen {
+		if res, resumed, err := r.resume(ctx, app, log); resumed || err != nil {
 			return res, err
 		}
 	}
 	if op != nil {
-		return r.runOperation(ctx, u, app, *op, prev, log)
+		return r.runOperation(ctx, app, *op, log)
 	}
-	if s := prev.OperationState; s != nil && s.Phase == PhaseTerminating {
+	if s := app.Status.OperationState; s != nil && s.Phase == PhaseTerminating {
 		// An automated sync asked to terminate with none running here.
-		if err := r.writeStatus(ctx, u, r.terminated(prev)); err != nil {
+		if err := r.writeStatus(ctx, app, r.terminated(app.Status)); err != nil {
 			return reconcile.Result{}, err
 		}
-		prev = statusOf(u)
 	}
-	return r.refresh(ctx, u, app, prev, log)
+	return r.refresh(ctx, app, log)
+}
+
+// invalidSpec is prev for an app whose spec the engine refuses (err, from
+// Validate, names each field): Unknown, with nothing compared, and the
+// refusal as an InvalidSpecError condition.
+func invalidSpec(prev v1alpha1.ApplicationStatus, err error, now time.Time) v1alpha1.ApplicationStatus {
+	next := prev
+	next.Sync = v1alpha1.SyncStatus{Status: string(gitops.Unknown)}
+	next.Health = v1alpha1.HealthStatus{Status: "Unknown"}
+	next.Resources, next.ResourceTree, next.Summary = nil, nil, v1alpha1.ApplicationSummary{}
+	next.Conditions = appstatus.Conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error()}}, now)
+	return next
 }
 
 // refresh compares the app with Git and the cluster, syncs it when its
-// automated policy says so, and writes the status.
-func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, app *gitops.Application, prev ApplicationStatus, log logr.Logger) (reconcile.Result, error) {
-	if u.GetAnnotations()[AnnotationRefresh] == "hard" {
+// automated policy says so, and writes the status with the app's resource
+// tree and summary.
+func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log logr.Logger) (reconcile.Result, error) {
+	if app.Annotations[AnnotationRefresh] == "hard" {
 		// Resolve branches and tags again now rather than from the
 		// engine's short-lived cache (rendered output stays cached by
 		// content).
@@ -201,15 +202,21 @@ func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, 
 			r.opts.Engine.Invalidate(src.RepoURL)
 		}
 	}
+	prev := app.Status
 	st, refreshErr := r.opts.Engine.Refresh(ctx, app)
 	sources := len(app.Spec.AllSources())
 	next := keepLastGood(prev, appstatus.Refreshed(prev, st, sources, r.now()), st, refreshErr)
 	again := r.jitter()
 	if refreshErr == nil {
+		if tree, summary, err := r.opts.Engine.ResourceTree(ctx, app); err == nil {
+			next.ResourceTree, next.Summary = tree, summary
+		} else {
+			log.V(1).Info("resource tree not read: the last one stays", "error", err.Error())
+		}
 		var wait time.Duration
 		var ran bool
 		var err error
-		next, wait, ran, err = r.autoSync(ctx, u, app, st, next, log)
+		next, wait, ran, err = r.autoSync(ctx, app, st, next, log)
 		if err != nil {
 			return reconcile.Result{}, err
 		}
@@ -221,14 +228,17 @@ func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, 
 				again = wait
 			}
 		}
+	} else if next.Resources == nil {
+		// Nothing was compared: nothing of the tree is known either.
+		next.ResourceTree, next.Summary = nil, v1alpha1.ApplicationSummary{}
 	}
-	if err := r.writeStatus(ctx, u, next); err != nil {
+	if err := r.writeStatus(ctx, app, next); err != nil {
 		return reconcile.Result{}, err
 	}
-	if _, ok := u.GetAnnotations()[AnnotationRefresh]; ok {
+	if _, ok := app.Annotations[AnnotationRefresh]; ok {
 		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, AnnotationRefresh))
-		if err := r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("application %s: remove refresh annotation: %w", nameOf(u), err)
+		if err := r.client.Patch(ctx, app, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("application %s: remove refresh annotation: %w", nameOf(app), err)
 		}
 	}
 	if refreshErr != nil {
@@ -241,26 +251,34 @@ func (r *Reconciler) refresh(ctx context.Context, u *unstructured.Unstructured, 
 }
 
 // writeStatus writes next through the status subresource when it differs
-// from u's status in more than reconciledAt, or when reconciledAt is older
-// than the interval. It merge-patches only status, so it never conflicts
-// with a person editing the spec; u is updated from the response.
-func (r *Reconciler) writeStatus(ctx context.Context, u *unstructured.Unstructured, next ApplicationStatus) error {
-	prev := statusOf(u)
+// from app's status in more than reconciledAt, or when reconciledAt is
+// older than the interval. It merge-patches only status, so it never
+// conflicts with a person editing the spec; app is updated from the
+// response.
+func (r *Reconciler) writeStatus(ctx context.Context, app *v1alpha1.Application, next v1alpha1.ApplicationStatus) error {
+	prev := app.Status
 	if sameStatus(prev, next) && prev.ReconciledAt != nil &&
 		((next.ReconciledAt != nil && prev.ReconciledAt.Equal(next.ReconciledAt)) || r.now().Sub(prev.ReconciledAt.Time) < r.opts.Interval) {
 		return nil
 	}
-	m, err := statusMap(next)
-	if err != nil {
-		return fmt.Errorf("application %s: status: %w", nameOf(u), err)
-	}
-	orig := u.DeepCopy()
-	u.Object["status"] = m
-	if err := r.client.Status().Patch(ctx, u, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("application %s: write status: %w", nameOf(u), err)
+	orig := app.DeepCopy()
+	app.Status = next
+	if err := r.client.Status().Patch(ctx, app, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("application %s: write status: %w", nameOf(app), err)
 	}
 	return nil
 }
+
+// sameStatus reports whether two statuses are equal but for reconciledAt,
+// compared in their serialised form (times at second precision).
+func sameStatus(a, b v1alpha1.ApplicationStatus) bool {
+	a.ReconciledAt, b.ReconciledAt = nil, nil
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+func nameOf(app *v1alpha1.Application) string { return app.Namespace + "/" + app.Name }
 
 func (r *Reconciler) jitter() time.Duration {
 	iv := r.opts.Interval
@@ -272,7 +290,7 @@ func (r *Reconciler) jitter() time.Duration {
 // keeps the last status written (sync, health, resources, reconciledAt)
 // with the failure as its conditions; an app never compared has nothing
 // to keep.
-func keepLastGood(prev, next ApplicationStatus, st gitops.Status, err error) ApplicationStatus {
+func keepLastGood(prev, next v1alpha1.ApplicationStatus, st gitops.Status, err error) v1alpha1.ApplicationStatus {
 	if !gitops.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(gitops.Unknown) {
 		return next
 	}

@@ -118,10 +118,10 @@ spec:
 	})
 	t.Cleanup(stop)
 	got := o.waitApp(t, "many", "the resumed sync Succeeded and the app Synced", func(ob observed) bool {
-		s := ob.status
+		s := ob.Status
 		return s.OperationState != nil && s.OperationState.Phase == string(sync.Succeeded) && s.Sync.Status == "Synced" && len(s.History) > 0
 	})
-	if n := len(got.status.History); n != 1 {
+	if n := len(got.Status.History); n != 1 {
 		t.Fatalf("history has %d entries, want 1:\n%s", n, got)
 	}
 	job, err := kube.BatchV1().Jobs(dest).Get(ctx, "after", metav1.GetOptions{})

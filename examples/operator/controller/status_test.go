@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
@@ -20,7 +20,7 @@ func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
 	st := gitops.Status{Sync: gitops.OutOfSync, Health: health.Status{Code: health.Progressing, Message: "rolling"}, Revision: "abc",
 		Resources:  []gitops.ResourceStatus{{Key: resource.Key{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "web"}, Status: gitops.OutOfSync, Health: &health.Status{Code: health.Progressing}}},
 		Conditions: []gitops.Condition{{Type: gitops.ConditionSharedResource, Message: "shared"}}}
-	prev := ApplicationStatus{OperationState: &OperationState{Phase: "Succeeded"}, History: []RevisionHistory{{ID: 0, Revision: "old"}}}
+	prev := v1alpha1.ApplicationStatus{OperationState: &v1alpha1.OperationState{Phase: "Succeeded"}, History: []v1alpha1.RevisionHistory{{ID: 0, Revision: "old"}}}
 	first := appstatus.Refreshed(prev, st, 1, t0)
 	if first.Sync.Status != "OutOfSync" || first.Sync.Revision != "abc" || first.Health.Status != "Progressing" || first.Health.Message != "rolling" {
 		t.Errorf("sync/health: %+v %+v", first.Sync, first.Health)
@@ -71,48 +71,45 @@ func TestSyncResultCodes(t *testing.T) {
 }
 
 func TestWithHistory(t *testing.T) {
-	var h []RevisionHistory
+	var h []v1alpha1.RevisionHistory
 	limit := int64(2)
 	for _, rev := range []string{"a", "a", "b", "c"} {
-		h = appstatus.WithHistory(h, RevisionHistory{Revision: rev}, &limit)
+		h = appstatus.WithHistory(h, v1alpha1.RevisionHistory{Revision: rev}, &limit)
 	}
 	if len(h) != 2 || h[0].Revision != "b" || h[0].ID != 1 || h[1].Revision != "c" || h[1].ID != 2 {
 		t.Errorf("history %+v: want b (1), c (2): a repeat is not a deployment, and only %d kept", h, limit)
 	}
 }
 
-func TestToApplicationNamesBadFields(t *testing.T) {
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
-		"source":      map[string]any{"repoURL": "/repo"},
-		"destination": map[string]any{"server": "https://x", "name": "x"},
-		"bogus":       true,
-	}}}
-	u.SetGroupVersionKind(GroupVersionKind)
-	u.SetNamespace("argocd")
-	u.SetName("bad")
-	_, err := toApplication(u)
-	se, ok := err.(*SpecError)
-	if !ok {
-		t.Fatalf("err = %v, want *SpecError", err)
+// TestInvalidSpecNamesBadFields: a spec Validate refuses becomes an
+// InvalidSpecError condition naming every bad field, without the document
+// and line numbers of a manifest, and nothing compared; history stays.
+func TestInvalidSpecNamesBadFields(t *testing.T) {
+	app := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{
+		Source:      &v1alpha1.ApplicationSource{RepoURL: "/repo"},
+		Sources:     []v1alpha1.ApplicationSource{{RepoURL: "/repo"}},
+		Destination: v1alpha1.ApplicationDestination{Server: "https://x", Name: "x"},
+	}}
+	app.Namespace, app.Name = "argocd", "bad"
+	app.Status = v1alpha1.ApplicationStatus{Sync: v1alpha1.SyncStatus{Status: "Synced"}, History: []v1alpha1.RevisionHistory{{Revision: "r0"}},
+		Resources: []v1alpha1.ResourceStatus{{Kind: "ConfigMap"}}, ResourceTree: &v1alpha1.ApplicationTree{}}
+	next := invalidSpec(app.Status, app.Validate(), time.Now())
+	if len(next.Conditions) != 1 || next.Conditions[0].Type != string(gitops.ConditionInvalidSpec) {
+		t.Fatalf("conditions %+v", next.Conditions)
 	}
-	if se.App != "argocd/bad" || !strings.Contains(err.Error(), "spec.bogus") {
-		t.Errorf("err = %v", err)
+	for _, want := range []string{"argocd/bad", "spec.sources", "spec.destination"} {
+		if msg := next.Conditions[0].Message; !strings.Contains(msg, want) || strings.Contains(msg, "line") {
+			t.Errorf("condition %q: want %s named, and no line numbers", msg, want)
+		}
 	}
-	delete(u.Object["spec"].(map[string]any), "bogus")
-	_, err = toApplication(u)
-	if err == nil || !strings.Contains(err.Error(), "spec.destination") || strings.Contains(err.Error(), "document 0") {
-		t.Errorf("err = %v, want the destination named, without document numbers", err)
-	}
-	u.Object["spec"].(map[string]any)["destination"] = map[string]any{"name": "in-cluster", "namespace": "web"}
-	app, err := toApplication(u)
-	if err != nil || app.Name != "bad" || app.Spec.Destination.Namespace != "web" {
-		t.Errorf("app %+v, err %v", app, err)
+	if next.Sync.Status != "Unknown" || next.Resources != nil || next.ResourceTree != nil || len(next.History) != 1 {
+		t.Errorf("status of an invalid spec: %+v", next)
 	}
 }
 
 func TestKeepLastGood(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	good := appstatus.Refreshed(ApplicationStatus{}, gitops.Status{Sync: gitops.Synced, Health: health.Status{Code: health.Healthy}, Revision: "r1",
+	good := appstatus.Refreshed(v1alpha1.ApplicationStatus{}, gitops.Status{Sync: gitops.Synced, Health: health.Status{Code: health.Healthy}, Revision: "r1",
 		Resources: []gitops.ResourceStatus{{Key: resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "x"}, Status: gitops.Synced}}}, 1, t0)
 	failed := gitops.Status{Sync: gitops.Unknown, Health: health.Status{Code: health.Unknown},
 		Conditions: []gitops.Condition{{Type: gitops.ConditionComparisonError, Message: "repository down"}}}
@@ -129,7 +126,7 @@ func TestKeepLastGood(t *testing.T) {
 	if gone.Sync.Status != "Unknown" || len(gone.Resources) != 0 {
 		t.Errorf("an unavailable cluster kept the old status: %+v", gone)
 	}
-	if first := keepLastGood(ApplicationStatus{}, next, failed, errors.New("x")); first.Sync.Status != "Unknown" {
+	if first := keepLastGood(v1alpha1.ApplicationStatus{}, next, failed, errors.New("x")); first.Sync.Status != "Unknown" {
 		t.Errorf("an app never compared: %+v", first)
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -62,7 +62,7 @@ func (r *Reconciler) terminateWhenAsked(key string, done <-chan struct{}) {
 
 // terminated is prev with its Terminating operation ended Failed, as a
 // terminated sync ends.
-func (r *Reconciler) terminated(prev ApplicationStatus) ApplicationStatus {
+func (r *Reconciler) terminated(prev v1alpha1.ApplicationStatus) v1alpha1.ApplicationStatus {
 	now := metav1.NewTime(r.now().Truncate(time.Second))
 	next := prev
 	st := *prev.OperationState
@@ -73,10 +73,9 @@ func (r *Reconciler) terminated(prev ApplicationStatus) ApplicationStatus {
 
 // operationPhase is an Application's status.operationState.phase.
 func operationPhase(o client.Object) string {
-	u, ok := o.(*unstructured.Unstructured)
-	if !ok {
+	app, ok := o.(*v1alpha1.Application)
+	if !ok || app.Status.OperationState == nil {
 		return ""
 	}
-	phase, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "phase")
-	return phase
+	return app.Status.OperationState.Phase
 }

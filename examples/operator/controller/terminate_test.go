@@ -8,7 +8,6 @@ import (
 
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -40,23 +39,19 @@ spec:
 	o.create(t, newApp(o.ns, appSpec{name: "stuck", repo: repo, dest: dest}))
 	o.patch(t, "stuck", map[string]any{"operation": map[string]any{"sync": map[string]any{}}})
 	o.waitApp(t, "stuck", "the sync Running", func(a observed) bool {
-		return a.status.OperationState != nil && a.status.OperationState.Phase == "Running"
+		return a.Status.OperationState != nil && a.Status.OperationState.Phase == "Running"
 	})
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(controller.GroupVersionKind)
-	u.SetNamespace(o.ns)
-	u.SetName("stuck")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	patch := []byte(`{"status":{"operationState":{"phase":"` + controller.PhaseTerminating + `"}}}`)
-	if err := o.c.Status().Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil {
+	if err := o.c.Status().Patch(ctx, ref(o.ns, "stuck"), client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
 	got := o.waitApp(t, "stuck", "the operation terminated", func(a observed) bool {
-		s := a.status.OperationState
-		return a.obj.Object["operation"] == nil && s != nil && s.Phase == "Failed" && s.FinishedAt != nil
+		s := a.Status.OperationState
+		return a.Operation == nil && s != nil && s.Phase == "Failed" && s.FinishedAt != nil
 	})
-	if !strings.Contains(got.status.OperationState.Message, "terminated") {
+	if !strings.Contains(got.Status.OperationState.Message, "terminated") {
 		t.Fatalf("terminated operation: %s", got)
 	}
 	if _, err := o.configMap(t, dest, "later"); !apierrors.IsNotFound(err) {

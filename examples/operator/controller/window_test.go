@@ -27,14 +27,14 @@ func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
 	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
 	o.create(t, newApp(o.ns, appSpec{name: "frozen", repo: repo, dest: dest, automated: true}))
 	got := o.waitApp(t, "frozen", "SyncWindowBlocked", func(a observed) bool {
-		for _, c := range a.status.Conditions {
+		for _, c := range a.Status.Conditions {
 			if c.Type == string(gitops.ConditionSyncWindowBlocked) {
 				return true
 			}
 		}
 		return false
 	})
-	if got.status.OperationState != nil || got.status.Sync.Status != "OutOfSync" {
+	if got.Status.OperationState != nil || got.Status.Sync.Status != "OutOfSync" {
 		t.Errorf("a blocked automated sync left: %s", got)
 	}
 	if _, err := o.configMap(t, dest, "settings"); !apierrors.IsNotFound(err) {
@@ -43,9 +43,9 @@ func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
 
 	o.patch(t, "frozen", map[string]any{"operation": map[string]any{"sync": map[string]any{}, "initiatedBy": map[string]any{"username": "oncall"}}})
 	got = o.waitApp(t, "frozen", "manual sync through the window", func(a observed) bool {
-		return a.obj.Object["operation"] == nil && a.status.OperationState != nil && a.status.OperationState.FinishedAt != nil
+		return a.Operation == nil && a.Status.OperationState != nil && a.Status.OperationState.FinishedAt != nil
 	})
-	if got.status.OperationState.Phase != "Succeeded" {
+	if got.Status.OperationState.Phase != "Succeeded" {
 		t.Errorf("manual sync in a manualSync window: %s", got)
 	}
 	if _, err := o.configMap(t, dest, "settings"); err != nil {
