@@ -22,7 +22,9 @@ const (
 	// RolloutPending: the set wrote a sync operation that has not run yet.
 	RolloutPending = "Pending"
 	// RolloutProgressing: the set's sync ran; the Application is not yet
-	// Synced and Healthy (or the sync failed).
+	// Synced and Healthy (or the sync failed). It waits for a new revision
+	// to be synced again (status.applicationStatus[].targetRevisions are
+	// the revisions the sync was asked at).
 	RolloutProgressing = "Progressing"
 	// RolloutHealthy: Synced and Healthy.
 	RolloutHealthy = "Healthy"
@@ -106,7 +108,9 @@ func (r *Reconciler) rollout(ctx context.Context, set *v1alpha1.ApplicationSet, 
 				continue
 			}
 			inflight++
-			next[n] = transition(next[n], RolloutPending, "Application moved to Pending status, watching for the Application resource to start Progressing", now)
+			st := transition(next[n], RolloutPending, "Application moved to Pending status, watching for the Application resource to start Progressing", now)
+			st.TargetRevisions = revisions(app)
+			next[n] = st
 		}
 		break
 	}
@@ -143,16 +147,34 @@ func progress(app *v1alpha1.Application, prev v1alpha1.ApplicationSetApplication
 		}
 		return transition(prev, RolloutProgressing, "Application resource became Progressing", now)
 	case prev.Status == RolloutProgressing:
-		if ours && op.FinishedAt != nil && app.Status.Sync.Status == "OutOfSync" {
-			if op.Phase == "Succeeded" || (op.SyncResult != nil && op.SyncResult.Revision != app.Status.Sync.Revision) {
-				// A new commit since the sync: it needs another.
-				return transition(prev, RolloutWaiting, "Application has pending changes, setting status to Waiting", now)
-			}
+		if op == nil || op.FinishedAt == nil {
+			return prev
+		}
+		if revs := revisions(app); app.Status.Sync.Status == "OutOfSync" && len(revs) > 0 && len(prev.TargetRevisions) > 0 &&
+			!slices.Equal(revs, prev.TargetRevisions) {
+			// A new revision since the sync (Argo CD's test): it needs
+			// another. OutOfSync at the synced revision is the moment
+			// before the refresh that follows a sync, or a sync that did
+			// not converge: not synced again.
+			return transition(prev, RolloutWaiting, "Application has pending changes, setting status to Waiting", now)
+		}
+		if ours && op.Phase != "Succeeded" && op.Phase != "Running" {
 			return transition(prev, RolloutProgressing, "Application sync "+op.Phase+": "+op.Message, now)
 		}
 		return prev
 	}
 	return transition(prev, RolloutWaiting, "Application has pending changes, setting status to Waiting", now)
+}
+
+// revisions are the revisions an Application was last compared at.
+func revisions(app *v1alpha1.Application) []string {
+	if r := app.Status.Sync.Revisions; len(r) > 0 {
+		return r
+	}
+	if r := app.Status.Sync.Revision; r != "" {
+		return []string{r}
+	}
+	return nil
 }
 
 // transition sets a status and message; the transition time moves only
