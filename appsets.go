@@ -207,20 +207,41 @@ func (e *Engine) appSetDefaults(opts AppSetOptions) AppSetOptions {
 	if opts.RolloutPoll <= 0 {
 		opts.RolloutPoll = 500 * time.Millisecond
 	}
-	g := &opts.Generate
+	if opts.ControllerNamespace == "" {
+		opts.ControllerNamespace = "argocd"
+	}
+	opts.Generate = e.AppSetGenerateOptions(opts)
+	return opts
+}
+
+// AppSetGenerateOptions returns opts.Generate with the fields left nil
+// filled from the engine, as RunAppSets fills them, so that a host running
+// appset.Runner itself (an operator writing Application resources) reads
+// and checks as the engine does:
+//   - Repos reads git generators' repositories through the engine's own
+//     sources and Options.Credentials, sharing the resolve cache (and
+//     Invalidate) of its apps;
+//   - Validate checks each generated Application as LoadApplications does;
+//   - Clusters offers Options.Clusters (names and servers, no labels);
+//   - Decisions reads clusterDecisionResource resources in
+//     opts.ControllerNamespace ("argocd" when empty) of the destination
+//     https://kubernetes.default.svc, when Options.Clusters has it.
+func (e *Engine) AppSetGenerateOptions(opts AppSetOptions) appset.Options {
+	g := opts.Generate
 	if g.Repos == nil {
 		g.Repos = engineRepos{e}
 	}
 	if g.Validate == nil {
 		g.Validate = validateGenerated
 	}
-	if opts.ControllerNamespace == "" {
-		opts.ControllerNamespace = "argocd"
+	ns := opts.ControllerNamespace
+	if ns == "" {
+		ns = "argocd"
 	}
 	if g.Decisions == nil {
 		for _, c := range e.opts.Clusters {
 			if c.Server == localServer && c.Config != nil {
-				if d, err := appset.NewClusterDecisions(c.Config, opts.ControllerNamespace); err == nil {
+				if d, err := appset.NewClusterDecisions(c.Config, ns); err == nil {
 					g.Decisions = d
 				}
 				break
@@ -234,7 +255,7 @@ func (e *Engine) appSetDefaults(opts AppSetOptions) AppSetOptions {
 		}
 		g.Clusters = cls
 	}
-	return opts
+	return g
 }
 
 // validateGenerated checks a generated Application as LoadApplications
@@ -270,7 +291,7 @@ func (e *Engine) AppSetStatus(namespace, name string) (AppSetStatus, bool) {
 
 func (e *Engine) runSet(ctx context.Context, st *setState, opts AppSetOptions) {
 	interval := opts.Interval
-	if r := requeueAfter(st.set.Spec.Generators); r > 0 && r < interval {
+	if r := appset.RequeueAfter(st.set.Spec.Generators); r > 0 && r < interval {
 		interval = r
 	}
 	for {

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/kubegitops/gitops/appset"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // rollout advances a RollingSync (st.mu held): it returns the step in
@@ -28,7 +27,7 @@ func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
 	for i, step := range steps {
 		var members []string
 		for name, a := range st.owned {
-			if stepSelects(step, a.Labels) {
+			if appset.StepSelects(step, a.Labels) {
 				members = append(members, name)
 			}
 		}
@@ -54,7 +53,7 @@ func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
 		if inflight == 0 && len(waiting) == 0 {
 			continue
 		}
-		limit, err := maxUpdate(step.MaxUpdate, len(members))
+		limit, err := appset.MaxUpdate(step.MaxUpdate, len(members))
 		if err != nil {
 			return i, fmt.Errorf("applicationset %q: strategy.rollingSync.steps[%d].maxUpdate: %w", st.set.Name, i, err)
 		}
@@ -95,38 +94,4 @@ func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
 		return i, nil
 	}
 	return -1, nil
-}
-
-// stepSelects reports whether labels match every expression of a step.
-func stepSelects(step appset.RollingSyncStep, labels map[string]string) bool {
-	for _, m := range step.MatchExpressions {
-		v, has := labels[m.Key]
-		in := has && slices.Contains(m.Values, v)
-		if (m.Operator == "In") != in {
-			return false
-		}
-	}
-	return true
-}
-
-// maxUpdate is how many of a step's n Applications may update at once.
-func maxUpdate(v *intstr.IntOrString, n int) (int, error) {
-	if v == nil {
-		return n, nil
-	}
-	if v.Type == intstr.Int {
-		if v.IntVal < 0 {
-			return 0, fmt.Errorf("negative")
-		}
-		return int(v.IntVal), nil
-	}
-	pct, err := intstr.GetScaledValueFromIntOrPercent(v, 100, false)
-	if err != nil {
-		return 0, err
-	}
-	k := pct * n / 100
-	if k < 1 && pct > 0 {
-		k = 1
-	}
-	return k, nil
 }

@@ -36,6 +36,10 @@
 // CD's ApplicationSet controller keeps them.
 //
 // The package does not import the engine: the root package's
-// ApplicationSet runner upserts the generated Applications into a running
-// Engine and applies the set's sync policy and rollout strategy.
+// ApplicationSet runner (Engine.RunAppSets) upserts the generated
+// Applications into a running Engine and applies the set's sync policy and
+// rollout strategy; the operator example (examples/operator/appsets)
+// writes them as Application custom resources owned by the set, with the
+// same policies. Both share the rollout rules' pieces: StepSelects,
+// MaxUpdate, RequeueAfter and GitRepos.
 package appset

@@ -22,7 +22,20 @@
 // restarted operator resumes a sync it was killed in before the app's
 // first refresh (Engine.Resume).
 //
-// The CustomResourceDefinition is in config/ (installed at start with
+// It also serves ApplicationSet custom resources in the same namespaces
+// (package appsets; -applicationsets=false turns it off), as Argo CD's
+// ApplicationSet controller does: each set's generators are run with the
+// engine's sources and credentials, and the Applications they generate
+// are created, updated and deleted as custom resources owned by the set
+// (spec.syncPolicy.applicationsSync, preserveResourcesOnDeletion,
+// ignoreApplicationDifferences), which the Application reconciler then
+// deploys; a RollingSync strategy syncs them step by step by writing their
+// operation field, and the set's status reports conditions, resources and
+// the rollout. Deleting a set deletes its Applications by garbage
+// collection.
+//
+// The CustomResourceDefinitions (applications.argoproj.io and
+// applicationsets.argoproj.io) are in config/ (installed at start with
 // -install-crd), generated from the model's Go types: the API server prunes
 // fields the engine does not implement (strict field validation refuses
 // them, naming each), and a spec Application.Validate refuses is an
@@ -31,5 +44,6 @@
 //	go run ./examples/operator -namespace argocd
 //
 // and create Applications in that namespace whose destination is
-// https://kubernetes.default.svc (or name in-cluster).
+// https://kubernetes.default.svc (or name in-cluster), or ApplicationSets
+// that generate them.
 package main

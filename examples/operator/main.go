@@ -57,6 +57,8 @@ type flags struct {
 	leaderElect bool
 	instanceID  string
 	verbosity   int
+	// appSets serves ApplicationSets (package appsets) beside Applications.
+	appSets bool
 	// stateNamespace, when set, keeps each app's operation checkpoints
 	// and engine history in ConfigMaps there, so that a restarted
 	// operator resumes a sync it was killed in.
@@ -73,7 +75,8 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.namespace, "namespace", "argocd", "namespace whose Applications are reconciled")
 	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application")
 	fs.IntVar(&f.workers, "workers", 4, "Applications reconciled at once")
-	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io CRD at start")
+	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io and applicationsets.argoproj.io CRDs at start")
+	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
@@ -126,6 +129,9 @@ func run(ctx context.Context, args []string) error {
 	if err := errors.Join(clientgoscheme.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
 		return err
 	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
 	if f.installCRD {
 		c, err := client.New(cfg, client.Options{Scheme: scheme})
 		if err != nil {
@@ -171,6 +177,11 @@ func run(ctx context.Context, args []string) error {
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
+	}
+	if f.appSets {
+		if err := setupAppSets(mgr, engine, f, log); err != nil {
+			return err
+		}
 	}
 	return mgr.Start(ctx)
 }

@@ -92,6 +92,7 @@ func TestRunReconcilesApplications(t *testing.T) {
 	if err := c.Get(ctx, types.NamespacedName{Namespace: dest, Name: "hello"}, cm); err != nil || cm.Data["a"] != "b" {
 		t.Errorf("ConfigMap: %v %v", cm.Data, err)
 	}
+	checkServesApplicationSets(ctx, t, ns, dest)
 }
 
 func TestFlags(t *testing.T) {

@@ -19,25 +19,51 @@ import (
 //go:embed applications.argoproj.io.yaml
 var ApplicationsCRD []byte
 
+// ApplicationSetsCRD is the manifest of the applicationsets.argoproj.io
+// CustomResourceDefinition.
+//
+//go:embed applicationsets.argoproj.io.yaml
+var ApplicationSetsCRD []byte
+
 // CRD decodes ApplicationsCRD.
 func CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	return decode("applications.argoproj.io.yaml", ApplicationsCRD)
+}
+
+// AppSetCRD decodes ApplicationSetsCRD.
+func AppSetCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	return decode("applicationsets.argoproj.io.yaml", ApplicationSetsCRD)
+}
+
+func decode(file string, manifest []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
 	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.UnmarshalStrict(ApplicationsCRD, &crd); err != nil {
-		return nil, fmt.Errorf("config: applications.argoproj.io.yaml: %w", err)
+	if err := yaml.UnmarshalStrict(manifest, &crd); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", file, err)
 	}
 	return &crd, nil
 }
 
-// Install creates the CustomResourceDefinition, or updates it to this
-// manifest, and waits (at most timeout) until the API server serves it.
-// c's scheme must know apiextensions.k8s.io/v1.
+// Install creates the CustomResourceDefinitions (Application, then
+// ApplicationSet), or updates them to these manifests, and waits (at most
+// timeout each) until the API server serves them. c's scheme must know
+// apiextensions.k8s.io/v1.
 func Install(ctx context.Context, c client.Client, timeout time.Duration) error {
-	want, err := CRD()
-	if err != nil {
-		return err
+	for _, crd := range []func() (*apiextensionsv1.CustomResourceDefinition, error){CRD, AppSetCRD} {
+		want, err := crd()
+		if err != nil {
+			return err
+		}
+		if err := install(ctx, c, want, timeout); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// install creates or updates one CRD and waits until it is served.
+func install(ctx context.Context, c client.Client, want *apiextensionsv1.CustomResourceDefinition, timeout time.Duration) error {
 	live := &apiextensionsv1.CustomResourceDefinition{}
-	err = c.Get(ctx, client.ObjectKeyFromObject(want), live)
+	err := c.Get(ctx, client.ObjectKeyFromObject(want), live)
 	switch {
 	case apierrors.IsNotFound(err):
 		if err := c.Create(ctx, want.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -1,8 +1,9 @@
-// Package config holds the CustomResourceDefinition of the Application
-// kind the operator serves, embedded so that the operator and its tests
-// install the exact manifest shipped in this folder.
+// Package config holds the CustomResourceDefinitions of the Application
+// and ApplicationSet kinds the operator serves, embedded so that the
+// operator and its tests install the exact manifests shipped in this
+// folder (Install installs both).
 //
-// The manifest declares argoproj.io/v1alpha1 Application with Argo CD's
+// The Application manifest declares argoproj.io/v1alpha1 Application with Argo CD's
 // names (plural applications, short names app and apps) and a structural
 // schema of the subset of Argo CD's Application that the engine
 // implements: spec, operation (a sync) and status (v1alpha1.ApplicationSpec,
@@ -12,4 +13,14 @@
 // Only helm.valuesObject keeps unknown fields, as in Argo CD's own schema;
 // everywhere else the API server prunes, or with strict field validation
 // refuses, fields the engine would not honour.
+//
+// The ApplicationSet manifest (plural applicationsets, short names appset
+// and appsets, status subresource) is generated the same way from
+// v1alpha1.ApplicationSetSpec and v1alpha1.ApplicationSetStatus (see
+// appsets_schema_test.go). The fields the types hold as raw JSON keep any
+// value: list elements, a template's spec (checked as an Application when
+// the set generates, and reported in the set's status), the configuration
+// of scmProvider and pullRequest providers; and, as in Argo CD's schema, a
+// matrix's or merge's generators are typed one level down, with a nested
+// matrix or merge open.
 package config

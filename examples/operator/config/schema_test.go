@@ -43,6 +43,9 @@ var descriptions = map[string]string{
 // are their element, intstr is int-or-string, metav1.Time a date-time
 // string, and RawExtension (helm.valuesObject) the only open object.
 func schemaOf(t reflect.Type) map[string]any {
+	if s, ok := appSetSchemaOf(t); ok {
+		return s
+	}
 	switch t {
 	case reflect.TypeFor[intstr.IntOrString]():
 		return map[string]any{"anyOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}, "x-kubernetes-int-or-string": true}

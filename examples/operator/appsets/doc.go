@@ -1,0 +1,67 @@
+// Package appsets reconciles Argo CD ApplicationSet custom resources
+// (argoproj.io/v1alpha1, typed as v1alpha1.ApplicationSet) for a
+// controller-runtime manager, as Argo CD's ApplicationSet controller does:
+// it writes Application custom resources, owned by the set, and leaves
+// deploying them to the Application controller (package controller of the
+// operator, or any other). A host with its own manager uses it alone:
+//
+//	r, _ := appsets.New(mgr.GetClient(), appsets.Options{Engine: engine})
+//	_ = r.SetupWithManager(mgr) // its scheme needs v1alpha1.AddToScheme
+//
+// One reconcile of a set:
+//
+//   - generates its Applications with an appset.Runner whose git
+//     generators read through the engine's sources and credentials, with
+//     the engine's resolve cache (Engine.AppSetGenerateOptions); a
+//     generator that fails keeps its last good output, and then nothing is
+//     deleted;
+//   - creates each generated Application in the set's namespace with a
+//     controller ownerReference to the set; updates (labels, annotations
+//     but for the refresh and deletion-approved ones people set, finalizers
+//     and spec; never operation or status) and deletes them as
+//     spec.syncPolicy.applicationsSync allows (sync, the default: all;
+//     create-update: no deletion; create-delete: no update; create-only);
+//     keeps the fields spec.ignoreApplicationDifferences names at their
+//     live values (appset.KeepIgnoredDifferences); leaves an existing
+//     Application the set does not own alone, and reports it (ErrNotOwned);
+//   - under spec.syncPolicy.preserveResourcesOnDeletion removes Argo CD's
+//     resources finalizers from an Application before deleting it, so the
+//     objects it deployed stay;
+//   - strategy RollingSync: takes automated sync off the generated
+//     Applications and syncs them itself by writing their operation field
+//     (a sync initiated by "applicationset-controller", with the prune of
+//     the template's automated policy), step by step: the OutOfSync
+//     Applications of the first step whose Applications are not all Synced
+//     and Healthy, at most maxUpdate at once, counting those synced and not
+//     yet Healthy; the next step starts when every Application of the step
+//     reports Synced and Healthy. Applications no step selects are not
+//     synced. Each Application's progress (Waiting, Pending, Progressing,
+//     Healthy) is kept in status.applicationStatus, so a restarted
+//     operator carries on; a rollout sync that failed is not run again
+//     until the Application's revision changes;
+//   - writes the status through the status subresource: conditions
+//     ErrorOccurred, ParametersGenerated, ResourcesUpToDate and (RollingSync)
+//     RolloutProgressing with Argo CD's reasons, status.resources (each
+//     owned Application's sync and health) and resourcesCount;
+//   - comes back after Options.Interval, or sooner at the shortest
+//     requeueAfterSeconds of its generators; a change of the set's spec or
+//     annotations, and of an owned Application's spec, metadata, sync or
+//     health status, brings it back at once. The annotation
+//     argocd.argoproj.io/application-set-refresh (Argo CD's) forgets the
+//     branches its git generators resolved (Engine.Invalidate), generates
+//     at once and is removed.
+//
+// Deleting a set deletes its Applications through their ownerReferences
+// (the garbage collector). When the set's policy does not allow deletion
+// (create-only, create-update) or it preserves resources on deletion, the
+// reconciler keeps its own finalizer (Finalizer) on the set, and before
+// letting the set go either takes its ownerReferences off the
+// Applications (they stay) or removes their resources finalizers (they go,
+// their objects stay). That holds for the default background deletion;
+// with foreground deletion the garbage collector deletes the Applications
+// while the set still waits on the finalizer.
+//
+// Errors the status reports are *Error values naming the set and, when
+// one is at fault, the Application; generation failures are appset's
+// *appset.Error, which name the set and the generator.
+package appsets

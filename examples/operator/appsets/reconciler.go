@@ -1,0 +1,231 @@
+package appsets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// AnnotationRefresh, set on an ApplicationSet (to any value), asks for a
+// generation now with the branches of its git generators resolved again
+// (Argo CD's annotation, which its webhooks set); the reconciler removes
+// it.
+const AnnotationRefresh = "argocd.argoproj.io/application-set-refresh"
+
+// Finalizer is the reconciler's finalizer on a set whose Applications
+// must be let go of in a particular way when the set is deleted (a policy
+// without deletion, or preserveResourcesOnDeletion).
+const Finalizer = "gitops.kubegitops.io/applicationset"
+
+// Options configure a Reconciler. Start from DefaultOptions.
+type Options struct {
+	// Engine supplies what generators read: its sources, credentials and
+	// resolve cache for git generators, its clusters for clusters
+	// generators, its Application validation. Required.
+	Engine *gitops.Engine
+	// Generate are the generators' options; the fields left nil are
+	// filled from Engine (Engine.AppSetGenerateOptions).
+	Generate appset.Options
+	// ControllerNamespace is where clusterDecisionResource generators read
+	// their ConfigMap and resources. Default "argocd".
+	ControllerNamespace string
+	// Interval is how long after a generation a set is generated again
+	// without other reason; a generator's requeueAfterSeconds shortens it.
+	// Default 3 minutes.
+	Interval time.Duration
+	// MaxConcurrentReconciles bounds the sets reconciled at once.
+	// Default 2.
+	MaxConcurrentReconciles int
+	// Log receives what the reconciler does.
+	Log logr.Logger
+}
+
+// DefaultOptions returns the defaults, without an engine.
+func DefaultOptions() Options {
+	return Options{Generate: appset.DefaultOptions(), ControllerNamespace: "argocd", Interval: 3 * time.Minute,
+		MaxConcurrentReconciles: 2, Log: logr.Discard()}
+}
+
+// Reconciler reconciles ApplicationSet custom resources into Application
+// custom resources. It implements reconcile.Reconciler.
+type Reconciler struct {
+	client client.Client
+	opts   Options
+	runner *appset.Runner
+	now    func() time.Time
+}
+
+// New returns a Reconciler that reads and writes sets and Applications
+// through c, whose scheme must know v1alpha1 (v1alpha1.AddToScheme).
+func New(c client.Client, opts Options) (*Reconciler, error) {
+	if opts.Engine == nil {
+		return nil, errors.New("appsets: no engine")
+	}
+	d := DefaultOptions()
+	if opts.Interval <= 0 {
+		opts.Interval = d.Interval
+	}
+	if opts.MaxConcurrentReconciles <= 0 {
+		opts.MaxConcurrentReconciles = d.MaxConcurrentReconciles
+	}
+	if opts.ControllerNamespace == "" {
+		opts.ControllerNamespace = d.ControllerNamespace
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = d.Log
+	}
+	gen := opts.Engine.AppSetGenerateOptions(gitops.AppSetOptions{Generate: opts.Generate, ControllerNamespace: opts.ControllerNamespace})
+	return &Reconciler{client: c, opts: opts, runner: appset.NewRunner(gen), now: time.Now}, nil
+}
+
+// ownerIndex is the cache index of Applications by the name of the set
+// that controls them.
+const ownerIndex = ".metadata.controller.applicationset"
+
+// SetupWithManager registers the reconciler with mgr: it watches sets
+// (changes of spec, annotations, finalizers and deletion; not its own
+// status writes) and the Applications they own (see appChanged).
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Application{}, ownerIndex, func(o client.Object) []string {
+		if ref := metav1.GetControllerOf(o); ref != nil && ref.APIVersion == v1alpha1.APIVersion && ref.Kind == v1alpha1.ApplicationSetKind {
+			return []string{ref.Name}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("appsets: index Applications by owner: %w", err)
+	}
+	return ctrl.ControllerManagedBy(mgr).
+		Named("applicationset").
+		For(&v1alpha1.ApplicationSet{}, ctrl.WithPredicates(predicate.Or[client.Object](
+			predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{},
+			lifecycleChanged(),
+		))).
+		Owns(&v1alpha1.Application{}, ctrl.WithPredicates(appChanged())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
+		Complete(r)
+}
+
+// Reconcile generates one set's Applications, writes them, advances its
+// rollout and writes its status. It returns when to look again.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	set := &v1alpha1.ApplicationSet{}
+	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.runner.Forget(req.Namespace, req.Name)
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	log := r.opts.Log.WithValues("applicationset", req.NamespacedName.String())
+	if set.DeletionTimestamp != nil {
+		return reconcile.Result{}, r.finalize(ctx, set)
+	}
+	if err := r.keepFinalizer(ctx, set); err != nil {
+		return reconcile.Result{}, err
+	}
+	_, refresh := set.Annotations[AnnotationRefresh]
+	if refresh {
+		for _, repo := range appset.GitRepos(set.Spec.Generators) {
+			r.opts.Engine.Invalidate(repo)
+		}
+	}
+	res, genErr := r.runner.Generate(ctx, set)
+	if genErr != nil {
+		log.Info("generation failed", "error", genErr.Error())
+	}
+	out, err := r.apply(ctx, set, res, genErr)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	var roll rolloutResult
+	if rollingSync(set) {
+		roll = r.rollout(ctx, set, out)
+	}
+	if err := r.writeStatus(ctx, set, out, roll, genErr); err != nil {
+		return reconcile.Result{}, err
+	}
+	if refresh {
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, AnnotationRefresh)
+		if err := r.client.Patch(ctx, set, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, &Error{Set: keyOf(set), Err: fmt.Errorf("remove %s: %w", AnnotationRefresh, err)}
+		}
+	}
+	again := r.opts.Interval
+	if d := appset.RequeueAfter(set.Spec.Generators); d > 0 && d < again {
+		again = d
+	}
+	if (out.transient || roll.transient) && again > time.Second {
+		// The cache lagged behind a write, or an Application is still
+		// being deleted: look again soon.
+		again = time.Second
+	}
+	return reconcile.Result{RequeueAfter: again}, nil
+}
+
+// rollingSync reports whether the set rolls out step by step.
+func rollingSync(set *v1alpha1.ApplicationSet) bool {
+	return set.Spec.Strategy != nil && set.Spec.Strategy.Type == "RollingSync" && set.Spec.Strategy.RollingSync != nil
+}
+
+// policy is what spec.syncPolicy lets the set do.
+type policy struct {
+	update, delete, preserve bool
+}
+
+func policyOf(set *v1alpha1.ApplicationSet) policy {
+	p := v1alpha1.ApplicationsSyncSync
+	var pol policy
+	if sp := set.Spec.SyncPolicy; sp != nil {
+		if sp.ApplicationsSync != nil && *sp.ApplicationsSync != "" {
+			p = *sp.ApplicationsSync
+		}
+		pol.preserve = sp.PreserveResourcesOnDeletion
+	}
+	pol.update = p == v1alpha1.ApplicationsSyncSync || p == v1alpha1.ApplicationsSyncCreateUpdate
+	pol.delete = p == v1alpha1.ApplicationsSyncSync || p == v1alpha1.ApplicationsSyncCreateDelete
+	return pol
+}
+
+// ErrNotOwned is returned (wrapped in an *Error) when a set generates an
+// Application whose name an existing Application has that the set does
+// not control; that Application is left alone.
+var ErrNotOwned = errors.New("an Application of this name exists and is not the set's")
+
+// Error is a failure of one set's reconcile, naming the set
+// ("namespace/name") and, when one is at fault, the Application.
+type Error struct {
+	Set string
+	App string
+	Err error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	s := "applicationset " + e.Set
+	if e.App != "" {
+		s += fmt.Sprintf(": application %q", e.App)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+func keyOf(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }
