@@ -71,9 +71,7 @@ func New(opts Options) (*Differ, error) {
 // uses (see normalizer.normalize for the rules), without ignore rules or
 // masking. obj is not modified.
 func (d *Differ) Normalize(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	out := deepCopyMap(obj.Object)
-	d.norm.normalize(out)
-	return &unstructured.Unstructured{Object: out}
+	return &unstructured.Unstructured{Object: d.norm.normalizedCopy(obj.Object, true)}
 }
 
 // Diff compares desired (from Git, rendered) with live (from the cluster or
@@ -148,15 +146,13 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	// desired is normalised as declared, without the server's defaults:
 	// the prediction merges it into live and only then fills defaults into
 	// what the merge leaves absent, as the server does on write.
-	dn := deepCopyMap(desired.Object)
-	d.norm.normalizeDeclared(dn)
+	dn := d.norm.normalizedCopy(desired.Object, false)
 	if ns, _ := dn["metadata"].(map[string]any); ns != nil && key.Namespace != "" {
 		if _, ok := ns["namespace"]; !ok {
 			ns["namespace"] = key.Namespace
 		}
 	}
-	ln := deepCopyMap(live.Object)
-	d.norm.normalize(ln)
+	ln := d.norm.normalizedCopy(live.Object, true)
 	predicted, err := d.predict(ctx, &res, gvk, desired, live, dn, ln, cmpOpts)
 	if err != nil {
 		return Result{}, err
@@ -247,8 +243,7 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 
 // diffMissing is the result for a desired object with no live object.
 func (d *Differ) diffMissing(ctx context.Context, res Result, gvk schema.GroupVersionKind, desired *unstructured.Unstructured) (Result, error) {
-	dn := deepCopyMap(desired.Object)
-	d.norm.normalizeDeclared(dn)
+	dn := d.norm.normalizedCopy(desired.Object, false)
 	// The server creates desired with its defaults filled in.
 	predicted := deepCopyMap(dn)
 	d.norm.normalize(predicted)
@@ -272,8 +267,7 @@ func (d *Differ) diffMissing(ctx context.Context, res Result, gvk schema.GroupVe
 // diffExtraneous is the result for a live object with no desired object:
 // out of sync unless the IgnoreExtraneous compare option is set.
 func (d *Differ) diffExtraneous(ctx context.Context, res Result, gvk schema.GroupVersionKind, live *unstructured.Unstructured, cmpOpts resource.Options) (Result, error) {
-	ln := deepCopyMap(live.Object)
-	d.norm.normalize(ln)
+	ln := d.norm.normalizedCopy(live.Object, true)
 	if _, err := d.ignore(ctx, res.Key, gvk, live, ln, nil); err != nil {
 		return Result{}, err
 	}

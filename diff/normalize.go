@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/base64"
 	"math"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -96,6 +97,73 @@ func (n *normalizer) normalize(obj map[string]any) { n.normalizeWith(obj, true) 
 // another manager chose), predicting a change no sync makes.
 func (n *normalizer) normalizeDeclared(obj map[string]any) { n.normalizeWith(obj, false) }
 
+// normalizedCopy returns a normalised deep copy of obj, which is not
+// modified: normalize (defaults set) or normalizeDeclared (not set) of a
+// copy. What rules 1 and 2 drop (managedFields and the rest of the
+// server's metadata, the last-applied and tracking annotations, status
+// when it is not compared) is never copied: a live object's managedFields
+// alone hold more maps than its spec.
+func (n *normalizer) normalizedCopy(obj map[string]any, defaults bool) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	dropStatus := n.dropsStatus(gvkOfMap(obj).GroupKind())
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		switch k {
+		case "status":
+			if dropStatus {
+				continue
+			}
+		case "metadata":
+			if meta, ok := v.(map[string]any); ok {
+				out[k] = n.metadataCopy(meta)
+				continue
+			}
+		}
+		out[k] = deepCopyValue(v)
+	}
+	n.normalizeWith(out, defaults)
+	return out
+}
+
+// metadataCopy deep-copies metadata without the fields normalizeWith
+// deletes from it.
+func (n *normalizer) metadataCopy(meta map[string]any) map[string]any {
+	out := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if isServerMetadata(k) {
+			continue
+		}
+		if anns, ok := v.(map[string]any); ok && k == "annotations" {
+			kept := make(map[string]any, len(anns))
+			for ak, av := range anns {
+				if !slices.Contains(n.dropAnns, ak) {
+					kept[ak] = deepCopyValue(av)
+				}
+			}
+			out[k] = kept
+			continue
+		}
+		out[k] = deepCopyValue(v)
+	}
+	return out
+}
+
+func isServerMetadata(k string) bool {
+	for _, f := range serverMetadata {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+// dropsStatus reports whether rule 2 drops the status of kind gk.
+func (n *normalizer) dropsStatus(gk schema.GroupKind) bool {
+	return !n.compareStatus[gk] && (!n.compareAllStatus || n.ignoreStatus[gk])
+}
+
 func (n *normalizer) normalizeWith(obj map[string]any, defaults bool) {
 	gvk := gvkOfMap(obj)
 	if meta, ok := obj["metadata"].(map[string]any); ok {
@@ -110,7 +178,7 @@ func (n *normalizer) normalizeWith(obj map[string]any, defaults bool) {
 		dropEmpty(meta, "annotations")
 		dropEmpty(meta, "labels")
 	}
-	if gk := gvk.GroupKind(); !n.compareStatus[gk] && (!n.compareAllStatus || n.ignoreStatus[gk]) {
+	if n.dropsStatus(gvk.GroupKind()) {
 		delete(obj, "status")
 	}
 	if isSecretGVK(gvk) {
