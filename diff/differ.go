@@ -212,7 +212,7 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersionKind, desired, live *unstructured.Unstructured, dn, ln map[string]any, cmpOpts resource.Options) (map[string]any, error) {
 	var predicted, last map[string]any
 	var err error
-	if res.Mode != ModeServerSide {
+	if res.Mode == ModeStructuredMerge {
 		if last, err = parseLastApplied(live.GetAnnotations()[resource.AnnotationLastApplied]); err != nil {
 			return nil, err
 		}
@@ -235,8 +235,12 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 			return err
 		})
 	default:
-		res.TwoWay = last == nil
-		predicted = predictThreeWay(last, dn, ln, d.trees.forGVK(gvk))
+		lastRoot, err := d.lastAppliedRef(annotation(live.Object, resource.AnnotationLastApplied), gvk)
+		if err != nil {
+			return nil, err
+		}
+		res.TwoWay = !lastRoot.exists()
+		predicted = predictThreeWay(lastRoot, dn, ln, d.trees.forGVK(gvk))
 	}
 	return predicted, err
 }
@@ -283,16 +287,35 @@ func (d *Differ) diffExtraneous(ctx context.Context, res Result, gvk schema.Grou
 	return res, err
 }
 
+// annotation returns the annotation key of obj as GetAnnotations()[key]
+// does, without copying the annotations: "" unless they are a map of
+// strings (and nulls).
+func annotation(obj map[string]any, key string) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	anns, _ := meta["annotations"].(map[string]any)
+	for _, v := range anns {
+		if _, ok := v.(string); !ok && v != nil {
+			return ""
+		}
+	}
+	s, _ := anns[key].(string)
+	return s
+}
+
 // objectOptions merges the application's compare and sync options with the
 // object's annotations (the object wins).
 func (d *Differ) objectOptions(obj *unstructured.Unstructured) (cmp, sync resource.Options, err error) {
-	oc, err := resource.CompareOptionsOf(obj)
-	if err != nil {
-		return cmp, sync, err
+	// An object without the annotations (the common case) reads nothing.
+	var oc, os resource.Options
+	if annotation(obj.Object, resource.AnnotationCompareOptions) != "" {
+		if oc, err = resource.CompareOptionsOf(obj); err != nil {
+			return cmp, sync, err
+		}
 	}
-	os, err := resource.SyncOptionsOf(obj)
-	if err != nil {
-		return cmp, sync, err
+	if annotation(obj.Object, resource.AnnotationSyncOptions) != "" {
+		if os, err = resource.SyncOptionsOf(obj); err != nil {
+			return cmp, sync, err
+		}
 	}
 	return d.opts.CompareOptions.Merge(oc), d.opts.SyncOptions.Merge(os), nil
 }
