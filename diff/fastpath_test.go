@@ -1,10 +1,12 @@
 package diff
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -84,5 +86,35 @@ func TestNormalizedCopyMatchesCopyThenNormalize(t *testing.T) {
 	}
 	if got := mustDiffer(t, DefaultOptions()).norm.normalizedCopy(nil, true); got != nil {
 		t.Errorf("nil: %v", got)
+	}
+}
+
+// TestPlainCanonicalQuantity checks the quantities normalisation keeps
+// without parsing against the quantity parser: every mantissa from 0 to
+// 2000 with every suffix, and malformed neighbours.
+func TestPlainCanonicalQuantity(t *testing.T) {
+	var inputs []string
+	for _, suffix := range []string{"", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "i", "K", "mi", "e3", "E3", " "} {
+		for m := 0; m <= 2000; m++ {
+			inputs = append(inputs, fmt.Sprintf("%d%s", m, suffix), fmt.Sprintf("0%d%s", m, suffix), fmt.Sprintf("-%d%s", m, suffix), fmt.Sprintf("+%d%s", m, suffix), fmt.Sprintf("%d.5%s", m, suffix))
+		}
+	}
+	inputs = append(inputs, "", "m", "Mi", ".5", "1.", "1e3")
+	taken := 0
+	for _, s := range inputs {
+		if !plainCanonicalQuantity(s) {
+			continue
+		}
+		taken++
+		q, err := resource.ParseQuantity(s)
+		if err != nil || q.String() != s {
+			t.Errorf("%q kept as canonical; the parser gives %q, %v", s, q.String(), err)
+		}
+	}
+	if taken != 1+999*15 {
+		t.Errorf("%d quantities kept without parsing, want %d", taken, 1+999*15)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { normalizeValue("128Mi", &typeNode{kind: nodeQuantity}, true) }); allocs != 0 {
+		t.Errorf("a canonical quantity costs %v allocations", allocs)
 	}
 }

@@ -304,6 +304,9 @@ func normalizeValue(v any, t *typeNode, defaults bool) any {
 		}
 		switch t.kind {
 		case nodeQuantity:
+			if plainCanonicalQuantity(x) {
+				break // parsing and printing it would allocate to give it back
+			}
 			if q, err := resource.ParseQuantity(x); err == nil {
 				if c := q.String(); c != x {
 					return c
@@ -334,6 +337,29 @@ func sameScalar(a, b any) bool {
 	case bool:
 		bv, ok := b.(bool)
 		return ok && av == bv
+	}
+	return false
+}
+
+// plainCanonicalQuantity reports whether s is a quantity already in
+// canonical form in the commonest way: "0", or 1 to 999 (no leading zero)
+// with no suffix or one but Ei ("2", "100m", "128Mi"), which the quantity
+// parser gives back unchanged (TestPlainCanonicalQuantity checks every
+// such form against it). It reads, and allocates, nothing else.
+func plainCanonicalQuantity(s string) bool {
+	if s == "0" {
+		return true
+	}
+	i := 0
+	for i < len(s) && i < 3 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || s[0] == '0' {
+		return false
+	}
+	switch s[i:] {
+	case "", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi":
+		return true
 	}
 	return false
 }
