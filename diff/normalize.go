@@ -282,7 +282,7 @@ func normalizeValue(v any, t *typeNode, defaults bool) any {
 		for i, c := range x {
 			x[i] = normalizeValue(c, et, defaults)
 		}
-		return x
+		return v // the same list; returning x would box its header again
 	case float64:
 		if t != nil && t.kind == nodeQuantity {
 			return canonicalQuantityNumber(x)
