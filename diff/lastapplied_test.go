@@ -448,3 +448,30 @@ func TestLastAppliedViewRules(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLastAppliedView: whatever the last-applied annotation holds, a
+// three-way comparison that reads it in place gives the reference's
+// result (or error).
+func FuzzLastAppliedView(f *testing.F) {
+	desired, err := benchdata.Deployment("bench", "app")
+	if err != nil {
+		f.Fatal(err)
+	}
+	seed, _ := json.Marshal(desired.Object)
+	f.Add(string(seed))
+	f.Add(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"x":null}},"spec":{"template":{"spec":{"containers":[{"name":"app","ports":[{"containerPort":9090.0}]},{"name":"gone"}],"volumes":[]}}}}`)
+	f.Add(`{"apiVersion":"apps/v1","kind":"Deployment","spec":{"strategy":{"rollingUpdate":{"maxSurge":"25%"}},"revisionHistoryLimit":10}}`)
+	opts := DefaultOptions()
+	opts.Mode = ModeThreeWay
+	d := mustDiffer(f, opts)
+	live := d.Normalize(desired)
+	live.SetUID("u")
+	f.Fuzz(func(t *testing.T, raw string) {
+		fast, ref := mustDiffer(t, opts), mustDiffer(t, opts)
+		ref.norm.reference = true
+		ref.mask = fast.mask
+		l := live.DeepCopy()
+		l.SetAnnotations(map[string]string{resource.AnnotationLastApplied: raw})
+		sameDiff(t, raw, fast, ref, desired, l)
+	})
+}
