@@ -159,6 +159,7 @@ func (n *normalizer) metadataCopy(meta map[string]any) map[string]any {
 	return out
 }
 
+// isServerMetadata reports whether k is one of serverMetadata.
 func isServerMetadata(k string) bool {
 	for _, f := range serverMetadata {
 		if f == k {

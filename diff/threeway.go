@@ -7,10 +7,10 @@ import (
 )
 
 // predictThreeWay returns what client-side apply would leave on the server:
-// desired merged into live, with the fields that last (the parsed
-// last-applied annotation, absent when there is none; see lastRef) holds
-// and desired no longer does deleted. All three are normalised; the result is a fresh object that
-// shares nothing with its inputs.
+// desired merged into live, with the fields that last (the last-applied
+// annotation, absent when there is none; see lastRef) holds and desired no
+// longer does deleted. All three are normalised; the result is a fresh
+// object that shares nothing with its inputs.
 //
 // The rules, per value:
 //   - two maps merge key by key: desired's keys win, recursively; a live key
