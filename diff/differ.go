@@ -74,9 +74,7 @@ func New(opts Options) (*Differ, error) {
 // uses (see normalizer.normalize for the rules), without ignore rules or
 // masking. obj is not modified.
 func (d *Differ) Normalize(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	out := deepCopyMap(obj.Object)
-	d.norm.normalize(out)
-	return &unstructured.Unstructured{Object: out}
+	return &unstructured.Unstructured{Object: d.norm.normalizedCopy(obj.Object, true)}
 }
 
 // Diff compares desired (from Git, rendered) with live (from the cluster or
@@ -151,15 +149,13 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 	// desired is normalised as declared, without the server's defaults:
 	// the prediction merges it into live and only then fills defaults into
 	// what the merge leaves absent, as the server does on write.
-	dn := deepCopyMap(desired.Object)
-	d.norm.normalizeDeclared(dn)
+	dn := d.norm.normalizedCopy(desired.Object, false)
 	if ns, _ := dn["metadata"].(map[string]any); ns != nil && key.Namespace != "" {
 		if _, ok := ns["namespace"]; !ok {
 			ns["namespace"] = key.Namespace
 		}
 	}
-	ln := deepCopyMap(live.Object)
-	d.norm.normalize(ln)
+	ln := d.norm.normalizedCopy(live.Object, true)
 	predicted, err := d.predict(ctx, &res, gvk, desired, live, dn, ln, cmpOpts)
 	if err != nil {
 		return Result{}, err
@@ -219,7 +215,7 @@ func (d *Differ) diff(ctx context.Context, key resource.Key, desired, live *unst
 func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersionKind, desired, live *unstructured.Unstructured, dn, ln map[string]any, cmpOpts resource.Options) (map[string]any, error) {
 	var predicted, last map[string]any
 	var err error
-	if res.Mode != ModeServerSide {
+	if res.Mode == ModeStructuredMerge {
 		if last, err = parseLastApplied(live.GetAnnotations()[resource.AnnotationLastApplied]); err != nil {
 			return nil, err
 		}
@@ -242,16 +238,19 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 			return err
 		})
 	default:
-		res.TwoWay = last == nil
-		predicted = predictThreeWay(last, dn, ln, d.trees.forGVK(gvk))
+		lastRoot, err := d.lastAppliedRef(annotation(live.Object, resource.AnnotationLastApplied), gvk)
+		if err != nil {
+			return nil, err
+		}
+		res.TwoWay = !lastRoot.exists()
+		predicted = predictThreeWay(lastRoot, dn, ln, d.trees.forGVK(gvk))
 	}
 	return predicted, err
 }
 
 // diffMissing is the result for a desired object with no live object.
 func (d *Differ) diffMissing(ctx context.Context, res Result, gvk schema.GroupVersionKind, desired *unstructured.Unstructured) (Result, error) {
-	dn := deepCopyMap(desired.Object)
-	d.norm.normalizeDeclared(dn)
+	dn := d.norm.normalizedCopy(desired.Object, false)
 	// The server creates desired with its defaults filled in.
 	predicted := deepCopyMap(dn)
 	d.norm.normalize(predicted)
@@ -275,8 +274,7 @@ func (d *Differ) diffMissing(ctx context.Context, res Result, gvk schema.GroupVe
 // diffExtraneous is the result for a live object with no desired object:
 // out of sync unless the IgnoreExtraneous compare option is set.
 func (d *Differ) diffExtraneous(ctx context.Context, res Result, gvk schema.GroupVersionKind, live *unstructured.Unstructured, cmpOpts resource.Options) (Result, error) {
-	ln := deepCopyMap(live.Object)
-	d.norm.normalize(ln)
+	ln := d.norm.normalizedCopy(live.Object, true)
 	if _, err := d.ignore(ctx, res.Key, gvk, live, ln, nil); err != nil {
 		return Result{}, err
 	}
@@ -292,16 +290,35 @@ func (d *Differ) diffExtraneous(ctx context.Context, res Result, gvk schema.Grou
 	return res, err
 }
 
+// annotation returns the annotation key of obj as GetAnnotations()[key]
+// does, without copying the annotations: "" unless they are a map of
+// strings (and nulls).
+func annotation(obj map[string]any, key string) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	anns, _ := meta["annotations"].(map[string]any)
+	for _, v := range anns {
+		if _, ok := v.(string); !ok && v != nil {
+			return ""
+		}
+	}
+	s, _ := anns[key].(string)
+	return s
+}
+
 // objectOptions merges the application's compare and sync options with the
 // object's annotations (the object wins).
 func (d *Differ) objectOptions(obj *unstructured.Unstructured) (cmp, sync resource.Options, err error) {
-	oc, err := resource.CompareOptionsOf(obj)
-	if err != nil {
-		return cmp, sync, err
+	// An object without the annotations (the common case) reads nothing.
+	var oc, os resource.Options
+	if annotation(obj.Object, resource.AnnotationCompareOptions) != "" {
+		if oc, err = resource.CompareOptionsOf(obj); err != nil {
+			return cmp, sync, err
+		}
 	}
-	os, err := resource.SyncOptionsOf(obj)
-	if err != nil {
-		return cmp, sync, err
+	if annotation(obj.Object, resource.AnnotationSyncOptions) != "" {
+		if os, err = resource.SyncOptionsOf(obj); err != nil {
+			return cmp, sync, err
+		}
 	}
 	return d.opts.CompareOptions.Merge(oc), d.opts.SyncOptions.Merge(os), nil
 }

@@ -24,6 +24,10 @@
 // only what a write leaves absent, after the merge: a default applied to
 // desired first would overwrite a live value desired does not set (the
 // pull policy of an earlier image, another manager's history limit).
+// The three-way merge reads the last-applied configuration in place, from
+// the annotation's text, applying the same rules to each field as it reads
+// it (lastapplied.go) instead of decoding it into maps first; what that
+// reading does not reproduce exactly is decoded and normalised as the rest.
 // TestDefaultsMatchTheServer checks every default against a real API
 // server. k8s.io/kubernetes is never imported.
 //

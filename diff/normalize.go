@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/base64"
 	"math"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,6 +32,10 @@ type normalizer struct {
 	ignoreStatus     map[schema.GroupKind]bool
 	// byKind are the per-kind rules (RBAC, Endpoints; see kinds.go).
 	byKind map[schema.GroupKind]kindNormalizer
+	// reference makes the Differ take the straightforward form of every
+	// fast path (deep copy then normalise, decode the last-applied
+	// annotation): tests compare the two.
+	reference bool
 }
 
 func newNormalizer(trees *typeTrees, opts Options) *normalizer {
@@ -96,6 +101,79 @@ func (n *normalizer) normalize(obj map[string]any) { n.normalizeWith(obj, true) 
 // another manager chose), predicting a change no sync makes.
 func (n *normalizer) normalizeDeclared(obj map[string]any) { n.normalizeWith(obj, false) }
 
+// normalizedCopy returns a normalised deep copy of obj, which is not
+// modified: normalize (defaults set) or normalizeDeclared (not set) of a
+// copy. What rules 1 and 2 drop (managedFields and the rest of the
+// server's metadata, the last-applied and tracking annotations, status
+// when it is not compared) is never copied: a live object's managedFields
+// alone hold more maps than its spec.
+func (n *normalizer) normalizedCopy(obj map[string]any, defaults bool) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	if n.reference {
+		out := deepCopyMap(obj)
+		n.normalizeWith(out, defaults)
+		return out
+	}
+	dropStatus := n.dropsStatus(gvkOfMap(obj).GroupKind())
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		switch k {
+		case "status":
+			if dropStatus {
+				continue
+			}
+		case "metadata":
+			if meta, ok := v.(map[string]any); ok {
+				out[k] = n.metadataCopy(meta)
+				continue
+			}
+		}
+		out[k] = deepCopyValue(v)
+	}
+	n.normalizeWith(out, defaults)
+	return out
+}
+
+// metadataCopy deep-copies metadata without the fields normalizeWith
+// deletes from it.
+func (n *normalizer) metadataCopy(meta map[string]any) map[string]any {
+	out := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if isServerMetadata(k) {
+			continue
+		}
+		if anns, ok := v.(map[string]any); ok && k == "annotations" {
+			kept := make(map[string]any, len(anns))
+			for ak, av := range anns {
+				if !slices.Contains(n.dropAnns, ak) {
+					kept[ak] = deepCopyValue(av)
+				}
+			}
+			out[k] = kept
+			continue
+		}
+		out[k] = deepCopyValue(v)
+	}
+	return out
+}
+
+// isServerMetadata reports whether k is one of serverMetadata.
+func isServerMetadata(k string) bool {
+	for _, f := range serverMetadata {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+// dropsStatus reports whether rule 2 drops the status of kind gk.
+func (n *normalizer) dropsStatus(gk schema.GroupKind) bool {
+	return !n.compareStatus[gk] && (!n.compareAllStatus || n.ignoreStatus[gk])
+}
+
 func (n *normalizer) normalizeWith(obj map[string]any, defaults bool) {
 	gvk := gvkOfMap(obj)
 	if meta, ok := obj["metadata"].(map[string]any); ok {
@@ -110,7 +188,7 @@ func (n *normalizer) normalizeWith(obj map[string]any, defaults bool) {
 		dropEmpty(meta, "annotations")
 		dropEmpty(meta, "labels")
 	}
-	if gk := gvk.GroupKind(); !n.compareStatus[gk] && (!n.compareAllStatus || n.ignoreStatus[gk]) {
+	if n.dropsStatus(gvk.GroupKind()) {
 		delete(obj, "status")
 	}
 	if isSecretGVK(gvk) {
@@ -205,7 +283,7 @@ func normalizeValue(v any, t *typeNode, defaults bool) any {
 		for i, c := range x {
 			x[i] = normalizeValue(c, et, defaults)
 		}
-		return x
+		return v // the same list; returning x would box its header again
 	case float64:
 		if t != nil && t.kind == nodeQuantity {
 			return canonicalQuantityNumber(x)
@@ -227,6 +305,9 @@ func normalizeValue(v any, t *typeNode, defaults bool) any {
 		}
 		switch t.kind {
 		case nodeQuantity:
+			if plainCanonicalQuantity(x) {
+				break // parsing and printing it would allocate to give it back
+			}
 			if q, err := resource.ParseQuantity(x); err == nil {
 				if c := q.String(); c != x {
 					return c
@@ -257,6 +338,29 @@ func sameScalar(a, b any) bool {
 	case bool:
 		bv, ok := b.(bool)
 		return ok && av == bv
+	}
+	return false
+}
+
+// plainCanonicalQuantity reports whether s is a quantity already in
+// canonical form in the commonest way: "0", or 1 to 999 (no leading zero)
+// with no suffix or one but Ei ("2", "100m", "128Mi"), which the quantity
+// parser gives back unchanged (TestPlainCanonicalQuantity checks every
+// such form against it). It reads, and allocates, nothing else.
+func plainCanonicalQuantity(s string) bool {
+	if s == "0" {
+		return true
+	}
+	i := 0
+	for i < len(s) && i < 3 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || s[0] == '0' {
+		return false
+	}
+	switch s[i:] {
+	case "", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi":
+		return true
 	}
 	return false
 }

@@ -7,10 +7,10 @@ import (
 )
 
 // predictThreeWay returns what client-side apply would leave on the server:
-// desired merged into live, with the fields that last (the parsed
-// last-applied annotation, nil when absent) holds and desired no longer does
-// deleted. All three are normalised; the result is a fresh object that
-// shares nothing with its inputs.
+// desired merged into live, with the fields that last (the last-applied
+// annotation, absent when there is none; see lastRef) holds and desired no
+// longer does deleted. All three are normalised; the result is a fresh
+// object that shares nothing with its inputs.
 //
 // The rules, per value:
 //   - two maps merge key by key: desired's keys win, recursively; a live key
@@ -26,8 +26,8 @@ import (
 //
 // Custom resources have no patch strategies: their lists are replaced, as
 // with a JSON merge patch.
-func predictThreeWay(last, desired, live map[string]any, root *typeNode) map[string]any {
-	return mergeMap(last, desired, live, root, false)
+func predictThreeWay(last lastRef, desired, live map[string]any, root *typeNode) map[string]any {
+	return mergeMap(last.object(), desired, live, root, false)
 }
 
 // parseLastApplied decodes a last-applied annotation; empty gives nil.
@@ -52,33 +52,33 @@ func errorWithoutInput(err error) error {
 	return fmt.Errorf("invalid JSON")
 }
 
-func mergeValue(last, desired, live any, t *typeNode, f *typeField) any {
+func mergeValue(last lastRef, desired, live any, t *typeNode, f *typeField) any {
 	switch d := desired.(type) {
 	case map[string]any:
 		if l, ok := live.(map[string]any); ok {
-			lm, _ := last.(map[string]any)
-			return mergeMap(lm, d, l, t, f != nil && f.retainKeys)
+			return mergeMap(last.object(), d, l, t, f != nil && f.retainKeys)
 		}
 	case []any:
 		if l, ok := live.([]any); ok && f != nil && f.merge {
-			lastList, _ := last.([]any)
 			if f.mergeKey != "" {
-				return mergeKeyedList(lastList, d, l, f.mergeKey, t.elemNode())
+				return mergeKeyedList(last.array(), d, l, f.mergeKey, t.elemNode())
 			}
-			return mergeScalarList(lastList, d, l)
+			return mergeScalarList(last.array(), d, l, t.elemNode())
 		}
 	}
 	return deepCopyValue(desired)
 }
 
-func mergeMap(last, desired, live map[string]any, t *typeNode, retainKeys bool) map[string]any {
+// mergeMap merges the maps desired and live of type t; last is the
+// last-applied map at the same place (absent: none).
+func mergeMap(last lastRef, desired, live map[string]any, t *typeNode, retainKeys bool) map[string]any {
 	out := make(map[string]any, len(live)+1)
 	if !retainKeys {
 		for k, lv := range live {
 			if _, ok := desired[k]; ok {
 				continue
 			}
-			if _, ok := last[k]; ok {
+			if last.has(k, t) {
 				continue // we applied it before and no longer do: deleted
 			}
 			out[k] = deepCopyValue(lv)
@@ -97,12 +97,17 @@ func mergeMap(last, desired, live map[string]any, t *typeNode, retainKeys bool) 
 				cn = t.elem
 			}
 		}
-		out[k] = mergeValue(last[k], dv, live[k], cn, f)
+		var lv lastRef
+		switch dv.(type) {
+		case map[string]any, []any:
+			lv = last.field(k, t) // only a map or list merges
+		}
+		out[k] = mergeValue(lv, dv, live[k], cn, f)
 	}
 	return out
 }
 
-func mergeKeyedList(last, desired, live []any, key string, et *typeNode) []any {
+func mergeKeyedList(last lastRef, desired, live []any, key string, et *typeNode) []any {
 	out := make([]any, 0, len(desired)+len(live))
 	used := make([]bool, len(live))
 	for _, d := range desired {
@@ -118,17 +123,13 @@ func mergeKeyedList(last, desired, live []any, key string, et *typeNode) []any {
 			continue
 		}
 		used[li] = true
-		var lastItem map[string]any
-		if ai := indexByKey(last, key, kv); ai >= 0 {
-			lastItem, _ = last[ai].(map[string]any)
-		}
-		out = append(out, mergeMap(lastItem, dm, live[li].(map[string]any), et, false))
+		out = append(out, mergeMap(last.item(key, kv, et), dm, live[li].(map[string]any), et, false))
 	}
 	for i, l := range live {
 		if used[i] {
 			continue
 		}
-		if lm, ok := l.(map[string]any); ok && indexByKey(last, key, lm[key]) >= 0 {
+		if lm, ok := l.(map[string]any); ok && last.item(key, lm[key], et).exists() {
 			continue // we applied this item before and no longer do
 		}
 		out = append(out, deepCopyValue(l))
@@ -148,11 +149,11 @@ func indexByKey(list []any, key string, want any) int {
 	return -1
 }
 
-func mergeScalarList(last, desired, live []any) []any {
+func mergeScalarList(last lastRef, desired, live []any, et *typeNode) []any {
 	out := make([]any, 0, len(desired)+len(live))
 	out = append(out, desired...)
 	for _, l := range live {
-		if containsScalar(desired, l) || containsScalar(last, l) {
+		if containsScalar(desired, l) || last.containsScalar(l, et) {
 			continue
 		}
 		out = append(out, l)

@@ -1,7 +1,7 @@
 package diff
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -98,9 +98,12 @@ type Change struct {
 // {} is a value (emptyDir: {}). No allocation happens unless a change is
 // found.
 func compareObjects(live, predicted map[string]any, root *typeNode) []Change {
-	var c comparer
+	// The path lives on the stack unless an object nests deeper than this.
+	var path [16]string
+	c := comparer{path: path[:0]}
 	c.compareMaps(live, predicted, root)
-	sort.Slice(c.changes, func(i, j int) bool { return c.changes[i].Path < c.changes[j].Path })
+	// Paths are unique: the order is the same as any sort's.
+	slices.SortFunc(c.changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
 	return c.changes
 }
 
