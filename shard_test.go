@@ -86,7 +86,13 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { _ = rdb.Close() })
-	shared := store.NewRedis(rdb, store.DefaultRedisOptions())
+	// The test is about sharing renders, not about a slow Redis: a
+	// generous timeout keeps a loaded CI machine from tripping the
+	// store's cooldown, in which every app renders again each second
+	// (store/redis_hung_test.go covers that path).
+	ropts := store.DefaultRedisOptions()
+	ropts.Timeout = 10 * time.Second
+	shared := store.NewRedis(rdb, ropts)
 	var renders atomic.Int64
 
 	files := map[string]string{}
