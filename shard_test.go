@@ -164,6 +164,13 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 			}
 			return true
 		})
+		// A refresh a former owner began before the handover may end
+		// after it: let every app be reconciled once (a window that is
+		// not judged), so the judged window starts after any such one.
+		settle := snapshot(rs)
+		eventually(t, deadline, "every app reconciled since ownership settled", func() bool {
+			return len(workedOn(settle, snapshot(rs))) == len(apps)
+		})
 		before = snapshot(rs)
 		eventually(t, deadline, "every app reconciled again", func() bool {
 			last = workedOn(before, snapshot(rs))
