@@ -11,7 +11,6 @@ import (
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/source"
-	"github.com/kubegitops/gitops/sync"
 	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
 )
@@ -318,73 +317,6 @@ func (r *runner) record(st *appState, app *Application, status Status) {
 	}
 }
 
-// autoSync starts an automated sync when DecideAutoSync says so, and
-// returns a wait when the decision may change by time alone (a self-heal
-// backoff). The sync runs on its own goroutine, not on the reconcile
-// worker: a sync that waits for its rollout would otherwise hold a worker
-// that other apps' refreshes need. While it runs, the app's refreshes go
-// on and start no other sync; when it ends the app is queued again.
-func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status Status) time.Duration {
-	r.mu.Lock()
-	if st.syncing {
-		r.mu.Unlock()
-		return 0
-	}
-	if st.auto != nil {
-		st.auto.Seen(status)
-	}
-	var last *AutoSyncRecord
-	if st.auto != nil {
-		l := *st.auto
-		last = &l
-	}
-	r.mu.Unlock()
-	p := app.Spec.SyncPolicy
-	d := DecideAutoSync(AutoSyncInput{Policy: p, Status: status, Last: last, Now: time.Now()})
-	if !d.Sync {
-		if d.Reason != "" && status.Sync == OutOfSync {
-			r.e.opts.Log.V(1).Info("no automated sync", "app", app.Name, "revision", status.Revision, "reason", d.Reason)
-		}
-		return d.Wait
-	}
-	r.mu.Lock()
-	st.syncing = true
-	r.mu.Unlock()
-	r.syncs.Add(1)
-	go func() {
-		defer r.syncs.Done()
-		again := r.runAutoSync(ctx, st, app, status, d.Next)
-		r.queue.AddAfter(key, again)
-	}()
-	return 0
-}
-
-// runAutoSync runs one automated sync decided with record next, and
-// returns when to look at the app again.
-func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application, status Status, next AutoSyncRecord) time.Duration {
-	p := app.Spec.SyncPolicy
-	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true})
-	var blocked *SyncWindowError
-	if errors.As(err, &blocked) {
-		// Automated syncs wait for the window; the status says which one.
-		r.mu.Lock()
-		st.syncing = false
-		st.status.Conditions = append(st.status.Conditions, Condition{Type: ConditionSyncWindowBlocked, Message: blocked.Error()})
-		r.mu.Unlock()
-		return windowRecheck
-	}
-	rec := next
-	rec.Failed = res.Phase != sync.Succeeded
-	r.mu.Lock()
-	st.auto = &rec
-	st.syncing = false
-	r.mu.Unlock()
-	if err != nil {
-		r.e.opts.Log.Info("automated sync failed", "app", app.Name, "revision", status.Revision, "error", err.Error())
-	}
-	return time.Second // look again soon: the sync changed things
-}
-
 // healthReason says why an app has its health: the aggregated message
 // (which names the worst resources), else, for an app whose health is not
 // known or is degraded without one, its conditions (the refresh's error).
@@ -406,23 +338,6 @@ func hasError(cs []Condition) bool {
 		}
 	}
 	return false
-}
-
-// latestRevision returns a function that resolves the app's revisions now,
-// so that retries of an older revision can be pre-empted by a newer one.
-func (r *runner) latestRevision(ctx context.Context, app *Application) func() string {
-	return func() string {
-		var revs []string
-		for _, src := range app.Spec.AllSources() {
-			r.e.Invalidate(src.RepoURL)
-			rev, err := r.e.resolve(ctx, src, src.TargetRevision)
-			if err != nil {
-				return ""
-			}
-			revs = append(revs, rev.Commit)
-		}
-		return joinRevisions(revs)
-	}
 }
 
 // watchCluster subscribes once per cluster to its changes: a change to an
