@@ -91,4 +91,3 @@ func (r *runner) latestRevision(ctx context.Context, app *Application) func() st
 		return joinRevisions(revs)
 	}
 }
-
