@@ -20,7 +20,10 @@ import (
 // PredictedLive, Live, Patch): compare reads only the verdict and the
 // text, and keeping three normalised copies of every object of a fleet
 // would cost more heap than the cache that holds the live objects. Errors
-// are never memoized (a dry run may fail for a passing reason).
+// are never memoized (a dry run may fail for a passing reason), nor are
+// results compared with a deduced schema (diff.Result.Deduced): a new
+// CRD's schema appears a moment after the CRD, and a verdict guessed
+// before it must not outlive it.
 type memoDiffer struct {
 	Differ
 	mu      sync.Mutex
@@ -58,7 +61,7 @@ func (m *memoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstr
 	}
 	m.mu.Unlock()
 	res, err := m.Differ.Diff(ctx, desired, live)
-	if err != nil {
+	if err != nil || res.Deduced {
 		return res, err
 	}
 	slim := res

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubegitops/gitops/diff"
@@ -89,5 +90,42 @@ func TestUnchangedRefreshDiffsNothing(t *testing.T) {
 	st, err = e.Refresh(ctx, app)
 	if err != nil || st.Sync != Synced {
 		t.Fatalf("refresh with /data ignored: %v %+v", err, st)
+	}
+}
+
+// A verdict reached with a deduced schema (a custom resource whose CRD
+// the cluster has not published yet) is not memoized: the next refresh
+// compares again, so the CRD's real schema is used once it appears. A
+// modelled comparison of the same inputs is memoized.
+func TestDeducedComparisonsAreNotMemoized(t *testing.T) {
+	opts := diff.DefaultOptions()
+	opts.Mode = diff.ModeStructuredMerge
+	d, err := diff.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int32
+	m := newMemoDiffer(countingDiffer{d, &n})
+	obj := func(apiVersion, kind string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
+			"metadata": map[string]any{"name": "w1", "namespace": "ns", "uid": "u1", "resourceVersion": "7"},
+			"data":     map[string]any{"k": "v"}}}
+		return u
+	}
+	for _, c := range []struct {
+		apiVersion, kind string
+		deduced          bool
+		want             int32
+	}{{"example.test/v1", "Widget", true, 3}, {"v1", "ConfigMap", false, 1}} {
+		n.Store(0)
+		for range 3 {
+			res, err := m.Diff(context.Background(), obj(c.apiVersion, c.kind), obj(c.apiVersion, c.kind))
+			if err != nil || res.Modified || res.Deduced != c.deduced {
+				t.Fatalf("%s: %v modified=%v deduced=%v", c.kind, err, res.Modified, res.Deduced)
+			}
+		}
+		if got := n.Load(); got != c.want {
+			t.Fatalf("%s: 3 comparisons of the same inputs diffed %d times, want %d", c.kind, got, c.want)
+		}
 	}
 }

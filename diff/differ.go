@@ -57,7 +57,7 @@ func New(opts Options) (*Differ, error) {
 		norm:    norm,
 		rules:   append(sys, app...),
 		mask:    &masker{key: key},
-		deduced: managedfields.NewDeducedTypeConverter(),
+		deduced: NewDeducedTypeConverter(),
 	}
 	if opts.ServerSideCacheSize > 0 {
 		if d.ssdCache, err = lru.New[string, *unstructured.Unstructured](opts.ServerSideCacheSize); err != nil {
@@ -229,7 +229,7 @@ func (d *Differ) predict(ctx context.Context, res *Result, gvk schema.GroupVersi
 		predicted, err = d.predictServerSide(ctx, gvk, desired, live, ln, include)
 	case ModeStructuredMerge:
 		res.TwoWay = len(live.GetManagedFields()) == 0
-		res.SchemaFallback, err = d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
+		res.SchemaFallback, res.Deduced, err = d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
 			var err error
 			predicted, err = d.predictStructuredMerge(tc, dn, ln, last, live)
 			return err

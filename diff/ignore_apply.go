@@ -79,7 +79,7 @@ func (d *Differ) managedPaths(ctx context.Context, gvk schema.GroupVersionKind, 
 		return nil, err
 	}
 	var without map[string]any
-	if _, err := d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
+	if _, _, err := d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
 		var err error
 		without, err = removeFieldSet(tc, obj, set.Leaves())
 		return err

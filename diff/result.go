@@ -31,6 +31,12 @@ type Result struct {
 	// and why: it was compared with a deduced schema instead (maps as
 	// structs, lists atomic), which may show a list as changed whole.
 	SchemaFallback string
+	// Deduced is true when ModeStructuredMerge compared with a deduced
+	// schema (lists atomic): Options.Schema had no model of the kind (a
+	// custom resource offline, or a CRD the cluster does not publish yet),
+	// or could not model the object (SchemaFallback). A caller that keeps
+	// Results should not keep such a one: the kind's model may appear.
+	Deduced bool
 	// Missing: there is no live object. Extraneous: there is no desired
 	// object.
 	Missing, Extraneous bool

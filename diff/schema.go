@@ -54,7 +54,7 @@ func newBuiltinSchema(s *runtime.Scheme) *builtinSchema {
 	return &builtinSchema{
 		scheme:  s,
 		typed:   applyconfigurations.NewTypeConverter(s),
-		deduced: managedfields.NewDeducedTypeConverter(),
+		deduced: NewDeducedTypeConverter(),
 	}
 }
 

@@ -175,7 +175,7 @@ func (d *Differ) predictServerSide(ctx context.Context, gvk schema.GroupVersionK
 // and that our manager does not own, its live value.
 func (d *Differ) revertUnowned(ctx context.Context, gvk schema.GroupVersionKind, predicted, live map[string]any, ours *fieldpath.Set) (map[string]any, error) {
 	var out map[string]any
-	_, err := d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
+	_, _, err := d.withModel(ctx, gvk, func(tc managedfields.TypeConverter) error {
 		var err error
 		out, err = revertUnownedWith(tc, predicted, live, ours)
 		return err

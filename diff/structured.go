@@ -31,6 +31,14 @@ import (
 //
 // desired and live are normalised; liveRaw carries the managedFields.
 // Without managedFields there is nothing to remove: a two-way merge.
+//
+// Under a deduced schema (IsDeduced: the kind has no model, so every list
+// is atomic) an owned field below a field desired sets whole is not
+// dropped: the managedFields were written by the server with the kind's
+// real schema (a keyed list's items), and desired's atomic value covers
+// them. Without this rule a new CRD's objects, compared in the moment
+// before the cluster publishes the CRD's schema, lost every keyed list
+// item from the prediction and showed as OutOfSync.
 func (d *Differ) predictStructuredMerge(tc managedfields.TypeConverter, desired, live, last map[string]any, liveRaw *unstructured.Unstructured) (map[string]any, error) {
 	tvDesired, err := toTyped(tc, desired)
 	if err != nil {
@@ -68,6 +76,9 @@ func (d *Differ) predictStructuredMerge(tc managedfields.TypeConverter, desired,
 	if !own.ours.Empty() {
 		dropped := own.ours.Leaves().Difference(config).Difference(own.others)
 		dropped = dropped.Union(droppedItems(own.ours, config, own.others))
+		if IsDeduced(tc) {
+			dropped = uncovered(dropped, config.Leaves())
+		}
 		if !dropped.Empty() {
 			merged = merged.RemoveItems(dropped)
 		}
@@ -105,21 +116,55 @@ func (e *modelError) Unwrap() error { return e.err }
 // runs again with a deduced schema (maps as structs, lists atomic), which
 // types any object: a kind that cannot be modelled is still compared, never
 // left unknown. The returned note says why the fallback was taken, empty
-// when it was not.
-func (d *Differ) withModel(ctx context.Context, gvk schema.GroupVersionKind, fn func(managedfields.TypeConverter) error) (string, error) {
+// when it was not; deduced says fn's result came from a deduced schema
+// (the fallback, or a source that has no model of gvk).
+func (d *Differ) withModel(ctx context.Context, gvk schema.GroupVersionKind, fn func(managedfields.TypeConverter) error) (note string, deduced bool, err error) {
 	tc, err := d.opts.Schema.TypeConverter(ctx, gvk)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	err = fn(tc)
 	var me *modelError
 	if !errors.As(err, &me) {
-		return "", err
+		return "", err == nil && IsDeduced(tc), err
 	}
 	if err := fn(d.deduced); err != nil {
-		return "", err
+		return "", false, err
 	}
-	return fmt.Sprintf("the schema of %s cannot model this object (%v): compared with a deduced schema (lists atomic)", gvk.Kind, me.err), nil
+	return fmt.Sprintf("the schema of %s cannot model this object (%v): compared with a deduced schema (lists atomic)", gvk.Kind, me.err), true, nil
+}
+
+// deducedConverter marks a converter that deduces types from the object
+// (maps as structs, lists atomic) rather than knowing the kind.
+type deducedConverter struct{ managedfields.TypeConverter }
+
+// NewDeducedTypeConverter returns a converter that types any object by
+// deduction (maps as structs, lists atomic), marked so that IsDeduced
+// reports it. A SchemaSource returns it for a kind it has no model of.
+func NewDeducedTypeConverter() managedfields.TypeConverter {
+	return deducedConverter{managedfields.NewDeducedTypeConverter()}
+}
+
+// IsDeduced reports whether tc is a converter of NewDeducedTypeConverter:
+// one that knows no kind and guesses every list atomic.
+func IsDeduced(tc managedfields.TypeConverter) bool {
+	_, ok := tc.(deducedConverter)
+	return ok
+}
+
+// uncovered returns the paths of set none of whose proper prefixes is in
+// leaves: a path below a value set whole is covered by it.
+func uncovered(set, leaves *fieldpath.Set) *fieldpath.Set {
+	out := &fieldpath.Set{}
+	set.Iterate(func(p fieldpath.Path) {
+		for i := 1; i < len(p); i++ {
+			if leaves.Has(p[:i]) {
+				return
+			}
+		}
+		out.Insert(p)
+	})
+	return out
 }
 
 // removeFieldSet removes the fields of set from obj (normalised) through the
