@@ -262,6 +262,8 @@ type Engine struct {
 	clusters map[string]*clusterState // by server URL and by name
 	sources  map[string]source.Source
 	differs  map[string]*differEntry
+	// types are the built-in kinds' type trees every app's differ shares.
+	types    *diff.TypeCache
 	projects map[string]*Project
 	runner   *runner     // set while Run runs
 	appsets  *appSetLoop // set while RunAppSets runs
@@ -332,6 +334,7 @@ func New(opts Options) (*Engine, error) {
 		clusters: map[string]*clusterState{},
 		sources:  map[string]source.Source{},
 		differs:  map[string]*differEntry{},
+		types:    diff.NewTypeCache(),
 		projects: map[string]*Project{},
 		// directives is built once: its type trees are reused.
 		directives: diff.NewDirectiveResolver(),

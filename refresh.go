@@ -42,6 +42,7 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		opts.DryRun = cs.dryRun
 	}
 	opts.KnownTypeFields = e.opts.KnownTypeFields
+	opts.Types = e.types // one set of built-in type trees for every app
 	opts.IgnoreAggregatedRoles = e.opts.IgnoreAggregatedRoles
 	opts.CompareAllStatus, opts.IgnoreStatus = e.opts.CompareStatus == CompareStatusAll, e.opts.IgnoreStatus
 	cmpOpts, err := resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions])

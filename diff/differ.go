@@ -45,6 +45,9 @@ func New(opts Options) (*Differ, error) {
 		return nil, fmt.Errorf("diff: masking key: %w", err)
 	}
 	trees := newTypeTrees()
+	if opts.Types != nil {
+		trees = opts.Types.trees
+	}
 	known, err := compileKnownTypes(trees, opts.KnownTypeFields)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)

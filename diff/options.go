@@ -90,6 +90,11 @@ type Options struct {
 	// roles it selects (Argo CD's resource.compareoptions
 	// ignoreAggregatedRoles). Default false.
 	IgnoreAggregatedRoles bool
+	// Types, when set, is the cache of built-in kinds' type trees this
+	// Differ reads and fills; Differs that share one build each kind's
+	// tree once (an engine of 1,000 apps kept 100 MB of identical trees,
+	// one set per app). Nil: the Differ keeps its own.
+	Types *TypeCache
 	// KnownTypeFields are fields of other kinds (custom resources) that hold
 	// built-in types, normalised as those types (Argo CD's
 	// knownTypeFields). An unknown type makes New fail.

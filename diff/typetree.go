@@ -64,7 +64,7 @@ var (
 
 // typeTrees builds and caches the type nodes of the built-in kinds, from
 // the typed scheme of k8s.io/api (client-go's scheme). It belongs to one
-// Differ: no package-level state.
+// Differ, or to a TypeCache Differs share: no package-level state.
 type typeTrees struct {
 	scheme *runtime.Scheme
 
@@ -75,6 +75,15 @@ type typeTrees struct {
 	named map[string]reflect.Type
 	byGVK sync.Map // schema.GroupVersionKind -> *typeNode (nil: not built in)
 }
+
+// TypeCache holds the type trees of the built-in kinds (from client-go's
+// typed scheme) that Differs build on first use of each kind; it is safe
+// for concurrent use and may be shared by any number of Differs
+// (Options.Types). The trees never change once built.
+type TypeCache struct{ trees *typeTrees }
+
+// NewTypeCache returns an empty TypeCache.
+func NewTypeCache() *TypeCache { return &TypeCache{trees: newTypeTrees()} }
 
 func newTypeTrees() *typeTrees {
 	return &typeTrees{scheme: scheme.Scheme, byType: map[reflect.Type]*typeNode{}}
