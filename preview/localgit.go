@@ -281,22 +281,34 @@ type entryInfo struct {
 	mode fs.FileMode
 }
 
-// Name, Size, Mode, ModTime, IsDir and Sys implement fs.FileInfo.
-func (i *entryInfo) Name() string       { return i.name }
-func (i *entryInfo) Size() int64        { return i.size }
-func (i *entryInfo) Mode() fs.FileMode  { return i.mode }
+// Name implements fs.FileInfo: the entry's base name.
+func (i *entryInfo) Name() string { return i.name }
+
+// Size implements fs.FileInfo: the blob's length in bytes.
+func (i *entryInfo) Size() int64 { return i.size }
+
+// Mode implements fs.FileInfo: the mode Git records.
+func (i *entryInfo) Mode() fs.FileMode { return i.mode }
+
+// ModTime implements fs.FileInfo: Git keeps no times, so zero.
 func (i *entryInfo) ModTime() time.Time { return time.Time{} }
-func (i *entryInfo) IsDir() bool        { return i.mode.IsDir() }
-func (i *entryInfo) Sys() any           { return nil }
+
+// IsDir implements fs.FileInfo.
+func (i *entryInfo) IsDir() bool { return i.mode.IsDir() }
+
+// Sys implements fs.FileInfo: nil.
+func (i *entryInfo) Sys() any { return nil }
 
 type blobFile struct {
 	info fs.FileInfo
 	*bytes.Reader
 }
 
-// Stat and Close implement fs.File.
+// Stat implements fs.File.
 func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *blobFile) Close() error               { return nil }
+
+// Close implements fs.File: nothing to release.
+func (f *blobFile) Close() error { return nil }
 
 type dirFile struct {
 	info    fs.FileInfo
@@ -304,11 +316,15 @@ type dirFile struct {
 	off     int
 }
 
-// Stat, Read and Close implement fs.File for a directory.
+// Stat implements fs.File for a directory.
 func (d *dirFile) Stat() (fs.FileInfo, error) { return d.info, nil }
+
+// Read implements fs.File: a directory cannot be read as bytes.
 func (d *dirFile) Read([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "read", Path: d.info.Name(), Err: fs.ErrInvalid}
 }
+
+// Close implements fs.File: nothing to release.
 func (d *dirFile) Close() error { return nil }
 
 // ReadDir implements fs.ReadDirFile.

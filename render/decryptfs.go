@@ -117,9 +117,11 @@ type memFile struct {
 	info fs.FileInfo
 }
 
-// Stat and Close implement fs.File.
+// Stat implements fs.File.
 func (m *memFile) Stat() (fs.FileInfo, error) { return m.info, nil }
-func (m *memFile) Close() error               { return nil }
+
+// Close implements fs.File: nothing to release.
+func (m *memFile) Close() error { return nil }
 
 // sizedInfo reports the plaintext's size.
 type sizedInfo struct {
