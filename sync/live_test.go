@@ -121,9 +121,11 @@ func TestWaitReadsLiveWhenItCanBeBelieved(t *testing.T) {
 	if got := calls.Load(); got != 3 {
 		t.Fatalf("Live was asked %d times, want 3 (two stale copies, then the current one)", got)
 	}
-	// Each stale copy cost one GET of the syncer's own; the current one none.
-	if got := reads.gets.Load(); got != 2 {
-		t.Fatalf("the syncer's own GETs of the Deployment: %d, want 2 (one per stale copy)", got)
+	// The plan reads the one Deployment by a GET (a kind of fewer than
+	// listThreshold objects is not listed); then each stale copy cost one
+	// GET of the wait's own, the current one none.
+	if got := reads.gets.Load(); got != 3 {
+		t.Fatalf("the syncer's own GETs of the Deployment: %d, want 3 (the plan's, then one per stale copy)", got)
 	}
 	// Yield and resume at the start (take a slot), Yield again for the
 	// last wave's wait, never resumed: nothing is written after it.

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	gosync "sync"
 
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -304,21 +306,30 @@ func groups(tasks []*task) [][]*task {
 
 var errEmptyPrune = errors.New("refusing to prune: the desired state is empty (set AllowEmpty to delete every resource of the application)")
 
-// liveState attaches the live object to each task, listing each kind once
-// per namespace rather than getting every object.
+// liveState attaches the live object to each task. A kind with at least
+// listThreshold objects in one namespace is listed once; fewer are read one
+// by one, so that a sync of a few objects costs a few reads however many
+// objects of their kinds the namespace holds (a namespace shared by a
+// hundred apps of a fleet made every sync list a hundred apps' objects).
 func (s *Syncer) liveState(ctx context.Context, tasks []*task) error {
 	type scope struct {
 		gvr schema.GroupVersionResource
 		ns  string
 	}
-	want := map[scope]bool{}
+	want := map[scope][]*task{}
 	for _, t := range tasks {
 		if t.mapped && !t.prune {
-			want[scope{t.gvr, t.key.Namespace}] = true
+			sc := scope{t.gvr, t.key.Namespace}
+			want[sc] = append(want[sc], t)
 		}
 	}
 	live := map[resource.Key]*unstructured.Unstructured{}
-	for sc := range want {
+	var singles []*task
+	for sc, ts := range want {
+		if len(ts) < listThreshold {
+			singles = append(singles, ts...)
+			continue
+		}
 		items, err := s.list(ctx, sc.gvr, sc.ns)
 		if apierrors.IsForbidden(err) {
 			// An identity that may not list a kind (an impersonated
@@ -332,6 +343,29 @@ func (s *Syncer) liveState(ctx context.Context, tasks []*task) error {
 		for _, obj := range items {
 			live[resource.KeyOf(obj)] = obj
 		}
+	}
+	var mu gosync.Mutex
+	var firstErr error
+	parallel(s.opts.ApplyParallelism, singles, func(t *task) {
+		var obj *unstructured.Unstructured
+		err := retryTransient(ctx, func() error {
+			var err error
+			obj, err = s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
+			return err
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			live[t.key] = obj
+		case apierrors.IsNotFound(err), apierrors.IsForbidden(err):
+			// Absent, or not readable by this identity (see above).
+		case firstErr == nil:
+			firstErr = fmt.Errorf("get %s: %w", t.key, err)
+		}
+	})
+	if firstErr != nil {
+		return firstErr
 	}
 	for _, t := range tasks {
 		if !t.prune {
