@@ -33,7 +33,8 @@ var _ source.Snapshot = (*Snapshot)(nil)
 
 // openSnapshot opens commit h in generation g, which the caller has
 // acquired; the snapshot releases it on Close or when collected.
-func openSnapshot(g *generation, h plumbing.Hash, rev source.Revision) (*Snapshot, error) {
+// trees are the decoded trees every snapshot of the source shares.
+func openSnapshot(g *generation, h plumbing.Hash, rev source.Revision, trees *treefs.Trees) (*Snapshot, error) {
 	obj, err := g.EncodedObject(plumbing.CommitObject, h)
 	if err != nil {
 		g.release()
@@ -44,7 +45,7 @@ func openSnapshot(g *generation, h plumbing.Hash, rev source.Revision) (*Snapsho
 		g.release()
 		return nil, fmt.Errorf("commit %s: %w", h, err)
 	}
-	s := &Snapshot{FS: treefs.New(g, c.TreeHash), rev: rev, rel: &releaser{gen: g}}
+	s := &Snapshot{FS: treefs.NewShared(g, c.TreeHash, trees), rev: rev, rel: &releaser{gen: g}}
 	runtime.AddCleanup(s, func(r *releaser) { r.release() }, s.rel)
 	return s, nil
 }

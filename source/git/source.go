@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/internal/treefs"
 )
 
 // Source is a source.Source for Git repositories over HTTPS, HTTP and SSH.
@@ -31,6 +32,10 @@ type Source struct {
 	maxPacks         int
 	maxThinPackBytes int64
 
+	// trees are decoded Git trees, shared by every snapshot (content
+	// named by hash: the same for every repository and generation).
+	trees *treefs.Trees
+
 	mu     sync.Mutex
 	stores map[string]*objectStore
 	// tlsTransports are connection pools of credentials with their own
@@ -39,6 +44,14 @@ type Source struct {
 }
 
 var _ source.Source = (*Source)(nil)
+
+// sharedTrees is how many decoded Git trees (folders) a Source keeps for
+// its snapshots to share, the least recently used going first. The folders
+// on every app's path (a monorepo's root and its apps/ folder) are used by
+// every refresh and stay; an app's own small folder may be decoded again.
+// A folder costs about 130 bytes per entry: 256 folders of 10,000 entries
+// would be 330 MB, a bound no real repository reaches.
+const sharedTrees = 256
 
 // session is the part of a go-git upload-pack session this package uses;
 // the SSH transport of this package implements it too.
@@ -73,6 +86,7 @@ func New(opts Options) (*Source, error) {
 	}
 	return &Source{
 		opts:             opts,
+		trees:            treefs.NewTrees(sharedTrees),
 		httpTransport:    newHTTPTransport(opts),
 		refs:             newRefCache(opts.ResolveTTL),
 		metrics:          newMetrics(opts.Registerer),
@@ -180,7 +194,7 @@ func (s *Source) snapshot(ctx context.Context, repo source.Repository, rev sourc
 		g := store.current()
 		if g.acquire() {
 			if g.hasCommit(h) {
-				snap, err := openSnapshot(g, h, rev)
+				snap, err := openSnapshot(g, h, rev, s.trees)
 				if err != nil {
 					return nil, wrapErr(e, "snapshot", rev.Commit, err)
 				}

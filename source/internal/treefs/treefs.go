@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/kubegitops/gitops/source"
 )
@@ -38,6 +39,25 @@ type FS struct {
 	mu      sync.Mutex
 	objects ObjectReader
 	trees   map[plumbing.Hash]*treeNode
+	// shared, when set, holds trees decoded by other FSs (Trees).
+	shared *Trees
+}
+
+// Trees is a cache of decoded trees that the FSs of many snapshots share
+// (NewShared). A tree object is named by the hash of its content, so one
+// decoded tree serves every snapshot that holds it: a monorepo's folder of
+// 10,000 apps is decoded once, not once per snapshot (each refresh of each
+// app opened a snapshot and decoded it again, a cost that grew with the
+// number of apps). Safe for concurrent use.
+type Trees struct {
+	c *lru.Cache[plumbing.Hash, *treeNode]
+}
+
+// NewTrees returns a Trees that keeps the size trees used last (at least
+// one).
+func NewTrees(size int) *Trees {
+	c, _ := lru.New[plumbing.Hash, *treeNode](max(size, 1)) // errs only for a size below one
+	return &Trees{c: c}
 }
 
 var (
@@ -56,6 +76,14 @@ type treeNode struct {
 // New returns the FS of tree root read from objects.
 func New(objects ObjectReader, root plumbing.Hash) *FS {
 	return &FS{root: root, objects: objects, trees: map[plumbing.Hash]*treeNode{}}
+}
+
+// NewShared is New with the decoded trees of shared: trees it holds are
+// not decoded again, and trees decoded here join it. shared may be nil.
+func NewShared(objects ObjectReader, root plumbing.Hash, shared *Trees) *FS {
+	s := New(objects, root)
+	s.shared = shared
+	return s
 }
 
 // TreeHash returns the Git object id of the tree (directory) or blob
@@ -171,6 +199,12 @@ func (s *FS) tree(h plumbing.Hash) (*treeNode, error) {
 	if t, ok := s.trees[h]; ok {
 		return t, nil
 	}
+	if s.shared != nil {
+		if t, ok := s.shared.c.Get(h); ok {
+			s.trees[h] = t
+			return t, nil
+		}
+	}
 	obj, err := s.objects.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("tree %s: %w", h, err)
@@ -184,6 +218,9 @@ func (s *FS) tree(h plumbing.Hash) (*treeNode, error) {
 		t.byName[e.Name] = i
 	}
 	s.trees[h] = t
+	if s.shared != nil {
+		s.shared.c.Add(h, t)
+	}
 	return t, nil
 }
 
