@@ -103,6 +103,7 @@ func (r *runner) remove(name string) {
 	}
 	for n := range gone {
 		delete(r.apps, n)
+		delete(r.parents, n)
 		r.queue.Forget(n)
 	}
 }

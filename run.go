@@ -30,6 +30,9 @@ type runner struct {
 	mu         gosync.Mutex
 	apps       map[string]*appState
 	subscribed map[*clusterState]bool
+	// parents are the apps whose last render held Applications (app of
+	// apps): only their reconciles scan apps for children to drop.
+	parents map[string]bool
 	// owned are the top-level apps the Sharder gives this replica; nil
 	// without a Sharder (every app is owned).
 	owned map[string]bool
@@ -68,6 +71,7 @@ func (e *Engine) Run(ctx context.Context, apps []Application) error {
 		e:          e,
 		queue:      workqueue.NewTypedRateLimitingQueue(failureBackoff(e.opts.Interval)),
 		apps:       map[string]*appState{},
+		parents:    map[string]bool{},
 		subscribed: map[*clusterState]bool{},
 	}
 	for i := range apps {
@@ -369,8 +373,21 @@ func (r *runner) watchCluster(ctx context.Context, app *Application) {
 }
 
 // adopt makes the Applications rendered by a parent managed apps, and drops
-// the children it no longer renders.
+// the children it no longer renders. An app that renders none and rendered
+// none before costs nothing: a fleet of 10,000 apps spent 5% of the
+// engine's time scanning every app on every reconcile for children.
 func (r *runner) adopt(parent string, children []*Application) {
+	r.mu.Lock()
+	had := r.parents[parent]
+	if len(children) > 0 {
+		r.parents[parent] = true
+	} else {
+		delete(r.parents, parent)
+	}
+	r.mu.Unlock()
+	if !had && len(children) == 0 {
+		return
+	}
 	keep := map[string]bool{}
 	for _, c := range children {
 		keep[r.e.AppKey(c)] = true
