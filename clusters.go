@@ -11,6 +11,7 @@ import (
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -38,7 +39,7 @@ type clusterState struct {
 	// namespaced records, per group-kind the cluster serves, whether it is
 	// namespaced; rebuilt when the cache's discovery changes.
 	scopeMu    gosync.Mutex
-	scopeCount int
+	scopeGen   uint64
 	namespaced map[schema.GroupKind]bool
 	// impersonated are syncers acting as service accounts, by namespace/name.
 	impersonated map[string]Syncer
@@ -208,10 +209,23 @@ func (e *Engine) destination(dest ApplicationDestination) (*clusterState, error)
 // isNamespaced reports whether the cluster serves gk as a namespaced kind;
 // known is false for kinds the cluster does not serve.
 func (cs *clusterState) isNamespaced(gk schema.GroupKind) (namespaced, known bool) {
-	lists := cs.cache.APIResources()
+	// A cache that counts its discoveries (*cache.ClusterCache) spares
+	// copying every API resource on each call; another is copied and
+	// known changed by its length.
+	var gen uint64
+	var lists []metav1.APIResourceList
+	if g, ok := cs.cache.(interface{ APIResourcesGeneration() uint64 }); ok {
+		gen = g.APIResourcesGeneration()
+	} else {
+		lists = cs.cache.APIResources()
+		gen = uint64(len(lists))
+	}
 	cs.scopeMu.Lock()
 	defer cs.scopeMu.Unlock()
-	if cs.namespaced == nil || cs.scopeCount != len(lists) {
+	if cs.namespaced == nil || cs.scopeGen != gen {
+		if lists == nil {
+			lists = cs.cache.APIResources()
+		}
 		m := map[schema.GroupKind]bool{}
 		for _, l := range lists {
 			gv, err := schema.ParseGroupVersion(l.GroupVersion)
@@ -222,7 +236,7 @@ func (cs *clusterState) isNamespaced(gk schema.GroupKind) (namespaced, known boo
 				m[schema.GroupKind{Group: gv.Group, Kind: r.Kind}] = r.Namespaced
 			}
 		}
-		cs.namespaced, cs.scopeCount = m, len(lists)
+		cs.namespaced, cs.scopeGen = m, gen
 	}
 	namespaced, known = cs.namespaced[gk]
 	return namespaced, known

@@ -44,6 +44,7 @@ type ClusterCache struct {
 	store         *store
 	synced        bool
 	apiLists      []metav1.APIResourceList
+	apiGen        uint64 // counts the discoveries that set apiLists
 	serverVersion string
 	// taints holds the error of each failing watch, forbidden kind and
 	// failed group version (keyed by a watchID with no Resource).
@@ -323,6 +324,16 @@ func (c *ClusterCache) Stats() Stats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return Stats{Objects: len(c.store.byKey), Whole: c.store.whole, Watches: n}
+}
+
+// APIResourcesGeneration counts the discoveries that set what APIResources
+// returns: a caller that derives something from the resources (which kinds
+// are namespaced) derives it again only when the count moves, instead of
+// copying the resources on every use.
+func (c *ClusterCache) APIResourcesGeneration() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.apiGen
 }
 
 // APIResources returns the server's preferred API resources from the last

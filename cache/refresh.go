@@ -27,6 +27,7 @@ func (c *ClusterCache) refresh(ctx context.Context) ([]<-chan struct{}, error) {
 
 	c.mu.Lock()
 	c.apiLists = d.lists
+	c.apiGen++
 	c.serverVersion = d.version
 	for id := range c.taints {
 		if id.gvr.Resource == "" {
