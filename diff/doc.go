@@ -71,6 +71,12 @@
 // A kind's schema that cannot model an object (no model, or a field the
 // model lacks) never leaves the comparison unknown: the object is compared
 // with a deduced schema (lists atomic) and Result.SchemaFallback says so.
+// Result.Deduced marks every comparison made with a deduced schema, also
+// that of a kind the schema has no model of (a custom resource offline, a
+// CRD the cluster has not published yet): a caller that keeps results
+// should not keep those. Fields the live object's managedFields list item
+// by item (written with the kind's real schema) and that desired sets
+// whole are not taken for removed.
 // ClusterSchema reads the cluster's OpenAPI v3, so CustomResourceDefinitions,
 // APIServices and each CRD's own kind have their models.
 //
