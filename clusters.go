@@ -41,6 +41,10 @@ type clusterState struct {
 	scopeMu    gosync.Mutex
 	scopeGen   uint64
 	namespaced map[schema.GroupKind]bool
+	// apiVersions is what the cluster serves for Helm's Capabilities, as
+	// of the cache's discovery apiVersionsGen (under scopeMu).
+	apiVersions    []string
+	apiVersionsGen uint64
 	// impersonated are syncers acting as service accounts, by namespace/name.
 	impersonated map[string]Syncer
 	// probe asks the API server for its version; probed and probeErr
