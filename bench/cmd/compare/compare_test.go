@@ -87,8 +87,8 @@ func TestFleetTinySize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 13 {
-		t.Fatalf("%d rows, want 13", len(rows))
+	if len(rows) != 14 {
+		t.Fatalf("%d rows, want 14", len(rows))
 	}
 	for _, r := range rows {
 		switch {

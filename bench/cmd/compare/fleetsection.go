@@ -259,6 +259,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		{Section: "fleet", Measure: name + ": steady state, writes", Ours: float64(steadyWrites), Unit: Writes, Target: "0 (issue 27)"},
 		{Section: "fleet", Measure: name + ": steady state, Git requests per minute", Ours: gitPerMin, Unit: Requests},
 		{Section: "fleet", Measure: name + ": heap in use (MiB)", Ours: float64(ms.HeapInuse) / (1 << 20), Unit: MiB},
+		{Section: "fleet", Measure: name + ": heap in use per app (bytes; the engine's fixed costs, the in-process Git server and the harness included)", Ours: float64(ms.HeapInuse) / float64(n), Unit: Count, Target: "107,374 or less: 1 GiB for 10,000 apps (issue 27)"},
 		{Section: "fleet", Measure: name + ": goroutines", Ours: float64(goroutines), Unit: Count},
 		{Section: "fleet", Measure: fmt.Sprintf("%s: 1%% commit (%d apps), time to those Synced", name, touched), Ours: onePercent.Seconds(), Unit: Seconds, Target: "10 s or less (issue 27)"},
 		{Section: "fleet", Measure: fmt.Sprintf("%s: 1%% commit (%d apps), renders", name, touched), Ours: renders, Unit: Count, Target: fmt.Sprintf("exactly %d", touched)},
