@@ -229,6 +229,8 @@ func BenchmarkInitialSync(b *testing.B) {
 // benchmark's ConfigMaps and Pods holds per object: lean (the default:
 // trimmed, metadata only for untracked objects), whole objects trimmed of
 // managedFields and last-applied, and whole objects untrimmed.
+//
+// The lean and whole-trimmed caches are held to heapBudgetPerObject.
 func BenchmarkHeapPerObject(b *testing.B) {
 	benchData(b)
 	keepAll := func(*unstructured.Unstructured, string) (any, bool) { return nil, true }
@@ -255,9 +257,19 @@ func BenchmarkHeapPerObject(b *testing.B) {
 				stop()
 			}
 			b.ReportMetric(perObject, "heap-B/object")
+			if budget, ok := heapBudgetPerObject[bc.name]; ok && perObject > budget {
+				b.Fatalf("a %s cached object costs %.0f B of heap, over the budget of %.0f B", bc.name, perObject, budget)
+			}
 		})
 	}
 }
+
+// heapBudgetPerObject is the memory budget of one cached object: lean (an
+// object no app manages, kept as metadata) and whole-trimmed (a managed
+// object, kept whole for the diff, without managedFields and last-applied).
+// The fleet target of issue 27 gives 1 GiB to 10,000 apps and their 50,000
+// managed objects: 4 KiB each is 200 MB of it.
+var heapBudgetPerObject = map[string]float64{"lean": 1024, "whole-trimmed": 4096}
 
 func liveHeap() uint64 {
 	var m runtime.MemStats
