@@ -255,10 +255,16 @@ func (d *demo) waitDeployed(ctx context.Context) error {
 }
 
 // appReady reports whether the engine last saw app synced and healthy (at
-// revision, when given).
+// revision, when given), and the sync that got it there has ended: Run's
+// automated syncs run beside its refreshes, so a refresh can see the app
+// Synced while its operation still deletes its hooks (HookSucceeded).
 func (d *demo) appReady(app, revision string) bool {
 	st, ok := d.engine.AppStatus(app)
-	return ok && st.Sync == gitops.Synced && st.Health.Code == health.Healthy && (revision == "" || st.Revision == revision)
+	if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy || (revision != "" && st.Revision != revision) {
+		return false
+	}
+	op, err := d.engine.LastOperation(context.Background(), app)
+	return err == nil && (op == nil || !op.FinishedAt.IsZero())
 }
 
 // explain wraps a failed wait with what the engine last saw of each app.
