@@ -263,7 +263,10 @@ type Engine struct {
 	sources  map[string]source.Source
 	differs  map[string]*differEntry
 	// types are the built-in kinds' type trees every app's differ shares.
-	types    *diff.TypeCache
+	types *diff.TypeCache
+	// rules are the compiled jq ignore expressions every app's differ
+	// shares.
+	rules    *diff.RuleCache
 	projects map[string]*Project
 	runner   *runner     // set while Run runs
 	appsets  *appSetLoop // set while RunAppSets runs
@@ -335,6 +338,7 @@ func New(opts Options) (*Engine, error) {
 		sources:  map[string]source.Source{},
 		differs:  map[string]*differEntry{},
 		types:    diff.NewTypeCache(),
+		rules:    diff.NewRuleCache(0),
 		projects: map[string]*Project{},
 		// directives is built once: its type trees are reused.
 		directives: diff.NewDirectiveResolver(),

@@ -43,6 +43,7 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	}
 	opts.KnownTypeFields = e.opts.KnownTypeFields
 	opts.Types = e.types // one set of built-in type trees for every app
+	opts.Rules = e.rules // and one compiled copy of each jq ignore rule
 	opts.IgnoreAggregatedRoles = e.opts.IgnoreAggregatedRoles
 	opts.CompareAllStatus, opts.IgnoreStatus = e.opts.CompareStatus == CompareStatusAll, e.opts.IgnoreStatus
 	cmpOpts, err := resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions])

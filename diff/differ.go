@@ -32,11 +32,11 @@ type Differ struct {
 // first that does not compile as a *RuleError.
 func New(opts Options) (*Differ, error) {
 	opts = opts.withDefaults()
-	sys, err := compileRules(opts.SystemIgnoreRules, 0)
+	sys, err := compileRules(opts.SystemIgnoreRules, 0, opts.Rules)
 	if err != nil {
 		return nil, fmt.Errorf("diff: system %w", err)
 	}
-	app, err := compileRules(opts.IgnoreRules, len(sys))
+	app, err := compileRules(opts.IgnoreRules, len(sys), opts.Rules)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}

@@ -63,7 +63,7 @@ type compiledRule struct {
 	managers              []string
 }
 
-func compileRules(rules []IgnoreRule, first int) ([]*compiledRule, error) {
+func compileRules(rules []IgnoreRule, first int, cache *RuleCache) ([]*compiledRule, error) {
 	out := make([]*compiledRule, 0, len(rules))
 	for i, r := range rules {
 		idx := first + i
@@ -82,7 +82,7 @@ func compileRules(rules []IgnoreRule, first int) ([]*compiledRule, error) {
 			cr.pointerText = append(cr.pointerText, p)
 		}
 		for _, expr := range r.JQPathExpressions {
-			q, err := compileJQ(expr)
+			q, err := cache.compile(expr)
 			if err != nil {
 				return nil, &RuleError{Rule: idx, Expression: expr, Err: err}
 			}

@@ -95,6 +95,10 @@ type Options struct {
 	// tree once (an engine of 1,000 apps kept 100 MB of identical trees,
 	// one set per app). Nil: the Differ keeps its own.
 	Types *TypeCache
+	// Rules holds compiled jq expressions of ignore rules that Differs
+	// share (every app's Differ compiles the system rules). Nil: each
+	// Differ compiles its own.
+	Rules *RuleCache
 	// KnownTypeFields are fields of other kinds (custom resources) that hold
 	// built-in types, normalised as those types (Argo CD's
 	// knownTypeFields). An unknown type makes New fail.
