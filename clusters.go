@@ -210,28 +210,32 @@ func (e *Engine) destination(dest ApplicationDestination) (*clusterState, error)
 	return cs, nil
 }
 
+// discoveryGeneration is the generation of the cluster cache's discovery
+// when the cache counts its discoveries (*cache.ClusterCache does), so
+// that what is built from its API resources is built once per discovery;
+// ok is false for a cache that does not count them, whose API resources
+// must be read afresh on each use.
+func (cs *clusterState) discoveryGeneration() (gen uint64, ok bool) {
+	g, ok := cs.cache.(interface{ APIResourcesGeneration() uint64 })
+	if !ok {
+		return 0, false
+	}
+	return g.APIResourcesGeneration(), true
+}
+
 // isNamespaced reports whether the cluster serves gk as a namespaced kind;
-// known is false for kinds the cluster does not serve.
+// known is false for kinds the cluster does not serve. The scopes are
+// indexed once per discovery (see discoveryGeneration).
 func (cs *clusterState) isNamespaced(gk schema.GroupKind) (namespaced, known bool) {
-	// A cache that counts its discoveries (*cache.ClusterCache) spares
-	// copying every API resource on each call; another is copied and
-	// known changed by its length.
-	var gen uint64
-	var lists []metav1.APIResourceList
-	if g, ok := cs.cache.(interface{ APIResourcesGeneration() uint64 }); ok {
-		gen = g.APIResourcesGeneration()
-	} else {
-		lists = cs.cache.APIResources()
-		gen = uint64(len(lists))
+	gen, counted := cs.discoveryGeneration()
+	if !counted {
+		return scopeOf(cs.cache.APIResources(), gk)
 	}
 	cs.scopeMu.Lock()
 	defer cs.scopeMu.Unlock()
 	if cs.namespaced == nil || cs.scopeGen != gen {
-		if lists == nil {
-			lists = cs.cache.APIResources()
-		}
 		m := map[schema.GroupKind]bool{}
-		for _, l := range lists {
+		for _, l := range cs.cache.APIResources() {
 			gv, err := schema.ParseGroupVersion(l.GroupVersion)
 			if err != nil {
 				continue
@@ -243,6 +247,22 @@ func (cs *clusterState) isNamespaced(gk schema.GroupKind) (namespaced, known boo
 		cs.namespaced, cs.scopeGen = m, gen
 	}
 	namespaced, known = cs.namespaced[gk]
+	return namespaced, known
+}
+
+// scopeOf is isNamespaced read from lists.
+func scopeOf(lists []metav1.APIResourceList, gk schema.GroupKind) (namespaced, known bool) {
+	for _, l := range lists {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil || gv.Group != gk.Group {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if r.Kind == gk.Kind {
+				namespaced, known = r.Namespaced, true
+			}
+		}
+	}
 	return namespaced, known
 }
 

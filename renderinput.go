@@ -123,16 +123,15 @@ func jsonnetVars(vs []JsonnetVar) []render.JsonnetVar {
 
 // apiVersions lists "group/version" and "group/version/Kind" for every
 // resource the cluster serves, as Helm's .Capabilities.APIVersions wants.
-// The list is built once per discovery of a cache that counts them (every
+// The list is built once per discovery (see discoveryGeneration: every
 // render asked for it, and copying and sorting the cluster's resources was
 // 7% of a 10,000-app fleet's cold start); callers share it and must not
 // change it.
 func apiVersions(cs *clusterState) []string {
-	g, ok := cs.cache.(interface{ APIResourcesGeneration() uint64 })
-	if !ok {
+	gen, counted := cs.discoveryGeneration()
+	if !counted {
 		return buildAPIVersions(cs.cache.APIResources())
 	}
-	gen := g.APIResourcesGeneration()
 	cs.scopeMu.Lock()
 	defer cs.scopeMu.Unlock()
 	if cs.apiVersions == nil || cs.apiVersionsGen != gen {
