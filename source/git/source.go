@@ -49,8 +49,10 @@ var _ source.Source = (*Source)(nil)
 // its snapshots to share, the least recently used going first. The folders
 // on every app's path (a monorepo's root and its apps/ folder) are used by
 // every refresh and stay; an app's own small folder may be decoded again.
-// A folder costs about 130 bytes per entry: 256 folders of 10,000 entries
-// would be 330 MB, a bound no real repository reaches.
+// A decoded folder keeps about 61 bytes per entry (names of 9 characters;
+// treefs's TestDecodedTreeCostPerEntry holds it under 96): 256 folders of
+// 10,000 entries would be 160 to 250 MB, a bound no real repository
+// reaches.
 const sharedTrees = 256
 
 // session is the part of a go-git upload-pack session this package uses;
