@@ -14,13 +14,16 @@
 //
 // The resources are the model's own type, v1alpha1.Application (package
 // apis/v1alpha1, which gitops.Application aliases), read and written with
-// the manager's typed client: the engine is given the object as read, its
-// operation and status are read from it, and the status written back is
-// v1alpha1.ApplicationStatus, Argo CD's shape. The API server has already
-// pruned fields the CRD does not know (or refused them, under strict field
-// validation); a spec Application.Validate refuses becomes an
-// InvalidSpecError condition naming each field. One reconcile does, in
-// order:
+// the manager's typed client; a cached copy that is not the version the
+// reconciler last wrote or read is read again past the cache
+// (Options.Reader), since an informer may lag behind the reconciler's own
+// writes and a stale copy would run a finished operation again. The
+// engine is given the object as read, its operation and status are read
+// from it, and the status written back is v1alpha1.ApplicationStatus,
+// Argo CD's shape. The API server has already pruned fields the CRD does
+// not know (or refused them, under strict field validation); a spec
+// Application.Validate refuses becomes an InvalidSpecError condition
+// naming each field. One reconcile does, in order:
 //
 //   - deletion: with resources-finalizer.argocd.argoproj.io (foreground) or
 //     .../background, Engine.Delete is called until nothing of the app is

@@ -239,8 +239,12 @@ func (r *Reconciler) resume(ctx context.Context, app *v1alpha1.Application, log 
 func (r *Reconciler) clearOperation(ctx context.Context, app *v1alpha1.Application) error {
 	orig := app.DeepCopy()
 	app.Operation = nil
-	if err := r.client.Patch(ctx, app, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+	if err := r.client.Patch(ctx, app, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
 		return fmt.Errorf("application %s: clear operation: %w", nameOf(app), err)
 	}
+	r.remember(app)
 	return nil
 }

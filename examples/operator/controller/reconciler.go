@@ -52,6 +52,12 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// Log receives what the reconciler does.
 	Log logr.Logger
+	// Reader reads Applications past the informer's cache, when the
+	// cached copy is not the version this reconciler last wrote or read
+	// (it may lag behind the reconciler's own writes).
+	// Default: the manager's API reader (SetupWithManager), or the client
+	// given to New when there is no manager.
+	Reader client.Reader
 }
 
 // DefaultOptions returns the defaults, without an engine.
@@ -75,6 +81,11 @@ type Reconciler struct {
 	// terminate holds the apps whose termination was asked for before
 	// their operation was registered in the engine.
 	terminate gosync.Map
+	// reader reads past the informer's cache (Options.Reader).
+	reader client.Reader
+	// known holds, per app, the resourceVersion this reconciler last
+	// wrote or read itself (see current).
+	known gosync.Map
 }
 
 // New returns a Reconciler that reads and writes Applications through c.
@@ -95,14 +106,19 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
 	}
-	return &Reconciler{client: c, opts: opts, now: time.Now}, nil
+	return &Reconciler{client: c, reader: opts.Reader, opts: opts, now: time.Now}, nil
 }
 
 // SetupWithManager registers the reconciler with mgr. Updates that change
 // neither generation (spec or operation), annotations, finalizers nor the
 // deletion timestamp are filtered out, so the controller's own status
-// writes never make it reconcile again.
+// writes never make it reconcile again. Applications are read from the
+// manager's cache, and afresh through its API reader (Options.Reader)
+// when the cached copy is not the version last seen.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
+	if r.reader == nil {
+		r.reader = mgr.GetAPIReader()
+	}
 	b := ctrl.ControllerManagedBy(mgr).
 		Named("application").
 		For(&v1alpha1.Application{}, ctrl.WithPredicates(predicate.Or[client.Object](
@@ -145,9 +161,15 @@ func lifecycleChanged() predicate.Funcs {
 // refreshed, synced when its automated policy says so, and its status
 // written when it changed. It returns when to look again.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	app := &v1alpha1.Application{}
-	if err := r.client.Get(ctx, req.NamespacedName, app); err != nil {
+	cached := &v1alpha1.Application{}
+	err := r.client.Get(ctx, req.NamespacedName, cached)
+	var app *v1alpha1.Application
+	if err == nil {
+		app, err = r.current(ctx, cached)
+	}
+	if err != nil {
 		if apierrors.IsNotFound(err) {
+			r.forget(req.Namespace + "/" + req.Name)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -240,6 +262,7 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 		if err := r.client.Patch(ctx, app, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
 			return reconcile.Result{}, fmt.Errorf("application %s: remove refresh annotation: %w", nameOf(app), err)
 		}
+		r.remember(app)
 	}
 	if refreshErr != nil {
 		// The controller's rate limiter brings the app back with
@@ -266,6 +289,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, app *v1alpha1.Application,
 	if err := r.client.Status().Patch(ctx, app, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("application %s: write status: %w", nameOf(app), err)
 	}
+	r.remember(app)
 	return nil
 }
 
