@@ -306,30 +306,19 @@ func groups(tasks []*task) [][]*task {
 
 var errEmptyPrune = errors.New("refusing to prune: the desired state is empty (set AllowEmpty to delete every resource of the application)")
 
-// liveState attaches the live object to each task. A kind with at least
-// listThreshold objects in one namespace is listed once; fewer are read one
-// by one, so that a sync of a few objects costs a few reads however many
-// objects of their kinds the namespace holds (a namespace shared by a
-// hundred apps of a fleet made every sync list a hundred apps' objects).
+// liveState attaches the live object to each task, read as byScope says
+// (a namespace shared by a hundred apps of a fleet made every sync list a
+// hundred apps' objects when every scope was listed).
 func (s *Syncer) liveState(ctx context.Context, tasks []*task) error {
-	type scope struct {
-		gvr schema.GroupVersionResource
-		ns  string
-	}
-	want := map[scope][]*task{}
+	var want []*task
 	for _, t := range tasks {
 		if t.mapped && !t.prune {
-			sc := scope{t.gvr, t.key.Namespace}
-			want[sc] = append(want[sc], t)
+			want = append(want, t)
 		}
 	}
+	listed, singles := byScope(want)
 	live := map[resource.Key]*unstructured.Unstructured{}
-	var singles []*task
-	for sc, ts := range want {
-		if len(ts) < listThreshold {
-			singles = append(singles, ts...)
-			continue
-		}
+	for sc := range listed {
 		items, err := s.list(ctx, sc.gvr, sc.ns)
 		if apierrors.IsForbidden(err) {
 			// An identity that may not list a kind (an impersonated

@@ -111,19 +111,42 @@ func anyHook(ts []*task) bool {
 	return false
 }
 
-// listThreshold is the number of running objects of one kind in one
-// namespace above which a wait lists them instead of getting each.
+// listThreshold is the number of objects of one kind in one namespace
+// from which a sync lists them instead of getting each (byScope).
 const listThreshold = 8
 
-// observeAll looks at every running task once: objects of one kind and
-// namespace that are many are read with one List, the rest with a Get each.
-func (op *operation) observeAll(ctx context.Context, running []*task) {
-	type scope struct {
-		gvr schema.GroupVersionResource
-		ns  string
+// scope is one kind in one namespace: what one List reads.
+type scope struct {
+	gvr schema.GroupVersionResource
+	ns  string
+}
+
+// byScope splits tasks by how their live objects are read: the tasks of a
+// scope that holds listThreshold or more of them with one List, the rest
+// (singles) with a Get each. A sync of a few objects so costs a few reads
+// however many objects of their kinds the namespace holds.
+func byScope(tasks []*task) (listed map[scope][]*task, singles []*task) {
+	all := map[scope][]*task{}
+	for _, t := range tasks {
+		sc := scope{t.gvr, t.key.Namespace}
+		all[sc] = append(all[sc], t)
 	}
-	byScope := map[scope][]*task{}
-	var singles []*task
+	listed = map[scope][]*task{}
+	for sc, ts := range all {
+		if len(ts) < listThreshold {
+			singles = append(singles, ts...)
+		} else {
+			listed[sc] = ts
+		}
+	}
+	return listed, singles
+}
+
+// observeAll looks at every running task once: what the cluster cache
+// holds and can be believed (cached), else objects of one kind and
+// namespace that are many with one List, the rest with a Get each.
+func (op *operation) observeAll(ctx context.Context, running []*task) {
+	var read, singles []*task
 	for _, t := range running {
 		if live, ok := op.cached(t); ok {
 			op.observeObject(ctx, t, live, nil)
@@ -133,14 +156,11 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 			singles = append(singles, t)
 			continue
 		}
-		sc := scope{t.gvr, t.key.Namespace}
-		byScope[sc] = append(byScope[sc], t)
+		read = append(read, t)
 	}
-	for sc, ts := range byScope {
-		if len(ts) < listThreshold {
-			singles = append(singles, ts...)
-			continue
-		}
+	listed, rest := byScope(read)
+	singles = append(singles, rest...)
+	for sc, ts := range listed {
 		items, err := op.s.list(ctx, sc.gvr, sc.ns)
 		if err != nil {
 			for _, t := range ts {
