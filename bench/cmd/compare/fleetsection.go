@@ -94,7 +94,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		return nil, err
 	}
 	defer rds.stop()
-	opts.RenderStore = rds.store()
+	opts.RenderStore = rds.tiered()
 	e, err := gitops.New(opts)
 	if err != nil {
 		return nil, err
@@ -232,6 +232,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	api2 := &writeCounter{}
 	opts.Clusters[0].Config = h.restConfig(api2)
 	opts.Registerer = prometheus.NewRegistry()
+	opts.RenderStore = rds.tiered() // the new process's own near tier starts empty
 	if e, err = gitops.New(opts); err != nil {
 		return nil, err
 	}
