@@ -170,6 +170,12 @@ type generation struct {
 
 	readMu sync.Mutex
 	reader *filesystem.Storage
+	// present are commits found whole in this generation (under readMu):
+	// its objects are only ever added, so a commit once present stays
+	// present, and a snapshot of it need not read the object store again
+	// (checking it on every refresh was 8% of a 10,000-app fleet's steady
+	// CPU). Cleared when it reaches maxPresent.
+	present map[plumbing.Hash]struct{}
 
 	refMu   sync.Mutex
 	live    int  // open snapshots
@@ -211,9 +217,22 @@ func (g *generation) closeReader() {
 
 func (g *generation) hasCommit(h plumbing.Hash) bool {
 	var ok bool
-	g.read(func(st *filesystem.Storage) { ok = commitPresent(st, h) })
+	g.read(func(st *filesystem.Storage) {
+		if _, ok = g.present[h]; ok {
+			return
+		}
+		if ok = commitPresent(st, h); ok {
+			if g.present == nil || len(g.present) >= maxPresent {
+				g.present = map[plumbing.Hash]struct{}{}
+			}
+			g.present[h] = struct{}{}
+		}
+	})
 	return ok
 }
+
+// maxPresent bounds a generation's memo of present commits.
+const maxPresent = 4096
 
 // EncodedObject implements treefs.ObjectReader over the shared reader.
 func (g *generation) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (obj plumbing.EncodedObject, err error) {
