@@ -16,14 +16,7 @@ func TestSharedRuleCacheCompilesEachExpressionOnce(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Rules = rules
 	opts.IgnoreRules = []IgnoreRule{{Group: "apps", Kind: "Deployment", JQPathExpressions: []string{".spec.replicas"}}}
-	a, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := mustDiffer(t, opts), mustDiffer(t, opts)
 	if rules.Len() != 2 { // the system rules' webhook caBundle expression and the app's
 		t.Fatalf("cache holds %d expressions, want 2", rules.Len())
 	}
@@ -41,10 +34,7 @@ func TestSharedRuleCacheCompilesEachExpressionOnce(t *testing.T) {
 	}
 	alone := opts
 	alone.Rules = nil
-	own, err := New(alone)
-	if err != nil {
-		t.Fatal(err)
-	}
+	own := mustDiffer(t, alone)
 	desired := mustObject(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n")
 	live := desired.DeepCopy()
 	live.Object["spec"].(map[string]any)["replicas"] = int64(5)

@@ -23,7 +23,7 @@ func (r *Reconciler) current(ctx context.Context, cached *v1alpha1.Application) 
 	if rv, ok := r.known.Load(key); ok && rv.(string) == cached.ResourceVersion {
 		return cached, nil
 	}
-	reader := r.reader
+	reader := r.opts.Reader
 	if reader == nil { // no manager: the client given to New
 		reader = r.client
 	}

@@ -81,8 +81,6 @@ type Reconciler struct {
 	// terminate holds the apps whose termination was asked for before
 	// their operation was registered in the engine.
 	terminate gosync.Map
-	// reader reads past the informer's cache (Options.Reader).
-	reader client.Reader
 	// known holds, per app, the resourceVersion this reconciler last
 	// wrote or read itself (see current).
 	known gosync.Map
@@ -106,7 +104,7 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
 	}
-	return &Reconciler{client: c, reader: opts.Reader, opts: opts, now: time.Now}, nil
+	return &Reconciler{client: c, opts: opts, now: time.Now}, nil
 }
 
 // SetupWithManager registers the reconciler with mgr. Updates that change
@@ -116,8 +114,8 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 // manager's cache, and afresh through its API reader (Options.Reader)
 // when the cached copy is not the version last seen.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	if r.reader == nil {
-		r.reader = mgr.GetAPIReader()
+	if r.opts.Reader == nil {
+		r.opts.Reader = mgr.GetAPIReader()
 	}
 	b := ctrl.ControllerManagedBy(mgr).
 		Named("application").
