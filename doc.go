@@ -64,6 +64,11 @@
 // refused by key, and keys it does not use (UI and server settings) are
 // warnings. As in Argo CD 3, a loaded argocd-cm turns update ignoring on
 // (Options.IgnoreResourceUpdates): a watched change of ignored fields only,
-// with the object's health unchanged, refreshes no app. HardRefresh (and
-// Run every Options.HardInterval) refreshes past every cache.
+// with the object's health unchanged, refreshes no app. A refresh where
+// nothing it read has changed (the app, the revisions its sources resolve
+// to, the cluster's discovery, every live object it compared or manages)
+// renders and diffs nothing: it gives its last comparison again, with
+// health judged anew (refreshmemo.go; gitops_refresh_total counts both
+// kinds). HardRefresh (and Run every Options.HardInterval) refreshes past
+// every cache.
 package gitops

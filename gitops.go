@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"fmt"
+	"hash/maphash"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gosync "sync"
 	"time"
@@ -262,6 +263,8 @@ type Engine struct {
 	clusters map[string]*clusterState // by server URL and by name
 	sources  map[string]source.Source
 	differs  map[string]*differEntry
+	// memoSeed seeds the fingerprints of refresh memos (refreshMemo).
+	memoSeed maphash.Seed
 	// types are the built-in kinds' type trees every app's differ shares.
 	types *diff.TypeCache
 	// rules are the compiled jq ignore expressions every app's differ
@@ -337,6 +340,7 @@ func New(opts Options) (*Engine, error) {
 		clusters: map[string]*clusterState{},
 		sources:  map[string]source.Source{},
 		differs:  map[string]*differEntry{},
+		memoSeed: maphash.MakeSeed(),
 		types:    diff.NewTypeCache(),
 		rules:    diff.NewRuleCache(0),
 		projects: map[string]*Project{},

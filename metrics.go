@@ -18,6 +18,10 @@ type metrics struct {
 	applyInFlight prometheus.Gauge
 	argo          *argoMetrics // Options.ArgoMetrics; nil when off
 	actions       *prometheus.CounterVec
+	// refreshes counts refreshes by how they were answered: "rendered"
+	// (rendered and compared) or "memoized" (nothing they read had
+	// changed; see refreshMemo).
+	refreshes *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -33,11 +37,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "gitops_sync_operations_in_flight", Help: "Sync operations running."}),
 		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gitops_resource_actions_total", Help: "Resource actions run, by result."}, []string{"app", "action", "result"}),
+		refreshes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gitops_refresh_total", Help: "Refreshes that compared, by how: rendered and compared, or memoized (nothing they read had changed)."}, []string{"how"}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.reconcile, m.syncs, m.gitRequests, m.applyInFlight, m.actions} {
+	for _, c := range []prometheus.Collector{m.reconcile, m.syncs, m.gitRequests, m.applyInFlight, m.actions, m.refreshes} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -62,4 +68,13 @@ func (m *metrics) action(app, action string, err error) {
 		result = "error"
 	}
 	m.actions.WithLabelValues(app, action, result).Inc()
+}
+
+// refreshed counts one refresh that compared: memoized or rendered.
+func (m *metrics) refreshed(memoized bool) {
+	how := "rendered"
+	if memoized {
+		how = "memoized"
+	}
+	m.refreshes.WithLabelValues(how).Inc()
 }

@@ -26,6 +26,8 @@ import (
 type differEntry struct {
 	key    string
 	differ Differ
+	// memo is the app's last comparison with this differ (refreshMemo).
+	memo *refreshMemo
 }
 
 // differFor returns the app's Differ for its destination cs: the cluster's
@@ -154,19 +156,33 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 	if err != nil {
 		return fail(ConditionComparisonError, err)
 	}
-	desired, err := e.render(ctx, app, cs, nil, hard)
+	revs, err := e.resolveSources(ctx, app, hard)
 	if err != nil {
 		return fail(ConditionComparisonError, err)
 	}
+	differ, derr := e.differFor(app, cs)
+	inputs, memoizable := e.memoInputs(app, cs, revs)
+	memoizable = memoizable && derr == nil
+	cmp, desired, memoized := comparison{}, rendered{}, false
+	if memoizable && !hard {
+		cmp, desired, memoized = e.reuseMemo(ctx, app, cs, differ, inputs)
+	}
+	if !memoized {
+		if desired, err = e.renderResolved(ctx, app, cs, nil, revs, hard); err != nil {
+			return fail(ConditionComparisonError, err)
+		}
+		if derr != nil {
+			return fail(ConditionInvalidSpec, derr)
+		}
+		if cmp, err = e.compare(ctx, app, proj, cs, differ, desired.objects); err != nil {
+			return fail(ConditionComparisonError, err)
+		}
+		if memoizable {
+			e.keepMemo(app, cs, differ, inputs, desired, cmp)
+		}
+	}
+	e.metrics.refreshed(memoized)
 	st.Revision = desired.Revision()
-	differ, err := e.differFor(app, cs)
-	if err != nil {
-		return fail(ConditionInvalidSpec, err)
-	}
-	cmp, err := e.compare(ctx, app, proj, cs, differ, desired.objects)
-	if err != nil {
-		return fail(ConditionComparisonError, err)
-	}
 	st.Resources, st.Conditions = cmp.rows, cmp.conditions
 	if c := excludedCondition(desired.excluded); c != nil {
 		st.Conditions = append(st.Conditions, *c)
@@ -192,9 +208,16 @@ type comparison struct {
 	sync       SyncStatusCode
 	policyErr  error
 	children   []*Application
+	// fromLive are the indices of healths judged from a live object.
+	fromLive []int
+	// volatile marks a comparison that must not be memoized: a diff
+	// failed, a verdict came from a deduced schema, or a kind is tainted.
+	volatile bool
 }
 
-// compare diffs the rendered objects with the cluster's cache.
+// compare diffs the rendered objects with the cluster's cache. The objects
+// are compare's own (render returns copies no one else holds): it settles
+// their namespaces and tracking in place.
 func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, cs *clusterState, differ Differ, objs []*unstructured.Unstructured) (comparison, error) {
 	cmp := comparison{sync: Synced}
 	tainted := cs.cache.Tainted()
@@ -206,8 +229,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 	crds := sync.CRDScopes(objs)
 	var policyErrs []error
 	var taintedUsed []string
-	for _, in := range objs {
-		obj := in.DeepCopy()
+	for _, obj := range objs {
 		info, err := hooks.Of(obj)
 		if err != nil {
 			return comparison{}, err
@@ -259,7 +281,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		if err, bad := taintedGK[gk]; bad {
 			taintedUsed = append(taintedUsed, fmt.Sprintf("%s (%v)", gk, err))
 			cmp.rows = append(cmp.rows, ResourceStatus{Key: key, Status: Unknown})
-			cmp.sync = Unknown
+			cmp.sync, cmp.volatile = Unknown, true
 			continue
 		}
 		if err := e.opts.Tracking.Set(obj, e.AppKey(app)); err != nil {
@@ -270,10 +292,13 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		res, err := differ.Diff(ctx, obj, live)
 		switch {
 		case err != nil:
-			row.Status = Unknown
+			row.Status, cmp.volatile = Unknown, true
 			cmp.conditions = append(cmp.conditions, Condition{Type: ConditionComparisonError, Message: err.Error()})
 		case res.Modified:
 			row.Status, row.Diff = OutOfSync, res.Text
+		}
+		if res.Deduced {
+			cmp.volatile = true
 		}
 		if live != nil {
 			if owner := e.opts.Tracking.AppOf(live); owner != "" && owner != e.AppKey(app) {
@@ -285,6 +310,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 				hs = &health.Status{Code: health.Unknown, Message: err.Error()}
 			}
 			row.Health = hs
+			cmp.fromLive = append(cmp.fromLive, len(cmp.healths))
 			cmp.healths = append(cmp.healths, health.ResourceHealthOf(live, hs))
 		} else {
 			row.Health = &health.Status{Code: health.Missing}

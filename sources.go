@@ -128,6 +128,13 @@ func joinRevisions(revs []string) string { return strings.Join(revs, ",") }
 // fresh (a hard refresh) resolves every source again and renders past the
 // render cache.
 func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string, fresh bool) (rendered, error) {
+	return e.renderResolved(ctx, app, cs, pinned, nil, fresh)
+}
+
+// renderResolved is render with every source's revision already resolved
+// (resolved, one per source, as resolveSources returned them), or resolving
+// them itself when resolved is nil.
+func (e *Engine) renderResolved(ctx context.Context, app *Application, cs *clusterState, pinned []string, resolved []source.Revision, fresh bool) (rendered, error) {
 	var out rendered
 	srcs := app.Spec.AllSources()
 	snaps := make([]source.Snapshot, len(srcs))
@@ -148,10 +155,13 @@ func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState,
 		if len(pinned) == len(srcs) && pinned[i] != "" {
 			target = pinned[i]
 		}
-		if fresh {
+		var known *source.Revision
+		if len(resolved) == len(srcs) {
+			known = &resolved[i]
+		} else if fresh {
 			e.Invalidate(src.RepoURL)
 		}
-		rev, snap, err := e.fetch(ctx, i, src, target)
+		rev, snap, err := e.fetch(ctx, i, src, target, known)
 		if err != nil {
 			return rendered{}, err
 		}
@@ -257,21 +267,19 @@ func (e *Engine) resolve(ctx context.Context, src ApplicationSource, target stri
 	return s.Resolve(ctx, repo, target)
 }
 
-// fetch resolves one source at target and opens its snapshot.
-func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target string) (source.Revision, source.Snapshot, error) {
+// fetch resolves one source at target (unless known holds its revision
+// already) and opens its snapshot.
+func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target string, known *source.Revision) (source.Revision, source.Snapshot, error) {
 	s, repo, err := e.sourceOf(src)
 	if err != nil {
 		return source.Revision{}, nil, err
 	}
-	name := source.RedactURL(src.RepoURL)
-	if src.Chart != "" {
-		name += " chart " + src.Chart
-	}
-	rev, err := s.Resolve(ctx, repo, target)
-	e.metrics.gitRequest("resolve", err)
-	e.metrics.argo.gitRequest(src.RepoURL, "resolve")
-	if err != nil {
-		return source.Revision{}, nil, fmt.Errorf("source %d: resolve %s at %q: %w", i, name, target, err)
+	name := sourceName(src)
+	var rev source.Revision
+	if known != nil {
+		rev = *known
+	} else if rev, err = e.resolveOne(ctx, i, s, repo, src, target); err != nil {
+		return source.Revision{}, nil, err
 	}
 	snap, err := s.Snapshot(ctx, repo, rev)
 	e.metrics.gitRequest("fetch", err)
@@ -280,6 +288,48 @@ func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target
 		return source.Revision{}, nil, fmt.Errorf("source %d: snapshot %s at %s: %w", i, name, rev.Commit, err)
 	}
 	return rev, snap, nil
+}
+
+// resolveOne resolves one source of an app at target, counted as a Git
+// request.
+func (e *Engine) resolveOne(ctx context.Context, i int, s source.Source, repo source.Repository, src ApplicationSource, target string) (source.Revision, error) {
+	rev, err := s.Resolve(ctx, repo, target)
+	e.metrics.gitRequest("resolve", err)
+	e.metrics.argo.gitRequest(src.RepoURL, "resolve")
+	if err != nil {
+		return source.Revision{}, fmt.Errorf("source %d: resolve %s at %q: %w", i, sourceName(src), target, err)
+	}
+	return rev, nil
+}
+
+// resolveSources resolves every source of app at its targetRevision, as
+// render would: a hard refresh (fresh) drops each repository's resolve
+// cache first.
+func (e *Engine) resolveSources(ctx context.Context, app *Application, fresh bool) ([]source.Revision, error) {
+	srcs := app.Spec.AllSources()
+	revs := make([]source.Revision, len(srcs))
+	for i, src := range srcs {
+		s, repo, err := e.sourceOf(src)
+		if err != nil {
+			return nil, err
+		}
+		if fresh {
+			e.Invalidate(src.RepoURL)
+		}
+		if revs[i], err = e.resolveOne(ctx, i, s, repo, src, src.TargetRevision); err != nil {
+			return nil, err
+		}
+	}
+	return revs, nil
+}
+
+// sourceName names a source in errors, without credentials.
+func sourceName(src ApplicationSource) string {
+	name := source.RedactURL(src.RepoURL)
+	if src.Chart != "" {
+		name += " chart " + src.Chart
+	}
+	return name
 }
 
 // chartSource returns the Source of chart sources: Options.ChartSource,

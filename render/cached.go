@@ -172,7 +172,9 @@ func Cached(next Renderer, st store.Store, opts CacheOptions) *CachedRenderer {
 	}
 }
 
-// Render returns the cached output for in, rendering on a miss.
+// Render returns the cached output for in, rendering on a miss. The
+// objects returned are the caller's own: no cache entry or renderer holds
+// them.
 func (c *CachedRenderer) Render(ctx context.Context, in Input) ([]*unstructured.Unstructured, error) {
 	return c.render(ctx, in, false)
 }
@@ -201,13 +203,11 @@ func (c *CachedRenderer) render(ctx context.Context, in Input, fresh bool) ([]*u
 		return nil, &Error{Tool: in.Tool, AppName: in.AppName, Path: in.Path, Err: fmt.Errorf("%w: Input.FS is nil", ErrInvalidInput)}
 	}
 	if _, ok := c.next.(Identifier); !ok {
-		c.metrics.request("uncacheable")
-		return c.renderBounded(ctx, in)
+		return c.renderUncacheable(ctx, in)
 	}
 	base, err := c.baseKey(in)
 	if errors.Is(err, ErrNotCacheable) {
-		c.metrics.request("uncacheable")
-		return c.renderBounded(ctx, in)
+		return c.renderUncacheable(ctx, in)
 	}
 	if err != nil {
 		return nil, err
@@ -251,6 +251,18 @@ func (c *CachedRenderer) render(ctx context.Context, in Input, fresh bool) ([]*u
 		return nil, err
 	}
 	return decodeObjects(res.data)
+}
+
+// renderUncacheable renders past the cache, returning copies: a renderer
+// the cache cannot key may keep what it returned, and the caller's objects
+// are its own.
+func (c *CachedRenderer) renderUncacheable(ctx context.Context, in Input) ([]*unstructured.Unstructured, error) {
+	c.metrics.request("uncacheable")
+	objs, err := c.renderBounded(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return deepCopyObjects(objs), nil
 }
 
 type flightResult struct {

@@ -146,6 +146,14 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		return nil, err
 	}
 	cpu0, api0, writes0, git0 := processCPU(), api.requestCount(), api.count(), gs.Requests()
+	memo0, err := counterValue(reg, "gitops_refresh_total", "how", "memoized")
+	if err != nil {
+		return nil, err
+	}
+	full0, err := counterValue(reg, "gitops_refresh_total", "how", "rendered")
+	if err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	select {
 	case <-ctx.Done():
@@ -162,12 +170,24 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	apiPerMin := float64(api.requestCount()-api0) / minutes
 	steadyWrites := api.count() - writes0
 	gitPerMin := float64(gs.Requests()-git0) / minutes
+	memo1, err := counterValue(reg, "gitops_refresh_total", "how", "memoized")
+	if err != nil {
+		return nil, err
+	}
+	full1, err := counterValue(reg, "gitops_refresh_total", "how", "rendered")
+	if err != nil {
+		return nil, err
+	}
+	memoShare := 0.0
+	if n := (memo1 - memo0) + (full1 - full0); n > 0 {
+		memoShare = 100 * (memo1 - memo0) / n
+	}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	goroutines := runtime.NumGoroutine()
-	h.logf("fleet: steady %.1f min: %.2f CPU s/min, %.0f API requests/min, %d writes, %.1f Git requests/min, heap %.1f MiB, %d goroutines",
-		minutes, cpuPerMin, apiPerMin, steadyWrites, gitPerMin, float64(ms.HeapInuse)/(1<<20), goroutines)
+	h.logf("fleet: steady %.1f min: %.2f CPU s/min, %.0f API requests/min, %d writes, %.1f Git requests/min, heap %.1f MiB, %d goroutines, %.0f refreshes (%.1f%% memoized)",
+		minutes, cpuPerMin, apiPerMin, steadyWrites, gitPerMin, float64(ms.HeapInuse)/(1<<20), goroutines, (memo1-memo0)+(full1-full0), memoShare)
 
 	// A commit touching 1% of the apps, announced as a webhook would (Hint).
 	touched := max(1, n/100)
@@ -259,6 +279,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		{Section: "fleet", Measure: name + ": steady state, API requests per minute", Ours: apiPerMin, Unit: Requests},
 		{Section: "fleet", Measure: name + ": steady state, writes", Ours: float64(steadyWrites), Unit: Writes, Target: "0 (issue 27)"},
 		{Section: "fleet", Measure: name + ": steady state, Git requests per minute", Ours: gitPerMin, Unit: Requests},
+		{Section: "fleet", Measure: name + ": steady state, refreshes answered from the refresh memo (%)", Ours: memoShare, Unit: Count},
 		{Section: "fleet", Measure: name + ": heap in use (MiB)", Ours: float64(ms.HeapInuse) / (1 << 20), Unit: MiB},
 		{Section: "fleet", Measure: name + ": heap in use per app (bytes; the engine's fixed costs, the in-process Git server and the harness included)", Ours: float64(ms.HeapInuse) / float64(n), Unit: Count, Target: "107,374 or less: 1 GiB for 10,000 apps (issue 27)"},
 		{Section: "fleet", Measure: name + ": goroutines", Ours: float64(goroutines), Unit: Count},
@@ -292,17 +313,23 @@ func fleetReady(e *gitops.Engine, apps []gitops.Application, idx []int, rev stri
 
 // renderMisses is the number of renders that ran (cache misses) so far.
 func renderMisses(reg *prometheus.Registry) (float64, error) {
+	return counterValue(reg, "gitops_render_requests_total", "result", "miss")
+}
+
+// counterValue is the value of counter name's series whose label is
+// value (0 when there is none yet).
+func counterValue(reg *prometheus.Registry, name, label, value string) (float64, error) {
 	mfs, err := reg.Gather()
 	if err != nil {
 		return 0, err
 	}
 	for _, mf := range mfs {
-		if mf.GetName() != "gitops_render_requests_total" {
+		if mf.GetName() != name {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "result" && l.GetValue() == "miss" {
+				if l.GetName() == label && l.GetValue() == value {
 					return m.GetCounter().GetValue(), nil
 				}
 			}
