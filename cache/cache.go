@@ -326,10 +326,11 @@ func (c *ClusterCache) Stats() Stats {
 	return Stats{Objects: len(c.store.byKey), Whole: c.store.whole, Watches: n}
 }
 
-// APIResourcesGeneration counts the discoveries that set what APIResources
-// returns: a caller that derives something from the resources (which kinds
-// are namespaced) derives it again only when the count moves, instead of
-// copying the resources on every use.
+// APIResourcesGeneration counts the discoveries that changed what
+// APIResources returns (a periodic discovery that found the same resources
+// and server version does not count): a caller that derives something from
+// the resources (which kinds are namespaced) derives it again only when the
+// count moves, instead of copying the resources on every use.
 func (c *ClusterCache) APIResourcesGeneration() uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

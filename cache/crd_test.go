@@ -96,6 +96,26 @@ func TestCRDCreatedAtRunTimeIsWatched(t *testing.T) {
 	c := startCache(t, cluster.Config(), nil)
 	before := c.Stats().Watches
 
+	// A discovery that finds nothing new does not count: what is derived
+	// per generation stays valid. (Other packages' tests may add kinds to
+	// the shared cluster at any moment, so one of a few quiet discoveries
+	// must leave the count where it was.)
+	quiet := false
+	for range 5 {
+		g := c.APIResourcesGeneration()
+		if _, err := c.refresh(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		if c.APIResourcesGeneration() == g {
+			quiet = true
+			break
+		}
+	}
+	if !quiet {
+		t.Fatal("every discovery moved APIResourcesGeneration, also those that found nothing new")
+	}
+	gen := c.APIResourcesGeneration()
+
 	createCRD(t, dyn, "runtime.cache.test", oneVersion, "")
 	gvr := schema.GroupVersionResource{Group: "runtime.cache.test", Version: "v1", Resource: "widgets"}
 	if _, err := dyn.Resource(gvr).Namespace(ns).Create(testCtx(t), widget("runtime.cache.test/v1", ns, "w1"), metav1.CreateOptions{}); err != nil {
@@ -112,6 +132,9 @@ func TestCRDCreatedAtRunTimeIsWatched(t *testing.T) {
 	}
 	if !found {
 		t.Error("discovery not refreshed: APIResources lacks runtime.cache.test/v1")
+	}
+	if c.APIResourcesGeneration() <= gen {
+		t.Errorf("the discovery that found the new kind did not count: generation %d -> %d", gen, c.APIResourcesGeneration())
 	}
 	// The CRD itself is kept whole (its schema drives discovery and diffs).
 	crd, ok := c.Get(resource.Key{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition", Name: "widgets.runtime.cache.test"})

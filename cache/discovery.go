@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -72,6 +73,15 @@ func discover(dc discovery.DiscoveryInterface) (discovered, error) {
 				namespaced: r.Namespaced,
 			})
 		}
+	}
+	// Discovery asks the groups in parallel and returns groups and their
+	// resources in no fixed order: sorted, two discoveries of the same
+	// server are equal.
+	slices.SortFunc(d.lists, func(a, b metav1.APIResourceList) int { return strings.Compare(a.GroupVersion, b.GroupVersion) })
+	for i := range d.lists {
+		rs := slices.Clone(d.lists[i].APIResources)
+		slices.SortFunc(rs, func(a, b metav1.APIResource) int { return strings.Compare(a.Name, b.Name) })
+		d.lists[i].APIResources = rs
 	}
 	return d, nil
 }

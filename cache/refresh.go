@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,8 +27,13 @@ func (c *ClusterCache) refresh(ctx context.Context) ([]<-chan struct{}, error) {
 	desired := c.opts.desiredWatches(d.resources)
 
 	c.mu.Lock()
-	c.apiLists = d.lists
-	c.apiGen++
+	if c.apiGen == 0 || c.serverVersion != d.version || !reflect.DeepEqual(c.apiLists, d.lists) {
+		// Only a discovery that found something new counts: what is
+		// built per generation (scope indexes, API version lists, the
+		// engine's refresh memos) stays valid across periodic ones.
+		c.apiLists = d.lists
+		c.apiGen++
+	}
 	c.serverVersion = d.version
 	for id := range c.taints {
 		if id.gvr.Resource == "" {

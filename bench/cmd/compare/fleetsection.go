@@ -43,7 +43,9 @@ func fleetApp(i int, rev string) map[string]string {
 // state over cfg.FleetSteady (CPU seconds per minute of this process, API
 // requests and Git requests per minute, heap in use, goroutines); a commit
 // touching 1% of the apps (time to those Synced at the new revision, and
-// the renders it cost).
+// the renders it cost); a commit touching all; a restart over the warm
+// Redis render store; and, with the engine stopped, the cluster floor
+// (fleetFloor) that the cold start's rate is compared with.
 func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	if h.cfg.Cluster != "full" {
 		return nil, fmt.Errorf("the fleet section needs -cluster full (kwok reports the Deployments' rollout)")
@@ -272,8 +274,36 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	restartWrites := api2.count()
 	h.logf("fleet: restart with a warm Redis render store: all Synced in %s, %d writes %v, %.0f renders", restart.Round(time.Millisecond), restartWrites, api2.named(), restartRenders)
 
+	// The cluster floor: the engine's processes stopped, a bare client
+	// applies apps of the same shape as fast as the cluster takes them.
+	floorApps := h.cfg.FleetFloorApps
+	if floorApps == 0 {
+		floorApps = min(n, 1000)
+	}
+	var floorRows []Row
+	if floorApps > 0 {
+		stop()
+		<-done
+		ended := make(chan error)
+		close(ended)
+		done = ended // the deferred stop waits on done again
+		e.Close()
+		floor, err := h.fleetFloor(ctx, floorApps)
+		if err != nil {
+			return nil, err
+		}
+		floorRate := float64(floorApps) / floor.Seconds()
+		coldRate := float64(n) / cold.Seconds()
+		h.logf("fleet: cluster floor: a bare client's %d apps all Available in %s (%.2f apps/s); the engine's cold start: %.2f apps/s",
+			floorApps, floor.Round(time.Millisecond), floorRate, coldRate)
+		floorRows = []Row{
+			{Section: "fleet", Measure: fmt.Sprintf("cluster floor: %d apps server-side applied by a bare client (%d at once, no dry-run, no reads), time to all Available", floorApps, floorWorkers), Ours: floor.Seconds(), Unit: Seconds},
+			{Section: "fleet", Measure: fmt.Sprintf("%d apps: cold start rate against the cluster floor's", n), Ours: coldRate, Theirs: floorRate, TheirName: "bare client, same cluster, same run", Unit: AppsPerSec},
+		}
+	}
+
 	name := fmt.Sprintf("%d apps, 5 objects each", n)
-	return []Row{
+	return append([]Row{
 		{Section: "fleet", Measure: name + ": cold start to all Synced and Healthy", Ours: cold.Seconds(), Unit: Seconds},
 		{Section: "fleet", Measure: name + ": steady state, CPU seconds per minute", Ours: cpuPerMin, Unit: Seconds},
 		{Section: "fleet", Measure: name + ": steady state, API requests per minute", Ours: apiPerMin, Unit: Requests},
@@ -289,7 +319,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		{Section: "fleet", Measure: name + ": restart, warm Redis render store, time to all Synced", Ours: restart.Seconds(), Unit: Seconds},
 		{Section: "fleet", Measure: name + ": restart, warm Redis render store, writes", Ours: float64(restartWrites), Unit: Writes, Target: "0 (issue 27)"},
 		{Section: "fleet", Measure: name + ": restart, warm Redis render store, renders", Ours: restartRenders, Unit: Count, Target: "0"},
-	}, nil
+	}, floorRows...), nil
 }
 
 // fleetReady reports whether the apps idx of e's Run are Synced and

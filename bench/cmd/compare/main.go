@@ -59,6 +59,10 @@ type Config struct {
 	// cluster's controller manager and scheduler
 	// (testenv.Options.ControllerQPS).
 	ClusterQPS int
+	// FleetFloorApps is how many apps the fleet section's cluster floor
+	// applies with a bare client (fleetFloor); 0 means FleetApps, at most
+	// 1,000; negative skips the floor.
+	FleetFloorApps int
 	// FleetSyncWorkers, when above zero, is the fleet engine's
 	// Options.SyncWorkers (0: the engine's default).
 	FleetSyncWorkers int
@@ -107,6 +111,7 @@ func main() {
 	flag.DurationVar(&cfg.FleetSteady, "fleet-steady", cfg.FleetSteady, "how long the fleet's steady state is measured")
 	flag.DurationVar(&cfg.FleetTimeout, "fleet-timeout", cfg.FleetTimeout, "bound of each wait of the fleet section")
 	flag.IntVar(&cfg.ClusterQPS, "cluster-qps", cfg.ClusterQPS, "client rate limit of the full cluster's controller manager and scheduler (0: their defaults)")
+	flag.IntVar(&cfg.FleetFloorApps, "fleet-floor-apps", cfg.FleetFloorApps, "apps the cluster floor applies with a bare client (0: -fleet-apps, at most 1000; negative: no floor)")
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
 	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")
 	flag.Parse()

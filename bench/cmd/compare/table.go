@@ -18,6 +18,7 @@ const (
 	Millis       Unit = "ms"
 	Micros       Unit = "µs"
 	PerSecond    Unit = "objects/s"
+	AppsPerSec   Unit = "apps/s"
 	AllocsPerObj Unit = "allocs/object"
 	BytesPerObj  Unit = "B/object"
 	Writes       Unit = "writes"
@@ -27,7 +28,7 @@ const (
 )
 
 // higherIsBetter reports whether a bigger figure is a better one.
-func (u Unit) higherIsBetter() bool { return u == PerSecond }
+func (u Unit) higherIsBetter() bool { return u == PerSecond || u == AppsPerSec }
 
 // Row is one comparison: our figure and the alternative's, in one unit.
 // Theirs is zero when there is no alternative to measure (then Ref may name
@@ -101,6 +102,8 @@ func format(v float64, u Unit) string {
 		return fmt.Sprintf("%.1f µs", v)
 	case PerSecond:
 		return fmt.Sprintf("%.0f /s", v)
+	case AppsPerSec:
+		return fmt.Sprintf("%.2f apps/s", v)
 	case AllocsPerObj:
 		return fmt.Sprintf("%.0f allocs", v)
 	case BytesPerObj:

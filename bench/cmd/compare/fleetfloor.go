@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/yaml"
+)
+
+// floorWorkers is how many apps the bare client of the floor applies at
+// once: twice the engine's default SyncWorkers, so that the client is not
+// what limits it.
+const floorWorkers = 32
+
+// floorLabel marks the floor's Deployments, so that one list finds them.
+const floorLabel = "bench.kubegitops.io/floor"
+
+// floorOrder is the order a floor app's objects are applied in: the
+// ServiceAccount before the Deployment whose Pods run as it.
+var floorOrder = []struct {
+	file string
+	gvr  schema.GroupVersionResource
+}{
+	{"sa.yaml", schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}},
+	{"cm.yaml", gvrConfigMaps},
+	{"secret.yaml", schema.GroupVersionResource{Version: "v1", Resource: "secrets"}},
+	{"svc.yaml", schema.GroupVersionResource{Version: "v1", Resource: "services"}},
+	{"deploy.yaml", gvrDeployments},
+}
+
+// fleetFloor measures what the cluster alone allows on these cores: a
+// bare client applies n apps of the fleet's five objects (server-side
+// apply, no dry-run, no reads, floorWorkers at once, no client rate
+// limit) into fresh namespaces and waits until every Deployment is
+// Available. n divided by that time is the most apps per second any
+// engine could reach against this cluster; the engine's cold start is
+// compared with it in the same run.
+func (h *harness) fleetFloor(ctx context.Context, n int) (time.Duration, error) {
+	dyn, err := h.dynamic(nil)
+	if err != nil {
+		return 0, err
+	}
+	nss := make([]string, min(fleetNamespaces, n))
+	for i := range nss {
+		if nss[i], err = h.createNamespace(ctx, dyn, fmt.Sprintf("floor-%02d", i)); err != nil {
+			return 0, err
+		}
+	}
+	defer deleteNamespaces(dyn, nss)
+	objs := make([][]*unstructured.Unstructured, n)
+	for i := range n {
+		files := fleetApp(i, "1")
+		for _, o := range floorOrder {
+			obj := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(files[o.file]), &obj.Object); err != nil {
+				return 0, fmt.Errorf("floor app %d %s: %w", i, o.file, err)
+			}
+			obj.SetNamespace(nss[i%len(nss)])
+			if o.file == "deploy.yaml" {
+				obj.SetLabels(map[string]string{floorLabel: "1"})
+			}
+			objs[i] = append(objs[i], obj)
+		}
+	}
+	ours := map[string]bool{}
+	for _, ns := range nss {
+		ours[ns] = true
+	}
+	start := time.Now()
+	err = parallel(n, floorWorkers, func(i int) error {
+		for k, obj := range objs[i] {
+			_, err := dyn.Resource(floorOrder[k].gvr).Namespace(obj.GetNamespace()).Apply(ctx, obj.GetName(), obj,
+				metav1.ApplyOptions{FieldManager: "bench-floor", Force: true})
+			if err != nil {
+				return fmt.Errorf("floor: apply %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	available := func(ctx context.Context) (bool, error) {
+		list, err := dyn.Resource(gvrDeployments).List(ctx, metav1.ListOptions{LabelSelector: floorLabel + "=1", ResourceVersion: "0"})
+		if err != nil {
+			if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+				return false, nil
+			}
+			return false, err
+		}
+		ready := 0
+		for _, d := range list.Items {
+			if got, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas"); got >= 1 && ours[d.GetNamespace()] {
+				ready++
+			}
+		}
+		return ready == n, nil
+	}
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, h.cfg.FleetTimeout, true, available); err != nil {
+		return 0, fmt.Errorf("floor: not every Deployment of %d apps Available within %s: %w", n, h.cfg.FleetTimeout, err)
+	}
+	return time.Since(start), nil
+}
