@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
@@ -265,6 +266,9 @@ type Engine struct {
 	differs  map[string]*differEntry
 	// memoSeed seeds the fingerprints of refresh memos (refreshMemo).
 	memoSeed maphash.Seed
+	// bases are the built-in Differs by options key (differFor), forked
+	// for each app; nil when the host builds its own (Options.NewDiffer).
+	bases *lru.Cache[string, *diff.Differ]
 	// types are the built-in kinds' type trees every app's differ shares.
 	types *diff.TypeCache
 	// rules are the compiled jq ignore expressions every app's differ
@@ -328,7 +332,8 @@ func New(opts Options) (*Engine, error) {
 	if opts.NewClusterCache == nil {
 		opts.NewClusterCache = defaultNewClusterCache
 	}
-	if opts.NewDiffer == nil {
+	forkDiffers := opts.NewDiffer == nil
+	if forkDiffers {
 		opts.NewDiffer = defaultNewDiffer
 	}
 	if opts.NewSyncer == nil {
@@ -346,6 +351,13 @@ func New(opts Options) (*Engine, error) {
 		projects: map[string]*Project{},
 		// directives is built once: its type trees are reused.
 		directives: diff.NewDirectiveResolver(),
+	}
+	if forkDiffers {
+		// A fleet's apps mostly share their comparison options: one
+		// compiled Differ per set of options (a few KB each), forked per
+		// app (a few hundred bytes). Evicting a base only stops new forks
+		// from sharing it.
+		e.bases, _ = lru.New[string, *diff.Differ](maxDifferBases)
 	}
 	for i := range opts.Projects {
 		p := opts.Projects[i]

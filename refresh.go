@@ -92,13 +92,37 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	if d, ok := e.differs[e.AppKey(app)]; ok && d.key == key {
 		return d.differ, nil
 	}
-	d, err := e.opts.NewDiffer(opts)
+	d, err := e.newDiffer(fmt.Sprintf("%s\x00%p", key, cs), opts)
 	if err != nil {
 		return nil, err
 	}
 	md := newMemoDiffer(d)
 	e.differs[e.AppKey(app)] = &differEntry{key: key, differ: md}
 	return md, nil
+}
+
+// maxDifferBases bounds the compiled Differs kept for forking: one per
+// distinct set of comparison options in use.
+const maxDifferBases = 256
+
+// newDiffer builds an app's Differ for opts (whose options key is key, the
+// destination's cluster state included, since its schema and dry-runner
+// are in opts): a fork of the compiled Differ of the same options when the
+// engine builds its own, else the host's Options.NewDiffer. Called with
+// e.mu held.
+func (e *Engine) newDiffer(key string, opts diff.Options) (Differ, error) {
+	if e.bases == nil {
+		return e.opts.NewDiffer(opts)
+	}
+	base, ok := e.bases.Get(key)
+	if !ok {
+		var err error
+		if base, err = diff.New(opts); err != nil {
+			return nil, err
+		}
+		e.bases.Add(key, base)
+	}
+	return base.Fork()
 }
 
 // appSyncOptions parses the app's syncOptions.

@@ -15,8 +15,8 @@ import (
 )
 
 // Differ compares desired objects with live ones. It is safe for concurrent
-// use; build one per application (its options hold the application's
-// ignore rules) and keep it.
+// use; build one per set of options (they hold the application's ignore
+// rules) and keep it, or Fork it for each application of the same options.
 type Differ struct {
 	opts     Options
 	trees    *typeTrees
@@ -68,6 +68,27 @@ func New(opts Options) (*Differ, error) {
 		}
 	}
 	return d, nil
+}
+
+// Fork returns a Differ with d's options that shares what New compiled
+// (ignore rules, normaliser, type trees; all immutable once built) and has
+// its own masking key, so that the placeholders of one never match the
+// other's, and its own server-side dry-run cache. New costs kilobytes per
+// Differ and Fork a few hundred bytes: a host with many applications of the
+// same options builds one Differ and forks it per application.
+func (d *Differ) Fork() (*Differ, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("diff: masking key: %w", err)
+	}
+	f := &Differ{opts: d.opts, trees: d.trees, norm: d.norm, rules: d.rules, mask: &masker{key: key}, deduced: d.deduced}
+	if d.opts.ServerSideCacheSize > 0 {
+		var err error
+		if f.ssdCache, err = lru.New[string, *unstructured.Unstructured](d.opts.ServerSideCacheSize); err != nil {
+			return nil, fmt.Errorf("diff: cache: %w", err)
+		}
+	}
+	return f, nil
 }
 
 // Normalize returns obj through the normalisation pipeline that every diff
