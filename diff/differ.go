@@ -40,10 +40,6 @@ func New(opts Options) (*Differ, error) {
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("diff: masking key: %w", err)
-	}
 	trees := newTypeTrees()
 	if opts.Types != nil {
 		trees = opts.Types.trees
@@ -59,13 +55,10 @@ func New(opts Options) (*Differ, error) {
 		trees:   trees,
 		norm:    norm,
 		rules:   append(sys, app...),
-		mask:    &masker{key: key},
 		deduced: NewDeducedTypeConverter(),
 	}
-	if opts.ServerSideCacheSize > 0 {
-		if d.ssdCache, err = lru.New[string, *unstructured.Unstructured](opts.ServerSideCacheSize); err != nil {
-			return nil, fmt.Errorf("diff: cache: %w", err)
-		}
+	if err := d.ownState(); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -77,18 +70,28 @@ func New(opts Options) (*Differ, error) {
 // Differ and Fork a few hundred bytes: a host with many applications of the
 // same options builds one Differ and forks it per application.
 func (d *Differ) Fork() (*Differ, error) {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("diff: masking key: %w", err)
-	}
-	f := &Differ{opts: d.opts, trees: d.trees, norm: d.norm, rules: d.rules, mask: &masker{key: key}, deduced: d.deduced}
-	if d.opts.ServerSideCacheSize > 0 {
-		var err error
-		if f.ssdCache, err = lru.New[string, *unstructured.Unstructured](d.opts.ServerSideCacheSize); err != nil {
-			return nil, fmt.Errorf("diff: cache: %w", err)
-		}
+	f := &Differ{opts: d.opts, trees: d.trees, norm: d.norm, rules: d.rules, deduced: d.deduced}
+	if err := f.ownState(); err != nil {
+		return nil, err
 	}
 	return f, nil
+}
+
+// ownState gives d what no other Differ may share: a masking key of its
+// own, and its own cache of server-side dry-run results.
+func (d *Differ) ownState() error {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return fmt.Errorf("diff: masking key: %w", err)
+	}
+	d.mask = &masker{key: key}
+	if d.opts.ServerSideCacheSize > 0 {
+		var err error
+		if d.ssdCache, err = lru.New[string, *unstructured.Unstructured](d.opts.ServerSideCacheSize); err != nil {
+			return fmt.Errorf("diff: cache: %w", err)
+		}
+	}
+	return nil
 }
 
 // Normalize returns obj through the normalisation pipeline that every diff

@@ -148,11 +148,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		return nil, err
 	}
 	cpu0, api0, writes0, git0 := processCPU(), api.requestCount(), api.count(), gs.Requests()
-	memo0, err := counterValue(reg, "gitops_refresh_total", "how", "memoized")
-	if err != nil {
-		return nil, err
-	}
-	full0, err := counterValue(reg, "gitops_refresh_total", "how", "rendered")
+	memo0, full0, err := refreshCounts(reg)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +168,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	apiPerMin := float64(api.requestCount()-api0) / minutes
 	steadyWrites := api.count() - writes0
 	gitPerMin := float64(gs.Requests()-git0) / minutes
-	memo1, err := counterValue(reg, "gitops_refresh_total", "how", "memoized")
-	if err != nil {
-		return nil, err
-	}
-	full1, err := counterValue(reg, "gitops_refresh_total", "how", "rendered")
+	memo1, full1, err := refreshCounts(reg)
 	if err != nil {
 		return nil, err
 	}
@@ -344,6 +336,16 @@ func fleetReady(e *gitops.Engine, apps []gitops.Application, idx []int, rev stri
 // renderMisses is the number of renders that ran (cache misses) so far.
 func renderMisses(reg *prometheus.Registry) (float64, error) {
 	return counterValue(reg, "gitops_render_requests_total", "result", "miss")
+}
+
+// refreshCounts is the engine's memoized and rendered refreshes so far
+// (gitops_refresh_total).
+func refreshCounts(reg *prometheus.Registry) (memoized, rendered float64, err error) {
+	if memoized, err = counterValue(reg, "gitops_refresh_total", "how", "memoized"); err != nil {
+		return 0, 0, err
+	}
+	rendered, err = counterValue(reg, "gitops_refresh_total", "how", "rendered")
+	return memoized, rendered, err
 }
 
 // counterValue is the value of counter name's series whose label is
