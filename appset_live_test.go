@@ -100,14 +100,7 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The remaining app is still healed, which shows the loop runs.
-	cm2, err := cs.CoreV1().ConfigMaps(nsB).Get(ctx, "one", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm2.Data["k"] = "drifted"
-	if _, err := cs.CoreV1().ConfigMaps(nsB).Update(ctx, cm2, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	editConfigMap(t, nsB, "one", "k", "drifted")
 	eventually(t, time.Minute, "the managed app healed", func() bool {
 		cm, err := cs.CoreV1().ConfigMaps(nsB).Get(ctx, "one", metav1.GetOptions{})
 		return err == nil && cm.Data["k"] == "v"

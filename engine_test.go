@@ -34,6 +34,25 @@ func newEngine(t *testing.T, tweak func(*Options)) *Engine {
 	return e
 }
 
+// editConfigMap sets data[key] of a live ConfigMap by hand, as a person
+// with kubectl edit would.
+func editConfigMap(t *testing.T, ns, name, key, value string) {
+	t.Helper()
+	ctx := context.Background()
+	cs, err := kubernetes.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data[key] = value
+	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // repoDir writes files into a folder that serves as an app's source.
 func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
 

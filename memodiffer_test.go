@@ -6,9 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/sync"
@@ -50,18 +48,7 @@ func TestUnchangedRefreshDiffsNothing(t *testing.T) {
 	}
 
 	// Drift: only the changed object is diffed again.
-	cs, err := kubernetes.NewForConfig(cluster.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "c", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm.Data["k"] = "changed by hand"
-	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	editConfigMap(t, ns, "c", "k", "changed by hand")
 	refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
 	before = diffs.Load()
 	st, err := e.Refresh(ctx, app)

@@ -11,8 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
@@ -108,15 +106,7 @@ func TestRefreshMemo(t *testing.T) {
 	now.Store(time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC).Unix())
 
 	// A change in the cluster is compared.
-	kc, _ := kubernetes.NewForConfig(cluster.Config())
-	cm, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, "a", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm.Data["k"] = "changed by hand"
-	if _, err := kc.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	editConfigMap(t, ns, "a", "k", "changed by hand")
 	rendered := count("rendered")
 	drift := refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
 	if count("rendered") == rendered || !strings.Contains(drift.Resources[0].Diff, "changed by hand") {

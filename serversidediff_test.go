@@ -8,8 +8,6 @@ import (
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 )
 
 // TestServerSideDiffInTheEngine: ServerSideDiff=true, on an object, on
@@ -20,7 +18,6 @@ import (
 func TestServerSideDiffInTheEngine(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	annotated := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations: {argocd.argoproj.io/compare-options: ServerSideDiff=true}\ndata: {k: v}\n"
 	plain := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {k: v}\n"
 	for _, c := range []struct {
@@ -62,14 +59,7 @@ func TestServerSideDiffInTheEngine(t *testing.T) {
 			if res, err := differ.Diff(ctx, objs[0], live); err != nil || res.Mode != diff.ModeServerSide {
 				t.Fatalf("mode %s (%v), want %s", res.Mode, err, diff.ModeServerSide)
 			}
-			cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "cm", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cm.Data["k"] = "drifted"
-			if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			editConfigMap(t, ns, "cm", "k", "drifted")
 			st := refreshUntil(t, e, app, "drift seen", func(st Status) bool { return st.Sync == OutOfSync })
 			if len(st.Resources) != 1 || !strings.Contains(st.Resources[0].Diff, "drifted") {
 				t.Fatalf("the diff does not show the drift: %+v", st.Resources)
