@@ -14,9 +14,15 @@ import (
 //
 // +kubebuilder:object:root=true
 type Application struct {
-	metav1.TypeMeta   `json:",inline"`
+	// TypeMeta holds apiVersion (argoproj.io/v1alpha1) and kind (Application).
+	metav1.TypeMeta `json:",inline"`
+	// ObjectMeta is the Application's metadata; its name is the app's name in
+	// tracking labels, metrics and notifications, and the
+	// resources-finalizer.argocd.argoproj.io finalizer asks for its objects to
+	// be deleted with it.
 	metav1.ObjectMeta `json:"metadata"`
-	Spec              ApplicationSpec `json:"spec"`
+	// Spec is what to deploy, where, and when to sync it.
+	Spec ApplicationSpec `json:"spec"`
 	// Status is what the controller observed and did (Argo CD's shape).
 	// Loaders read it leniently: fields this model lacks are dropped, so
 	// the output of `kubectl get application -o yaml` loads.
@@ -30,9 +36,12 @@ type Application struct {
 //
 // +kubebuilder:object:root=true
 type ApplicationList struct {
+	// TypeMeta holds apiVersion and kind (ApplicationList).
 	metav1.TypeMeta `json:",inline"`
+	// ListMeta is the list's resourceVersion and continue token.
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Application `json:"items"`
+	// Items are the Applications.
+	Items []Application `json:"items"`
 }
 
 // ApplicationSpec is what an application deploys, where and how.
@@ -62,8 +71,21 @@ type ApplicationSpec struct {
 // ApplicationSource is one source of desired state: a path in a Git
 // repository (or a Helm chart), and how to render it.
 type ApplicationSource struct {
-	RepoURL        string `json:"repoURL"`
-	Path           string `json:"path,omitempty"`
+	// RepoURL is the Git repository (https, ssh or a local path the host's
+	// source serves), the Helm chart repository, or the OCI registry the
+	// source is read from. Credentials come from the host (Argo CD repository
+	// Secrets through package source/repocreds), never from the Application.
+	RepoURL string `json:"repoURL"`
+	// Path is the folder of the repository to render, relative to its root
+	// (empty or "." is the root). An absolute path is refused. The tool is
+	// chosen as Argo CD chooses it: helm, kustomize, directory or plugin when
+	// set, else Chart.yaml means Helm, a kustomization file Kustomize,
+	// *.jsonnet Jsonnet, otherwise plain manifests.
+	Path string `json:"path,omitempty"`
+	// TargetRevision is the Git branch, tag, commit or semver constraint
+	// over the repository's tags to deploy (default HEAD, the repository's
+	// default branch), or for a chart its version or semver constraint. A
+	// branch or constraint is followed: each refresh resolves it again.
 	TargetRevision string `json:"targetRevision,omitempty"`
 	// Chart names a Helm chart (instead of Path) in the Helm chart
 	// repository or OCI registry at RepoURL ("https://charts.example.com",
@@ -71,11 +93,17 @@ type ApplicationSource struct {
 	// with credentials that set EnableOCI). TargetRevision is then a chart
 	// version or a semver constraint ("1.2.x", "^1", "*"), and the resolved
 	// version is the source's revision.
-	Chart     string                      `json:"chart,omitempty"`
-	Helm      *ApplicationSourceHelm      `json:"helm,omitempty"`
+	Chart string `json:"chart,omitempty"`
+	// Helm are the options of a Helm render (a chart folder or Chart).
+	Helm *ApplicationSourceHelm `json:"helm,omitempty"`
+	// Kustomize are Argo CD's overrides of a Kustomize render.
 	Kustomize *ApplicationSourceKustomize `json:"kustomize,omitempty"`
+	// Directory are the options of a folder of plain manifests or Jsonnet
+	// files.
 	Directory *ApplicationSourceDirectory `json:"directory,omitempty"`
-	Plugin    *ApplicationSourcePlugin    `json:"plugin,omitempty"`
+	// Plugin renders the source with a config management plugin the host
+	// configured (render/plugin); the engine runs no plugin it was not given.
+	Plugin *ApplicationSourcePlugin `json:"plugin,omitempty"`
 	// Ref names this source so that other sources can use its files
 	// ("$ref/values.yaml", from the repository's root); a source with Ref
 	// and no Path or Chart renders nothing. A chart source cannot have a
@@ -87,139 +115,265 @@ type ApplicationSource struct {
 
 // ApplicationSourceHelm are Helm options, as `helm template` takes them.
 type ApplicationSourceHelm struct {
-	ValueFiles              []string              `json:"valueFiles,omitempty"`
-	Parameters              []HelmParameter       `json:"parameters,omitempty"`
-	FileParameters          []HelmFileParameter   `json:"fileParameters,omitempty"`
-	ReleaseName             string                `json:"releaseName,omitempty"`
-	Values                  string                `json:"values,omitempty"`
-	ValuesObject            *runtime.RawExtension `json:"valuesObject,omitempty"`
-	IgnoreMissingValueFiles bool                  `json:"ignoreMissingValueFiles,omitempty"`
-	PassCredentials         bool                  `json:"passCredentials,omitempty"`
-	SkipCrds                bool                  `json:"skipCrds,omitempty"`
-	SkipTests               bool                  `json:"skipTests,omitempty"`
-	SkipSchemaValidation    bool                  `json:"skipSchemaValidation,omitempty"`
-	Version                 string                `json:"version,omitempty"`
-	KubeVersion             string                `json:"kubeVersion,omitempty"`
-	APIVersions             []string              `json:"apiVersions,omitempty"`
-	Namespace               string                `json:"namespace,omitempty"`
+	// ValueFiles are values files merged in order over the chart's values.yaml
+	// (helm template -f), as paths relative to the chart folder; "$ref/path"
+	// reads a file of the source whose ref is ref (multi-source). Paths that
+	// leave the repository, absolute paths and URLs are refused unless the
+	// host allows the URL scheme.
+	ValueFiles []string `json:"valueFiles,omitempty"`
+	// Parameters are --set values, applied after every values file and inline
+	// values.
+	Parameters []HelmParameter `json:"parameters,omitempty"`
+	// FileParameters are --set-file values, applied last.
+	FileParameters []HelmFileParameter `json:"fileParameters,omitempty"`
+	// ReleaseName is the Helm release name. Default: the Application's name.
+	ReleaseName string `json:"releaseName,omitempty"`
+	// Values is an inline values document (YAML), merged after ValueFiles.
+	Values string `json:"values,omitempty"`
+	// ValuesObject is inline values as an object, merged after Values. It is
+	// the only field of the schema that keeps any content.
+	ValuesObject *runtime.RawExtension `json:"valuesObject,omitempty"`
+	// IgnoreMissingValueFiles skips value files that do not exist instead of
+	// failing the render.
+	IgnoreMissingValueFiles bool `json:"ignoreMissingValueFiles,omitempty"`
+	// PassCredentials would send the chart repository's credentials to every
+	// host its archives are served from. It is refused (ErrUnsupported): the
+	// engine sends credentials only to their own host.
+	PassCredentials bool `json:"passCredentials,omitempty"`
+	// SkipCrds leaves out the chart's crds/ folder (helm template
+	// --skip-crds).
+	SkipCrds bool `json:"skipCrds,omitempty"`
+	// SkipTests leaves out the chart's test hooks (helm template
+	// --skip-tests).
+	SkipTests bool `json:"skipTests,omitempty"`
+	// SkipSchemaValidation does not check the values against the chart's
+	// values.schema.json.
+	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
+	// Version is the Helm major version. Only "v3" (or empty) is accepted:
+	// charts are rendered in process by Helm v3, and any other value is
+	// refused (ErrUnsupported).
+	Version string `json:"version,omitempty"`
+	// KubeVersion overrides the Kubernetes version the chart sees
+	// (.Capabilities.KubeVersion). Default: the destination cluster's version.
+	KubeVersion string `json:"kubeVersion,omitempty"`
+	// APIVersions override the API versions the chart sees
+	// (.Capabilities.APIVersions), as "group/version" or "group/version/Kind".
+	// Default: those the destination cluster serves.
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// Namespace is the release namespace the chart is rendered for
+	// (.Release.Namespace). Default: the destination namespace.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // HelmParameter is a --set (or, with ForceString, --set-string) value.
 type HelmParameter struct {
-	Name        string `json:"name"`
-	Value       string `json:"value"`
-	ForceString bool   `json:"forceString,omitempty"`
+	// Name is the value's path, as --set takes it ("image.tag", "list[0]").
+	Name string `json:"name"`
+	// Value is the value; Helm parses it (numbers, booleans) unless
+	// ForceString.
+	Value string `json:"value"`
+	// ForceString keeps Value a string (--set-string).
+	ForceString bool `json:"forceString,omitempty"`
 }
 
 // HelmFileParameter is a --set-file value: a path inside the repository.
 type HelmFileParameter struct {
+	// Name is the value's path, as --set-file takes it.
 	Name string `json:"name"`
+	// Path is the file whose content becomes the value, relative to the chart
+	// folder and inside the repository.
 	Path string `json:"path"`
 }
 
 // ApplicationSourceKustomize are Argo CD's overrides of a kustomization.
 type ApplicationSourceKustomize struct {
-	NamePrefix              string             `json:"namePrefix,omitempty"`
-	NameSuffix              string             `json:"nameSuffix,omitempty"`
-	Images                  []string           `json:"images,omitempty"`
-	CommonLabels            map[string]string  `json:"commonLabels,omitempty"`
-	CommonAnnotations       map[string]string  `json:"commonAnnotations,omitempty"`
-	ForceCommonLabels       bool               `json:"forceCommonLabels,omitempty"`
-	ForceCommonAnnotations  bool               `json:"forceCommonAnnotations,omitempty"`
-	Namespace               string             `json:"namespace,omitempty"`
-	Replicas                []KustomizeReplica `json:"replicas,omitempty"`
-	Patches                 []KustomizePatch   `json:"patches,omitempty"`
-	Components              []string           `json:"components,omitempty"`
-	IgnoreMissingComponents bool               `json:"ignoreMissingComponents,omitempty"`
-	LabelWithoutSelector    bool               `json:"labelWithoutSelector,omitempty"`
-	Version                 string             `json:"version,omitempty"`
-	KubeVersion             string             `json:"kubeVersion,omitempty"`
-	APIVersions             []string           `json:"apiVersions,omitempty"`
+	// NamePrefix is prepended to the name of every object (kustomize edit set
+	// nameprefix).
+	NamePrefix string `json:"namePrefix,omitempty"`
+	// NameSuffix is appended to the name of every object (kustomize edit set
+	// namesuffix).
+	NameSuffix string `json:"nameSuffix,omitempty"`
+	// Images override container images, as kustomize edit set image takes
+	// them: "name=newName:tag", "name:tag" or "name@digest".
+	Images []string `json:"images,omitempty"`
+	// CommonLabels are added to every object and, unless LabelWithoutSelector,
+	// to its selectors. A label the kustomization already sets is an error
+	// unless ForceCommonLabels.
+	CommonLabels map[string]string `json:"commonLabels,omitempty"`
+	// CommonAnnotations are added to every object. An annotation the
+	// kustomization already sets is an error unless ForceCommonAnnotations.
+	CommonAnnotations map[string]string `json:"commonAnnotations,omitempty"`
+	// ForceCommonLabels lets CommonLabels replace labels the kustomization
+	// sets.
+	ForceCommonLabels bool `json:"forceCommonLabels,omitempty"`
+	// ForceCommonAnnotations lets CommonAnnotations replace annotations the
+	// kustomization sets.
+	ForceCommonAnnotations bool `json:"forceCommonAnnotations,omitempty"`
+	// Namespace sets the namespace of every namespaced object (kustomize edit
+	// set namespace).
+	Namespace string `json:"namespace,omitempty"`
+	// Replicas override the replica count of workloads by name.
+	Replicas []KustomizeReplica `json:"replicas,omitempty"`
+	// Patches are added to the kustomization's patches.
+	Patches []KustomizePatch `json:"patches,omitempty"`
+	// Components are added to the kustomization's components (paths relative
+	// to the kustomization).
+	Components []string `json:"components,omitempty"`
+	// IgnoreMissingComponents skips Components that do not exist instead of
+	// failing the render.
+	IgnoreMissingComponents bool `json:"ignoreMissingComponents,omitempty"`
+	// LabelWithoutSelector adds CommonLabels to objects only, not to selectors
+	// or templates.
+	LabelWithoutSelector bool `json:"labelWithoutSelector,omitempty"`
+	// Version names one of Argo CD's configured kustomize binaries. It is
+	// refused (ErrUnsupported) when set: the engine runs one kustomize, in
+	// process.
+	Version string `json:"version,omitempty"`
+	// KubeVersion overrides the Kubernetes version given to helmCharts the
+	// kustomization inflates. Default: the destination cluster's version.
+	KubeVersion string `json:"kubeVersion,omitempty"`
+	// APIVersions override the API versions given to helmCharts the
+	// kustomization inflates. Default: those the destination cluster serves.
+	APIVersions []string `json:"apiVersions,omitempty"`
 }
 
 // KustomizeReplica overrides the replicas of a workload by name.
 type KustomizeReplica struct {
-	Name  string             `json:"name"`
+	// Name is the name of the Deployment, StatefulSet or other workload.
+	Name string `json:"name"`
+	// Count is the number of replicas (a number, or a string holding one).
 	Count intstr.IntOrString `json:"count"`
 }
 
 // KustomizePatch is a patch, inline or from a file, with an optional target.
 type KustomizePatch struct {
-	Path    string             `json:"path,omitempty"`
-	Patch   string             `json:"patch,omitempty"`
-	Target  *KustomizeSelector `json:"target,omitempty"`
-	Options map[string]bool    `json:"options,omitempty"`
+	// Path is a file holding the patch, relative to the kustomization.
+	Path string `json:"path,omitempty"`
+	// Patch is an inline strategic merge or JSON 6902 patch.
+	Patch string `json:"patch,omitempty"`
+	// Target selects the objects the patch applies to; without it the patch
+	// names its object itself.
+	Target *KustomizeSelector `json:"target,omitempty"`
+	// Options are kustomize's patch options: allowNameChange and
+	// allowKindChange; any other is refused.
+	Options map[string]bool `json:"options,omitempty"`
 }
 
 // KustomizeSelector selects the objects a patch applies to.
 type KustomizeSelector struct {
-	Group              string `json:"group,omitempty"`
-	Version            string `json:"version,omitempty"`
-	Kind               string `json:"kind,omitempty"`
-	Name               string `json:"name,omitempty"`
-	Namespace          string `json:"namespace,omitempty"`
-	LabelSelector      string `json:"labelSelector,omitempty"`
+	// Group is the API group of the objects (regular expression).
+	Group string `json:"group,omitempty"`
+	// Version is the API version of the objects (regular expression).
+	Version string `json:"version,omitempty"`
+	// Kind is the kind of the objects (regular expression).
+	Kind string `json:"kind,omitempty"`
+	// Name is the name of the objects (regular expression).
+	Name string `json:"name,omitempty"`
+	// Namespace is the namespace of the objects (regular expression).
+	Namespace string `json:"namespace,omitempty"`
+	// LabelSelector is a label selector the objects match.
+	LabelSelector string `json:"labelSelector,omitempty"`
+	// AnnotationSelector is an annotation selector the objects match.
 	AnnotationSelector string `json:"annotationSelector,omitempty"`
 }
 
 // ApplicationSourceDirectory are options of a plain folder of manifests.
 type ApplicationSourceDirectory struct {
-	Recurse bool                     `json:"recurse,omitempty"`
+	// Recurse reads sub-folders too, in lexical order; without it only the
+	// folder itself is read.
+	Recurse bool `json:"recurse,omitempty"`
+	// Jsonnet are the variables and library paths of the folder's *.jsonnet
+	// files.
 	Jsonnet ApplicationSourceJsonnet `json:"jsonnet,omitempty"`
-	Exclude string                   `json:"exclude,omitempty"`
-	Include string                   `json:"include,omitempty"`
+	// Exclude is a glob (or {a,b} list of globs) over paths relative to the
+	// folder: matching files are not read. It wins over Include.
+	Exclude string `json:"exclude,omitempty"`
+	// Include is a glob (or {a,b} list of globs) over paths relative to the
+	// folder: when set, only matching files are read.
+	Include string `json:"include,omitempty"`
 }
 
 // ApplicationSourceJsonnet are Jsonnet options.
 type ApplicationSourceJsonnet struct {
+	// ExtVars are external variables (std.extVar).
 	ExtVars []JsonnetVar `json:"extVars,omitempty"`
-	TLAs    []JsonnetVar `json:"tlas,omitempty"`
-	Libs    []string     `json:"libs,omitempty"`
+	// TLAs are top-level arguments given to each file's function.
+	TLAs []JsonnetVar `json:"tlas,omitempty"`
+	// Libs are folders, relative to the repository root, searched by import
+	// after the importing file's folder.
+	Libs []string `json:"libs,omitempty"`
 }
 
 // JsonnetVar is an external variable or top-level argument; Code says the
 // value is Jsonnet code rather than a string.
 type JsonnetVar struct {
-	Name  string `json:"name"`
+	// Name is the variable's or argument's name.
+	Name string `json:"name"`
+	// Value is its value: a string, or Jsonnet code when Code is set.
 	Value string `json:"value"`
-	Code  bool   `json:"code,omitempty"`
+	// Code evaluates Value as Jsonnet code instead of passing it as a string.
+	Code bool `json:"code,omitempty"`
 }
 
 // ApplicationSourcePlugin names a config management plugin.
 type ApplicationSourcePlugin struct {
-	Name       string                             `json:"name,omitempty"`
-	Env        []EnvEntry                         `json:"env,omitempty"`
+	// Name selects one of the plugins the host configured; an unknown name
+	// fails the render.
+	Name string `json:"name,omitempty"`
+	// Env are variables given to the plugin's command as ARGOCD_ENV_<name>.
+	Env []EnvEntry `json:"env,omitempty"`
+	// Parameters are given to the plugin's command as Argo CD gives them
+	// (ARGOCD_APP_PARAMETERS and PARAM_<NAME> variables).
 	Parameters []ApplicationSourcePluginParameter `json:"parameters,omitempty"`
 }
 
 // EnvEntry is an environment variable for a plugin.
 type EnvEntry struct {
-	Name  string `json:"name"`
+	// Name is the variable's name, without the ARGOCD_ENV_ prefix.
+	Name string `json:"name"`
+	// Value is the variable's value.
 	Value string `json:"value"`
 }
 
 // ApplicationSourcePluginParameter is a plugin parameter: a string, a map
 // or an array.
 type ApplicationSourcePluginParameter struct {
-	Name   string            `json:"name"`
-	String *string           `json:"string,omitempty"`
-	Map    map[string]string `json:"map,omitempty"`
-	Array  []string          `json:"array,omitempty"`
+	// Name is the parameter's name.
+	Name string `json:"name"`
+	// String is the value of a string parameter.
+	String *string `json:"string,omitempty"`
+	// Map is the value of a map parameter.
+	Map map[string]string `json:"map,omitempty"`
+	// Array is the value of an array parameter.
+	Array []string `json:"array,omitempty"`
 }
 
 // ApplicationDestination is a cluster, by API server URL or by name, and a
 // namespace.
 type ApplicationDestination struct {
-	Server    string `json:"server,omitempty"`
+	// Server is the cluster's API server URL; https://kubernetes.default.svc
+	// is the cluster the engine runs in. Set Server or Name, not both.
+	Server string `json:"server,omitempty"`
+	// Namespace is where namespaced objects without a namespace of their own
+	// go. In an AppProject it is a glob of the allowed namespaces.
 	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name,omitempty"`
+	// Name is the cluster's name, as the host's clusters (Argo CD cluster
+	// Secrets) name it ("in-cluster" is the local one). Set Server or Name,
+	// not both.
+	Name string `json:"name,omitempty"`
 }
 
 // SyncPolicy says when and how an application syncs.
 type SyncPolicy struct {
-	Automated   *SyncPolicyAutomated `json:"automated,omitempty"`
-	SyncOptions []string             `json:"syncOptions,omitempty"`
-	Retry       *RetryStrategy       `json:"retry,omitempty"`
+	// Automated syncs the app when Git and the live state differ; without it
+	// syncs run only when asked.
+	Automated *SyncPolicyAutomated `json:"automated,omitempty"`
+	// SyncOptions are Key=Value sync options (CreateNamespace=true,
+	// ServerSideApply=true, PruneLast=true, ...); an option the engine does
+	// not know is refused rather than ignored.
+	SyncOptions []string `json:"syncOptions,omitempty"`
+	// Retry retries a failed sync; without it a failed sync is not retried.
+	Retry *RetryStrategy `json:"retry,omitempty"`
 	// ManagedNamespaceMetadata labels and annotates the namespace that
 	// CreateNamespace=true creates.
 	ManagedNamespaceMetadata *ManagedNamespaceMetadata `json:"managedNamespaceMetadata,omitempty"`
@@ -242,15 +396,22 @@ type SyncPolicyAutomated struct {
 // RetryStrategy retries failed syncs.
 type RetryStrategy struct {
 	// Limit is the number of retries; negative retries forever.
-	Limit   int64    `json:"limit,omitempty"`
+	Limit int64 `json:"limit,omitempty"`
+	// Backoff is the wait between retries. Default: 5s, doubled after each
+	// retry, at most 3m.
 	Backoff *Backoff `json:"backoff,omitempty"`
 }
 
 // Backoff is the wait between retries: Duration, multiplied by Factor after
 // each, at most MaxDuration. Durations are Go durations ("5s", "3m").
 type Backoff struct {
-	Duration    string `json:"duration,omitempty"`
-	Factor      *int64 `json:"factor,omitempty"`
+	// Duration is the wait before the first retry, a Go duration ("5s") or a
+	// number of seconds. Default 5s.
+	Duration string `json:"duration,omitempty"`
+	// Factor multiplies the wait after each retry; at least 1. Default 2.
+	Factor *int64 `json:"factor,omitempty"`
+	// MaxDuration caps the wait, a Go duration or a number of seconds. Default
+	// 3m.
 	MaxDuration string `json:"maxDuration,omitempty"`
 }
 
@@ -258,18 +419,34 @@ type Backoff struct {
 // that CreateNamespace=true creates, kept in step on every sync (as Argo
 // CD: without CreateNamespace=true they have no effect).
 type ManagedNamespaceMetadata struct {
-	Labels      map[string]string `json:"labels,omitempty"`
+	// Labels are set on the namespace.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are set on the namespace.
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // ResourceIgnoreDifferences is one ignoreDifferences rule.
 type ResourceIgnoreDifferences struct {
-	Group                 string   `json:"group,omitempty"`
-	Kind                  string   `json:"kind"`
-	Name                  string   `json:"name,omitempty"`
-	Namespace             string   `json:"namespace,omitempty"`
-	JSONPointers          []string `json:"jsonPointers,omitempty"`
-	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
+	// Group is the API group of the objects the rule applies to (a glob);
+	// empty is the core group.
+	Group string `json:"group,omitempty"`
+	// Kind is the kind of the objects the rule applies to (a glob). Required.
+	Kind string `json:"kind"`
+	// Name is the name of the objects the rule applies to (a glob); empty
+	// matches any.
+	Name string `json:"name,omitempty"`
+	// Namespace is the namespace of the objects the rule applies to (a glob);
+	// empty matches any.
+	Namespace string `json:"namespace,omitempty"`
+	// JSONPointers are RFC 6901 pointers to fields the comparison ignores
+	// ("/spec/replicas").
+	JSONPointers []string `json:"jsonPointers,omitempty"`
+	// JQPathExpressions are jq path expressions whose paths the comparison
+	// ignores; an expression that fails to evaluate fails the comparison
+	// instead of ignoring nothing.
+	JQPathExpressions []string `json:"jqPathExpressions,omitempty"`
+	// ManagedFieldsManagers are field managers (as in the live object's
+	// managedFields) whose fields the comparison ignores.
 	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
 }
 
