@@ -53,8 +53,11 @@ type SyncOperation struct {
 // apply) or Hook (apply, with hooks); Force deletes and re-creates objects
 // an apply cannot change.
 type SyncStrategy struct {
+	// Apply applies the objects without running hooks.
 	Apply *SyncStrategyApply `json:"apply,omitempty"`
-	Hook  *SyncStrategyHook  `json:"hook,omitempty"`
+	// Hook applies the objects and runs their hooks (the default when neither
+	// is set).
+	Hook *SyncStrategyHook `json:"hook,omitempty"`
 }
 
 // SyncStrategyApply applies without running hooks.
@@ -71,9 +74,13 @@ type SyncStrategyHook struct {
 
 // SyncOperationResource names one object a sync is limited to.
 type SyncOperationResource struct {
-	Group     string `json:"group,omitempty"`
-	Kind      string `json:"kind"`
-	Name      string `json:"name"`
+	// Group is the object's API group; empty is the core group.
+	Group string `json:"group,omitempty"`
+	// Kind is the object's kind.
+	Kind string `json:"kind"`
+	// Name is the object's name.
+	Name string `json:"name"`
+	// Namespace is the object's namespace; empty for cluster-scoped objects.
 	Namespace string `json:"namespace,omitempty"`
 }
 
@@ -88,7 +95,9 @@ type OperationInitiator struct {
 // Info is a name and value attached to an application (spec.info) or an
 // operation.
 type Info struct {
-	Name  string `json:"name"`
+	// Name is the label shown to people.
+	Name string `json:"name"`
+	// Value is the text or URL shown with it.
 	Value string `json:"value"`
 }
 
@@ -164,16 +173,23 @@ type ApplicationTree struct {
 
 // ResourceRef names one object.
 type ResourceRef struct {
-	Group     string `json:"group,omitempty"`
-	Version   string `json:"version,omitempty"`
-	Kind      string `json:"kind,omitempty"`
+	// Group is the object's API group; empty is the core group.
+	Group string `json:"group,omitempty"`
+	// Version is the object's API version.
+	Version string `json:"version,omitempty"`
+	// Kind is the object's kind.
+	Kind string `json:"kind,omitempty"`
+	// Namespace is the object's namespace; empty for cluster-scoped objects.
 	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name,omitempty"`
-	UID       string `json:"uid,omitempty"`
+	// Name is the object's name.
+	Name string `json:"name,omitempty"`
+	// UID is the live object's UID.
+	UID string `json:"uid,omitempty"`
 }
 
 // ResourceNode is one object of the tree.
 type ResourceNode struct {
+	// ResourceRef names the object (its fields are inlined).
 	ResourceRef `json:",inline"`
 	// ParentRefs are the objects that own this one.
 	ParentRefs []ResourceRef `json:"parentRefs,omitempty"`
@@ -203,15 +219,21 @@ type SyncStatus struct {
 
 // ComparedTo is the part of the spec a comparison used.
 type ComparedTo struct {
-	Source            *ApplicationSource          `json:"source,omitempty"`
-	Sources           []ApplicationSource         `json:"sources,omitempty"`
-	Destination       ApplicationDestination      `json:"destination"`
+	// Source is the single source compared.
+	Source *ApplicationSource `json:"source,omitempty"`
+	// Sources are the sources compared (multi-source).
+	Sources []ApplicationSource `json:"sources,omitempty"`
+	// Destination is the destination compared.
+	Destination ApplicationDestination `json:"destination"`
+	// IgnoreDifferences are the app's ignore rules the comparison applied.
 	IgnoreDifferences []ResourceIgnoreDifferences `json:"ignoreDifferences,omitempty"`
 }
 
 // HealthStatus is a health code and why.
 type HealthStatus struct {
-	Status  string `json:"status,omitempty"`
+	// Status is Healthy, Progressing, Degraded, Suspended, Missing or Unknown.
+	Status string `json:"status,omitempty"`
+	// Message says why, for people.
 	Message string `json:"message,omitempty"`
 	// LastTransitionTime is when the app's health last changed status (set
 	// on status.health only). Argo CD's catalog trigger on-deployed
@@ -221,11 +243,16 @@ type HealthStatus struct {
 
 // ResourceStatus is one object's row in status.resources.
 type ResourceStatus struct {
-	Group     string `json:"group,omitempty"`
-	Version   string `json:"version,omitempty"`
-	Kind      string `json:"kind,omitempty"`
+	// Group is the object's API group; empty is the core group.
+	Group string `json:"group,omitempty"`
+	// Version is the object's API version.
+	Version string `json:"version,omitempty"`
+	// Kind is the object's kind.
+	Kind string `json:"kind,omitempty"`
+	// Namespace is the object's namespace; empty for cluster-scoped objects.
 	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name,omitempty"`
+	// Name is the object's name.
+	Name string `json:"name,omitempty"`
 	// Status is Synced, OutOfSync or Unknown.
 	Status string `json:"status,omitempty"`
 	// Health is the live object's health; absent for hooks.
@@ -261,8 +288,9 @@ type OperationState struct {
 	Message string `json:"message,omitempty"`
 	// SyncResult is what the sync did.
 	SyncResult *SyncOperationResult `json:"syncResult,omitempty"`
-	// StartedAt and FinishedAt bound the operation.
-	StartedAt  metav1.Time  `json:"startedAt"`
+	// StartedAt is when the operation started.
+	StartedAt metav1.Time `json:"startedAt"`
+	// FinishedAt is when the operation ended; unset while it runs.
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
 	// RetryCount counts the retries of the operation so far.
 	RetryCount int64 `json:"retryCount,omitempty"`
@@ -276,8 +304,9 @@ type SyncOperationResult struct {
 	Revision string `json:"revision"`
 	// Revisions are the revisions synced, per source (multi-source).
 	Revisions []string `json:"revisions,omitempty"`
-	// Source and Sources are the spec's source(s) synced.
-	Source  *ApplicationSource  `json:"source,omitempty"`
+	// Source is the spec's source synced (single source).
+	Source *ApplicationSource `json:"source,omitempty"`
+	// Sources are the spec's sources synced (multi-source).
 	Sources []ApplicationSource `json:"sources,omitempty"`
 	// ManagedNamespaceMetadata is what the sync set on the namespace it
 	// manages.
@@ -286,11 +315,16 @@ type SyncOperationResult struct {
 
 // ResourceResult is one object's outcome in a sync.
 type ResourceResult struct {
-	Group     string `json:"group"`
-	Version   string `json:"version"`
-	Kind      string `json:"kind"`
+	// Group is the object's API group; empty is the core group.
+	Group string `json:"group"`
+	// Version is the object's API version.
+	Version string `json:"version"`
+	// Kind is the object's kind.
+	Kind string `json:"kind"`
+	// Namespace is the object's namespace; empty for cluster-scoped objects.
 	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
+	// Name is the object's name.
+	Name string `json:"name"`
 	// Status is Synced, SyncFailed, Pruned or PruneSkipped.
 	Status string `json:"status,omitempty"`
 	// Message says what happened, for people.
@@ -314,13 +348,16 @@ type RevisionHistory struct {
 	Revision string `json:"revision,omitempty"`
 	// Revisions are the synced revisions per source (multi-source).
 	Revisions []string `json:"revisions,omitempty"`
-	// DeployStartedAt and DeployedAt bound the sync.
+	// DeployStartedAt is when the sync started.
 	DeployStartedAt *metav1.Time `json:"deployStartedAt,omitempty"`
-	DeployedAt      metav1.Time  `json:"deployedAt"`
+	// DeployedAt is when the sync finished.
+	DeployedAt metav1.Time `json:"deployedAt"`
 	// InitiatedBy says who asked for the sync.
 	InitiatedBy OperationInitiator `json:"initiatedBy,omitempty"`
-	// Source and Sources are the spec's source(s) deployed: a rollback's
+	// Source is the spec's source deployed (single source): a rollback's
 	// target.
-	Source  *ApplicationSource  `json:"source,omitempty"`
+	Source *ApplicationSource `json:"source,omitempty"`
+	// Sources are the spec's sources deployed (multi-source): a rollback's
+	// target.
 	Sources []ApplicationSource `json:"sources,omitempty"`
 }
