@@ -18,8 +18,12 @@ type LoadError = strictload.Error
 //
 // +kubebuilder:object:generate=false
 type FieldError struct {
+	// Path is the field at fault ("spec.source.repoURL",
+	// "spec.sources[1].helm.version").
 	Path string
-	Err  error
+	// Err says what is wrong with it; it wraps ErrUnsupported for an Argo CD
+	// field the engine refuses.
+	Err error
 }
 
 // Error implements error: "path: what".
@@ -36,10 +40,12 @@ func fieldErrorf(path, format string, args ...any) FieldError {
 //
 // +kubebuilder:object:generate=false
 type ValidationError struct {
-	// Kind, Namespace and Name say which object.
-	Kind      string
+	// Kind is the object's kind (Application, AppProject, ApplicationSet).
+	Kind string
+	// Namespace is the object's namespace.
 	Namespace string
-	Name      string
+	// Name is the object's name.
+	Name string
 	// Fields are the problems, in field order of the checks.
 	Fields []FieldError
 }

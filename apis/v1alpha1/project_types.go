@@ -11,22 +11,31 @@ import (
 //
 // +kubebuilder:object:root=true
 type AppProject struct {
-	metav1.TypeMeta   `json:",inline"`
+	// TypeMeta holds apiVersion (argoproj.io/v1alpha1) and kind (AppProject).
+	metav1.TypeMeta `json:",inline"`
+	// ObjectMeta is the project's metadata; applications name the project by
+	// its name.
 	metav1.ObjectMeta `json:"metadata"`
-	Spec              AppProjectSpec `json:"spec"`
+	// Spec holds the project's limits.
+	Spec AppProjectSpec `json:"spec"`
 }
 
 // AppProjectList is a list of AppProjects.
 //
 // +kubebuilder:object:root=true
 type AppProjectList struct {
+	// TypeMeta holds apiVersion and kind (AppProjectList).
 	metav1.TypeMeta `json:",inline"`
+	// ListMeta is the list's resourceVersion and continue token.
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []AppProject `json:"items"`
+	// Items are the AppProjects.
+	Items []AppProject `json:"items"`
 }
 
 // AppProjectSpec holds a project's limits.
 type AppProjectSpec struct {
+	// Description says what the project is for, for people; the engine does
+	// not read it.
 	Description string `json:"description,omitempty"`
 	// SourceRepos are globs of the repository URLs apps may use ("*": any).
 	SourceRepos []string `json:"sourceRepos,omitempty"`
@@ -60,8 +69,13 @@ type AppProjectSpec struct {
 // DestinationServiceAccount maps destinations (globs) to a service account:
 // "name" (in the destination namespace) or "namespace:name".
 type DestinationServiceAccount struct {
-	Server                string `json:"server"`
-	Namespace             string `json:"namespace,omitempty"`
+	// Server is a glob of the destination servers this entry applies to.
+	Server string `json:"server"`
+	// Namespace is a glob of the destination namespaces this entry applies to;
+	// empty matches any.
+	Namespace string `json:"namespace,omitempty"`
+	// DefaultServiceAccount is the account syncs impersonate: "name" in the
+	// destination namespace, or "namespace:name".
 	DefaultServiceAccount string `json:"defaultServiceAccount"`
 }
 
@@ -75,9 +89,12 @@ type OrphanedResourcesMonitorSettings struct {
 
 // OrphanedResourceKey matches objects by group, kind and name (globs).
 type OrphanedResourceKey struct {
+	// Group is a glob of the API groups never reported.
 	Group string `json:"group,omitempty"`
-	Kind  string `json:"kind,omitempty"`
-	Name  string `json:"name,omitempty"`
+	// Kind is a glob of the kinds never reported.
+	Kind string `json:"kind,omitempty"`
+	// Name is a glob of the object names never reported.
+	Name string `json:"name,omitempty"`
 }
 
 // SyncWindow allows or denies syncs while its cron schedule's window is
@@ -89,15 +106,22 @@ type SyncWindow struct {
 	Schedule string `json:"schedule"`
 	// Duration is how long the window stays open ("1h", "30m").
 	Duration string `json:"duration"`
-	// Applications, Namespaces and Clusters select what the window
-	// applies to (globs); empty selects nothing.
+	// Applications are globs of the application names the window applies
+	// to. A window whose Applications, Namespaces and Clusters are all
+	// empty applies to no app.
 	Applications []string `json:"applications,omitempty"`
-	Namespaces   []string `json:"namespaces,omitempty"`
-	Clusters     []string `json:"clusters,omitempty"`
+	// Namespaces are globs of the destination namespaces the window applies
+	// to.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Clusters are globs of the destination clusters (server URL or name) the
+	// window applies to.
+	Clusters []string `json:"clusters,omitempty"`
 	// ManualSync lets people sync by hand while a deny window is open.
 	ManualSync bool `json:"manualSync,omitempty"`
 	// TimeZone is an IANA zone for Schedule. Default UTC.
-	TimeZone    string `json:"timeZone,omitempty"`
+	TimeZone string `json:"timeZone,omitempty"`
+	// Description says why the window exists, for people; the engine does not
+	// read it.
 	Description string `json:"description,omitempty"`
 	// AndOperator makes the window's selectors all have to match (an app
 	// whose name, namespace and cluster each match the lists that are
