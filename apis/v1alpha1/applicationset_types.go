@@ -14,9 +14,14 @@ import (
 //
 // +kubebuilder:object:root=true
 type ApplicationSet struct {
-	metav1.TypeMeta   `json:",inline"`
+	// TypeMeta holds apiVersion (argoproj.io/v1alpha1) and kind
+	// (ApplicationSet).
+	metav1.TypeMeta `json:",inline"`
+	// ObjectMeta is the set's metadata; the Applications it generates are
+	// owned by it.
 	metav1.ObjectMeta `json:"metadata"`
-	Spec              ApplicationSetSpec `json:"spec"`
+	// Spec is what the set generates and how it rolls it out.
+	Spec ApplicationSetSpec `json:"spec"`
 	// Status is what the controller did, read leniently by the loader.
 	Status ApplicationSetStatus `json:"status,omitzero"`
 }
@@ -25,9 +30,12 @@ type ApplicationSet struct {
 //
 // +kubebuilder:object:root=true
 type ApplicationSetList struct {
+	// TypeMeta holds apiVersion and kind (ApplicationSetList).
 	metav1.TypeMeta `json:",inline"`
+	// ListMeta is the list's resourceVersion and continue token.
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ApplicationSet `json:"items"`
+	// Items are the ApplicationSets.
+	Items []ApplicationSet `json:"items"`
 }
 
 // ApplicationSetStatus is an ApplicationSet's status in Argo CD's shape.
@@ -48,24 +56,34 @@ type ApplicationSetStatus struct {
 // ApplicationSetCondition is one condition of a set (ErrorOccurred,
 // ParametersGenerated, ResourcesUpToDate, RolloutProgressing).
 type ApplicationSetCondition struct {
-	Type    string `json:"type"`
+	// Type is ErrorOccurred, ParametersGenerated, ResourcesUpToDate or
+	// RolloutProgressing.
+	Type string `json:"type"`
+	// Message says what happened, for people.
 	Message string `json:"message"`
 	// Status is "True", "False" or "Unknown".
 	Status string `json:"status"`
 	// Reason is a one-word cause.
-	Reason             string       `json:"reason"`
+	Reason string `json:"reason"`
+	// LastTransitionTime is when Status last changed.
 	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
 }
 
 // ApplicationSetApplicationStatus is one generated Application's step in
 // a RollingSync.
 type ApplicationSetApplicationStatus struct {
+	// Application is the generated Application's name.
 	Application string `json:"application"`
 	// Status is Waiting, Pending, Progressing or Healthy.
-	Status             string       `json:"status"`
-	Message            string       `json:"message"`
-	Step               string       `json:"step"`
-	TargetRevisions    []string     `json:"targetRevisions,omitempty"`
+	Status string `json:"status"`
+	// Message says why the Application is in this state, for people.
+	Message string `json:"message"`
+	// Step is the RollingSync step (from "1") that selects the Application.
+	Step string `json:"step"`
+	// TargetRevisions are the revisions the Application was out of sync with
+	// when its step began; a new revision restarts the step.
+	TargetRevisions []string `json:"targetRevisions,omitempty"`
+	// LastTransitionTime is when Status last changed.
 	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
 }
 
@@ -99,17 +117,28 @@ type ApplicationSetSpec struct {
 // is kept as raw JSON: it is rendered per parameter set and the result is
 // checked by the host's Application loader (Options.Validate).
 type ApplicationSetTemplate struct {
+	// Metadata is the generated Application's metadata; its strings are
+	// templates.
 	Metadata ApplicationSetTemplateMeta `json:"metadata"`
-	Spec     json.RawMessage            `json:"spec,omitempty"`
+	// Spec is the generated Application's spec; its strings are templates, and
+	// the rendered spec is checked as an Application is when loaded.
+	Spec json.RawMessage `json:"spec,omitempty"`
 }
 
 // ApplicationSetTemplateMeta is the metadata of a generated Application.
 type ApplicationSetTemplateMeta struct {
-	Name        string            `json:"name,omitempty"`
-	Namespace   string            `json:"namespace,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
+	// Name is the Application's name; it must differ for every parameter set.
+	Name string `json:"name,omitempty"`
+	// Namespace is the Application's namespace. Default: the set's.
+	Namespace string `json:"namespace,omitempty"`
+	// Labels are the Application's labels; RollingSync steps select
+	// Applications by them.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are the Application's annotations.
 	Annotations map[string]string `json:"annotations,omitempty"`
-	Finalizers  []string          `json:"finalizers,omitempty"`
+	// Finalizers are the Application's finalizers;
+	// resources-finalizer.argocd.argoproj.io deletes its objects with it.
+	Finalizers []string `json:"finalizers,omitempty"`
 }
 
 // ApplicationSetSyncPolicy limits what the set does to its Applications.
@@ -133,12 +162,15 @@ const (
 // ApplicationSetStrategy is the rollout of generated Applications.
 type ApplicationSetStrategy struct {
 	// Type is AllAtOnce (the default) or RollingSync.
-	Type        string                         `json:"type,omitempty"`
+	Type string `json:"type,omitempty"`
+	// RollingSync are the steps of a RollingSync; it needs type RollingSync.
 	RollingSync *ApplicationSetRolloutStrategy `json:"rollingSync,omitempty"`
 }
 
 // ApplicationSetRolloutStrategy syncs Applications in steps.
 type ApplicationSetRolloutStrategy struct {
+	// Steps are run in order: an Application selected by no step is not synced
+	// by the rollout.
 	Steps []ApplicationSetRolloutStep `json:"steps,omitempty"`
 }
 
@@ -146,35 +178,60 @@ type ApplicationSetRolloutStrategy struct {
 // MaxUpdate bounds how many of them sync at once (a number or a
 // percentage; default all).
 type ApplicationSetRolloutStep struct {
+	// MatchExpressions select the step's Applications by label; all must
+	// match.
 	MatchExpressions []ApplicationMatchExpression `json:"matchExpressions,omitempty"`
-	MaxUpdate        *intstr.IntOrString          `json:"maxUpdate,omitempty"`
+	// MaxUpdate is how many of the step's Applications sync at once: a number,
+	// or a percentage of the step's Applications. Default: all.
+	MaxUpdate *intstr.IntOrString `json:"maxUpdate,omitempty"`
 }
 
 // ApplicationMatchExpression is a label requirement: In or NotIn with values.
 type ApplicationMatchExpression struct {
-	Key      string   `json:"key"`
-	Operator string   `json:"operator"`
-	Values   []string `json:"values,omitempty"`
+	// Key is the label's key.
+	Key string `json:"key"`
+	// Operator is In or NotIn; any other is refused.
+	Operator string `json:"operator"`
+	// Values are the label values In accepts or NotIn rejects.
+	Values []string `json:"values,omitempty"`
 }
 
 // ApplicationSetResourceIgnoreDifferences names Application fields the set does not overwrite.
 type ApplicationSetResourceIgnoreDifferences struct {
-	Name              string   `json:"name,omitempty"`
-	JSONPointers      []string `json:"jsonPointers,omitempty"`
+	// Name is the generated Application the rule applies to; empty applies it
+	// to every Application of the set.
+	Name string `json:"name,omitempty"`
+	// JSONPointers are RFC 6901 pointers to the Application's fields that keep
+	// their live values ("/spec/source/targetRevision").
+	JSONPointers []string `json:"jsonPointers,omitempty"`
+	// JQPathExpressions are jq path expressions of the Application's fields
+	// that keep their live values.
 	JQPathExpressions []string `json:"jqPathExpressions,omitempty"`
 }
 
 // ApplicationSetGenerator is one generator of a set: exactly one of its kinds is set,
 // with an optional Selector filtering its parameter sets.
 type ApplicationSetGenerator struct {
-	List                    *ListGenerator        `json:"list,omitempty"`
-	Clusters                *ClusterGenerator     `json:"clusters,omitempty"`
-	Git                     *GitGenerator         `json:"git,omitempty"`
-	Matrix                  *MatrixGenerator      `json:"matrix,omitempty"`
-	Merge                   *MergeGenerator       `json:"merge,omitempty"`
-	SCMProvider             *SCMProviderGenerator `json:"scmProvider,omitempty"`
-	PullRequest             *PullRequestGenerator `json:"pullRequest,omitempty"`
-	ClusterDecisionResource *DuckTypeGenerator    `json:"clusterDecisionResource,omitempty"`
+	// List yields fixed parameter sets.
+	List *ListGenerator `json:"list,omitempty"`
+	// Clusters yields a parameter set per cluster the host knows.
+	Clusters *ClusterGenerator `json:"clusters,omitempty"`
+	// Git yields parameter sets from the directories or files of a Git
+	// repository.
+	Git *GitGenerator `json:"git,omitempty"`
+	// Matrix combines the parameter sets of two generators.
+	Matrix *MatrixGenerator `json:"matrix,omitempty"`
+	// Merge merges the parameter sets of several generators by key.
+	Merge *MergeGenerator `json:"merge,omitempty"`
+	// SCMProvider yields a parameter set per repository of a provider the host
+	// registered.
+	SCMProvider *SCMProviderGenerator `json:"scmProvider,omitempty"`
+	// PullRequest yields a parameter set per open pull request of a provider
+	// the host registered.
+	PullRequest *PullRequestGenerator `json:"pullRequest,omitempty"`
+	// ClusterDecisionResource yields a parameter set per cluster a duck-typed
+	// resource decides on.
+	ClusterDecisionResource *DuckTypeGenerator `json:"clusterDecisionResource,omitempty"`
 	// Selector keeps only the parameter sets whose (flattened) values
 	// match it.
 	Selector *metav1.LabelSelector `json:"selector,omitempty"`
@@ -182,56 +239,90 @@ type ApplicationSetGenerator struct {
 
 // ListGenerator yields its elements as parameter sets.
 type ListGenerator struct {
+	// Elements are the parameter sets, each a JSON object (values may be
+	// nested under goTemplate).
 	Elements []json.RawMessage `json:"elements,omitempty"`
 	// ElementsYaml is a YAML list of elements (usually rendered from
 	// another generator's parameters in a matrix).
-	ElementsYaml string                  `json:"elementsYaml,omitempty"`
-	Template     *ApplicationSetTemplate `json:"template,omitempty"`
+	ElementsYaml string `json:"elementsYaml,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
 }
 
 // ClusterGenerator yields one parameter set per Argo CD cluster Secret
 // (and the local cluster when there is no selector).
 type ClusterGenerator struct {
-	Selector metav1.LabelSelector    `json:"selector,omitempty"`
+	// Selector keeps the clusters whose Secret labels match it; when empty
+	// every cluster Secret and the local cluster are used.
+	Selector metav1.LabelSelector `json:"selector,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
 	Template *ApplicationSetTemplate `json:"template,omitempty"`
-	Values   map[string]string       `json:"values,omitempty"`
-	FlatList bool                    `json:"flatList,omitempty"`
+	// Values are extra parameters (values.<key>), themselves templates
+	// rendered with the cluster's parameters.
+	Values map[string]string `json:"values,omitempty"`
+	// FlatList yields one parameter set holding every cluster under "clusters"
+	// instead of one set per cluster.
+	FlatList bool `json:"flatList,omitempty"`
 }
 
 // GitGenerator yields a parameter set per directory or per config file of
 // a Git repository.
 type GitGenerator struct {
-	RepoURL             string                  `json:"repoURL"`
-	Revision            string                  `json:"revision,omitempty"`
-	Directories         []GitGeneratorItem      `json:"directories,omitempty"`
-	Files               []GitGeneratorItem      `json:"files,omitempty"`
-	RequeueAfterSeconds *int64                  `json:"requeueAfterSeconds,omitempty"`
-	Template            *ApplicationSetTemplate `json:"template,omitempty"`
-	PathParamPrefix     string                  `json:"pathParamPrefix,omitempty"`
-	Values              map[string]string       `json:"values,omitempty"`
+	// RepoURL is the repository read.
+	RepoURL string `json:"repoURL"`
+	// Revision is the branch, tag or commit read. Default: the default branch.
+	Revision string `json:"revision,omitempty"`
+	// Directories yield a parameter set per directory matching an item (path,
+	// path.basename, path[n], ...). Set Directories or Files, not both.
+	Directories []GitGeneratorItem `json:"directories,omitempty"`
+	// Files yield the parameter sets of JSON or YAML files matching an item
+	// (one per file, or per element of a file holding a list).
+	Files []GitGeneratorItem `json:"files,omitempty"`
+	// RequeueAfterSeconds is how often the set is generated again, at least;
+	// the shortest of a set's generators applies.
+	RequeueAfterSeconds *int64 `json:"requeueAfterSeconds,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
+	// PathParamPrefix puts the path parameters under this prefix (prefix.path,
+	// prefix.path.basename, ...), so a matrix of two git generators keeps
+	// both.
+	PathParamPrefix string `json:"pathParamPrefix,omitempty"`
+	// Values are extra parameters (values.<key>), themselves templates
+	// rendered with the generator's parameters.
+	Values map[string]string `json:"values,omitempty"`
 }
 
 // GitGeneratorItem is a glob of directories or files; Exclude removes what it
 // matches.
 type GitGeneratorItem struct {
-	Path    string `json:"path"`
-	Exclude bool   `json:"exclude,omitempty"`
+	// Path is a glob of directories or files, from the repository's root; "**"
+	// matches any depth for files.
+	Path string `json:"path"`
+	// Exclude removes what Path matches from what the other items matched.
+	Exclude bool `json:"exclude,omitempty"`
 }
 
 // MatrixGenerator yields the cartesian product of two generators' sets;
 // one of them (the second, as in Argo CD, or the first) may use the
 // other's parameters.
 type MatrixGenerator struct {
+	// Generators are the two generators combined.
 	Generators []ApplicationSetGenerator `json:"generators"`
-	Template   *ApplicationSetTemplate   `json:"template,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
 }
 
 // MergeGenerator merges the sets of later generators into the first's
 // where their MergeKeys values are equal.
 type MergeGenerator struct {
+	// Generators are merged in order: the first's sets are the base, later
+	// ones override the values of sets with equal MergeKeys; at least two.
 	Generators []ApplicationSetGenerator `json:"generators"`
-	MergeKeys  []string                  `json:"mergeKeys"`
-	Template   *ApplicationSetTemplate   `json:"template,omitempty"`
+	// MergeKeys are the parameters whose values pair the sets of different
+	// generators; at least one.
+	MergeKeys []string `json:"mergeKeys"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
 }
 
 // SCMProviderGenerator yields a set per repository of an SCM provider.
@@ -239,49 +330,98 @@ type MergeGenerator struct {
 // passed unchanged to the provider the host registered under that key
 // (Options.SCMProviders). There is no built-in network provider.
 type SCMProviderGenerator struct {
-	Github              json.RawMessage              `json:"github,omitempty"`
-	Gitlab              json.RawMessage              `json:"gitlab,omitempty"`
-	Gitea               json.RawMessage              `json:"gitea,omitempty"`
-	Bitbucket           json.RawMessage              `json:"bitbucket,omitempty"`
-	BitbucketServer     json.RawMessage              `json:"bitbucketServer,omitempty"`
-	AzureDevOps         json.RawMessage              `json:"azureDevOps,omitempty"`
-	AWSCodeCommit       json.RawMessage              `json:"awsCodeCommit,omitempty"`
-	CloneProtocol       string                       `json:"cloneProtocol,omitempty"`
-	Filters             []SCMProviderGeneratorFilter `json:"filters,omitempty"`
-	RequeueAfterSeconds *int64                       `json:"requeueAfterSeconds,omitempty"`
-	Template            *ApplicationSetTemplate      `json:"template,omitempty"`
-	Values              map[string]string            `json:"values,omitempty"`
+	// Github is the configuration given to the provider the host registered as
+	// "github".
+	Github json.RawMessage `json:"github,omitempty"`
+	// Gitlab is the configuration given to the provider the host registered as
+	// "gitlab".
+	Gitlab json.RawMessage `json:"gitlab,omitempty"`
+	// Gitea is the configuration given to the provider the host registered as
+	// "gitea".
+	Gitea json.RawMessage `json:"gitea,omitempty"`
+	// Bitbucket is the configuration given to the provider the host registered
+	// as "bitbucket".
+	Bitbucket json.RawMessage `json:"bitbucket,omitempty"`
+	// BitbucketServer is the configuration given to the provider the host
+	// registered as "bitbucketServer".
+	BitbucketServer json.RawMessage `json:"bitbucketServer,omitempty"`
+	// AzureDevOps is the configuration given to the provider the host
+	// registered as "azureDevOps".
+	AzureDevOps json.RawMessage `json:"azureDevOps,omitempty"`
+	// AWSCodeCommit is the configuration given to the provider the host
+	// registered as "awsCodeCommit".
+	AWSCodeCommit json.RawMessage `json:"awsCodeCommit,omitempty"`
+	// CloneProtocol is Argo CD's choice of the clone URL (ssh or https) a
+	// repository's url parameter holds. The engine does not read it: url is
+	// the URL the host's provider returns.
+	CloneProtocol string `json:"cloneProtocol,omitempty"`
+	// Filters keep the repositories that pass any one of them; with none,
+	// every repository is kept.
+	Filters []SCMProviderGeneratorFilter `json:"filters,omitempty"`
+	// RequeueAfterSeconds is how often the set is generated again, at least;
+	// the shortest of a set's generators applies.
+	RequeueAfterSeconds *int64 `json:"requeueAfterSeconds,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
+	// Values are extra parameters (values.<key>), themselves templates
+	// rendered with the repository's parameters.
+	Values map[string]string `json:"values,omitempty"`
 }
 
 // SCMProviderGeneratorFilter keeps repositories matching all of its set fields
 // (regular expressions; PathsExist and PathsDoNotExist are paths).
 type SCMProviderGeneratorFilter struct {
-	RepositoryMatch *string  `json:"repositoryMatch,omitempty"`
-	PathsExist      []string `json:"pathsExist,omitempty"`
+	// RepositoryMatch is a regular expression the repository's name matches.
+	RepositoryMatch *string `json:"repositoryMatch,omitempty"`
+	// PathsExist are paths that must exist in the repository.
+	PathsExist []string `json:"pathsExist,omitempty"`
+	// PathsDoNotExist are paths that must not exist in the repository.
 	PathsDoNotExist []string `json:"pathsDoNotExist,omitempty"`
-	LabelMatch      *string  `json:"labelMatch,omitempty"`
-	BranchMatch     *string  `json:"branchMatch,omitempty"`
+	// LabelMatch is a regular expression one of the repository's labels
+	// matches.
+	LabelMatch *string `json:"labelMatch,omitempty"`
+	// BranchMatch is a regular expression the branch matches.
+	BranchMatch *string `json:"branchMatch,omitempty"`
 }
 
 // PullRequestGenerator yields a set per open pull request, from the
 // provider the host registered under the key that is set
 // (Options.PullRequestProviders). There is no built-in network provider.
 type PullRequestGenerator struct {
-	Github              json.RawMessage              `json:"github,omitempty"`
-	Gitlab              json.RawMessage              `json:"gitlab,omitempty"`
-	Gitea               json.RawMessage              `json:"gitea,omitempty"`
-	Bitbucket           json.RawMessage              `json:"bitbucket,omitempty"`
-	BitbucketServer     json.RawMessage              `json:"bitbucketServer,omitempty"`
-	AzureDevOps         json.RawMessage              `json:"azureDevOps,omitempty"`
-	Filters             []PullRequestGeneratorFilter `json:"filters,omitempty"`
-	RequeueAfterSeconds *int64                       `json:"requeueAfterSeconds,omitempty"`
-	Template            *ApplicationSetTemplate      `json:"template,omitempty"`
+	// Github is the configuration given to the provider the host registered as
+	// "github".
+	Github json.RawMessage `json:"github,omitempty"`
+	// Gitlab is the configuration given to the provider the host registered as
+	// "gitlab".
+	Gitlab json.RawMessage `json:"gitlab,omitempty"`
+	// Gitea is the configuration given to the provider the host registered as
+	// "gitea".
+	Gitea json.RawMessage `json:"gitea,omitempty"`
+	// Bitbucket is the configuration given to the provider the host registered
+	// as "bitbucket".
+	Bitbucket json.RawMessage `json:"bitbucket,omitempty"`
+	// BitbucketServer is the configuration given to the provider the host
+	// registered as "bitbucketServer".
+	BitbucketServer json.RawMessage `json:"bitbucketServer,omitempty"`
+	// AzureDevOps is the configuration given to the provider the host
+	// registered as "azureDevOps".
+	AzureDevOps json.RawMessage `json:"azureDevOps,omitempty"`
+	// Filters keep the pull requests that pass any one of them; with none,
+	// every open pull request is kept.
+	Filters []PullRequestGeneratorFilter `json:"filters,omitempty"`
+	// RequeueAfterSeconds is how often the set is generated again, at least;
+	// the shortest of a set's generators applies.
+	RequeueAfterSeconds *int64 `json:"requeueAfterSeconds,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
 }
 
 // PullRequestGeneratorFilter keeps pull requests whose branches match (regular
 // expressions).
 type PullRequestGeneratorFilter struct {
-	BranchMatch       *string `json:"branchMatch,omitempty"`
+	// BranchMatch is a regular expression the pull request's branch matches.
+	BranchMatch *string `json:"branchMatch,omitempty"`
+	// TargetBranchMatch is a regular expression the branch it targets matches.
 	TargetBranchMatch *string `json:"targetBranchMatch,omitempty"`
 }
 
@@ -289,10 +429,21 @@ type PullRequestGeneratorFilter struct {
 // duck-typed resource (status.decisions[].clusterName) read from the
 // cluster.
 type DuckTypeGenerator struct {
-	ConfigMapRef        string                  `json:"configMapRef"`
-	Name                string                  `json:"name,omitempty"`
-	LabelSelector       metav1.LabelSelector    `json:"labelSelector,omitempty"`
-	RequeueAfterSeconds *int64                  `json:"requeueAfterSeconds,omitempty"`
-	Template            *ApplicationSetTemplate `json:"template,omitempty"`
-	Values              map[string]string       `json:"values,omitempty"`
+	// ConfigMapRef names the ConfigMap, in the controller's namespace, that
+	// says which resource to read (apiVersion, kind, statusListKey, matchKey).
+	// Required.
+	ConfigMapRef string `json:"configMapRef"`
+	// Name reads the one resource of this name; otherwise LabelSelector
+	// selects them.
+	Name string `json:"name,omitempty"`
+	// LabelSelector selects the resources read.
+	LabelSelector metav1.LabelSelector `json:"labelSelector,omitempty"`
+	// RequeueAfterSeconds is how often the set is generated again, at least;
+	// the shortest of a set's generators applies.
+	RequeueAfterSeconds *int64 `json:"requeueAfterSeconds,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
+	// Values are extra parameters (values.<key>), themselves templates
+	// rendered with the decision's parameters.
+	Values map[string]string `json:"values,omitempty"`
 }
