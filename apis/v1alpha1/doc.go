@@ -13,6 +13,12 @@
 // read leniently, so `kubectl get application -o yaml` output loads.
 // Validate checks an object built in memory as the loaders do.
 //
+// Every exported field has a doc comment saying what the engine does with
+// it, and where it refuses a field Argo CD has or treats it differently
+// (TestEveryExportedIdentifierDocumented fails on one without). The
+// operator's CRDs (examples/operator/config) take their descriptions, which
+// `kubectl explain` shows, from these comments.
+//
 // The package imports apimachinery and little else (TestModelDependencies
 // keeps Helm, Kustomize, go-git, Lua, CEL, Redis, Jsonnet,
 // controller-runtime and client-go's clients out), so importing the model

@@ -65,7 +65,7 @@ func fieldsSchema(t reflect.Type, field func(reflect.StructField) map[string]any
 		if !f.IsExported() || name == "-" || name == "" {
 			continue
 		}
-		props[name] = field(f)
+		props[name] = describe(field(f), t.Name(), f.Name)
 		if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
 			required = append(required, name)
 		}
@@ -79,6 +79,9 @@ func fieldsSchema(t reflect.Type, field func(reflect.StructField) map[string]any
 
 // generateAppSets returns the whole applicationsets.argoproj.io manifest.
 func generateAppSets() ([]byte, error) {
+	if _, err := modelDocs(); err != nil {
+		return nil, err
+	}
 	spec := schemaOf(reflect.TypeFor[v1alpha1.ApplicationSetSpec]())
 	spec["description"] = "The subset of Argo CD's ApplicationSet spec that the gitops engine implements."
 	status := schemaOf(reflect.TypeFor[v1alpha1.ApplicationSetStatus]())

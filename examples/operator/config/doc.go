@@ -10,6 +10,9 @@
 // Operation and ApplicationStatus of package apis/v1alpha1), with the
 // status subresource. It is generated from those Go types (see
 // schema_test.go), so it cannot drift from what the controller reads.
+// Each property's description is the doc comment of its Go field
+// (docs_test.go reads them from the model's source), so `kubectl explain
+// application.spec.source` says what the engine does with each field.
 // Only helm.valuesObject keeps unknown fields, as in Argo CD's own schema;
 // everywhere else the API server prunes, or with strict field validation
 // refuses, fields the engine would not honour.

@@ -90,7 +90,7 @@ func schemaOf(t reflect.Type) map[string]any {
 			if !f.IsExported() || name == "-" || name == "" {
 				continue
 			}
-			props[name] = schemaOf(f.Type)
+			props[name] = describe(schemaOf(f.Type), t.Name(), f.Name)
 			if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") && !notRequired[t.Name()+"."+name] {
 				required = append(required, name)
 			}
@@ -104,8 +104,12 @@ func schemaOf(t reflect.Type) map[string]any {
 	panic("schemaOf: unsupported type " + t.String())
 }
 
-// generate returns the whole CRD manifest.
+// generate returns the whole CRD manifest, with the model's field docs as
+// descriptions.
 func generate() ([]byte, error) {
+	if _, err := modelDocs(); err != nil {
+		return nil, err
+	}
 	top := map[string]any{
 		"type":     "object",
 		"required": []any{"metadata", "spec"},
