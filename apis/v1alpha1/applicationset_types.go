@@ -352,8 +352,8 @@ type SCMProviderGenerator struct {
 	// registered as "awsCodeCommit".
 	AWSCodeCommit json.RawMessage `json:"awsCodeCommit,omitempty"`
 	// CloneProtocol is Argo CD's choice of the clone URL (ssh or https) a
-	// repository's url parameter holds. The engine does not read it: url is
-	// the URL the host's provider returns.
+	// repository's url parameter holds. It is refused (ErrUnsupported): url
+	// is the clone URL the host's provider returns.
 	CloneProtocol string `json:"cloneProtocol,omitempty"`
 	// Filters keep the repositories that pass any one of them; with none,
 	// every repository is kept.

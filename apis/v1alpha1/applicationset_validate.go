@@ -123,6 +123,10 @@ func validateGenerator(g *ApplicationSetGenerator, path string, depth int, add f
 		for i := range g.Merge.Generators {
 			validateGenerator(&g.Merge.Generators[i], fmt.Sprintf("%s.merge.generators[%d]", path, i), depth+1, add)
 		}
+	case g.SCMProvider != nil:
+		if g.SCMProvider.CloneProtocol != "" {
+			add(path+".scmProvider.cloneProtocol", "%w: %q: the url parameter is the clone URL the host's provider returns", ErrUnsupported, g.SCMProvider.CloneProtocol)
+		}
 	case g.ClusterDecisionResource != nil:
 		if g.ClusterDecisionResource.ConfigMapRef == "" {
 			add(path+".clusterDecisionResource.configMapRef", "is required")

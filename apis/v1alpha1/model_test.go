@@ -221,3 +221,29 @@ status:
 		t.Errorf("unknown spec field: %v", err)
 	}
 }
+
+// TestApplicationSetRefusesCloneProtocol: an scmProvider's cloneProtocol
+// asks for ssh or https clone URLs, which the engine cannot honour (the
+// url parameter is what the host's provider returns), so it is refused
+// by name rather than accepted and ignored; a set without it loads.
+func TestApplicationSetRefusesCloneProtocol(t *testing.T) {
+	set := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: repos}
+spec:
+  generators:
+  - scmProvider:
+      github: {organization: example}
+      cloneProtocol: ssh
+  template:
+    metadata: {name: '{{repository}}'}
+    spec: {}
+`
+	_, err := LoadApplicationSets(strings.NewReader(set))
+	if err == nil || !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "spec.generators[0].scmProvider.cloneProtocol") {
+		t.Fatalf("cloneProtocol: got %v, want ErrUnsupported naming spec.generators[0].scmProvider.cloneProtocol", err)
+	}
+	if _, err := LoadApplicationSets(strings.NewReader(strings.Replace(set, "      cloneProtocol: ssh\n", "", 1))); err != nil {
+		t.Fatalf("without cloneProtocol: %v", err)
+	}
+}
