@@ -208,7 +208,7 @@ func (c *Controller) evaluate(ctx context.Context, app map[string]any) {
 	if len(subs) == 0 {
 		return
 	}
-	env := NewEnv(app)
+	env := cfg.Env(app)
 	for _, trigger := range sortedKeys(subs) {
 		t := cfg.triggers[trigger]
 		matched := false

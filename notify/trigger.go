@@ -65,7 +65,7 @@ type ConditionResult struct {
 // exprEnv is the sample environment expressions compile against: "app" is
 // dynamic, the helpers are typed so that a call to one that does not exist
 // fails at load.
-var exprEnv = map[string]any{"app": map[string]any{}, "time": TimeFuncs{}, "repo": RepoFuncs{}, "strings": StringFuncs{}}
+var exprEnv = map[string]any{"app": map[string]any{}, "time": TimeFuncs{}, "repo": RepoFuncs{}, "strings": StringFuncs{}, "sync": SyncFuncs{}}
 
 func compileExpr(src string) (*vm.Program, error) {
 	return expr.Compile(src, expr.Env(exprEnv), expr.MaxNodes(maxExprNodes))
