@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -37,6 +38,9 @@ type Config struct {
 	subscriptions   []Subscription
 	context         map[string]string
 	redact          redactor
+	repo            RepoService
+	// skipped are the triggers left out (see SkippedError).
+	skipped []*ConfigError
 }
 
 type configuredService struct {
@@ -59,6 +63,9 @@ type LoadOptions struct {
 	// ServiceTypes add service types (or replace built-in ones) by the
 	// <type> of service.<type>[.<name>].
 	ServiceTypes map[string]NewServiceFunc
+	// Repo answers repo.GetCommitMetadata and repo.GetAppDetails in
+	// expressions and templates. Nil: those helpers fail when called.
+	Repo RepoService
 }
 
 // DefaultLoadOptions are the built-in service types only.
@@ -69,11 +76,17 @@ func DefaultLoadOptions() LoadOptions { return LoadOptions{} }
 // compile or sends a template that does not exist, a template that does not
 // parse, a service of an unknown type or with an unknown field, a "$key"
 // the secret does not have, an unknown key: each is a *ConfigError (or
-// *MissingSecretError) naming the entry, all of them joined. Nothing of a
-// bad configuration is used.
+// *MissingSecretError) naming the entry.
+//
+// As in Argo CD, which logs a trigger it cannot use and goes on without
+// it, bad triggers do not refuse the ConfigMap: when they are its only
+// problems, Load returns the Config without them and a *SkippedError
+// naming each (Config.Skipped lists them too); defaultTriggers and
+// subscriptions may still name them. Any other problem refuses the whole
+// ConfigMap: Load returns no Config and every problem, joined.
 func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 	c := &Config{triggers: map[string]*Trigger{}, templates: map[string]*Template{}, services: map[string]configuredService{},
-		byService: map[string][]string{}, context: map[string]string{}, redact: newRedactor(secret)}
+		byService: map[string][]string{}, context: map[string]string{}, redact: newRedactor(secret), repo: opts.Repo}
 	types := builtinServices()
 	for k, f := range opts.ServiceTypes {
 		types[k] = f
@@ -83,6 +96,9 @@ func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 	bad := func(kind, name string, err error) {
 		errs = append(errs, &ConfigError{Kind: kind, Name: name, Err: errors.New(c.redact.String(err.Error()))})
 	}
+	skip := func(name string, err error) {
+		c.skipped = append(c.skipped, &ConfigError{Kind: "trigger", Name: name, Err: errors.New(c.redact.String(err.Error()))})
+	}
 	keys := sortedKeys(data)
 	for _, k := range keys {
 		v := data[k]
@@ -91,11 +107,11 @@ func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 			name := strings.TrimPrefix(k, "trigger.")
 			t := &Trigger{Name: name}
 			if err := yaml.UnmarshalStrict([]byte(v), &t.Conditions); err != nil {
-				bad("trigger", name, err)
+				skip(name, err)
 				continue
 			}
 			if err := t.compile(); err != nil {
-				bad("trigger", name, err)
+				skip(name, err)
 				continue
 			}
 			c.triggers[name] = t
@@ -106,6 +122,7 @@ func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 				bad("template", name, err)
 				continue
 			}
+			t.repo = opts.Repo
 			c.templates[name] = t
 		case strings.HasPrefix(k, "service."):
 			typ, name, _ := strings.Cut(strings.TrimPrefix(k, "service."), ".")
@@ -144,11 +161,21 @@ func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 		}
 	}
 	errs = append(errs, c.checkReferences()...)
+	sort.Slice(c.skipped, func(i, j int) bool { return c.skipped[i].Name < c.skipped[j].Name })
 	if len(errs) > 0 {
+		for _, s := range c.skipped {
+			errs = append(errs, s)
+		}
 		return nil, errors.Join(errs...)
+	}
+	if len(c.skipped) > 0 {
+		return c, &SkippedError{Entries: c.skipped}
 	}
 	return c, nil
 }
+
+// Skipped returns the triggers Load left out, each with its reason.
+func (c *Config) Skipped() []*ConfigError { return append([]*ConfigError(nil), c.skipped...) }
 
 func (c *Config) addService(typ, name, v string, secret map[string]string, types map[string]NewServiceFunc) error {
 	if _, dup := c.services[name]; dup {
@@ -181,18 +208,27 @@ func (c *Config) addService(typ, name, v string, secret map[string]string, types
 func (c *Config) checkReferences() []error {
 	var errs []error
 	for _, name := range sortedKeys(c.triggers) {
+	conditions:
 		for i, cond := range c.triggers[name].Conditions {
 			for _, tmpl := range cond.Send {
 				if _, ok := c.templates[tmpl]; !ok {
-					errs = append(errs, &ConfigError{Kind: "trigger", Name: name,
+					// A trigger that cannot send is skipped like one that
+					// does not compile.
+					c.skipped = append(c.skipped, &ConfigError{Kind: "trigger", Name: name,
 						Err: &UnknownError{Kind: "template", Name: tmpl, By: fmt.Sprintf("condition %d", i)}})
+					delete(c.triggers, name)
+					break conditions
 				}
 			}
 		}
 	}
+	skipped := map[string]bool{}
+	for _, s := range c.skipped {
+		skipped[s.Name] = true
+	}
 	checkTriggers := func(by string, list []string) {
 		for _, t := range list {
-			if _, ok := c.triggers[t]; !ok {
+			if _, ok := c.triggers[t]; !ok && !skipped[t] {
 				errs = append(errs, &ConfigError{Kind: "key", Name: by, Err: &UnknownError{Kind: "trigger", Name: t}})
 			}
 		}
@@ -265,7 +301,7 @@ func LoadFiles(configMapPath, secretPath string, opts LoadOptions) (*Config, err
 	}
 	c, err := LoadManifests(cm, secret, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", configMapPath, err)
+		return c, fmt.Errorf("%s: %w", configMapPath, err)
 	}
 	return c, nil
 }
@@ -291,7 +327,7 @@ func LoadFromCluster(ctx context.Context, client kubernetes.Interface, namespace
 	}
 	c, err := Load(cm.Data, data, opts)
 	if err != nil {
-		return nil, fmt.Errorf("configmap %s/%s: %w", namespace, ConfigMapName, err)
+		return c, fmt.Errorf("configmap %s/%s: %w", namespace, ConfigMapName, err)
 	}
 	return c, nil
 }

@@ -28,7 +28,7 @@ func TestLoadRefusesBadInputNamingIt(t *testing.T) {
 		want       string
 	}{
 		{"expression", map[string]string{"trigger.broken": "- when: app.status.sync.status ==\n  send: [app-created]"}, "trigger", "broken", "when"},
-		{"unknown helper", map[string]string{"trigger.commits": "- when: repo.GetCommitMetadata('abc') != nil\n  send: [app-created]"}, "trigger", "commits", "GetCommitMetadata"},
+		{"unknown helper", map[string]string{"trigger.commits": "- when: repo.GetCommits('abc') != nil\n  send: [app-created]"}, "trigger", "commits", "GetCommits"},
 		{"unknown template", map[string]string{"trigger.t": "- when: 'true'\n  send: [nope]"}, "trigger", "t", `template "nope"`},
 		{"unknown condition field", map[string]string{"trigger.t": "- when: 'true'\n  send: [app-created]\n  sendTo: [x]"}, "trigger", "t", "sendTo"},
 		{"template syntax", map[string]string{"template.bad": "message: '{{.app.metadata.name'"}, "template", "bad", "message"},

@@ -15,8 +15,10 @@ import (
 
 // ControllerOptions configure a Controller.
 type ControllerOptions struct {
-	// State remembers what was sent. Default: a MemoryState (a restart
-	// sends again what is still due; give a StoreState to avoid it).
+	// State remembers what was sent. Default: a MemoryState, which a
+	// restart forgets, so that it sends again what is still due: a host
+	// that runs gives an AnnotationState (Argo CD's annotation on the
+	// Application) or a StoreState.
 	State State
 	// Registerer receives the controller's metrics. Nil: none.
 	Registerer prometheus.Registerer
@@ -208,7 +210,7 @@ func (c *Controller) evaluate(ctx context.Context, app map[string]any) {
 	if len(subs) == 0 {
 		return
 	}
-	env := NewEnv(app)
+	env := cfg.Env(app)
 	for _, trigger := range sortedKeys(subs) {
 		t := cfg.triggers[trigger]
 		matched := false
@@ -223,17 +225,18 @@ func (c *Controller) evaluate(ctx context.Context, app map[string]any) {
 }
 
 // due decides whether condition r of trigger sends to `to`, and queues the
-// deliveries. The state key is the app, trigger, condition and destination,
-// with the oncePer value when the condition has one (Argo CD's key): a
-// condition that does not match forgets its key (so its next change sends
-// again); one that matches sends unless its key is recorded, so it sends
-// once per change and once per oncePer value.
+// deliveries. The state key is the app's "namespace/name", "|", and Argo
+// CD's key of the condition and destination (StateKey). As in Argo CD, a
+// condition that matches sends unless its key is recorded; one that does
+// not match forgets its key only when it has no oncePer: a oncePer key
+// (a revision, say) is kept, so a value is sent once for good, and a
+// self-heal sync of the same revision sends nothing again.
 func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, id, trigger string, r ConditionResult, to Destination) {
-	key := id + "|" + trigger + "|" + r.key + "|" + to.String()
-	if r.OncePer != "" {
-		key += "|" + r.OncePer
-	}
+	key := id + "|" + StateKey(trigger, r, to)
 	if !r.Matched {
+		if r.OncePer != "" {
+			return
+		}
 		if err := c.opts.State.SetNotified(ctx, key, false); err != nil {
 			c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
 		}
@@ -282,8 +285,9 @@ func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, i
 	}
 }
 
-// deliver sends d with retries; after the last failure it forgets the key,
-// so that the next change of the app that still matches sends again.
+// deliver sends d with retries; after the last failure it forgets the key
+// (oncePer or not), so that the next evaluation that still matches sends
+// again.
 func (c *Controller) deliver(ctx context.Context, d delivery) {
 	defer func() {
 		c.mu.Lock()

@@ -362,3 +362,28 @@ func TestDeletedReachesOnDeleted(t *testing.T) {
 		t.Fatalf("requests %+v", got)
 	}
 }
+
+// TestOncePerKeyIsNeverForgotten: as in Argo CD, a condition with oncePer
+// sends once per value for good: a self-heal sync of the same revision
+// (Running, then Succeeded again) sends nothing; a condition without
+// oncePer is forgotten when it turns false (TestDegradedOnceUntilRecovered).
+func TestOncePerKeyIsNeverForgotten(t *testing.T) {
+	recv := newReceiver(t)
+	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: prometheus.NewRegistry(), Retry: fastRetry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, c)
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "the first webhook", func() bool { return len(recv.requests()) == 1 && c.Idle() })
+	selfHeal := testApp("web", subscribed, map[string]any{"sync": map[string]any{"status": "OutOfSync", "revision": "abc"},
+		"health":         map[string]any{"status": "Healthy"},
+		"operationState": map[string]any{"phase": "Running", "startedAt": "2026-12-01T11:00:00Z", "syncResult": map[string]any{"revision": "abc"}}})
+	c.Observe(selfHeal)
+	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	c.Observe(testApp("web", subscribed, succeeded("def", "Healthy"))) // evaluated last: when it is sent, the others were judged
+	waitFor(t, "the new revision's webhook", func() bool { return len(recv.requests()) >= 2 && c.Idle() })
+	if reqs := recv.requests(); len(reqs) != 2 || !strings.Contains(reqs[1].Body, `"def"`) {
+		t.Errorf("%d webhooks, want 2 (abc once, def once): the self-heal of abc sent again", len(reqs))
+	}
+}

@@ -11,14 +11,18 @@
 //
 //   - trigger.<name>: a list of conditions {when, send, oncePer,
 //     description}. when and oncePer are github.com/expr-lang/expr
-//     expressions, Argo CD's language, compiled once at load over the
-//     environment Env describes: app (the Application as a map, with its
-//     status), time.Now/time.Parse, offline repo helpers and strings.
+//     expressions, Argo CD's language, compiled once at load over Argo
+//     CD's environment (Env): app (the Application as a map, with its
+//     status), time (Now, Parse, the durations Nanosecond to Hour, the
+//     layouts), repo (RepoURLToHTTPS, FullNameByRepoURL, QueryEscape, and
+//     GetCommitMetadata and GetAppDetails through LoadOptions.Repo),
+//     strings and sync.GetInfoItem.
 //   - template.<name>: message, title and per-service blocks (email.subject;
 //     slack.attachments/blocks/groupingKey/notifyBroadcast/deliveryPolicy;
 //     webhook.<service>.method/path/body; any other block as fields for a
 //     host's service), Go text/template with sprig (without env and
-//     expandenv), with .app, .context, .serviceType and .recipient.
+//     expandenv), with .app, .context, .serviceType and .recipient, and
+//     the helpers as .time, .repo, .strings and .sync.
 //   - service.<type>[.<name>]: webhook (url, headers, basicAuth,
 //     insecureSkipVerify), slack (token, apiURL, username, icon: Slack's
 //     chat.postMessage), email (host, port, from, username, password, html,
@@ -33,7 +37,9 @@
 // template that does not parse, a send naming no template, an unknown
 // service type or field, a "$key" the secret lacks, an unknown key: a
 // *ConfigError (or *MissingSecretError) names the entry, and no secret
-// value appears in any error, log line or metric.
+// value appears in any error, log line or metric. As in Argo CD, a bad
+// trigger does not refuse the ConfigMap: Load returns the rest with a
+// *SkippedError naming it; anything else bad refuses it whole.
 //
 // # Evaluation and delivery
 //
@@ -48,12 +54,21 @@
 // size, a memory budget per evaluation) and nil-safe: a condition whose
 // expression fails on a missing field is false, with the reason.
 //
-// A matching condition sends once per change: it is recorded in a State
-// (MemoryState by default; StoreState over Redis survives restarts) and
-// forgotten when the condition turns false, so that the next change sends
-// again. As in Argo CD, the recorded key includes the condition's oncePer
-// value (evaluated whether or not the condition matches), so it also sends
-// once per value: a new revision while the condition holds sends again. Observe and
+// A matching condition sends once, as Argo CD's notifications-engine
+// decides: its key (StateKey: the oncePer value, trigger, condition and
+// destination) is recorded in a State. A condition without oncePer is
+// forgotten when it turns false, so that its next change sends again; a
+// condition with oncePer is never forgotten, so each value (a revision,
+// say) is sent once for good: a self-heal sync of the same revision sends
+// nothing. The oncePer value is evaluated whether or not the condition
+// matches. A running host gives the Controller a durable State:
+// AnnotationState keeps Argo CD's notified.notifications.argoproj.io
+// annotation on each Application (DynamicAnnotations for the Application
+// custom resource, or the host's own Annotations where it keeps its
+// Applications), and an Argo CD that ran before left its state there;
+// StoreState over Redis is the other choice. The default, MemoryState, is
+// for tests and one-shot tools: a restart sends again whatever is still
+// due. Observe and
 // Notify never block: the controller's queue drops (and counts) rather
 // than slow a reconcile. Deliveries run in the background, with retries
 // and exponential backoff; one that fails for good is counted and
@@ -67,8 +82,8 @@
 // Catalog is Argo CD's catalog of triggers (on-created, on-deleted,
 // on-deployed, on-health-degraded, on-sync-failed, on-sync-running,
 // on-sync-status-unknown, on-sync-succeeded) and their templates, written
-// from Argo CD's documented semantics. Argo CD's own catalog file loads
-// the same way.
+// from Argo CD's documented semantics. Argo CD's own catalog files (v2.x
+// and 3.x, in testdata/argocd) load unchanged, every trigger and template.
 //
 // # What the engine's notifications give
 //

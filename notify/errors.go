@@ -1,6 +1,9 @@
 package notify
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ConfigError reports a bad entry of argocd-notifications-cm (or of its
 // secret): Kind is "trigger", "template", "service", "subscription" or
@@ -69,3 +72,30 @@ func (e *DeliveryError) Error() string {
 
 // Unwrap returns the cause.
 func (e *DeliveryError) Unwrap() error { return e.Err }
+
+// SkippedError reports the triggers Load left out of a Config it returned
+// (a trigger that does not parse or compile, or sends a template that does
+// not exist), as Argo CD logs and skips them. errors.As finds each
+// *ConfigError in it.
+type SkippedError struct {
+	// Entries name each skipped trigger and why.
+	Entries []*ConfigError
+}
+
+// Error implements error.
+func (e *SkippedError) Error() string {
+	msgs := make([]string, len(e.Entries))
+	for i, c := range e.Entries {
+		msgs[i] = c.Error()
+	}
+	return fmt.Sprintf("%d trigger(s) skipped: %s", len(e.Entries), strings.Join(msgs, "; "))
+}
+
+// Unwrap returns the entries.
+func (e *SkippedError) Unwrap() []error {
+	out := make([]error, len(e.Entries))
+	for i, c := range e.Entries {
+		out[i] = c
+	}
+	return out
+}

@@ -23,6 +23,7 @@ type Template struct {
 	slack          slackTemplate
 	webhook        map[string]webhookTemplate
 	other          map[string]map[string]*template.Template
+	repo           RepoService // LoadOptions.Repo, for .repo's helpers
 }
 
 type slackTemplate struct {
@@ -227,9 +228,10 @@ func parseWebhookTemplates(v any, fields fieldsFunc, parse parseFunc) (map[strin
 
 // Render renders the template for one destination of service type
 // serviceType. Its data are those of Argo CD: .app, .context,
-// .serviceType, .recipient, and the helpers .time, .repo and .strings.
+// .serviceType, .recipient, and the helpers .time, .repo, .strings and
+// .sync.
 func (t *Template) Render(app map[string]any, context map[string]string, serviceType, recipient string) (Message, error) {
-	data := templateHelpers()
+	data := templateHelpers(app, t.repo)
 	data["app"], data["context"], data["serviceType"], data["recipient"] = app, context, serviceType, recipient
 	var buf bytes.Buffer
 	var firstErr error

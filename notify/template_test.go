@@ -16,7 +16,7 @@ func TestRenderCatalogAndHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Body != "https://cd.example/applications/web https://github.com/acme/web WEB to ops via webhook" {
+	if m.Body != "https://cd.example/applications/web https://github.com/acme/web.git WEB to ops via webhook" {
 		t.Errorf("body %q", m.Body)
 	}
 	if w := m.Webhook["hook"]; w.Method != "POST" || w.Path != "/apps/web" || w.Body != `{"rev": "abc"}` {

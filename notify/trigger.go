@@ -62,10 +62,22 @@ type ConditionResult struct {
 	key  string
 }
 
+// StateKey is the key of the delivery state of condition r of trigger for
+// the destination to, Argo CD's layout:
+// "[<oncePer>:]<trigger>:<condition>:<service>:<recipient>", where
+// <condition> is the condition's index and a hash of its when.
+func StateKey(trigger string, r ConditionResult, to Destination) string {
+	key := fmt.Sprintf("%s:%s:%s:%s", trigger, r.key, to.Service, to.Recipient)
+	if r.OncePer != "" {
+		key = r.OncePer + ":" + key
+	}
+	return key
+}
+
 // exprEnv is the sample environment expressions compile against: "app" is
 // dynamic, the helpers are typed so that a call to one that does not exist
 // fails at load.
-var exprEnv = map[string]any{"app": map[string]any{}, "time": TimeFuncs{}, "repo": RepoFuncs{}, "strings": StringFuncs{}}
+var exprEnv = map[string]any{"app": map[string]any{}, "time": TimeFuncs{}, "repo": RepoFuncs{}, "strings": StringFuncs{}, "sync": SyncFuncs{}}
 
 func compileExpr(src string) (*vm.Program, error) {
 	return expr.Compile(src, expr.Env(exprEnv), expr.MaxNodes(maxExprNodes))
@@ -95,7 +107,7 @@ func (t *Trigger) compile() error {
 			}
 		}
 		h := sha256.Sum256([]byte(c.When))
-		c.key = fmt.Sprintf("%d:%s", i, hex.EncodeToString(h[:6]))
+		c.key = fmt.Sprintf("[%d].%s", i, hex.EncodeToString(h[:6]))
 	}
 	return nil
 }

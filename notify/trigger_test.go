@@ -93,19 +93,30 @@ func TestOncePerValue(t *testing.T) {
 }
 
 func TestRepoHelpers(t *testing.T) {
+	// Argo CD's results (its repo_test.go): https, no user, the rest kept.
 	var r RepoFuncs
 	for in, want := range map[string]string{
-		"git@github.com:acme/web.git":       "https://github.com/acme/web",
-		"ssh://git@gitlab.example/a/b.git":  "https://gitlab.example/a/b",
-		"https://github.com/acme/web.git":   "https://github.com/acme/web",
-		"http://user@git.internal:8080/x/y": "https://git.internal/x/y",
+		"git@github.com:acme/web.git":       "https://github.com/acme/web.git",
+		"ssh://git@gitlab.example/a/b.git":  "https://gitlab.example/a/b.git",
+		"https://github.com/acme/web.git":   "https://github.com/acme/web.git",
+		"http://user@git.internal:8080/x/y": "https://git.internal:8080/x/y",
 	} {
-		if got := r.RepoURLToHTTPS(in); got != want {
-			t.Errorf("RepoURLToHTTPS(%q) = %q, want %q", in, got, want)
+		if got, err := r.RepoURLToHTTPS(in); err != nil || got != want {
+			t.Errorf("RepoURLToHTTPS(%q) = %q, %v, want %q", in, got, err, want)
 		}
 	}
-	if got := r.FullNameByRepoURL("git@github.com:acme/web.git"); got != "acme/web" {
-		t.Errorf("FullNameByRepoURL = %q", got)
+	for in, want := range map[string]string{
+		"git@github.com:acme/web.git":                     "acme/web",
+		"https://user@bitbucket.org/argoproj/argo-cd.git": "argoproj/argo-cd",
+		"http://github.com/argoproj/argo-cd":              "argoproj/argo-cd",
+		"https://gitlab.com/group/sub/project.git":        "group/sub",
+	} {
+		if got, err := r.FullNameByRepoURL(in); err != nil || got != want {
+			t.Errorf("FullNameByRepoURL(%q) = %q, %v, want %q", in, got, err, want)
+		}
+	}
+	if _, err := r.RepoURLToHTTPS("not a url"); err == nil {
+		t.Error("RepoURLToHTTPS of a URL without a host: no error")
 	}
 }
 

@@ -1,0 +1,229 @@
+package notify
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// argoOnDeployedV3 is Argo CD 3.x's on-deployed condition: #21944 added the
+// one-minute window (time.Minute) and #22204 the "healthy before the sync
+// started" case. It is quoted in argoproj/argo-cd issues #22192 and #22203;
+// testdata/argocd/README.md says why it is applied here rather than read
+// from a stored 3.x install.yaml.
+const argoOnDeployedV3 = `- description: Application is synced and healthy. Triggered once per commit.
+  oncePer: app.status.operationState?.syncResult?.revision
+  send:
+  - app-deployed
+  when: app.status.operationState != nil and app.status.operationState.phase in ['Succeeded']
+    and app.status.health.status == 'Healthy' and (!time.Parse(app.status.health.lastTransitionTime).Add(1
+    * time.Minute).Before(time.Parse(app.status.operationState.finishedAt)) or time.Parse(app.status.health.lastTransitionTime).Before(time.Parse(app.status.operationState.startedAt)))
+`
+
+// argoCatalogs are Argo CD's catalogs: the files as Argo CD ships them
+// (testdata/argocd, byte for byte) and 3.x's, the newest file with 3.x's
+// on-deployed.
+func argoCatalogs(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	for name, file := range map[string]string{
+		"v2.3 (8b4b840)":   "testdata/argocd/notifications_catalog-install-8b4b840.yaml",
+		"master (0017d06)": "testdata/argocd/notifications_catalog-install-0017d06.yaml",
+	} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cm corev1.ConfigMap
+		if err := yaml.Unmarshal(b, &cm); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		out[name] = cm.Data
+	}
+	v3 := map[string]string{}
+	for k, v := range out["master (0017d06)"] {
+		v3[k] = v
+	}
+	v3["trigger.on-deployed"] = argoOnDeployedV3
+	out["v3 (on-deployed with time.Minute)"] = v3
+	return out
+}
+
+// argoApps are Applications in each state the catalog's triggers look at,
+// and the triggers each must fire (every other trigger must not).
+func argoApps() map[string]struct {
+	app   map[string]any
+	fires []string
+} {
+	withCond := func(app map[string]any) map[string]any {
+		app["status"].(map[string]any)["conditions"] = []any{
+			map[string]any{"type": "ComparisonError", "message": "rpc error: repository not accessible"},
+			map[string]any{"type": "SyncError", "message": "one more"},
+		}
+		return app
+	}
+	deleting := testApp("web", nil, succeeded("abc", "Healthy"))
+	deleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-12-01T11:00:00Z"
+	healthyBefore := testApp("web", nil, succeeded("abc", "Healthy"))
+	healthyBefore["status"].(map[string]any)["health"].(map[string]any)["lastTransitionTime"] = "2026-12-01T09:00:00Z"
+	running := testApp("web", nil, map[string]any{
+		"sync":   map[string]any{"status": "OutOfSync", "revision": "abc"},
+		"health": map[string]any{"status": "Progressing", "lastTransitionTime": "2026-12-01T10:00:01Z"},
+		"operationState": map[string]any{"phase": "Running", "startedAt": "2026-12-01T10:00:00Z",
+			"syncResult": map[string]any{"revision": "def"}}})
+	failed := testApp("web", nil, map[string]any{
+		"sync":   map[string]any{"status": "OutOfSync", "revision": "abc"},
+		"health": map[string]any{"status": "Healthy", "lastTransitionTime": "2026-12-01T09:00:00Z"},
+		"operationState": map[string]any{"phase": "Failed", "message": "one or more objects failed to apply",
+			"startedAt": "2026-12-01T10:00:00Z", "finishedAt": "2026-12-01T10:00:05Z", "syncResult": map[string]any{"revision": "def"}}})
+	unknown := testApp("web", nil, succeeded("abc", "Healthy"))
+	unknown["status"].(map[string]any)["sync"].(map[string]any)["status"] = "Unknown"
+	return map[string]struct {
+		app   map[string]any
+		fires []string
+	}{
+		"synced healthy": {testApp("web", nil, succeeded("abc", "Healthy")), []string{"on-created", "on-deployed", "on-sync-succeeded"}},
+		"degraded":       {withCond(testApp("web", nil, succeeded("abc", "Degraded"))), []string{"on-created", "on-health-degraded", "on-sync-succeeded"}},
+		"failed op":      {withCond(failed), []string{"on-created", "on-sync-failed"}},
+		"running op":     {running, []string{"on-created", "on-sync-running"}},
+		"unknown":        {withCond(unknown), []string{"on-created", "on-deployed", "on-sync-status-unknown", "on-sync-succeeded"}},
+		"deleting":       {deleting, []string{"on-created", "on-deleted", "on-deployed", "on-sync-succeeded"}},
+		"healthy before": {healthyBefore, []string{"on-created", "on-sync-succeeded"}},
+	}
+}
+
+// TestArgoCDCatalogs loads Argo CD's own catalogs unchanged, evaluates
+// every trigger on Applications in every state the triggers look at, and
+// renders every template for every service type it has a block for.
+func TestArgoCDCatalogs(t *testing.T) {
+	for version, data := range argoCatalogs(t) {
+		t.Run(version, func(t *testing.T) {
+			data["context"] = "argocdUrl: https://cd.example"
+			c, err := Load(data, nil, DefaultLoadOptions())
+			if err != nil {
+				t.Fatalf("Argo CD's catalog does not load: %v", err)
+			}
+			if got := strings.Join(c.Triggers(), ","); got != strings.Join(CatalogTriggers, ",") {
+				t.Fatalf("triggers %s", got)
+			}
+			for state, tc := range argoApps() {
+				for _, trigger := range c.Triggers() {
+					want := contains(tc.fires, trigger)
+					// On an app healthy since before its sync started, v2.3's
+					// on-deployed fires (it does not look at the health's
+					// transition), 0017d06's does not, and 3.x's does again
+					// (#22204: a sync that changed nothing's health).
+					if trigger == "on-deployed" && state == "healthy before" && version != "master (0017d06)" {
+						want = true
+					}
+					tr, _ := c.Trigger(trigger)
+					got := false
+					for _, r := range tr.Evaluate(c.Env(tc.app)) {
+						got = got || r.Matched
+						if strings.HasPrefix(r.Reason, "when failed") {
+							t.Errorf("%s on %s: %s", trigger, state, r.Reason)
+						}
+					}
+					if got != want {
+						t.Errorf("%s on %s: fired %v, want %v", trigger, state, got, want)
+					}
+				}
+				renderEveryTemplate(t, c, data, state, tc.app)
+			}
+		})
+	}
+}
+
+func renderEveryTemplate(t *testing.T, c *Config, data map[string]string, state string, app map[string]any) {
+	t.Helper()
+	for _, name := range sortedKeys(c.templates) {
+		for _, typ := range []string{"slack", "email", "teams", "webhook"} {
+			m, err := c.templates[name].Render(app, c.Context(), typ, "ops")
+			if err != nil {
+				t.Errorf("%s for %s on %s: %v", name, typ, state, err)
+				continue
+			}
+			if !strings.Contains(m.Body, "web") || !strings.Contains(m.EmailSubject, "web") {
+				t.Errorf("%s for %s on %s: body %q, subject %q", name, typ, state, m.Body, m.EmailSubject)
+			}
+			if m.Slack.Attachments != "" && !json.Valid([]byte(m.Slack.Attachments)) {
+				t.Errorf("%s on %s: slack attachments are not JSON:\n%s", name, state, m.Slack.Attachments)
+			}
+			if title := m.Fields["teams"]["title"]; !strings.Contains(title, "web") {
+				t.Errorf("%s on %s: teams title %q", name, state, title)
+			}
+			if pa := m.Fields["teams"]["potentialAction"]; pa != "" && !strings.Contains(pa, "https://cd.example/applications/web") {
+				t.Errorf("%s on %s: teams potentialAction %q", name, state, pa)
+			}
+			if pa := m.Fields["teams"]["potentialAction"]; strings.Contains(data["template."+name], "RepoURLToHTTPS") && !strings.Contains(pa, `"uri":"https://github.com/acme/web.git"`) {
+				t.Errorf("%s on %s: repository link %q", name, state, pa)
+			}
+		}
+	}
+}
+
+// TestArgoCDExpressionEnvironment: every helper Argo CD's expressions and
+// templates have, with Argo CD's results.
+func TestArgoCDExpressionEnvironment(t *testing.T) {
+	app := testApp("web", nil, succeeded("abc", "Healthy"))
+	app["operation"] = map[string]any{"info": []any{map[string]any{"name": "reason", "value": "hotfix"}}}
+	c := mustLoad(t, map[string]string{
+		"trigger.durations": "- when: time.Nanosecond < time.Microsecond and time.Millisecond < time.Second and time.Second * 60 == time.Minute and time.Minute * 60 == time.Hour\n  send: [app-created]",
+		"trigger.layouts":   "- when: time.Parse(app.status.operationState.finishedAt).Format(time.RFC1123) == 'Tue, 01 Dec 2026 10:00:05 UTC' and time.RFC3339 != time.Kitchen\n  send: [app-created]",
+		"trigger.age":       "- when: time.Now().Sub(time.Parse(app.status.operationState.finishedAt)) > 5 * time.Minute\n  send: [app-created]",
+		"trigger.repo":      "- when: repo.RepoURLToHTTPS(app.spec.source.repoURL) == 'https://github.com/acme/web.git' and repo.FullNameByRepoURL(app.spec.source.repoURL) == 'acme/web' and repo.QueryEscape('a b&c') == 'a+b%26c'\n  send: [app-created]",
+		"trigger.strings":   "- when: strings.ToUpper(strings.ReplaceAll(app.metadata.name, 'w', 'W')) == 'WEB' and strings.ToLower('WEB') == 'web'\n  send: [app-created]",
+		"trigger.sync":      "- when: sync.GetInfoItem(app, 'reason') == 'hotfix'\n  send: [app-created]",
+		"template.helpers":  "message: '{{call .repo.RepoURLToHTTPS .app.spec.source.repoURL}} {{call .repo.FullNameByRepoURL .app.spec.source.repoURL}} {{call .strings.ReplaceAll \"a-b\" \"-\" \"+\"}} {{call .sync.GetInfoItem .app \"reason\"}} {{(call .time.Parse .app.status.operationState.finishedAt).Year}}'",
+	}, nil)
+	for _, name := range []string{"durations", "layouts", "age", "repo", "strings", "sync"} {
+		if ok, why := fires(t, c, name, app); !ok {
+			t.Errorf("%s: %s", name, why)
+		}
+	}
+	m, err := c.RenderFor("helpers", app, Destination{Service: "slack"})
+	if want := "https://github.com/acme/web.git acme/web a+b hotfix 2026"; err != nil || m.Body != want {
+		t.Errorf("template helpers: %q, %v; want %q", m.Body, err, want)
+	}
+}
+
+// TestBadTriggerIsSkipped: as Argo CD, a trigger that does not compile is
+// left out and named; the rest of the ConfigMap is used.
+func TestBadTriggerIsSkipped(t *testing.T) {
+	data := WithCatalog(map[string]string{
+		"trigger.on-broken":  "- when: app.status.sync.status ==\n  send: [app-created]",
+		"trigger.on-nohelp":  "- when: repo.NoSuchHelper() == 1\n  send: [app-created]",
+		"trigger.on-missing": "- when: 'true'\n  send: [no-such-template]",
+		"defaultTriggers":    "[on-sync-succeeded, on-broken]",
+	})
+	c, err := Load(data, nil, DefaultLoadOptions())
+	var skipped *SkippedError
+	if !errors.As(err, &skipped) || c == nil {
+		t.Fatalf("Load = %v, %v; want the config and a *SkippedError", c, err)
+	}
+	var names []string
+	for _, e := range skipped.Entries {
+		names = append(names, e.Kind+" "+e.Name)
+	}
+	if got := strings.Join(names, ","); got != "trigger on-broken,trigger on-missing,trigger on-nohelp" {
+		t.Errorf("skipped %s", got)
+	}
+	if _, err := c.Trigger("on-sync-succeeded"); err != nil {
+		t.Errorf("the good triggers are not there: %v", err)
+	}
+	if _, err := c.Trigger("on-broken"); err == nil {
+		t.Error("the bad trigger is there")
+	}
+	if len(c.Skipped()) != 3 {
+		t.Errorf("Skipped() = %v", c.Skipped())
+	}
+	// What is not a trigger still refuses the whole ConfigMap.
+	if c, err := Load(WithCatalog(map[string]string{"trigger.on-broken": "- when: x ==\n  send: [app-created]", "service.nope": "{}"}), nil, DefaultLoadOptions()); c != nil || err == nil || errors.As(err, &skipped) {
+		t.Errorf("a bad service: %v, %v; want no config", c, err)
+	}
+}
