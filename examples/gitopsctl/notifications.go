@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,7 +55,11 @@ func runNotifications(_ context.Context, args []string, stdout, stderr io.Writer
 		return 2
 	}
 	cfg, err := loadNotifyConfig(*cmPath, *secretPath, *withCatalog)
-	if err != nil {
+	var skipped *notify.SkippedError
+	if errors.As(err, &skipped) && cfg != nil {
+		// As Argo CD, a bad trigger is named and left out; the rest serve.
+		fmt.Fprintf(stderr, "gitopsctl notifications %s: warning: %v\n", verb, err)
+	} else if err != nil {
 		return fail(err)
 	}
 	app, err := loadAppMap(fs.Arg(1))
@@ -100,7 +105,8 @@ func loadNotifyConfig(cmPath, secretPath string, withCatalog bool) (*notify.Conf
 	}
 	c, err := notify.LoadManifests(merged, secret, notify.DefaultLoadOptions())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cmPath, err)
+		// A *notify.SkippedError comes with a usable Config: keep both.
+		return c, fmt.Errorf("%s: %w", cmPath, err)
 	}
 	return c, nil
 }

@@ -70,3 +70,19 @@ func TestNotificationsTemplateNotify(t *testing.T) {
 		t.Errorf("unknown template: exit %d %s", code, errOut)
 	}
 }
+
+// A trigger that does not compile is named and left out, as Argo CD logs and
+// skips it; the other triggers of the same ConfigMap still run.
+func TestNotificationsSkipsABadTrigger(t *testing.T) {
+	code, out, errOut := runNotifyCLI("trigger", "run", "--config", nd+"cm-bad-trigger.yaml", "--secret", nd+"secret.yaml", "on-sync-succeeded", nd+"app-synced.yaml")
+	if code != 0 || !strings.Contains(out, "true") {
+		t.Errorf("the good trigger: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "warning") || !strings.Contains(errOut, "on-broken") {
+		t.Errorf("stderr %q does not name the skipped trigger on-broken", errOut)
+	}
+	code, _, errOut = runNotifyCLI("trigger", "run", "--config", nd+"cm-bad-trigger.yaml", "--secret", nd+"secret.yaml", "on-broken", nd+"app-synced.yaml")
+	if code != 2 || !strings.Contains(errOut, "on-broken") {
+		t.Errorf("the skipped trigger: exit %d, stderr %q, want 2 naming it", code, errOut)
+	}
+}
