@@ -157,7 +157,7 @@ func TestPreviewLocalCloneWithoutOrigin(t *testing.T) {
 	}
 	first, second := commit("blue"), commit("green")
 	apps := t.TempDir()
-	for name, url := range map[string]string{"by-path": dir, "by-file-url": "file://" + dir, "elsewhere": "https://git.example.com/other.git"} {
+	for name, url := range map[string]string{"by-path": dir, "by-file-url": "file://" + dir} {
 		app := fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: %s\nspec:\n  source: {repoURL: %q, targetRevision: HEAD, path: deploy}\n  destination: {server: https://kubernetes.default.svc, namespace: shop}\n", name, url)
 		if err := os.WriteFile(filepath.Join(apps, name+".yaml"), []byte(app), 0o644); err != nil {
 			t.Fatal(err)
