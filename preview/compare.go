@@ -31,6 +31,11 @@ type ObjectChange struct {
 	Change Change       `json:"change"`
 	// Diff is a unified diff in YAML, Secret values masked.
 	Diff string `json:"diff,omitempty"`
+	// Kept is set on a Removed object of a live comparison that a sync
+	// would leave in the cluster as an orphan (it requires pruning): the
+	// app's sync does not prune (no automated sync with prune: true) or
+	// the object's sync options disable or gate pruning.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // compareObjects returns the objects added, removed or changed from base

@@ -45,9 +45,11 @@
 // With Options.Live, each changed or added app's head render is also
 // refreshed against the cluster by a connected engine, so its diff, ignore
 // rules and normalisation decide what a sync would create, update or
-// prune.
+// prune. Only an enabled automated sync with prune: true prunes, as in
+// Argo CD: other apps' objects no longer in Git are reported as kept
+// (ObjectChange.Kept), orphans that require pruning.
 //
 // Report.Markdown writes a summary table and a collapsed <details>
-// section per app, bounded in size with a note saying what was cut;
+// section per app (the live comparison's diffs included), bounded in size with a note saying what was cut;
 // Report.WriteJSON writes everything.
 package preview

@@ -55,7 +55,8 @@ func newLiveComparer(opts Options) (*liveComparer, error) {
 func (l *liveComparer) close() { l.eng.Close() }
 
 // compare refreshes the app at the head commit against its destination
-// and lists what a sync would create, change or prune.
+// and lists what a sync would create, change or prune; an object no
+// longer in Git that the sync would not prune is Removed and Kept.
 func (l *liveComparer) compare(ctx context.Context, r *run, h *result, commit string) *LiveReport {
 	app, _ := r.renderCopy(ctx, h.app, commit)
 	app.Spec.Destination = h.app.Spec.Destination
@@ -65,6 +66,7 @@ func (l *liveComparer) compare(ctx context.Context, r *run, h *result, commit st
 		rep.Error = err.Error()
 		return rep
 	}
+	prunes := syncPrunes(h.app)
 	for _, row := range st.Resources {
 		if row.Hook {
 			continue
@@ -73,8 +75,11 @@ func (l *liveComparer) compare(ctx context.Context, r *run, h *result, commit st
 		switch {
 		case row.RequiresPruning:
 			c.Change = Removed
-			if row.PruneDisabled {
-				c.Diff = "kept: its sync options disable or gate pruning\n"
+			switch {
+			case row.PruneDisabled:
+				c.Kept, c.Diff = true, "kept: its sync options disable or gate pruning\n"
+			case !prunes:
+				c.Kept, c.Diff = true, "left as an orphan: the app's sync does not prune (no automated sync with prune: true)\n"
 			}
 		case row.Status != gitops.OutOfSync:
 			continue
@@ -93,4 +98,12 @@ func (l *liveComparer) compare(ctx context.Context, r *run, h *result, commit st
 	}
 	rep.Error = strings.TrimPrefix(rep.Error, "; ")
 	return rep
+}
+
+// syncPrunes reports whether a sync of app prunes: as in Argo CD, only an
+// enabled automated sync with prune: true does (a manual sync prunes only
+// when asked to, which a preview cannot know).
+func syncPrunes(app *gitops.Application) bool {
+	p := app.Spec.SyncPolicy
+	return p != nil && p.Automated != nil && (p.Automated.Enabled == nil || *p.Automated.Enabled) && p.Automated.Prune
 }

@@ -133,8 +133,15 @@ func section(a AppReport) string {
 			fmt.Fprintf(&b, "%s\n", fenced("", l.Error+"\n"))
 		}
 		for _, o := range l.Objects {
+			if o.Kept {
+				fmt.Fprintf(&b, "- sync would leave %s (requires prune): %s\n", o.Key, strings.TrimSpace(o.Diff))
+				continue
+			}
 			verb := map[Change]string{Added: "create", Changed: "update", Removed: "prune"}[o.Change]
 			fmt.Fprintf(&b, "- sync would %s %s\n", verb, o.Key)
+			if o.Diff != "" {
+				fmt.Fprintf(&b, "\n%s\n", fenced("diff", o.Diff))
+			}
 		}
 		b.WriteString("\n")
 	}

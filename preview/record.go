@@ -184,10 +184,18 @@ func (s *recordingSnapshot) Close() error {
 }
 
 // sameRepo reports whether two repository URLs name the same repository
-// (case of the host, a trailing slash and ".git" aside).
+// (case of the host, a trailing slash and ".git" aside). A folder on disk
+// is the same whether named by its absolute path or a file:// URL.
 func sameRepo(a, b string) bool {
 	norm := func(u string) string {
-		u = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(u), "/"), ".git")
+		u = strings.TrimSpace(u)
+		if p, ok := strings.CutPrefix(u, "file://"); ok && path.IsAbs(p) {
+			u = p
+		}
+		if path.IsAbs(u) {
+			u = path.Clean(u)
+		}
+		u = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git"), "/")
 		return strings.ToLower(u)
 	}
 	return norm(a) == norm(b)

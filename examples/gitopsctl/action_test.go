@@ -29,6 +29,30 @@ func TestActionTest_ShippedActionsPass(t *testing.T) {
 	}
 }
 
+// TestActionTest_ArgoCDResourceCustomizations runs action-test over Argo
+// CD's own action tests (every kind of its resource_customizations with an
+// action_test.yaml, kept in health/actions/testdata/argocd): all pass, as
+// in Argo CD, the CronJob's create-job (a list of
+// {k8sOperation, unstructuredObj}) and every restart or reconcile (stamped
+// with the time) included.
+func TestActionTest_ArgoCDResourceCustomizations(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"action-test", "-v", filepath.Join("..", "..", "health", "actions", "testdata", "argocd")}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	mustContain(t, "action-test output", out,
+		"PASS batch/CronJob/actions create-job testdata/cronjob.yaml",
+		"PASS apps/Deployment/actions restart testdata/deployment.yaml",
+		"PASS helm.toolkit.fluxcd.io/HelmRelease/actions reconcile testdata/initial_helmrelease.yaml",
+		"PASS argoproj.io/Rollout/actions restart testdata/rollout_not_restarted.yaml",
+		"38 action folders")
+	if !strings.HasSuffix(out, ", 0 failed\n") {
+		t.Errorf("summary missing or wrong:\n%s", out)
+	}
+}
+
 func TestActionTest_FailingCaseExitsOne(t *testing.T) {
 	dir := copyFS(t, actions.BuiltinScripts())
 	file := filepath.Join(dir, "apps", "Deployment", "actions", "testdata", "deployment-scaled.yaml")

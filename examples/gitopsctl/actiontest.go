@@ -13,7 +13,8 @@ import (
 
 // runActionTest runs Argo CD format resource action tests: every
 // <group>/<Kind>/actions folder under DIR against the discoveryTests and
-// actionTests of its action_test.yaml, at actions.TestClock. Like
+// actionTests of its action_test.yaml, at actions.TestClock, judged as
+// Argo CD's own action test judges them (actions.RunTests). Like
 // health-test it prints one line per failing case (per case with -v) and a
 // summary, and exits 1 when a case fails, 2 on usage errors.
 func runActionTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {

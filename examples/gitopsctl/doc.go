@@ -40,7 +40,7 @@
 //	    app's destination namespace (--namespace to choose another)
 //	gitopsctl action-test DIR
 //	    run Argo CD format resource action tests (actions/action_test.yaml)
-//	    found under DIR
+//	    found under DIR, judged as Argo CD's own test judges them
 //	gitopsctl image-update --app FILE [--dry-run] [--docker-config FILE]
 //	    check the app's images like Argo CD Image Updater (its
 //	    argocd-image-updater.argoproj.io/ annotations) and print each tag

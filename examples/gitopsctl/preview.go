@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,7 +29,7 @@ func runPreview(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("preview", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	repoFlag := fs.String("repo", "", "the repository: a Git URL, or a local clone (DIR)")
-	repoURL := fs.String("repo-url", "", "the URL the Applications name the repository by (default: --repo, or the clone's origin)")
+	repoURL := fs.String("repo-url", "", "the URL the Applications name the repository by (default: --repo; for a clone its origin, or the clone's folder when it has none)")
 	base := fs.String("base", "", "the revision the change starts from (a branch, tag or commit)")
 	head := fs.String("head", "", "the revision with the change")
 	branch := fs.String("branch", "", "the branch the change goes to, when --base is a commit (default: --base)")
@@ -121,7 +122,7 @@ func previewRepo(opts *preview.Options, repo, repoURL, repositories string) erro
 		opts.Source = src
 		opts.Repository = source.Repository{URL: repo}
 		if repoURL == "" {
-			if repoURL, err = originURL(repo); err != nil {
+			if repoURL, err = cloneURL(repo); err != nil {
 				return err
 			}
 		}
@@ -141,17 +142,26 @@ func previewRepo(opts *preview.Options, repo, repoURL, repositories string) erro
 	return nil
 }
 
-// originURL is the clone's origin remote: the URL its apps name it by.
-func originURL(dir string) (string, error) {
+// cloneURL is the URL a clone's apps name it by: its origin remote, or,
+// for a clone without one, the folder itself (the top of the work tree,
+// as an absolute path; preview matches it by path or file:// URL).
+func cloneURL(dir string) (string, error) {
 	r, err := gogit.PlainOpenWithOptions(dir, &gogit.PlainOpenOptions{DetectDotGit: true})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", dir, err)
 	}
 	rem, err := r.Remote("origin")
-	if err != nil || len(rem.Config().URLs) == 0 {
-		return "", fmt.Errorf("%s has no origin remote: give the URL the Applications use with --repo-url", dir)
+	if err == nil && len(rem.Config().URLs) > 0 {
+		return rem.Config().URLs[0], nil
 	}
-	return rem.Config().URLs[0], nil
+	if err != nil && !errors.Is(err, gogit.ErrRemoteNotFound) {
+		return "", fmt.Errorf("%s: origin remote: %w", dir, err)
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		return "", fmt.Errorf("%s has no origin remote and no work tree: give the URL the Applications use with --repo-url", dir)
+	}
+	return filepath.Abs(wt.Filesystem.Root())
 }
 
 // celPolicyFile is the --policy file.

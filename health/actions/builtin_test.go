@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // TestBuiltinActions runs every shipped action's Argo-format tests.
@@ -86,5 +87,43 @@ func TestLoadDir_ArgoLayout(t *testing.T) {
 	}
 	if len(defs) != 2 || len(defs["*.example.com/*"].Actions) != 1 || len(defs["batch/Job"].Actions) != 0 {
 		t.Fatalf("%+v", defs)
+	}
+}
+
+// TestCronJobCreateJob_LongName checks the name a Job created from a
+// CronJob with a long name gets: cut so that name and suffix stay within
+// 63 characters. Argo CD's test format cannot say this (it matches a
+// created Job by the CronJob's full name as a prefix), so it is checked
+// here against the expected output kept in the CronJob's testdata.
+func TestCronJobCreateJob_LongName(t *testing.T) {
+	ctx := context.Background()
+	opts := DefaultOptions()
+	opts.Lua.Clock = func() time.Time { return TestClock }
+	r, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := "batch/CronJob/actions"
+	in, err := readObjects(BuiltinScripts(), dir, "testdata/cronjob-long-name.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readObjects(BuiltinScripts(), dir, "testdata/job-long-name.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(ctx, in[0], "create-job", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Impacted) != 1 || res.Impacted[0].Operation != OperationCreate {
+		t.Fatalf("want one create, got %+v", res.Impacted)
+	}
+	got := res.Impacted[0].Object
+	if got.GetName() != want[0].GetName() || len(got.GetName()) != 63 {
+		t.Fatalf("name %q (%d characters), want %q", got.GetName(), len(got.GetName()), want[0].GetName())
+	}
+	if err := compareEntry(want[0], testEntry{op: OperationPatch, obj: got}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -214,20 +214,23 @@ func (r *Runner) Run(ctx context.Context, obj *unstructured.Unstructured, action
 	if err != nil {
 		return fail(err)
 	}
-	impacted, err := r.runScript(ctx, prog, obj, actionParams)
+	impacted, _, err := r.runScript(ctx, prog, obj, actionParams)
 	if err != nil {
 		return fail(err)
 	}
 	return Result{Action: action, Impacted: impacted}, nil
 }
 
-// runScript runs one action.lua and validates its result.
-func (r *Runner) runScript(ctx context.Context, prog *luavm.Program, obj *unstructured.Unstructured, actionParams map[string]any) ([]Impacted, error) {
+// runScript runs one action.lua and validates its result; it also returns
+// the script's raw return value (for RunTests, which compares what the
+// script returned, not only what would be applied).
+func (r *Runner) runScript(ctx context.Context, prog *luavm.Program, obj *unstructured.Unstructured, actionParams map[string]any) ([]Impacted, any, error) {
 	ret, err := r.vm.Eval(ctx, prog, obj.Object, map[string]any{"actionParams": actionParams})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return buildResult(obj, ret)
+	impacted, err := buildResult(obj, ret)
+	return impacted, ret, err
 }
 
 // bindParams checks params against the declared ones and fills defaults.

@@ -25,12 +25,15 @@ type TestFile struct {
 	ActionTests []ActionTest `json:"actionTests"`
 }
 
-// DiscoveryTest is one discovery case: the actions offered for the input,
-// compared by name and disabled (and the other fields when given).
+// DiscoveryTest is one discovery case: every action discovery offers for
+// the input must be one of Result (as in Argo CD's test, Result may list
+// more).
 type DiscoveryTest struct {
 	// InputPath is the object's YAML file, relative to the actions folder.
 	InputPath string `json:"inputPath"`
-	// Result is the expected list of actions, in any order.
+	// Result lists the actions discovery may offer, in any order; each
+	// offered one must equal an entry in name, disabled, iconClass,
+	// displayName and param names.
 	Result []Action `json:"result"`
 }
 
@@ -40,15 +43,16 @@ type ActionTest struct {
 	Action string `json:"action"`
 	// InputPath is the object's YAML file, relative to the actions folder.
 	InputPath string `json:"inputPath"`
-	// ExpectedOutputPath is a YAML file, relative to the actions folder,
-	// holding the objects the action returns: the changed object for the
-	// older form; for the list form one document per impacted resource,
-	// in order.
+	// ExpectedOutputPath is a YAML file, relative to the actions folder:
+	// the changed object (the older form), or, when the file starts with
+	// '-', a list of {k8sOperation, unstructuredObj} (the form of actions
+	// that return impacted resources).
 	ExpectedOutputPath string `json:"expectedOutputPath"`
 	// Parameters are passed as actionParams.
 	Parameters map[string]string `json:"parameters"`
-	// ExpectedErrorMessage, when set, is a substring the error must
-	// contain; the action must then fail.
+	// ExpectedErrorMessage, when set, is the exact message the action
+	// must fail with: what the script raised (error("...", 0)), as Argo
+	// CD's test compares it.
 	ExpectedErrorMessage string `json:"expectedErrorMessage"`
 }
 
@@ -105,15 +109,22 @@ var ErrNoTests = errors.New("no action_test.yaml cases")
 // maxTestInput bounds each input, expected output and test file.
 const maxTestInput = 4 << 20
 
-// RunTests runs Argo CD format action tests: for every
+// RunTests runs Argo CD format action tests and judges them as Argo CD's
+// own test does (util/lua/custom_actions_test.go): for every
 // <group>/<Kind>/actions folder under root it loads the scripts (as
 // LoadDir does) and runs each case of action_test.yaml next to them.
-// Action cases call action.lua directly with the case's parameters (the
-// way Argo CD's own test does, whether or not discovery would enable the
-// action) and compare the returned objects with expectedOutputPath; a case
-// with expectedErrorMessage must fail with an error containing it. Scripts
-// run at TestClock whatever opts.Lua.Clock says; only opts.Lua's limits
-// and cache size are read.
+// Action cases call action.lua directly with the case's parameters
+// (whether or not discovery would enable the action); every resource the
+// action returns is compared with the object of expectedOutputPath of the
+// same kind and name (a Job or Workflow the action creates, whose name is
+// generated, with the one whose name starts with the source's), after
+// Argo CD's test normalisation of time stamps, and must agree with every
+// field that object sets. A case with expectedErrorMessage must fail with
+// exactly that message. Scripts run at TestClock whatever opts.Lua.Clock
+// says; only opts.Lua's limits and cache size are read. Unlike Argo CD's
+// test, an actions folder without action_test.yaml is reported
+// (ErrNoTests), and a result the engine refuses (a changed system field,
+// another object patched) fails its case with that typed error.
 //
 // The error is non-nil only when root cannot be walked; problems with one
 // folder or case are reported in its result.
@@ -168,7 +179,7 @@ func runFolder(ctx context.Context, root fs.FS, dir string, lopts health.LuaOpti
 		return fail(err)
 	}
 	var file TestFile
-	if err := yaml.UnmarshalStrict(raw, &file); err != nil {
+	if err := yaml.Unmarshal(raw, &file); err != nil {
 		return fail(fmt.Errorf("action_test.yaml: %w", err))
 	}
 	if len(file.DiscoveryTests)+len(file.ActionTests) == 0 {
@@ -188,6 +199,10 @@ func runFolder(ctx context.Context, root fs.FS, dir string, lopts health.LuaOpti
 	return out
 }
 
+// runDiscoveryCase judges discovery as Argo CD's test does: every action
+// discovery offers must be one of the expected ones, equal in every field
+// (name, disabled, iconClass, displayName, param names); expected actions
+// discovery does not offer are not an error there either.
 func runDiscoveryCase(ctx context.Context, r *Runner, ks *kindScripts, root fs.FS, dir string, tc DiscoveryTest) error {
 	objs, err := readObjects(root, dir, tc.InputPath)
 	if err != nil {
@@ -200,24 +215,9 @@ func runDiscoveryCase(ctx context.Context, r *Runner, ks *kindScripts, root fs.F
 	if err != nil {
 		return err
 	}
-	byName := map[string]Action{}
 	for _, a := range got {
-		byName[a.Name] = a
-	}
-	if len(got) != len(tc.Result) {
-		return fmt.Errorf("want %d actions, got %d (%s)", len(tc.Result), len(got), names(got))
-	}
-	for _, want := range tc.Result {
-		a, ok := byName[want.Name]
-		switch {
-		case !ok:
-			return fmt.Errorf("action %q not offered (got %s)", want.Name, names(got))
-		case a.Disabled != want.Disabled:
-			return fmt.Errorf("action %q: want disabled=%v, got %v", want.Name, want.Disabled, a.Disabled)
-		case want.DisplayName != "" && a.DisplayName != want.DisplayName,
-			want.IconClass != "" && a.IconClass != want.IconClass,
-			want.Params != nil && !slices.Equal(a.Params, want.Params):
-			return fmt.Errorf("action %q: want %+v, got %+v", want.Name, want, a)
+		if !slices.ContainsFunc(tc.Result, func(w Action) bool { return sameAction(w, a) }) {
+			return fmt.Errorf("discovery offers %+v, not in the expected result %s (got %s)", a, names(tc.Result), names(got))
 		}
 	}
 	return nil
@@ -231,6 +231,22 @@ func names(list []Action) string {
 	return "[" + strings.Join(s, " ") + "]"
 }
 
+// sameAction is the equality of Argo CD's ResourceAction, whose params
+// carry only a name (v3.6's ResourceActionParam): a param's type and
+// default are not compared.
+func sameAction(a, b Action) bool {
+	return a.Name == b.Name && a.Disabled == b.Disabled && a.IconClass == b.IconClass &&
+		a.DisplayName == b.DisplayName &&
+		slices.EqualFunc(a.Params, b.Params, func(x, y Param) bool { return x.Name == y.Name })
+}
+
+// runActionCase judges one action as Argo CD's test does: the action.lua
+// runs with the case's parameters (whether or not discovery would enable
+// it); with expectedErrorMessage it must fail with exactly that message;
+// otherwise every resource it returns (a patch that changes nothing
+// included) is compared with its expected object (matchExpected,
+// compareEntry). A result the engine refuses (ErrForbiddenField,
+// ErrIdentityChanged, ...) fails the case with that typed error.
 func runActionCase(ctx context.Context, r *Runner, ks *kindScripts, root fs.FS, dir string, tc ActionTest) error {
 	prog := ks.actions[tc.Action]
 	if prog == nil {
@@ -243,45 +259,57 @@ func runActionCase(ctx context.Context, r *Runner, ks *kindScripts, root fs.FS, 
 	if len(objs) != 1 {
 		return fmt.Errorf("%s: want one object, found %d", tc.InputPath, len(objs))
 	}
+	source := objs[0]
 	params := map[string]any{}
 	for k, v := range tc.Parameters {
 		params[k] = v
 	}
-	impacted, err := r.runScript(ctx, prog, objs[0], params)
+	_, ret, err := r.runScript(ctx, prog, source.DeepCopy(), params)
 	if tc.ExpectedErrorMessage != "" {
 		if err == nil {
-			return fmt.Errorf("want an error containing %q, the action succeeded", tc.ExpectedErrorMessage)
+			return fmt.Errorf("want the error %q, the action succeeded", tc.ExpectedErrorMessage)
 		}
-		if !strings.Contains(err.Error(), tc.ExpectedErrorMessage) {
-			return fmt.Errorf("want an error containing %q, got %v", tc.ExpectedErrorMessage, err)
+		if msg := scriptMessage(err); msg != tc.ExpectedErrorMessage {
+			return fmt.Errorf("want the error %q, got %q", tc.ExpectedErrorMessage, msg)
 		}
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	want, err := readObjects(root, dir, tc.ExpectedOutputPath)
+	p, err := caseFile(dir, tc.ExpectedOutputPath)
 	if err != nil {
 		return err
 	}
-	got := make([]*unstructured.Unstructured, 0, len(impacted))
-	for _, im := range impacted {
-		got = append(got, im.Object)
+	data, err := readLimited(root, p)
+	if err != nil {
+		return err
 	}
-	if len(got) == 0 {
-		got = objs // the action changed nothing: the output is the input
+	want, err := parseExpected(p, data)
+	if err != nil {
+		return err
 	}
-	if len(got) != len(want) {
-		return fmt.Errorf("want %d objects, the action returned %d", len(want), len(got))
-	}
-	for i := range want {
-		if !jsonEqual(normalise(want[i].Object), normalise(got[i].Object)) {
-			w, _ := yaml.Marshal(want[i].Object)
-			g, _ := yaml.Marshal(got[i].Object)
-			return fmt.Errorf("object %d differs from %s:\nwant:\n%s\ngot:\n%s", i+1, tc.ExpectedOutputPath, w, g)
+	for i, e := range testEntries(ret) {
+		w := matchExpected(want, source, e.obj)
+		if w == nil {
+			return fmt.Errorf("returned resource %d (%s %s %s/%s) matches no object of %s", i+1, e.op, e.obj.GroupVersionKind(), e.obj.GetNamespace(), e.obj.GetName(), tc.ExpectedOutputPath)
+		}
+		if err := compareEntry(w, e); err != nil {
+			return fmt.Errorf("returned resource %d differs from %s: %w", i+1, tc.ExpectedOutputPath, err)
 		}
 	}
 	return nil
+}
+
+// scriptMessage is the message Argo CD's test compares with
+// expectedErrorMessage: what the script raised (error("...", 0) yields
+// the text alone), or the error itself when the script did not raise it.
+func scriptMessage(err error) string {
+	var le *health.LuaError
+	if errors.As(err, &le) && errors.Is(le.Kind, health.ErrLuaRuntime) && le.Detail != "" {
+		return le.Detail
+	}
+	return err.Error()
 }
 
 // normalise drops empty maps and lists, which YAML fixtures and Lua
@@ -312,15 +340,24 @@ func normalise(v any) any {
 }
 
 func readObjects(root fs.FS, dir, rel string) ([]*unstructured.Unstructured, error) {
-	p := path.Join(dir, rel)
-	if rel == "" || !fs.ValidPath(p) || !strings.HasPrefix(p, dir+"/") {
-		return nil, fmt.Errorf("path %q is empty or leaves the actions folder", rel)
+	p, err := caseFile(dir, rel)
+	if err != nil {
+		return nil, err
 	}
 	data, err := readLimited(root, p)
 	if err != nil {
 		return nil, err
 	}
 	return resource.Decode(p, data, resource.DefaultDecodeOptions())
+}
+
+// caseFile resolves a path of action_test.yaml inside the actions folder.
+func caseFile(dir, rel string) (string, error) {
+	p := path.Join(dir, rel)
+	if rel == "" || !fs.ValidPath(p) || !strings.HasPrefix(p, dir+"/") {
+		return "", fmt.Errorf("path %q is empty or leaves the actions folder", rel)
+	}
+	return p, nil
 }
 
 func readLimited(fsys fs.FS, name string) ([]byte, error) {

@@ -1,0 +1,7 @@
+local actions = {}
+ 
+actions["restart"] = {
+    ["iconClass"] = "fa fa-fw fa-redo"
+}
+ 
+return actions

@@ -1,0 +1,2 @@
+obj.spec.paused = true
+return obj

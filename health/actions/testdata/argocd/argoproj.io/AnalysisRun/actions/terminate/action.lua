@@ -1,0 +1,2 @@
+obj.spec.terminate = true
+return obj

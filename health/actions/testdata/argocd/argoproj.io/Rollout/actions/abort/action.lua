@@ -1,0 +1,2 @@
+obj.status.abort = true
+return obj

@@ -1,0 +1,2 @@
+obj.spec.lifecycle.desiredPhase = "Running"
+return obj

@@ -1,0 +1,2 @@
+obj.spec.pause = true
+return obj
