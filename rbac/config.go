@@ -85,14 +85,14 @@ func Load(data map[string]string) (*Config, error) {
 		}
 	}
 	for _, k := range policyKeys {
-		rules, err := parsePolicy(k, data[k])
-		errs = append(errs, err)
+		rules, perrs := parsePolicy(k, data[k])
+		errs = append(errs, perrs...)
 		cfg.Policy = append(cfg.Policy, rules...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if err := compileRules(newMatcher(cfg.MatchMode), cfg.Policy); err != nil {
+	if err := errors.Join(compileRules(newMatcher(cfg.MatchMode), cfg.Policy)...); err != nil {
 		return nil, err
 	}
 	return cfg, nil

@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/casbin/casbin/v2"
 	"github.com/casbin/casbin/v2/model"
@@ -90,9 +92,20 @@ func NewEnforcer(cfg *Config, projects []v1alpha1.AppProject) (*Enforcer, error)
 		}
 		cfg = c
 	}
-	builtin, err := parsePolicy("builtin-policy.csv", builtinPolicy)
-	if err != nil {
+	if cfg.MatchMode != "" && cfg.MatchMode != MatchGlob && cfg.MatchMode != MatchRegex {
+		return nil, &Error{Source: KeyMatchMode, Err: fmt.Errorf("%w: want glob or regex, got %q", ErrInvalidValue, cfg.MatchMode)}
+	}
+	for _, r := range cfg.Policy {
+		if err := checkShape(r); err != nil {
+			return nil, &Error{Source: r.Source, Line: r.Line, Text: r.String(), Err: err}
+		}
+	}
+	builtin, errs := parsePolicy("builtin-policy.csv", builtinPolicy)
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if cfg.MatchMode == MatchRegex {
+		builtin = builtinAsRegex(builtin)
 	}
 	perProject, err := ProjectPolicies(projects)
 	if err != nil {
@@ -100,9 +113,9 @@ func NewEnforcer(cfg *Config, projects []v1alpha1.AppProject) (*Enforcer, error)
 	}
 	m := newMatcher(cfg.MatchMode)
 	all := append(append([]Rule(nil), builtin...), cfg.Policy...)
-	errs := []error{compileRules(m, all)}
+	errs = compileRules(m, all)
 	for _, rules := range perProject {
-		errs = append(errs, compileRules(m, rules))
+		errs = append(errs, compileRules(m, rules)...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -229,6 +242,29 @@ func newPolicySet(m *matcher, rules []Rule) (*policySet, error) {
 		}
 	}
 	return set, nil
+}
+
+// builtinAsRegex rewrites the built-in lines' glob patterns ("*/*",
+// "update/*") as the anchored regular expressions that match the same
+// strings ("^.*/.*$"), so that role:readonly and role:admin keep their
+// meaning under policy.matchMode regex.
+func builtinAsRegex(rules []Rule) []Rule {
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		fields := append([]string(nil), r.Fields...)
+		if r.Kind == "p" {
+			for j := 1; j <= 3; j++ {
+				parts := strings.Split(fields[j], "*")
+				for k := range parts {
+					parts[k] = regexp.QuoteMeta(parts[k])
+				}
+				fields[j] = "^" + strings.Join(parts, ".*") + "$"
+			}
+		}
+		r.Fields = fields
+		out[i] = r
+	}
+	return out
 }
 
 // ruleAdapter is a read-only casbin adapter over parsed rules.

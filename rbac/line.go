@@ -2,7 +2,6 @@ package rbac
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -34,7 +33,7 @@ func (r Rule) key() string { return r.Kind + "\x00" + strings.Join(r.Fields, "\x
 // parsePolicy reads policy text (CSV lines; blank lines and lines starting
 // with '#' are skipped) into rules of the right shape. Every malformed
 // line is an *Error naming source and line.
-func parsePolicy(source, text string) ([]Rule, error) {
+func parsePolicy(source, text string) ([]Rule, []error) {
 	var rules []Rule
 	var errs []error
 	for i, raw := range strings.Split(text, "\n") {
@@ -50,7 +49,7 @@ func parsePolicy(source, text string) ([]Rule, error) {
 		r.Source, r.Line = source, i+1
 		rules = append(rules, r)
 	}
-	return rules, errors.Join(errs...)
+	return rules, errs
 }
 
 // parseLine reads one CSV line (quotes as in CSV) into a rule and checks
@@ -67,32 +66,38 @@ func parseLine(line string) (Rule, error) {
 		tokens[i] = strings.TrimSpace(tokens[i])
 	}
 	r := Rule{Kind: tokens[0], Fields: tokens[1:]}
+	return r, checkShape(r)
+}
+
+// checkShape checks a rule's shape: p with five non-empty fields and an
+// allow or deny effect, g with two.
+func checkShape(r Rule) error {
 	switch r.Kind {
 	case "p":
 		if len(r.Fields) != 5 {
-			return Rule{}, fmt.Errorf("%w: a p line has 5 fields (subject, resource, action, object, allow|deny), got %d", ErrMalformedLine, len(r.Fields))
+			return fmt.Errorf("%w: a p line has 5 fields (subject, resource, action, object, allow|deny), got %d", ErrMalformedLine, len(r.Fields))
 		}
 		if eft := r.Fields[4]; eft != "allow" && eft != "deny" {
-			return Rule{}, fmt.Errorf("%w: effect must be allow or deny, got %q", ErrMalformedLine, eft)
+			return fmt.Errorf("%w: effect must be allow or deny, got %q", ErrMalformedLine, eft)
 		}
 	case "g":
 		if len(r.Fields) != 2 {
-			return Rule{}, fmt.Errorf("%w: a g line has 2 fields (subject, role), got %d", ErrMalformedLine, len(r.Fields))
+			return fmt.Errorf("%w: a g line has 2 fields (subject, role), got %d", ErrMalformedLine, len(r.Fields))
 		}
 	default:
-		return Rule{}, fmt.Errorf("%w: a line starts with p or g, got %q", ErrMalformedLine, r.Kind)
+		return fmt.Errorf("%w: a line starts with p or g, got %q", ErrMalformedLine, r.Kind)
 	}
 	for i, f := range r.Fields {
 		if f == "" {
-			return Rule{}, fmt.Errorf("%w: field %d is empty", ErrMalformedLine, i+2)
+			return fmt.Errorf("%w: field %d is empty", ErrMalformedLine, i+2)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // compileRules compiles the patterns of the p rules into m and checks that
 // each resource pattern matches a resource Argo CD has.
-func compileRules(m *matcher, rules []Rule) error {
+func compileRules(m *matcher, rules []Rule) []error {
 	var errs []error
 	for _, r := range rules {
 		if r.Kind != "p" {
@@ -102,7 +107,7 @@ func compileRules(m *matcher, rules []Rule) error {
 			errs = append(errs, &Error{Source: r.Source, Line: r.Line, Text: r.String(), Err: err})
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 func compileRule(m *matcher, r Rule) error {
