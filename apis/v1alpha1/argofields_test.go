@@ -95,7 +95,7 @@ var refusedFields = map[string]string{
 	"AppProject spec.clusterResourceWhitelist[].name":       "absent",
 	"AppProject spec.clusterResourceBlacklist[].name":       "absent",
 	"AppProject spec.permitOnlyProjectScopedClusters":       "absent",
-	"AppProject spec.roles":                                 "absent",
+	"AppProject spec.roles[].jwtTokens":                     "absent",
 	"AppProject spec.signatureKeys":                         "absent",
 	"AppProject spec.sourceIntegrity":                       "absent",
 	"ApplicationSource tagPrefix":                           "absent",
@@ -262,6 +262,8 @@ func fieldDoc(fl crdField) (map[string]any, any) {
 			spec["syncWindows"] = []any{map[string]any{"kind": "allow", "schedule": "0 9 * * *", "duration": "1h"}}
 		case hasPathPrefix(fl.path, "spec.destinations"):
 			spec["destinations"] = []any{map[string]any{"server": "*"}}
+		case hasPathPrefix(fl.path, "spec.roles"):
+			spec["roles"] = []any{map[string]any{"name": "walker"}}
 		}
 		doc["spec"] = spec
 	}

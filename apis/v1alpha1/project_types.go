@@ -64,6 +64,11 @@ type AppProjectSpec struct {
 	// destination impersonate, so an app can do no more than that account's
 	// RBAC allows (Argo CD's sync impersonation).
 	DestinationServiceAccounts []DestinationServiceAccount `json:"destinationServiceAccounts,omitempty"`
+	// Roles are the project's RBAC roles: policy lines scoped to the
+	// project and the SSO groups bound to them, enforced by package rbac.
+	// A role's jwtTokens (Argo CD's project tokens) are refused: no tokens
+	// are issued here, a host authenticates its subjects itself.
+	Roles []ProjectRole `json:"roles,omitempty"`
 }
 
 // DestinationServiceAccount maps destinations (globs) to a service account:

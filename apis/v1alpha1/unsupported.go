@@ -25,7 +25,7 @@ var unsupportedFields = map[string]string{
 	"AppProject spec.clusterResourceWhitelist[].name":        "cluster resource restrictions match by group and kind, not by name",
 	"AppProject spec.clusterResourceBlacklist[].name":        "cluster resource restrictions match by group and kind, not by name",
 	"AppProject spec.permitOnlyProjectScopedClusters":        "clusters are not scoped to projects",
-	"AppProject spec.roles":                                  "project roles grant access to Argo CD's API server, which the engine does not have",
+	"AppProject spec.roles[].jwtTokens":                      "project tokens are not issued; a host authenticates its subjects and package rbac checks what they may do",
 	"AppProject spec.signatureKeys":                          "GnuPG verification of commits is not implemented",
 	"AppProject spec.sourceIntegrity":                        "GnuPG verification of commits is not implemented",
 }

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -203,6 +204,39 @@ func (p *AppProject) validate() []FieldError {
 			if _, err := time.LoadLocation(w.TimeZone); err != nil {
 				errs = append(errs, fieldErrorf(path+".timeZone", "unknown time zone %q", w.TimeZone))
 			}
+		}
+	}
+	return append(errs, validateRoles(p.Spec.Roles)...)
+}
+
+// roleName is Argo CD's rule for a project role's name.
+var roleName = regexp.MustCompile(`^[a-zA-Z0-9]([-_a-zA-Z0-9]*[a-zA-Z0-9])?$`)
+
+// validateRoles checks the roles' names (Argo CD's pattern, unique) and
+// groups (non-empty, unique within a role). Their policy lines are checked
+// by package rbac, which parses them.
+func validateRoles(roles []ProjectRole) []FieldError {
+	var errs []FieldError
+	seen := map[string]bool{}
+	for i, r := range roles {
+		path := fmt.Sprintf("spec.roles[%d]", i)
+		switch {
+		case !roleName.MatchString(r.Name):
+			errs = append(errs, fieldErrorf(path+".name", "want letters, digits, '-' and '_', starting and ending with a letter or digit, got %q", r.Name))
+		case seen[r.Name]:
+			errs = append(errs, fieldErrorf(path+".name", "role %q is defined twice", r.Name))
+		}
+		seen[r.Name] = true
+		groups := map[string]bool{}
+		for j, g := range r.Groups {
+			gp := fmt.Sprintf("%s.groups[%d]", path, j)
+			switch {
+			case strings.TrimSpace(g) == "":
+				errs = append(errs, fieldErrorf(gp, "is empty"))
+			case groups[g]:
+				errs = append(errs, fieldErrorf(gp, "group %q is listed twice", g))
+			}
+			groups[g] = true
 		}
 	}
 	return errs
