@@ -71,10 +71,6 @@ type Reconciler struct {
 	client client.Client
 	opts   Options
 	now    func() time.Time
-	// drift remembers, per app, what the last automated sync was run to
-	// fix (gitops.AutoSyncRecord.Drift), so a sync that could not fix a
-	// difference is not repeated for it.
-	drift gosync.Map
 	// resumeChecked holds the apps whose interrupted operation, if any,
 	// was resumed before their first refresh in this process.
 	resumeChecked gosync.Map
