@@ -80,13 +80,18 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 	var last *gitops.AutoSyncRecord
 	if prev := next.OperationState; prev != nil && prev.Phase != string(sync.Running) && prev.SyncResult != nil {
 		rec := gitops.AutoSyncRecord{Revision: appstatus.JoinRevisions(prev.SyncResult),
-			Failed: prev.Phase == string(sync.Failed) || prev.Phase == string(sync.Error), At: prev.StartedAt.Time}
+			Failed: prev.Phase == string(sync.Failed) || prev.Phase == string(sync.Error), Message: prev.Message, At: prev.StartedAt.Time}
 		if prev.Operation.Sync != nil {
 			rec.Heals = int(prev.Operation.Sync.SelfHealAttemptsCount)
 		}
 		last = &rec
 	}
 	d := gitops.DecideAutoSync(gitops.AutoSyncInput{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: r.opts.SelfHealTimeout})
+	if d.Condition != nil {
+		// Why automated sync does not run (its last attempt of this
+		// revision failed) is a condition, not only the operation state.
+		next.Conditions = appstatus.Conditions(app.Status.Conditions, append(slices.Clone(st.Conditions), *d.Condition), r.now())
+	}
 	if !d.Sync {
 		return next, d.Wait, false, nil
 	}
