@@ -41,8 +41,9 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 		return ok && st.Sync == Synced
 	})
 
-	// Every file gone: the automated sync refuses to prune everything.
-	if err := os.Remove(filepath.Join(dir, "app/a.yaml")); err != nil {
+	// Nothing left in the manifests: the automated sync refuses to prune
+	// everything.
+	if err := os.WriteFile(filepath.Join(dir, "app/a.yaml"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e.Hint(dir)
