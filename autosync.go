@@ -70,8 +70,8 @@ type AutoSyncDecision struct {
 	// of the app's revision failed (Argo CD's "Failed sync attempt"), so
 	// that every host shows it, not only the last operation.
 	Condition *Condition
-	// Next is the record to keep when the sync runs (Failed is the
-	// caller's to set once it knows).
+	// Next is the record to keep when the sync runs (Failed and Message
+	// are the caller's to set once it knows).
 	Next AutoSyncRecord
 }
 
