@@ -1,20 +1,22 @@
 package gitops
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sort"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // SelfHealTimeout is the least time between two self-heal syncs of one
-// app at one revision, and the first step of the self-heal backoff.
+// app at one revision, and the first step of the self-heal backoff
+// (Argo CD's selfHealBackoff duration).
 const SelfHealTimeout = 5 * time.Second
 
-// MaxSelfHealBackoff caps the wait between self-heal syncs of one revision.
+// MaxSelfHealBackoff caps the wait between self-heal syncs of one revision
+// (Argo CD's selfHealBackoff maxDuration, 5 minutes).
 const MaxSelfHealBackoff = 5 * time.Minute
 
-// selfHealFactor multiplies the wait after each self-heal of a revision.
+// selfHealFactor multiplies the wait after each self-heal of a revision
+// (Argo CD's selfHealBackoff factor, 3).
 const selfHealFactor = 3
 
 // AutoSyncRecord is what the automated-sync decision remembers of the last
@@ -26,22 +28,14 @@ type AutoSyncRecord struct {
 	Revision string `json:"revision"`
 	// Failed reports that sync did not succeed.
 	Failed bool `json:"failed,omitempty"`
+	// Message says why a failed sync failed (the decision's SyncError
+	// condition repeats it).
+	Message string `json:"message,omitempty"`
 	// At is when it started.
 	At time.Time `json:"at"`
 	// Heals counts the self-heal syncs of Revision in a row; the backoff
 	// grows with it.
 	Heals int `json:"heals,omitempty"`
-	// Drift fingerprints the out-of-sync state the last sync was run to
-	// fix (DriftOf); empty once the app was seen Synced.
-	Drift string `json:"drift,omitempty"`
-}
-
-// Seen updates the record with a refresh's outcome: an app seen Synced has
-// no drift left, so the next difference is new and may be healed.
-func (r *AutoSyncRecord) Seen(st Status) {
-	if st.Sync == Synced {
-		r.Drift = ""
-	}
 }
 
 // AutoSyncInput is what the automated-sync decision looks at.
@@ -71,8 +65,13 @@ type AutoSyncDecision struct {
 	Wait time.Duration
 	// Reason says why no sync runs (for logs and status).
 	Reason string
-	// Next is the record to keep when the sync runs (Failed is the
-	// caller's to set once it knows).
+	// Condition, when set, is a condition the app's status carries
+	// because of the decision: a SyncError while the last automated sync
+	// of the app's revision failed (Argo CD's "Failed sync attempt"), so
+	// that every host shows it, not only the last operation.
+	Condition *Condition
+	// Next is the record to keep when the sync runs (Failed and Message
+	// are the caller's to set once it knows).
 	Next AutoSyncRecord
 }
 
@@ -87,15 +86,18 @@ type AutoSyncDecision struct {
 //     (Argo CD: "need to prune extra resources only");
 //   - a revision other than the last automated sync's: sync;
 //   - the same revision after a failed sync: no sync (the retry policy
-//     already retried; only a new revision is synced again);
+//     already retried; only a new revision is synced again), and a
+//     SyncError condition that says so (Condition);
 //   - the same revision without selfHeal: no sync;
-//   - the same revision with selfHeal (a self-heal): only when the
-//     out-of-sync state differs from the one the last sync was run to fix
-//     (a sync that could not fix a difference is not repeated for it), and
-//     only once the backoff has passed: SelfHealTimeout after the first
-//     sync, times 3 after each self-heal in a row, at most
-//     MaxSelfHealBackoff; the count starts again after a new revision or
-//     after MaxSelfHealBackoff without a self-heal.
+//   - the same revision with selfHeal (a self-heal): once the backoff
+//     has passed since the last automated sync started, whatever differs
+//     (the same drift as last time included: a person may make the same
+//     change twice): SelfHealTimeout after the first sync, times 3 after
+//     each self-heal in a row, at most MaxSelfHealBackoff (Argo CD's
+//     selfHealBackoff). A drift a sync cannot fix (another controller
+//     writes the field back) is so retried ever less often, at most once
+//     per MaxSelfHealBackoff, never in a loop; the count starts again after
+//     a new revision or after MaxSelfHealBackoff without a self-heal.
 func DecideAutoSync(in AutoSyncInput) AutoSyncDecision {
 	p := in.Policy
 	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
@@ -110,20 +112,21 @@ func DecideAutoSync(in AutoSyncInput) AutoSyncDecision {
 	if !actionable(in.Status.Resources, p.Automated.Prune) {
 		return AutoSyncDecision{Reason: "only objects that a sync would not prune differ"}
 	}
-	drift := DriftOf(in.Status)
-	next := AutoSyncRecord{Revision: in.Status.Revision, At: in.Now, Drift: drift}
+	next := AutoSyncRecord{Revision: in.Status.Revision, At: in.Now}
 	last := in.Last
 	if last == nil || last.Revision != in.Status.Revision {
 		return AutoSyncDecision{Sync: true, Next: next}
 	}
 	if last.Failed {
-		return AutoSyncDecision{Reason: "the last automated sync of this revision failed"}
+		msg := "Failed last sync attempt to " + last.Revision
+		if last.Message != "" {
+			msg += ": " + last.Message
+		}
+		return AutoSyncDecision{Reason: "the last automated sync of this revision failed",
+			Condition: &Condition{Type: ConditionSyncError, Message: msg}}
 	}
 	if !p.Automated.SelfHeal {
 		return AutoSyncDecision{Reason: "this revision was synced already and selfHeal is off"}
-	}
-	if last.Drift != "" && last.Drift == drift {
-		return AutoSyncDecision{Reason: "the last sync of this revision did not change what differs"}
 	}
 	base := in.SelfHealTimeout
 	if base <= 0 {
@@ -141,13 +144,15 @@ func DecideAutoSync(in AutoSyncInput) AutoSyncDecision {
 	return AutoSyncDecision{Sync: true, SelfHeal: true, Next: next}
 }
 
-// selfHealWait is the backoff before self-heal number heals+1.
+// selfHealWait is the backoff before self-heal number heals+1: step
+// heals+1 of the self-heal wait.Backoff.
 func selfHealWait(base time.Duration, heals int) time.Duration {
-	w := base
-	for i := 0; i < heals && w < MaxSelfHealBackoff; i++ {
-		w *= selfHealFactor
+	b := wait.Backoff{Duration: base, Factor: selfHealFactor, Cap: MaxSelfHealBackoff, Steps: heals + 1}
+	var w time.Duration
+	for range heals + 1 {
+		w = b.Step()
 	}
-	return min(w, MaxSelfHealBackoff)
+	return w
 }
 
 // actionable reports whether a sync would change any of the out-of-sync
@@ -163,27 +168,4 @@ func actionable(rows []ResourceStatus, prune bool) bool {
 		}
 	}
 	return false
-}
-
-// DriftOf fingerprints what differs in a status: the out-of-sync objects
-// and their diffs. Two statuses with the same fingerprint would be synced
-// by the same writes.
-func DriftOf(st Status) string {
-	var parts []string
-	for _, r := range st.Resources {
-		if r.Hook || r.Status != OutOfSync {
-			continue
-		}
-		parts = append(parts, r.Key.String()+"\x00"+r.Diff)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	sort.Strings(parts)
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
 }

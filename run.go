@@ -2,8 +2,8 @@ package gitops
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	gosync "sync"
 	"time"
@@ -254,54 +254,29 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	if err == nil {
 		r.adopt(name, children)
 	}
-	r.record(st, app, r.keepLastGood(st, status, err))
+	kept := r.keepLastGood(st, status, err)
 	if err != nil {
+		r.record(st, app, kept)
 		return 0, true
 	}
+	d, busy := r.decideAutoSync(st, app, status)
+	if d.Condition != nil {
+		// The status says why automated sync does not run (a failed
+		// attempt of this revision), not only the last operation.
+		kept.Conditions = append(slices.Clone(kept.Conditions), *d.Condition)
+	}
+	r.record(st, app, kept)
 	if hard {
 		r.mu.Lock()
 		st.hardAt = time.Now()
 		r.mu.Unlock()
 	}
-	if wait := r.autoSync(ctx, name, st, app, status); wait > 0 {
-		return wait, false
+	if !busy {
+		if wait := r.autoSync(ctx, name, st, app, status, d); wait > 0 {
+			return wait, false
+		}
 	}
 	return r.nextRefresh(st), false
-}
-
-// KeepsLastGood reports whether a refresh's outcome should leave an app's
-// last good status in place rather than replace it. The rules, which Run
-// follows and hosts with their own loop (the operator example) can share:
-//   - a refresh that made its comparison (no error, or a refusal that
-//     still compared every object: st.Resources is set) replaces it;
-//   - a destination cluster that is unavailable (ClusterUnavailableError)
-//     replaces it with Unknown: nothing is known of the live state any
-//     more;
-//   - any other failure (the repository down or hung, a render error)
-//     keeps it, with the failure's conditions in place of its own, so a
-//     host shows both what was last known and why it is not fresh.
-func KeepsLastGood(st Status, err error) bool {
-	var unavailable *ClusterUnavailableError
-	return err != nil && st.Resources == nil && !errors.As(err, &unavailable)
-}
-
-// keepLastGood applies KeepsLastGood to an app of Run: the status to
-// record, from the one refresh returned and the last good one.
-func (r *runner) keepLastGood(st *appState, status Status, err error) Status {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !KeepsLastGood(status, err) {
-		if err == nil || status.Resources != nil {
-			st.good, st.hasGood = status, true
-		}
-		return status
-	}
-	if !st.hasGood {
-		return status
-	}
-	kept := st.good
-	kept.Conditions = status.Conditions
-	return kept
 }
 
 // record keeps the status and tells the host what changed.

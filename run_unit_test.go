@@ -3,6 +3,7 @@ package gitops
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kubegitops/gitops/health"
 )
@@ -21,9 +22,12 @@ func TestKeepLastGood(t *testing.T) {
 	if got := r.keepLastGood(st, good, nil); got.Revision != "abc" || !st.hasGood {
 		t.Fatalf("good refresh: %+v", got)
 	}
-	// The repository fails: the last good comparison stays, with the error.
+	// The repository fails: the last good resources and health stay, with
+	// the error; the sync status is Unknown (nothing was compared: the
+	// app said Synced, as if all were well) and the time is the failure's.
+	failed.ReconciledAt = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	got := r.keepLastGood(st, failed, errors.New("down"))
-	if got.Sync != Synced || got.Health.Code != health.Healthy || got.Revision != "abc" || len(got.Resources) != 1 {
+	if got.Sync != Unknown || got.Health.Code != health.Healthy || got.Revision != "abc" || len(got.Resources) != 1 || !got.ReconciledAt.Equal(failed.ReconciledAt) {
 		t.Fatalf("kept status: %+v", got)
 	}
 	if len(got.Conditions) != 1 || got.Conditions[0].Message != "git: repository unreachable" {

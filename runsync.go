@@ -8,20 +8,14 @@ import (
 	"github.com/kubegitops/gitops/sync"
 )
 
-// autoSync starts an automated sync when DecideAutoSync says so, and
-// returns a wait when the decision may change by time alone (a self-heal
-// backoff). The sync runs on its own goroutine, not on the reconcile
-// worker: a sync that waits for its rollout would otherwise hold a worker
-// that other apps' refreshes need. While it runs, the app's refreshes go
-// on and start no other sync; when it ends the app is queued again.
-func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status Status) time.Duration {
+// decideAutoSync makes DecideAutoSync's decision for a refresh of the
+// app; busy reports that an automated sync of the app runs already, and no
+// decision is made.
+func (r *runner) decideAutoSync(st *appState, app *Application, status Status) (d AutoSyncDecision, busy bool) {
 	r.mu.Lock()
 	if st.syncing {
 		r.mu.Unlock()
-		return 0
-	}
-	if st.auto != nil {
-		st.auto.Seen(status)
+		return AutoSyncDecision{}, true
 	}
 	var last *AutoSyncRecord
 	if st.auto != nil {
@@ -29,8 +23,16 @@ func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Ap
 		last = &l
 	}
 	r.mu.Unlock()
-	p := app.Spec.SyncPolicy
-	d := DecideAutoSync(AutoSyncInput{Policy: p, Status: status, Last: last, Now: time.Now()})
+	return DecideAutoSync(AutoSyncInput{Policy: app.Spec.SyncPolicy, Status: status, Last: last, Now: time.Now()}), false
+}
+
+// autoSync starts the automated sync decision d asks for, and returns a
+// wait when the decision may change by time alone (a self-heal backoff).
+// The sync runs on its own goroutine, not on the reconcile worker: a sync
+// that waits for its rollout would otherwise hold a worker that other
+// apps' refreshes need. While it runs, the app's refreshes go on and start
+// no other sync; when it ends the app is queued again.
+func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status Status, d AutoSyncDecision) time.Duration {
 	if !d.Sync {
 		if d.Reason != "" && status.Sync == OutOfSync {
 			r.e.opts.Log.V(1).Info("no automated sync", "app", app.Name, "revision", status.Revision, "reason", d.Reason)
@@ -38,6 +40,10 @@ func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Ap
 		return d.Wait
 	}
 	r.mu.Lock()
+	if st.syncing {
+		r.mu.Unlock()
+		return 0
+	}
 	st.syncing = true
 	r.mu.Unlock()
 	r.syncs.Add(1)
@@ -65,6 +71,12 @@ func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application
 	}
 	rec := next
 	rec.Failed = res.Phase != sync.Succeeded
+	if rec.Failed {
+		rec.Message = res.Message
+		if err != nil {
+			rec.Message = err.Error()
+		}
+	}
 	r.mu.Lock()
 	st.auto = &rec
 	st.syncing = false

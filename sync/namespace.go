@@ -13,7 +13,7 @@ import (
 )
 
 // createNamespace creates the destination namespace (CreateNamespace=true)
-// before anything else, as Argo CD does.
+// before anything else, the whole-sync dry run included, as Argo CD does.
 func (op *operation) createNamespace(ctx context.Context) error {
 	ns := op.req.Namespace
 	if ns == "" || !op.req.Options.Has(resource.OptionCreateNamespace, "true") {

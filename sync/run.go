@@ -330,8 +330,11 @@ func mustGVR(s *Syncer, t *task) schema.GroupVersionResource {
 }
 
 // markNamespaceDryRuns skips the server-side dry-run of objects whose
-// namespace this sync creates: the server would refuse them only because
-// the namespace does not exist yet.
+// namespace this sync creates as one of its objects, or, in a dry-run
+// sync, as its destination (CreateNamespace=true): the server would refuse
+// them only because the namespace does not exist yet. A real sync creates
+// its destination namespace before this (createNamespace), so every
+// object in it is validated.
 func (op *operation) markNamespaceDryRuns(ctx context.Context) {
 	created := map[string]bool{}
 	for _, t := range op.tasks {

@@ -195,6 +195,15 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 	if req.Prune && len(req.Desired) == 0 && !req.AllowEmpty && op.hasPrunes() {
 		return op.fail(Failed, fmt.Errorf("sync: %w", errEmptyPrune))
 	}
+	if !req.DryRun {
+		// The destination namespace is created before the dry run, so
+		// that every object in it is validated by the server before any
+		// is written (Argo CD does the same); a dry-run sync writes
+		// nothing and skips their validation instead.
+		if err := op.createNamespace(ctx); err != nil {
+			return op.fail(Failed, err)
+		}
+	}
 	op.markNamespaceDryRuns(ctx)
 	op.markInSync(ctx)
 	if err := op.keepIgnored(ctx); err != nil {
@@ -209,9 +218,6 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		}
 		op.state.DryRunDone = true
 		op.checkpoint()
-	}
-	if err := op.createNamespace(ctx); err != nil {
-		return op.fail(Failed, err)
 	}
 	var main []*task
 	for _, t := range tasks {

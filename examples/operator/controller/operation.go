@@ -77,28 +77,24 @@ func (r *Reconciler) runOperation(ctx context.Context, app *v1alpha1.Application
 // decision may change by time alone, and whether a sync ran.
 func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st gitops.Status, next v1alpha1.ApplicationStatus, log logr.Logger) (v1alpha1.ApplicationStatus, time.Duration, bool, error) {
 	p := app.Spec.SyncPolicy
-	key := nameOf(app)
 	var last *gitops.AutoSyncRecord
 	if prev := next.OperationState; prev != nil && prev.Phase != string(sync.Running) && prev.SyncResult != nil {
 		rec := gitops.AutoSyncRecord{Revision: appstatus.JoinRevisions(prev.SyncResult),
-			Failed: prev.Phase == string(sync.Failed) || prev.Phase == string(sync.Error), At: prev.StartedAt.Time}
+			Failed: prev.Phase == string(sync.Failed) || prev.Phase == string(sync.Error), Message: prev.Message, At: prev.StartedAt.Time}
 		if prev.Operation.Sync != nil {
 			rec.Heals = int(prev.Operation.Sync.SelfHealAttemptsCount)
-		}
-		if d, ok := r.drift.Load(key); ok {
-			rec.Drift = d.(string)
-		}
-		rec.Seen(st)
-		if rec.Drift == "" {
-			r.drift.Delete(key)
 		}
 		last = &rec
 	}
 	d := gitops.DecideAutoSync(gitops.AutoSyncInput{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: r.opts.SelfHealTimeout})
+	if d.Condition != nil {
+		// Why automated sync does not run (its last attempt of this
+		// revision failed) is a condition, not only the operation state.
+		next.Conditions = appstatus.Conditions(app.Status.Conditions, append(slices.Clone(st.Conditions), *d.Condition), r.now())
+	}
 	if !d.Sync {
 		return next, d.Wait, false, nil
 	}
-	r.drift.Store(key, d.Next.Drift)
 	op := v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Prune: p.Automated.Prune, SelfHealAttemptsCount: int64(d.Next.Heals)},
 		InitiatedBy: v1alpha1.OperationInitiator{Automated: true}}
 	before := next

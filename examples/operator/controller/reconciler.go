@@ -71,10 +71,6 @@ type Reconciler struct {
 	client client.Client
 	opts   Options
 	now    func() time.Time
-	// drift remembers, per app, what the last automated sync was run to
-	// fix (gitops.AutoSyncRecord.Drift), so a sync that could not fix a
-	// difference is not repeated for it.
-	drift gosync.Map
 	// resumeChecked holds the apps whose interrupted operation, if any,
 	// was resumed before their first refresh in this process.
 	resumeChecked gosync.Map
@@ -307,16 +303,19 @@ func (r *Reconciler) jitter() time.Duration {
 	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
 }
 
-// keepLastGood applies gitops.KeepsLastGood (the engine's run loop rules)
-// to the written status: a failure that says nothing of the live state
-// keeps the last status written (sync, health, resources, reconciledAt)
-// with the failure as its conditions; an app never compared has nothing
-// to keep.
+// keepLastGood applies gitops.KeepsLastGood and gitops.KeptStatus (the
+// engine's run loop rules) to the written status: a failure that says
+// nothing of the live state keeps the last status written (revision,
+// health, resources) with the sync status Unknown, the failure as its
+// conditions and the failure's reconciledAt; an app never compared has
+// nothing to keep.
 func keepLastGood(prev, next v1alpha1.ApplicationStatus, st gitops.Status, err error) v1alpha1.ApplicationStatus {
 	if !gitops.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(gitops.Unknown) {
 		return next
 	}
 	kept := prev
+	kept.Sync.Status = string(gitops.Unknown)
 	kept.Conditions = next.Conditions
+	kept.ReconciledAt = next.ReconciledAt
 	return kept
 }

@@ -116,8 +116,11 @@ func TestKeepLastGood(t *testing.T) {
 	next := appstatus.Refreshed(good, failed, 1, t0.Add(time.Minute))
 
 	kept := keepLastGood(good, next, failed, errors.New("repository down"))
-	if kept.Sync.Status != "Synced" || kept.Sync.Revision != "r1" || len(kept.Resources) != 1 || !kept.ReconciledAt.Equal(good.ReconciledAt) {
-		t.Errorf("a failed refresh lost the last good status: %+v", kept)
+	// The last good revision and resources stay; the sync status is
+	// Unknown and the time the failure's (it said Synced, with the last
+	// good time, as if all were well).
+	if kept.Sync.Status != "Unknown" || kept.Sync.Revision != "r1" || len(kept.Resources) != 1 || !kept.ReconciledAt.Equal(next.ReconciledAt) {
+		t.Errorf("a failed refresh: %+v", kept)
 	}
 	if len(kept.Conditions) != 1 || kept.Conditions[0].Message != "repository down" {
 		t.Errorf("the failure is not reported: %+v", kept.Conditions)
