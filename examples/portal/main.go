@@ -216,7 +216,7 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Clusters: opts.Clusters, Kube: cfg.Kube,
+	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube,
 		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Audit: cfg.Audit})
 	if err != nil {
 		e.Close()

@@ -18,16 +18,16 @@ import (
 
 // serverOptions are what a portal serves and whom it lets in.
 type serverOptions struct {
-	Engine   *gitops.Engine
-	Hooks    *engineHooks
-	Apps     []*gitops.Application
-	Clusters []gitops.ClusterConfig
+	Engine *gitops.Engine
+	Hooks  *engineHooks
+	Apps   []*gitops.Application
 	// Kube reads Events (the engine's caches leave them out).
 	Kube   kubernetes.Interface
 	Tokens tokenFile
 	OIDC   *oidcLogin
 	Policy policy
-	// Audit receives one JSON line per state-changing request.
+	// Audit receives one JSON line per state-changing request, refused or
+	// started, and one when an operation ends.
 	Audit io.Writer
 	// PageSize is the list page's length. Default 50.
 	PageSize int
