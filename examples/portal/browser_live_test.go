@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/kubegitops/gitops"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -68,16 +70,34 @@ func TestBrowserPageStaysCurrent(t *testing.T) {
 	}
 	t.Logf("measure: hand edit to OutOfSync in the tree: %s", time.Since(start).Round(10*time.Millisecond))
 
-	// A sync from the API shows too: a new history row, Synced again.
+	// A sync of a new commit from the API shows too: a new history row,
+	// the last operation at that commit, the tree Synced again.
+	changes := map[string][]byte{}
+	for p, b := range guestbookFiles("hello v2") {
+		changes[p] = b
+	}
+	second, err := f.git.Commit(kctx, "apps", "v2", changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, raw := f.call("POST", "/api/v1/apps/guestbook/refresh", tokAdmin, f.csrfOf(tokAdmin), map[string]any{"hard": true}); code != 202 {
+		t.Fatalf("hard refresh: %d %s", code, raw)
+	}
+	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Revision == second })
 	f.syncAndWait("guestbook", tokAdmin)
 	next := f.lastHistoryID("guestbook")
 	if next == id {
-		t.Fatalf("the second sync wrote no history entry (still #%d)", id)
+		t.Fatalf("the sync of %s wrote no history entry (still #%d)", second, id)
 	}
+	var last string
 	run("page after the API sync", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#history tr[data-id="%d"]`, next))),
 		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#history button.rollback[data-id="%d"]`, id))),
 		chromedp.WaitVisible(chromedp.CSS(cm+` > .node-sync .badge[data-status="Synced"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#last-operation .badge[data-status="Succeeded"]`)))
+		chromedp.WaitVisible(chromedp.CSS(`#last-operation code[title="`+second+`"]`)),
+		into(&last, chromedp.Text(chromedp.CSS("#last-operation"))))
+	if !strings.Contains(last, "Succeeded") || !strings.Contains(last, shortRev(second)) {
+		t.Errorf("last operation %q, want Succeeded at %s", last, shortRev(second))
+	}
 }
 
 // lastHistoryID is the id of app's newest history entry (0 for none).

@@ -237,7 +237,8 @@ function appPage(root) {
     last.hidden = !p.operation;
     if (p.operation) {
       const op = p.operation;
-      last.replaceChildren("Last operation: ", badge(op.phase), " " + (op.message || "") + " at " + (op.revision || "").slice(0, 8) + ", " + when(op.finishedAt));
+      const rev = Object.assign(document.createElement("code"), {title: op.revision || "", textContent: (op.revision || "").slice(0, 8)});
+      last.replaceChildren("Last operation: ", badge(op.phase), " " + (op.message || "") + " at ", rev, ", " + when(op.finishedAt));
     }
   });
   function treeItem(n, ticked) {
