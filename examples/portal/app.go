@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -53,17 +53,33 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p perms) appVie
 		v.Status = statusBadges(st)
 		v.Conditions = append(v.Conditions, st.Conditions...)
 	}
-	v.Tree = s.tree(a, st)
-	if h, err := s.opts.Engine.History(r.Context(), a.Name); err == nil {
-		for i := len(h) - 1; i >= 0; i-- { // newest first
-			rev := strings.Join(h[i].Revisions, ",")
-			v.History = append(v.History, historyRow{ID: h[i].ID, Revision: rev, Short: shortRev(rev), DeployedAt: h[i].DeployedAt})
-		}
-	}
-	if op, err := s.opts.Engine.LastOperation(r.Context(), a.Name); err == nil {
-		v.Operation = operationOf(op)
-	}
+	v.Tree = s.tree(r.Context(), a, st)
+	v.History = s.historyRows(r.Context(), a.Name)
+	v.Operation = s.lastOperation(r.Context(), a.Name)
 	return v
+}
+
+// historyRows is app's history, newest first.
+func (s *server) historyRows(ctx context.Context, app string) []historyRow {
+	out := []historyRow{}
+	h, err := s.opts.Engine.History(ctx, app)
+	if err != nil {
+		return out
+	}
+	for i := len(h) - 1; i >= 0; i-- {
+		rev := strings.Join(h[i].Revisions, ",")
+		out = append(out, historyRow{ID: h[i].ID, Revision: rev, Short: shortRev(rev), DeployedAt: h[i].DeployedAt})
+	}
+	return out
+}
+
+// lastOperation is app's last operation, or nil.
+func (s *server) lastOperation(ctx context.Context, app string) *operationView {
+	op, err := s.opts.Engine.LastOperation(ctx, app)
+	if err != nil {
+		return nil
+	}
+	return operationOf(op)
 }
 
 func (s *server) apiApp(w http.ResponseWriter, r *http.Request, c caller) {
@@ -135,6 +151,5 @@ func (s *server) appPage(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	v := s.appView(r, a, p)
-	slices.SortStableFunc(v.Tree.Roots, func(x, y treeNode) int { return strings.Compare(x.Key, y.Key) })
 	s.render(w, http.StatusOK, "app.html", s.page(c, a.Name, v))
 }

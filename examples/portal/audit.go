@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"net/http"
+	"path"
 	gosync "sync"
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/project"
 )
 
 // auditRecord is one line of the audit log: who did what to which app,
@@ -23,6 +27,9 @@ type auditRecord struct {
 	Outcome string         `json:"outcome"`
 }
 
+// refusedPrefix starts the outcome of every refused attempt.
+const refusedPrefix = "refused: "
+
 // auditLog writes JSON lines, one record at a time.
 type auditLog struct {
 	mu gosync.Mutex
@@ -30,8 +37,12 @@ type auditLog struct {
 }
 
 func (l *auditLog) write(id identity, action string, a *gitops.Application, details map[string]any, outcome string) {
-	rec := auditRecord{Time: time.Now().UTC(), User: id.User, Groups: id.Groups, Via: id.Via, Action: action,
-		App: a.Name, Project: projectOf(a), Details: details, Outcome: outcome}
+	l.record(auditRecord{User: id.User, Groups: id.Groups, Via: id.Via, Action: action,
+		App: a.Name, Project: projectOf(a), Details: details, Outcome: outcome})
+}
+
+func (l *auditLog) record(rec auditRecord) {
+	rec.Time = time.Now().UTC()
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return
@@ -39,4 +50,40 @@ func (l *auditLog) write(id identity, action string, a *gitops.Application, deta
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, _ = l.w.Write(append(b, '\n'))
+}
+
+// refused audits a state-changing request refused before it ran (by the
+// caller's role, the policy hiding the app, or a CSRF check): the action
+// is the route's last segment (sync, rollback, terminate, action,
+// refresh), the app the one named in the path, with its project when it
+// exists.
+func (s *server) refused(r *http.Request, id identity, why string) {
+	name := r.PathValue("name")
+	rec := auditRecord{User: id.User, Groups: id.Groups, Via: id.Via, Action: path.Base(r.URL.Path), App: name,
+		Outcome: refusedPrefix + why}
+	if a, ok := s.apps[name]; ok {
+		rec.Project = projectOf(a)
+	}
+	s.audit.record(rec)
+}
+
+// denyChange answers a refused state-changing request and audits it.
+func (s *server) denyChange(w http.ResponseWriter, r *http.Request, c caller, err error) {
+	s.refused(r, c.identity, err.Error())
+	deny(w, err)
+}
+
+// outcomeOf is the audited end of an operation: its phase, "refused: ..."
+// when the engine refused it by a project or policy rule or a sync
+// window, else "error: ...".
+func outcomeOf(phase string, err error) string {
+	if err == nil {
+		return phase
+	}
+	var pe *project.PolicyError
+	var we *gitops.SyncWindowError
+	if errors.As(err, &pe) || errors.As(err, &we) || errors.Is(err, project.ErrPolicy) {
+		return refusedPrefix + err.Error()
+	}
+	return "error: " + err.Error()
 }

@@ -48,24 +48,8 @@ func chromiumFlags(execPath, userDataDir string) []chromedp.ExecAllocatorOption 
 // It fails, never skips, when chromium is missing (make chromium installs
 // it).
 func TestBrowser(t *testing.T) {
-	chrome, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium is not installed (run `make chromium`, or apt-get install chromium): %v", err)
-	}
 	f := newFixture(t)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromiumFlags(chrome, t.TempDir())...)
-	defer cancelA()
-	ctx, cancelB := chromedp.NewContext(actx)
-	defer cancelB()
-	ctx, cancel := context.WithTimeout(ctx, 8*time.Minute)
-	defer cancel()
-	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%s: %v\npage text:\n%s", what, err, body)
-		}
-	}
+	_, run := newBrowser(t, 8*time.Minute)
 	shot := func(name string) {
 		t.Helper()
 		var png []byte
@@ -174,6 +158,38 @@ func TestBrowser(t *testing.T) {
 	if a := f.audit.String(); !strings.Contains(a, `"action":"rollback"`) || !strings.Contains(a, `"user":"alice"`) {
 		t.Errorf("audit log lacks the rollback: %s", a)
 	}
+}
+
+// newBrowser starts headless Chromium for one test and returns its context
+// and a runner that fails the test with the page's text. It fails, never
+// skips, when chromium is missing (make chromium installs it).
+func newBrowser(t *testing.T, timeout time.Duration) (context.Context, func(string, ...chromedp.Action[chromedp.Void])) {
+	t.Helper()
+	chrome, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("chromium is not installed (run `make chromium`, or apt-get install chromium): %v", err)
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromiumFlags(chrome, t.TempDir())...)
+	t.Cleanup(cancelA)
+	ctx, cancelB := chromedp.NewContext(actx)
+	t.Cleanup(cancelB)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancel)
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+			t.Fatalf("%s: %v\npage text:\n%s", what, err, body)
+		}
+	}
+	return ctx, run
+}
+
+// loginAs logs the browser in with token and waits for the list.
+func loginAs(run func(string, ...chromedp.Action[chromedp.Void]), base, token string) {
+	run("login", chromedp.Navigate(base+"/login"), chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), token), chromedp.Click(chromedp.CSS("#login")),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-app="guestbook"]`)))
 }
 
 // waitConfigMap waits until the app's ConfigMap holds message.

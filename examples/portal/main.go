@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/health"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -213,16 +212,12 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	hooks := newEngineHooks()
 	opts := cfg.Engine
 	hooks.install(&opts)
-	checker, err := health.NewChecker(health.DefaultOptions())
-	if err != nil {
-		return nil, err
-	}
 	e, err := gitops.New(opts)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Clusters: opts.Clusters, Kube: cfg.Kube,
-		Health: checker, Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Audit: cfg.Audit})
+	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube,
+		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Audit: cfg.Audit})
 	if err != nil {
 		e.Close()
 		return nil, err

@@ -37,7 +37,7 @@ type refreshRequest struct {
 func (s *server) apiRefresh(w http.ResponseWriter, r *http.Request, c caller) {
 	a, _, err := s.appFor(r, c, false) // Argo CD lets readers refresh
 	if err != nil {
-		deny(w, err)
+		s.denyChange(w, r, c, err)
 		return
 	}
 	var req refreshRequest
@@ -68,7 +68,7 @@ type syncRequest struct {
 func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
 	a, _, err := s.appFor(r, c, true)
 	if err != nil {
-		deny(w, err)
+		s.denyChange(w, r, c, err)
 		return
 	}
 	var body syncRequest
@@ -102,7 +102,7 @@ type rollbackRequest struct {
 func (s *server) apiRollback(w http.ResponseWriter, r *http.Request, c caller) {
 	a, _, err := s.appFor(r, c, true)
 	if err != nil {
-		deny(w, err)
+		s.denyChange(w, r, c, err)
 		return
 	}
 	var body rollbackRequest
@@ -124,7 +124,9 @@ func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Appli
 	s.opsMu.Lock()
 	if _, busy := s.ops[a.Name]; busy {
 		s.opsMu.Unlock()
-		apiError(w, http.StatusConflict, fmt.Sprintf("application %s: an operation started here is still running; terminate it first", a.Name))
+		msg := fmt.Sprintf("application %s: an operation started here is still running; terminate it first", a.Name)
+		s.audit.write(c.identity, what, a, details, refusedPrefix+msg)
+		apiError(w, http.StatusConflict, msg)
 		return
 	}
 	ctx, cancel := context.WithCancel(s.bg)
@@ -145,9 +147,9 @@ func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Appli
 		for _, k := range res.PendingConfirmation {
 			view.PendingConfirmation = append(view.PendingConfirmation, k.String())
 		}
-		outcome := string(res.Phase)
+		outcome := outcomeOf(string(res.Phase), err)
 		if err != nil {
-			view.Message, outcome = err.Error(), "error: "+err.Error()
+			view.Message = err.Error()
 			if view.Phase == "" {
 				view.Phase = string(sync.Failed)
 			}
@@ -163,7 +165,7 @@ func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Appli
 func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) {
 	a, _, err := s.appFor(r, c, true)
 	if err != nil {
-		deny(w, err)
+		s.denyChange(w, r, c, err)
 		return
 	}
 	err = s.opts.Engine.Terminate(a.Name)
@@ -210,7 +212,7 @@ type actionRequest struct {
 func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
 	a, _, err := s.appFor(r, c, true)
 	if err != nil {
-		deny(w, err)
+		s.denyChange(w, r, c, err)
 		return
 	}
 	var body actionRequest

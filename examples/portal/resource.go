@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -93,23 +94,29 @@ func (s *server) apiResource(w http.ResponseWriter, r *http.Request, c caller) {
 			}
 		}
 	}
-	var live *unstructured.Unstructured
-	if cc, ok := s.cacheOf(a); ok {
-		if obj, ok := cc.Get(key); ok {
-			live = obj
-			if !found && cc.AppOf(key) != a.Name {
-				live = nil
-			} else {
-				found = true
+	ctx, cancel := context.WithTimeout(r.Context(), kubeTimeout)
+	defer cancel()
+	// The whole live object, through the engine's tree: a tracked object
+	// from its cache, a descendant (kept lean there) from the API server.
+	live, err := s.opts.Engine.LiveObject(ctx, a, key)
+	switch {
+	case err == nil:
+		if !found {
+			found = true
+			if n, ok := s.liveTreeOf(ctx, a).nodes[key]; ok && n.Health != nil {
+				d.Health = n.Health.Status
 			}
 		}
+	case found || errors.Is(err, gitops.ErrNotInApp):
+		// A tracked object not in the cluster (yet), or no object of the app.
+	default:
+		apiError(w, http.StatusBadGateway, err.Error())
+		return
 	}
 	if !found {
 		apiError(w, http.StatusNotFound, fmt.Sprintf("application %s: no resource %s", a.Name, key))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), kubeTimeout)
-	defer cancel()
 	desired := s.desiredObject(ctx, a, key)
 	if !p.Secrets {
 		var m1, m2 bool

@@ -13,23 +13,21 @@ import (
 	gosync "sync"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/health"
 	"k8s.io/client-go/kubernetes"
 )
 
 // serverOptions are what a portal serves and whom it lets in.
 type serverOptions struct {
-	Engine   *gitops.Engine
-	Hooks    *engineHooks
-	Apps     []*gitops.Application
-	Clusters []gitops.ClusterConfig
+	Engine *gitops.Engine
+	Hooks  *engineHooks
+	Apps   []*gitops.Application
 	// Kube reads Events (the engine's caches leave them out).
 	Kube   kubernetes.Interface
-	Health health.Checker
 	Tokens tokenFile
 	OIDC   *oidcLogin
 	Policy policy
-	// Audit receives one JSON line per state-changing request.
+	// Audit receives one JSON line per state-changing request, refused or
+	// started, and one when an operation ends.
 	Audit io.Writer
 	// PageSize is the list page's length. Default 50.
 	PageSize int
@@ -80,7 +78,7 @@ func newServer(opts serverOptions) (*server, error) {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			opts.Hooks.broker.watchStatus(s.bg, opts.Engine.AppStatus)
+			s.watchPages(s.bg)
 		}()
 	}
 	s.routes()
@@ -165,7 +163,11 @@ func (s *server) authed(h func(http.ResponseWriter, *http.Request, caller)) http
 			return
 		}
 		if r.Method == http.MethodPost && !sameToken(r.Header.Get(csrfHeader), c.csrf) && !sameToken(r.PostFormValue("csrf"), c.csrf) {
-			apiError(w, http.StatusForbidden, "CSRF token missing or wrong: send the session's token in "+csrfHeader)
+			msg := "CSRF token missing or wrong: send the session's token in " + csrfHeader
+			if r.PathValue("name") != "" {
+				s.refused(r, c.identity, msg)
+			}
+			apiError(w, http.StatusForbidden, msg)
 			return
 		}
 		h(w, r, c)

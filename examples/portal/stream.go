@@ -1,19 +1,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	gosync "sync"
 	"time"
-
-	"github.com/kubegitops/gitops"
 )
 
 // streamEvent is one server-sent event for an app's page.
 type streamEvent struct {
-	// Name is the SSE event name: "progress", "operation" or "status".
+	// Name is the SSE event name: "progress", "operation", "status" or
+	// "page".
 	Name string
 	Data any
 }
@@ -24,52 +22,39 @@ type streamEvent struct {
 type broker struct {
 	mu   gosync.Mutex
 	subs map[string]map[chan streamEvent]struct{}
-	// last is the status last pushed per watched app.
-	last map[string]badges
+	// last is what was last pushed per watched app.
+	last map[string]*pageMemo
 }
 
 func newBroker() *broker {
-	return &broker{subs: map[string]map[chan streamEvent]struct{}{}, last: map[string]badges{}}
+	return &broker{subs: map[string]map[chan streamEvent]struct{}{}, last: map[string]*pageMemo{}}
 }
 
-// statusCheck is how often the status of each app a page watches is
-// compared with what was last pushed.
-const statusCheck = 250 * time.Millisecond
-
-// watchStatus pushes a "status" event whenever the engine's recorded
-// status of a watched app changes (sync, health, its message or the
-// revision), until ctx ends. The comparison runs here, on the engine's
-// in-memory status; the page never polls.
-func (b *broker) watchStatus(ctx context.Context, status func(app string) (gitops.Status, bool)) {
-	tick := time.NewTicker(statusCheck)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		b.mu.Lock()
-		apps := make([]string, 0, len(b.subs))
-		for a := range b.subs {
-			apps = append(apps, a)
-		}
-		b.mu.Unlock()
-		for _, a := range apps {
-			st, ok := status(a)
-			if !ok {
-				continue
-			}
-			now := statusBadges(st)
-			b.mu.Lock()
-			changed := b.last[a] != now
-			b.last[a] = now
-			b.mu.Unlock()
-			if changed {
-				b.publish(a, streamEvent{Name: "status", Data: now})
-			}
-		}
+// watched returns the apps some page watches.
+func (b *broker) watched() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	apps := make([]string, 0, len(b.subs))
+	for a := range b.subs {
+		apps = append(apps, a)
 	}
+	return apps
+}
+
+// memo returns what was last pushed to the pages of app, made on first
+// use; nil when no page watches app any more.
+func (b *broker) memo(app string) *pageMemo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.subs[app] == nil {
+		return nil
+	}
+	m := b.last[app]
+	if m == nil {
+		m = &pageMemo{}
+		b.last[app] = m
+	}
+	return m
 }
 
 func (b *broker) subscribe(app string) (<-chan streamEvent, func()) {

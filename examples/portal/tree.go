@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"slices"
+	"strings"
+
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -20,42 +24,58 @@ type treeNode struct {
 	Children        []treeNode `json:"children,omitempty"`
 }
 
-// maxTreeDepth and maxTreeNodes bound the tree of one app.
-const (
-	maxTreeDepth = 8
-	maxTreeNodes = 2000
-)
+// maxTreeDepth bounds the depth of an app's tree (the engine's tree
+// bounds its nodes).
+const maxTreeDepth = 8
 
 // appTree is the tree of an app's managed objects (from its status) with
-// the live children the cache knows of each (owner references and inferred
-// parents), and its hooks apart.
+// their live descendants, and its hooks apart.
 type appTree struct {
 	Roots []treeNode `json:"roots"`
 	Hooks []treeNode `json:"hooks"`
 }
 
-// cacheOf returns the engine's cache of the app's destination.
-func (s *server) cacheOf(a *gitops.Application) (*cache.ClusterCache, bool) {
-	if s.opts.Hooks == nil {
-		return nil, false
-	}
-	for _, c := range s.opts.Clusters {
-		if c.Config == nil {
-			continue
-		}
-		d := a.Spec.Destination
-		if (d.Server != "" && d.Server == c.Server) || (d.Name != "" && d.Name == c.Name) {
-			return s.opts.Hooks.cacheFor(c.Config.Host)
-		}
-	}
-	return nil, false
+// liveTree is the engine's resource tree of an app (Engine.ResourceTree:
+// owner references and inferred parents from the engine's cluster cache,
+// each descendant's health judged by the engine's checker as the cache
+// saw it change), indexed for the walk.
+type liveTree struct {
+	children map[resource.Key][]resource.Key
+	nodes    map[resource.Key]v1alpha1.ResourceNode
 }
 
-func (s *server) tree(a *gitops.Application, st gitops.Status) appTree {
-	cc, _ := s.cacheOf(a)
+func keyOfRef(r v1alpha1.ResourceRef) resource.Key {
+	return resource.Key{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+}
+
+// liveTreeOf asks the engine for a's tree; an app whose cluster cannot be
+// reached gets its managed objects alone.
+func (s *server) liveTreeOf(ctx context.Context, a *gitops.Application) liveTree {
+	lt := liveTree{children: map[resource.Key][]resource.Key{}, nodes: map[resource.Key]v1alpha1.ResourceNode{}}
+	ctx, cancel := context.WithTimeout(ctx, kubeTimeout)
+	defer cancel()
+	t, _, err := s.opts.Engine.ResourceTree(ctx, a)
+	if err != nil || t == nil {
+		return lt
+	}
+	for _, n := range t.Nodes {
+		k := keyOfRef(n.ResourceRef)
+		lt.nodes[k] = n
+		for _, p := range n.ParentRefs {
+			pk := keyOfRef(p)
+			lt.children[pk] = append(lt.children[pk], k)
+		}
+	}
+	return lt
+}
+
+func (s *server) tree(ctx context.Context, a *gitops.Application, st gitops.Status) appTree {
+	lt := s.liveTreeOf(ctx, a)
 	out := appTree{Roots: []treeNode{}, Hooks: []treeNode{}}
-	budget := maxTreeNodes
 	seen := map[resource.Key]bool{}
+	for _, r := range st.Resources {
+		seen[r.Key] = true
+	}
 	for _, r := range st.Resources {
 		n := nodeOf(r.Key)
 		n.Sync = string(r.Status)
@@ -64,39 +84,33 @@ func (s *server) tree(a *gitops.Application, st gitops.Status) appTree {
 		if r.Health != nil {
 			n.Health, n.HealthMessage = string(r.Health.Code), r.Health.Message
 		}
-		seen[r.Key] = true
 		if r.Hook {
 			out.Hooks = append(out.Hooks, n)
 			continue
 		}
-		if cc != nil {
-			n.Children = s.children(cc, r.Key, 1, seen, &budget)
-		}
+		n.Children = lt.below(r.Key, 1, seen)
 		out.Roots = append(out.Roots, n)
 	}
+	slices.SortStableFunc(out.Roots, func(x, y treeNode) int { return strings.Compare(x.Key, y.Key) })
 	return out
 }
 
-// children walks the cache's ownership edges below key, judging the
-// health of each child with the portal's checker.
-func (s *server) children(cc *cache.ClusterCache, key resource.Key, depth int, seen map[resource.Key]bool, budget *int) []treeNode {
+// below returns the descendants of key, each once.
+func (lt liveTree) below(key resource.Key, depth int, seen map[resource.Key]bool) []treeNode {
 	if depth > maxTreeDepth {
 		return nil
 	}
 	var out []treeNode
-	for _, k := range cc.Children(key) {
-		if seen[k] || *budget <= 0 {
+	for _, k := range lt.children[key] {
+		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		*budget--
 		n := nodeOf(k)
-		if obj, ok := cc.Get(k); ok && s.opts.Health != nil {
-			if h, err := s.opts.Health.Check(obj); err == nil && h != nil {
-				n.Health, n.HealthMessage = string(h.Code), h.Message
-			}
+		if h := lt.nodes[k].Health; h != nil {
+			n.Health, n.HealthMessage = h.Status, h.Message
 		}
-		n.Children = s.children(cc, k, depth+1, seen, budget)
+		n.Children = lt.below(k, depth+1, seen)
 		out = append(out, n)
 	}
 	return out

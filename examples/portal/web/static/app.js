@@ -1,7 +1,8 @@
 // gitops portal: the little script the pages need. No framework, no
 // inline handlers (the Content-Security-Policy forbids them). State comes
-// from the server: the page is rendered there, and a running sync pushes
-// its progress over server-sent events (no polling).
+// from the server: the page is rendered there, and server-sent events push
+// a running sync's progress, the status badges, and the tree, history and
+// last operation after each refresh or sync (no polling).
 "use strict";
 
 const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
@@ -113,7 +114,14 @@ function appPage(root) {
   const li = (t) => { const l = document.createElement("li"); l.textContent = t; return l; };
   const eventItem = (e) => li((e.type === "Warning" ? "⚠ " : "ℹ ") + e.type + " " + e.reason + " " + e.object + ": " + e.message);
 
-  document.querySelectorAll(".open-node").forEach((b) => b.addEventListener("click", () => openNode(b.dataset.key)));
+  // The tree and the history are redrawn by "page" events: their buttons
+  // are handled where they sit, not bound one by one.
+  for (const id of ["#tree", "#hooks"]) {
+    $(id).addEventListener("click", (e) => {
+      const b = e.target.closest(".open-node");
+      if (b) openNode(b.dataset.key);
+    });
+  }
 
   async function loadEvents() {
     try {
@@ -132,7 +140,12 @@ function appPage(root) {
 
   const syncDialog = $("#sync-dialog");
   if (syncDialog && $("#sync")) { // only admins get the Sync button
-    $("#sync").addEventListener("click", () => syncDialog.showModal());
+    // Each opening starts from the defaults the page was rendered with
+    // (as Argo CD's dialog does), never from what the last sync ticked.
+    $("#sync").addEventListener("click", () => {
+      $("#sync-form").querySelectorAll("input[type=checkbox]").forEach((i) => { i.checked = i.defaultChecked; });
+      syncDialog.showModal();
+    });
     $("#sync-cancel").addEventListener("click", () => syncDialog.close());
     $("#sync-form").addEventListener("submit", (e) => {
       e.preventDefault();
@@ -160,11 +173,14 @@ function appPage(root) {
 
   const rbDialog = $("#rollback-dialog");
   let rbID = 0;
-  document.querySelectorAll("button.rollback").forEach((b) => b.addEventListener("click", () => {
+  $("#history-rows").addEventListener("click", (e) => {
+    const b = e.target.closest("button.rollback");
+    if (!b) return;
     rbID = Number(b.dataset.id);
     $("#rollback-text").textContent = "Sync history entry #" + rbID + " (" + b.dataset.rev + ") again?";
+    $("#rollback-prune").checked = $("#rollback-prune").defaultChecked;
     rbDialog.showModal();
-  }));
+  });
   if (rbDialog) {
     $("#rollback-cancel").addEventListener("click", () => rbDialog.close());
     $("#rollback-form").addEventListener("submit", (e) => {
@@ -202,6 +218,79 @@ function appPage(root) {
     $("#pending").textContent = pending.join(", ");
     if (current) openNode(current);
   });
+  // The tree, the history and the last operation after each refresh or
+  // sync, redrawn in place; ticked tree boxes stay ticked.
+  es.addEventListener("page", (m) => {
+    const p = JSON.parse(m.data);
+    const ticked = new Set(Array.from(document.querySelectorAll("input.select:checked")).map((c) => c.value));
+    const nodes = (list, none) => list.length ? list.map((n) => treeItem(n, ticked)) : [li(none)];
+    $("#tree").replaceChildren(...nodes(p.tree.roots, "No resources yet."));
+    $("#hooks").replaceChildren(...nodes(p.tree.hooks, "No hooks."));
+    const rows = p.history.map(historyRow);
+    if (!rows.length) {
+      const tr = document.createElement("tr");
+      tr.append(Object.assign(document.createElement("td"), {colSpan: 4, textContent: "No sync recorded yet."}));
+      rows.push(tr);
+    }
+    $("#history-rows").replaceChildren(...rows);
+    const last = $("#last-operation");
+    last.hidden = !p.operation;
+    if (p.operation) {
+      const op = p.operation;
+      const rev = Object.assign(document.createElement("code"), {title: op.revision || "", textContent: (op.revision || "").slice(0, 8)});
+      last.replaceChildren("Last operation: ", badge(op.phase), " " + (op.message || "") + " at ", rev, ", " + when(op.finishedAt));
+    }
+  });
+  function treeItem(n, ticked) {
+    const item = document.createElement("li");
+    item.className = "node";
+    item.dataset.key = n.key;
+    const span = (cls, ...kids) => { const x = document.createElement("span"); x.className = cls; x.append(...kids); return x; };
+    if (n.sync) {
+      const c = Object.assign(document.createElement("input"), {type: "checkbox", className: "select", value: n.key, checked: ticked.has(n.key)});
+      c.setAttribute("aria-label", "select " + n.key + " for a selective sync");
+      item.append(c, " ");
+    }
+    const open = Object.assign(document.createElement("button"), {type: "button", className: "open-node"});
+    open.dataset.key = n.key;
+    open.append(span("kind", n.kind), " " + n.name);
+    item.append(open);
+    if (n.sync) item.append(" ", span("node-sync", badge(n.sync)));
+    if (n.health) item.append(" ", span("node-health", badge(n.health)));
+    if (n.requiresPruning) {
+      const icon = span("", "✂");
+      icon.setAttribute("aria-hidden", "true");
+      item.append(" ", span("badge s-prune", icon, " requires pruning"));
+    }
+    if (n.healthMessage) item.append(" ", span("msg", n.healthMessage));
+    if (n.children && n.children.length) {
+      const ul = document.createElement("ul");
+      ul.append(...n.children.map((c) => treeItem(c, ticked)));
+      item.append(ul);
+    }
+    return item;
+  }
+  function historyRow(h) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = String(h.id);
+    const td = (...x) => { const c = document.createElement("td"); c.append(...x); return c; };
+    const code = Object.assign(document.createElement("code"), {title: h.revision, textContent: h.short});
+    const action = td();
+    if (root.dataset.canWrite === "true") {
+      const b = Object.assign(document.createElement("button"), {type: "button", className: "rollback", textContent: "Roll back to #" + h.id});
+      b.dataset.id = String(h.id);
+      b.dataset.rev = h.short;
+      action.append(b);
+    }
+    tr.append(td(String(h.id)), td(code), td(when(h.deployedAt)), action);
+    return tr;
+  }
+  // when formats a time as the server's pages do.
+  function when(t) {
+    const d = t ? new Date(t) : null;
+    if (!d || isNaN(d) || d.getUTCFullYear() <= 1) return "never";
+    return d.toISOString().slice(0, 19).replace("T", " ") + "Z";
+  }
   function row(r) {
     const tr = document.createElement("tr");
     const td = (x) => { const c = document.createElement("td"); c.append(x); return c; };
