@@ -36,14 +36,14 @@ func (r *Renderer) install(ctx context.Context, chrt *chart.Chart, vals map[stri
 	if o.namespace == "" {
 		o.namespace = "default"
 	}
+	caps, err := r.capabilities(o)
+	if err != nil {
+		return nil, err
+	}
 	if err := chartutil.ValidateReleaseName(o.releaseName); err != nil {
 		return nil, fmt.Errorf("%w: release name %q: %v", render.ErrInvalidInput, o.releaseName, err)
 	}
 	if err := chartutil.ProcessDependenciesWithMerge(chrt, vals); err != nil {
-		return nil, err
-	}
-	caps, err := r.capabilities(o)
-	if err != nil {
 		return nil, err
 	}
 	// --is-upgrade only flips the release flags on a dry run, which this is.

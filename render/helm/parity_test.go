@@ -126,27 +126,35 @@ func TestParityChartMatchesHelmTemplateBinary(t *testing.T) {
 // TestParityChartRefusedAsHelmTemplateRefusesIt requires the in-process
 // renderer to fail, with render.ErrInvalidInput where the input is at
 // fault, wherever `helm template` fails: values against the schema, a
-// Kubernetes version outside the chart's kubeVersion, a library chart.
+// Kubernetes version outside the chart's kubeVersion, a library chart, a
+// release name Helm does not admit.
 func TestParityChartRefusedAsHelmTemplateRefusesIt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cases := []struct {
 		name, chart string
+		release     string // "" is "parity"
 		edit        func(*render.Input)
 		args        []string
 		invalid     bool // the error wraps render.ErrInvalidInput
 		message     string
 	}{
-		{"values against the schema", "parity", func(in *render.Input) {
+		{"values against the schema", "parity", "", func(in *render.Input) {
 			in.Helm.Parameters = []render.HelmParameter{{Name: "replicas", Value: "0"}}
 		}, []string{"--set", "replicas=0"}, false, "values don't meet the specifications of the schema"},
-		{"kubeVersion out of range", "parity", func(in *render.Input) { in.KubeVersion = "1.19.9" },
+		{"kubeVersion out of range", "parity", "", func(in *render.Input) { in.KubeVersion = "1.19.9" },
 			[]string{"--kube-version", "1.19.9"}, true, "chart requires kubeVersion: >=1.20.0-0 which is incompatible with Kubernetes v1.19.9"},
-		{"library chart", "library", func(*render.Input) {}, nil, true, "library charts are not installable"},
+		{"library chart", "library", "", func(*render.Input) {}, nil, true, "library charts are not installable"},
+		{"release name", "parity", "Not_A_Release", func(in *render.Input) { in.Helm.ReleaseName = "Not_A_Release" },
+			nil, true, "invalid release name"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := helmTemplate(ctx, t, append([]string{"parity", "testdata/" + c.chart, "--namespace", "team"}, c.args...)...)
+			release := c.release
+			if release == "" {
+				release = "parity"
+			}
+			_, err := helmTemplate(ctx, t, append([]string{release, "testdata/" + c.chart, "--namespace", "team"}, c.args...)...)
 			if err == nil || !strings.Contains(err.Error(), c.message) {
 				t.Fatalf("helm template: got %v, want an error containing %q", err, c.message)
 			}
