@@ -1,9 +1,11 @@
 package v1alpha1
 
 import (
-	"os/exec"
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/kubegitops/gitops/internal/godeps"
 )
 
 // forbiddenDeps are module paths the model must never reach: the engine's
@@ -30,11 +32,11 @@ var ownAllowed = map[string]bool{
 
 func goListDeps(t *testing.T, pkg string) []string {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	deps, err := godeps.List(context.Background(), pkg)
 	if err != nil {
-		t.Fatalf("go list -deps %s: %v", pkg, err)
+		t.Fatal(err)
 	}
-	return strings.Fields(string(out))
+	return deps
 }
 
 // TestModelDependencies fails when importing the model would pull in the

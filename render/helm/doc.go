@@ -29,15 +29,22 @@
 // fetched with a timeout and a size cap. Error messages name the file,
 // never its content.
 //
-// Rendering uses action.Install with DryRun, ClientOnly and Replace, the
-// release name (HelmSource.ReleaseName, else the application name, else
-// "release-name"), the destination namespace, and the capabilities of the
-// target cluster from Input.KubeVersion and Input.APIVersions. CRDs from
-// crds/ are included unless SkipCRDs; test hooks are dropped with
-// SkipTests. Hooks come out as ordinary objects that keep their
-// helm.sh/hook, helm.sh/hook-weight and helm.sh/hook-delete-policy
-// annotations, after the other objects, in the order `helm template`
-// prints them; the sync engine maps them to phases.
+// Rendering takes the steps Helm's action.Install takes for `helm
+// template` (DryRun, ClientOnly, Replace) through Helm's engine, chartutil
+// and releaseutil, without the action package: dependency conditions,
+// tags and import-values, values.schema.json (unless
+// SkipSchemaValidation), the release name (HelmSource.ReleaseName, else
+// the application name, else "release-name"), the destination namespace,
+// revision 1, IsInstall (IsUpgrade with HelmSource.IsUpgrade), Helm's
+// default capabilities with the target cluster's Input.KubeVersion and
+// Input.APIVersions, and the chart's kubeVersion constraint. Library
+// charts are refused with render.ErrInvalidInput, as `helm template`
+// refuses them. NOTES.txt is never rendered into objects. CRDs from crds/
+// come first unless SkipCRDs, then the templates in Helm's install order;
+// test hooks are dropped with SkipTests. Hooks come out as ordinary objects
+// that keep their helm.sh/hook, helm.sh/hook-weight and
+// helm.sh/hook-delete-policy annotations, after the other objects, in the
+// order `helm template` prints them; the sync engine maps them to phases.
 //
 // The template function lookup returns an empty map, exactly as in
 // `helm template`: the renderer has no cluster client, by design (a render

@@ -115,6 +115,9 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInstallable(chartDir, chrt); err != nil {
+		return nil, err
+	}
 	if chrt, err = r.withDependencies(ctx, chrt, files, chartDir, src.DependencyRepos); err != nil {
 		return nil, err
 	}
@@ -132,9 +135,9 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 }
 
 // objects decodes the manifest and the hooks, in `helm template` order.
-func (r *Renderer) objects(rel *release.Release, skipTests, skipHooks bool) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) objects(manifest string, hooks []*release.Hook, skipTests, skipHooks bool) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	objs, err := resource.Decode("helm:manifest", []byte(rel.Manifest), r.opts.Limits.Decode)
+	objs, err := resource.Decode("helm:manifest", []byte(manifest), r.opts.Limits.Decode)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +145,7 @@ func (r *Renderer) objects(rel *release.Release, skipTests, skipHooks bool) ([]*
 	if skipHooks {
 		return out, nil
 	}
-	for _, h := range rel.Hooks {
+	for _, h := range hooks {
 		if skipTests && isTestHook(h) {
 			continue
 		}

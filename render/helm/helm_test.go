@@ -5,18 +5,15 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubegitops/gitops/internal/reftools"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/rendertest"
 	"github.com/kubegitops/gitops/resource"
@@ -135,43 +132,28 @@ func TestSkipCRDsAndTests(t *testing.T) {
 
 // TestMatchesHelmTemplateBinary renders the fixture in-process and with the
 // helm v3.22.0 binary built from the same module, and requires the same
-// objects in the same order. No difference is expected or allowed: both run
-// action.Install with DryRun/ClientOnly/Replace, --include-crds and the same
-// capabilities; both print the manifest, then the hooks.
+// objects in the same order. No difference is expected or allowed: the
+// binary runs action.Install with DryRun/ClientOnly/Replace, the renderer
+// the same steps through Helm's engine, chartutil and releaseutil, with
+// --include-crds and the same capabilities; both print the manifest, then
+// the hooks.
 func TestMatchesHelmTemplateBinary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	helmBin, err := reftools.Ensure(ctx, reftools.Helm)
-	if err != nil {
-		t.Fatal(err)
-	}
 	objs, err := New(DefaultOptions()).Render(ctx, prodInput(fixture(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	valuesFile := filepath.Join(t.TempDir(), "inline.yaml")
 	_ = os.WriteFile(valuesFile, []byte("image:\n  tag: \"1.28\"\nglobal:\n  env: prod\n"), 0o644)
-	cmd := exec.CommandContext(ctx, helmBin, "template", "demo", "testdata/app", "--namespace", "prod",
+	want, err := helmTemplate(ctx, t, "demo", "testdata/app", "--namespace", "prod",
 		"--include-crds", "--kube-version", "1.37.2", "--api-versions", "example.com/v1",
 		"-f", "testdata/app/values-prod.yaml", "-f", valuesFile,
 		"--set", "service.port=8080", "--set-string", "config.extra=42", "--set-file", "fromFile=testdata/app/setfile.txt")
-	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("helm template: %v", err)
 	}
-	want, err := resource.Decode("helm template", out, resource.DecodeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != len(objs) {
-		t.Fatalf("helm template printed %d objects, in-process %d", len(want), len(objs))
-	}
-	for i := range want {
-		if !equality.Semantic.DeepEqual(want[i].Object, objs[i].Object) {
-			t.Errorf("object %d differs:\nhelm template:\n%s\nin-process:\n%s", i, toYAML(t, want[i:i+1]), toYAML(t, objs[i:i+1]))
-		}
-	}
+	requireSameObjects(t, want, objs)
 }
 
 // TestS1ValuesFileTraversalIsRefused covers CVE-2022-24348 and friends:

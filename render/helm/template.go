@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops/render"
@@ -63,6 +61,9 @@ func (r *Renderer) Template(ctx context.Context, req TemplateRequest) ([]*unstru
 	} else if chrt, files, err = loadChart(ctx, req.Root, req.ChartDir); err != nil {
 		return nil, err
 	}
+	if err := checkInstallable(name, chrt); err != nil {
+		return nil, err
+	}
 	if chrt, err = r.withDependencies(ctx, chrt, files, name, req.DependencyRepos); err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (r *Renderer) Template(ctx context.Context, req TemplateRequest) ([]*unstru
 // withDependencies fetches the dependencies missing from chrt's charts/
 // when the renderer may, and reloads the chart with them.
 func (r *Renderer) withDependencies(ctx context.Context, chrt *chart.Chart, files []*loader.BufferedFile, name string, repos []string) (*chart.Chart, error) {
-	err := action.CheckDependencies(chrt, chrt.Metadata.Dependencies)
+	err := checkDependencies(chrt)
 	if err == nil {
 		return chrt, nil
 	}
@@ -94,54 +95,8 @@ func (r *Renderer) withDependencies(ctx context.Context, chrt *chart.Chart, file
 	if chrt, err = loader.LoadFiles(append(files, fetched...)); err != nil {
 		return nil, fmt.Errorf("load chart %s with fetched dependencies: %w", name, err)
 	}
-	if err := action.CheckDependencies(chrt, chrt.Metadata.Dependencies); err != nil {
+	if err := checkDependencies(chrt); err != nil {
 		return nil, err
 	}
 	return chrt, nil
-}
-
-// installOptions are the release settings of one render.
-type installOptions struct {
-	releaseName, namespace            string
-	includeCRDs, skipSchemaValidation bool
-	isUpgrade, skipTests, skipHooks   bool
-	apiVersions                       []string
-	kubeVersion                       string
-}
-
-// install runs a client-only dry-run install: `helm template`.
-func (r *Renderer) install(ctx context.Context, chrt *chart.Chart, vals map[string]any, o installOptions) ([]*unstructured.Unstructured, error) {
-	cfg := &action.Configuration{Log: func(string, ...any) {}}
-	install := action.NewInstall(cfg)
-	install.DryRun = true
-	install.DryRunOption = "true"
-	install.ClientOnly = true
-	install.Replace = true
-	install.ReleaseName = o.releaseName
-	install.Namespace = o.namespace
-	if install.Namespace == "" {
-		install.Namespace = "default"
-	}
-	install.IncludeCRDs = o.includeCRDs
-	install.SkipCRDs = !o.includeCRDs
-	install.SkipSchemaValidation = o.skipSchemaValidation
-	install.IsUpgrade = o.isUpgrade
-	install.DisableHooks = o.skipHooks
-	install.APIVersions = chartutil.VersionSet(o.apiVersions)
-	kv := o.kubeVersion
-	if kv == "" {
-		kv = r.opts.DefaultKubeVersion
-	}
-	if kv != "" {
-		parsed, err := chartutil.ParseKubeVersion(kv)
-		if err != nil {
-			return nil, fmt.Errorf("%w: kube version %q: %v", render.ErrInvalidInput, kv, err)
-		}
-		install.KubeVersion = parsed
-	}
-	rel, err := install.RunWithContext(ctx, chrt, vals)
-	if err != nil {
-		return nil, err
-	}
-	return r.objects(rel, o.skipTests, o.skipHooks)
 }

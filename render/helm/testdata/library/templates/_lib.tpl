@@ -1,0 +1,3 @@
+{{- define "library.labels" -}}
+app: library
+{{- end -}}

@@ -1,0 +1,3 @@
+{{- define "parity.name" -}}
+{{ .Release.Name }}-{{ .Chart.Name }}
+{{- end -}}
