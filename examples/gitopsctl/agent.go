@@ -26,6 +26,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	var cf clusterFlags
 	cf.register(fs)
+	cf.engine.durableState = true // the host: status and diff read what it keeps
 	var so scaleOutFlags
 	so.register(fs)
 	appsPath := fs.String("apps", "", "file or folder of Applications to manage")

@@ -62,8 +62,9 @@
 // <group>/<Kind>/actions/..., that replace the built-in ones of their
 // kinds), --argocd-cm FILE|cluster:NS (Argo CD's settings ConfigMap),
 // --state-namespace NS (each app's history and last operation in
-// ConfigMaps gitops-state-<app>; default "default", empty for memory
-// only), --ref-cache-ttl D (how long a repository's branches and tags are
+// ConfigMaps gitops-state-<app>, default "default"; the agent writes
+// them, every other command only reads them and keeps its own in memory
+// unless the flag is given; empty for memory only), --ref-cache-ttl D (how long a repository's branches and tags are
 // reused; never longer than the agent's --interval),
 // --recreate-on-immutable (re-create an object whose update changes an
 // immutable field) and --health-lua GROUP/KIND=FILE (a Lua health script
