@@ -39,9 +39,17 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *appsPath == "" {
 		return fail(stderr, "agent", errors.New("--apps FILE|DIR is required"))
 	}
-	apps, err := loadAppsPath(*appsPath)
+	apps, bad, err := loadAppsTolerant(*appsPath)
 	if err != nil {
 		return fail(stderr, "agent", err)
+	}
+	// One broken file does not stop the others being managed, as Argo CD
+	// marks one Application and manages the rest; it is reported here.
+	for _, b := range bad {
+		fmt.Fprintf(stderr, "gitopsctl agent: not managed: %v\n", b)
+	}
+	if len(apps) == 0 {
+		return fail(stderr, "agent", fmt.Errorf("%s: no Application could be loaded", *appsPath))
 	}
 	cfg, err := cf.restConfig()
 	if err != nil {
@@ -92,8 +100,16 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for i, a := range apps {
 		names[i] = a.Name
 	}
-	fmt.Fprintf(stdout, "managing %d application(s)%s: %s (Ctrl-C to stop)\n", len(apps), so.describe(opts), strings.Join(names, ", "))
+	fmt.Fprintf(stdout, "managing %d application(s)%s: %s%s (Ctrl-C to stop)\n", len(apps), so.describe(opts), strings.Join(names, ", "), notLoaded(bad))
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		newConditionWatch(stdout).run(watchCtx, engine, conditionPeriod)
+	}()
 	runErr := engine.Run(ctx, derefApps(apps))
+	stopWatch()
+	<-watched
 	fmt.Fprintln(stdout, "stopping...")
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -108,6 +124,30 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintln(stdout, "stopped")
 	return 0
+}
+
+// conditionPeriod is how often the agent looks for new and cleared
+// conditions of its apps.
+const conditionPeriod = time.Second
+
+// notLoaded names the Application files the agent could not load, for its
+// start line ("" when every file loaded).
+func notLoaded(bad []error) string {
+	if len(bad) == 0 {
+		return ""
+	}
+	var files []string
+	for _, b := range bad {
+		var fe *appFileError
+		if errors.As(b, &fe) {
+			files = append(files, fe.File)
+		}
+	}
+	noun := "files"
+	if len(files) == 1 {
+		noun = "file"
+	}
+	return fmt.Sprintf("; %d %s not loaded: %s (see stderr)", len(files), noun, strings.Join(files, ", "))
 }
 
 // webhookSecret reads the shared secret from a file or the environment;

@@ -99,6 +99,9 @@ func printStatus(w io.Writer, name string, st gitops.Status) {
 	}
 	fmt.Fprintf(w, "Health:    %s\n", health)
 	fmt.Fprintf(w, "Revision:  %s\n", st.Revision)
+	if !st.ReconciledAt.IsZero() {
+		fmt.Fprintf(w, "Reconciled: %s\n", st.ReconciledAt.Format(time.RFC3339))
+	}
 	if len(st.Resources) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
