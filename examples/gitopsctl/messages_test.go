@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestDiffSaysPruneFalseIsKept: an object with Prune=false that left Git
+// is shown as kept, not as something sync --prune deletes (Argo CD marks
+// it "ignored (Prune=false)"), and sync --prune indeed keeps it.
+func TestDiffSaysPruneFalseIsKept(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	appFile, repo := appFixture(t, ns)
+	kc := []string{"--app", appFile, "--kubeconfig", cluster.Kubeconfig()}
+	keep := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  annotations:\n    argocd.argoproj.io/sync-options: Prune=false\ndata:\n  a: b\n"
+	if err := os.WriteFile(filepath.Join(repo, "keep.yaml"), []byte(keep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, append([]string{"sync"}, kc...)...); code != 0 {
+		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.Remove(filepath.Join(repo, "keep.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"before sync --prune", "after sync --prune"} {
+		code, out, errOut := runCLI(t, append([]string{"diff"}, kc...)...)
+		if code != 1 {
+			t.Fatalf("diff %s: exit %d, want 1\n%s\n%s", step, code, out, errOut)
+		}
+		mustContain(t, "diff "+step, out, "===== ConfigMap "+ns+"/keep: live only, not in Git (kept: its sync-options say Prune=false")
+		if strings.Contains(out, "keep: live only, not in Git (pruned by sync --prune)") {
+			t.Errorf("diff %s says a Prune=false object is pruned by sync --prune:\n%s", step, out)
+		}
+		if step == "before sync --prune" {
+			if code, out, errOut := runCLI(t, append([]string{"sync", "--prune"}, kc...)...); code != 0 {
+				t.Fatalf("sync --prune: exit %d\n%s\n%s", code, out, errOut)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := clientset(t).CoreV1().ConfigMaps(ns).Get(ctx, "keep", metav1.GetOptions{}); err != nil {
+		t.Fatalf("sync --prune deleted the Prune=false ConfigMap: %v", err)
+	}
+}
