@@ -211,7 +211,9 @@ func (e *Engine) renderResolved(ctx context.Context, app *Application, cs *clust
 		}
 		objs, err := e.renderOne(ctx, in, fresh)
 		if err != nil {
-			return rendered{}, err
+			// The renderer names the tool and the path; the revision
+			// rendered is known only here.
+			return rendered{}, fmt.Errorf("source %d (%s) at %s: %w", i, sourceName(src), snaps[i].Revision().Short(), err)
 		}
 		for _, obj := range objs {
 			// Strategic-merge directives are resolved here, once for

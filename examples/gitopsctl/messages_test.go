@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"github.com/kubegitops/gitops/internal/gitserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -16,7 +19,7 @@ import (
 // it "ignored (Prune=false)"), and sync --prune indeed keeps it.
 func TestDiffSaysPruneFalseIsKept(t *testing.T) {
 	ns := cluster.TestNamespace(t)
-	appFile, repo := appFixture(t, ns)
+	appFile, repo := namedAppFixture(t, ns, "keeper")
 	kc := []string{"--app", appFile, "--kubeconfig", cluster.Kubeconfig()}
 	keep := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  annotations:\n    argocd.argoproj.io/sync-options: Prune=false\ndata:\n  a: b\n"
 	if err := os.WriteFile(filepath.Join(repo, "keep.yaml"), []byte(keep), 0o644); err != nil {
@@ -47,5 +50,37 @@ func TestDiffSaysPruneFalseIsKept(t *testing.T) {
 	defer cancel()
 	if _, err := clientset(t).CoreV1().ConfigMaps(ns).Get(ctx, "keep", metav1.GetOptions{}); err != nil {
 		t.Fatalf("sync --prune deleted the Prune=false ConfigMap: %v", err)
+	}
+}
+
+// TestRenderFailureSaysToolAndRevisionOnce: status of an app whose Git
+// source holds a file that does not parse names the tool and the commit
+// rendered, and prints the failure once, not once per layer.
+func TestRenderFailureSaysToolAndRevisionOnce(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	git, err := gitserver.Start(ctx, gitserver.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer git.Close()
+	commit, err := git.CreateRepository(ctx, "app", fstest.MapFS{"deploy/cm.yaml": {Data: []byte("kind: ConfigMap\nmetadata: [unclosed\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appFile := filepath.Join(t.TempDir(), "app.yaml")
+	app := fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: broken\nspec:\n  source: {repoURL: %s, targetRevision: main, path: deploy}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", git.RepoURL("app"), ns)
+	if err := os.WriteFile(appFile, []byte(app), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "status", "--app", appFile, "--kubeconfig", cluster.Kubeconfig())
+	if code != 2 {
+		t.Fatalf("status of an app that does not render: exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+	all := out + errOut
+	mustContain(t, "status output", all, `render plain app "broken" at deploy`, "at "+commit[:12], "ComparisonError")
+	if n := strings.Count(all, "render plain app"); n != 1 {
+		t.Errorf("the render failure is printed %d times, want once:\n%s", n, all)
 	}
 }

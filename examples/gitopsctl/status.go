@@ -48,6 +48,11 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		printOperation(stdout, op)
 	}
 	if err != nil {
+		if len(st.Conditions) > 0 {
+			// The conditions printed above carry the error: once is enough.
+			fmt.Fprintf(stderr, "gitopsctl status: %s: the refresh failed (see its conditions)\n", cmd.app.Name)
+			return 2
+		}
 		return fail(stderr, "status", err)
 	}
 	return 0
