@@ -16,14 +16,14 @@ import (
 // (its last operation shown) and never rewritten by a later plain sync.
 func TestReadOnlyCommandsWriteNoState(t *testing.T) {
 	ns := cluster.TestNamespace(t)
-	appFile, _ := appFixture(t, ns)
+	appFile, _ := namedAppFixture(t, ns, "readonly")
 	kc := []string{"--kubeconfig", cluster.Kubeconfig(), "--app", appFile}
 	cs := clientset(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	const state = "gitops-state-fixture"
+	const state = "gitops-state-readonly"
 	cms := cs.CoreV1().ConfigMaps("default")
-	// Another test of this run may have left one (before this fix, each did).
+	// A run of this test before the fix may have left one.
 	if err := cms.Delete(ctx, state, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}

@@ -11,14 +11,15 @@ import (
 
 // TestSyncReturnsWithALoadBalancerProgressing syncs a Service of type
 // LoadBalancer on a cluster without a load-balancer controller, so it
-// stays Progressing: sync waits for the operation only and returns its
+// stays Progressing. It is in the last wave (a wave before the last waits
+// for its health, in Argo CD too): sync waits for the operation only and returns its
 // result; --health with --timeout gives up after the timeout and names
 // what is still Progressing; --async is refused, as no controller would
 // carry the operation on once gitopsctl exits.
 func TestSyncReturnsWithALoadBalancerProgressing(t *testing.T) {
 	ns := cluster.TestNamespace(t)
-	appFile, repo := appFixture(t, ns)
-	lb := "apiVersion: v1\nkind: Service\nmetadata:\n  name: front\nspec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports:\n    - port: 80\n"
+	appFile, repo := namedAppFixture(t, ns, "lb")
+	lb := "apiVersion: v1\nkind: Service\nmetadata:\n  name: front\n  annotations:\n    argocd.argoproj.io/sync-wave: \"2\"\nspec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports:\n    - port: 80\n"
 	if err := os.WriteFile(filepath.Join(repo, "lb.yaml"), []byte(lb), 0o644); err != nil {
 		t.Fatal(err)
 	}
