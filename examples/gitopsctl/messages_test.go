@@ -84,3 +84,24 @@ func TestRenderFailureSaysToolAndRevisionOnce(t *testing.T) {
 		t.Errorf("the render failure is printed %d times, want once:\n%s", n, all)
 	}
 }
+
+// TestSyncFailurePrintedOnce: a sync the API server refuses says why
+// once, in the row of the object that failed, not again in the result
+// line, a second table and the command's error.
+func TestSyncFailurePrintedOnce(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	appFile, repo := namedAppFixture(t, ns, "refused")
+	bad := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Valid_Name\ndata:\n  a: b\n"
+	if err := os.WriteFile(filepath.Join(repo, "bad.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "sync", "--app", appFile, "--kubeconfig", cluster.Kubeconfig())
+	if code != 1 {
+		t.Fatalf("sync of an invalid object: exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	all := out + errOut
+	mustContain(t, "sync output", all, "ConfigMap "+ns+"/Not_A_Valid_Name", "Result: Failed")
+	if n := strings.Count(all, "metadata.name: Invalid value"); n != 1 {
+		t.Errorf("the API server's refusal is printed %d times, want once:\n%s", n, all)
+	}
+}

@@ -83,8 +83,8 @@ func printOperation(w io.Writer, op *gitops.OperationState) {
 		fmt.Fprintf(w, ", took %s", op.FinishedAt.Sub(op.StartedAt).Round(time.Millisecond))
 	}
 	fmt.Fprintln(w, ")")
-	if op.Message != "" {
-		fmt.Fprintf(w, "  %s\n", oneLine(op.Message))
+	if msg := resultMessage(op.Message, op.Results); msg != "" {
+		fmt.Fprintf(w, "  %s\n", oneLine(msg))
 	}
 	if len(op.Results) > 0 {
 		printRows(w, op.Results)

@@ -77,9 +77,8 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if res.Phase != sync.Succeeded {
-		if err != nil {
-			fail(stderr, "sync", err)
-		}
+		// The result above says why, row by row: not again here.
+		fmt.Fprintf(stderr, "gitopsctl sync: %s: the sync ended %s\n", cmd.app.Name, res.Phase)
 		return 1
 	}
 	return 0
