@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 )
@@ -41,7 +42,10 @@ func TestSyncReturnsWithALoadBalancerProgressing(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sync: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
-	mustContain(t, "sync output", out, "Result: Succeeded", "Service "+ns+"/front", "Health:    Progressing")
+	mustContain(t, "sync output", out, "Result: Succeeded")
+	if !regexp.MustCompile(`Sync 2\s+Service ` + ns + `/front\s+created\s+Succeeded\s+Progressing`).MatchString(out) {
+		t.Errorf("no progress row says the Service was created and is Progressing:\n%s", out)
+	}
 
 	code, out, errOut = cliWithin(90*time.Second, "sync", "--health", "--timeout", "5s")
 	if code != 1 {
