@@ -75,6 +75,10 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "agent", err)
 	}
 	defer engine.Close()
+	notes.conditions = func(app string) []gitops.Condition {
+		st, _ := engine.AppStatus(app)
+		return st.Conditions
+	}
 
 	var srv *http.Server
 	var served chan error
@@ -205,10 +209,17 @@ func firstOr(s []string, def string) string {
 type notifier struct {
 	mu gosync.Mutex
 	w  io.Writer
+	// conditions, when set, returns an app's current conditions: a
+	// health change explained only by them leaves them to the
+	// conditionWatch line, so each failure is printed once.
+	conditions func(app string) []gitops.Condition
 }
 
 // Notify is a gitops.Options.Notify.
 func (n *notifier) Notify(note gitops.Notification) {
+	if note.Type == gitops.NotifyHealthChanged && note.Message != "" && n.conditions != nil && note.Message == conditionsText(n.conditions(note.App)) {
+		note.Message = ""
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %-14s %s", note.Time.Format("15:04:05"), note.Type, note.App)
 	if note.Revision != "" {
@@ -224,6 +235,16 @@ func (n *notifier) Notify(note gitops.Notification) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	_, _ = io.WriteString(n.w, b.String())
+}
+
+// conditionsText is conditions as the engine explains a health by them:
+// "Type: message", joined by "; ".
+func conditionsText(conds []gitops.Condition) string {
+	parts := make([]string, 0, len(conds))
+	for _, c := range conds {
+		parts = append(parts, string(c.Type)+": "+c.Message)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // shortRev shortens each commit of a revision list to 7 characters.

@@ -19,7 +19,7 @@ import (
 // render gets one line naming its condition, and one more line when the
 // folder appears and the condition clears.
 func TestAgentManagesTheValidAppsAndReportsFailures(t *testing.T) {
-	ns := cluster.TestNamespace(t)
+	ns, brokenNS := cluster.TestNamespace(t), cluster.TestNamespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	_, repo := appFixture(t, ns)
@@ -37,7 +37,7 @@ spec:
 	if err := os.WriteFile(filepath.Join(appsDir, "good.yaml"), []byte(fmt.Sprintf(app, "good", repo, ns)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(appsDir, "broken.yaml"), []byte(fmt.Sprintf(app, "broken", missing, ns)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(appsDir, "broken.yaml"), []byte(fmt.Sprintf(app, "broken", missing, brokenNS)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bad, err := os.ReadFile("testdata/bad-app.yaml")
@@ -84,8 +84,17 @@ spec:
 		t.Fatalf("no line when the failure cleared: %v\nstdout:\n%s", err, stdout.String())
 	}
 	out := stdout.String()
+	t.Logf("agent output:\n%s\nstderr:\n%s", out, stderr.String())
 	if n := strings.Count(out, raised); n != 1 {
 		t.Errorf("the failure was printed %d times, want once:\n%s", n, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, raised) && strings.Count(line, missing) > 2 {
+			t.Errorf("the failure names the folder %d times:\n%s", strings.Count(line, missing), line)
+		}
+	}
+	if n := strings.Count(out, missing+": no such file"); n != 1 {
+		t.Errorf("the failure's message was printed %d times, want once (the health change it explains need not repeat it):\n%s", n, out)
 	}
 	if n := strings.Count(out, cleared); n != 1 {
 		t.Errorf("the recovery was printed %d times, want once:\n%s", n, out)

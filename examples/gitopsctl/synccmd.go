@@ -111,7 +111,7 @@ func failSync(stderr io.Writer, err error) int {
 }
 
 // stillRunning names the objects an interrupted operation still waited
-// for, with their live health when health is known.
+// for, each with its message, else its live health when health is known.
 func stillRunning(res sync.Result, health func(resource.Key) string) []string {
 	var out []string
 	for _, r := range res.Results {
@@ -119,15 +119,13 @@ func stillRunning(res sync.Result, health func(resource.Key) string) []string {
 			continue
 		}
 		what := r.Key.String()
-		var note []string
-		if health != nil && !r.Hook {
-			note = append(note, health(r.Key))
-		}
-		if r.Message != "" {
-			note = append(note, oneLine(r.Message))
-		}
-		if len(note) > 0 {
-			what += " (" + strings.Join(note, ": ") + ")"
+		// The row's message says what it waits for (its health and why);
+		// without one, its live health does.
+		switch {
+		case r.Message != "":
+			what += " (" + oneLine(r.Message) + ")"
+		case health != nil && !r.Hook:
+			what += " (" + health(r.Key) + ")"
 		}
 		out = append(out, what)
 	}

@@ -51,6 +51,7 @@ func TestSyncReturnsWithALoadBalancerProgressing(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("sync --health --timeout 5s: exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
+	t.Logf("sync --health --timeout 5s:\n%s%s", out, errOut)
 	mustContain(t, "sync --health --timeout 5s", errOut, "timed out after 5s", "Service "+ns+"/front", "Progressing")
 
 	// The step after: the objects are all in place, so the next refresh
