@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	pathpkg "path"
 	"slices"
@@ -211,7 +212,9 @@ func (e *Engine) renderResolved(ctx context.Context, app *Application, cs *clust
 		}
 		objs, err := e.renderOne(ctx, in, fresh)
 		if err != nil {
-			return rendered{}, err
+			// The renderer names the tool and the path; the revision
+			// rendered is known only here.
+			return rendered{}, fmt.Errorf("source %d (%s) at %s: %w", i, sourceName(src), snaps[i].Revision().Short(), err)
 		}
 		for _, obj := range objs {
 			// Strategic-merge directives are resolved here, once for
@@ -297,6 +300,12 @@ func (e *Engine) resolveOne(ctx context.Context, i int, s source.Source, repo so
 	e.metrics.gitRequest("resolve", err)
 	e.metrics.argo.gitRequest(src.RepoURL, "resolve")
 	if err != nil {
+		var named *source.Error
+		if errors.As(err, &named) && named.Repository != "" {
+			// It names the repository, the operation and the revision:
+			// saying them again only lengthens the message.
+			return source.Revision{}, fmt.Errorf("source %d: %w", i, err)
+		}
 		return source.Revision{}, fmt.Errorf("source %d: resolve %s at %q: %w", i, sourceName(src), target, err)
 	}
 	return rev, nil

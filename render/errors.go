@@ -57,12 +57,17 @@ type Error struct {
 	Err     error
 }
 
-// Error implements error.
+// Error implements error. A Tool left empty (the path could not be read
+// to detect one) is said as such, never printed as an empty word.
 func (e *Error) Error() string {
-	if e.AppName != "" {
-		return fmt.Sprintf("render %s app %q at %s: %v", e.Tool, e.AppName, e.Path, e.Err)
+	tool := string(e.Tool)
+	if tool == "" {
+		tool = "(tool not detected)"
 	}
-	return fmt.Sprintf("render %s at %s: %v", e.Tool, e.Path, e.Err)
+	if e.AppName != "" {
+		return fmt.Sprintf("render %s app %q at %s: %v", tool, e.AppName, e.Path, e.Err)
+	}
+	return fmt.Sprintf("render %s at %s: %v", tool, e.Path, e.Err)
 }
 
 // Unwrap returns the cause.
@@ -70,6 +75,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Wrap returns err wrapped in an *Error naming tool and in's application, or
 // nil when err is nil. An err that already is an *Error is returned as is.
+// An empty tool is the one ToolFor detects for in, when it can.
 func Wrap(tool Kind, in Input, err error) error {
 	if err == nil {
 		return nil
@@ -77,6 +83,9 @@ func Wrap(tool Kind, in Input, err error) error {
 	var re *Error
 	if errors.As(err, &re) {
 		return err
+	}
+	if tool == "" {
+		tool, _ = ToolFor(in)
 	}
 	return &Error{Tool: tool, AppName: in.AppName, Path: in.Path, Err: err}
 }

@@ -80,7 +80,7 @@ func TestActionTest_FailingCaseExitsOne(t *testing.T) {
 // actions, scales it with a parameter and checks the cluster followed.
 func TestActionListAndRun(t *testing.T) {
 	ns := cluster.TestNamespace(t)
-	appFile, _ := appFixture(t, ns)
+	appFile, _ := namedAppFixture(t, ns, "actions") // not "fixture": its objects would be TestRenderDiffSyncStatus's to prune
 	kc := []string{"--kubeconfig", cluster.Kubeconfig()}
 	if code, out, errOut := runCLI(t, append([]string{"sync", "--app", appFile}, kc...)...); code != 0 {
 		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)

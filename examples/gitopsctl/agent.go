@@ -26,6 +26,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	var cf clusterFlags
 	cf.register(fs)
+	cf.engine.durableState = true // the host: status and diff read what it keeps
 	var so scaleOutFlags
 	so.register(fs)
 	appsPath := fs.String("apps", "", "file or folder of Applications to manage")
@@ -38,9 +39,17 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *appsPath == "" {
 		return fail(stderr, "agent", errors.New("--apps FILE|DIR is required"))
 	}
-	apps, err := loadAppsPath(*appsPath)
+	apps, bad, err := loadAppsTolerant(*appsPath)
 	if err != nil {
 		return fail(stderr, "agent", err)
+	}
+	// One broken file does not stop the others being managed, as Argo CD
+	// marks one Application and manages the rest; it is reported here.
+	for _, b := range bad {
+		fmt.Fprintf(stderr, "gitopsctl agent: not managed: %v\n", b)
+	}
+	if len(apps) == 0 {
+		return fail(stderr, "agent", fmt.Errorf("%s: no Application could be loaded", *appsPath))
 	}
 	cfg, err := cf.restConfig()
 	if err != nil {
@@ -66,6 +75,10 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "agent", err)
 	}
 	defer engine.Close()
+	notes.conditions = func(app string) []gitops.Condition {
+		st, _ := engine.AppStatus(app)
+		return st.Conditions
+	}
 
 	var srv *http.Server
 	var served chan error
@@ -91,8 +104,16 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for i, a := range apps {
 		names[i] = a.Name
 	}
-	fmt.Fprintf(stdout, "managing %d application(s)%s: %s (Ctrl-C to stop)\n", len(apps), so.describe(opts), strings.Join(names, ", "))
+	fmt.Fprintf(stdout, "managing %d application(s)%s: %s%s (Ctrl-C to stop)\n", len(apps), so.describe(opts), strings.Join(names, ", "), notLoaded(bad))
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		newConditionWatch(stdout).run(watchCtx, engine, conditionPeriod)
+	}()
 	runErr := engine.Run(ctx, derefApps(apps))
+	stopWatch()
+	<-watched
 	fmt.Fprintln(stdout, "stopping...")
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -107,6 +128,30 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintln(stdout, "stopped")
 	return 0
+}
+
+// conditionPeriod is how often the agent looks for new and cleared
+// conditions of its apps.
+const conditionPeriod = time.Second
+
+// notLoaded names the Application files the agent could not load, for its
+// start line ("" when every file loaded).
+func notLoaded(bad []error) string {
+	if len(bad) == 0 {
+		return ""
+	}
+	var files []string
+	for _, b := range bad {
+		var fe *appFileError
+		if errors.As(b, &fe) {
+			files = append(files, fe.File)
+		}
+	}
+	noun := "files"
+	if len(files) == 1 {
+		noun = "file"
+	}
+	return fmt.Sprintf("; %d %s not loaded: %s (see stderr)", len(files), noun, strings.Join(files, ", "))
 }
 
 // webhookSecret reads the shared secret from a file or the environment;
@@ -164,10 +209,17 @@ func firstOr(s []string, def string) string {
 type notifier struct {
 	mu gosync.Mutex
 	w  io.Writer
+	// conditions, when set, returns an app's current conditions: a
+	// health change explained only by them leaves them to the
+	// conditionWatch line, so each failure is printed once.
+	conditions func(app string) []gitops.Condition
 }
 
 // Notify is a gitops.Options.Notify.
 func (n *notifier) Notify(note gitops.Notification) {
+	if note.Type == gitops.NotifyHealthChanged && note.Message != "" && n.conditions != nil && note.Message == conditionsText(n.conditions(note.App)) {
+		note.Message = ""
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %-14s %s", note.Time.Format("15:04:05"), note.Type, note.App)
 	if note.Revision != "" {
@@ -183,6 +235,16 @@ func (n *notifier) Notify(note gitops.Notification) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	_, _ = io.WriteString(n.w, b.String())
+}
+
+// conditionsText is conditions as the engine explains a health by them:
+// "Type: message", joined by "; ".
+func conditionsText(conds []gitops.Condition) string {
+	parts := make([]string, 0, len(conds))
+	for _, c := range conds {
+		parts = append(parts, string(c.Type)+": "+c.Message)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // shortRev shortens each commit of a revision list to 7 characters.

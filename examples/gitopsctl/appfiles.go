@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,45 +58,89 @@ func loadAppFile(file string) ([]*gitops.Application, error) {
 }
 
 // loadAppsPath reads a file, or every .yaml, .yml and .json file of a
-// folder (not recursively), and refuses two applications of one name.
+// folder (not recursively), and refuses two applications of one name. Any
+// bad file fails it; loadAppsTolerant is the form that keeps the others.
 func loadAppsPath(path string) ([]*gitops.Application, error) {
+	apps, bad, err := loadAppsTolerant(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
+	}
+	return apps, nil
+}
+
+// loadAppsTolerant is loadAppsPath for a host that manages whatever is
+// valid, as Argo CD marks one broken Application and manages the rest: it
+// returns the applications of every file that loads, and one
+// *appFileError per file that does not (its decoding error names the line
+// and the field) or whose application repeats an earlier name. err is only
+// for a path that cannot be read or holds no file at all.
+func loadAppsTolerant(path string) (apps []*gitops.Application, bad []error, err error) {
+	files, err := appFiles(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[string]string{}
+	for _, f := range files {
+		loaded, err := loadAppFile(f)
+		if err != nil {
+			bad = append(bad, &appFileError{File: f, Err: err})
+			continue
+		}
+		for _, a := range loaded {
+			if prev, dup := seen[a.Name]; dup {
+				bad = append(bad, &appFileError{File: f, App: a.Name, Err: fmt.Errorf("application %q is defined in %s and in %s", a.Name, prev, f)})
+				continue
+			}
+			seen[a.Name] = f
+			apps = append(apps, a)
+		}
+	}
+	return apps, bad, nil
+}
+
+// appFiles lists path itself, or the .yaml, .yml and .json files of the
+// folder path.
+func appFiles(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	files := []string{path}
-	if info.IsDir() {
-		files = nil
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			switch strings.ToLower(filepath.Ext(e.Name())) {
-			case ".yaml", ".yml", ".json":
-				if !e.IsDir() {
-					files = append(files, filepath.Join(path, e.Name()))
-				}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".yaml", ".yml", ".json":
+			if !e.IsDir() {
+				files = append(files, filepath.Join(path, e.Name()))
 			}
 		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("%s: no .yaml, .yml or .json file", path)
-		}
 	}
-	var out []*gitops.Application
-	seen := map[string]string{}
-	for _, f := range files {
-		apps, err := loadAppFile(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range apps {
-			if prev, dup := seen[a.Name]; dup {
-				return nil, fmt.Errorf("application %q is defined in %s and in %s", a.Name, prev, f)
-			}
-			seen[a.Name] = f
-			out = append(out, a)
-		}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no .yaml, .yml or .json file", path)
 	}
-	return out, nil
+	return files, nil
 }
+
+// appFileError is an Application file that was not loaded: File names it,
+// App the application when one was decoded, and Err (which already names
+// the file, and the line and field of a decoding error) says why.
+type appFileError struct {
+	File string
+	App  string
+	Err  error
+}
+
+// Error implements error.
+func (e *appFileError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *appFileError) Unwrap() error { return e.Err }

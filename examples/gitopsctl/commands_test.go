@@ -57,7 +57,9 @@ func TestRenderDiffSyncStatus(t *testing.T) {
 		t.Fatalf("dry run created the ConfigMap (get: %v)", err)
 	}
 
-	code, out, errOut = runCLI(t, append([]string{"sync", "--app", appFile}, kc...)...)
+	// --health: sync waits for the operation only, as argocd app sync
+	// does; this test asks for the health of the last wave too.
+	code, out, errOut = runCLI(t, append([]string{"sync", "--health", "--app", appFile}, kc...)...)
 	if code != 0 {
 		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -54,6 +54,9 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range st.Resources {
 		switch {
+		case r.RequiresPruning && r.PruneDisabled:
+			// Argo CD shows such an object as "ignored (Prune=false)".
+			fmt.Fprintf(stdout, "===== %s: live only, not in Git (kept: its sync-options say Prune=false, or Prune=confirm and sync --prune deletes it only with --confirm-prune)\n", r.Key)
 		case r.RequiresPruning:
 			fmt.Fprintf(stdout, "===== %s: live only, not in Git (pruned by sync --prune)\n", r.Key)
 		case r.Status == gitops.OutOfSync:

@@ -13,17 +13,26 @@
 //	gitopsctl diff --app FILE
 //	    print the masked unified diff of each out-of-sync object; exit 0 in
 //	    sync, 1 out of sync, 2 on error
-//	gitopsctl sync --app FILE [--prune] [--dry-run]
+//	gitopsctl sync --app FILE [--prune] [--dry-run] [--health] [--timeout D]
 //	    sync once, printing a row per object as each wave finishes, then the
 //	    result and the app's status (after a failure, a row per object with
-//	    its message); exit 0 succeeded, 1 failed, 2 on error
+//	    its message); as argocd app sync it waits for the operation (each
+//	    wave but the last waits for health), and for the last wave's health
+//	    only with --health; --timeout (a duration, or seconds) gives up and
+//	    names what is still waited for; --async is refused (the operation
+//	    runs in this process); exit 0 succeeded, 1 failed or timed out, 2
+//	    on error
 //	gitopsctl status --app FILE [-o json]
-//	    sync status, health, revision, a row per resource, conditions, and
+//	    sync status, health, revision, reconcile time, a row per resource,
+//	    conditions, and
 //	    the last operation (phase, message, a row per object), also when
 //	    another process (an agent's automated sync) ran it
 //	gitopsctl agent --apps FILE|DIR [--interval D] [--webhook-addr ADDR]
 //	    run the engine on every Application found until Ctrl-C, printing
-//	    its notifications; with --webhook-addr, serve push webhooks (GitHub,
+//	    its notifications and a line when an app gets a condition (a
+//	    render or sync failure) and when it clears; a file that does not
+//	    load is reported on stderr (file, line, field) and the other apps
+//	    are managed; with --webhook-addr, serve push webhooks (GitHub,
 //	    GitLab, Gitea, Gogs, Bitbucket) at /api/webhook, verified with the
 //	    secret of --webhook-secret-file or $GITOPS_WEBHOOK_SECRET
 //	gitopsctl cluster up [--kubeconfig-out FILE] [--apiserver-only]
@@ -62,8 +71,9 @@
 // <group>/<Kind>/actions/..., that replace the built-in ones of their
 // kinds), --argocd-cm FILE|cluster:NS (Argo CD's settings ConfigMap),
 // --state-namespace NS (each app's history and last operation in
-// ConfigMaps gitops-state-<app>; default "default", empty for memory
-// only), --ref-cache-ttl D (how long a repository's branches and tags are
+// ConfigMaps gitops-state-<app>, default "default"; the agent writes
+// them, every other command only reads them and keeps its own in memory
+// unless the flag is given; empty for memory only), --ref-cache-ttl D (how long a repository's branches and tags are
 // reused; never longer than the agent's --interval),
 // --recreate-on-immutable (re-create an object whose update changes an
 // immutable field) and --health-lua GROUP/KIND=FILE (a Lua health script

@@ -48,6 +48,14 @@ func clientset(t *testing.T) kubernetes.Interface {
 // the Application file and the folder.
 func appFixture(t *testing.T, ns string) (appFile, repo string) {
 	t.Helper()
+	return namedAppFixture(t, ns, "fixture")
+}
+
+// namedAppFixture is appFixture with an application name of its own, for a
+// test that must not see the objects other tests' "fixture" apps left
+// (an app's objects are tracked by its name).
+func namedAppFixture(t *testing.T, ns, name string) (appFile, repo string) {
+	t.Helper()
 	repo = filepath.Join(t.TempDir(), "repo")
 	if err := os.CopyFS(repo, os.DirFS("testdata/app")); err != nil {
 		t.Fatal(err)
@@ -56,7 +64,7 @@ func appFixture(t *testing.T, ns string) (appFile, repo string) {
 	app := fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:
-  name: fixture
+  name: %s
 spec:
   source:
     repoURL: %s
@@ -64,7 +72,7 @@ spec:
   destination:
     server: https://kubernetes.default.svc
     namespace: %s
-`, repo, ns)
+`, name, repo, ns)
 	if err := os.WriteFile(appFile, []byte(app), 0o644); err != nil {
 		t.Fatal(err)
 	}

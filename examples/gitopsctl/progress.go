@@ -79,22 +79,21 @@ func (p *progressTable) healthLabel(r sync.ResourceResult) string {
 	case p.health != nil && !r.Hook && r.Action != sync.Pruned && r.Action != sync.Planned && r.Status != sync.TaskSkipped:
 		h = p.health(r.Key)
 	}
-	if r.Message != "" && r.Status == sync.TaskFailed {
-		h += "  " + r.Message
-	}
 	return h
 }
 
 // printResult prints a sync's final result: its phase, message and a
-// count of actions.
+// count of actions, and after a failure a row per object with its
+// message (the progress table shows phases only, so each message is
+// printed once).
 func printResult(w io.Writer, res sync.Result) {
 	counts := map[sync.Action]int{}
 	for _, r := range res.Results {
 		counts[r.Action]++
 	}
 	fmt.Fprintf(w, "\nResult: %s", res.Phase)
-	if res.Message != "" {
-		fmt.Fprintf(w, " (%s)", res.Message)
+	if msg := resultMessage(res.Message, res.Results); msg != "" {
+		fmt.Fprintf(w, " (%s)", msg)
 	}
 	fmt.Fprintln(w)
 	first := true
@@ -122,6 +121,26 @@ func printResult(w io.Writer, res sync.Result) {
 		fmt.Fprintln(w)
 		printRows(w, res.Results)
 	}
+}
+
+// resultMessage is an operation's message without the objects' own
+// messages it repeats (the syncer's message ends with a summary of the
+// failed rows, which the rows print): what failed, once.
+func resultMessage(msg string, rows []sync.ResourceResult) string {
+	msg = strings.TrimPrefix(msg, "sync: ")
+	cut := len(msg)
+	for _, r := range rows {
+		if r.Message == "" {
+			continue
+		}
+		if i := strings.Index(msg, r.Key.String()); i > 0 && i < cut {
+			cut = i
+		}
+	}
+	if cut == len(msg) {
+		return msg
+	}
+	return strings.TrimRight(msg[:cut], ": ;") + "; each object's row says why"
 }
 
 // printRows writes one row per object of an operation: wave, resource,

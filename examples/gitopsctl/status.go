@@ -48,6 +48,11 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		printOperation(stdout, op)
 	}
 	if err != nil {
+		if len(st.Conditions) > 0 {
+			// The conditions printed above carry the error: once is enough.
+			fmt.Fprintf(stderr, "gitopsctl status: %s: the refresh failed (see its conditions)\n", cmd.app.Name)
+			return 2
+		}
 		return fail(stderr, "status", err)
 	}
 	return 0
@@ -78,8 +83,8 @@ func printOperation(w io.Writer, op *gitops.OperationState) {
 		fmt.Fprintf(w, ", took %s", op.FinishedAt.Sub(op.StartedAt).Round(time.Millisecond))
 	}
 	fmt.Fprintln(w, ")")
-	if op.Message != "" {
-		fmt.Fprintf(w, "  %s\n", oneLine(op.Message))
+	if msg := resultMessage(op.Message, op.Results); msg != "" {
+		fmt.Fprintf(w, "  %s\n", oneLine(msg))
 	}
 	if len(op.Results) > 0 {
 		printRows(w, op.Results)
@@ -99,6 +104,9 @@ func printStatus(w io.Writer, name string, st gitops.Status) {
 	}
 	fmt.Fprintf(w, "Health:    %s\n", health)
 	fmt.Fprintf(w, "Revision:  %s\n", st.Revision)
+	if !st.ReconciledAt.IsZero() {
+		fmt.Fprintf(w, "Reconciled: %s\n", st.ReconciledAt.Format(time.RFC3339))
+	}
 	if len(st.Resources) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
