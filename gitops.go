@@ -48,8 +48,10 @@ type Options struct {
 	// Decryptor, when set, decrypts encrypted files (SOPS documents with
 	// the sops/ module's decryptor) as every tool reads them (see
 	// render.Decrypting). Outputs that hold plaintext are cached in this
-	// process only, never in RenderStore. Default none: encrypted files
-	// are read as they are.
+	// process only, never in RenderStore. Default none: a SOPS document
+	// that a plain directory, Kustomize or a Helm value file would read
+	// fails the render with a *render.EncryptedError naming the file (a
+	// ComparisonError; nothing is applied).
 	Decryptor render.Decryptor
 	// RenderStore caches rendered manifests. Default: an in-memory LRU of
 	// 256 MiB.

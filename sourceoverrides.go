@@ -10,6 +10,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/render"
 	"sigs.k8s.io/yaml"
 )
 
@@ -33,21 +34,18 @@ func withParameterOverrides(app *Application, src ApplicationSource, fsys fs.FS)
 	if dir == "" {
 		dir = "."
 	}
+	// The files are read through a render.Root, as the renderers read:
+	// a path or link that leaves the tree is a *render.PathError wrapping
+	// render.ErrOutsideRoot (fs.FS itself answers "invalid argument").
+	root := render.NewRoot(fsys, render.Limits{MaxFileBytes: maxOverrideFileBytes})
 	for _, name := range []string{".argocd-source.yaml", ".argocd-source-" + app.Name + ".yaml"} {
 		p := path.Join(dir, name)
-		info, err := fs.Stat(fsys, p)
+		raw, err := root.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return src, fmt.Errorf("parameter override file %s: %w", p, err)
-		}
-		if info.Size() > maxOverrideFileBytes {
-			return src, fmt.Errorf("parameter override file %s: larger than %d bytes", p, maxOverrideFileBytes)
-		}
-		raw, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return src, fmt.Errorf("parameter override file %s: %w", p, err)
+			return src, fmt.Errorf("parameter override file: %w", err)
 		}
 		patch, err := yaml.YAMLToJSON(raw)
 		if err != nil {

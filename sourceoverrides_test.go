@@ -1,9 +1,13 @@
 package gitops
 
 import (
+	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/kubegitops/gitops/render"
 )
 
 // Argo's override files merge onto the source: the app's own file after
@@ -37,5 +41,28 @@ func TestParameterOverrideFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "app/.argocd-source-web.yaml") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// The override files are read inside the repository like every other
+// file: a path that climbs out of it, or an override file that is a link
+// out of it, is the typed path-escape error, not fs's "invalid argument".
+func TestParameterOverridePathsStayInTheRoot(t *testing.T) {
+	app := &Application{}
+	app.Name = "web"
+	fsys := fstest.MapFS{
+		"app/cm.yaml":                {Data: []byte("kind: ConfigMap\n")},
+		"linked/.argocd-source.yaml": {Mode: fs.ModeSymlink, Data: []byte("../../../etc/passwd")},
+	}
+	for _, p := range []string{"../../", "app/../../x", "linked"} {
+		src := ApplicationSource{RepoURL: "https://git.example/r.git", Path: p}
+		_, err := withParameterOverrides(app, src, fsys)
+		var pe *render.PathError
+		if !errors.As(err, &pe) || !errors.Is(err, render.ErrOutsideRoot) {
+			t.Errorf("path %q: %v, want a render.PathError wrapping ErrOutsideRoot", p, err)
+		}
+	}
+	if _, err := withParameterOverrides(app, ApplicationSource{Path: "app"}, fsys); err != nil {
+		t.Errorf("a path without override files: %v", err)
 	}
 }

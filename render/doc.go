@@ -39,5 +39,11 @@
 // fails the render with a *DecryptError naming it. The decryptor's ID
 // enters the cache key; the output of a render that decrypted anything is
 // cached in process memory only (CacheOptions.Private), never in the
-// shared store, so Redis never holds plaintext.
+// shared store, so Redis never holds plaintext. A SOPS document that
+// reaches the plain, Kustomize or Helm (value file, file parameter)
+// renderer undecrypted, with no decryptor or one that did not recognise
+// it, fails the render with an *EncryptedError naming the file
+// (RefuseEncrypted): ciphertext and the sops: metadata are never rendered
+// as manifests or values. Plugins may decrypt on their own and are not
+// checked.
 package render

@@ -51,6 +51,10 @@ type Credentials struct {
 	// though its URL has no oci:// scheme (Argo CD's enableOCI on a
 	// repository of type helm).
 	EnableOCI bool
+	// InsecureOCIForceHTTP reaches the repository's OCI registry (Helm
+	// OCI charts) over plain HTTP instead of HTTPS (Argo CD's
+	// insecureOCIForceHttp). Credentials then travel in clear.
+	InsecureOCIForceHTTP bool
 	// Proxy is the HTTP(S) proxy URL requests to this repository go
 	// through (Argo CD's proxy), and NoProxy the comma-separated hosts,
 	// domains and CIDRs that bypass it (Argo CD's noProxy). With a Proxy
@@ -204,7 +208,7 @@ func (c *Credentials) identity() string {
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey,
 		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey)),
-		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI)), []byte(c.Proxy), []byte(c.NoProxy)} {
+		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI)), []byte(strconv.FormatBool(c.InsecureOCIForceHTTP)), []byte(c.Proxy), []byte(c.NoProxy)} {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{0})
 		h.Write(part)

@@ -27,6 +27,9 @@ func (r *Renderer) values(ctx context.Context, root *render.Root, chartDir strin
 			}
 			return nil, err
 		}
+		if err := render.RefuseEncrypted(vf, data); err != nil {
+			return nil, err
+		}
 		m, err := parseValues(vf, data)
 		if err != nil {
 			return nil, err
@@ -60,6 +63,9 @@ func (r *Renderer) values(ctx context.Context, root *render.Root, chartDir strin
 		}
 		data, err := root.ReadFile(p)
 		if err != nil {
+			return nil, err
+		}
+		if err := render.RefuseEncrypted(fp.Path, data); err != nil {
 			return nil, err
 		}
 		reader := func([]rune) (any, error) { return string(data), nil }

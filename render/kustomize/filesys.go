@@ -34,6 +34,10 @@ type FileSystem struct {
 	// each clone is read through its own Root and may be removed.
 	clones     string
 	cloneRoots map[string]*render.Root
+
+	// refused is the first SOPS-encrypted file read (kustomize rewords
+	// read errors, so the renderer reports this one instead).
+	refused error
 }
 
 var _ filesys.FileSystem = (*FileSystem)(nil)
@@ -148,8 +152,26 @@ func (f *FileSystem) ReadFile(p string) ([]byte, error) {
 	if data, ok := f.overlays[r]; ok && prefix == "" {
 		return data, nil
 	}
-	return root.ReadFile(r)
+	data, err := root.ReadFile(r)
+	if err != nil {
+		return nil, err
+	}
+	name = r // relative to the tree, as every render error names a file
+	if prefix != "" {
+		name = join(prefix, r)
+	}
+	if err := render.RefuseEncrypted(name, data); err != nil {
+		if f.refused == nil {
+			f.refused = err
+		}
+		return nil, err
+	}
+	return data, nil
 }
+
+// Refused returns the first SOPS-encrypted file read through f as an
+// *render.EncryptedError, or nil.
+func (f *FileSystem) Refused() error { return f.refused }
 
 // IsDir implements filesys.FileSystem.
 func (f *FileSystem) IsDir(p string) bool {

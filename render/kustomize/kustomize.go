@@ -173,6 +173,11 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 	}
 	r.lockWait.Add(int64(time.Since(waitStart)))
 	resMap, err := krusty.MakeKustomizer(kopts).Run(fsys, abs(dir))
+	if refused := fsys.Refused(); refused != nil {
+		// Whatever kustomize made of the read error: the encrypted file
+		// is the cause to report.
+		return nil, refused
+	}
 	if err != nil {
 		return nil, err
 	}

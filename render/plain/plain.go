@@ -93,6 +93,9 @@ func (r *Renderer) render(ctx context.Context, root *render.Root, in render.Inpu
 		if err != nil {
 			return nil, err
 		}
+		if err := render.RefuseEncrypted(name, data); err != nil {
+			return nil, err
+		}
 		objs, err := resource.Decode(name, data, r.opts.Limits.Decode)
 		if err != nil {
 			return nil, err

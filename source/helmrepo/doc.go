@@ -2,7 +2,11 @@
 // spec.source.chart, read from an HTTP(S) Helm chart repository (its
 // index.yaml and the archives it lists) or from an OCI registry
 // ("oci://host/path", or "host/path" with Credentials.EnableOCI, as Argo
-// CD's enableOCI repositories).
+// CD's enableOCI repositories). Registries are reached over HTTPS; one
+// whose Credentials.InsecureOCIForceHTTP is set (Argo CD's
+// insecureOCIForceHttp) is reached over plain HTTP, and a registry that
+// answers HTTPS with plain HTTP fails with ErrPlainHTTPRegistry, which
+// names that field.
 //
 // It implements source.Source, so a chart flows through the engine like a
 // Git path: Resolve turns targetRevision (an exact version, or a semver

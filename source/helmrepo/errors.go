@@ -19,6 +19,10 @@ var (
 	// ErrDigestMismatch: a downloaded archive does not have the digest the
 	// repository index announced.
 	ErrDigestMismatch = errors.New("chart digest mismatch")
+	// ErrPlainHTTPRegistry: an OCI registry answered HTTPS with plain
+	// HTTP; set insecureOCIForceHttp on its repository
+	// (source.Credentials.InsecureOCIForceHTTP) to reach it over HTTP.
+	ErrPlainHTTPRegistry = errors.New("the OCI registry speaks plain HTTP, not HTTPS: set insecureOCIForceHttp: \"true\" on its repository (source.Credentials.InsecureOCIForceHTTP) to allow it")
 )
 
 // ArchiveError is the error of a chart archive that cannot be unpacked

@@ -39,7 +39,7 @@ func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client)
 		// host user's registry logins.
 		registry.ClientOptCredentialsFile(filepath.Join(opts.CacheDir, "no-registry-config.json")),
 	}
-	if opts.PlainHTTP {
+	if plainHTTP(opts, creds) {
 		copts = append(copts, registry.ClientOptPlainHTTP())
 	}
 	c, err := registry.NewClient(copts...)
@@ -47,6 +47,13 @@ func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client)
 		return nil, fmt.Errorf("%w: registry client: %v", source.ErrInvalidRepository, err)
 	}
 	return c, nil
+}
+
+// plainHTTP reports whether OCI registries are reached over plain HTTP:
+// for every registry (Options.PlainHTTP) or for the one repository whose
+// credentials say insecureOCIForceHttp.
+func plainHTTP(opts Options, creds *source.Credentials) bool {
+	return opts.PlainHTTP || (creds != nil && creds.InsecureOCIForceHTTP)
 }
 
 // hostMatches reports whether creds were given for hostport: the
@@ -141,7 +148,7 @@ func (s *Source) pullOCI(ctx context.Context, r source.Repository, version strin
 // through our transport, which checks every request again).
 func (s *Source) checkOCI(r source.Repository) error {
 	scheme := "https"
-	if s.opts.PlainHTTP {
+	if plainHTTP(s.opts, r.Credentials) {
 		scheme = "http"
 	}
 	u, err := urlParse(scheme + "://" + ociHost(r.URL))
@@ -178,6 +185,9 @@ func withContext[T any](ctx context.Context, call func() (T, error)) (T, error) 
 func ociErr(err error) error {
 	msg := err.Error()
 	switch {
+	case strings.Contains(msg, "server gave HTTP response to HTTPS client"):
+		// net/http's words for a registry that speaks plain HTTP.
+		return ErrPlainHTTPRegistry
 	case strings.Contains(msg, "401") || strings.Contains(msg, "403") || strings.Contains(strings.ToLower(msg), "unauthorized"):
 		return fmt.Errorf("%w: registry refused the credentials", source.ErrAuthentication)
 	case strings.Contains(msg, "404") || strings.Contains(strings.ToLower(msg), "not found"):

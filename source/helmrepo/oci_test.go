@@ -81,3 +81,36 @@ func TestOCIChartsResolveAndSnapshot(t *testing.T) {
 		t.Errorf("resolve 9.x: %v", err)
 	}
 }
+
+// A registry served over plain HTTP: without insecureOCIForceHttp the
+// error says so and names the option (it used to read like a dead port);
+// with it the chart resolves and snapshots, and the next resolve is
+// served from the tag cache.
+func TestPlainHTTPRegistryNeedsInsecureOCIForceHTTP(t *testing.T) {
+	reg := chartserver.NewRegistry(t, user, password)
+	reg.Push("charts", chartserver.WebChart(t, "web", "1.0.0"))
+	s := newSource(t, nil) // HTTPS, as a production source
+	ctx := context.Background()
+	repo := source.Repository{URL: "oci://" + reg.Host + "/charts", Chart: "web", Credentials: &source.Credentials{Username: user, Password: password}}
+	_, err := s.Resolve(ctx, repo, "1.0.0")
+	if !errors.Is(err, helmrepo.ErrPlainHTTPRegistry) || !strings.Contains(err.Error(), "insecureOCIForceHttp") || strings.Contains(err.Error(), password) {
+		t.Fatalf("resolve over HTTPS from a plain-HTTP registry: %v, want ErrPlainHTTPRegistry naming insecureOCIForceHttp", err)
+	}
+	forced := repo
+	forced.Credentials = &source.Credentials{Username: user, Password: password, InsecureOCIForceHTTP: true}
+	rev, err := s.Resolve(ctx, forced, "1.0.x")
+	if err != nil || rev.Commit != "1.0.0" {
+		t.Fatalf("resolve with insecureOCIForceHttp: %v %v", rev, err)
+	}
+	snap, err := s.Snapshot(ctx, forced, rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := fs.ReadFile(snap, "Chart.yaml"); err != nil || !strings.Contains(string(data), "version: 1.0.0") {
+		t.Fatalf("Chart.yaml: %q %v", data, err)
+	}
+	lists := reg.TagLists()
+	if rev, err := s.Resolve(ctx, forced, "1.0.x"); err != nil || rev.Commit != "1.0.0" || reg.TagLists() != lists {
+		t.Fatalf("second resolve: %v %v, tag lists %d -> %d", rev, err, lists, reg.TagLists())
+	}
+}

@@ -5,6 +5,7 @@
 //   - Secrets labelled argocd.argoproj.io/secret-type: repository describe
 //     one repository (url, and optionally username, password, bearerToken,
 //     sshPrivateKey, tlsClientCertData, tlsClientCertKey, type, enableOCI,
+//     insecureOCIForceHttp (the OCI registry is reached over plain HTTP),
 //     insecureIgnoreHostKey, proxy, noProxy, name, project, and a GitHub
 //     App: githubAppID, githubAppInstallationID, githubAppPrivateKey,
 //     githubAppEnterpriseBaseUrl, whose installation token is minted and

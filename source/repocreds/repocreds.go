@@ -207,7 +207,7 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 	for _, b := range []struct {
 		name string
 		to   *bool
-	}{{"enableOCI", &c.EnableOCI}, {"insecureIgnoreHostKey", &c.InsecureIgnoreHostKey}} {
+	}{{"enableOCI", &c.EnableOCI}, {"insecureIgnoreHostKey", &c.InsecureIgnoreHostKey}, {"insecureOCIForceHttp", &c.InsecureOCIForceHTTP}} {
 		if v := fields[b.name]; v != "" {
 			parsed, err := strconv.ParseBool(v)
 			if err != nil {
@@ -228,7 +228,7 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 		// Rotating tokens of one installation share the caches of it.
 		c.CacheIdentity = fmt.Sprintf("github-app:%s:%d:%d", app.baseURL, app.appID, app.installationID)
 	}
-	if c.Kind() != "none" || c.EnableOCI || c.Proxy != "" || r.GitHubApp != nil {
+	if c.Kind() != "none" || c.EnableOCI || c.InsecureOCIForceHTTP || c.Proxy != "" || r.GitHubApp != nil {
 		r.Credentials = &c
 	}
 	return r, nil
@@ -286,9 +286,11 @@ func (s *Store) CredentialsFor(ctx context.Context, repoURL string) (*source.Cre
 				app = t.GitHubApp
 				cp := *t.Credentials
 				if own := c; own != nil {
-					// The repository's own settings stay: enableOCI, and
-					// its proxy unless the template has one.
+					// The repository's own settings stay: enableOCI,
+					// insecureOCIForceHttp, and its proxy unless the
+					// template has one.
 					cp.EnableOCI = cp.EnableOCI || own.EnableOCI
+					cp.InsecureOCIForceHTTP = cp.InsecureOCIForceHTTP || own.InsecureOCIForceHTTP
 					if cp.Proxy == "" {
 						cp.Proxy, cp.NoProxy = own.Proxy, own.NoProxy
 					}

@@ -178,3 +178,55 @@ func TestUnsupportedAndMalformedSecretsAreRefusedByName(t *testing.T) {
 		}
 	}
 }
+
+// insecureOCIForceHttp (Argo CD: reach the repository's OCI registry over
+// plain HTTP) is read into the credentials, kept when a credential
+// template supplies the secrets, and refused by name when not a boolean.
+func TestInsecureOCIForceHTTPIsRead(t *testing.T) {
+	s, err := repocreds.Load("x", []byte(`apiVersion: v1
+kind: Secret
+metadata:
+  name: local-charts
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repository}
+stringData:
+  url: registry.local:5000/charts
+  type: oci
+  insecureOCIForceHttp: "true"
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: local-creds
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repo-creds}
+stringData:
+  url: registry.local:5000/
+  username: bot
+  password: bot-SECRET
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: tls-charts
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: repository}
+stringData:
+  url: registry.example.com/charts
+  type: oci
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.For("registry.local:5000/charts")
+	if c == nil || !c.InsecureOCIForceHTTP || !c.EnableOCI || c.Username != "bot" {
+		t.Fatalf("credentials of the plain-HTTP registry: %v (force HTTP %v)", c, c != nil && c.InsecureOCIForceHTTP)
+	}
+	if c := s.For("registry.example.com/charts"); c == nil || c.InsecureOCIForceHTTP {
+		t.Fatalf("a registry without the field is forced to HTTP: %v", c)
+	}
+	_, err = repocreds.Load("x", []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: repository}\nstringData:\n  url: r.example/c\n  insecureOCIForceHttp: yes-SECRET\n"))
+	if err == nil || !strings.Contains(err.Error(), "insecureOCIForceHttp is not a boolean") || strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("a malformed insecureOCIForceHttp: %v", err)
+	}
+}
