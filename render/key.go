@@ -14,9 +14,11 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// keyFormat changes whenever the key derivation or the stored encoding
-// changes, so that old entries are never misread.
-const keyFormat = "gitops-render-v1"
+// keyFormat changes whenever the key derivation, the stored encoding or
+// what a renderer accepts changes, so that old entries are never misread.
+// v2: renders stored before a SOPS-encrypted file without a decryptor was
+// refused (*EncryptedError) may hold its ciphertext as if it were plain.
+const keyFormat = "gitops-render-v2"
 
 // baseKey is the part of the key known before rendering: identity, input
 // and the tree hash of the application path.
