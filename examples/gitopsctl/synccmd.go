@@ -13,6 +13,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // runSync syncs an application once, printing a progress table per wave
@@ -71,7 +72,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if res.Phase == sync.Succeeded && !*dryRun {
 		// Show where the app stands now (Progressing, unless --health
 		// waited for the last wave).
-		if st, err := cmd.engine.Refresh(ctx, cmd.app); err == nil {
+		if st, err := settledStatus(ctx, cmd.engine, cmd.app); err == nil {
 			fmt.Fprintln(stdout)
 			printStatus(stdout, cmd.app.Name, st)
 		}
@@ -151,4 +152,32 @@ func (t *timeoutFlag) Set(v string) error {
 	}
 	*t = timeoutFlag(d)
 	return nil
+}
+
+// settleWithin bounds how long settledStatus refreshes again after a
+// succeeded sync.
+const settleWithin = 3 * time.Second
+
+// settledStatus refreshes app after a succeeded sync. The engine's cluster
+// cache learns of what the sync wrote through its watch, a moment after
+// the writes: a refresh in that moment reports an object just created as
+// Missing. So while the app is not Synced it refreshes again, with a
+// growing pause, for at most settleWithin; an app that truly differs
+// after the sync is reported as it is once the time is up.
+func settledStatus(ctx context.Context, e *gitops.Engine, app *gitops.Application) (gitops.Status, error) {
+	deadline := time.Now().Add(settleWithin)
+	pause := wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Cap: time.Second, Steps: 100}
+	for {
+		st, err := e.Refresh(ctx, app)
+		if err != nil || st.Sync == gitops.Synced || time.Now().After(deadline) {
+			return st, err
+		}
+		t := time.NewTimer(pause.Step())
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return st, nil
+		case <-t.C:
+		}
+	}
 }
