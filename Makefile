@@ -25,7 +25,14 @@ FUZZ_TARGETS := ./resource:FuzzDecode:20000x ./resource:FuzzTrackingID:20000x \
 demo:
 	$(GO) run ./examples/gitopsctl demo
 
-test: tools redis chromium fmt generate-check vet unit bench-check sops-check fuzz vulncheck
+TEST_STAGES := tools redis chromium fmt generate-check vet unit bench-check sops-check fuzz vulncheck
+
+# Every stage in order, each with the seconds it took (where CI's time goes).
+test:
+	@total=$$(date +%s); for s in $(TEST_STAGES); do t=$$(date +%s); \
+		$(MAKE) --no-print-directory $$s || { echo "make test: stage $$s failed after $$(( $$(date +%s) - t )) s" >&2; exit 1; }; \
+		echo "make test: stage $$s took $$(( $$(date +%s) - t )) s"; done; \
+	echo "make test: all stages took $$(( $$(date +%s) - total )) s"
 
 # Build the local cluster's programs once, before parallel test packages need them.
 tools:
