@@ -38,6 +38,8 @@ type ClusterCache struct {
 	// reviewSem bounds concurrent access reviews.
 	reviewSem chan struct{}
 	metrics   *metrics
+	// stopOnce unregisters the metrics on the first Stop.
+	stopOnce sync.Once
 	events    *batcher
 
 	mu            sync.RWMutex
@@ -192,9 +194,11 @@ func (c *ClusterCache) WaitForSync(ctx context.Context) error {
 	}
 }
 
-// Stop ends every watch and waits for the cache's goroutines. The cached
+// Stop unregisters the cache's metrics, ends every watch and waits for
+// the cache's goroutines. The cached
 // objects stay readable.
 func (c *ClusterCache) Stop() {
+	c.stopOnce.Do(c.metrics.unregister)
 	select {
 	case <-c.started:
 	default:
