@@ -40,7 +40,7 @@ type ClusterCache struct {
 	metrics   *metrics
 	// stopOnce unregisters the metrics on the first Stop.
 	stopOnce sync.Once
-	events    *batcher
+	events   *batcher
 
 	mu            sync.RWMutex
 	store         *store
@@ -195,8 +195,7 @@ func (c *ClusterCache) WaitForSync(ctx context.Context) error {
 }
 
 // Stop unregisters the cache's metrics, ends every watch and waits for
-// the cache's goroutines. The cached
-// objects stay readable.
+// the cache's goroutines. The cached objects stay readable.
 func (c *ClusterCache) Stop() {
 	c.stopOnce.Do(c.metrics.unregister)
 	select {
