@@ -38,7 +38,9 @@ type ClusterCache struct {
 	// reviewSem bounds concurrent access reviews.
 	reviewSem chan struct{}
 	metrics   *metrics
-	events    *batcher
+	// stopOnce unregisters the metrics on the first Stop.
+	stopOnce sync.Once
+	events   *batcher
 
 	mu            sync.RWMutex
 	store         *store
@@ -192,9 +194,10 @@ func (c *ClusterCache) WaitForSync(ctx context.Context) error {
 	}
 }
 
-// Stop ends every watch and waits for the cache's goroutines. The cached
-// objects stay readable.
+// Stop unregisters the cache's metrics, ends every watch and waits for
+// the cache's goroutines. The cached objects stay readable.
 func (c *ClusterCache) Stop() {
+	c.stopOnce.Do(c.metrics.unregister)
 	select {
 	case <-c.started:
 	default:

@@ -15,6 +15,22 @@ type metrics struct {
 	relists     prometheus.Counter
 	suppressed  prometheus.Counter
 	listSeconds prometheus.Histogram
+	// reg and registered are what unregister removes.
+	reg        prometheus.Registerer
+	registered []prometheus.Collector
+}
+
+// unregister removes the cache's collectors, so that a cache replacing a
+// stopped one for the same cluster (Engine.SetClusters after a rotated
+// token) registers under the same Name.
+func (m *metrics) unregister() {
+	if m == nil || m.reg == nil {
+		return
+	}
+	for _, col := range m.registered {
+		m.reg.Unregister(col)
+	}
+	m.registered = nil
 }
 
 func newMetrics(c *ClusterCache, reg prometheus.Registerer, cluster string) (*metrics, error) {
@@ -54,6 +70,7 @@ func newMetrics(c *ClusterCache, reg prometheus.Registerer, cluster string) (*me
 			}
 			return nil, fmt.Errorf("cache: register metrics: %w", err)
 		}
+		m.reg, m.registered = reg, append(m.registered, col)
 	}
 	return m, nil
 }

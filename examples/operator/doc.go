@@ -2,7 +2,15 @@
 // controller-runtime: it reconciles Argo CD Application custom resources
 // (argoproj.io/v1alpha1, the subset the engine implements) of its own
 // namespace and of the namespaces -application-namespaces lists (or every
-// namespace with *), deploying each to the cluster the operator runs in.
+// namespace with *), deploying each to the cluster the operator runs in
+// (https://kubernetes.default.svc, named in-cluster) or to a cluster an
+// Argo CD cluster Secret of its namespace describes (label
+// argocd.argoproj.io/secret-type: cluster, as `argocd cluster add` writes
+// it; read by gitops.ClusterFromSecret). The Secrets are watched: one
+// added, rotated or deleted changes the engine's destinations at once
+// (Engine.SetClusters) and its Applications are reconciled again; a
+// Secret that cannot be read gets a Warning Event (InvalidClusterSecret)
+// naming the key at fault and is left out, and the other clusters go on.
 //
 // The Applications are the model's type, v1alpha1.Application (package
 // apis/v1alpha1, registered in the manager's scheme), read and written

@@ -178,6 +178,9 @@ func run(ctx context.Context, args []string) error {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if err := setupClusterSecrets(mgr, engine, events, cfg, f, log); err != nil {
+		return err
+	}
 	if f.appSets {
 		if err := setupAppSets(mgr, engine, f, log); err != nil {
 			return err
@@ -187,7 +190,8 @@ func run(ctx context.Context, args []string) error {
 }
 
 // newEngine builds the engine with one destination, the operator's own
-// cluster, whose changes reach the controller through events.
+// cluster, whose changes reach the controller through events; the cluster
+// Secrets of -namespace are added once the manager runs (clusterSecrets).
 func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger) (*gitops.Engine, error) {
 	opts := gitops.DefaultOptions()
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}

@@ -112,3 +112,16 @@ func CacheNamespaces(control string, other []string) map[string]crcache.Config {
 	}
 	return out
 }
+
+// Requeue queues a reconcile of the Application at once (a host saw its
+// destination change: a cluster Secret added, rotated or deleted). Before
+// the controller starts it does nothing: the controller's initial list
+// reconciles every Application.
+func (ce *ClusterEvents) Requeue(app types.NamespacedName) {
+	ce.mu.Lock()
+	q := ce.queue
+	ce.mu.Unlock()
+	if q != nil {
+		q.Add(reconcile.Request{NamespacedName: app})
+	}
+}
