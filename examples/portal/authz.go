@@ -165,8 +165,8 @@ func (s *server) appFor(r *http.Request, c caller, resource, action string) (*gi
 	}
 	if (resource != rbac.ResourceApplications || action != rbac.ActionGet) &&
 		!s.opts.Authz.allow(c.identity, resource, action, appObject(a)) {
-		return nil, appPerms{}, &accessError{http.StatusForbidden, fmt.Sprintf("permission denied: %s %s on application %s %s",
-			resource, action, name, s.opts.Authz.need(resource, action, appObject(a)))}
+		return nil, appPerms{}, &accessError{http.StatusForbidden, fmt.Sprintf("permission denied on application %s: %s",
+			name, s.opts.Authz.need(resource, action, appObject(a)))}
 	}
 	return a, s.permsOf(c, a), nil
 }
