@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/registry"
 	"oras.land/oras-go/v2/registry/remote/auth"
 
+	"github.com/kubegitops/gitops/internal/helmindex"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -18,7 +19,9 @@ import (
 // never reads the user's Helm or Docker credential files for
 // authentication: only creds, and only for the host of the repository
 // they were configured for.
-func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client) (*registry.Client, error) {
+//
+// plainHTTP (see Source.ociPlainHTTP) reaches the registry over HTTP.
+func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client, plainHTTP bool) (*registry.Client, error) {
 	authorizer := &auth.Client{Client: hc, Cache: auth.NewCache()}
 	authorizer.Credential = func(_ context.Context, hostport string) (auth.Credential, error) {
 		if creds == nil || !hostMatches(creds, hostport) {
@@ -39,7 +42,7 @@ func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client)
 		// host user's registry logins.
 		registry.ClientOptCredentialsFile(filepath.Join(opts.CacheDir, "no-registry-config.json")),
 	}
-	if opts.PlainHTTP {
+	if plainHTTP {
 		copts = append(copts, registry.ClientOptPlainHTTP())
 	}
 	c, err := registry.NewClient(copts...)
@@ -106,9 +109,11 @@ func (s *Source) resolveOCI(ctx context.Context, r source.Repository, revision s
 	if len(tags) == 0 {
 		return "", fmt.Errorf("%w: no chart %q in the registry", ErrChartNotFound, r.Chart)
 	}
-	version, err := registry.GetTagMatchingVersionOrConstraint(tags, revision)
+	// Helm's client lists the tags as versions, highest first; the
+	// choice among them is Helm's, made where the index's is made.
+	version, err := helmindex.Select(tags, revision)
 	if err != nil {
-		return "", fmt.Errorf("%w: no version of %q matches %q", source.ErrRevisionNotFound, r.Chart, revision)
+		return "", fmt.Errorf("%w: chart %s: %w", source.ErrRevisionNotFound, r.Chart, err)
 	}
 	return version, nil
 }
@@ -141,7 +146,7 @@ func (s *Source) pullOCI(ctx context.Context, r source.Repository, version strin
 // through our transport, which checks every request again).
 func (s *Source) checkOCI(r source.Repository) error {
 	scheme := "https"
-	if s.opts.PlainHTTP {
+	if s.ociPlainHTTP(r) {
 		scheme = "http"
 	}
 	u, err := urlParse(scheme + "://" + ociHost(r.URL))
@@ -150,6 +155,13 @@ func (s *Source) checkOCI(r source.Repository) error {
 	}
 	return s.opts.Policy.CheckURL(u)
 }
+
+// ociPlainHTTP reports whether the registry of r is reached over plain
+// HTTP: with Options.PlainHTTP. It is the one place that decides it, so a
+// per-repository setting (Argo CD's insecureOCIForceHttp) belongs here;
+// the registry clients are per identity, and the identity covers the
+// repository's credentials.
+func (s *Source) ociPlainHTTP(_ source.Repository) bool { return s.opts.PlainHTTP }
 
 // withContext runs a call of Helm's registry client (which takes no
 // context) and returns when it ends or ctx does; the call itself is
