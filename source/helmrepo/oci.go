@@ -19,9 +19,7 @@ import (
 // never reads the user's Helm or Docker credential files for
 // authentication: only creds, and only for the host of the repository
 // they were configured for.
-//
-// plainHTTP (see Source.ociPlainHTTP) reaches the registry over HTTP.
-func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client, plainHTTP bool) (*registry.Client, error) {
+func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client) (*registry.Client, error) {
 	authorizer := &auth.Client{Client: hc, Cache: auth.NewCache()}
 	authorizer.Credential = func(_ context.Context, hostport string) (auth.Credential, error) {
 		if creds == nil || !hostMatches(creds, hostport) {
@@ -42,7 +40,7 @@ func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client,
 		// host user's registry logins.
 		registry.ClientOptCredentialsFile(filepath.Join(opts.CacheDir, "no-registry-config.json")),
 	}
-	if plainHTTP {
+	if opts.PlainHTTP {
 		copts = append(copts, registry.ClientOptPlainHTTP())
 	}
 	c, err := registry.NewClient(copts...)
@@ -146,7 +144,7 @@ func (s *Source) pullOCI(ctx context.Context, r source.Repository, version strin
 // through our transport, which checks every request again).
 func (s *Source) checkOCI(r source.Repository) error {
 	scheme := "https"
-	if s.ociPlainHTTP(r) {
+	if s.opts.PlainHTTP {
 		scheme = "http"
 	}
 	u, err := urlParse(scheme + "://" + ociHost(r.URL))
@@ -155,13 +153,6 @@ func (s *Source) checkOCI(r source.Repository) error {
 	}
 	return s.opts.Policy.CheckURL(u)
 }
-
-// ociPlainHTTP reports whether the registry of r is reached over plain
-// HTTP: with Options.PlainHTTP. It is the one place that decides it, so a
-// per-repository setting (Argo CD's insecureOCIForceHttp) belongs here;
-// the registry clients are per identity, and the identity covers the
-// repository's credentials.
-func (s *Source) ociPlainHTTP(_ source.Repository) bool { return s.opts.PlainHTTP }
 
 // withContext runs a call of Helm's registry client (which takes no
 // context) and returns when it ends or ctx does; the call itself is

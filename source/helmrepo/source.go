@@ -235,7 +235,7 @@ func (s *Source) clientsFor(repo source.Repository) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	oc, err := newRegistryClient(s.opts, repo.Credentials, hc, s.ociPlainHTTP(repo))
+	oc, err := newRegistryClient(s.opts, repo.Credentials, hc)
 	if err != nil {
 		return nil, err
 	}
