@@ -52,7 +52,9 @@ func withRefusedFields(spec map[string]any) error {
 // unknownPathError is a refused field whose parent the schema lacks.
 type unknownPathError struct{ path string }
 
-func (e *unknownPathError) Error() string { return "refused AppProject field " + e.path + ": no such parent" }
+func (e *unknownPathError) Error() string {
+	return "refused AppProject field " + e.path + ": no such parent"
+}
 
 // generateAppProjects returns the whole appprojects.argoproj.io manifest.
 func generateAppProjects() ([]byte, error) {
