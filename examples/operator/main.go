@@ -17,7 +17,9 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -172,9 +174,18 @@ func run(ctx context.Context, args []string) error {
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
 	opts.Log = log.WithName("application")
 	// The AppProjects of -namespace are the engine's projects, as Argo
-	// CD's are those of its namespace.
-	projects := &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache()}
-	opts.Projects = projects
+	// CD's are those of its namespace; on a cluster that does not serve
+	// the kind (-install-crd=false), only the implicit default project
+	// exists, and the log says so.
+	var projects *controller.Projects
+	if _, err := mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: v1alpha1.Group, Kind: v1alpha1.AppProjectKind}, v1alpha1.Version); err == nil {
+		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache()}
+		opts.Projects = projects
+	} else if meta.IsNoMatchError(err) {
+		log.Info("appprojects.argoproj.io is not served: only the implicit default project exists; install the CRD and restart to use AppProjects")
+	} else {
+		return fmt.Errorf("look up the AppProject kind: %w", err)
+	}
 	r, err := controller.New(mgr.GetClient(), opts)
 	if err != nil {
 		return err
