@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	gosync "sync"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
@@ -37,11 +38,17 @@ type Projects struct {
 	// Default: the manager's cache (SetupWithManager of the reconcilers
 	// given it); required without a manager.
 	Reader client.Reader
+
+	// mu makes each Load list and set as one step, so that a Load that
+	// listed earlier never overwrites the projects of a later one.
+	mu gosync.Mutex
 }
 
 // Load lists the AppProjects and gives them to the engine; it returns the
 // names of the projects that changed (gitops.Engine.SetProjects).
 func (p *Projects) Load(ctx context.Context) ([]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.Engine == nil || p.Reader == nil {
 		return nil, errors.New("controller: Projects needs an Engine and a Reader")
 	}
