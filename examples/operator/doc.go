@@ -42,8 +42,22 @@
 // the rollout. Deleting a set deletes its Applications by garbage
 // collection.
 //
-// The CustomResourceDefinitions (applications.argoproj.io and
-// applicationsets.argoproj.io) are in config/ (installed at start with
+// The AppProject custom resources of -namespace are the engine's projects
+// (controller.Projects, Engine.SetProjects), read again whenever one
+// changes, without a restart: their rules (source repositories,
+// destinations, sourceNamespaces, resource allow and deny lists, sync
+// windows, orphanedResources warnings) apply to the apps naming them. An
+// Application naming a project that does not exist gets Argo CD's
+// InvalidSpecError condition and is not synced until the project
+// appears; a project that sets a field the engine does not implement
+// (signatureKeys, roles, ...) is refused by name, and its apps report
+// why. Without an AppProject named default, the implicit default project
+// allows everything, Applications of every namespace included. A set
+// generating an Application for a missing project does not write it and
+// reports the error (ErrorOccurred, ApplicationValidationError).
+//
+// The CustomResourceDefinitions (applications.argoproj.io,
+// applicationsets.argoproj.io and appprojects.argoproj.io) are in config/ (installed at start with
 // -install-crd), generated from the model's Go types: the API server prunes
 // fields the engine does not implement (strict field validation refuses
 // them, naming each), and a spec Application.Validate refuses is an
