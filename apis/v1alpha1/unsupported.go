@@ -91,7 +91,7 @@ func indexless(p string) string {
 
 // UnsupportedFields returns the Argo CD fields of kind (AppProjectKind,
 // ApplicationKind) that the model has no place for and the loaders refuse
-// by name, keyed by path ("spec.signatureKeys", "spec.roles",
+// by name, keyed by path ("spec.signatureKeys", "spec.roles[].jwtTokens",
 // "spec.clusterResourceWhitelist[].name"; for an Application, "source."
 // stands for every source), each with why it is refused.
 func UnsupportedFields(kind string) map[string]string {
