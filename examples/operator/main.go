@@ -68,6 +68,8 @@ type flags struct {
 	// appNamespaces are the other namespaces whose Applications are
 	// served; ["*"] for every namespace.
 	appNamespaces []string
+	// notifications delivers Argo CD notifications (notifications.go).
+	notifications bool
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -79,6 +81,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.workers, "workers", 4, "Applications reconciled at once")
 	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io and applicationsets.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")
+	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
@@ -185,6 +188,11 @@ func run(ctx context.Context, args []string) error {
 	}
 	if f.appSets {
 		if err := setupAppSets(mgr, engine, f, log); err != nil {
+			return err
+		}
+	}
+	if f.notifications {
+		if err := setupNotifications(mgr, cfg, f, log.WithName("notifications")); err != nil {
 			return err
 		}
 	}
