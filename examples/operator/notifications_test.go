@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -245,7 +246,9 @@ func TestOperatorDeliversNotifications(t *testing.T) {
 
 	expect("first sync", map[string]int{head: 1}, "1")
 	got := &v1alpha1.Application{}
-	waitUntil(t, func() string { return fmt.Sprintf("annotation %s on the Application: %v", notify.NotifiedAnnotation, got.Annotations) },
+	waitUntil(t, func() string {
+		return fmt.Sprintf("annotation %s on the Application: %v", notify.NotifiedAnnotation, got.Annotations)
+	},
 		func(ctx context.Context) bool {
 			return c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "hello"}, got) == nil &&
 				strings.Contains(got.Annotations[notify.NotifiedAnnotation], head)
@@ -277,7 +280,9 @@ func TestOperatorDeliversNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	var reported []string
-	waitUntil(t, func() string { return fmt.Sprintf("Events on %s naming template.broken and trigger.on-bogus: %v", notify.ConfigMapName, reported) },
+	waitUntil(t, func() string {
+		return fmt.Sprintf("Events on %s naming template.broken and trigger.on-bogus: %v", notify.ConfigMapName, reported)
+	},
 		func(ctx context.Context) bool {
 			list, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + notify.ConfigMapName})
 			if err != nil {
@@ -297,4 +302,40 @@ func TestOperatorDeliversNotifications(t *testing.T) {
 	}
 	rev4 := syncTo("4")
 	expect("sync after the ConfigMap changed", map[string]int{head: 1, rev2: 1, rev3: 1, rev4: 1}, "2")
+}
+
+// TestLoadNotificationConfigLeavesOutBadKeys: each bad key is left out and
+// named, never with a secret value, and the rest loads.
+func TestLoadNotificationConfigLeavesOutBadKeys(t *testing.T) {
+	data := notificationsCM("ns", "http://127.0.0.1:1", "1", map[string]string{
+		"template.broken":       "message: '{{.app.metadata.name'\n",
+		"trigger.on-broken":     "- when: 'true'\n  send: [broken]\n",
+		"service.slack":         "token: $slack-token\n",
+		"defaultTriggers.slack": "[on-sync-succeeded]\n",
+		"no-such-key":           "x",
+	}).Data
+	cfg, bad := loadNotificationConfig(data, map[string]string{"token": "s3cr3t-token"})
+	var keys []string
+	for _, b := range bad {
+		keys = append(keys, b.key)
+		if strings.Contains(b.err.Error(), "s3cr3t-token") {
+			t.Errorf("%s: the error holds the secret: %v", b.key, b.err)
+		}
+	}
+	want := "[defaultTriggers.slack no-such-key service.slack template.broken trigger.on-broken]"
+	if sortedKeys := fmt.Sprint(sortStrings(keys)); sortedKeys != want {
+		t.Errorf("left out %v, want %s (errors %v)", sortedKeys, want, bad)
+	}
+	if fmt.Sprint(cfg.Triggers()) != "[on-sync-succeeded]" || fmt.Sprint(cfg.Services()) != "[receiver]" {
+		t.Errorf("loaded %s, want the good trigger and service", cfg)
+	}
+	if _, ok := data["template.broken"]; !ok {
+		t.Error("the caller's data was modified")
+	}
+}
+
+func sortStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }
