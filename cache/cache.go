@@ -38,9 +38,7 @@ type ClusterCache struct {
 	// reviewSem bounds concurrent access reviews.
 	reviewSem chan struct{}
 	metrics   *metrics
-	// stopOnce unregisters the metrics on the first Stop.
-	stopOnce sync.Once
-	events   *batcher
+	events    *batcher
 
 	mu            sync.RWMutex
 	store         *store
@@ -61,9 +59,11 @@ type ClusterCache struct {
 	// startDone closes when Start returns, after startErr is set.
 	startDone chan struct{}
 	kick      chan struct{}
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	startErr  error
+	// stopMetrics unregisters the metrics once, on the first Stop.
+	stopMetrics sync.Once
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+	startErr    error
 }
 
 // New returns a cache for the cluster cfg points at. Nothing is contacted
@@ -194,10 +194,11 @@ func (c *ClusterCache) WaitForSync(ctx context.Context) error {
 	}
 }
 
-// Stop unregisters the cache's metrics, ends every watch and waits for
-// the cache's goroutines. The cached objects stay readable.
+// Stop ends every watch and waits for the cache's goroutines, and removes
+// the cache's metrics from Options.Registerer (so a new cache of the same
+// Name may register them). The cached objects stay readable.
 func (c *ClusterCache) Stop() {
-	c.stopOnce.Do(c.metrics.unregister)
+	c.stopMetrics.Do(c.metrics.unregister)
 	select {
 	case <-c.started:
 	default:

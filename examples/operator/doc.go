@@ -50,11 +50,27 @@
 // Application naming a project that does not exist gets Argo CD's
 // InvalidSpecError condition and is not synced until the project
 // appears; a project that sets a field the engine does not implement
-// (signatureKeys, roles, ...) is refused by name, and its apps report
+// (signatureKeys, a role's jwtTokens, ...) is refused by name, and its apps report
 // why. Without an AppProject named default, the implicit default project
 // allows everything, Applications of every namespace included. A set
 // generating an Application for a missing project does not write it and
 // reports the error (ErrorOccurred, ApplicationValidationError).
+//
+// It delivers Argo CD notifications (notifications.go; -notifications=false
+// turns it off), as Argo CD's notifications controller does: while
+// argocd-notifications-cm exists in -namespace, it and
+// argocd-notifications-secret are loaded with package notify and loaded
+// again whenever either changes (watched, no restart). Every change of an
+// Application the operator serves (the status its reconciler writes, the
+// annotations) is evaluated against the triggers the Application
+// subscribes to (notifications.argoproj.io/subscribe.* annotations, the
+// ConfigMap's subscriptions and defaultTriggers), and what was sent is kept
+// in the Application's notified.notifications.argoproj.io annotation, so a
+// restarted operator sends nothing again. A key of the ConfigMap that is
+// bad (a template that does not parse, a trigger that does not compile, a
+// service missing its secret, ...) is left out and reported, by a log line
+// and a Warning Event with reason InvalidNotificationConfig on the
+// ConfigMap naming the key; the other keys deliver.
 //
 // The CustomResourceDefinitions (applications.argoproj.io,
 // applicationsets.argoproj.io and appprojects.argoproj.io) are in config/ (installed at start with

@@ -25,8 +25,10 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2/textlogger"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -68,6 +70,8 @@ type flags struct {
 	// appNamespaces are the other namespaces whose Applications are
 	// served; ["*"] for every namespace.
 	appNamespaces []string
+	// notifications delivers Argo CD notifications (notifications.go).
+	notifications bool
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -79,6 +83,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.workers, "workers", 4, "Applications reconciled at once")
 	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io, applicationsets.argoproj.io and appprojects.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")
+	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
@@ -158,6 +163,9 @@ func run(ctx context.Context, args []string) error {
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        "gitops-operator",
 		LeaderElectionNamespace: f.namespace,
+		// Controller names are unique per manager; a process may run the
+		// operator again after the last one ended (tests restart it).
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return err
@@ -198,6 +206,11 @@ func run(ctx context.Context, args []string) error {
 	}
 	if f.appSets {
 		if err := setupAppSets(mgr, engine, projects, f, log); err != nil {
+			return err
+		}
+	}
+	if f.notifications {
+		if err := setupNotifications(mgr, cfg, f, log.WithName("notifications")); err != nil {
 			return err
 		}
 	}
