@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/source"
@@ -311,14 +312,8 @@ func healthReason(st Status) string {
 	return strings.Join(parts, "; ")
 }
 
-func hasError(cs []Condition) bool {
-	for _, c := range cs {
-		if c.IsError() {
-			return true
-		}
-	}
-	return false
-}
+// hasError is appstatus.HasError.
+func hasError(cs []Condition) bool { return appstatus.HasError(cs) }
 
 // watchCluster subscribes once per cluster to its changes: a change to an
 // object an app manages queues that app (debounced by the cache's

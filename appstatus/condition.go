@@ -38,3 +38,13 @@ func (c Condition) IsError() bool {
 	}
 	return false
 }
+
+// HasError reports whether any of cs is an error (IsError).
+func HasError(cs []Condition) bool {
+	for _, c := range cs {
+		if c.IsError() {
+			return true
+		}
+	}
+	return false
+}
