@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
@@ -28,10 +29,6 @@ import (
 // resource action writes: "gitops-action-<action>", so the fields an action
 // set are owned by it alone and never by the sync's manager.
 const ActionFieldManagerPrefix = "gitops-action-"
-
-// NotifyResourceActionRan is the notification sent after a resource action
-// was applied.
-const NotifyResourceActionRan NotificationType = "ResourceActionRan"
 
 // ActionEventReason is the reason of the Kubernetes Event recorded on the
 // object an action ran on.
@@ -167,7 +164,7 @@ func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.K
 		}
 	}
 	msg := fmt.Sprintf("action %s ran on %s", action, key)
-	e.notify(Notification{Type: NotifyResourceActionRan, App: app.Name, Message: msg})
+	e.notify(Notification{Type: NotifyResourceActionRan, Key: v1alpha1.KeyOf(app), App: app.Name, Message: msg})
 	if err := recordActionEvent(ctx, t.config, t.live, app.Name, msg); err != nil {
 		e.opts.Log.Error(err, "recording the action's event", "app", app.Name, "object", key.String(), "action", action)
 	}

@@ -1,171 +1,38 @@
 package gitops
 
-import (
-	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
-)
+import "github.com/kubegitops/gitops/autosync"
 
 // SelfHealTimeout is the least time between two self-heal syncs of one
-// app at one revision, and the first step of the self-heal backoff
-// (Argo CD's selfHealBackoff duration).
-const SelfHealTimeout = 5 * time.Second
+// app at one revision, and the first step of the self-heal backoff.
+//
+// Deprecated: use autosync.SelfHealTimeout.
+const SelfHealTimeout = autosync.SelfHealTimeout
 
-// MaxSelfHealBackoff caps the wait between self-heal syncs of one revision
-// (Argo CD's selfHealBackoff maxDuration, 5 minutes).
-const MaxSelfHealBackoff = 5 * time.Minute
+// MaxSelfHealBackoff caps the wait between self-heal syncs of one revision.
+//
+// Deprecated: use autosync.MaxSelfHealBackoff.
+const MaxSelfHealBackoff = autosync.MaxSelfHealBackoff
 
-// selfHealFactor multiplies the wait after each self-heal of a revision
-// (Argo CD's selfHealBackoff factor, 3).
-const selfHealFactor = 3
-
-// AutoSyncRecord is what the automated-sync decision remembers of the last
-// automated sync of an app. A host keeps one per app (the run loop in
-// memory, the operator in the Application's status) and updates it with
-// Next after every decision to sync.
-type AutoSyncRecord struct {
-	// Revision is the revision the last automated sync was for.
-	Revision string `json:"revision"`
-	// Failed reports that sync did not succeed.
-	Failed bool `json:"failed,omitempty"`
-	// Message says why a failed sync failed (the decision's SyncError
-	// condition repeats it).
-	Message string `json:"message,omitempty"`
-	// At is when it started.
-	At time.Time `json:"at"`
-	// Heals counts the self-heal syncs of Revision in a row; the backoff
-	// grows with it.
-	Heals int `json:"heals,omitempty"`
-}
-
-// AutoSyncInput is what the automated-sync decision looks at.
-type AutoSyncInput struct {
-	// Policy is the app's sync policy.
-	Policy *SyncPolicy
-	// Status is the refresh just made.
-	Status Status
-	// Last is the record of the app's last automated sync; nil when none.
-	Last *AutoSyncRecord
-	// Now is the time of the decision.
-	Now time.Time
-	// SelfHealTimeout is the first self-heal wait; 0 means SelfHealTimeout.
-	SelfHealTimeout time.Duration
-}
-
-// AutoSyncDecision is the outcome of DecideAutoSync.
-type AutoSyncDecision struct {
-	// Sync reports that an automated sync should run now.
-	Sync bool
-	// SelfHeal reports that the sync is a self-heal: the same revision as
-	// the last automated sync, run again because the live state drifted.
-	SelfHeal bool
-	// Wait, when Sync is false, is how long until the decision may change
-	// by time alone (a self-heal backoff); 0 means only a new refresh
-	// outcome can change it.
-	Wait time.Duration
-	// Reason says why no sync runs (for logs and status).
-	Reason string
-	// Condition, when set, is a condition the app's status carries
-	// because of the decision: a SyncError while the last automated sync
-	// of the app's revision failed (Argo CD's "Failed sync attempt"), so
-	// that every host shows it, not only the last operation.
-	Condition *Condition
-	// Next is the record to keep when the sync runs (Failed and Message
-	// are the caller's to set once it knows).
-	Next AutoSyncRecord
-}
+// The automated-sync decision lives in package autosync, a pure function
+// below the engine; these aliases keep the old names for one release.
+type (
+	// AutoSyncRecord is what the decision remembers of the last
+	// automated sync of an app.
+	//
+	// Deprecated: use autosync.Record.
+	AutoSyncRecord = autosync.Record
+	// AutoSyncInput is what the decision looks at.
+	//
+	// Deprecated: use autosync.Input.
+	AutoSyncInput = autosync.Input
+	// AutoSyncDecision is the outcome of DecideAutoSync.
+	//
+	// Deprecated: use autosync.Decision.
+	AutoSyncDecision = autosync.Decision
+)
 
 // DecideAutoSync decides whether an app with automated sync is synced now,
-// after a refresh. Its rules, which the run loop and the operator share:
-//   - no automated policy, or automated.enabled false: no sync;
-//   - the app is not OutOfSync, or the refresh carries an error condition:
-//     no sync;
-//   - every out-of-sync object is one that only needs pruning while a sync
-//     would not prune it (automated prune is off, or the live object says
-//     Prune=false or Prune=confirm): no sync, since it would change nothing
-//     (Argo CD: "need to prune extra resources only");
-//   - a revision other than the last automated sync's: sync;
-//   - the same revision after a failed sync: no sync (the retry policy
-//     already retried; only a new revision is synced again), and a
-//     SyncError condition that says so (Condition);
-//   - the same revision without selfHeal: no sync;
-//   - the same revision with selfHeal (a self-heal): once the backoff
-//     has passed since the last automated sync started, whatever differs
-//     (the same drift as last time included: a person may make the same
-//     change twice): SelfHealTimeout after the first sync, times 3 after
-//     each self-heal in a row, at most MaxSelfHealBackoff (Argo CD's
-//     selfHealBackoff). A drift a sync cannot fix (another controller
-//     writes the field back) is so retried ever less often, at most once
-//     per MaxSelfHealBackoff, never in a loop; the count starts again after
-//     a new revision or after MaxSelfHealBackoff without a self-heal.
-func DecideAutoSync(in AutoSyncInput) AutoSyncDecision {
-	p := in.Policy
-	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
-		return AutoSyncDecision{Reason: "automated sync is off"}
-	}
-	if in.Status.Sync != OutOfSync {
-		return AutoSyncDecision{Reason: "not out of sync"}
-	}
-	if hasError(in.Status.Conditions) {
-		return AutoSyncDecision{Reason: "the comparison has errors"}
-	}
-	if !actionable(in.Status.Resources, p.Automated.Prune) {
-		return AutoSyncDecision{Reason: "only objects that a sync would not prune differ"}
-	}
-	next := AutoSyncRecord{Revision: in.Status.Revision, At: in.Now}
-	last := in.Last
-	if last == nil || last.Revision != in.Status.Revision {
-		return AutoSyncDecision{Sync: true, Next: next}
-	}
-	if last.Failed {
-		msg := "Failed last sync attempt to " + last.Revision
-		if last.Message != "" {
-			msg += ": " + last.Message
-		}
-		return AutoSyncDecision{Reason: "the last automated sync of this revision failed",
-			Condition: &Condition{Type: ConditionSyncError, Message: msg}}
-	}
-	if !p.Automated.SelfHeal {
-		return AutoSyncDecision{Reason: "this revision was synced already and selfHeal is off"}
-	}
-	base := in.SelfHealTimeout
-	if base <= 0 {
-		base = SelfHealTimeout
-	}
-	heals := last.Heals
-	since := in.Now.Sub(last.At)
-	if since >= MaxSelfHealBackoff+selfHealWait(base, heals) {
-		heals = 0
-	}
-	if wait := selfHealWait(base, heals); since < wait {
-		return AutoSyncDecision{Wait: wait - since, Reason: "self-heal backoff"}
-	}
-	next.Heals = heals + 1
-	return AutoSyncDecision{Sync: true, SelfHeal: true, Next: next}
-}
-
-// selfHealWait is the backoff before self-heal number heals+1: step
-// heals+1 of the self-heal wait.Backoff.
-func selfHealWait(base time.Duration, heals int) time.Duration {
-	b := wait.Backoff{Duration: base, Factor: selfHealFactor, Cap: MaxSelfHealBackoff, Steps: heals + 1}
-	var w time.Duration
-	for range heals + 1 {
-		w = b.Step()
-	}
-	return w
-}
-
-// actionable reports whether a sync would change any of the out-of-sync
-// objects: one that differs from Git, or one to prune that a sync would
-// prune.
-func actionable(rows []ResourceStatus, prune bool) bool {
-	for _, r := range rows {
-		if r.Hook || r.Status != OutOfSync {
-			continue
-		}
-		if !r.RequiresPruning || (prune && !r.PruneDisabled) {
-			return true
-		}
-	}
-	return false
-}
+// after a refresh, by the rules autosync.Decide lists.
+//
+// Deprecated: use autosync.Decide.
+func DecideAutoSync(in AutoSyncInput) AutoSyncDecision { return autosync.Decide(in) }

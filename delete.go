@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/sync"
@@ -115,7 +116,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 		if err := e.opts.State.Delete(ctx, e.AppKey(app)); err != nil {
 			return res, fmt.Errorf("delete %s: %w", app.Name, err)
 		}
-		e.notify(Notification{Type: NotifyDeleted, App: app.Name})
+		e.notify(Notification{Type: NotifyDeleted, Key: v1alpha1.KeyOf(app), App: app.Name})
 	}
 	return res, nil
 }

@@ -46,7 +46,7 @@
 //
 // Apps are known by AppKey (Argo CD's apps in any namespace: the bare name
 // in Options.ControlNamespace, "namespace_name" elsewhere). What must
-// outlive a process goes to Options.State (a StateStore: in memory, or a
+// outlive a process goes to Options.State (a state.Store: in memory, or a
 // ConfigMap per app): history (the rollback targets), the last operation,
 // and a running sync's checkpoints, taken after each wave and before each
 // hook create, from which Resume (called by Run and Sync) finishes an

@@ -9,12 +9,6 @@ import (
 	"github.com/kubegitops/gitops/resource"
 )
 
-// ConditionExcludedResource warns that an app's desired state holds
-// objects of kinds the engine excludes (Options.Cache.Filter, argocd-cm's
-// resource.exclusions and resource.inclusions): they are neither compared
-// nor applied, as in Argo CD.
-const ConditionExcludedResource ConditionType = "ExcludedResourceWarning"
-
 // splitExcluded separates the desired objects whose kind the cache filter
 // excludes: the cache never watches them, so comparing them would report
 // them missing forever and syncing them would write blind.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
@@ -163,7 +164,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
 		}
 	}
-	e.notify(Notification{Type: NotifySyncStarted, App: app.Name, Revision: sreq.Revision})
+	e.notify(Notification{Type: NotifySyncStarted, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision})
 	*asked = requestOf(req, desired)
 	running := OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
 		StartedAt: started, Request: *asked, Checkpoint: req.State}
@@ -188,9 +189,9 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	}
 	switch {
 	case res.Phase == sync.Succeeded && !req.DryRun:
-		e.notify(Notification{Type: NotifySyncSucceeded, App: app.Name, Revision: sreq.Revision, Message: res.Message})
+		e.notify(Notification{Type: NotifySyncSucceeded, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision, Message: res.Message})
 	case res.Phase == sync.Failed || res.Phase == sync.Error:
-		e.notify(Notification{Type: NotifySyncFailed, App: app.Name, Revision: sreq.Revision, Message: res.Message})
+		e.notify(Notification{Type: NotifySyncFailed, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision, Message: res.Message})
 	}
 	return res, err
 }

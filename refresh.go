@@ -165,7 +165,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 	}()
 	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}}
 	fail := func(ct ConditionType, err error) (Status, []*Application, error) {
-		st.Conditions = append(st.Conditions, Condition{Type: ct, Message: err.Error()})
+		st.Conditions = append(st.Conditions, Condition{Type: ct, Message: err.Error(), Err: err})
 		st.ReconciledAt = time.Now()
 		return st, nil, fmt.Errorf("refresh %s: %w", app.Name, err)
 	}
@@ -265,7 +265,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		if gk == gkApplication && !e.opts.ApplyChildApplications {
 			child, err := childApplication(obj)
 			if err != nil {
-				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: err.Error()})
+				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: err.Error(), Err: err})
 				cmp.sync = Unknown
 				continue
 			}
@@ -320,7 +320,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		switch {
 		case err != nil:
 			row.Status, cmp.volatile = Unknown, true
-			cmp.conditions = append(cmp.conditions, Condition{Type: ConditionComparisonError, Message: err.Error()})
+			cmp.conditions = append(cmp.conditions, Condition{Type: ConditionComparisonError, Message: err.Error(), Err: err})
 		case res.Modified:
 			row.Status, row.Diff = OutOfSync, res.Text
 		}
@@ -371,7 +371,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 	}
 	if len(policyErrs) > 0 {
 		cmp.policyErr = errors.Join(policyErrs...)
-		cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: cmp.policyErr.Error()})
+		cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: cmp.policyErr.Error(), Err: cmp.policyErr})
 	}
 	sort.SliceStable(cmp.rows, func(i, j int) bool { return cmp.rows[i].Key.String() < cmp.rows[j].Key.String() })
 	return cmp, nil

@@ -5,29 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 )
-
-// OperationRequest is what a sync operation was asked to do, as the
-// StateStore keeps it while the operation runs, so that another process
-// can finish it (Argo CD's operation field). Revisions are the commits the
-// operation renders, resolved when it began: a resumed operation syncs what
-// the interrupted one was syncing, even when the branch has moved since.
-type OperationRequest struct {
-	Revisions    []string       `json:"revisions,omitempty"`
-	Prune        bool           `json:"prune,omitempty"`
-	ConfirmPrune bool           `json:"confirmPrune,omitempty"`
-	Manual       bool           `json:"manual,omitempty"`
-	Resources    []resource.Key `json:"resources,omitempty"`
-	SyncOptions  []string       `json:"syncOptions,omitempty"`
-}
-
-// resumable reports whether a recorded operation was left unfinished by a
-// process that stopped (or crashed) mid-sync.
-func (op *OperationState) resumable() bool {
-	return op != nil && op.Phase == sync.Running && op.Request != nil && !op.DryRun
-}
 
 // Resume finishes the app's sync operation that a stopped or crashed
 // process left Running in the StateStore: it renders the commits that
@@ -55,7 +34,7 @@ func (e *Engine) Resume(ctx context.Context, app *Application) (res sync.Result,
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, false, fmt.Errorf("resume %s: %w", key, err)
 	}
 	op := st.Operation
-	if !op.resumable() {
+	if !op.Resumable() {
 		return sync.Result{}, false, nil
 	}
 	req := SyncRequest{Revisions: op.Request.Revisions, Prune: op.Request.Prune, ConfirmPrune: op.Request.ConfirmPrune,

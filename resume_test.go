@@ -156,7 +156,7 @@ func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 		t.Fatalf("wave 9 was written before the kill: %v", err)
 	}
 	st, _ := first.Load(ctx, ns)
-	if !st.Operation.resumable() || st.Operation.Request.Revisions[0] != commit {
+	if !st.Operation.Resumable() || st.Operation.Request.Revisions[0] != commit {
 		t.Fatalf("the store holds no resumable operation at %s: %+v", commit, st.Operation)
 	}
 

@@ -8,6 +8,8 @@ import (
 	gosync "sync"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/source"
@@ -286,13 +288,13 @@ func (r *runner) record(st *appState, app *Application, status Status) {
 	st.status, st.hasState = status, true
 	r.mu.Unlock()
 	if !had || prev.Health.Code != status.Health.Code {
-		r.e.notify(Notification{Type: NotifyHealthChanged, App: app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
+		r.e.notify(Notification{Type: NotifyHealthChanged, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
 	}
 	if !had || prev.Sync != status.Sync {
-		r.e.notify(Notification{Type: NotifySyncStatusChanged, App: app.Name, Revision: status.Revision, Sync: status.Sync})
+		r.e.notify(Notification{Type: NotifySyncStatusChanged, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: status.Revision, Sync: status.Sync})
 	}
 	if status.Sync == OutOfSync && (!had || prev.Sync != OutOfSync) {
-		r.e.notify(Notification{Type: NotifyOutOfSync, App: app.Name, Revision: status.Revision})
+		r.e.notify(Notification{Type: NotifyOutOfSync, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: status.Revision})
 	}
 }
 
@@ -310,14 +312,8 @@ func healthReason(st Status) string {
 	return strings.Join(parts, "; ")
 }
 
-func hasError(cs []Condition) bool {
-	for _, c := range cs {
-		if c.IsError() {
-			return true
-		}
-	}
-	return false
-}
+// hasError is appstatus.HasError.
+func hasError(cs []Condition) bool { return appstatus.HasError(cs) }
 
 // watchCluster subscribes once per cluster to its changes: a change to an
 // object an app manages queues that app (debounced by the cache's

@@ -65,7 +65,7 @@ func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application
 		// Automated syncs wait for the window; the status says which one.
 		r.mu.Lock()
 		st.syncing = false
-		st.status.Conditions = append(st.status.Conditions, Condition{Type: ConditionSyncWindowBlocked, Message: blocked.Error()})
+		st.status.Conditions = append(st.status.Conditions, Condition{Type: ConditionSyncWindowBlocked, Message: blocked.Error(), Err: blocked})
 		r.mu.Unlock()
 		return windowRecheck
 	}

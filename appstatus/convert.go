@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -13,7 +12,7 @@ import (
 // resources and conditions come from st; operationState and history are
 // kept. A condition already in prev keeps its lastTransitionTime, so an
 // unchanged refresh gives an equal status.
-func Refreshed(prev ApplicationStatus, st gitops.Status, sources int, now time.Time) ApplicationStatus {
+func Refreshed(prev ApplicationStatus, st Status, sources int, now time.Time) ApplicationStatus {
 	out := prev
 	out.Sync = SyncStatus{Status: string(st.Sync)}
 	out.Sync.Revision, out.Sync.Revisions = SplitRevision(st.Revision, sources)
@@ -49,7 +48,7 @@ func WithHealth(prev HealthStatus, code, message string, now time.Time) HealthSt
 
 // Conditions converts the engine's conditions, keeping the transition time
 // of those that were already there.
-func Conditions(prev []ApplicationCondition, cs []gitops.Condition, now time.Time) []ApplicationCondition {
+func Conditions(prev []ApplicationCondition, cs []Condition, now time.Time) []ApplicationCondition {
 	if len(cs) == 0 {
 		return nil
 	}

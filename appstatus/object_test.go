@@ -4,19 +4,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestObjectHasArgoShape(t *testing.T) {
-	app := &gitops.Application{Spec: gitops.ApplicationSpec{Project: "team",
-		Source:      &gitops.ApplicationSource{RepoURL: "https://git.example/repo.git", Path: "app"},
-		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "web"}}}
+	app := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Project: "team",
+		Source:      &v1alpha1.ApplicationSource{RepoURL: "https://git.example/repo.git", Path: "app"},
+		Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "web"}}}
 	app.Name, app.Namespace = "web", "argocd"
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	st := Refreshed(ApplicationStatus{}, gitops.Status{Sync: gitops.Synced, Health: health.Status{Code: health.Healthy}, Revision: "abc"}, 1, t0)
+	st := Refreshed(ApplicationStatus{}, Status{Sync: Synced, Health: health.Status{Code: health.Healthy}, Revision: "abc"}, 1, t0)
 	fin := metav1.NewTime(t0)
 	st.OperationState = &OperationState{Phase: string(sync.Succeeded), FinishedAt: &fin, SyncResult: SyncResult(sync.Result{State: sync.State{Revision: "abc"}}, 1)}
 	obj, err := Object(app, st)

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -34,13 +35,26 @@ type ControllerOptions struct {
 	Retry Backoff
 	// SendTimeout bounds one attempt of one delivery. Default 15 s.
 	SendTimeout time.Duration
-	// Application and Status let Notify (the engine's Options.Notify)
-	// find the Application an engine notification is about and its last
-	// status (Engine.AppStatus). Application is required for Notify;
-	// Status is optional (without it, the status is what notifications
-	// said).
-	Application func(name string) (*gitops.Application, bool)
-	Status      func(name string) (gitops.Status, bool)
+	// ApplicationOf and StatusOf let Notify (the engine's Options.Notify)
+	// find the Application an engine notification is about, by its key
+	// (Notification.Key: namespace and name), and its last status
+	// (Engine.AppStatus of Engine.KeyOf(key.Namespace, key.Name)). One of
+	// ApplicationOf and Application is required for Notify; StatusOf and
+	// Status are optional (without them, the status is what notifications
+	// said). ApplicationOf and StatusOf win over Application and Status.
+	ApplicationOf func(key v1alpha1.AppKey) (*v1alpha1.Application, bool)
+	StatusOf      func(key v1alpha1.AppKey) (appstatus.Status, bool)
+	// Application finds the Application of an engine notification by its
+	// name (Notification.App).
+	//
+	// Deprecated: two apps of one name in two namespaces look alike; use
+	// ApplicationOf.
+	Application func(name string) (*v1alpha1.Application, bool)
+	// Status finds the last status of an engine notification's app by its
+	// name (Notification.App).
+	//
+	// Deprecated: use StatusOf.
+	Status func(name string) (appstatus.Status, bool)
 }
 
 // Backoff is a retry policy: Attempts tries in all, waiting Initial, then
@@ -80,7 +94,7 @@ type Controller struct {
 
 type observation struct {
 	app  map[string]any
-	note *gitops.Notification
+	note *appstatus.Notification
 }
 
 type delivery struct {

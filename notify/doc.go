@@ -50,7 +50,10 @@
 // evaluates the triggers an Application is subscribed to each time it
 // observes it: through Observe (any Argo-shaped Application map, for
 // example appstatus.Object's), or through Notify, which a host passes to
-// the engine as gitops.Options.Notify. Evaluation is bounded (expression
+// the engine as gitops.Options.Notify, with ControllerOptions.ApplicationOf
+// and StatusOf finding the app by its key (namespace and name). The
+// package does not import the engine: a notification, a status and an
+// Application are appstatus's and apis/v1alpha1's types. Evaluation is bounded (expression
 // size, a memory budget per evaluation) and nil-safe: a condition whose
 // expression fails on a missing field is false, with the reason.
 //

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
@@ -19,64 +19,63 @@ type engineApp struct {
 
 // Notify is an engine's Options.Notify: it queues the notification (never
 // blocking the engine) for Run, which turns it into the Application of
-// Argo CD's shape and evaluates the triggers. The status is
-// ControllerOptions.Status's (Engine.AppStatus) when it has one, else what
-// the notifications said; status.operationState follows the sync
+// Argo CD's shape and evaluates the triggers. The app is
+// ControllerOptions.ApplicationOf's of the notification's Key (apps are
+// told apart by namespace and name); its status is StatusOf's
+// (Engine.AppStatus) when it has one, else what the notifications said; status.operationState follows the sync
 // notifications: SyncStarted is phase Running, SyncSucceeded Succeeded and
 // SyncFailed Failed, with syncResult.revision the synced revision and
 // startedAt/finishedAt the notifications' times.
-func (c *Controller) Notify(n gitops.Notification) {
+func (c *Controller) Notify(n appstatus.Notification) {
 	c.enqueue(observation{note: &n})
 }
 
 // fromEngine applies a notification to the app's status and returns the
 // Application map. It runs on Run's goroutine only.
-func (c *Controller) fromEngine(n gitops.Notification) (map[string]any, error) {
-	if c.opts.Application == nil {
-		return nil, fmt.Errorf("ControllerOptions.Application is not set")
+func (c *Controller) fromEngine(n appstatus.Notification) (map[string]any, error) {
+	app, ok, err := c.engineApplication(n)
+	if err != nil {
+		return nil, err
 	}
-	app, ok := c.opts.Application(n.App)
 	if !ok {
-		return nil, fmt.Errorf("application %s is not known", n.App)
+		return nil, fmt.Errorf("application %s is not known", nameOf(n))
 	}
-	ea := c.engine[n.App]
+	ea := c.engine[nameOf(n)]
 	if ea == nil {
 		ea = &engineApp{}
-		c.engine[n.App] = ea
+		c.engine[nameOf(n)] = ea
 	}
 	at := n.Time
 	if at.IsZero() {
 		at = time.Now()
 	}
 	sources := len(app.Spec.AllSources())
-	if c.opts.Status != nil {
-		if st, ok := c.opts.Status(n.App); ok {
-			ea.status = appstatus.Refreshed(ea.status, st, sources, at)
-		}
+	if st, ok := c.engineStatus(n); ok {
+		ea.status = appstatus.Refreshed(ea.status, st, sources, at)
 	}
 	st := &ea.status
 	when := metav1.NewTime(at.Truncate(time.Second))
 	switch n.Type {
-	case gitops.NotifyHealthChanged:
+	case appstatus.NotifyHealthChanged:
 		st.Health = appstatus.WithHealth(st.Health, string(n.Health), n.Message, at)
-	case gitops.NotifyOutOfSync:
-		st.Sync.Status = string(gitops.OutOfSync)
+	case appstatus.NotifyOutOfSync:
+		st.Sync.Status = string(appstatus.OutOfSync)
 		st.Sync.Revision, st.Sync.Revisions = appstatus.SplitRevision(n.Revision, sources)
-	case gitops.NotifySyncStatusChanged:
+	case appstatus.NotifySyncStatusChanged:
 		st.Sync.Status = string(n.Sync)
 		st.Sync.Revision, st.Sync.Revisions = appstatus.SplitRevision(n.Revision, sources)
-	case gitops.NotifySyncStarted:
+	case appstatus.NotifySyncStarted:
 		op := appstatus.Operation{Sync: &appstatus.SyncOperation{}}
 		op.Sync.Revision, op.Sync.Revisions = appstatus.SplitRevision(n.Revision, sources)
 		st.OperationState = &appstatus.OperationState{Operation: op, Phase: string(sync.Running), Message: "syncing", StartedAt: when,
 			SyncResult: &appstatus.SyncOperationResult{Revision: op.Sync.Revision, Revisions: op.Sync.Revisions}}
-	case gitops.NotifySyncSucceeded, gitops.NotifySyncFailed:
+	case appstatus.NotifySyncSucceeded, appstatus.NotifySyncFailed:
 		prev := st.OperationState
 		next := appstatus.OperationState{Phase: string(sync.Succeeded), Message: n.Message, StartedAt: when, FinishedAt: &when}
 		if prev != nil && prev.Phase == string(sync.Running) {
 			next.Operation, next.StartedAt = prev.Operation, prev.StartedAt
 		}
-		if n.Type == gitops.NotifySyncFailed {
+		if n.Type == appstatus.NotifySyncFailed {
 			next.Phase = string(sync.Failed)
 		}
 		next.SyncResult = &appstatus.SyncOperationResult{}
@@ -87,10 +86,46 @@ func (c *Controller) fromEngine(n gitops.Notification) (map[string]any, error) {
 		st.Health = appstatus.WithHealth(st.Health, string(health.Unknown), "", at)
 	}
 	obj, err := appstatus.Object(app, *st)
-	if err == nil && n.Type == gitops.NotifyDeleted {
+	if err == nil && n.Type == appstatus.NotifyDeleted {
 		if meta, ok := obj["metadata"].(map[string]any); ok {
 			meta["deletionTimestamp"] = when.UTC().Format(time.RFC3339)
 		}
 	}
 	return obj, err
+}
+
+// nameOf names a notification's app: its key ("namespace/name"), or its
+// bare name when the notification carries no key.
+func nameOf(n appstatus.Notification) string {
+	if n.Key != (v1alpha1.AppKey{}) {
+		return n.Key.String()
+	}
+	return n.App
+}
+
+// engineApplication is the Application a notification is about: by its
+// key with ControllerOptions.ApplicationOf, else by its name with
+// Application.
+func (c *Controller) engineApplication(n appstatus.Notification) (*v1alpha1.Application, bool, error) {
+	switch {
+	case c.opts.ApplicationOf != nil && n.Key != (v1alpha1.AppKey{}):
+		app, ok := c.opts.ApplicationOf(n.Key)
+		return app, ok, nil
+	case c.opts.Application != nil:
+		app, ok := c.opts.Application(n.App)
+		return app, ok, nil
+	}
+	return nil, false, fmt.Errorf("ControllerOptions.ApplicationOf is not set")
+}
+
+// engineStatus is the app's last status, by its key with
+// ControllerOptions.StatusOf, else by its name with Status.
+func (c *Controller) engineStatus(n appstatus.Notification) (appstatus.Status, bool) {
+	switch {
+	case c.opts.StatusOf != nil && n.Key != (v1alpha1.AppKey{}):
+		return c.opts.StatusOf(n.Key)
+	case c.opts.Status != nil:
+		return c.opts.Status(n.App)
+	}
+	return appstatus.Status{}, false
 }

@@ -228,7 +228,7 @@ func invalidSpec(prev v1alpha1.ApplicationStatus, err error, now time.Time) v1al
 	next.Sync = v1alpha1.SyncStatus{Status: string(gitops.Unknown)}
 	next.Health = v1alpha1.HealthStatus{Status: "Unknown"}
 	next.Resources, next.ResourceTree, next.Summary = nil, nil, v1alpha1.ApplicationSummary{}
-	next.Conditions = appstatus.Conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error()}}, now)
+	next.Conditions = appstatus.Conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error(), Err: err}}, now)
 	return next
 }
 

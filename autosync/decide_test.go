@@ -1,0 +1,70 @@
+package autosync
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/resource"
+)
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	heal := &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{Prune: true, SelfHeal: true}}
+	noHeal := &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{Prune: true}}
+	noPrune := &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{SelfHeal: true}}
+	off := false
+	disabled := &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{Enabled: &off}}
+	cm := resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
+	changed := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, Diff: "-a\n+b"}}}
+	drifted := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, Diff: "-a\n+c"}}}
+	pruneOnly := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, RequiresPruning: true}}}
+	kept := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, RequiresPruning: true, PruneDisabled: true}}}
+	synced := &Record{Revision: "r2", At: now.Add(-time.Minute)}
+	cases := []struct {
+		name     string
+		policy   *v1alpha1.SyncPolicy
+		status   appstatus.Status
+		last     *Record
+		sync     bool
+		selfHeal bool
+		wait     time.Duration
+	}{
+		{name: "no policy", status: changed},
+		{name: "automated disabled", policy: disabled, status: changed},
+		{name: "in sync", policy: heal, status: appstatus.Status{Sync: appstatus.Synced, Revision: "r2"}},
+		{name: "comparison error", policy: heal, status: appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Conditions: []appstatus.Condition{{Type: appstatus.ConditionComparisonError}}}},
+		{name: "first sync", policy: heal, status: changed, sync: true},
+		{name: "new revision", policy: noHeal, status: changed, last: &Record{Revision: "r1", At: now}, sync: true},
+		{name: "prune only, prune off", policy: noPrune, status: pruneOnly},
+		{name: "prune only, prune on", policy: heal, status: pruneOnly, sync: true},
+		{name: "kept by Prune=false", policy: heal, status: kept},
+		{name: "same revision failed", policy: heal, status: drifted, last: &Record{Revision: "r2", Failed: true, At: now.Add(-time.Hour)}},
+		{name: "same revision, no selfHeal", policy: noHeal, status: drifted, last: synced},
+		// The same drift as the last sync was run to fix is healed again
+		// once the backoff has passed (a person made the same edit twice,
+		// or a sync could not fix it: then the backoff grows).
+		{name: "same revision, the same drift again", policy: heal, status: changed, last: synced, sync: true, selfHeal: true},
+		{name: "the same drift again, within the backoff", policy: heal, status: changed, last: &Record{Revision: "r2", At: now.Add(-time.Minute), Heals: 4}, wait: 4 * time.Minute},
+		{name: "self-heal of new drift", policy: heal, status: drifted, last: synced, sync: true, selfHeal: true},
+		{name: "first backoff", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-2 * time.Second)}, wait: 3 * time.Second},
+		{name: "backoff grows", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-10 * time.Second), Heals: 2}, wait: 35 * time.Second},
+		{name: "backoff capped", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-time.Minute), Heals: 9}, wait: 4 * time.Minute},
+		{name: "count starts again after a quiet spell", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-11 * time.Minute), Heals: 9}, sync: true, selfHeal: true},
+	}
+	for _, c := range cases {
+		d := Decide(Input{Policy: c.policy, Status: c.status, Last: c.last, Now: now})
+		if d.Sync != c.sync || d.SelfHeal != c.selfHeal || d.Wait != c.wait {
+			t.Errorf("%s: got sync=%v selfHeal=%v wait=%v (%s), want sync=%v selfHeal=%v wait=%v", c.name, d.Sync, d.SelfHeal, d.Wait, d.Reason, c.sync, c.selfHeal, c.wait)
+		}
+		if !d.Sync && d.Reason == "" && d.Wait == 0 {
+			t.Errorf("%s: no sync and no reason", c.name)
+		}
+	}
+	d := Decide(Input{Policy: heal, Status: drifted, Last: &Record{Revision: "r2", At: now.Add(-20 * time.Second), Heals: 1}, Now: now})
+	if d.Next.Heals != 2 || d.Next.Revision != "r2" || !d.Next.At.Equal(now) {
+		t.Errorf("next record %+v", d.Next)
+	}
+}
