@@ -37,6 +37,9 @@ type Cluster struct {
 	adminToken string
 	userTokens map[string]string
 	admin      *rest.Config
+	// servingCert and servingKey are the loopback serving pair (the API
+	// server's, reused by kwok's kubelet endpoint).
+	servingCert, servingKey string
 
 	mu        sync.Mutex // guards the processes and stopped
 	spawner   *spawner
@@ -102,6 +105,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, bins Binaries) error {
 		return fmt.Errorf("testenv: certificates: %w", err)
 	}
 	c.caPEM, c.adminToken, c.userTokens = pki.caPEM, pki.adminToken, pki.userTokens
+	c.servingCert, c.servingKey = pki.certFile, pki.keyFile
 	ports, err := freePorts(3)
 	if err != nil {
 		return err

@@ -23,7 +23,10 @@
 // Options.APIServerOnly starts etcd and kube-apiserver alone, which is
 // ready in about two seconds and enough for anything that needs no
 // controllers. Options.Users adds users with bearer tokens and no rights, for
-// RBAC tests. RestartAPIServer, StopAPIServer and StartAPIServer exist for
+// RBAC tests. Pod logs are real too: kwok serves as every node's kubelet
+// endpoint, and every container's current and previous logs are the files
+// of PodLogFiles (append with AppendPodLog), so GetLogs, with follow and
+// previous, works through the API server. RestartAPIServer, StopAPIServer and StartAPIServer exist for
 // fault tests. Setting GITOPS_TESTENV_KUBECONFIG points Start at an already
 // running cluster instead, whose lifecycle it then leaves alone.
 //

@@ -26,6 +26,10 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 		return err
 	}
 	kc := c.kubeconfig
+	logsConfig, err := c.writePodLogsConfig()
+	if err != nil {
+		return err
+	}
 	var kcmTuning, clientTuning []string
 	if q := c.opts.ControllerQPS; q > 0 {
 		clientTuning = []string{"--kube-api-qps=" + strconv.Itoa(q), "--kube-api-burst=" + strconv.Itoa(2*q)}
@@ -59,8 +63,12 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 			logPath: filepath.Join(c.dir, "kwok.log"),
 			args: []string{
 				"--kubeconfig=" + kc, "--manage-all-nodes=true",
+				// The nodes' kubelet endpoint is kwok's server, over TLS
+				// (the API server proxies pods/log there).
+				"--node-ip=127.0.0.1", "--node-port=" + strconv.Itoa(ports[0]),
 				"--server-address=127.0.0.1:" + strconv.Itoa(ports[0]),
-				"--config=" + bins.KwokStages,
+				"--tls-cert-file=" + c.servingCert, "--tls-private-key-file=" + c.servingKey,
+				"--config=" + bins.KwokStages, "--config=" + logsConfig,
 			},
 		},
 	}

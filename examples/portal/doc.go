@@ -31,9 +31,20 @@
 // manifest evaluated by package rbac with the AppProjects' roles (Secret
 // values always masked, as in Argo CD; OIDC groups read from its scopes).
 // GET /api/v1/apps/{name}/permissions answers get, sync, logs ("logs,
-// get", for a logs view, which the portal does not have yet) and secrets;
-// the page shows Sync, Terminate and Roll back only with sync, and the
-// action list marks each action permitted or not.
+// get") and secrets; the page shows Sync, Terminate and Roll back only with
+// sync, the Logs tab only with logs, and the action list marks each action
+// permitted or not.
+//
+// Logs: GET /api/v1/apps/{name}/pods?key=K lists the Pods of a Pod or
+// workload node (from the engine's tree) with their containers, and GET
+// /api/v1/apps/{name}/logs?key=POD&container=C streams that container's
+// logs through the API server (GetLogs(...).Stream) as server-sent events,
+// a "line" event per line and one "end" event saying why it stopped. Both
+// need "logs, get" (403). follow and previous (the previous container's
+// logs) are true or false; tailLines defaults to 1000 (at most 10000),
+// limitBytes to 4 MiB (at most that), sinceSeconds is optional, and
+// --logs-follow-max (default 30 minutes) bounds each stream. A Pod outside
+// the app is 404; a bad parameter 400 naming it.
 //
 // --tls-cert and --tls-key serve HTTPS, reading the pair again when either
 // file's modification time or size changes (a broken pair keeps the last

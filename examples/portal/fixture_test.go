@@ -176,6 +176,8 @@ type fixtureOptions struct {
 	RBACConfigMap string
 	// Projects replaces fixtureProjects when set.
 	Projects string
+	// LogsFollowMax bounds a logs request (default: the portal's).
+	LogsFollowMax time.Duration
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -273,7 +275,7 @@ spec:
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
 	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube,
-		Tokens: tokens, Policy: pol, Authz: authz, Audit: f.audit})
+		Tokens: tokens, Policy: pol, Authz: authz, Audit: f.audit, LogsFollowMax: fo.LogsFollowMax})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ type flags struct {
 	oidcRedirect, oidcGroupsClaim, instanceID string
 	rbacCM, tlsCert, tlsKey                   string
 	trustedProxies                            []netip.Prefix
+	logsFollowMax                             time.Duration
 	operator                                  bool
 }
 
@@ -61,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.rbacCM, "rbac-cm", "", "argocd-rbac-cm ConfigMap manifest: authorise with Argo CD's RBAC instead of --policy")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM), re-read when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the key file (PEM) of --tls-cert")
+	fs.DurationVar(&f.logsFollowMax, "logs-follow-max", defaultFollowMax, "how long one Pod logs request may stream (follow) at most")
 	proxies := fs.String("trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-Proto, -For and -Host are believed")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -86,6 +88,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 		return f, errors.New("--tls-cert and --tls-key go together")
 	case f.tokenFile == "" && f.oidcIssuer == "":
 		return f, errors.New("--token-file or --oidc-issuer is required: the portal does not serve anonymous users")
+	case f.logsFollowMax <= 0:
+		return f, fmt.Errorf("--logs-follow-max %s: want a duration above 0", f.logsFollowMax)
 	case f.kubeconfig == "":
 		return f, errors.New("--kubeconfig (or $KUBECONFIG) is required")
 	}
@@ -184,7 +188,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 		}
 	}
 	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, Tokens: tokens, OIDC: oidcL, Policy: pol,
-		Authz: authz, TrustedProxies: f.trustedProxies, Audit: audit})
+		Authz: authz, TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax})
 	if err != nil {
 		return err
 	}
@@ -226,6 +230,8 @@ type portalConfig struct {
 	Authz          authorizer
 	TrustedProxies []netip.Prefix
 	Audit          io.Writer
+	// LogsFollowMax bounds one logs request (default 30 minutes).
+	LogsFollowMax time.Duration
 }
 
 // portal is a running engine and its web server.
@@ -247,7 +253,8 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 		return nil, err
 	}
 	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube,
-		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit})
+		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit,
+		LogsFollowMax: cfg.LogsFollowMax})
 	if err != nil {
 		e.Close()
 		return nil, err

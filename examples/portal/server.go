@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	gosync "sync"
+	"time"
 
 	"github.com/kubegitops/gitops"
 	"k8s.io/client-go/kubernetes"
@@ -38,6 +39,9 @@ type serverOptions struct {
 	Audit io.Writer
 	// PageSize is the list page's length. Default 50.
 	PageSize int
+	// LogsFollowMax bounds how long one logs request streams. Default 30
+	// minutes.
+	LogsFollowMax time.Duration
 }
 
 // server is the portal's HTTP handler.
@@ -62,6 +66,9 @@ type server struct {
 func newServer(opts serverOptions) (*server, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 50
+	}
+	if opts.LogsFollowMax <= 0 {
+		opts.LogsFollowMax = defaultFollowMax
 	}
 	if opts.Audit == nil {
 		opts.Audit = io.Discard
@@ -119,6 +126,8 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/actions", s.authed(s.apiActions))
 	m.Handle("GET /api/v1/apps/{name}/stream", s.authed(s.apiStream))
 	m.Handle("GET /api/v1/apps/{name}/permissions", s.authed(s.apiPermissions))
+	m.Handle("GET /api/v1/apps/{name}/pods", s.authed(s.apiPods))
+	m.Handle("GET /api/v1/apps/{name}/logs", s.authed(s.apiLogs))
 	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
 	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))

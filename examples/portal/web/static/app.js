@@ -53,11 +53,14 @@ function appPage(root) {
   const base = "/api/v1/apps/" + encodeURIComponent(app);
   let current = null;
 
+  const canLogs = root.dataset.canLogs === "true";
+  const tabs = ["diff", "live", "desired", "events", "actions"].concat(canLogs ? ["logs"] : []);
   const show = (tab) => {
-    for (const t of ["diff", "live", "desired", "events", "actions"]) {
+    for (const t of tabs) {
       $("#view-" + t).hidden = t !== tab;
       $("#tab-" + t).setAttribute("aria-selected", String(t === tab));
     }
+    if (tab === "logs" && !logStream) startLogs();
   };
   document.querySelectorAll("[data-tab]").forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
 
@@ -72,8 +75,70 @@ function appPage(root) {
     }
   }
 
+  // Logs: a Pod's, or one of a workload's Pods, streamed by the server
+  // (bounded in bytes, lines and time) as server-sent events.
+  const LOG_KINDS = ["Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"];
+  const MAX_LOG_LINES = 5000;
+  let logStream = null;
+  const stopLogs = () => { if (logStream) { logStream.close(); logStream = null; } };
+  const kindOf = (key) => key.split(" ")[0].split("/").pop();
+  async function loadPods(key) {
+    stopLogs();
+    $("#tab-logs").hidden = !LOG_KINDS.includes(kindOf(key));
+    if ($("#tab-logs").hidden) return;
+    $("#log-lines").textContent = "";
+    $("#log-state").textContent = "Loading Pods…";
+    try {
+      const pods = await api("GET", base + "/pods?key=" + encodeURIComponent(key));
+      if (current !== key) return;
+      const opt = (v, t) => Object.assign(document.createElement("option"), {value: v, textContent: t});
+      $("#log-pod").replaceChildren(...pods.map((p) => opt(p.key, p.name)));
+      $("#log-pod").podList = pods;
+      fillContainers();
+      $("#log-state").textContent = pods.length ? "" : "No Pods.";
+      if (!$("#view-logs").hidden) startLogs();
+    } catch (err) { $("#log-state").textContent = "Logs unavailable: " + err.message; }
+  }
+  function fillContainers() {
+    const pod = ($("#log-pod").podList || []).find((p) => p.key === $("#log-pod").value);
+    const names = pod ? pod.containers.concat(pod.initContainers || []) : [];
+    $("#log-container").replaceChildren(...names.map((n) => Object.assign(document.createElement("option"), {value: n, textContent: n})));
+  }
+  function startLogs() {
+    stopLogs();
+    const pod = $("#log-pod").value, container = $("#log-container").value;
+    if (!pod || !container) return;
+    const out = $("#log-lines");
+    out.textContent = "";
+    $("#log-state").textContent = "Streaming " + pod + " / " + container + "…";
+    const q = new URLSearchParams({key: pod, container, follow: String($("#log-follow").checked), previous: String($("#log-previous").checked)});
+    const es = new EventSource(base + "/logs?" + q);
+    logStream = es;
+    es.addEventListener("line", (m) => {
+      const atEnd = out.scrollTop + out.clientHeight >= out.scrollHeight - 4;
+      out.append(JSON.parse(m.data) + "\n");
+      while (out.childNodes.length > MAX_LOG_LINES) out.firstChild.remove();
+      if (atEnd) out.scrollTop = out.scrollHeight;
+    });
+    es.addEventListener("end", (m) => {
+      $("#log-state").textContent = "Ended: " + JSON.parse(m.data).reason + ".";
+      if (logStream === es) stopLogs();
+    });
+    es.onerror = () => {
+      if (logStream !== es) return;
+      $("#log-state").textContent = "The log stream failed.";
+      stopLogs();
+    };
+  }
+  if (canLogs) {
+    $("#log-pod").addEventListener("change", () => { fillContainers(); startLogs(); });
+    $("#log-container").addEventListener("change", startLogs);
+    $("#log-start").addEventListener("click", startLogs);
+  }
+
   async function openNode(key) {
     current = key;
+    if (canLogs) loadPods(key);
     $("#panel").hidden = false;
     $("#panel-title").textContent = key;
     try {
