@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -129,8 +130,13 @@ func TestOperatorUpdatesImages(t *testing.T) {
 		return a
 	}
 	gitApp, apiApp := mk("web-git", "git", destGit, "git"), mk("web-api", "api", destAPI, "argocd")
+	// An app whose annotations Image Updater does not define: reported by
+	// name, and the others still update.
+	badApp := mk("web-bad", "api", cluster.TestNamespace(t), "argocd")
+	badApp.Spec.SyncPolicy = nil
+	badApp.Annotations[imageupdate.Prefix+"web.update-stratgy"] = "semver"
 	// The CRD is installed by run: create once it is served.
-	for _, a := range []*v1alpha1.Application{gitApp, apiApp} {
+	for _, a := range []*v1alpha1.Application{gitApp, apiApp, badApp} {
 		poll("create Application "+a.Name, func(ctx context.Context) (bool, error) {
 			return c.Create(ctx, a.DeepCopy()) == nil, nil
 		})
@@ -153,6 +159,20 @@ func TestOperatorUpdatesImages(t *testing.T) {
 		a, err := synced(gitApp, destGit, "1.0.0", "")(ctx)
 		b, err2 := synced(apiApp, destAPI, "1.0.0", "")(ctx)
 		return a && b, errors.Join(err, err2)
+	})
+
+	poll("a Warning Event naming the bad annotation", func(ctx context.Context) (bool, error) {
+		var evs corev1.EventList
+		if err := c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+			return false, nil
+		}
+		for _, e := range evs.Items {
+			if e.InvolvedObject.Name == badApp.Name && e.Reason == "ImageUpdateFailed" && e.Type == corev1.EventTypeWarning &&
+				strings.Contains(e.Message, "update-stratgy") {
+				return true, nil
+			}
+		}
+		return false, nil
 	})
 
 	// Rounds with nothing new write nothing: each round lists the tags
@@ -214,4 +234,17 @@ func generation(ctx context.Context, t *testing.T, c client.Client, app *v1alpha
 		t.Fatal(err)
 	}
 	return got.Generation
+}
+
+// -image-update-interval is Image Updater's 2m by default; 0 turns the
+// loop off.
+func TestImageUpdateIntervalFlag(t *testing.T) {
+	f, err := parseFlags(nil)
+	if err != nil || f.imageUpdateInterval != 2*time.Minute {
+		t.Errorf("default %v, err %v; want 2m", f.imageUpdateInterval, err)
+	}
+	f, err = parseFlags([]string{"-image-update-interval", "0"})
+	if err != nil || f.imageUpdateInterval != 0 {
+		t.Errorf("-image-update-interval 0: %v, err %v", f.imageUpdateInterval, err)
+	}
 }
