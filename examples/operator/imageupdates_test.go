@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -63,6 +64,9 @@ func TestOperatorUpdatesImages(t *testing.T) {
 	if _, err := gs.CreateRepository(ctx, "images", fstest.MapFS{
 		"git/kustomization.yaml": {Data: []byte(kust)}, "git/cronjob.yaml": {Data: []byte(webCronJob)},
 		"api/kustomization.yaml": {Data: []byte(kust)}, "api/cronjob.yaml": {Data: []byte(webCronJob)},
+		"helm/Chart.yaml":             {Data: []byte("apiVersion: v2\nname: web\nversion: 0.1.0\n")},
+		"helm/values.yaml":            {Data: []byte("image: {name: " + image + ", tag: 1.0.0}\n")},
+		"helm/templates/cronjob.yaml": {Data: []byte(strings.Replace(webCronJob, "image: app", "image: '{{ .Values.image.name }}:{{ .Values.image.tag }}'", 1))},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,13 +134,19 @@ func TestOperatorUpdatesImages(t *testing.T) {
 		return a
 	}
 	gitApp, apiApp := mk("web-git", "git", destGit, "git"), mk("web-api", "api", destAPI, "argocd")
+	// A Helm chart with method argocd: Helm parameters image.name and
+	// image.tag (Image Updater's defaults) on the spec.
+	destHelm := cluster.TestNamespace(t)
+	helmApp := mk("web-helm", "helm", destHelm, "argocd")
+	delete(helmApp.Annotations, imageupdate.Prefix+"web.kustomize.image-name")
+	helmApp.Spec.Source.Helm = &v1alpha1.ApplicationSourceHelm{ValueFiles: []string{"values.yaml"}}
 	// An app whose annotations Image Updater does not define: reported by
 	// name, and the others still update.
 	badApp := mk("web-bad", "api", cluster.TestNamespace(t), "argocd")
 	badApp.Spec.SyncPolicy = nil
 	badApp.Annotations[imageupdate.Prefix+"web.update-stratgy"] = "semver"
 	// The CRD is installed by run: create once it is served.
-	for _, a := range []*v1alpha1.Application{gitApp, apiApp, badApp} {
+	for _, a := range []*v1alpha1.Application{gitApp, apiApp, helmApp, badApp} {
 		poll("create Application "+a.Name, func(ctx context.Context) (bool, error) {
 			return c.Create(ctx, a.DeepCopy()) == nil, nil
 		})
@@ -158,7 +168,8 @@ func TestOperatorUpdatesImages(t *testing.T) {
 	poll("the apps run 1.0.0", func(ctx context.Context) (bool, error) {
 		a, err := synced(gitApp, destGit, "1.0.0", "")(ctx)
 		b, err2 := synced(apiApp, destAPI, "1.0.0", "")(ctx)
-		return a && b, errors.Join(err, err2)
+		h, err3 := synced(helmApp, destHelm, "1.0.0", "")(ctx)
+		return a && b && h, errors.Join(err, err2, err3)
 	})
 
 	poll("a Warning Event naming the bad annotation", func(ctx context.Context) (bool, error) {
@@ -181,7 +192,7 @@ func TestOperatorUpdatesImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apiGen := generation(ctx, t, c, apiApp)
+	apiGen, helmGen := generation(ctx, t, c, apiApp), generation(ctx, t, c, helmApp)
 	waitRounds := func(what string, n int64) {
 		t.Helper()
 		from := reg.TagLists()
@@ -191,8 +202,8 @@ func TestOperatorUpdatesImages(t *testing.T) {
 	if now, _ := gs.Head(ctx, "images"); now != head {
 		t.Fatalf("a round without a new tag committed %s", now)
 	}
-	if g := generation(ctx, t, c, apiApp); g != apiGen {
-		t.Fatalf("a round without a new tag changed the argocd app's spec (generation %d -> %d)", apiGen, g)
+	if g, h := generation(ctx, t, c, apiApp), generation(ctx, t, c, helmApp); g != apiGen || h != helmGen {
+		t.Fatalf("a round without a new tag changed an argocd app's spec (generations %d -> %d, %d -> %d)", apiGen, g, helmGen, h)
 	}
 
 	// A new tag within the constraint, and one outside it.
@@ -213,15 +224,25 @@ func TestOperatorUpdatesImages(t *testing.T) {
 		return k != nil && slices.Equal([]string(k.Images), []string{"app=" + image + ":1.0.1"}), nil
 	})
 	poll("the argocd app runs 1.0.1", synced(apiApp, destAPI, "1.0.1", ""))
+	poll("the Helm app's spec holds the parameters", func(ctx context.Context) (bool, error) {
+		got := &v1alpha1.Application{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(helmApp), got); err != nil || got.Spec.Source.Helm == nil {
+			return false, nil
+		}
+		return reflect.DeepEqual(got.Spec.Source.Helm.Parameters, []v1alpha1.HelmParameter{
+			{Name: "image.name", Value: image, ForceString: true}, {Name: "image.tag", Value: "1.0.1", ForceString: true},
+		}) && slices.Equal(got.Spec.Source.Helm.ValueFiles, []string{"values.yaml"}), nil
+	})
+	poll("the Helm app runs 1.0.1", synced(helmApp, destHelm, "1.0.1", ""))
 
 	// The rounds after: nothing new, nothing written.
-	apiGen = generation(ctx, t, c, apiApp)
+	apiGen, helmGen = generation(ctx, t, c, apiApp), generation(ctx, t, c, helmApp)
 	waitRounds("two more image update rounds", 2)
 	if now, _ := gs.Head(ctx, "images"); now != commit {
 		t.Fatalf("a round after the update committed again: head %s, want %s", now, commit)
 	}
-	if g := generation(ctx, t, c, apiApp); g != apiGen {
-		t.Fatalf("a round after the update changed the argocd app's spec again (generation %d -> %d)", apiGen, g)
+	if g, h := generation(ctx, t, c, apiApp), generation(ctx, t, c, helmApp); g != apiGen || h != helmGen {
+		t.Fatalf("a round after the update changed an argocd app's spec again (generations %d -> %d, %d -> %d)", apiGen, g, helmGen, h)
 	}
 }
 
