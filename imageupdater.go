@@ -73,7 +73,7 @@ func (e *Engine) ApplyImageOverride(ctx context.Context, app Application, ov ima
 	if err != nil {
 		return app, fmt.Errorf("application %q: keep the image override: %w", app.Name, err)
 	}
-	app = withImageOverride(app, ov)
+	app = WithImageOverride(app, ov)
 	if e.running() != nil {
 		if err := e.Upsert(app); err != nil {
 			return app, err
@@ -92,8 +92,18 @@ func (e *Engine) HeldImageOverride(ctx context.Context, appName string) (*imageu
 	return st.ImageOverride, nil
 }
 
-// withImageOverride returns app with ov merged into its single source.
-func withImageOverride(app Application, ov imageupdate.Override) Application {
+// WithImageOverride returns app with ov merged into its single source, as
+// Argo CD Image Updater's argocd write-back changes an Application:
+// spec.source.kustomize.images entries are replaced by image name and
+// spec.source.helm.parameters by parameter name; the rest of the source is
+// kept. It changes nothing else and holds nothing (ApplyImageOverride also
+// keeps the override in the engine's state): a host that stores
+// Applications itself, as the operator's custom resources, writes the
+// result back. An app without a single source is returned unchanged.
+func WithImageOverride(app Application, ov imageupdate.Override) Application {
+	if app.Spec.Source == nil {
+		return app
+	}
 	src := *app.Spec.Source
 	if len(ov.KustomizeImages) > 0 {
 		k := ApplicationSourceKustomize{}
@@ -130,7 +140,7 @@ func (e *Engine) reapplyHeld(ctx context.Context, app Application) (Application,
 	if err != nil || held == nil || app.Spec.Source == nil {
 		return app, err
 	}
-	next := withImageOverride(app, *held)
+	next := WithImageOverride(app, *held)
 	if reflect.DeepEqual(next.Spec.Source, app.Spec.Source) {
 		return app, nil
 	}

@@ -54,5 +54,7 @@
 // before committing (Result.DryRun tells hosts not to apply the override).
 // Run loops Update over a set of apps every interval, on its own; inside
 // an engine, gitops.Engine.RunImageUpdater does the same over the apps the
-// engine runs.
+// engine runs; the operator (examples/operator) runs its own loop over the
+// Application custom resources and writes the argocd override into them
+// (gitops.WithImageOverride).
 package imageupdate

@@ -72,6 +72,22 @@
 // and a Warning Event with reason InvalidNotificationConfig on the
 // ConfigMap naming the key; the other keys deliver.
 //
+// It runs Argo CD Image Updater continuously (imageupdates.go, package
+// imageupdate; -image-update-interval, default 2m as Image Updater's
+// --interval, 0 turns it off; on the leader only): every interval the
+// Applications served that carry argocd-image-updater.argoproj.io/image-list
+// are checked (Engine.ImageUpdateApp renders them, imageupdate.Updater
+// scans the registries once per image and interval). Write-back method
+// argocd merges the override into the custom resource's spec.source
+// (kustomize images or Helm parameters, gitops.WithImageOverride); method
+// git commits to the repository with the credentials of the Argo CD
+// repository Secrets of -namespace (read each round, source/repocreds) and
+// sets argocd.argoproj.io/refresh: hard on the Application, so it syncs
+// the commit at once. A spec that already holds the images, or a
+// repository that already has them, is not written again. A failure is
+// logged and a Warning Event ImageUpdateFailed on the Application names
+// it; an update writes a Normal Event ImagesUpdated; the other apps go on.
+//
 // The CustomResourceDefinitions (applications.argoproj.io,
 // applicationsets.argoproj.io and appprojects.argoproj.io) are in config/ (installed at start with
 // -install-crd), generated from the model's Go types: the API server prunes

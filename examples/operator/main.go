@@ -72,6 +72,9 @@ type flags struct {
 	appNamespaces []string
 	// notifications delivers Argo CD notifications (notifications.go).
 	notifications bool
+	// imageUpdateInterval is how often Applications with Argo CD Image
+	// Updater annotations are checked (imageupdates.go); 0 turns it off.
+	imageUpdateInterval time.Duration
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -90,7 +93,8 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
-	appNamespaces := fs.String("application-namespaces", "", "other namespaces whose Applications are reconciled, comma-separated, or * for every namespace (Argo CD's application.namespaces; other patterns are refused); their Applications need an AppProject in -namespace whose spec.sourceNamespaces allow them (without a default AppProject there, the implicit default project allows every namespace)")
+	fs.DurationVar(&f.imageUpdateInterval, "image-update-interval", 2*time.Minute, "how often Applications with argocd-image-updater.argoproj.io/image-list are checked for new images and written back (Argo CD Image Updater's --interval; 0 turns it off)")
+	appNamespaces := fs.String("application-namespaces", "", "other namespaces whose Applications are reconciled, comma-separated, or * for every namespace (Argo CD's application.namespaces; other patterns are refused); their Applications need a project whose sourceNamespaces allow them")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -202,6 +206,9 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := setupClusterSecrets(mgr, engine, events, cfg, f, log); err != nil {
+		return err
+	}
+	if err := setupImageUpdates(mgr, engine, cfg, f, log); err != nil {
 		return err
 	}
 	if f.appSets {

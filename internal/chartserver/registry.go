@@ -12,7 +12,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	ggcr "github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/registry"
@@ -90,6 +93,29 @@ func (r *Registry) Push(path, dir string) []byte {
 		r.t.Fatal(err)
 	}
 	return data
+}
+
+// PushImage writes a random container image (one layer) as
+// Host/repo:tag with go-containerregistry and returns its digest: tags of
+// an image for the image updater's tests.
+func (r *Registry) PushImage(repo, tag string) string {
+	r.t.Helper()
+	img, err := random.Image(64, 1)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	ref, err := name.NewTag(r.Host + "/" + strings.Trim(repo, "/") + ":" + tag)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := remote.Write(ref, img); err != nil {
+		r.t.Fatal(err)
+	}
+	d, err := img.Digest()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return d.String()
 }
 
 // TagLists returns how many tag listings the registry served.
