@@ -148,7 +148,7 @@ func (f *gitFixture) checkKeptStatus(t *testing.T) {
 	})
 	// Argo CD says Unknown when it cannot compare; revision, health and
 	// resources stay the last good ones.
-	if st.Sync != gitops.SyncUnknown || st.Health.Code != f.good.Health.Code || st.Revision != f.good.Revision {
+	if st.Sync != gitops.Unknown || st.Health.Code != f.good.Health.Code || st.Revision != f.good.Revision {
 		t.Errorf("status after the failure: sync %s health %s revision %s; want sync Unknown and the last good %s %s",
 			st.Sync, st.Health.Code, st.Revision, f.good.Health.Code, f.good.Revision)
 	}
