@@ -450,6 +450,11 @@ type freshRenderer interface {
 
 // renderOne renders one source, past the render cache when fresh.
 func (e *Engine) renderOne(ctx context.Context, in render.Input, fresh bool) ([]*unstructured.Unstructured, error) {
+	if e.opts.RenderTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.opts.RenderTimeout)
+		defer cancel()
+	}
 	if fr, ok := e.renderer.(freshRenderer); ok && fresh {
 		return fr.Refresh(ctx, in)
 	}
