@@ -66,6 +66,9 @@ type flags struct {
 	// appNamespaces are the other namespaces whose Applications are
 	// served; ["*"] for every namespace.
 	appNamespaces []string
+	// set holds the flags given on the command line, which win over
+	// argocd-cm and argocd-cmd-params-cm.
+	set map[string]bool
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -87,6 +90,8 @@ func parseFlags(args []string) (flags, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	for _, ns := range strings.Split(*appNamespaces, ",") {
 		ns = strings.TrimSpace(ns)
 		switch {
@@ -141,8 +146,17 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	st, err := loadSettings(ctx, kube, f.namespace, log)
+	if err != nil {
+		return err
+	}
+	f = st.flags(f)
 	events := controller.NewClusterEvents(f.namespace)
-	engine, err := newEngine(cfg, f, events, log)
+	engine, err := newEngine(cfg, f, events, log, st)
 	if err != nil {
 		return err
 	}
@@ -160,6 +174,10 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	st.recorder, st.apps, st.queue = mgr.GetEventRecorder("gitops-operator"), mgr.GetClient(), events
+	if err := mgr.Add(st); err != nil {
+		return err
+	}
 	if f.probes != "0" {
 		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 			return err
@@ -171,6 +189,7 @@ func run(ctx context.Context, args []string) error {
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
 	opts.Log = log.WithName("application")
+	st.reconcilerOptions(&opts)
 	r, err := controller.New(mgr.GetClient(), opts)
 	if err != nil {
 		return err
@@ -188,8 +207,11 @@ func run(ctx context.Context, args []string) error {
 
 // newEngine builds the engine with one destination, the operator's own
 // cluster, whose changes reach the controller through events.
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger) (*gitops.Engine, error) {
-	opts := gitops.DefaultOptions()
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings) (*gitops.Engine, error) {
+	opts := gitops.ArgoCDDefaults()
+	if err := st.apply(&opts); err != nil {
+		return nil, err
+	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}
 	opts.NewClusterCache = events.NewClusterCache
 	opts.Interval = f.interval
@@ -200,11 +222,7 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	// events bridge maps tracking ids back to Applications by this rule.
 	opts.ControlNamespace = f.namespace
 	if f.stateNamespace != "" {
-		kube, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
-		opts.State = gitops.NewConfigMapStateStore(kube, f.stateNamespace)
+		opts.State = gitops.NewConfigMapStateStore(st.kube, f.stateNamespace)
 	}
 	return gitops.New(opts)
 }

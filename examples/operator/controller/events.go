@@ -112,3 +112,16 @@ func CacheNamespaces(control string, other []string) map[string]crcache.Config {
 	}
 	return out
 }
+
+// Queue asks for a reconcile of app now, as a change of one of its objects
+// does (a change of what judges its objects, such as a health script, is
+// one). Before the controller starts it does nothing: the first reconcile
+// of every app comes from the controller's initial list.
+func (ce *ClusterEvents) Queue(app types.NamespacedName) {
+	ce.mu.Lock()
+	q := ce.queue
+	ce.mu.Unlock()
+	if q != nil {
+		q.Add(reconcile.Request{NamespacedName: app})
+	}
+}
