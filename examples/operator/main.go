@@ -25,6 +25,7 @@ import (
 	"k8s.io/klog/v2/textlogger"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -161,6 +162,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer engine.Close()
+	skipNameValidation := true
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
@@ -170,6 +172,9 @@ func run(ctx context.Context, args []string) error {
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        "gitops-operator",
 		LeaderElectionNamespace: f.namespace,
+		// Several operators may run in one process (tests do); each
+		// manager's controllers are its own.
+		Controller: ctrlconfig.Controller{SkipNameValidation: &skipNameValidation},
 	})
 	if err != nil {
 		return err

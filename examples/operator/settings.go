@@ -110,6 +110,9 @@ func (s *settings) parse(objs map[string]*corev1.ConfigMap) (*gitops.ArgoCDSetti
 // report logs each key's problem and, with a recorder and the object,
 // records it as a Warning Event on the ConfigMap.
 func (s *settings) report(obj *corev1.ConfigMap, name string, err error, warnings []string) {
+	if obj == nil {
+		return // at load: reported once the watch starts, with the object
+	}
 	var errs []error
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
