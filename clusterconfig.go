@@ -27,6 +27,23 @@ type ClusterConfig struct {
 	// own.
 	KubeVersion string
 	APIVersions []string
+	// Namespaces, when not empty, are the only namespaces the engine
+	// manages on the cluster (an Argo CD cluster Secret's namespaces):
+	// its cache watches only them, and a desired object in another
+	// namespace is a comparison error naming it. Default empty: the
+	// whole cluster.
+	Namespaces []string
+	// ClusterResources lets a cluster with Namespaces manage
+	// cluster-scoped objects too (clusterResources "true"); without it a
+	// desired cluster-scoped object is a comparison error, as in Argo CD.
+	// Ignored when Namespaces is empty.
+	ClusterResources bool
+	// Project is the project the cluster is scoped to (an Argo CD
+	// project-scoped cluster). The engine permits destinations by the
+	// projects' destinations alone: the one Argo CD rule that reads it,
+	// AppProject permitOnlyProjectScopedClusters, is refused by the
+	// loaders. Hosts and ApplicationSets may read it.
+	Project string
 }
 
 // ClustersFromKubeconfig returns a destination per context of the

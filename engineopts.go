@@ -110,6 +110,14 @@ func (e *Engine) cacheOptions(cs *clusterState) cache.Options {
 	if opts.Server == "" {
 		opts.Server = cs.server()
 	}
+	if len(cs.cfg.Namespaces) > 0 {
+		// The cluster's own restriction (its Secret's namespaces) is
+		// narrower than any the host set for every cluster.
+		opts.Namespaces, opts.ClusterKinds = cs.cfg.Namespaces, nil
+		if cs.cfg.ClusterResources {
+			opts.ClusterKinds = []cache.GroupKindMatch{{Group: "*", Kind: "*"}}
+		}
+	}
 	populate := opts.Populate
 	if populate == nil {
 		populate = cache.DefaultPopulate()

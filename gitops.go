@@ -19,7 +19,6 @@ import (
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/sync"
 	"github.com/prometheus/client_golang/prometheus"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -28,8 +27,9 @@ import (
 type Options struct {
 	// Clusters are the destinations apps may name. Required.
 	Clusters []ClusterConfig
-	// Projects are the AppProjects apps may name. Without a project named
-	// "default", the default project allows everything, as Argo CD's does.
+	// Projects are the AppProjects apps may name (SetProjects replaces
+	// them while the engine runs). Without a project named "default", the
+	// default project allows everything, as Argo CD's does.
 	Projects []Project
 	// Policies are the host's checks of every object to apply.
 	Policies []Policy
@@ -280,7 +280,7 @@ type Engine struct {
 	// rules are the compiled jq ignore expressions every app's differ
 	// shares.
 	rules    *diff.RuleCache
-	projects map[string]*Project
+	projects *projectSet // Options.Projects, then SetProjects
 	runner   *runner     // set while Run runs
 	appsets  *appSetLoop // set while RunAppSets runs
 	// stateMu serialises the load-modify-save of app state records.
@@ -354,7 +354,7 @@ func New(opts Options) (*Engine, error) {
 		memoSeed: maphash.MakeSeed(),
 		types:    diff.NewTypeCache(),
 		rules:    diff.NewRuleCache(0),
-		projects: map[string]*Project{},
+		projects: newProjectSet(opts.Projects),
 		// directives is built once: its type trees are reused.
 		directives: diff.NewDirectiveResolver(),
 	}
@@ -364,10 +364,6 @@ func New(opts Options) (*Engine, error) {
 		// app (a few hundred bytes). Evicting a base only stops new forks
 		// from sharing it.
 		e.bases, _ = lru.New[string, *diff.Differ](maxDifferBases)
-	}
-	for i := range opts.Projects {
-		p := opts.Projects[i]
-		e.projects[p.Name] = &p
 	}
 	var err error
 	if e.health = opts.Health; e.health == nil {
@@ -419,28 +415,4 @@ func (e *Engine) Close() {
 			cs.stop()
 		}
 	}
-}
-
-// project returns the app's project; the default project allows everything
-// unless the host configured one named "default".
-func (e *Engine) project(app *Application) (*Project, error) {
-	name := app.Spec.Project
-	if name == "" {
-		name = "default"
-	}
-	if p, ok := e.projects[name]; ok {
-		return p, nil
-	}
-	if name == "default" {
-		return &Project{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: ProjectSpec{
-			SourceRepos:              []string{"*"},
-			Destinations:             []ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
-			ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
-			// The implicit default project (the host configured none)
-			// serves Applications of every namespace; a configured one
-			// follows Argo CD's rules.
-			SourceNamespaces: []string{"*"},
-		}}, nil
-	}
-	return nil, fmt.Errorf("project %q is not configured", name)
 }

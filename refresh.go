@@ -85,7 +85,7 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		Sync    string
 		Compare string
 		Cluster string
-	}{app.Spec.IgnoreDifferences, syncOpts.String(), cmpOpts.String(), cs.cfg.Name})
+	}{app.Spec.IgnoreDifferences, syncOpts.String(), cmpOpts.String(), fmt.Sprintf("%s\x00%p", cs.cfg.Name, cs)})
 	key := string(keyBytes)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -287,6 +287,9 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			}
 		}
 		key := resource.KeyOf(obj)
+		if err := cs.manages(obj, namespaced); err != nil {
+			return comparison{}, err
+		}
 		if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
 			policyErrs = append(policyErrs, err)
 		}

@@ -68,7 +68,8 @@ func (e *Engine) memoInputs(app *Application, cs *clusterState, revs []source.Re
 		Revisions   []source.Revision
 		Cluster     string
 		Discovery   uint64
-	}{e.AppKey(app), app.Spec, app.Annotations, revs, cs.cfg.Name, gen})
+		Project     []byte
+	}{e.AppKey(app), app.Spec, app.Annotations, revs, cs.cfg.Name, gen, e.projectFingerprint(app)})
 	if err != nil {
 		return sum, false
 	}

@@ -2,63 +2,37 @@ package appset
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"sort"
 
+	"github.com/kubegitops/gitops/internal/clustersecret"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
 // SecretTypeLabel marks an Argo CD cluster Secret (value "cluster").
-const SecretTypeLabel = "argocd.argoproj.io/secret-type"
+const SecretTypeLabel = clustersecret.TypeLabel
 
 // ClustersFromSecrets reads Argo CD cluster Secrets: those labelled
 // argocd.argoproj.io/secret-type: cluster, with name, server and project
-// in data (base64) or stringData. Other objects are skipped; a cluster
-// Secret without a server is an error naming it. Credentials (config) are
-// not read.
+// in data (base64) or stringData. Other objects are skipped. They are read
+// by the parser the engine's destinations use (gitops.ClusterFromSecret),
+// so a Secret the engine refuses (no server, a malformed config) is an
+// error here too, naming the Secret and the key, as Argo CD's generator
+// fails on a Secret it cannot read.
 func ClustersFromSecrets(objs []*unstructured.Unstructured) ([]Cluster, error) {
 	var out []Cluster
 	for _, o := range objs {
-		if o.GetKind() != "Secret" || o.GetLabels()[SecretTypeLabel] != "cluster" {
+		if o.GetKind() != "Secret" || !clustersecret.IsClusterSecret(o.GetLabels()) {
 			continue
 		}
-		field := func(k string) (string, error) {
-			if s, ok, _ := unstructured.NestedString(o.Object, "stringData", k); ok {
-				return s, nil
-			}
-			s, ok, _ := unstructured.NestedString(o.Object, "data", k)
-			if !ok {
-				return "", nil
-			}
-			b, err := base64.StdEncoding.DecodeString(s)
-			if err != nil {
-				return "", fmt.Errorf("secret %s/%s: data.%s is not base64", o.GetNamespace(), o.GetName(), k)
-			}
-			return string(b), nil
-		}
-		var c Cluster
-		var err error
-		if c.Name, err = field("name"); err != nil {
+		c, err := clustersecret.FromUnstructured(o)
+		if err != nil {
 			return nil, err
 		}
-		if c.Server, err = field("server"); err != nil {
-			return nil, err
-		}
-		if c.Project, err = field("project"); err != nil {
-			return nil, err
-		}
-		if c.Server == "" {
-			return nil, fmt.Errorf("cluster secret %s/%s: no server", o.GetNamespace(), o.GetName())
-		}
-		if c.Name == "" {
-			c.Name = c.Server
-		}
-		c.Labels, c.Annotations = o.GetLabels(), o.GetAnnotations()
-		out = append(out, c)
+		out = append(out, Cluster{Name: c.Name, Server: c.Server, Project: c.Project, Labels: c.Labels, Annotations: c.Annotations})
 	}
 	return out, nil
 }

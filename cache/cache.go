@@ -59,9 +59,11 @@ type ClusterCache struct {
 	// startDone closes when Start returns, after startErr is set.
 	startDone chan struct{}
 	kick      chan struct{}
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	startErr  error
+	// stopMetrics unregisters the metrics once, on the first Stop.
+	stopMetrics sync.Once
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+	startErr    error
 }
 
 // New returns a cache for the cluster cfg points at. Nothing is contacted
@@ -192,9 +194,11 @@ func (c *ClusterCache) WaitForSync(ctx context.Context) error {
 	}
 }
 
-// Stop ends every watch and waits for the cache's goroutines. The cached
-// objects stay readable.
+// Stop ends every watch and waits for the cache's goroutines, and removes
+// the cache's metrics from Options.Registerer (so a new cache of the same
+// Name may register them). The cached objects stay readable.
 func (c *ClusterCache) Stop() {
+	c.stopMetrics.Do(c.metrics.unregister)
 	select {
 	case <-c.started:
 	default:

@@ -303,6 +303,38 @@ func TestMetricsOnInjectedRegisterer(t *testing.T) {
 	}
 }
 
+// TestStoppedCacheFreesItsMetrics: a stopped cache takes its metrics off
+// the Registerer, so that a new cache of the same cluster (an engine built
+// again in one process, an operator restarted in-process) can register.
+func TestStoppedCacheFreesItsMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	named := func(o *Options) { o.Registerer = reg; o.Name = "again" }
+	c := startCache(t, cluster.Config(), named)
+	c.Stop()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "gitops_cluster_cache_") {
+			t.Errorf("metric %s still registered after Stop", f.GetName())
+		}
+	}
+	next := startCache(t, cluster.Config(), named)
+	if families, err = reg.Gather(); err != nil {
+		t.Fatal(err)
+	}
+	objects := -1.0
+	for _, f := range families {
+		if f.GetName() == "gitops_cluster_cache_objects" {
+			objects = f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	if objects <= 0 || next.Len() == 0 {
+		t.Errorf("the new cache's objects gauge = %v (cache has %d)", objects, next.Len())
+	}
+}
+
 // Namespaced mode: namespaced kinds only in the chosen namespaces, and only
 // the chosen cluster-scoped kinds.
 func TestNamespacedModeWithChosenClusterKinds(t *testing.T) {

@@ -15,6 +15,10 @@ type metrics struct {
 	relists     prometheus.Counter
 	suppressed  prometheus.Counter
 	listSeconds prometheus.Histogram
+	// reg and registered are where the collectors were registered, so that
+	// a stopped cache frees their names for the next cache of its cluster.
+	reg        prometheus.Registerer
+	registered []prometheus.Collector
 }
 
 func newMetrics(c *ClusterCache, reg prometheus.Registerer, cluster string) (*metrics, error) {
@@ -46,14 +50,30 @@ func newMetrics(c *ClusterCache, reg prometheus.Registerer, cluster string) (*me
 	tainted := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "gitops_cluster_cache_tainted_kinds", Help: "Kinds not served: failed list or watch, forbidden, or failed discovery.", ConstLabels: labels,
 	}, func() float64 { return float64(len(c.Tainted())) })
+	m.reg = reg
 	for _, col := range []prometheus.Collector{objects, tainted, m.watches, m.watchEvents, m.relists, m.suppressed, m.listSeconds} {
 		if err := reg.Register(col); err != nil {
+			m.unregister()
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {
 				return nil, fmt.Errorf("cache: metrics for cluster %q already registered: give each cache its own Name", cluster)
 			}
 			return nil, fmt.Errorf("cache: register metrics: %w", err)
 		}
+		m.registered = append(m.registered, col)
 	}
 	return m, nil
+}
+
+// unregister removes the collectors from the Registerer: the cache is done,
+// and a new cache of the same cluster (an engine built again in the same
+// process) registers its own.
+func (m *metrics) unregister() {
+	if m == nil {
+		return
+	}
+	for _, col := range m.registered {
+		m.reg.Unregister(col)
+	}
+	m.registered = nil
 }

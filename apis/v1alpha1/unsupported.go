@@ -88,3 +88,18 @@ func indexless(p string) string {
 	}
 	return b.String()
 }
+
+// UnsupportedFields returns the Argo CD fields of kind (AppProjectKind,
+// ApplicationKind) that the model has no place for and the loaders refuse
+// by name, keyed by path ("spec.signatureKeys", "spec.roles[].jwtTokens",
+// "spec.clusterResourceWhitelist[].name"; for an Application, "source."
+// stands for every source), each with why it is refused.
+func UnsupportedFields(kind string) map[string]string {
+	out := map[string]string{}
+	for k, why := range unsupportedFields {
+		if path, ok := strings.CutPrefix(k, kind+" "); ok {
+			out[path] = why
+		}
+	}
+	return out
+}

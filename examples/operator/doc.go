@@ -2,7 +2,15 @@
 // controller-runtime: it reconciles Argo CD Application custom resources
 // (argoproj.io/v1alpha1, the subset the engine implements) of its own
 // namespace and of the namespaces -application-namespaces lists (or every
-// namespace with *), deploying each to the cluster the operator runs in.
+// namespace with *), deploying each to the cluster the operator runs in
+// (https://kubernetes.default.svc, named in-cluster) or to a cluster an
+// Argo CD cluster Secret of its namespace describes (label
+// argocd.argoproj.io/secret-type: cluster, as `argocd cluster add` writes
+// it; read by gitops.ClusterFromSecret). The Secrets are watched: one
+// added, rotated or deleted changes the engine's destinations at once
+// (Engine.SetClusters) and its Applications are reconciled again; a
+// Secret that cannot be read gets a Warning Event (InvalidClusterSecret)
+// naming the key at fault and is left out, and the other clusters go on.
 //
 // The Applications are the model's type, v1alpha1.Application (package
 // apis/v1alpha1, registered in the manager's scheme), read and written
@@ -34,8 +42,38 @@
 // the rollout. Deleting a set deletes its Applications by garbage
 // collection.
 //
-// The CustomResourceDefinitions (applications.argoproj.io and
-// applicationsets.argoproj.io) are in config/ (installed at start with
+// The AppProject custom resources of -namespace are the engine's projects
+// (controller.Projects, Engine.SetProjects), read again whenever one
+// changes, without a restart: their rules (source repositories,
+// destinations, sourceNamespaces, resource allow and deny lists, sync
+// windows, orphanedResources warnings) apply to the apps naming them. An
+// Application naming a project that does not exist gets Argo CD's
+// InvalidSpecError condition and is not synced until the project
+// appears; a project that sets a field the engine does not implement
+// (signatureKeys, a role's jwtTokens, ...) is refused by name, and its apps report
+// why. Without an AppProject named default, the implicit default project
+// allows everything, Applications of every namespace included. A set
+// generating an Application for a missing project does not write it and
+// reports the error (ErrorOccurred, ApplicationValidationError).
+//
+// It delivers Argo CD notifications (notifications.go; -notifications=false
+// turns it off), as Argo CD's notifications controller does: while
+// argocd-notifications-cm exists in -namespace, it and
+// argocd-notifications-secret are loaded with package notify and loaded
+// again whenever either changes (watched, no restart). Every change of an
+// Application the operator serves (the status its reconciler writes, the
+// annotations) is evaluated against the triggers the Application
+// subscribes to (notifications.argoproj.io/subscribe.* annotations, the
+// ConfigMap's subscriptions and defaultTriggers), and what was sent is kept
+// in the Application's notified.notifications.argoproj.io annotation, so a
+// restarted operator sends nothing again. A key of the ConfigMap that is
+// bad (a template that does not parse, a trigger that does not compile, a
+// service missing its secret, ...) is left out and reported, by a log line
+// and a Warning Event with reason InvalidNotificationConfig on the
+// ConfigMap naming the key; the other keys deliver.
+//
+// The CustomResourceDefinitions (applications.argoproj.io,
+// applicationsets.argoproj.io and appprojects.argoproj.io) are in config/ (installed at start with
 // -install-crd), generated from the model's Go types: the API server prunes
 // fields the engine does not implement (strict field validation refuses
 // them, naming each), and a spec Application.Validate refuses is an

@@ -17,12 +17,15 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2/textlogger"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
@@ -70,6 +73,8 @@ type flags struct {
 	// set holds the flags given on the command line, which win over
 	// argocd-cm and argocd-cmd-params-cm.
 	set map[string]bool
+	// notifications delivers Argo CD notifications (notifications.go).
+	notifications bool
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -79,15 +84,16 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.namespace, "namespace", "argocd", "namespace whose Applications are reconciled")
 	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application")
 	fs.IntVar(&f.workers, "workers", 4, "Applications reconciled at once")
-	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io and applicationsets.argoproj.io CRDs at start")
+	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io, applicationsets.argoproj.io and appprojects.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")
+	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
-	appNamespaces := fs.String("application-namespaces", "", "other namespaces whose Applications are reconciled, comma-separated, or * for every namespace (Argo CD's application.namespaces; other patterns are refused); their Applications need a project whose sourceNamespaces allow them")
+	appNamespaces := fs.String("application-namespaces", "", "other namespaces whose Applications are reconciled, comma-separated, or * for every namespace (Argo CD's application.namespaces; other patterns are refused); their Applications need an AppProject in -namespace whose spec.sourceNamespaces allow them (without a default AppProject there, the implicit default project allows every namespace)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -162,7 +168,6 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer engine.Close()
-	skipNameValidation := true
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
@@ -172,9 +177,9 @@ func run(ctx context.Context, args []string) error {
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        "gitops-operator",
 		LeaderElectionNamespace: f.namespace,
-		// Several operators may run in one process (tests do); each
-		// manager's controllers are its own.
-		Controller: ctrlconfig.Controller{SkipNameValidation: &skipNameValidation},
+		// Controller names are unique per manager; a process may run the
+		// operator again after the last one ended (tests restart it).
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return err
@@ -195,6 +200,19 @@ func run(ctx context.Context, args []string) error {
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
 	opts.Log = log.WithName("application")
 	st.reconcilerOptions(&opts)
+	// The AppProjects of -namespace are the engine's projects, as Argo
+	// CD's are those of its namespace; on a cluster that does not serve
+	// the kind (-install-crd=false), only the implicit default project
+	// exists, and the log says so.
+	var projects *controller.Projects
+	if _, err := mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: v1alpha1.Group, Kind: v1alpha1.AppProjectKind}, v1alpha1.Version); err == nil {
+		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache()}
+		opts.Projects = projects
+	} else if meta.IsNoMatchError(err) {
+		log.Info("appprojects.argoproj.io is not served: only the implicit default project exists; install the CRD and restart to use AppProjects")
+	} else {
+		return fmt.Errorf("look up the AppProject kind: %w", err)
+	}
 	r, err := controller.New(mgr.GetClient(), opts)
 	if err != nil {
 		return err
@@ -202,8 +220,16 @@ func run(ctx context.Context, args []string) error {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if err := setupClusterSecrets(mgr, engine, events, cfg, f, log); err != nil {
+		return err
+	}
 	if f.appSets {
-		if err := setupAppSets(mgr, engine, f, log); err != nil {
+		if err := setupAppSets(mgr, engine, projects, f, log); err != nil {
+			return err
+		}
+	}
+	if f.notifications {
+		if err := setupNotifications(mgr, cfg, f, log.WithName("notifications")); err != nil {
 			return err
 		}
 	}
@@ -211,7 +237,8 @@ func run(ctx context.Context, args []string) error {
 }
 
 // newEngine builds the engine with one destination, the operator's own
-// cluster, whose changes reach the controller through events.
+// cluster, whose changes reach the controller through events; the cluster
+// Secrets of -namespace are added once the manager runs (clusterSecrets).
 func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings) (*gitops.Engine, error) {
 	opts := gitops.ArgoCDDefaults()
 	if err := st.apply(&opts); err != nil {

@@ -27,11 +27,14 @@ func TestMain(m *testing.M) {
 }
 
 // TestRunReconcilesApplications runs the operator as its command line
-// does: it installs the CRD, and an Application created in its namespace
-// is synced and reported.
+// does: it installs the CRDs, an Application created in its namespace
+// is synced and reported, ApplicationSets are served, and the
+// AppProjects of its namespace decide which Applications of another
+// namespace (-application-namespaces) may run.
 func TestRunReconcilesApplications(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	dest := cluster.TestNamespace(t)
+	team := cluster.TestNamespace(t)
 	repo := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(repo, "app"), 0o755); err != nil {
 		t.Fatal(err)
@@ -43,7 +46,7 @@ func TestRunReconcilesApplications(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"-kubeconfig", cluster.Kubeconfig(), "-namespace", ns, "-interval", "1m",
-			"-metrics-bind-address", "0", "-health-probe-bind-address", "0"})
+			"-metrics-bind-address", "0", "-health-probe-bind-address", "0", "-application-namespaces", team})
 	}()
 	defer func() {
 		cancel()
@@ -93,6 +96,7 @@ func TestRunReconcilesApplications(t *testing.T) {
 		t.Errorf("ConfigMap: %v %v", cm.Data, err)
 	}
 	checkServesApplicationSets(ctx, t, ns, dest)
+	checkServesAppProjects(ctx, t, c, ns, team, "file://"+repo)
 }
 
 func TestFlags(t *testing.T) {

@@ -317,6 +317,6 @@ func (s *settings) refreshAll(ctx context.Context) {
 		return
 	}
 	for _, app := range list.Items {
-		s.queue.Queue(types.NamespacedName{Namespace: app.Namespace, Name: app.Name})
+		s.queue.Requeue(types.NamespacedName{Namespace: app.Namespace, Name: app.Name})
 	}
 }

@@ -21,10 +21,10 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// startOperator runs the operator on namespace ns until the test ends and
+// startOperatorWithApp runs the operator on namespace ns until the test ends and
 // returns a client, with an Application of repo's folder app (automated
 // sync into dest) created once the CRD is served.
-func startOperator(t *testing.T, ns, dest, repo string) client.Client {
+func startOperatorWithApp(t *testing.T, ns, dest, repo string) client.Client {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -113,7 +113,7 @@ func TestSettingsConfigMaps(t *testing.T) {
 		}
 	}
 	repo := writeRepo(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hello}\ndata: {a: b}\n"})
-	c := startOperator(t, ns, dest, repo)
+	c := startOperatorWithApp(t, ns, dest, repo)
 	waitApp(t, c, ns, "Synced and Healthy", func(a *v1alpha1.Application) bool {
 		return a.Status.Sync.Status == "Synced" && a.Status.Health.Status == "Healthy"
 	})
@@ -193,7 +193,7 @@ spec:
     metadata: {labels: {app: web}}
     spec: {containers: [{name: web, image: nginx:1.27}]}
 `})
-	c := startOperator(t, ns, dest, repo)
+	c := startOperatorWithApp(t, ns, dest, repo)
 	waitApp(t, c, ns, "synced by an operation that Succeeded", func(a *v1alpha1.Application) bool {
 		return a.Status.OperationState != nil && a.Status.OperationState.Phase == "Succeeded"
 	})

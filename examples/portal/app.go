@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/rbac"
 )
 
 // historyRow is one recorded sync.
@@ -33,13 +34,15 @@ type appView struct {
 	Tree           appTree            `json:"tree"`
 	History        []historyRow       `json:"history"`
 	Operation      *operationView     `json:"operation,omitempty"`
-	CanWrite       bool               `json:"canWrite"`
-	CanSecrets     bool               `json:"canSecrets"`
+	// CanWrite is Permissions.Sync (sync, rollback, terminate).
+	CanWrite    bool     `json:"canWrite"`
+	CanSecrets  bool     `json:"canSecrets"`
+	Permissions appPerms `json:"permissions"`
 }
 
-func (s *server) appView(r *http.Request, a *gitops.Application, p perms) appView {
+func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) appView {
 	v := appView{Name: a.Name, Project: projectOf(a), Cluster: clusterOf(a), Namespace: a.Spec.Destination.Namespace,
-		CanWrite: p.Write, CanSecrets: p.Secrets, Conditions: []gitops.Condition{}, History: []historyRow{},
+		CanWrite: p.Sync, CanSecrets: p.Secrets, Permissions: p, Conditions: []gitops.Condition{}, History: []historyRow{},
 		Status: badges{Sync: string(gitops.Unknown), Health: "Unknown"}}
 	if srcs := a.Spec.AllSources(); len(srcs) > 0 {
 		v.RepoURL, v.Path, v.TargetRevision = srcs[0].RepoURL, srcs[0].Path, srcs[0].TargetRevision
@@ -83,7 +86,7 @@ func (s *server) lastOperation(ctx context.Context, app string) *operationView {
 }
 
 func (s *server) apiApp(w http.ResponseWriter, r *http.Request, c caller) {
-	a, p, err := s.appFor(r, c, false)
+	a, p, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		deny(w, err)
 		return
@@ -92,7 +95,7 @@ func (s *server) apiApp(w http.ResponseWriter, r *http.Request, c caller) {
 }
 
 func (s *server) apiStream(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, false)
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		deny(w, err)
 		return
@@ -112,7 +115,7 @@ type pageData struct {
 }
 
 func (s *server) page(c caller, title string, body any) pageData {
-	return pageData{User: c.User, Role: s.opts.Policy.roleName(c.Groups), CSRF: c.csrf, Title: title, Body: body}
+	return pageData{User: c.User, Role: s.opts.Authz.roleName(c.identity), CSRF: c.csrf, Title: title, Body: body}
 }
 
 // listPageData is the list page's body.
@@ -140,7 +143,7 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request, c caller) {
 }
 
 func (s *server) appPage(w http.ResponseWriter, r *http.Request, c caller) {
-	a, p, err := s.appFor(r, c, false)
+	a, p, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		var ae *accessError
 		code := http.StatusInternalServerError

@@ -7,6 +7,8 @@
 // through the engine (Refresh, Sync, Rollback, Terminate, RunAction).
 //
 //	go run ./examples/portal --apps DIR --token-file tokens.txt --policy policy.yaml
+//	go run ./examples/portal --apps DIR --token-file tokens.txt --rbac-cm argocd-rbac-cm.yaml \
+//		--projects projects.yaml --tls-cert tls.crt --tls-key tls.key
 //
 // Pages are html/template, rendered on the server, with one small vanilla
 // script (web/app.js) for the resource panel, the sync dialog (reset to
@@ -17,15 +19,36 @@
 //
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through
-// an OIDC issuer); every API call is authorised against the app's project
-// by the policy's roles (readonly or admin, mapped from groups); every POST
-// carries the session's CSRF token; responses carry a strict
-// Content-Security-Policy (no inline script or style); Secret values are
-// masked unless a role grants secrets; each sync, rollback, terminate and
-// resource action is written to the audit log with who asked and what, and
-// so is each attempt refused (by a role, the policy, a CSRF check, a
-// running operation, or the engine's project rules and sync windows), with
-// the outcome "refused: <why>".
+// an OIDC issuer). Every API call is authorised by one function (appFor)
+// in Argo CD's terms, (resource, action, "<project>/<app>"): get, resource,
+// events, stream, the action list and refresh need "applications, get"
+// (without it the app is not found, 404); sync, rollback and terminate need
+// "applications, sync" (403); a resource action needs
+// "applications, action/<group>/<kind>/<name>"; the list holds the apps
+// the caller may get. The rules are the role file's (--policy: readonly
+// is get on applications and logs, admin every action on applications,
+// secrets unmasks Secret values), or with --rbac-cm an argocd-rbac-cm
+// manifest evaluated by package rbac with the AppProjects' roles (Secret
+// values always masked, as in Argo CD; OIDC groups read from its scopes).
+// GET /api/v1/apps/{name}/permissions answers get, sync, logs ("logs,
+// get", for a logs view, which the portal does not have yet) and secrets;
+// the page shows Sync, Terminate and Roll back only with sync, and the
+// action list marks each action permitted or not.
+//
+// --tls-cert and --tls-key serve HTTPS, reading the pair again when either
+// file's modification time or size changes (a broken pair keeps the last
+// good one). --trusted-proxies lists the CIDRs whose X-Forwarded-Proto,
+// -For and -Host are believed; from other peers those headers are
+// dropped. A request over TLS, or from a trusted proxy saying https, gets
+// Secure cookies and Strict-Transport-Security: max-age=31536000; plain
+// HTTP gets neither.
+//
+// Every POST carries the session's CSRF token; responses carry a strict
+// Content-Security-Policy (no inline script or style); each sync,
+// rollback, terminate and resource action is written to the audit log with
+// who asked and what, and so is each attempt refused (by a role, the
+// policy, a CSRF check, a running operation, or the engine's project rules
+// and sync windows), with the outcome "refused: <why>".
 //
 // --operator (Applications read from the cluster) is refused: this portal
 // serves the apps of a folder only.

@@ -169,7 +169,21 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// fixtureOptions change the fixture's authorisation.
+type fixtureOptions struct {
+	// RBACConfigMap, when set, is an argocd-rbac-cm manifest the portal
+	// authorises with (as --rbac-cm) instead of the role file.
+	RBACConfigMap string
+	// Projects replaces fixtureProjects when set.
+	Projects string
+}
+
 func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	return newFixtureWith(t, fixtureOptions{})
+}
+
+func newFixtureWith(t *testing.T, fo fixtureOptions) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -240,13 +254,26 @@ spec:
 	opts := gitops.DefaultOptions()
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: inClusterServer, Config: cluster.Config()}}
 	opts.Tracking.InstanceID = "portal-" + f.ns
-	opts.Projects, err = gitops.LoadProjects(strings.NewReader(fixtureProjects))
+	if fo.Projects == "" {
+		fo.Projects = fixtureProjects
+	}
+	opts.Projects, err = gitops.LoadProjects(strings.NewReader(fo.Projects))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var authz authorizer
+	if fo.RBACConfigMap != "" {
+		cfg, err := loadRBACConfigMap(write("argocd-rbac-cm.yaml", fo.RBACConfigMap))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if authz, err = newArgoRBAC(cfg, opts.Projects); err != nil {
+			t.Fatal(err)
+		}
+	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
 	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube,
-		Tokens: tokens, Policy: pol, Audit: f.audit})
+		Tokens: tokens, Policy: pol, Authz: authz, Audit: f.audit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,3 +72,38 @@ func TestBadTokenAndPolicyFiles(t *testing.T) {
 		t.Errorf("admins-a in team-a: %+v", got)
 	}
 }
+
+// TestFlagsRBACAndTLS checks the refusals of --rbac-cm, --tls-cert and
+// --trusted-proxies, and that a bad argocd-rbac-cm names its file and line.
+func TestFlagsRBACAndTLS(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	base := "--apps d --token-file t --kubeconfig k "
+	for args, want := range map[string]string{
+		base + "--policy p --rbac-cm r":                   "--policy and --rbac-cm",
+		base + "--rbac-cm r --oidc-groups-claim roles":    "--oidc-groups-claim",
+		base + "--policy p --tls-cert c":                  "--tls-cert and --tls-key",
+		base + "--policy p --trusted-proxies 10.0.0.0/33": "--trusted-proxies",
+	} {
+		if _, err := parseFlags(strings.Fields(args), io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error naming %s", args, err, want)
+		}
+	}
+	f, err := parseFlags(strings.Fields(base+"--rbac-cm r --tls-cert c --tls-key k --trusted-proxies 10.0.0.0/8,192.0.2.7"), io.Discard)
+	if err != nil || f.rbacCM != "r" || len(f.trustedProxies) != 2 || f.trustedProxies[1].String() != "192.0.2.7/32" {
+		t.Errorf("good flags: %+v %v", f, err)
+	}
+	dir := t.TempDir()
+	for text, want := range map[string]string{
+		"apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n":                                                                           `kind "Secret"`,
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-rbac-cm}\ndata:\n  policy.csv: |\n    p, role:x, applications, get\n": "policy.csv line 1",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-rbac-cm}\ndata:\n  policy.csvv: x\n":                                  "policy.csvv",
+	} {
+		file := filepath.Join(dir, "cm.yaml")
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loadRBACConfigMap(file); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
+			t.Errorf("%q: %v, want an error naming %s and the file", text, err, want)
+		}
+	}
+}

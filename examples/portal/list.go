@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/rbac"
 )
 
 // appRow is one app of the list.
@@ -92,7 +93,7 @@ func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
 	for _, name := range s.names {
 		a := s.apps[name]
 		proj := projectOf(a)
-		if !s.opts.Policy.permsFor(c.Groups, proj).Read {
+		if !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 			continue
 		}
 		cl := clusterOf(a)

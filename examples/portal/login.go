@@ -11,7 +11,7 @@ const loginCSRFCookie = "portal_login_csrf"
 func (s *server) loginPage(w http.ResponseWriter, r *http.Request) {
 	tok := randomString()
 	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: tok, Path: "/login", HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: 600})
+		Secure: isHTTPS(r), SameSite: http.SameSiteStrictMode, MaxAge: 600})
 	s.render(w, http.StatusOK, "login.html", map[string]any{"CSRF": tok, "OIDC": s.opts.OIDC != nil, "Error": r.URL.Query().Get("error")})
 }
 

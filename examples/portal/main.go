@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -32,6 +33,8 @@ type flags struct {
 	projects                                  string
 	oidcIssuer, oidcClientID, oidcSecretFile  string
 	oidcRedirect, oidcGroupsClaim, instanceID string
+	rbacCM, tlsCert, tlsKey                   string
+	trustedProxies                            []netip.Prefix
 	operator                                  bool
 }
 
@@ -54,17 +57,33 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.oidcClientID, "oidc-client-id", "", "OIDC client id")
 	fs.StringVar(&f.oidcSecretFile, "oidc-client-secret-file", "", "file holding the OIDC client secret")
 	fs.StringVar(&f.oidcRedirect, "oidc-redirect-url", "", "this portal's /oidc/callback URL as registered with the issuer")
-	fs.StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", "groups", "ID token claim holding the user's groups")
+	fs.StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", "groups", "ID token claim holding the user's groups (without --rbac-cm)")
+	fs.StringVar(&f.rbacCM, "rbac-cm", "", "argocd-rbac-cm ConfigMap manifest: authorise with Argo CD's RBAC instead of --policy")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM), re-read when it changes")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the key file (PEM) of --tls-cert")
+	proxies := fs.String("trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-Proto, -For and -Host are believed")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
+	var err error
+	if f.trustedProxies, err = parseTrustedProxies(*proxies); err != nil {
+		return f, err
+	}
+	groupsClaimSet := false
+	fs.Visit(func(fl *flag.Flag) { groupsClaimSet = groupsClaimSet || fl.Name == "oidc-groups-claim" })
 	switch {
 	case f.operator:
 		return f, errOperatorMode
 	case f.apps == "":
 		return f, errors.New("--apps DIR is required")
-	case f.policyFile == "":
-		return f, errors.New("--policy FILE is required")
+	case f.policyFile == "" && f.rbacCM == "":
+		return f, errors.New("--policy FILE (or --rbac-cm FILE) is required")
+	case f.policyFile != "" && f.rbacCM != "":
+		return f, errors.New("--policy and --rbac-cm both given: the portal authorises with one of them")
+	case f.rbacCM != "" && groupsClaimSet:
+		return f, errors.New("--oidc-groups-claim with --rbac-cm: the groups' claims are argocd-rbac-cm's scopes")
+	case (f.tlsCert == "") != (f.tlsKey == ""):
+		return f, errors.New("--tls-cert and --tls-key go together")
 	case f.tokenFile == "" && f.oidcIssuer == "":
 		return f, errors.New("--token-file or --oidc-issuer is required: the portal does not serve anonymous users")
 	case f.kubeconfig == "":
@@ -97,10 +116,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 // serve builds the engine and the portal and serves until ctx ends.
 func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	apps, err := loadAppsDir(f.apps)
-	if err != nil {
-		return err
-	}
-	pol, err := loadPolicy(f.policyFile)
 	if err != nil {
 		return err
 	}
@@ -148,6 +163,10 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 		defer af.Close()
 		audit = af
 	}
+	pol, authz, scopes, err := loadAuthz(f, opts.Projects)
+	if err != nil {
+		return err
+	}
 	var oidcL *oidcLogin
 	if f.oidcIssuer != "" {
 		secret := ""
@@ -159,12 +178,13 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			secret = strings.TrimSpace(string(b))
 		}
 		oidcL, err = newOIDCLogin(ctx, oidcOptions{Issuer: f.oidcIssuer, ClientID: f.oidcClientID, ClientSecret: secret,
-			RedirectURL: f.oidcRedirect, GroupsClaim: f.oidcGroupsClaim})
+			RedirectURL: f.oidcRedirect, GroupsClaim: f.oidcGroupsClaim, Scopes: scopes})
 		if err != nil {
 			return err
 		}
 	}
-	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, Tokens: tokens, OIDC: oidcL, Policy: pol, Audit: audit})
+	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, Tokens: tokens, OIDC: oidcL, Policy: pol,
+		Authz: authz, TrustedProxies: f.trustedProxies, Audit: audit})
 	if err != nil {
 		return err
 	}
@@ -173,7 +193,14 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "portal: serving %d applications on http://%s\n", len(apps), ln.Addr())
+	scheme := "http"
+	if f.tlsCert != "" {
+		if ln, err = tlsListener(ln, f.tlsCert, f.tlsKey); err != nil {
+			return err
+		}
+		scheme = "https"
+	}
+	fmt.Fprintf(stderr, "portal: serving %d applications on %s://%s\n", len(apps), scheme, ln.Addr())
 	hs := &http.Server{Handler: p.srv, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
@@ -195,7 +222,10 @@ type portalConfig struct {
 	Tokens tokenFile
 	OIDC   *oidcLogin
 	Policy policy
-	Audit  io.Writer
+	// Authz replaces Policy when set (argocd-rbac-cm).
+	Authz          authorizer
+	TrustedProxies []netip.Prefix
+	Audit          io.Writer
 }
 
 // portal is a running engine and its web server.
@@ -217,7 +247,7 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 		return nil, err
 	}
 	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube,
-		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Audit: cfg.Audit})
+		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit})
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -275,6 +305,24 @@ func loadAppsDir(dir string) ([]*gitops.Application, error) {
 		return nil, fmt.Errorf("--apps %s: no Application found", dir)
 	}
 	return out, nil
+}
+
+// loadAuthz reads the role file (--policy), or argocd-rbac-cm (--rbac-cm)
+// with the projects' roles; then the OIDC groups come from its scopes.
+func loadAuthz(f flags, projects []gitops.Project) (policy, authorizer, []string, error) {
+	if f.rbacCM == "" {
+		pol, err := loadPolicy(f.policyFile)
+		return pol, nil, nil, err
+	}
+	cfg, err := loadRBACConfigMap(f.rbacCM)
+	if err != nil {
+		return policy{}, nil, nil, err
+	}
+	az, err := newArgoRBAC(cfg, projects)
+	if err != nil {
+		return policy{}, nil, nil, fmt.Errorf("--rbac-cm %s: %w", f.rbacCM, err)
+	}
+	return policy{}, az, cfg.Scopes, nil
 }
 
 // loadProjectsFile reads the AppProjects of one file.

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	gosync "sync"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
+
+	"github.com/kubegitops/gitops/rbac"
 )
 
 const (
@@ -26,8 +29,11 @@ type oidcOptions struct {
 	// RedirectURL is this portal's /oidc/callback as the issuer knows it.
 	RedirectURL string
 	// GroupsClaim names the ID token claim holding the groups. Default
-	// "groups".
+	// "groups". Ignored when Scopes is set.
 	GroupsClaim string
+	// Scopes are the claims whose values are groups, read as Argo CD reads
+	// argocd-rbac-cm's scopes (rbac.GroupsFromClaims); nil: [GroupsClaim].
+	Scopes []string
 }
 
 // oidcLogin runs the authorization code flow with PKCE, a state bound to
@@ -55,6 +61,15 @@ func newOIDCLogin(ctx context.Context, opts oidcOptions) (*oidcLogin, error) {
 	if opts.GroupsClaim == "" {
 		opts.GroupsClaim = "groups"
 	}
+	if opts.Scopes == nil {
+		opts.Scopes = []string{opts.GroupsClaim}
+	}
+	scopes := []string{oidc.ScopeOpenID, "profile", "email"}
+	for _, sc := range opts.Scopes {
+		if !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
 	client := &http.Client{Timeout: oidcTimeout}
 	dctx, cancel := context.WithTimeout(oidc.ClientContext(ctx, client), oidcTimeout)
 	defer cancel()
@@ -66,7 +81,7 @@ func newOIDCLogin(ctx context.Context, opts oidcOptions) (*oidcLogin, error) {
 		opts:   opts,
 		client: client,
 		oauth: oauth2.Config{ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, Endpoint: p.Endpoint(),
-			RedirectURL: opts.RedirectURL, Scopes: []string{oidc.ScopeOpenID, "profile", "email", opts.GroupsClaim}},
+			RedirectURL: opts.RedirectURL, Scopes: scopes},
 		verifier: p.Verifier(&oidc.Config{ClientID: opts.ClientID}),
 		pending:  map[string]pendingLogin{},
 	}, nil
@@ -85,7 +100,7 @@ func (o *oidcLogin) start(w http.ResponseWriter, r *http.Request) {
 	o.pending[state] = pendingLogin{nonce: nonce, pkce: pkce, expires: now.Add(oidcLoginTTL)}
 	o.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: oidcStateCookie, Value: state, Path: "/oidc/", HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: int(oidcLoginTTL.Seconds())})
+		Secure: isHTTPS(r), SameSite: http.SameSiteLaxMode, MaxAge: int(oidcLoginTTL.Seconds())})
 	http.Redirect(w, r, o.oauth.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(pkce)), http.StatusFound)
 }
 
@@ -136,11 +151,9 @@ func (o *oidcLogin) finish(r *http.Request) (identity, error) {
 	if email, _ := claims["email"].(string); email != "" {
 		id.User = email
 	}
-	if gs, ok := claims[o.opts.GroupsClaim].([]any); ok {
-		for _, g := range gs {
-			if s, ok := g.(string); ok && s != "" {
-				id.Groups = append(id.Groups, s)
-			}
+	for _, g := range rbac.GroupsFromClaims(claims, o.opts.Scopes) {
+		if g != "" && !slices.Contains(id.Groups, g) {
+			id.Groups = append(id.Groups, g)
 		}
 	}
 	return id, nil

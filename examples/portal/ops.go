@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/health/actions"
+	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -35,7 +37,7 @@ type refreshRequest struct {
 }
 
 func (s *server) apiRefresh(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, false) // Argo CD lets readers refresh
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet) // Argo CD: refresh needs get
 	if err != nil {
 		s.denyChange(w, r, c, err)
 		return
@@ -66,7 +68,7 @@ type syncRequest struct {
 }
 
 func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, true)
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionSync)
 	if err != nil {
 		s.denyChange(w, r, c, err)
 		return
@@ -100,7 +102,7 @@ type rollbackRequest struct {
 }
 
 func (s *server) apiRollback(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, true)
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionSync) // Argo CD: rollback needs sync
 	if err != nil {
 		s.denyChange(w, r, c, err)
 		return
@@ -163,7 +165,7 @@ func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Appli
 }
 
 func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, true)
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionSync) // Argo CD: terminate needs sync
 	if err != nil {
 		s.denyChange(w, r, c, err)
 		return
@@ -181,8 +183,15 @@ func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) 
 	writeJSON(w, http.StatusAccepted, map[string]string{"operation": "terminate", "state": "requested"})
 }
 
+// actionView is one resource action and whether the caller may run it.
+type actionView struct {
+	actions.Action
+	// Permitted: the caller has action/<group>/<kind>/<name> on the app.
+	Permitted bool `json:"permitted"`
+}
+
 func (s *server) apiActions(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, false)
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		deny(w, err)
 		return
@@ -199,7 +208,12 @@ func (s *server) apiActions(w http.ResponseWriter, r *http.Request, c caller) {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, list)
+	out := make([]actionView, 0, len(list))
+	for _, act := range list {
+		out = append(out, actionView{Action: act, Permitted: s.opts.Authz.allow(c.identity, rbac.ResourceApplications,
+			rbac.ResourceAction(key.Group, key.Kind, act.Name), appObject(a))})
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // actionRequest runs one resource action.
@@ -210,8 +224,7 @@ type actionRequest struct {
 }
 
 func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, true)
-	if err != nil {
+	if _, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet); err != nil {
 		s.denyChange(w, r, c, err)
 		return
 	}
@@ -222,6 +235,11 @@ func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
 	key, err := resource.ParseKey(body.Key)
 	if err != nil || strings.TrimSpace(body.Action) == "" {
 		apiError(w, http.StatusBadRequest, "key and action are required")
+		return
+	}
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ResourceAction(key.Group, key.Kind, body.Action))
+	if err != nil {
+		s.denyChange(w, r, c, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), kubeTimeout*3)

@@ -89,9 +89,9 @@ func (p policy) permsFor(groups []string, project string) perms {
 	return out
 }
 
-// roleName summarises the strongest role of groups anywhere, for the page
+// roleOf summarises the strongest role of groups anywhere, for the page
 // header.
-func (p policy) roleName(groups []string) string {
+func (p policy) roleOf(groups []string) string {
 	best := "none"
 	for _, r := range p.Rules {
 		if slices.Contains(groups, r.Group) {

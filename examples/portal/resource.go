@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -72,7 +73,7 @@ func toYAML(obj *unstructured.Unstructured) string {
 }
 
 func (s *server) apiResource(w http.ResponseWriter, r *http.Request, c caller) {
-	a, p, err := s.appFor(r, c, false)
+	a, p, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		deny(w, err)
 		return
@@ -200,7 +201,7 @@ func parseGroup(apiVersion string) (string, string) {
 }
 
 func (s *server) apiEvents(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, false)
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		deny(w, err)
 		return

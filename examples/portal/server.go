@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	gosync "sync"
@@ -25,7 +26,13 @@ type serverOptions struct {
 	Kube   kubernetes.Interface
 	Tokens tokenFile
 	OIDC   *oidcLogin
+	// Policy is the role file; used when Authz is nil.
 	Policy policy
+	// Authz authorises every request (argocd-rbac-cm); nil: Policy.
+	Authz authorizer
+	// TrustedProxies are the peers whose X-Forwarded-Proto, -For and
+	// -Host headers are believed.
+	TrustedProxies []netip.Prefix
 	// Audit receives one JSON line per state-changing request, refused or
 	// started, and one when an operation ends.
 	Audit io.Writer
@@ -58,6 +65,9 @@ func newServer(opts serverOptions) (*server, error) {
 	}
 	if opts.Audit == nil {
 		opts.Audit = io.Discard
+	}
+	if opts.Authz == nil {
+		opts.Authz = opts.Policy
 	}
 	pages, err := parsePages()
 	if err != nil {
@@ -108,6 +118,7 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/events", s.authed(s.apiEvents))
 	m.Handle("GET /api/v1/apps/{name}/actions", s.authed(s.apiActions))
 	m.Handle("GET /api/v1/apps/{name}/stream", s.authed(s.apiStream))
+	m.Handle("GET /api/v1/apps/{name}/permissions", s.authed(s.apiPermissions))
 	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
 	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))
@@ -121,9 +132,16 @@ func (s *server) routes() {
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// ServeHTTP sets the security headers of every response.
+// ServeHTTP sets the security headers of every response (HSTS when the
+// request came over HTTPS, see forwarded) and marks the request HTTPS for
+// the cookies it sets.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
+	r, https := s.forwarded(r)
+	if https {
+		h.Set("Strict-Transport-Security", hstsValue)
+		r = r.WithContext(context.WithValue(r.Context(), httpsKey{}, true))
+	}
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
@@ -185,24 +203,6 @@ type accessError struct {
 // Error implements error.
 func (e *accessError) Error() string { return e.msg }
 
-// appFor returns the app named in the path if the caller may read it (and
-// write it, with write).
-func (s *server) appFor(r *http.Request, c caller, write bool) (*gitops.Application, perms, error) {
-	name := r.PathValue("name")
-	a, ok := s.apps[name]
-	var p perms
-	if ok {
-		p = s.opts.Policy.permsFor(c.Groups, projectOf(a))
-	}
-	if !p.Read {
-		return nil, p, &accessError{http.StatusNotFound, fmt.Sprintf("application %s: not found or not permitted", name)}
-	}
-	if write && !p.Write {
-		return nil, p, &accessError{http.StatusForbidden, fmt.Sprintf("permission denied: changing application %s needs an admin role in project %s", name, projectOf(a))}
-	}
-	return a, p, nil
-}
-
 func projectOf(a *gitops.Application) string {
 	if a.Spec.Project == "" {
 		return "default"
@@ -234,5 +234,5 @@ func deny(w http.ResponseWriter, err error) {
 
 func (s *server) apiSession(w http.ResponseWriter, r *http.Request, c caller) {
 	writeJSON(w, http.StatusOK, map[string]any{"user": c.User, "groups": c.Groups, "via": c.Via,
-		"role": s.opts.Policy.roleName(c.Groups), "csrfToken": c.csrf})
+		"role": s.opts.Authz.roleName(c.identity), "csrfToken": c.csrf})
 }

@@ -49,7 +49,7 @@ func (s *sessions) create(w http.ResponseWriter, r *http.Request, id identity) {
 	s.byID[sid] = &session{id: id, csrf: randomString(), expires: s.now().Add(sessionTTL)}
 	s.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: sid, Path: "/", HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: int(sessionTTL.Seconds())})
+		Secure: isHTTPS(r), SameSite: http.SameSiteStrictMode, MaxAge: int(sessionTTL.Seconds())})
 }
 
 // end removes the session of r and clears its cookie.
@@ -59,7 +59,7 @@ func (s *sessions) end(w http.ResponseWriter, r *http.Request) {
 		delete(s.byID, c.Value)
 		s.mu.Unlock()
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, MaxAge: -1, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, MaxAge: -1, Secure: isHTTPS(r), SameSite: http.SameSiteStrictMode})
 }
 
 // fromCookie returns the live session of r's cookie.

@@ -12,9 +12,8 @@ import (
 	"golang.org/x/sync/singleflight"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/repo"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kubegitops/gitops/internal/helmindex"
 	"github.com/kubegitops/gitops/render"
 )
 
@@ -113,23 +112,26 @@ func (d *dependencyCache) get(key string, fetch func() ([]byte, error)) ([]byte,
 	return v.([]byte), nil
 }
 
-// download resolves d in its repository's index and fetches the archive.
+// download resolves d in its repository's index (read by helmindex, as
+// source/helmrepo reads it) and fetches the archive.
 func (r *Renderer) download(ctx context.Context, d *chart.Dependency, limits render.Limits) ([]byte, error) {
-	base := strings.TrimSuffix(d.Repository, "/")
-	indexData, err := r.get(ctx, base+"/index.yaml", limits.MaxFileBytes)
+	indexURL, err := helmindex.IndexURL(d.Repository)
+	if err != nil {
+		return nil, fmt.Errorf("dependency %s: %w", d.Name, err)
+	}
+	indexData, err := r.get(ctx, indexURL, limits.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	var idx repo.IndexFile
-	if err := yaml.Unmarshal(indexData, &idx); err != nil {
-		return nil, fmt.Errorf("dependency %s: repository index of %s is not valid YAML", d.Name, base)
+	idx, err := helmindex.Parse(d.Repository, indexData, limits.MaxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("dependency %s: %w", d.Name, err)
 	}
-	idx.SortEntries()
 	cv, err := idx.Get(d.Name, d.Version)
-	if err != nil || len(cv.URLs) == 0 {
-		return nil, fmt.Errorf("dependency %s %s not found in %s", d.Name, d.Version, base)
+	if err != nil {
+		return nil, fmt.Errorf("dependency %s: %w", d.Name, err)
 	}
-	u, err := repo.ResolveReferenceURL(base+"/", cv.URLs[0])
+	u, err := idx.ChartURL(cv)
 	if err != nil {
 		return nil, fmt.Errorf("dependency %s: %w", d.Name, err)
 	}

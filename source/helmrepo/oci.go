@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/registry"
 	"oras.land/oras-go/v2/registry/remote/auth"
 
+	"github.com/kubegitops/gitops/internal/helmindex"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -113,9 +114,11 @@ func (s *Source) resolveOCI(ctx context.Context, r source.Repository, revision s
 	if len(tags) == 0 {
 		return "", fmt.Errorf("%w: no chart %q in the registry", ErrChartNotFound, r.Chart)
 	}
-	version, err := registry.GetTagMatchingVersionOrConstraint(tags, revision)
+	// Helm's client lists the tags as versions, highest first; the
+	// choice among them is Helm's, made where the index's is made.
+	version, err := helmindex.Select(tags, revision)
 	if err != nil {
-		return "", fmt.Errorf("%w: no version of %q matches %q", source.ErrRevisionNotFound, r.Chart, revision)
+		return "", fmt.Errorf("%w: chart %s: %w", source.ErrRevisionNotFound, r.Chart, err)
 	}
 	return version, nil
 }

@@ -70,8 +70,14 @@ func (r *Reconciler) apply(ctx context.Context, set *v1alpha1.ApplicationSet, re
 		name := u.GetName()
 		out.generated[name] = true
 		want, prune, err := desiredApp(set, u)
+		if err == nil {
+			err = r.checkProject(set, want)
+		}
 		if err != nil {
 			out.fail(ReasonApplicationValidationError, err)
+			if live, ok := owned[name]; ok {
+				out.apps[name] = live // left as it is, as Argo CD does
+			}
 			continue
 		}
 		out.prunes[name] = prune

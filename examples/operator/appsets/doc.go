@@ -61,6 +61,15 @@
 // with foreground deletion the garbage collector deletes the Applications
 // while the set still waits on the finalizer.
 //
+// A generated Application whose project the engine does not have (with
+// Options.Projects, the AppProjects of the controller's namespace) is not
+// written, as in Argo CD: the set reports ErrorOccurred=True and
+// ResourcesUpToDate=False with reason ApplicationValidationError and
+// "application references project X which does not exist"
+// (*MissingProjectError), an existing one is left as it is, and the other
+// Applications are written; every set is generated again when an
+// AppProject changes.
+//
 // Errors the status reports are *Error values naming the set and, when
 // one is at fault, the Application; generation failures are appset's
 // *appset.Error, which name the set and the generator.

@@ -73,6 +73,13 @@ type env struct {
 // tweak changes the engine's options.
 func start(t *testing.T, tweak func(*gitops.Options)) *env {
 	t.Helper()
+	return startWith(t, tweak, false)
+}
+
+// startWith is start; with projects, the AppProjects of the namespace
+// are the engine's projects, as in the operator's main.
+func startWith(t *testing.T, tweak func(*gitops.Options), projects bool) *env {
+	t.Helper()
 	c, err := client.New(cluster.Config(), client.Options{Scheme: newScheme(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +131,11 @@ func start(t *testing.T, tweak func(*gitops.Options)) *env {
 	}
 	copts := controller.DefaultOptions()
 	copts.Engine, copts.Events = engine, events
+	var projs *controller.Projects
+	if projects {
+		projs = &controller.Projects{Engine: engine, Namespace: ns}
+		copts.Projects = projs
+	}
 	apps, err := controller.New(mgr.GetClient(), copts)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +144,7 @@ func start(t *testing.T, tweak func(*gitops.Options)) *env {
 		t.Fatal(err)
 	}
 	aopts := appsets.DefaultOptions()
-	aopts.Engine, aopts.ControllerNamespace = engine, ns
+	aopts.Engine, aopts.ControllerNamespace, aopts.Projects = engine, ns, projs
 	sets, err := appsets.New(mgr.GetClient(), aopts)
 	if err != nil {
 		t.Fatal(err)

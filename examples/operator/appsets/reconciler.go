@@ -4,21 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/examples/operator/controller"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
+	ctrlcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // AnnotationRefresh, set on an ApplicationSet (to any value), asks for a
@@ -53,6 +56,13 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// Log receives what the reconciler does.
 	Log logr.Logger
+	// Projects, when set, are the AppProjects the generated Applications
+	// must name, as in Argo CD: they are loaded into Engine before the
+	// first generation, and every set is generated again when one
+	// changes. An Application naming a project Engine does not have is
+	// not written and the set reports it (ApplicationValidationError).
+	// Nil: Engine's projects as the host gave them.
+	Projects *controller.Projects
 }
 
 // DefaultOptions returns the defaults, without an engine.
@@ -68,6 +78,8 @@ type Reconciler struct {
 	opts   Options
 	runner *appset.Runner
 	now    func() time.Time
+	// projectsLoaded is set once Options.Projects loaded.
+	projectsLoaded atomic.Bool
 }
 
 // New returns a Reconciler that reads and writes sets and Applications
@@ -88,6 +100,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	}
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
+	}
+	if opts.Projects != nil && opts.Projects.Engine == nil {
+		opts.Projects.Engine = opts.Engine
 	}
 	gen := opts.Engine.AppSetGenerateOptions(gitops.AppSetOptions{Generate: opts.Generate, ControllerNamespace: opts.ControllerNamespace})
 	return &Reconciler{client: c, opts: opts, runner: appset.NewRunner(gen), now: time.Now}, nil
@@ -110,7 +125,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	if err != nil {
 		return fmt.Errorf("appsets: index Applications by owner: %w", err)
 	}
-	return ctrl.ControllerManagedBy(mgr).
+	b := ctrl.ControllerManagedBy(mgr).
 		Named("applicationset").
 		For(&v1alpha1.ApplicationSet{}, ctrl.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{},
@@ -118,8 +133,14 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			lifecycleChanged(),
 		))).
 		Owns(&v1alpha1.Application{}, ctrl.WithPredicates(appChanged())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
-		Complete(r)
+		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles})
+	if p := r.opts.Projects; p != nil {
+		if p.Reader == nil {
+			p.Reader = mgr.GetCache()
+		}
+		b = b.WatchesRawSource(source.Kind[client.Object](mgr.GetCache(), controller.NewAppProject(), r.projectHandler()))
+	}
+	return b.Complete(r)
 }
 
 // Reconcile generates one set's Applications, writes them, advances its
@@ -134,6 +155,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	log := r.opts.Log.WithValues("applicationset", req.NamespacedName.String())
+	if p := r.opts.Projects; p != nil && !r.projectsLoaded.Load() {
+		if _, err := p.Load(ctx); err != nil {
+			return reconcile.Result{}, err
+		}
+		r.projectsLoaded.Store(true)
+	}
 	if set.DeletionTimestamp != nil {
 		return reconcile.Result{}, r.finalize(ctx, set)
 	}

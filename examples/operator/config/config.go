@@ -25,6 +25,12 @@ var ApplicationsCRD []byte
 //go:embed applicationsets.argoproj.io.yaml
 var ApplicationSetsCRD []byte
 
+// AppProjectsCRD is the manifest of the appprojects.argoproj.io
+// CustomResourceDefinition.
+//
+//go:embed appprojects.argoproj.io.yaml
+var AppProjectsCRD []byte
+
 // CRD decodes ApplicationsCRD.
 func CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 	return decode("applications.argoproj.io.yaml", ApplicationsCRD)
@@ -35,6 +41,11 @@ func AppSetCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 	return decode("applicationsets.argoproj.io.yaml", ApplicationSetsCRD)
 }
 
+// AppProjectCRD decodes AppProjectsCRD.
+func AppProjectCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	return decode("appprojects.argoproj.io.yaml", AppProjectsCRD)
+}
+
 func decode(file string, manifest []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
 	var crd apiextensionsv1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict(manifest, &crd); err != nil {
@@ -43,12 +54,12 @@ func decode(file string, manifest []byte) (*apiextensionsv1.CustomResourceDefini
 	return &crd, nil
 }
 
-// Install creates the CustomResourceDefinitions (Application, then
-// ApplicationSet), or updates them to these manifests, and waits (at most
+// Install creates the CustomResourceDefinitions (Application,
+// ApplicationSet, then AppProject), or updates them to these manifests, and waits (at most
 // timeout each) until the API server serves them. c's scheme must know
 // apiextensions.k8s.io/v1.
 func Install(ctx context.Context, c client.Client, timeout time.Duration) error {
-	for _, crd := range []func() (*apiextensionsv1.CustomResourceDefinition, error){CRD, AppSetCRD} {
+	for _, crd := range []func() (*apiextensionsv1.CustomResourceDefinition, error){CRD, AppSetCRD, AppProjectCRD} {
 		want, err := crd()
 		if err != nil {
 			return err

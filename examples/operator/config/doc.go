@@ -1,7 +1,7 @@
-// Package config holds the CustomResourceDefinitions of the Application
-// and ApplicationSet kinds the operator serves, embedded so that the
-// operator and its tests install the exact manifests shipped in this
-// folder (Install installs both).
+// Package config holds the CustomResourceDefinitions of the Application,
+// ApplicationSet and AppProject kinds the operator serves, embedded so
+// that the operator and its tests install the exact manifests shipped in
+// this folder (Install installs all three).
 //
 // The Application manifest declares argoproj.io/v1alpha1 Application with Argo CD's
 // names (plural applications, short names app and apps) and a structural
@@ -26,4 +26,12 @@
 // of scmProvider and pullRequest providers; and, as in Argo CD's schema, a
 // matrix's or merge's generators are typed one level down, with a nested
 // matrix or merge open.
+//
+// The AppProject manifest (plural appprojects, short names appproj and
+// appprojs) is generated from v1alpha1.AppProjectSpec (see
+// appprojects_schema_test.go). The Argo CD fields the model refuses
+// (v1alpha1.UnsupportedFields: signatureKeys, sourceIntegrity, roles,
+// permitOnlyProjectScopedClusters, a resource list entry's name) keep any
+// value, so that the API server stores them and the operator refuses the
+// project naming the field, rather than prune them unseen.
 package config

@@ -67,7 +67,8 @@ var modelDocs = sync.OnceValues(func() (map[string]string, error) {
 })
 
 // metaDocs describe the fields of the apimachinery types the model uses
-// in the CRDs' schemas (a generator's label selectors), whose source is
+// in the CRDs' schemas (a generator's label selectors, a project's
+// resource lists), whose source is
 // not in this module.
 var metaDocs = map[string]string{
 	"LabelSelector.MatchLabels":         "MatchLabels are labels that must all be present with these values.",
@@ -75,6 +76,8 @@ var metaDocs = map[string]string{
 	"LabelSelectorRequirement.Key":      "Key is the label the requirement is about.",
 	"LabelSelectorRequirement.Operator": "Operator is In, NotIn, Exists or DoesNotExist.",
 	"LabelSelectorRequirement.Values":   "Values are the values In and NotIn compare with; empty for Exists and DoesNotExist.",
+	"GroupKind.Group":                   "Group is the API group (\"\" for the core group; \"*\" matches any).",
+	"GroupKind.Kind":                    "Kind is the resource kind (\"*\" matches any).",
 }
 
 // fieldNames are a struct field's names; an embedded field is named by
@@ -148,7 +151,8 @@ func TestCRDsDescribeFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for file, manifest := range map[string][]byte{"applications.argoproj.io.yaml": ApplicationsCRD, "applicationsets.argoproj.io.yaml": ApplicationSetsCRD} {
+	for file, manifest := range map[string][]byte{"applications.argoproj.io.yaml": ApplicationsCRD, "applicationsets.argoproj.io.yaml": ApplicationSetsCRD,
+		"appprojects.argoproj.io.yaml": AppProjectsCRD} {
 		var doc map[string]any
 		if err := yaml.Unmarshal(manifest, &doc); err != nil {
 			t.Fatal(err)

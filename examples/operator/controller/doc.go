@@ -57,6 +57,17 @@
 // (AnnotationDeletionApproved) confirms what waits on Prune=confirm or
 // Delete=confirm, when given at or after the wait began.
 //
+// With Options.Projects, the AppProjects of one namespace are the
+// engine's projects (Engine.SetProjects): loaded before the first
+// reconcile, read again on every AppProject event, which queues the apps
+// of that project, so an app waiting for its project proceeds without a
+// restart. They are read unstructured through the model's strict loader,
+// so a project setting a field the engine does not implement
+// (signatureKeys, roles, ...) is refused naming it, and its apps report
+// that as InvalidSpecError; an app naming a project that does not exist
+// gets Argo CD's "Application referencing project X which does not
+// exist".
+//
 // An app is known to the engine by its AppKey: the bare name in the
 // engine's ControlNamespace (which must be the namespace given to
 // NewClusterEvents), "namespace_name" in any other, as Argo CD's apps in

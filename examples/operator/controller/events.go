@@ -113,11 +113,12 @@ func CacheNamespaces(control string, other []string) map[string]crcache.Config {
 	return out
 }
 
-// Queue asks for a reconcile of app now, as a change of one of its objects
-// does (a change of what judges its objects, such as a health script, is
-// one). Before the controller starts it does nothing: the first reconcile
-// of every app comes from the controller's initial list.
-func (ce *ClusterEvents) Queue(app types.NamespacedName) {
+// Requeue queues a reconcile of the Application at once (a host saw its
+// destination change, a cluster Secret added, rotated or deleted, or what
+// judges its objects change, such as a health script). Before
+// the controller starts it does nothing: the controller's initial list
+// reconciles every Application.
+func (ce *ClusterEvents) Requeue(app types.NamespacedName) {
 	ce.mu.Lock()
 	q := ce.queue
 	ce.mu.Unlock()

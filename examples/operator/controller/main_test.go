@@ -140,6 +140,13 @@ func runOperator(t *testing.T, c client.Client, ns string, tweak func(*gitops.Op
 // namespaces watched too (-application-namespaces).
 func runOperatorWatching(t *testing.T, c client.Client, ns string, watched []string, tweak func(*gitops.Options)) (stop func()) {
 	t.Helper()
+	return runOperatorWith(t, c, ns, watched, tweak, nil)
+}
+
+// runOperatorWith is runOperatorWatching with ctl changing the
+// controller's options (after the defaults and the engine are set).
+func runOperatorWith(t *testing.T, c client.Client, ns string, watched []string, tweak func(*gitops.Options), ctl func(*controller.Options)) (stop func()) {
+	t.Helper()
 	events := controller.NewClusterEvents(ns)
 	engine := newEngine(t, events, func(o *gitops.Options) {
 		o.ControlNamespace = ns
@@ -162,6 +169,9 @@ func runOperatorWatching(t *testing.T, c client.Client, ns string, watched []str
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events = engine, events
 	opts.SelfHealTimeout = time.Second
+	if ctl != nil {
+		ctl(&opts)
+	}
 	r, err := controller.New(mgr.GetClient(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -25,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // AnnotationRefresh asks for a refresh now (Argo CD's annotation; "normal",
@@ -58,6 +60,12 @@ type Options struct {
 	// Default: the manager's API reader (SetupWithManager), or the client
 	// given to New when there is no manager.
 	Reader client.Reader
+	// Projects, when set, makes the AppProjects of its namespace the
+	// engine's projects, loaded before the first reconcile and again on
+	// every change, which requeues the apps of the changed project. Its
+	// Reader defaults to the manager's cache (SetupWithManager). Nil: the
+	// engine keeps the host's projects (gitops.Options.Projects).
+	Projects *Projects
 }
 
 // DefaultOptions returns the defaults, without an engine.
@@ -80,6 +88,9 @@ type Reconciler struct {
 	// known holds, per app, the resourceVersion this reconciler last
 	// wrote or read itself (see current).
 	known gosync.Map
+	// projectsLoaded is set once Options.Projects loaded; the project
+	// watch keeps them current after that.
+	projectsLoaded atomic.Bool
 }
 
 // New returns a Reconciler that reads and writes Applications through c.
@@ -99,6 +110,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	}
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
+	}
+	if opts.Projects != nil && opts.Projects.Engine == nil {
+		opts.Projects.Engine = opts.Engine
 	}
 	return &Reconciler{client: c, opts: opts, now: time.Now}, nil
 }
@@ -132,6 +146,12 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		})
 	if r.opts.Events != nil {
 		b = b.WatchesRawSource(r.opts.Events.source())
+	}
+	if p := r.opts.Projects; p != nil {
+		if p.Reader == nil {
+			p.Reader = mgr.GetCache()
+		}
+		b = b.WatchesRawSource(source.Kind[client.Object](mgr.GetCache(), NewAppProject(), r.projectHandler()))
 	}
 	return b.Complete(r)
 }
@@ -169,6 +189,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	log := r.opts.Log.WithValues("app", req.NamespacedName.String())
+	if p := r.opts.Projects; p != nil && !r.projectsLoaded.Load() {
+		if _, err := p.Load(ctx); err != nil {
+			return reconcile.Result{}, err
+		}
+		r.projectsLoaded.Store(true)
+	}
 	if app.DeletionTimestamp != nil {
 		return r.finalize(ctx, app, log)
 	}

@@ -93,7 +93,6 @@ function appPage(root) {
   async function loadActions(key) {
     const box = $("#view-actions");
     box.replaceChildren();
-    if (root.dataset.canWrite !== "true") { box.textContent = "Actions need an admin role."; return; }
     try {
       const list = await api("GET", base + "/actions?key=" + encodeURIComponent(key));
       if (!list || !list.length) { box.textContent = "No actions for this kind."; return; }
@@ -101,7 +100,9 @@ function appPage(root) {
         const b = document.createElement("button");
         b.type = "button";
         b.textContent = a.displayName || a.name;
-        b.disabled = !!a.disabled;
+        b.dataset.action = a.name;
+        b.disabled = !!a.disabled || !a.permitted;
+        if (!a.permitted) b.title = "Your role may not run " + a.name + " here";
         b.addEventListener("click", async () => {
           try { await api("POST", base + "/action", {key, action: a.name}); notice("Action " + a.name + " done on " + key); }
           catch (err) { notice("Action failed: " + err.message); }
