@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -100,11 +101,25 @@ func loadSettings(ctx context.Context, kube kubernetes.Interface, namespace stri
 // parse parses the data last seen, reporting each problem by key (as an
 // Event when recorder is set).
 func (s *settings) parse(objs map[string]*corev1.ConfigMap) (*gitops.ArgoCDSettings, *gitops.ArgoCDParams) {
-	cm, err := gitops.ParseArgoCDSettingsPartial(s.data[gitops.ArgoCDConfigMapName])
+	cm, err := parseArgoCDCM(s.data[gitops.ArgoCDConfigMapName])
 	s.report(objs[gitops.ArgoCDConfigMapName], gitops.ArgoCDConfigMapName, err, cm.Warnings)
 	params, err := gitops.ParseArgoCDParams(s.data[gitops.ArgoCDParamsConfigMapName])
 	s.report(objs[gitops.ArgoCDParamsConfigMapName], gitops.ArgoCDParamsConfigMapName, err, params.Warnings)
 	return cm, params
+}
+
+// parseArgoCDCM parses argocd-cm's data as the operator applies it:
+// timeout.reconciliation 0 turns Argo CD's periodic refresh off, but the
+// operator's reconciler requeues every app each -interval, so that value
+// is refused by name and -interval stays.
+func parseArgoCDCM(data map[string]string) (*gitops.ArgoCDSettings, error) {
+	cm, err := gitops.ParseArgoCDSettingsPartial(data)
+	if cm.Reconciliation < 0 {
+		cm.Reconciliation = 0
+		err = errors.Join(err, &gitops.SettingError{Key: "timeout.reconciliation",
+			Err: fmt.Errorf("%w: 0 (periodic refresh off): the operator refreshes every app each -interval", gitops.ErrSettingUnsupported)})
+	}
+	return cm, err
 }
 
 // report logs each key's problem and, with a recorder and the object,
@@ -282,12 +297,8 @@ func (w *swapChecker) CheckContext(ctx context.Context, obj *unstructured.Unstru
 // -workers from controller.status.processors, -application-namespaces
 // from application.namespaces.
 func (s *settings) flags(f flags) flags {
-	switch r := s.cm.Reconciliation; {
-	case f.set["interval"]:
-	case r > 0:
+	if r := s.cm.Reconciliation; r > 0 && !f.set["interval"] {
 		f.interval = r
-	case r < 0:
-		s.log.Info("argocd-cm timeout.reconciliation 0 (periodic refreshes off) is not supported by the operator: every app is refreshed each -interval", "interval", f.interval)
 	}
 	if n := s.params.StatusProcessors; n > 0 && !f.set["workers"] {
 		f.workers = n

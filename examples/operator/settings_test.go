@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -217,4 +218,31 @@ spec:
 	waitApp(t, c, ns, "Degraded after a Succeeded sync", func(a *v1alpha1.Application) bool {
 		return a.Status.Health.Status == "Degraded" && a.Status.OperationState != nil && a.Status.OperationState.Phase == "Succeeded"
 	})
+}
+
+// TestReconciliationOffRefusedByName: argocd-cm timeout.reconciliation 0
+// (Argo CD's periodic refresh off) is refused naming the key, since the
+// reconciler requeues every app each -interval, and the other keys apply.
+func TestReconciliationOffRefusedByName(t *testing.T) {
+	cm, err := parseArgoCDCM(map[string]string{"timeout.reconciliation": "0", "timeout.hard.reconciliation": "1h"})
+	var se *gitops.SettingError
+	if !errors.As(err, &se) || se.Key != "timeout.reconciliation" || !errors.Is(err, gitops.ErrSettingUnsupported) {
+		t.Fatalf("timeout.reconciliation 0: %v, want it refused by name", err)
+	}
+	if cm.Reconciliation != 0 || cm.HardReconciliation != time.Hour {
+		t.Errorf("settings %+v: want no reconciliation interval and the hard one applied", cm)
+	}
+	if f := (&settings{cm: cm, params: &gitops.ArgoCDParams{}}).flags(flags{interval: time.Minute}); f.interval != time.Minute {
+		t.Errorf("interval %s, want -interval's 1m", f.interval)
+	}
+}
+
+// TestWorkersDefaultIsArgoCDs: without -workers or
+// controller.status.processors, the reconciler runs Argo CD's default of
+// 20 status processors.
+func TestWorkersDefaultIsArgoCDs(t *testing.T) {
+	f, err := parseFlags(nil)
+	if err != nil || f.workers != 20 {
+		t.Fatalf("default workers %d (%v), want 20", f.workers, err)
+	}
 }
