@@ -30,17 +30,25 @@ var (
 	ErrSettingUnsupported = errors.New("not supported by this engine")
 )
 
-// SettingError reports an argocd-cm key whose value is malformed or asks
-// for something the engine does not do.
+// SettingError reports an argocd-cm (or argocd-cmd-params-cm) key whose
+// value is malformed or asks for something the engine does not do.
 type SettingError struct {
-	// Key is the argocd-cm key.
+	// ConfigMap is the ConfigMap's name; empty means argocd-cm.
+	ConfigMap string
+	// Key is the ConfigMap's key.
 	Key string
 	// Err wraps ErrSettingMalformed or ErrSettingUnsupported.
 	Err error
 }
 
 // Error implements error.
-func (e *SettingError) Error() string { return fmt.Sprintf("argocd-cm %s: %v", e.Key, e.Err) }
+func (e *SettingError) Error() string {
+	cm := e.ConfigMap
+	if cm == "" {
+		cm = ArgoCDConfigMapName
+	}
+	return fmt.Sprintf("%s %s: %v", cm, e.Key, e.Err)
+}
 
 // Unwrap returns Err.
 func (e *SettingError) Unwrap() error { return e.Err }
@@ -155,8 +163,21 @@ const customizations = "resource.customizations"
 // engine implements are parsed (see ArgoCDSettings); keys it does not use
 // are listed in Warnings. A malformed value (or one asking for what the
 // engine cannot do, ErrSettingUnsupported) is a *SettingError naming the
-// key; all of them are returned, joined.
+// key; all of them are returned, joined, and no settings.
 func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
+	s, err := ParseArgoCDSettingsPartial(data)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ParseArgoCDSettingsPartial is ParseArgoCDSettings for a host that keeps
+// running on bad input (the operator): it returns the settings of every
+// key that parsed together with the *SettingErrors of the others, joined,
+// so that one malformed key leaves the rest in force. The settings are
+// never nil.
+func ParseArgoCDSettingsPartial(data map[string]string) (*ArgoCDSettings, error) {
 	s := &ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{},
 		updateRules: map[string]ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]ResourceIgnoreDifferences{}}
 	var errs []error
@@ -244,10 +265,7 @@ func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
 	if ignoreUpdatesEnabled {
 		s.resolveUpdateRules()
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s, errors.Join(errs...)
 }
 
 func (s *ArgoCDSettings) parseLegacy(value string) error {

@@ -157,6 +157,12 @@ type Options struct {
 	SyncWorkers int
 	// RenderParallelism bounds concurrent renders. Default GOMAXPROCS.
 	RenderParallelism int
+	// RenderTimeout, when positive, bounds one render of one source (the
+	// tool run, once the source is fetched; Argo CD's
+	// controller.repo.server.timeout.seconds bounds the repo server call
+	// that fetches and renders). A render past it fails with a
+	// *RenderTimeoutError naming the app. Default 0: none.
+	RenderTimeout time.Duration
 	// QPS and Burst bound each cluster client. Default 200 and 400: a sync
 	// of 1,000 objects sends about 2,000 requests (dry-run and apply), and
 	// the API server's own priority and fairness protects it.

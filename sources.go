@@ -210,8 +210,9 @@ func (e *Engine) renderResolved(ctx context.Context, app *Application, cs *clust
 			}
 			in.Helm.DependencyRepos = repos
 		}
-		objs, err := e.renderOne(ctx, in, fresh)
-		if err != nil {
+		rctx, done := e.renderTimeout(ctx, app.Name)
+		objs, err := e.renderOne(rctx, in, fresh)
+		if err = done(err); err != nil {
 			// The renderer names the tool and the path; the revision
 			// rendered is known only here.
 			return rendered{}, fmt.Errorf("source %d (%s) at %s: %w", i, sourceName(src), snaps[i].Revision().Short(), err)

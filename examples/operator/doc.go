@@ -56,6 +56,42 @@
 // generating an Application for a missing project does not write it and
 // reports the error (ErrorOccurred, ApplicationValidationError).
 //
+// Its defaults are Argo CD's: the engine starts from gitops.ArgoCDDefaults
+// (so a sync succeeds once its last wave is written, and a Deployment
+// turning Degraded afterwards shows in the app's health, not as a failed
+// sync), and -workers defaults to 20, Argo CD's
+// controller.status.processors. It reads argocd-cm and
+// argocd-cmd-params-cm of -namespace at start (settings.go; a missing one
+// is empty) and watches them. argocd-cm is loaded with
+// gitops.ParseArgoCDSettingsPartial and ArgoCDSettings.Apply (health and
+// action scripts, ignoreDifferences, ignoreResourceUpdates, exclusions and
+// inclusions, tracking method, timeout.reconciliation for -interval,
+// timeout.hard.reconciliation, ...); argocd-cmd-params-cm with
+// gitops.ParseArgoCDParams: controller.status.processors sets -workers,
+// controller.operation.processors the engine's sync workers,
+// controller.repo.server.timeout.seconds its render timeout,
+// reposerver.parallelism.limit its render parallelism,
+// controller.diff.server.side its server-side diff,
+// controller.self.heal.timeout.seconds the reconciler's self-heal wait, and
+// application.namespaces -application-namespaces. A flag given on the
+// command line wins over both ConfigMaps. Live, without a restart, only the
+// health scripts apply (resource.customizations.health.<group_Kind>,
+// resource.customizations.useOpenLibs.<group_Kind>, and the health.lua of
+// the legacy resource.customizations key, which is still reported as
+// needing a restart for its other fields): the apps are judged again at
+// once. Every other changed key of either ConfigMap takes effect when the
+// operator restarts, and is reported: a log line and a RestartNeeded Event
+// on the ConfigMap naming the key. A bad key (a malformed value, an
+// argocd-cmd-params-cm key the engine does not know, or a value asking for
+// what the engine does not do, such as timeout.reconciliation 0, which
+// turns Argo CD's periodic refresh off while the operator refreshes every
+// app each -interval) is left out and reported by a log line and a
+// Warning Event with reason InvalidSetting naming the ConfigMap and key;
+// a key the engine does not use (an argocd-cm key it does not know, or a
+// setting of another Argo CD component: the server, Dex, ...) gets an
+// UnusedSetting Event naming it. The rest apply, and the operator runs
+// on.
+//
 // It delivers Argo CD notifications (notifications.go; -notifications=false
 // turns it off), as Argo CD's notifications controller does: while
 // argocd-notifications-cm exists in -namespace, it and

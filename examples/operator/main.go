@@ -70,6 +70,9 @@ type flags struct {
 	// appNamespaces are the other namespaces whose Applications are
 	// served; ["*"] for every namespace.
 	appNamespaces []string
+	// set holds the flags given on the command line, which win over
+	// argocd-cm and argocd-cmd-params-cm.
+	set map[string]bool
 	// notifications delivers Argo CD notifications (notifications.go).
 	notifications bool
 	// imageUpdateInterval is how often Applications with Argo CD Image
@@ -83,7 +86,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster config, then $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.namespace, "namespace", "argocd", "namespace whose Applications are reconciled")
 	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application")
-	fs.IntVar(&f.workers, "workers", 4, "Applications reconciled at once")
+	fs.IntVar(&f.workers, "workers", 20, "Applications reconciled at once (default: Argo CD's controller.status.processors default; argocd-cmd-params-cm sets it when the flag is not given)")
 	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io, applicationsets.argoproj.io and appprojects.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")
 	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
@@ -98,6 +101,8 @@ func parseFlags(args []string) (flags, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	for _, ns := range strings.Split(*appNamespaces, ",") {
 		ns = strings.TrimSpace(ns)
 		switch {
@@ -152,8 +157,17 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	st, err := loadSettings(ctx, kube, f.namespace, log)
+	if err != nil {
+		return err
+	}
+	f = st.flags(f)
 	events := controller.NewClusterEvents(f.namespace)
-	engine, err := newEngine(cfg, f, events, log)
+	engine, err := newEngine(cfg, f, events, log, st)
 	if err != nil {
 		return err
 	}
@@ -174,6 +188,10 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	st.recorder, st.apps, st.queue = mgr.GetEventRecorder("gitops-operator"), mgr.GetClient(), events
+	if err := mgr.Add(st); err != nil {
+		return err
+	}
 	if f.probes != "0" {
 		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 			return err
@@ -185,6 +203,7 @@ func run(ctx context.Context, args []string) error {
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
 	opts.Log = log.WithName("application")
+	st.reconcilerOptions(&opts)
 	// The AppProjects of -namespace are the engine's projects, as Argo
 	// CD's are those of its namespace; on a cluster that does not serve
 	// the kind (-install-crd=false), only the implicit default project
@@ -227,8 +246,11 @@ func run(ctx context.Context, args []string) error {
 // newEngine builds the engine with one destination, the operator's own
 // cluster, whose changes reach the controller through events; the cluster
 // Secrets of -namespace are added once the manager runs (clusterSecrets).
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger) (*gitops.Engine, error) {
-	opts := gitops.DefaultOptions()
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings) (*gitops.Engine, error) {
+	opts := gitops.ArgoCDDefaults()
+	if err := st.apply(&opts); err != nil {
+		return nil, err
+	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}
 	opts.NewClusterCache = events.NewClusterCache
 	opts.Interval = f.interval
@@ -239,11 +261,7 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	// events bridge maps tracking ids back to Applications by this rule.
 	opts.ControlNamespace = f.namespace
 	if f.stateNamespace != "" {
-		kube, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
-		opts.State = gitops.NewConfigMapStateStore(kube, f.stateNamespace)
+		opts.State = gitops.NewConfigMapStateStore(st.kube, f.stateNamespace)
 	}
 	return gitops.New(opts)
 }

@@ -114,7 +114,8 @@ func CacheNamespaces(control string, other []string) map[string]crcache.Config {
 }
 
 // Requeue queues a reconcile of the Application at once (a host saw its
-// destination change: a cluster Secret added, rotated or deleted). Before
+// destination change, a cluster Secret added, rotated or deleted, or what
+// judges its objects change, such as a health script). Before
 // the controller starts it does nothing: the controller's initial list
 // reconciles every Application.
 func (ce *ClusterEvents) Requeue(app types.NamespacedName) {
