@@ -237,6 +237,9 @@ type comparison struct {
 	// volatile marks a comparison that must not be memoized: a diff
 	// failed, a verdict came from a deduced schema, or a kind is tainted.
 	volatile bool
+	// seen is the live fingerprint of the objects this comparison read,
+	// taken as it read them (liveHash).
+	seen uint64
 }
 
 // compare diffs the rendered objects with the cluster's cache. The objects
@@ -244,6 +247,7 @@ type comparison struct {
 // their namespaces and tracking in place.
 func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, cs *clusterState, differ Differ, objs []*unstructured.Unstructured) (comparison, error) {
 	cmp := comparison{sync: Synced}
+	seen := e.newLiveHash()
 	tainted := cs.cache.Tainted()
 	taintedGK := map[schema.GroupKind]error{}
 	for gvk, err := range tainted {
@@ -315,6 +319,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			return comparison{}, err
 		}
 		live, _ := cs.cache.Get(key)
+		seen.desired(live)
 		row := ResourceStatus{Key: key, Status: Synced}
 		res, err := differ.Diff(ctx, obj, live)
 		switch {
@@ -345,7 +350,10 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		}
 		cmp.merge(row)
 	}
-	for _, live := range cs.cache.Managed(e.AppKey(app)) {
+	managed := cs.cache.Managed(e.AppKey(app))
+	seen.managed(managed)
+	cmp.seen = seen.sum()
+	for _, live := range managed {
 		key := resource.KeyOf(live)
 		if desiredKeys[key] {
 			continue

@@ -80,35 +80,62 @@ func (e *Engine) memoInputs(app *Application, cs *clusterState, revs []source.Re
 // comparison read: the cache entry of each desired key (keys, in order;
 // absence counts) and the app's managed objects.
 func (e *Engine) liveFingerprint(cs *clusterState, app string, keys []health.ResourceHealth) uint64 {
-	var h maphash.Hash
-	h.SetSeed(e.memoSeed)
-	version := func(obj *unstructured.Unstructured) {
-		h.WriteString(string(obj.GetUID()))
-		h.WriteByte(0)
-		h.WriteString(obj.GetResourceVersion())
-		h.WriteByte(0)
-	}
+	lh := e.newLiveHash()
 	for _, rh := range keys {
-		if live, ok := cs.cache.Get(rh.Key); ok {
-			version(live)
-		} else {
-			h.WriteByte(1)
-		}
+		live, _ := cs.cache.Get(rh.Key)
+		lh.desired(live)
 	}
-	h.WriteByte(2)
-	for _, obj := range cs.cache.Managed(app) {
-		h.WriteString(obj.GetAPIVersion())
-		h.WriteByte(0)
-		h.WriteString(obj.GetKind())
-		h.WriteByte(0)
-		h.WriteString(obj.GetNamespace())
-		h.WriteByte(0)
-		h.WriteString(obj.GetName())
-		h.WriteByte(0)
-		version(obj)
-	}
-	return h.Sum64()
+	lh.managed(cs.cache.Managed(app))
+	return lh.sum()
 }
+
+// liveHash builds a live fingerprint object by object. compare feeds it
+// the very objects it compares, as it reads them, so a memo is kept under
+// the versions its comparison saw: a watch event that lands between the
+// comparison and keepMemo must not give an old verdict the new versions'
+// fingerprint (every later refresh would reuse it while the cache has
+// long moved on).
+type liveHash struct{ h maphash.Hash }
+
+func (e *Engine) newLiveHash() *liveHash {
+	lh := &liveHash{}
+	lh.h.SetSeed(e.memoSeed)
+	return lh
+}
+
+func (lh *liveHash) version(obj *unstructured.Unstructured) {
+	lh.h.WriteString(string(obj.GetUID()))
+	lh.h.WriteByte(0)
+	lh.h.WriteString(obj.GetResourceVersion())
+	lh.h.WriteByte(0)
+}
+
+// desired adds the live object of one desired key; nil when it has none.
+func (lh *liveHash) desired(live *unstructured.Unstructured) {
+	if live != nil {
+		lh.version(live)
+		return
+	}
+	lh.h.WriteByte(1)
+}
+
+// managed adds the app's managed objects, after every desired key.
+func (lh *liveHash) managed(objs []*unstructured.Unstructured) {
+	lh.h.WriteByte(2)
+	for _, obj := range objs {
+		lh.h.WriteString(obj.GetAPIVersion())
+		lh.h.WriteByte(0)
+		lh.h.WriteString(obj.GetKind())
+		lh.h.WriteByte(0)
+		lh.h.WriteString(obj.GetNamespace())
+		lh.h.WriteByte(0)
+		lh.h.WriteString(obj.GetName())
+		lh.h.WriteByte(0)
+		lh.version(obj)
+	}
+}
+
+func (lh *liveHash) sum() uint64 { return lh.h.Sum64() }
 
 // keepMemo remembers cmp as the outcome of inputs for the app's differ,
 // unless cmp is volatile.
@@ -119,7 +146,7 @@ func (e *Engine) keepMemo(app *Application, cs *clusterState, differ Differ, inp
 	}
 	m := &refreshMemo{
 		inputs:    inputs,
-		live:      e.liveFingerprint(cs, e.AppKey(app), cmp.healths),
+		live:      cmp.seen,
 		revisions: slices.Clone(desired.revisions),
 		excluded:  slices.Clone(desired.excluded),
 		cmp:       cmp.clone(),
