@@ -11,29 +11,16 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// argoOnDeployedV3 is Argo CD 3.x's on-deployed condition: #21944 added the
-// one-minute window (time.Minute) and #22204 the "healthy before the sync
-// started" case. It is quoted in argoproj/argo-cd issues #22192 and #22203;
-// testdata/argocd/README.md says why it is applied here rather than read
-// from a stored 3.x install.yaml.
-const argoOnDeployedV3 = `- description: Application is synced and healthy. Triggered once per commit.
-  oncePer: app.status.operationState?.syncResult?.revision
-  send:
-  - app-deployed
-  when: app.status.operationState != nil and app.status.operationState.phase in ['Succeeded']
-    and app.status.health.status == 'Healthy' and (!time.Parse(app.status.health.lastTransitionTime).Add(1
-    * time.Minute).Before(time.Parse(app.status.operationState.finishedAt)) or time.Parse(app.status.health.lastTransitionTime).Before(time.Parse(app.status.operationState.startedAt)))
-`
-
-// argoCatalogs are Argo CD's catalogs: the files as Argo CD ships them
-// (testdata/argocd, byte for byte) and 3.x's, the newest file with 3.x's
-// on-deployed.
+// argoCatalogs are Argo CD's catalogs, the files as Argo CD ships them
+// (testdata/argocd, byte for byte): a v2.x one, a later one of the master
+// branch, and v3.6.1's, whose on-deployed uses time.Minute.
 func argoCatalogs(t *testing.T) map[string]map[string]string {
 	t.Helper()
 	out := map[string]map[string]string{}
 	for name, file := range map[string]string{
 		"v2.3 (8b4b840)":   "testdata/argocd/notifications_catalog-install-8b4b840.yaml",
 		"master (0017d06)": "testdata/argocd/notifications_catalog-install-0017d06.yaml",
+		"v3.6.1":           "testdata/argocd/notifications_catalog-install-v3.6.1.yaml",
 	} {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -45,12 +32,9 @@ func argoCatalogs(t *testing.T) map[string]map[string]string {
 		}
 		out[name] = cm.Data
 	}
-	v3 := map[string]string{}
-	for k, v := range out["master (0017d06)"] {
-		v3[k] = v
+	if !strings.Contains(out["v3.6.1"]["trigger.on-deployed"], "time.Minute") {
+		t.Fatal("v3.6.1's on-deployed no longer uses time.Minute: the test lost what it was added for")
 	}
-	v3["trigger.on-deployed"] = argoOnDeployedV3
-	out["v3 (on-deployed with time.Minute)"] = v3
 	return out
 }
 
