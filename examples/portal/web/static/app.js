@@ -62,7 +62,11 @@ function appPage(root) {
     }
     if (tab === "logs" && !logStream) startLogs();
   };
-  document.querySelectorAll("[data-tab]").forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
+  // chosen is the tab the user picked for the open node: kept when the node
+  // is opened again (an operation's end reloads it) and when a tab is
+  // picked before the node's data arrived.
+  let chosen = null;
+  document.querySelectorAll("[data-tab]").forEach((b) => b.addEventListener("click", () => { chosen = b.dataset.tab; show(chosen); }));
 
   function renderDiff(pre, text) {
     pre.replaceChildren();
@@ -137,6 +141,7 @@ function appPage(root) {
   }
 
   async function openNode(key) {
+    if (key !== current) chosen = null;
     current = key;
     if (canLogs) loadPods(key);
     $("#panel").hidden = false;
@@ -150,7 +155,7 @@ function appPage(root) {
       $("#masked").hidden = !d.masked;
       const ev = $("#view-events");
       ev.replaceChildren(...(d.events.length ? d.events.map(eventItem) : [li("No events.")]));
-      show(d.diff ? "diff" : "live");
+      show(chosen || (d.diff ? "diff" : "live"));
       loadActions(key);
     } catch (err) { $("#view-live").textContent = "Error: " + err.message; show("live"); }
   }
