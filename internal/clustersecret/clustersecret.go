@@ -172,6 +172,7 @@ type keyError struct {
 	err error
 }
 
+// Error implements error.
 func (e *keyError) Error() string { return e.key + ": " + e.err.Error() }
 
 // execConfig converts Argo CD's execProviderConfig to client-go's, never

@@ -64,7 +64,10 @@ type byVersion struct {
 	parsed []*semver.Version
 }
 
+// Len implements sort.Interface.
 func (b byVersion) Len() int { return len(b.cvs) }
+
+// Swap implements sort.Interface.
 func (b byVersion) Swap(i, j int) {
 	b.cvs[i], b.cvs[j] = b.cvs[j], b.cvs[i]
 	b.parsed[i], b.parsed[j] = b.parsed[j], b.parsed[i]
