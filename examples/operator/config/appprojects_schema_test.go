@@ -1,8 +1,6 @@
 package config
 
 import (
-	"bytes"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -105,19 +103,7 @@ func generateAppProjects() ([]byte, error) {
 // the schema of v1alpha1.AppProjectSpec, which the operator decodes (run
 // with -update after changing it).
 func TestAppProjectCRDMatchesTypes(t *testing.T) {
-	want, err := generateAppProjects()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("appprojects.argoproj.io.yaml", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if !bytes.Equal(AppProjectsCRD, want) {
-		t.Fatal("appprojects.argoproj.io.yaml is not the schema of the Go types; run: go test ./examples/operator/config -run TestAppProjectCRDMatchesTypes -update")
-	}
+	checkGenerated(t, "appprojects.argoproj.io.yaml", AppProjectsCRD, generateAppProjects, "TestAppProjectCRDMatchesTypes")
 }
 
 // TestAppProjectCRDDecodes checks the manifest's identity, and that it

@@ -1,9 +1,7 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -127,19 +125,7 @@ func generateAppSets() ([]byte, error) {
 // the schema of the v1alpha1 types the controller decodes (run with
 // -update after changing them).
 func TestAppSetCRDMatchesTypes(t *testing.T) {
-	want, err := generateAppSets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("applicationsets.argoproj.io.yaml", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if !bytes.Equal(ApplicationSetsCRD, want) {
-		t.Fatal("applicationsets.argoproj.io.yaml is not the schema of the Go types; run: go test ./examples/operator/config -run TestAppSetCRDMatchesTypes -update")
-	}
+	checkGenerated(t, "applicationsets.argoproj.io.yaml", ApplicationSetsCRD, generateAppSets, "TestAppSetCRDMatchesTypes")
 }
 
 // TestAppSetCRDDecodes checks the manifest's identity, and that it keeps

@@ -160,19 +160,7 @@ func generate() ([]byte, error) {
 // TestCRDMatchesTypes proves the shipped manifest is the schema of the
 // model's types, which the controller reads and writes (run with -update after changing them).
 func TestCRDMatchesTypes(t *testing.T) {
-	want, err := generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("applications.argoproj.io.yaml", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if !bytes.Equal(ApplicationsCRD, want) {
-		t.Fatal("applications.argoproj.io.yaml is not the schema of the Go types; run: go test ./examples/operator/config -run TestCRDMatchesTypes -update")
-	}
+	checkGenerated(t, "applications.argoproj.io.yaml", ApplicationsCRD, generate, "TestCRDMatchesTypes")
 }
 
 // TestCRDDecodes checks the manifest's identity and that it keeps unknown
@@ -215,5 +203,25 @@ func TestCRDDecodes(t *testing.T) {
 	}
 	if len(open) == 0 {
 		t.Error("helm.valuesObject should keep unknown fields, as in Argo CD")
+	}
+}
+
+// checkGenerated fails unless shipped, the manifest in file, is what
+// generate makes of the model's types now; with -update it writes the file
+// instead. test names the test to run with -update.
+func checkGenerated(t *testing.T, file string, shipped []byte, generate func() ([]byte, error), test string) {
+	t.Helper()
+	want, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(file, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(shipped, want) {
+		t.Fatalf("%s is not the schema of the Go types; run: go test ./examples/operator/config -run %s -update", file, test)
 	}
 }
