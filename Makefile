@@ -56,13 +56,16 @@ chromium:
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v /testdata/)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# DeepCopy methods of the model (apis/...) are written by controller-gen;
-# generate-check fails when they are stale, without touching the tree.
+# DeepCopy methods of the model (apis/...) are written by controller-gen,
+# and the root's alias.go by internal/aliasgen (`go generate .`);
+# generate-check fails when the DeepCopy methods are stale, without touching
+# the tree (internal/layers' TestAliasFileIsCurrent checks alias.go).
 CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0
 API_DIRS := $(shell grep -l '+kubebuilder:object:generate=true' apis/*/doc.go | xargs -n1 dirname)
 
 generate:
 	@for d in $(API_DIRS); do $(CONTROLLER_GEN) object paths=./$$d/... || exit 1; done
+	$(GO) generate .
 
 generate-check:
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \

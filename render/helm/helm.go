@@ -42,27 +42,12 @@ type Options struct {
 	Dependencies DependencyFetcher `json:"-"`
 }
 
-// DependencyFetcher fetches the archive of one chart dependency.
-type DependencyFetcher interface {
-	// FetchDependency returns the chart archive (.tgz) of req.Name at
-	// req.Version (a version or a constraint) from req.Repository, or an
-	// error naming them. It must refuse a repository that req.Allowed does
-	// not admit.
-	FetchDependency(ctx context.Context, req DependencyRequest) ([]byte, error)
-}
+// DependencyFetcher fetches the archive of one chart dependency; it is
+// render.DependencyFetcher, so one fetcher serves every renderer.
+type DependencyFetcher = render.DependencyFetcher
 
-// DependencyRequest is one dependency to fetch.
-type DependencyRequest struct {
-	// Repository is the dependency's repository URL as Chart.yaml has it
-	// ("https://charts.example.com", "oci://registry.example.com/charts").
-	Repository string
-	// Name and Version are the chart and the version or constraint
-	// (Chart.lock's pinned version when there is one).
-	Name, Version string
-	// Allowed are HelmSource.DependencyRepos: the repository URL globs the
-	// application may fetch from; nil admits any.
-	Allowed []string
-}
+// DependencyRequest is one dependency to fetch (render.DependencyRequest).
+type DependencyRequest = render.DependencyRequest
 
 // DefaultOptions returns the defaults: no remote value files, no fetching.
 func DefaultOptions() Options {

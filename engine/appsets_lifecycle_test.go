@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubegitops/gitops/appset"
+)
+
+// offlineRunEngine runs with one offline destination: Run and RunAppSets keep
+// their app sets, refreshes fail (nothing to compare against), which is
+// all these tests look at.
+func offlineRunEngine(t *testing.T) (*Engine, func()) {
+	t.Helper()
+	opts := DefaultOptions()
+	opts.Clusters = []ClusterConfig{{Name: "offline", Server: "https://offline.invalid"}}
+	opts.Interval = time.Hour
+	e, err := newWithBuiltins(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = e.Run(ctx, nil) }()
+	eventually(t, 10*time.Second, "Run started", func() bool { return e.running() != nil })
+	return e, func() { cancel(); <-done; e.Close() }
+}
+
+func listSet(t *testing.T, extra string) appset.ApplicationSet {
+	t.Helper()
+	sets, err := appset.Load(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: fleet, namespace: argocd}
+spec:
+  generators:
+  - list:
+      elements: [{env: dev}, {env: prod}]
+  template:
+    metadata: {name: 'web-{{env}}'}
+    spec:
+      project: default
+      source: {repoURL: https://git.example/web.git, targetRevision: main, path: 'envs/{{env}}'}
+      destination: {server: https://offline.invalid, namespace: 'web-{{env}}'}
+` + extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sets[0]
+}
+
+func managedSorted(e *Engine) []string {
+	m := e.ManagedApps()
+	slices.Sort(m)
+	return m
+}
+
+// When RunAppSets returns, the apps it generated leave Run (nothing keeps
+// them generated any more); a later RunAppSets of the same set adopts
+// them again, with no ownership error.
+func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
+	e, stop := offlineRunEngine(t)
+	defer stop()
+	set := listSet(t, "")
+	want := []string{"web-dev", "web-prod"}
+	for round := range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- e.RunAppSets(ctx, []appset.ApplicationSet{set}, DefaultAppSetOptions()) }()
+		eventually(t, 20*time.Second, "the set's apps in Run", func() bool {
+			st, ok := e.AppSetStatus("argocd", "fleet")
+			return ok && st.Reconciles > 0 && slices.Equal(managedSorted(e), want)
+		})
+		if st, _ := e.AppSetStatus("argocd", "fleet"); st.Err != nil || !slices.Equal(st.Applications, want) {
+			t.Fatalf("round %d: status %+v", round, st)
+		}
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Fatalf("round %d: RunAppSets: %v", round, err)
+		}
+		if got := e.ManagedApps(); len(got) != 0 {
+			t.Fatalf("round %d: apps still in Run after RunAppSets returned: %v", round, got)
+		}
+	}
+	// An app the host gave Run itself is not taken by RunAppSets' exit.
+	own := *dirApp("mine", "/nonexistent", "ns")
+	own.Spec.Destination.Server = "https://offline.invalid"
+	if err := e.Upsert(own); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.RunAppSets(ctx, []appset.ApplicationSet{set}, DefaultAppSetOptions()) }()
+	eventually(t, 20*time.Second, "the set's apps in Run again", func() bool { return len(e.ManagedApps()) == 3 })
+	cancel()
+	<-done
+	if got := e.ManagedApps(); !slices.Equal(got, []string{"mine"}) {
+		t.Fatalf("after RunAppSets: %v, want only the host's app", got)
+	}
+}
+
+// ignoreApplicationDifferences: a field another writer changed in a
+// generated app keeps its value through the set's updates when a rule
+// names it (a pointer for all apps, a jq path for one app by name); a
+// field no rule names is put back to the generated value.
+func TestRunAppSetsIgnoreApplicationDifferences(t *testing.T) {
+	e, stop := offlineRunEngine(t)
+	defer stop()
+	set := listSet(t, `  ignoreApplicationDifferences:
+  - jsonPointers: [/spec/source/targetRevision]
+  - name: web-prod
+    jqPathExpressions: [.spec.source.path]
+`)
+	opts := DefaultAppSetOptions()
+	opts.Interval = 50 * time.Millisecond
+	startAppSets(t, e, []appset.ApplicationSet{set}, opts)
+	eventually(t, 20*time.Second, "the set's apps in Run", func() bool { return len(e.ManagedApps()) == 2 })
+	// Another writer (a person, an image updater) changes both apps.
+	for _, name := range []string{"web-dev", "web-prod"} {
+		a := *e.currentApp(name, nil)
+		src := *a.Spec.Source
+		src.TargetRevision, src.Path = "v2.0.0", "hand/"+name
+		a.Spec.Source = &src
+		if err := e.Upsert(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The set regenerates every 50 ms: wait for two more generations and
+	// for web-dev's path to be put back.
+	st0, _ := e.AppSetStatus("argocd", "fleet")
+	eventually(t, 20*time.Second, "the set to regenerate", func() bool {
+		st, _ := e.AppSetStatus("argocd", "fleet")
+		return st.Reconciles >= st0.Reconciles+2 && e.currentApp("web-dev", nil).Spec.Source.Path == "envs/dev"
+	})
+	if st, _ := e.AppSetStatus("argocd", "fleet"); st.Err != nil {
+		t.Fatal(st.Err)
+	}
+	dev, prod := e.currentApp("web-dev", nil).Spec.Source, e.currentApp("web-prod", nil).Spec.Source
+	if dev.TargetRevision != "v2.0.0" || prod.TargetRevision != "v2.0.0" {
+		t.Errorf("targetRevision (ignored for every app) overwritten: dev %q prod %q", dev.TargetRevision, prod.TargetRevision)
+	}
+	if prod.Path != "hand/web-prod" {
+		t.Errorf("web-prod's path (ignored for it by name) overwritten: %q", prod.Path)
+	}
+}

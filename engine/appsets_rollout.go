@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kubegitops/gitops/appset"
+)
+
+// rollout advances a RollingSync (st.mu held): it returns the step in
+// progress (-1: every step's Applications are Synced and Healthy). The
+// rules, Argo CD's progressive sync:
+//   - a step holds the owned Applications whose labels match all its
+//     matchExpressions (In / NotIn); steps without Applications are
+//     skipped;
+//   - the first step with an Application not Synced and Healthy is in
+//     progress; later steps wait;
+//   - in that step, OutOfSync Applications are synced (with the prune of
+//     their template's automated policy), at most maxUpdate at once
+//     (counting syncs in flight and synced Applications not yet Healthy;
+//     a percentage of the step's size, rounded down but at least one;
+//     default all); an Application synced by the rollout that goes
+//     OutOfSync again (a new commit) is synced again.
+func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
+	steps := st.set.Spec.Strategy.RollingSync.Steps
+	for i, step := range steps {
+		var members []string
+		for name, a := range st.owned {
+			if appset.StepSelects(step, a.Labels) {
+				members = append(members, name)
+			}
+		}
+		if len(members) == 0 {
+			continue
+		}
+		slices.Sort(members)
+		var waiting []string
+		inflight := 0
+		for _, n := range members {
+			s, known := e.AppStatus(n)
+			switch {
+			case st.syncing[n]:
+				inflight++
+			case e.appDone(n):
+				delete(st.rolled, n)
+			case st.rolled[n] && !(known && s.Sync == OutOfSync):
+				inflight++ // synced, not yet Healthy
+			default:
+				waiting = append(waiting, n)
+			}
+		}
+		if inflight == 0 && len(waiting) == 0 {
+			continue
+		}
+		limit, err := appset.MaxUpdate(step.MaxUpdate, len(members))
+		if err != nil {
+			return i, fmt.Errorf("applicationset %q: strategy.rollingSync.steps[%d].maxUpdate: %w", st.set.Name, i, err)
+		}
+		for _, n := range waiting {
+			if inflight >= limit {
+				break
+			}
+			s, ok := e.AppStatus(n)
+			if !ok || s.Sync != OutOfSync {
+				continue // not compared yet, or in sync and not yet Healthy: the step waits for it
+			}
+			app := st.owned[n]
+			prune := st.prune[n]
+			st.syncing[n] = true
+			inflight++
+			st.syncs.Add(1)
+			go func() {
+				defer st.syncs.Done()
+				_, err := e.Sync(ctx, app, SyncRequest{Prune: prune})
+				st.mu.Lock()
+				delete(st.syncing, n)
+				if err == nil {
+					st.rolled[n] = true
+				} else {
+					e.opts.Log.Info("applicationset rollout sync failed", "applicationset", st.set.Name, "app", n, "error", err.Error())
+				}
+				current := st.owned[n]
+				st.mu.Unlock()
+				if current != nil {
+					_ = e.Upsert(*current) // refresh it now
+				}
+				select {
+				case st.hint <- struct{}{}:
+				default:
+				}
+			}()
+		}
+		return i, nil
+	}
+	return -1, nil
+}

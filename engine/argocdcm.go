@@ -1,0 +1,486 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"github.com/kubegitops/gitops/diff"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/health/actions"
+)
+
+// ArgoCDConfigMapName is the name of Argo CD's settings ConfigMap.
+const ArgoCDConfigMapName = "argocd-cm"
+
+// Sentinel errors wrapped by *SettingError.
+var (
+	// ErrSettingMalformed: the value cannot be parsed.
+	ErrSettingMalformed = errors.New("malformed value")
+	// ErrSettingUnsupported: the engine cannot do what the value asks
+	// (it is refused rather than silently ignored).
+	ErrSettingUnsupported = errors.New("not supported by this engine")
+)
+
+// SettingError reports an argocd-cm (or argocd-cmd-params-cm) key whose
+// value is malformed or asks for something the engine does not do.
+type SettingError struct {
+	// ConfigMap is the ConfigMap's name; empty means argocd-cm.
+	ConfigMap string
+	// Key is the ConfigMap's key.
+	Key string
+	// Err wraps ErrSettingMalformed or ErrSettingUnsupported.
+	Err error
+}
+
+// Error implements error.
+func (e *SettingError) Error() string {
+	cm := e.ConfigMap
+	if cm == "" {
+		cm = ArgoCDConfigMapName
+	}
+	return fmt.Sprintf("%s %s: %v", cm, e.Key, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// ArgoCDSettings are the settings of an argocd-cm ConfigMap this engine
+// implements, parsed by ParseArgoCDSettings and put into engine options by
+// Apply. Zero fields were not set.
+type ArgoCDSettings struct {
+	// HealthOverrides are resource.customizations.health.<group_Kind>
+	// scripts (and the legacy resource.customizations form), keyed by
+	// health.ScriptKey.
+	HealthOverrides map[string]string
+	// Actions are resource.customizations.actions.<group_Kind>.
+	Actions map[string]actions.Definitions
+	// IgnoreDifferences are resource.customizations.ignoreDifferences.
+	// <group_Kind> and .all.
+	IgnoreDifferences []ResourceIgnoreDifferences
+	// IgnoreAggregatedRoles is resource.compareoptions'
+	// ignoreAggregatedRoles (Options.IgnoreAggregatedRoles).
+	IgnoreAggregatedRoles bool
+	// KnownTypeFields are resource.customizations.knownTypeFields: fields
+	// of custom resources normalised as built-in types.
+	KnownTypeFields []diff.KnownTypeField
+	// Exclusions and Inclusions are resource.exclusions and
+	// resource.inclusions, one match per apiGroup and kind, limited to the
+	// entry's clusters (globs over server URLs) when it names any.
+	Exclusions, Inclusions []cache.GroupKindMatch
+	// Reconciliation is timeout.reconciliation; zero when not set,
+	// negative when it is 0 (periodic refreshes off).
+	Reconciliation time.Duration
+	// Jitter is timeout.reconciliation.jitter as Options.Jitter spells it
+	// (negative for none); zero when not set.
+	Jitter time.Duration
+	// HardReconciliation is timeout.hard.reconciliation: how often each
+	// app gets a hard refresh (Options.HardInterval); zero when not set
+	// or 0 (off, Argo CD's default).
+	HardReconciliation time.Duration
+	// RespectRBAC is resource.respectRBAC: "strict" or "normal", or "".
+	RespectRBAC string
+	// TrackingMethod is application.resourceTrackingMethod, or "".
+	TrackingMethod string
+	// IgnoreResourceStatusField is resource.compareoptions'
+	// ignoreResourceStatusField: "all" (or "") ignores every status, "crd"
+	// only CustomResourceDefinitions', "none" (or "off") none.
+	IgnoreResourceStatusField string
+	// InstanceLabelKey is application.instanceLabelKey (the label of the
+	// label tracking methods), or "".
+	InstanceLabelKey string
+	// IgnoreResourceUpdates are the ignoreResourceUpdates rules
+	// (Options.IgnoreResourceUpdates), sorted by key: Argo CD 3's
+	// defaults (DefaultIgnoreResourceUpdates), each replaced by the
+	// argocd-cm key of the same kind when there is one
+	// (resource.customizations.ignoreResourceUpdates.<group_Kind> or .all,
+	// which wins over the legacy resource.customizations form), then, as
+	// resource.compareoptions' ignoreDifferencesOnResourceUpdates (default
+	// true) asks, the ignoreDifferences customisations. Nil when
+	// resource.ignoreResourceUpdatesEnabled is false (default true).
+	IgnoreResourceUpdates []ResourceIgnoreDifferences
+	// Warnings list the keys the engine does not use (argocd-cm carries UI
+	// and server settings too), one line each, sorted.
+	Warnings []string
+
+	// Parse state: ignoreResourceUpdates rules by normalised kind key,
+	// from the keys and from the legacy form; the ignoreDifferences
+	// customisations; ignoreDifferencesOnResourceUpdates when set.
+	updateRules, legacyUpdateRules map[string]ResourceIgnoreDifferences
+	customIgnores                  []ResourceIgnoreDifferences
+	ignoreDiffsOnUpdates           *bool
+}
+
+// ignoreFields is the YAML of an ignoreDifferences customisation.
+type ignoreFields struct {
+	JSONPointers          []string `json:"jsonPointers,omitempty"`
+	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
+	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
+}
+
+// filterEntry is one entry of resource.exclusions / resource.inclusions.
+type filterEntry struct {
+	APIGroups []string `json:"apiGroups"`
+	Kinds     []string `json:"kinds"`
+	Clusters  []string `json:"clusters,omitempty"`
+}
+
+// compareOptions is resource.compareoptions.
+type compareOptions struct {
+	IgnoreAggregatedRoles              bool   `json:"ignoreAggregatedRoles,omitempty"`
+	IgnoreResourceStatusField          string `json:"ignoreResourceStatusField,omitempty"`
+	IgnoreDifferencesOnResourceUpdates *bool  `json:"ignoreDifferencesOnResourceUpdates,omitempty"`
+}
+
+// legacyCustomization is one kind's entry of the legacy
+// resource.customizations key.
+type legacyCustomization struct {
+	HealthLua             string           `json:"health.lua,omitempty"`
+	UseOpenLibs           bool             `json:"health.lua.useOpenLibs,omitempty"`
+	Actions               string           `json:"actions,omitempty"`
+	IgnoreDifferences     string           `json:"ignoreDifferences,omitempty"`
+	IgnoreResourceUpdates string           `json:"ignoreResourceUpdates,omitempty"`
+	KnownTypeFields       []knownTypeField `json:"knownTypeFields,omitempty"`
+}
+
+// knownTypeField is one entry of knownTypeFields.
+type knownTypeField struct {
+	Field string `json:"field"`
+	Type  string `json:"type"`
+}
+
+const customizations = "resource.customizations"
+
+// ParseArgoCDSettings reads the data of an argocd-cm ConfigMap. Keys the
+// engine implements are parsed (see ArgoCDSettings); keys it does not use
+// are listed in Warnings. A malformed value (or one asking for what the
+// engine cannot do, ErrSettingUnsupported) is a *SettingError naming the
+// key; all of them are returned, joined, and no settings.
+func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
+	s, err := ParseArgoCDSettingsPartial(data)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ParseArgoCDSettingsPartial is ParseArgoCDSettings for a host that keeps
+// running on bad input (the operator): it returns the settings of every
+// key that parsed together with the *SettingErrors of the others, joined,
+// so that one malformed key leaves the rest in force. The settings are
+// never nil.
+func ParseArgoCDSettingsPartial(data map[string]string) (*ArgoCDSettings, error) {
+	s := &ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{},
+		updateRules: map[string]ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]ResourceIgnoreDifferences{}}
+	var errs []error
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	ignoreUpdatesEnabled := true // Argo CD 3's default
+	for _, key := range keys {
+		value := data[key]
+		var err error
+		switch {
+		case key == customizations:
+			err = s.parseLegacy(value)
+		case strings.HasPrefix(key, customizations+".health."):
+			s.HealthOverrides[health.ScriptKey(strings.TrimPrefix(key, customizations+".health."))] = value
+		case strings.HasPrefix(key, customizations+".useOpenLibs."):
+			var open bool
+			if open, err = parseBool(value); err == nil && open {
+				s.Warnings = append(s.Warnings, openLibsWarning(key))
+			}
+		case strings.HasPrefix(key, customizations+".actions."):
+			err = s.addActions(health.ScriptKey(strings.TrimPrefix(key, customizations+".actions.")), value)
+		case strings.HasPrefix(key, customizations+".ignoreDifferences."):
+			err = s.addIgnore(strings.TrimPrefix(key, customizations+".ignoreDifferences."), value)
+		case strings.HasPrefix(key, customizations+".knownTypeFields."):
+			var fields []knownTypeField
+			if err = strictYAML(value, &fields); err == nil {
+				err = s.addKnownTypes(strings.TrimPrefix(key, customizations+".knownTypeFields."), fields)
+			}
+		case strings.HasPrefix(key, customizations+".ignoreResourceUpdates."):
+			err = addUpdateRule(s.updateRules, strings.TrimPrefix(key, customizations+".ignoreResourceUpdates."), value)
+		case key == "resource.ignoreResourceUpdatesEnabled":
+			ignoreUpdatesEnabled, err = parseBool(value)
+			if strings.TrimSpace(value) == "" {
+				ignoreUpdatesEnabled = true
+			}
+		case key == "resource.exclusions":
+			s.Exclusions, err = parseFilter(value)
+		case key == "resource.inclusions":
+			s.Inclusions, err = parseFilter(value)
+		case key == "resource.compareoptions":
+			err = s.parseCompareOptions(value)
+		case key == "timeout.reconciliation":
+			s.Reconciliation, err = parseDuration(value)
+			if err == nil && s.Reconciliation == 0 {
+				s.Reconciliation = -1 // 0 turns periodic refreshes off (Options.Interval < 0)
+			}
+		case key == "timeout.reconciliation.jitter":
+			s.Jitter, err = parseDuration(value)
+			if err == nil && s.Jitter == 0 {
+				s.Jitter = -1
+			}
+		case key == "timeout.hard.reconciliation":
+			s.HardReconciliation, err = parseDuration(value)
+		case key == "resource.respectRBAC":
+			switch v := strings.TrimSpace(value); v {
+			case "strict", "normal", "":
+				s.RespectRBAC = v
+			default:
+				err = fmt.Errorf("%w: %q, want strict or normal", ErrSettingMalformed, v)
+			}
+		case key == "application.instanceLabelKey":
+			v := strings.TrimSpace(value)
+			if msgs := validation.IsQualifiedName(v); len(msgs) > 0 {
+				err = fmt.Errorf("%w: %q: %s", ErrSettingMalformed, v, strings.Join(msgs, "; "))
+			} else {
+				s.InstanceLabelKey = v
+			}
+		case key == "application.resourceTrackingMethod":
+			switch v := strings.TrimSpace(value); v {
+			case "annotation", "label", "annotation+label", "":
+				s.TrackingMethod = v
+			default:
+				err = fmt.Errorf("%w: %q, want annotation, label or annotation+label", ErrSettingMalformed, v)
+			}
+		default:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("argocd-cm %s: not used by the engine", key))
+		}
+		if err != nil {
+			errs = append(errs, &SettingError{Key: key, Err: err})
+		}
+	}
+	if ignoreUpdatesEnabled {
+		s.resolveUpdateRules()
+	}
+	return s, errors.Join(errs...)
+}
+
+func (s *ArgoCDSettings) parseLegacy(value string) error {
+	var m map[string]legacyCustomization
+	if err := strictYAML(value, &m); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c := m[name]
+		key := health.ScriptKey(name)
+		if c.UseOpenLibs {
+			s.Warnings = append(s.Warnings, openLibsWarning(customizations+" "+name+" health.lua.useOpenLibs"))
+		}
+		if len(c.KnownTypeFields) > 0 {
+			if err := s.addKnownTypes(name, c.KnownTypeFields); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		if c.IgnoreResourceUpdates != "" {
+			if err := addUpdateRule(s.legacyUpdateRules, strings.Replace(name, "/", "_", 1), c.IgnoreResourceUpdates); err != nil {
+				return fmt.Errorf("%s: ignoreResourceUpdates: %w", name, err)
+			}
+		}
+		if c.HealthLua != "" {
+			s.HealthOverrides[key] = c.HealthLua
+		}
+		if c.Actions != "" {
+			if err := s.addActions(key, c.Actions); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		if c.IgnoreDifferences != "" {
+			if err := s.addIgnore(strings.Replace(name, "/", "_", 1), c.IgnoreDifferences); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// openLibsWarning says what useOpenLibs: true means here: every script
+// runs in the sandbox, whose libraries (string, table, math, os.time,
+// os.date, os.clock) are what Argo CD's scripts use; a script that calls
+// what the sandbox leaves out (io, os.execute, os.getenv, require of a
+// file) fails with an error naming the function, never silently.
+func openLibsWarning(key string) string {
+	return fmt.Sprintf("argocd-cm %s: scripts run in the sandbox: string, table, math, os.time, os.date and os.clock are there; io, os.execute and file loading raise an error", key)
+}
+
+func (s *ArgoCDSettings) addActions(key, value string) error {
+	d, err := actions.ParseDefinitions(key, value)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrSettingMalformed, err)
+	}
+	s.Actions[key] = d
+	return nil
+}
+
+// addIgnore adds an ignoreDifferences customisation; kindKey is
+// "group_Kind", "Kind" or "all".
+func (s *ArgoCDSettings) addIgnore(kindKey, value string) error {
+	_, rule, err := parseIgnoreRule(kindKey, value)
+	if err != nil {
+		return err
+	}
+	s.IgnoreDifferences = append(s.IgnoreDifferences, rule)
+	s.customIgnores = append(s.customIgnores, rule)
+	return nil
+}
+
+// parseIgnoreRule reads the fields of an ignoreDifferences or
+// ignoreResourceUpdates customisation for kindKey ("group_Kind", "Kind"
+// or "all"), and returns the normalised key ("group/Kind", "Kind" or
+// "all") with the rule.
+func parseIgnoreRule(kindKey, value string) (string, ResourceIgnoreDifferences, error) {
+	var f ignoreFields
+	if err := strictYAML(value, &f); err != nil {
+		return "", ResourceIgnoreDifferences{}, err
+	}
+	rule := ResourceIgnoreDifferences{Group: "*", Kind: "*"}
+	key := "all"
+	if kindKey != "all" {
+		key = health.ScriptKey(kindKey)
+		rule.Group, rule.Kind = "", key
+		if g, k, ok := strings.Cut(key, "/"); ok {
+			rule.Group, rule.Kind = g, k
+		}
+	}
+	rule.JSONPointers, rule.JQPathExpressions, rule.ManagedFieldsManagers = f.JSONPointers, f.JQPathExpressions, f.ManagedFieldsManagers
+	return key, rule, nil
+}
+
+// addUpdateRule records an ignoreResourceUpdates customisation by its
+// normalised kind key.
+func addUpdateRule(into map[string]ResourceIgnoreDifferences, kindKey, value string) error {
+	key, rule, err := parseIgnoreRule(kindKey, value)
+	if err != nil {
+		return err
+	}
+	into[key] = rule
+	return nil
+}
+
+// resolveUpdateRules builds IgnoreResourceUpdates: the defaults, each
+// replaced by the legacy form's rule of its kind and then by the key's,
+// sorted by kind key, then the ignoreDifferences customisations unless
+// ignoreDifferencesOnResourceUpdates is false.
+func (s *ArgoCDSettings) resolveUpdateRules() {
+	byKey := map[string]ResourceIgnoreDifferences{}
+	for k, r := range DefaultIgnoreResourceUpdates() {
+		if k != "all" {
+			k = health.ScriptKey(k)
+		}
+		byKey[k] = r
+	}
+	maps.Copy(byKey, s.legacyUpdateRules)
+	maps.Copy(byKey, s.updateRules)
+	keys := slices.Sorted(maps.Keys(byKey))
+	s.IgnoreResourceUpdates = make([]ResourceIgnoreDifferences, 0, len(keys)+len(s.customIgnores))
+	for _, k := range keys {
+		s.IgnoreResourceUpdates = append(s.IgnoreResourceUpdates, byKey[k])
+	}
+	if s.ignoreDiffsOnUpdates == nil || *s.ignoreDiffsOnUpdates {
+		s.IgnoreResourceUpdates = append(s.IgnoreResourceUpdates, s.customIgnores...)
+	}
+}
+
+// addKnownTypes records knownTypeFields for a kind ("group_Kind" or
+// "group/Kind"); a type the diff does not know is refused by Apply.
+func (s *ArgoCDSettings) addKnownTypes(kindKey string, fields []knownTypeField) error {
+	sk := health.ScriptKey(kindKey)
+	group, kind := "", sk
+	if g, k, ok := strings.Cut(sk, "/"); ok {
+		group, kind = g, k
+	}
+	for _, f := range fields {
+		if f.Field == "" || f.Type == "" {
+			return fmt.Errorf("%w: knownTypeFields entries need a field and a type", ErrSettingMalformed)
+		}
+		s.KnownTypeFields = append(s.KnownTypeFields, diff.KnownTypeField{Group: group, Kind: kind, Field: f.Field, Type: f.Type})
+	}
+	return nil
+}
+
+func (s *ArgoCDSettings) parseCompareOptions(value string) error {
+	var c compareOptions
+	if err := strictYAML(value, &c); err != nil {
+		return err
+	}
+	switch c.IgnoreResourceStatusField {
+	case "", "all", "crd", "none", "off":
+		s.IgnoreResourceStatusField = c.IgnoreResourceStatusField
+	default:
+		return fmt.Errorf("%w: ignoreResourceStatusField %q, want all, crd or none", ErrSettingMalformed, c.IgnoreResourceStatusField)
+	}
+	s.ignoreDiffsOnUpdates = c.IgnoreDifferencesOnResourceUpdates
+	s.IgnoreAggregatedRoles = c.IgnoreAggregatedRoles
+	return nil
+}
+
+func parseFilter(value string) ([]cache.GroupKindMatch, error) {
+	var entries []filterEntry
+	if err := strictYAML(value, &entries); err != nil {
+		return nil, err
+	}
+	var out []cache.GroupKindMatch
+	for i, e := range entries {
+		if len(e.APIGroups) == 0 || len(e.Kinds) == 0 {
+			return nil, fmt.Errorf("%w: entry %d needs apiGroups and kinds", ErrSettingMalformed, i)
+		}
+		for _, c := range e.Clusters {
+			if strings.TrimSpace(c) == "" {
+				return nil, fmt.Errorf("%w: entry %d: an empty cluster pattern", ErrSettingMalformed, i)
+			}
+		}
+		for _, g := range e.APIGroups {
+			for _, k := range e.Kinds {
+				out = append(out, cache.GroupKindMatch{Group: g, Kind: k, Clusters: e.Clusters})
+			}
+		}
+	}
+	return out, nil
+}
+
+func strictYAML(value string, into any) error {
+	if err := yaml.UnmarshalStrict([]byte(value), into); err != nil {
+		return fmt.Errorf("%w: %v", ErrSettingMalformed, err)
+	}
+	return nil
+}
+
+func parseBool(value string) (bool, error) {
+	switch strings.TrimSpace(value) {
+	case "true":
+		return true, nil
+	case "false", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %q, want true or false", ErrSettingMalformed, value)
+}
+
+// parseDuration reads a Go duration ("180s", "3m") or whole seconds.
+func parseDuration(value string) (time.Duration, error) {
+	v := strings.TrimSpace(value)
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return d, nil
+	}
+	var secs int64
+	if _, err := fmt.Sscanf(v, "%d", &secs); err == nil && fmt.Sprint(secs) == v && secs >= 0 {
+		return time.Duration(secs) * time.Second, nil
+	}
+	return 0, fmt.Errorf("%w: %q, want a duration such as 180s", ErrSettingMalformed, value)
+}

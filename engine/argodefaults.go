@@ -1,0 +1,32 @@
+package engine
+
+import "github.com/kubegitops/gitops/resource"
+
+// ArgoCDDefaults returns DefaultOptions changed where this library's
+// defaults differ from Argo CD's, so that an engine behaves as Argo CD does
+// in one call:
+//   - Sync.ApplyOutOfSyncOnly false: every object of the app is applied on
+//     each sync, not only the ones that differ (Argo CD's
+//     ApplyOutOfSyncOnly=false default; an app can still set it);
+//   - Sync.WaitFinalWave false: a sync succeeds once its last wave is
+//     written, without waiting for that wave to become healthy (earlier
+//     waves are still waited for, as in Argo CD);
+//   - Sync.PruneClusterScoped true: cluster-scoped objects removed from Git
+//     are pruned like namespaced ones;
+//   - Tracking: resource.TrackingArgoCD(), Argo CD's tracking-id and
+//     installation-id annotations, so objects an Argo CD installation
+//     manages are adopted as they are;
+//   - IgnoreResourceUpdates: DefaultIgnoreResourceUpdates (Argo CD 3's
+//     resource.ignoreResourceUpdatesEnabled true): a watched change of
+//     status and the other ignored fields alone refreshes no app.
+//
+// Everything else keeps DefaultOptions' values, which match Argo CD's.
+func ArgoCDDefaults() Options {
+	o := DefaultOptions()
+	o.Sync.ApplyOutOfSyncOnly = false
+	o.Sync.WaitFinalWave = false
+	o.Sync.PruneClusterScoped = true
+	o.Tracking = resource.TrackingArgoCD()
+	o.IgnoreResourceUpdates = defaultIgnoreResourceUpdateList()
+	return o
+}

@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kubegitops/gitops/sync"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// TestArgoCDDefaultsPruneClusterScopedObjects: with ArgoCDDefaults a
+// ClusterRole removed from Git is pruned, as Argo CD prunes it; with the
+// library's defaults it is kept and reported.
+func TestArgoCDDefaultsPruneClusterScopedObjects(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs, _ := kubernetes.NewForConfig(cluster.Config())
+	for _, argo := range []bool{false, true} {
+		ns := cluster.TestNamespace(t)
+		role := ns + "-reader"
+		dir := repoDir(t, map[string]string{
+			"app/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",
+			"app/role.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: " + role + "}\nrules: []\n",
+		})
+		t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{}) })
+		e := newEngine(t, func(o *Options) {
+			if argo {
+				d := ArgoCDDefaults()
+				o.Sync.ApplyOutOfSyncOnly, o.Sync.WaitFinalWave, o.Sync.PruneClusterScoped = d.Sync.ApplyOutOfSyncOnly, d.Sync.WaitFinalWave, d.Sync.PruneClusterScoped
+				o.Tracking = d.Tracking
+			}
+		})
+		app := dirApp(ns, dir, ns)
+		if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+			t.Fatalf("argo=%v sync: %s %v", argo, res.Phase, err)
+		}
+		if err := os.Remove(filepath.Join(dir, "app/role.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		refreshUntil(t, e, app, "the ClusterRole to prune", func(st Status) bool { return st.Sync == OutOfSync })
+		if res, err := e.Sync(ctx, app, SyncRequest{Prune: true}); err != nil || res.Phase != sync.Succeeded {
+			t.Fatalf("argo=%v prune: %s %v", argo, res.Phase, err)
+		}
+		_, err := cs.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})
+		if pruned := apierrors.IsNotFound(err); pruned != argo {
+			t.Fatalf("argo=%v: ClusterRole pruned=%v (get: %v)", argo, pruned, err)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// SetClusters keeps an unchanged cluster's state, replaces one whose
+// token changed, removes one no longer listed, and reports both by name.
+func TestSetClustersReplacesOnlyChanged(t *testing.T) {
+	cfg := func(tok string) *rest.Config { return &rest.Config{Host: "https://a:6443", BearerToken: tok} }
+	opts := DefaultOptions()
+	opts.Clusters = []ClusterConfig{
+		{Name: "a", Server: "https://a:6443", Config: cfg("one")},
+		{Name: "b", Server: "https://b:6443", Config: &rest.Config{Host: "https://b:6443", BearerToken: "b"}},
+		{Name: "c", Server: "https://c:6443"},
+	}
+	e, err := newWithBuiltins(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	before := map[string]*clusterState{}
+	for k, cs := range e.clusters {
+		before[k] = cs
+	}
+	next := []ClusterConfig{
+		{Name: "a", Server: "https://a:6443", Config: cfg("two")},
+		{Name: "b", Server: "https://b:6443", Config: &rest.Config{Host: "https://b:6443", BearerToken: "b"}},
+	}
+	changed, err := e.SetClusters(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "c", "https://a:6443", "https://c:6443"}; !slices.Equal(changed, want) {
+		t.Errorf("changed %v, want %v", changed, want)
+	}
+	if e.clusters["b"] != before["b"] || e.clusters["https://b:6443"] != before["b"] {
+		t.Error("the unchanged cluster b was replaced")
+	}
+	if e.clusters["a"] == before["a"] || e.clusters["a"].cfg.Config.BearerToken != "two" {
+		t.Error("cluster a keeps its old connection after its token changed")
+	}
+	if _, ok := e.clusters["c"]; ok {
+		t.Error("cluster c is still configured")
+	}
+	// The same list again changes nothing.
+	if changed, err := e.SetClusters(context.Background(), next); err != nil || len(changed) != 0 {
+		t.Errorf("second SetClusters: %v %v", changed, err)
+	}
+	if _, err := e.SetClusters(context.Background(), append(next, ClusterConfig{Name: "a", Server: "https://x"})); err == nil {
+		t.Error("two clusters named a were accepted")
+	}
+	if e.clusters["a"].cfg.Config.BearerToken != "two" {
+		t.Error("a refused SetClusters changed the clusters")
+	}
+}

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/kubegitops/gitops/sync"
+)
+
+// crdApp is a CustomResourceDefinition (with a keyed list, so the
+// comparison needs the CRD's own schema) and one object of it.
+func crdApp(group string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.%[1]s}
+spec:
+  group: %[1]s
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    port: {type: integer}
+---
+apiVersion: %[1]s/v1
+kind: Widget
+metadata: {name: w1}
+spec:
+  size: 3
+  ports: [{name: http, port: 80}, {name: https, port: 443}]
+`, group)
+}
+
+// An app holding a CRD and an object of it goes Synced after its sync and
+// stays Synced: the comparison models the CRD (apiextensions) and the
+// custom resource (the CRD's schema, from the cluster's OpenAPI v3).
+func TestCRDAndItsObjectGoSynced(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	e := newEngine(t, nil)
+	app := dirApp(ns, repoDir(t, map[string]string{"app/crd.yaml": crdApp(ns + ".gitops.test")}), ns)
+	st, err := e.Refresh(context.Background(), app)
+	if err != nil || st.Sync != OutOfSync {
+		t.Fatalf("before sync: %v %+v", err, st)
+	}
+	res, err := e.Sync(context.Background(), app, SyncRequest{})
+	if err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v %s", err, res.Summary())
+	}
+	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	st, err = e.Refresh(context.Background(), app)
+	if err != nil || st.Sync != Synced || len(st.Conditions) != 0 {
+		t.Fatalf("the refresh after Synced: %v %+v", err, st)
+	}
+	for _, r := range st.Resources {
+		if r.Status != Synced {
+			t.Fatalf("%s is %s", r.Key, r.Status)
+		}
+	}
+	// A second sync writes nothing.
+	res, err = e.Sync(context.Background(), app, SyncRequest{})
+	if err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("second sync: %v %s", err, res.Summary())
+	}
+	for _, r := range res.Results {
+		if r.Action != sync.Unchanged {
+			t.Fatalf("second sync wrote %s: %s", r.Key, r.Action)
+		}
+	}
+}

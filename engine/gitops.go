@@ -1,0 +1,431 @@
+package engine
+
+import (
+	"fmt"
+	"hash/maphash"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	gosync "sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/health/actions"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/sync"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/rest"
+)
+
+// Options configure an Engine. Start from DefaultOptions; every zero field
+// takes its default in New.
+type Options struct {
+	// Clusters are the destinations apps may name. Required.
+	Clusters []ClusterConfig
+	// Projects are the AppProjects apps may name (SetProjects replaces
+	// them while the engine runs). Without a project named "default", the
+	// default project allows everything, as Argo CD's does.
+	Projects []Project
+	// Policies are the host's checks of every object to apply.
+	Policies []Policy
+	// SourceFor picks the Source of a repository URL. Default: local
+	// folders (paths and file:// URLs) from source/dir, everything else
+	// from Git (source/git).
+	SourceFor func(repoURL string) (source.Source, error)
+	// ChartSource reads the Helm charts of sources with spec.source.chart
+	// (HTTP(S) chart repositories and OCI registries). Default: one
+	// source/helmrepo Source with its defaults.
+	ChartSource source.Source
+	// Credentials returns the credentials of a repository, or nil.
+	Credentials func(repoURL string) *source.Credentials
+	// Toolkit builds the renderers of the tools (Helm, Kustomize, Jsonnet,
+	// config-management plugins), given the fetcher of chart dependencies
+	// through the engine's chart source, credentials and the app project's
+	// sourceRepos. Default nil: the engine renders plain manifests only, and
+	// an app of any other tool fails its render with a *render.Error
+	// wrapping render.ErrNoRenderer that names the tool. The root package
+	// (gitops.New, gitops.DefaultOptions) sets render/builtin.Tools, every
+	// built-in renderer; package engine itself never imports them, so a host
+	// that needs none of them does not build them.
+	Toolkit func(deps render.DependencyFetcher) render.Tools
+	// Renderers replace the renderer of a tool the Toolkit (or the plain
+	// renderer) gives; a kind no tool is detected as is refused.
+	Renderers map[render.Kind]render.Renderer
+	// Decryptor, when set, decrypts encrypted files (SOPS documents with
+	// the sops/ module's decryptor) as every tool reads them (see
+	// render.Decrypting). Outputs that hold plaintext are cached in this
+	// process only, never in RenderStore. Default none: a SOPS document
+	// that a plain directory, Kustomize or a Helm value file would read
+	// fails the render with a *render.EncryptedError naming the file (a
+	// ComparisonError; nothing is applied).
+	Decryptor render.Decryptor
+	// RenderStore caches rendered manifests. Default: an in-memory LRU of
+	// 256 MiB.
+	RenderStore store.Store
+	// Health judges resources. Default: health.NewChecker with defaults.
+	Health health.Checker
+	// Actions lists and runs resource actions (Engine.Actions,
+	// Engine.RunAction). Default: actions.New with the built-in actions.
+	Actions *actions.Runner
+	// NewClusterCache builds each cluster's live-state cache. Default:
+	// cache.New.
+	NewClusterCache func(cfg *rest.Config, opts cache.Options) (ClusterCache, error)
+	// NewDiffer builds the differ of one set of app options. Default:
+	// diff.New.
+	NewDiffer func(opts diff.Options) (Differ, error)
+	// NewSyncer builds each cluster's syncer (and those that impersonate a
+	// service account). Default: sync.New.
+	NewSyncer func(cfg *rest.Config, opts sync.Options) (Syncer, error)
+	// Tracking says where tracking ids go and which instance this is.
+	Tracking resource.Tracking
+	// Cache is the template of each cluster's cache options. Unless it
+	// says which managedFields to keep, the engine keeps them on the
+	// objects it tracks: comparing as server-side apply will apply needs
+	// the managers of each field (set KeepManagedFieldsOf to the sync's
+	// field manager to keep only ours, at the price of reporting fields
+	// other appliers own as drift). Tracking is the engine's: New refuses
+	// a template that sets it with an *OwnedFieldError. The engine wraps
+	// Populate: a lean object with owners keeps the facts ResourceTree
+	// shows (creation time, images, external URLs, health) as its info
+	// value, unless Populate gives one of its own.
+	Cache cache.Options
+	// Sync is the template of each cluster's syncer options. Tracking,
+	// Health, ManagedObjects, Admit and InSync are the engine's: New
+	// refuses a template that sets them with an *OwnedFieldError, which
+	// lists what the engine fills in.
+	Sync sync.Options
+	// ClusterSyncTimeout bounds the wait for a cluster's cache to list
+	// everything on first use. Default 2 minutes.
+	ClusterSyncTimeout time.Duration
+	// CompareStatus says whose status the comparison looks at:
+	// CompareStatusNone (the default, Argo CD's ignoreResourceStatusField
+	// all: status never counts) or CompareStatusAll, every kind but
+	// IgnoreStatus's (ignoreResourceStatusField none; crd ignores only
+	// CustomResourceDefinitions'). A desired object rarely sets status, and
+	// fields it does not set are never drift, so this matters for objects
+	// whose manifests carry status.
+	CompareStatus CompareStatusMode
+	// IgnoreStatus are the kinds whose status is ignored with
+	// CompareStatusAll.
+	IgnoreStatus []schema.GroupKind
+	// IgnoreAggregatedRoles ignores the rules of ClusterRoles that have an
+	// aggregationRule, which the aggregation controller writes (Argo CD's
+	// resource.compareoptions ignoreAggregatedRoles). Default false.
+	IgnoreAggregatedRoles bool
+	// KnownTypeFields are fields of custom resources that hold built-in
+	// types (a PodSpec in a CronTab), compared as those types are (Argo
+	// CD's resource.customizations.knownTypeFields).
+	KnownTypeFields []diff.KnownTypeField
+	// ControlNamespace is the namespace of the control plane (Argo CD's
+	// argocd): an Application in it, or in no namespace, may use any
+	// project; an Application in another namespace only a project whose
+	// sourceNamespaces list that namespace (apps in any namespace).
+	// Default "argocd".
+	ControlNamespace string
+	// ServerSideDiff compares every object by a server-side apply dry run
+	// (Argo CD's controller.diff.server.side), instead of predicting the
+	// apply locally: admission webhooks and defaulting are seen as the
+	// server would apply them, at the cost of one dry-run request per
+	// object whose desired state or live resourceVersion changed. An
+	// object's or the Application's argocd.argoproj.io/compare-options
+	// ServerSideDiff=true|false overrides it. Default false.
+	ServerSideDiff bool
+	// RefCacheTTL is how long the branches and tags a Git repository
+	// advertised are reused before it is asked again (one ls-remote per
+	// repository and TTL, shared by all its apps). Default 1 minute; never
+	// longer than Interval, so polling sees a push within one interval.
+	// It applies to the engine's own Git source, not to Options.SourceFor.
+	RefCacheTTL time.Duration
+	// IgnoreDifferences apply to every application, before its own
+	// ignoreDifferences (argocd-cm's resource.customizations.
+	// ignoreDifferences.<group_Kind> and .all; see ArgoCDSettings).
+	IgnoreDifferences []ResourceIgnoreDifferences
+	// IgnoreResourceUpdates, when not nil, are Argo CD's
+	// ignoreResourceUpdates rules (argocd-cm's resource.customizations.
+	// ignoreResourceUpdates.<group_Kind> and .all): a watched update of a
+	// tracked object (or of one annotated
+	// argocd.argoproj.io/ignore-resource-updates: "true") that changes only
+	// these fields and AlwaysIgnoredOnUpdates, and leaves its health as it
+	// was, refreshes no app. Default nil: every update refreshes. An
+	// empty, non-nil list ignores AlwaysIgnoredOnUpdates alone;
+	// DefaultIgnoreResourceUpdates holds Argo CD 3's defaults, which
+	// ArgoCDSettings.Apply sets.
+	IgnoreResourceUpdates []ResourceIgnoreDifferences
+	// SyncWorkers bounds the sync operations that plan, dry-run, write or
+	// prune at once. An operation waiting for its objects to become
+	// healthy holds no slot (it reads the cluster cache, not the API
+	// server), so a few slow rollouts do not stall every other app's
+	// sync. Default 16, by measurement (BENCHMARKS.md, fleet section):
+	// an operation's writes go kind by kind, each a round trip, so a
+	// small app's sync spends most of its slot waiting on latency; 300
+	// apps of 5 objects reached Synced and Healthy in 90 s with 4 slots
+	// and in 40 s with 16, the client's QPS still below its limit.
+	SyncWorkers int
+	// RenderParallelism bounds concurrent renders. Default GOMAXPROCS.
+	RenderParallelism int
+	// RenderTimeout, when positive, bounds one render of one source (the
+	// tool run, once the source is fetched; Argo CD's
+	// controller.repo.server.timeout.seconds bounds the repo server call
+	// that fetches and renders). A render past it fails with a
+	// *RenderTimeoutError naming the app. Default 0: none.
+	RenderTimeout time.Duration
+	// QPS and Burst bound each cluster client. Default 200 and 400: a sync
+	// of 1,000 objects sends about 2,000 requests (dry-run and apply), and
+	// the API server's own priority and fairness protects it.
+	QPS   float32
+	Burst int
+	// Registerer receives the engine's metrics. Nil: none are registered.
+	Registerer prometheus.Registerer
+	// Log receives what the engine does.
+	Log logr.Logger
+	// ApplyChildApplications writes the Applications an app renders (app of
+	// apps) to the cluster, for hosts whose cluster has the Application
+	// CRD and its own controller. Default false: Run manages them
+	// in-process and nothing is written for them.
+	ApplyChildApplications bool
+	// Notify, when set, is told of syncs and health changes. It is called
+	// synchronously from refreshes and syncs, so it must not block: hand
+	// the notification to a queue of your own (docs/recipes.md has a
+	// webhook sender that drops when full).
+	Notify func(Notification)
+	// State keeps each app's history and last operation. Default: in
+	// memory (NewMemoryStateStore); NewConfigMapStateStore keeps them in
+	// the cluster, so they survive restarts and other processes see them.
+	State StateStore
+	// ArgoMetrics also registers Argo CD's series (argocd_app_info,
+	// argocd_app_sync_total, argocd_app_reconcile, argocd_git_request_total,
+	// argocd_cluster_api_resource_objects) on Registerer, for dashboards
+	// and alerts written for Argo CD (docs/monitoring.md).
+	ArgoMetrics bool
+
+	// Run-only settings: Run (and RunAppSets) read them; Refresh, Sync,
+	// Render and the other calls of a host that drives the engine itself
+	// do not.
+
+	// Interval is how often each app is refreshed without other reason.
+	// Default 3 minutes (zero). Negative turns periodic refreshes off (Argo
+	// CD's timeout.reconciliation: 0): apps are refreshed on repository
+	// hints, cluster events and retries only.
+	Interval time.Duration
+	// HardInterval, when positive, gives each app of Run a hard refresh
+	// (Engine.HardRefresh: branches and tags resolved again and manifests
+	// rendered again, past every cache) once this long has passed since
+	// its last one, or since it joined Run (Argo CD's
+	// timeout.hard.reconciliation). Default 0: none.
+	HardInterval time.Duration
+	// Jitter is the most each periodic refresh is delayed past Interval,
+	// chosen at random. Zero takes the default, Interval/10; negative
+	// means none.
+	Jitter time.Duration
+	// ReconcileWorkers bounds concurrent refreshes. Default 10.
+	ReconcileWorkers int
+	// Sharder, when set, spreads the apps of Run over replicas: this
+	// engine reconciles only the apps the Sharder says it owns, and picks
+	// up or lets go of apps as ownership moves. A Sharder with a
+	// Run(context.Context) error method (shard.Membership) is run by
+	// Engine.Run for its lifetime. Nil: this engine owns every app.
+	Sharder Sharder
+}
+
+// CompareStatusMode says whose status a comparison looks at.
+type CompareStatusMode string
+
+// Status comparison modes.
+const (
+	// CompareStatusNone ignores every object's status (the default).
+	CompareStatusNone CompareStatusMode = ""
+	// CompareStatusAll compares the status of every kind but
+	// Options.IgnoreStatus's.
+	CompareStatusAll CompareStatusMode = "all"
+)
+
+// DefaultOptions returns options with every default filled in but no
+// clusters.
+func DefaultOptions() Options {
+	return Options{
+		Tracking:           resource.DefaultTracking(),
+		Cache:              cache.DefaultOptions(),
+		Sync:               sync.DefaultOptions(),
+		Interval:           3 * time.Minute,
+		ControlNamespace:   "argocd",
+		RefCacheTTL:        time.Minute,
+		ClusterSyncTimeout: 2 * time.Minute,
+		ReconcileWorkers:   10,
+		SyncWorkers:        16,
+		QPS:                200,
+		Burst:              400,
+		Log:                logr.Discard(),
+	}
+}
+
+// Engine reconciles Applications: it renders their desired state, compares
+// it with the live state of their destination, judges health, and syncs. It
+// is safe for concurrent use.
+type Engine struct {
+	opts     Options
+	renderer render.Renderer
+	// directives resolves strategic-merge directives of rendered objects.
+	directives *diff.DirectiveResolver
+	health     health.Checker
+	// updates judges watched updates (Options.IgnoreResourceUpdates), or
+	// is nil.
+	updates *updateIgnorer
+	actions *actions.Runner
+	metrics *metrics
+	syncSem chan struct{}
+
+	mu       gosync.Mutex
+	clusters map[string]*clusterState // by server URL and by name
+	sources  map[string]source.Source
+	differs  map[string]*differEntry
+	// memoSeed seeds the fingerprints of refresh memos (refreshMemo).
+	memoSeed maphash.Seed
+	// bases are the built-in Differs by options key (differFor), forked
+	// for each app; nil when the host builds its own (Options.NewDiffer).
+	bases *lru.Cache[string, *diff.Differ]
+	// types are the built-in kinds' type trees every app's differ shares.
+	types *diff.TypeCache
+	// rules are the compiled jq ignore expressions every app's differ
+	// shares.
+	rules    *diff.RuleCache
+	projects *projectSet // Options.Projects, then SetProjects
+	runner   *runner     // set while Run runs
+	appsets  *appSetLoop // set while RunAppSets runs
+	// stateMu serialises the load-modify-save of app state records.
+	stateMu gosync.Mutex
+	// ops are the sync operations Terminate can reach.
+	ops runningOps
+}
+
+// New builds an Engine. Clusters are connected lazily, on the first app
+// that names them.
+func New(opts Options) (*Engine, error) {
+	d := DefaultOptions()
+	if len(opts.Clusters) == 0 {
+		return nil, fmt.Errorf("gitops: no clusters configured")
+	}
+	if opts.Tracking.AnnotationKey == "" {
+		opts.Tracking = d.Tracking
+	}
+	if err := opts.Tracking.Validate(); err != nil {
+		return nil, fmt.Errorf("gitops: Options.Tracking: %w", err)
+	}
+	if err := checkOwnedFields(opts); err != nil {
+		return nil, err
+	}
+	if opts.ClusterSyncTimeout <= 0 {
+		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
+	}
+	if opts.Interval == 0 {
+		opts.Interval = d.Interval
+	}
+	if opts.ControlNamespace == "" {
+		opts.ControlNamespace = d.ControlNamespace
+	}
+	if opts.RefCacheTTL <= 0 {
+		opts.RefCacheTTL = d.RefCacheTTL
+	}
+	if opts.Interval > 0 {
+		opts.RefCacheTTL = min(opts.RefCacheTTL, opts.Interval)
+	}
+	if opts.ReconcileWorkers <= 0 {
+		opts.ReconcileWorkers = d.ReconcileWorkers
+	}
+	if opts.SyncWorkers <= 0 {
+		opts.SyncWorkers = d.SyncWorkers
+	}
+	if opts.QPS <= 0 {
+		opts.QPS, opts.Burst = d.QPS, d.Burst
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = d.Log
+	}
+	if opts.State == nil {
+		opts.State = NewMemoryStateStore()
+	}
+	if opts.NewClusterCache == nil {
+		opts.NewClusterCache = defaultNewClusterCache
+	}
+	forkDiffers := opts.NewDiffer == nil
+	if forkDiffers {
+		opts.NewDiffer = defaultNewDiffer
+	}
+	if opts.NewSyncer == nil {
+		opts.NewSyncer = defaultNewSyncer
+	}
+	e := &Engine{
+		opts:     opts,
+		syncSem:  make(chan struct{}, opts.SyncWorkers),
+		clusters: map[string]*clusterState{},
+		sources:  map[string]source.Source{},
+		differs:  map[string]*differEntry{},
+		memoSeed: maphash.MakeSeed(),
+		types:    diff.NewTypeCache(),
+		rules:    diff.NewRuleCache(0),
+		projects: newProjectSet(opts.Projects),
+		// directives is built once: its type trees are reused.
+		directives: diff.NewDirectiveResolver(),
+	}
+	if forkDiffers {
+		// A fleet's apps mostly share their comparison options: one
+		// compiled Differ per set of options (a few KB each), forked per
+		// app (a few hundred bytes). Evicting a base only stops new forks
+		// from sharing it.
+		e.bases, _ = lru.New[string, *diff.Differ](maxDifferBases)
+	}
+	var err error
+	if e.health = opts.Health; e.health == nil {
+		if e.health, err = health.NewChecker(health.DefaultOptions()); err != nil {
+			return nil, fmt.Errorf("gitops: health checker: %w", err)
+		}
+	}
+	if e.updates, err = newUpdateIgnorer(opts, e.health); err != nil {
+		return nil, err
+	}
+	if e.actions = opts.Actions; e.actions == nil {
+		if e.actions, err = actions.New(actions.DefaultOptions()); err != nil {
+			return nil, fmt.Errorf("gitops: actions: %w", err)
+		}
+	}
+	if e.renderer, err = e.newRenderer(); err != nil {
+		return nil, err
+	}
+	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
+		return nil, err
+	}
+	if opts.ArgoMetrics {
+		if e.metrics.argo, err = newArgoMetrics(e, opts.Registerer); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range opts.Clusters {
+		if c.Name == "" && c.Server == "" {
+			return nil, fmt.Errorf("gitops: a cluster has neither a name nor a server URL")
+		}
+		cs := &clusterState{cfg: c}
+		for _, k := range []string{c.Name, c.Server} {
+			if k != "" {
+				e.clusters[k] = cs
+			}
+		}
+	}
+	return e, nil
+}
+
+// Close stops the engine's cluster caches.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := map[*clusterState]bool{}
+	for _, cs := range e.clusters {
+		if !seen[cs] {
+			seen[cs] = true
+			cs.stop()
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+)
+
+// InvalidApplicationError reports an Application given in Go (not loaded
+// from YAML) that fails the loader's validation.
+type InvalidApplicationError struct {
+	// App is the application's name.
+	App string
+	// Fields are the failures, "path: what".
+	Fields []string
+}
+
+// Error implements error.
+func (e *InvalidApplicationError) Error() string {
+	return fmt.Sprintf("application %q is invalid: %s", e.App, strings.Join(e.Fields, "; "))
+}
+
+// ErrNotRunning is returned by Upsert and Remove when Run is not running.
+var ErrNotRunning = errors.New("gitops: Run is not running")
+
+// Upsert adds an app to the set Run reconciles, or replaces the spec of
+// the app of that name, while Run runs: the app is refreshed (and synced,
+// by its policy) at once, without a restart. The app is validated as
+// LoadApplications would.
+func (e *Engine) Upsert(app Application) error {
+	if err := validateApp(&app); err != nil {
+		return err
+	}
+	r := e.running()
+	if r == nil {
+		return ErrNotRunning
+	}
+	a := app
+	r.add(&a, "")
+	return nil
+}
+
+// Remove takes an app (and the child apps it rendered) out of the set Run
+// reconciles: it is no longer refreshed, synced or healed. key is the
+// app's AppKey (its bare name for apps of the control namespace). Its
+// objects stay in the cluster; call Delete for a cascading deletion.
+// Removing an app Run does not manage is not an error.
+func (e *Engine) Remove(key string) error {
+	r := e.running()
+	if r == nil {
+		return ErrNotRunning
+	}
+	r.remove(key)
+	return nil
+}
+
+// RemoveApp is Remove of the Application namespace/name.
+func (e *Engine) RemoveApp(namespace, name string) error {
+	return e.Remove(e.KeyOf(namespace, name))
+}
+
+// AppKey is how the engine knows an app, as Argo CD's apps in any
+// namespace do (its instance name): the bare name for an Application of
+// the control namespace (Options.ControlNamespace) or of no namespace,
+// "<namespace>_<name>" for one of any other namespace. An underscore is
+// never part of a namespace or an Application name, so two apps of one
+// name in two namespaces never share a key. The key is the app's tracking
+// id on the objects it manages, its StateStore key, and the name
+// AppStatus, Remove, Terminate, History and LastOperation take.
+func (e *Engine) AppKey(app *Application) string {
+	return e.KeyOf(app.Namespace, app.Name)
+}
+
+// KeyOf is AppKey of the Application namespace/name.
+func (e *Engine) KeyOf(namespace, name string) string {
+	if namespace == "" || namespace == e.opts.ControlNamespace {
+		return name
+	}
+	return namespace + "_" + name
+}
+
+func (e *Engine) running() *runner {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runner
+}
+
+// remove forgets an app and its children; a reconcile of it in flight
+// finds it gone and stops.
+func (r *runner) remove(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gone := map[string]bool{name: true}
+	for changed := true; changed; {
+		changed = false
+		for n, st := range r.apps {
+			if !gone[n] && gone[st.parent] {
+				gone[n], changed = true, true
+			}
+		}
+	}
+	for n := range gone {
+		delete(r.apps, n)
+		delete(r.parents, n)
+		r.queue.Forget(n)
+	}
+}
+
+// validateApp is Upsert's check: an *InvalidApplicationError naming the
+// fields that fail Application.Validate.
+func validateApp(app *Application) error {
+	err := app.Validate()
+	if err == nil {
+		return nil
+	}
+	ie := &InvalidApplicationError{App: app.Name}
+	var ve *v1alpha1.ValidationError
+	if errors.As(err, &ve) {
+		for _, fe := range ve.Fields {
+			ie.Fields = append(ie.Fields, fe.Error())
+		}
+	}
+	return ie
+}

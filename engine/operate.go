@@ -1,0 +1,347 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/project"
+	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/sync"
+)
+
+// SyncRequest asks for one sync operation of an application.
+type SyncRequest struct {
+	// Revisions pin the revision of each source (a commit, tag or branch),
+	// in the order of the app's sources; empty uses each targetRevision.
+	Revisions []string
+	// Prune deletes objects of the app no longer in Git.
+	Prune bool
+	// DryRun plans and validates on the server and writes nothing.
+	DryRun bool
+	// Resources limits the sync to these objects.
+	Resources []resource.Key
+	// ConfirmPrune confirms Prune=confirm deletions.
+	ConfirmPrune bool
+	// SyncOptions are options for this operation alone, merged over the
+	// app's syncOptions: the apply strategy (ServerSideApply=true|false,
+	// Replace=true, Force=true), ApplyOutOfSyncOnly, PruneLast and the like.
+	SyncOptions []string
+	// Manual marks a sync a person asked for: sync windows with manualSync
+	// let it through.
+	Manual bool
+	// State resumes an interrupted operation.
+	State *sync.State
+	// latest, when set, reports the newest desired revision so that
+	// retries of an older one are pre-empted (the run loop sets it).
+	latest func() string
+	// automated marks the run loop's automated syncs in the record.
+	automated bool
+	// resumed marks Resume's continuation of an interrupted operation:
+	// sync windows do not stop an operation that already began (as in
+	// Argo CD), and no other interrupted operation is looked for.
+	resumed bool
+}
+
+// SyncWindowError reports a sync that a sync window blocks.
+type SyncWindowError struct {
+	App    string
+	Window SyncWindow
+	Reason string
+}
+
+// Error implements error.
+func (e *SyncWindowError) Error() string {
+	return fmt.Sprintf("sync of %s blocked: %s", e.App, e.Reason)
+}
+
+// Sync runs a sync operation of app: the project's limits, policies and
+// sync windows are checked first; then sync.Syncer plans, dry-runs, applies
+// and waits, wave by wave, retrying by the app's retry policy. A successful
+// sync is recorded in the app's history; every operation that got past the
+// sync windows is recorded as the app's last operation (LastOperation),
+// failures before the first write included.
+//
+// While it runs, the operation is checkpointed in the StateStore (after
+// each wave and before each hook create), and an operation a stopped
+// process left unfinished is resumed first (Resume).
+func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (sync.Result, error) {
+	if !req.resumed && req.State == nil {
+		if _, resumed, err := e.Resume(ctx, app); resumed && err != nil {
+			e.opts.Log.Info("the resumed sync did not succeed", "app", e.AppKey(app), "error", err.Error())
+		}
+	}
+	return e.sync(ctx, app, req, time.Now())
+}
+
+// sync runs one operation begun at started and records its outcome.
+func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, started time.Time) (sync.Result, error) {
+	var revision string
+	var deployed *rendered
+	var asked *OperationRequest
+	res, err := e.syncOnce(ctx, app, req, started, &revision, &deployed, &asked)
+	var blocked *SyncWindowError
+	if !errors.As(err, &blocked) {
+		op := operationStateOf(res, revision, started, req.automated, req.DryRun)
+		if res.Phase == sync.Running && asked != nil && len(res.PendingConfirmation) == 0 {
+			// Interrupted (its context ended): kept resumable.
+			st := res.State
+			op.Request, op.Checkpoint = asked, &st
+		}
+		e.record(context.WithoutCancel(ctx), app, op, deployed)
+	}
+	return res, err
+}
+
+// syncOnce is Sync without the final record: it reports the revision it
+// rendered, what it was asked (for a resume), and, after a successful real
+// sync, what it deployed.
+func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **rendered, asked **OperationRequest) (sync.Result, error) {
+	proj, err := e.project(app)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	if err := e.checkApplication(proj, app); err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	if !req.DryRun && !req.resumed {
+		d, err := project.SyncAllowed(proj, app, time.Now(), req.Manual)
+		if err != nil {
+			return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+		}
+		if !d.Allowed {
+			werr := &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
+			return sync.Result{Phase: sync.Error, Message: werr.Error()}, werr
+		}
+	}
+	cs, err := e.cluster(ctx, app.Spec.Destination)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	desired, err := e.render(ctx, app, cs, req.Revisions, false)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	differ, err := e.differFor(app, cs)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	syncer, err := e.syncerFor(cs, proj, app)
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	opts, err := appSyncOptions(app)
+	if err == nil && len(req.SyncOptions) > 0 {
+		var extra resource.Options
+		extra, err = resource.ParseOptions(strings.Join(req.SyncOptions, ","))
+		opts = opts.Merge(extra)
+	}
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	sreq := sync.Request{
+		App: e.AppKey(app), Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.objects),
+		Namespace: app.Spec.Destination.Namespace, Options: opts,
+		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
+		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
+		Admit:      project.Admission(proj, app, e.opts.Policies...),
+		InSync:     sync.DifferInSync(differ),
+		// Used only with RespectIgnoreDifferences=true (the app's or this
+		// operation's sync options).
+		KeepIgnored: differ.KeepIgnored,
+		State:       req.State,
+	}
+	if p := app.Spec.SyncPolicy; p != nil && p.ManagedNamespaceMetadata != nil {
+		sreq.NamespaceMetadata = &sync.NamespaceMetadata{Labels: p.ManagedNamespaceMetadata.Labels, Annotations: p.ManagedNamespaceMetadata.Annotations}
+	}
+	*revision = sreq.Revision
+	if opts.Has(resource.OptionFailOnSharedResource, "true") && cs.cache != nil {
+		if err := e.sharedResources(cs, app, sreq.Desired); err != nil {
+			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
+		}
+	}
+	e.notify(Notification{Type: NotifySyncStarted, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision})
+	*asked = requestOf(req, desired)
+	running := OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
+		StartedAt: started, Request: *asked, Checkpoint: req.State}
+	e.record(ctx, app, &running, nil)
+	if *asked != nil {
+		sreq.Checkpoint = e.checkpointer(ctx, app, running)
+	}
+	terminate, done := e.operationStarted(e.AppKey(app))
+	defer done()
+	sreq.Terminate = terminate
+	slot := &syncSlot{sem: e.syncSem, ctx: ctx}
+	slot.acquire()
+	sreq.Yield = slot.yield
+	e.metrics.applyInFlight.Inc()
+	res, err := e.runSync(ctx, syncer, app, sreq, req.latest)
+	e.metrics.applyInFlight.Dec()
+	slot.release()
+	e.metrics.syncs.WithLabelValues(app.Name, string(res.Phase)).Inc()
+	e.metrics.argo.sync(e, app, res.Phase)
+	if res.Phase == sync.Succeeded && !req.DryRun {
+		*deployed = &desired
+	}
+	switch {
+	case res.Phase == sync.Succeeded && !req.DryRun:
+		e.notify(Notification{Type: NotifySyncSucceeded, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision, Message: res.Message})
+	case res.Phase == sync.Failed || res.Phase == sync.Error:
+		e.notify(Notification{Type: NotifySyncFailed, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision, Message: res.Message})
+	}
+	return res, err
+}
+
+// runSync runs the operation, with the app's retry policy when it has one.
+func (e *Engine) runSync(ctx context.Context, s Syncer, app *Application, req sync.Request, latest func() string) (sync.Result, error) {
+	p := app.Spec.SyncPolicy
+	if p == nil || p.Retry == nil || req.DryRun {
+		return s.Sync(ctx, req)
+	}
+	policy := sync.DefaultRetryPolicy(int(p.Retry.Limit))
+	if b := p.Retry.Backoff; b != nil {
+		if d, err := ParseBackoffDuration(b.Duration); err == nil && d > 0 {
+			policy.Backoff = d
+		}
+		if d, err := ParseBackoffDuration(b.MaxDuration); err == nil && d > 0 {
+			policy.MaxBackoff = d
+		}
+		if b.Factor != nil {
+			policy.Factor = float64(*b.Factor)
+		}
+	}
+	return sync.Retry(ctx, s, req, policy, latest)
+}
+
+// record saves a finished operation, and a successful one (not a dry-run)
+// in the app's history. A store that fails is logged: the sync itself
+// happened and is reported to the caller either way.
+func (e *Engine) record(ctx context.Context, app *Application, op *OperationState, r *rendered) {
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	st, err := e.opts.State.Load(ctx, e.AppKey(app))
+	if err != nil {
+		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
+		return
+	}
+	st.Operation = op
+	if r != nil {
+		st.History = withHistoryEntry(st.History, r.revisions, app.Spec.RevisionHistoryLimit)
+		st.DeletionHooks = hasDeletionHooks(r.objects)
+	}
+	if err := e.opts.State.Save(ctx, e.AppKey(app), st); err != nil {
+		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
+	}
+}
+
+// withHistoryEntry appends a deployment of revs to h, unless it re-syncs
+// the revisions of the newest entry, keeping at most limit entries
+// (default 10, as Argo CD).
+func withHistoryEntry(h []HistoryEntry, revisions []source.Revision, limit *int64) []HistoryEntry {
+	revs := make([]string, len(revisions))
+	for i, rev := range revisions {
+		revs[i] = rev.Commit
+	}
+	if n := len(h); n > 0 && strings.Join(h[n-1].Revisions, ",") == strings.Join(revs, ",") {
+		return h // a resync of the same revisions is not a new deployment
+	}
+	var id int64 = 1
+	if n := len(h); n > 0 {
+		id = h[n-1].ID + 1
+	}
+	h = append(h, HistoryEntry{ID: id, Revisions: revs, DeployedAt: time.Now()})
+	max := 10
+	if limit != nil {
+		max = int(*limit)
+	}
+	if len(h) > max {
+		h = h[len(h)-max:]
+	}
+	return h
+}
+
+// History returns the app's recorded syncs, oldest first, from the
+// engine's StateStore.
+func (e *Engine) History(ctx context.Context, appName string) ([]HistoryEntry, error) {
+	st, err := e.opts.State.Load(ctx, appName)
+	return st.History, err
+}
+
+// LastOperation returns the app's last sync operation, as the engine's
+// StateStore kept it; nil when there was none.
+func (e *Engine) LastOperation(ctx context.Context, appName string) (*OperationState, error) {
+	st, err := e.opts.State.Load(ctx, appName)
+	return st.Operation, err
+}
+
+// Rollback syncs the revisions of history entry id. As in Argo CD, an app
+// with automated sync cannot be rolled back (the next automated sync would
+// undo it).
+func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune bool) (sync.Result, error) {
+	if p := app.Spec.SyncPolicy; p != nil && p.Automated != nil && (p.Automated.Enabled == nil || *p.Automated.Enabled) {
+		err := fmt.Errorf("rollback of %s: automated sync is enabled", app.Name)
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+	}
+	history, err := e.History(ctx, e.AppKey(app))
+	if err != nil {
+		return sync.Result{Phase: sync.Error, Message: err.Error()}, fmt.Errorf("rollback of %s: %w", app.Name, err)
+	}
+	for _, h := range history {
+		if h.ID == id {
+			return e.Sync(ctx, app, SyncRequest{Revisions: h.Revisions, Prune: prune, Manual: true})
+		}
+	}
+	err = fmt.Errorf("rollback of %s: no history entry %d", app.Name, id)
+	return sync.Result{Phase: sync.Error, Message: err.Error()}, err
+}
+
+func (e *Engine) notify(n Notification) {
+	if e.opts.Notify == nil {
+		return
+	}
+	if n.Time.IsZero() {
+		n.Time = time.Now()
+	}
+	e.opts.Notify(n)
+}
+
+// syncSlot is an operation's hold on one of the Options.SyncWorkers slots.
+// The operation holds it while it plans and writes, and gives it up while
+// it only waits for health (sync.Request.Yield), so that a few rollouts
+// waiting for their Pods do not stall every other app's sync.
+type syncSlot struct {
+	sem  chan struct{}
+	ctx  context.Context
+	held bool
+}
+
+// acquire takes a slot, or gives up when the operation's context ends
+// (the operation then finds its context done and stops).
+func (s *syncSlot) acquire() {
+	if s.held {
+		return
+	}
+	select {
+	case s.sem <- struct{}{}:
+		s.held = true
+	case <-s.ctx.Done():
+	}
+}
+
+// release gives the slot back, if held.
+func (s *syncSlot) release() {
+	if s.held {
+		<-s.sem
+		s.held = false
+	}
+}
+
+// yield is sync.Request.Yield: release now, acquire again to resume.
+func (s *syncSlot) yield() func() {
+	s.release()
+	return s.acquire
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kubegitops/gitops/sync"
+)
+
+// decideAutoSync makes DecideAutoSync's decision for a refresh of the
+// app; busy reports that an automated sync of the app runs already, and no
+// decision is made.
+func (r *runner) decideAutoSync(st *appState, app *Application, status Status) (d AutoSyncDecision, busy bool) {
+	r.mu.Lock()
+	if st.syncing {
+		r.mu.Unlock()
+		return AutoSyncDecision{}, true
+	}
+	var last *AutoSyncRecord
+	if st.auto != nil {
+		l := *st.auto
+		last = &l
+	}
+	r.mu.Unlock()
+	return DecideAutoSync(AutoSyncInput{Policy: app.Spec.SyncPolicy, Status: status, Last: last, Now: time.Now()}), false
+}
+
+// autoSync starts the automated sync decision d asks for, and returns a
+// wait when the decision may change by time alone (a self-heal backoff).
+// The sync runs on its own goroutine, not on the reconcile worker: a sync
+// that waits for its rollout would otherwise hold a worker that other
+// apps' refreshes need. While it runs, the app's refreshes go on and start
+// no other sync; when it ends the app is queued again.
+func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status Status, d AutoSyncDecision) time.Duration {
+	if !d.Sync {
+		if d.Reason != "" && status.Sync == OutOfSync {
+			r.e.opts.Log.V(1).Info("no automated sync", "app", app.Name, "revision", status.Revision, "reason", d.Reason)
+		}
+		return d.Wait
+	}
+	r.mu.Lock()
+	if st.syncing {
+		r.mu.Unlock()
+		return 0
+	}
+	st.syncing = true
+	r.mu.Unlock()
+	r.syncs.Add(1)
+	go func() {
+		defer r.syncs.Done()
+		again := r.runAutoSync(ctx, st, app, status, d.Next)
+		r.queue.AddAfter(key, again)
+	}()
+	return 0
+}
+
+// runAutoSync runs one automated sync decided with record next, and
+// returns when to look at the app again.
+func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application, status Status, next AutoSyncRecord) time.Duration {
+	p := app.Spec.SyncPolicy
+	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true})
+	var blocked *SyncWindowError
+	if errors.As(err, &blocked) {
+		// Automated syncs wait for the window; the status says which one.
+		r.mu.Lock()
+		st.syncing = false
+		st.status.Conditions = append(st.status.Conditions, Condition{Type: ConditionSyncWindowBlocked, Message: blocked.Error(), Err: blocked})
+		r.mu.Unlock()
+		return windowRecheck
+	}
+	rec := next
+	rec.Failed = res.Phase != sync.Succeeded
+	if rec.Failed {
+		rec.Message = res.Message
+		if err != nil {
+			rec.Message = err.Error()
+		}
+	}
+	r.mu.Lock()
+	st.auto = &rec
+	st.syncing = false
+	r.mu.Unlock()
+	if err != nil {
+		r.e.opts.Log.Info("automated sync failed", "app", app.Name, "revision", status.Revision, "error", err.Error())
+	}
+	return time.Second // look again soon: the sync changed things
+}
+
+// latestRevision returns a function that resolves the app's revisions now,
+// so that retries of an older revision can be pre-empted by a newer one.
+func (r *runner) latestRevision(ctx context.Context, app *Application) func() string {
+	return func() string {
+		var revs []string
+		for _, src := range app.Spec.AllSources() {
+			r.e.Invalidate(src.RepoURL)
+			rev, err := r.e.resolve(ctx, src, src.TargetRevision)
+			if err != nil {
+				return ""
+			}
+			revs = append(revs, rev.Commit)
+		}
+		return joinRevisions(revs)
+	}
+}
