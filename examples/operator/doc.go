@@ -56,18 +56,18 @@
 // generating an Application for a missing project does not write it and
 // reports the error (ErrorOccurred, ApplicationValidationError).
 //
-// Its defaults are Argo CD's: the engine starts from gitops.ArgoCDDefaults
+// Its defaults are Argo CD's: the engine starts from argocdcm.Defaults
 // (so a sync succeeds once its last wave is written, and a Deployment
 // turning Degraded afterwards shows in the app's health, not as a failed
 // sync), and -workers defaults to 20, Argo CD's
 // controller.status.processors. It reads argocd-cm and
 // argocd-cmd-params-cm of -namespace at start (settings.go; a missing one
 // is empty) and watches them. argocd-cm is loaded with
-// gitops.ParseArgoCDSettingsPartial and ArgoCDSettings.Apply (health and
+// argocdcm.ParsePartial and argocdcm.Settings.Apply (health and
 // action scripts, ignoreDifferences, ignoreResourceUpdates, exclusions and
 // inclusions, tracking method, timeout.reconciliation for -interval,
 // timeout.hard.reconciliation, ...); argocd-cmd-params-cm with
-// gitops.ParseArgoCDParams: controller.status.processors sets -workers,
+// argocdcm.ParseParams: controller.status.processors sets -workers,
 // controller.operation.processors the engine's sync workers,
 // controller.repo.server.timeout.seconds its render timeout,
 // reposerver.parallelism.limit its render parallelism,
