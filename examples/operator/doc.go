@@ -112,10 +112,10 @@
 // imageupdate; -image-update-interval, default 2m as Image Updater's
 // --interval, 0 turns it off; on the leader only): every interval the
 // Applications served that carry argocd-image-updater.argoproj.io/image-list
-// are checked (Engine.ImageUpdateApp renders them, imageupdate.Updater
+// are checked (imageupdate/controller.AppOf renders them, imageupdate.Updater
 // scans the registries once per image and interval). Write-back method
 // argocd merges the override into the custom resource's spec.source
-// (kustomize images or Helm parameters, gitops.WithImageOverride); method
+// (kustomize images or Helm parameters, imageupdate/controller.WithOverride); method
 // git commits to the repository with the credentials of the Argo CD
 // repository Secrets of -namespace (read each round, source/repocreds) and
 // sets argocd.argoproj.io/refresh: hard on the Application, so it syncs
