@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/kubegitops/gitops"
@@ -14,10 +15,19 @@ import (
 
 // AppOf returns what the image updater needs of app, as plain values:
 // name, annotations, its single source (repository, path, revision), its
-// repository credentials (Engine.RepoCredentials), its source type (Helm
-// when the source has Helm options or a chart, else Kustomize) and the
-// images its manifests run, rendered as e renders them. Multi-source apps
-// are refused: Argo CD Image Updater does not update them either.
+// repository credentials (Engine.RepoCredentials), its source type (see
+// below) and the images its manifests run, rendered as e renders them.
+// Multi-source apps are refused: Argo CD Image Updater does not update
+// them either.
+//
+// The source type is Argo CD Image Updater's: Kustomize when the
+// write-back-target annotation starts with "kustomization"; else the app's
+// status.sourceType, or, when the app carries none (a spec given in Go or
+// read from a file), the type its source renders with
+// (Engine.SourceType: a chart in the app's path is Helm without any
+// spec.source.helm). An app of another type (a plain directory, a plugin)
+// is refused with an *imageupdate.Error naming it, as Argo CD Image
+// Updater skips it.
 func AppOf(ctx context.Context, e *gitops.Engine, app *gitops.Application) (imageupdate.App, error) {
 	src := app.Spec.Source
 	if src == nil || len(app.Spec.Sources) > 0 {
@@ -46,13 +56,24 @@ func AppOf(ctx context.Context, e *gitops.Engine, app *gitops.Application) (imag
 	return out, nil
 }
 
-// sourceType is Helm when the app's source has Helm options or a chart,
-// else Kustomize.
-func sourceType(_ context.Context, _ *gitops.Engine, app *gitops.Application) (imageupdate.SourceType, error) {
-	if src := app.Spec.Source; src.Helm != nil || src.Chart != "" {
-		return imageupdate.SourceHelm, nil
+// sourceType decides the app's type as Argo CD Image Updater's
+// getApplicationSourceType does for a single-source app.
+func sourceType(ctx context.Context, e *gitops.Engine, app *gitops.Application) (imageupdate.SourceType, error) {
+	if strings.HasPrefix(app.Annotations[imageupdate.Prefix+"write-back-target"], "kustomization") {
+		return imageupdate.SourceKustomize, nil
 	}
-	return imageupdate.SourceKustomize, nil
+	t := app.Status.SourceType
+	if t == "" {
+		var err error
+		if t, err = e.SourceType(ctx, app); err != nil {
+			return "", fmt.Errorf("application %q: source type for the image updater: %w", app.Name, err)
+		}
+	}
+	switch imageupdate.SourceType(t) {
+	case imageupdate.SourceHelm, imageupdate.SourceKustomize:
+		return imageupdate.SourceType(t), nil
+	}
+	return "", &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: the image updater updates Kustomize and Helm applications only; this one's source type is %s", imageupdate.ErrWriteBackTarget, t)}
 }
 
 // ApplyOverride is the argocd write-back: it merges ov into the override

@@ -5,7 +5,9 @@
 //
 // AppOf turns an Application into the plain imageupdate.App the updater
 // reads: its images as the engine renders them, its repository credentials
-// (Engine.RepoCredentials) and its source type (Helm or Kustomize).
+// (Engine.RepoCredentials) and its source type as Argo CD Image Updater
+// decides it (write-back-target kustomization, else status.sourceType, else
+// the tool its source renders with: Engine.SourceType).
 //
 // The argocd write-back is an override of the app's spec (kustomize images,
 // Helm parameters). ApplyOverride keeps it in the app's state record
