@@ -3,12 +3,10 @@
 package gitops
 
 import (
-	"context"
 	"io"
 	"time"
 
 	"github.com/kubegitops/gitops/engine"
-	"github.com/kubegitops/gitops/imageupdate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -98,20 +96,6 @@ type ApplicationSourcePluginParameter = engine.ApplicationSourcePluginParameter
 //
 // See [engine.ApplicationSpec].
 type ApplicationSpec = engine.ApplicationSpec
-
-// ArgoCDParams are the keys of an argocd-cmd-params-cm ConfigMap this
-// engine implements, parsed by ParseArgoCDParams and put into engine
-// options by Apply. Zero fields were not set.
-//
-// See [engine.ArgoCDParams].
-type ArgoCDParams = engine.ArgoCDParams
-
-// ArgoCDSettings are the settings of an argocd-cm ConfigMap this engine
-// implements, parsed by ParseArgoCDSettings and put into engine options by
-// Apply. Zero fields were not set.
-//
-// See [engine.ArgoCDSettings].
-type ArgoCDSettings = engine.ArgoCDSettings
 
 // AutoSyncDecision is the outcome of DecideAutoSync.
 //
@@ -420,12 +404,6 @@ type ResourceStatus = engine.ResourceStatus
 // See [engine.RetryStrategy].
 type RetryStrategy = engine.RetryStrategy
 
-// SettingError reports an argocd-cm (or argocd-cmd-params-cm) key whose
-// value is malformed or asks for something the engine does not do.
-//
-// See [engine.SettingError].
-type SettingError = engine.SettingError
-
 // Sharder decides which applications this replica reconciles when several
 // replicas of a host share them (Options.Sharder); *shard.Membership is
 // the implementation over Kubernetes Leases.
@@ -507,29 +485,6 @@ type WindowDecision = engine.WindowDecision
 // See [engine.AlwaysIgnoredOnUpdates].
 func AlwaysIgnoredOnUpdates() []string {
 	return engine.AlwaysIgnoredOnUpdates()
-}
-
-// ArgoCDDefaults returns DefaultOptions changed where this library's
-// defaults differ from Argo CD's, so that an engine behaves as Argo CD does
-// in one call:
-//   - Sync.ApplyOutOfSyncOnly false: every object of the app is applied on
-//     each sync, not only the ones that differ (Argo CD's
-//     ApplyOutOfSyncOnly=false default; an app can still set it);
-//   - Sync.WaitFinalWave false: a sync succeeds once its last wave is
-//     written, without waiting for that wave to become healthy (earlier
-//     waves are still waited for, as in Argo CD);
-//   - Sync.PruneClusterScoped true: cluster-scoped objects removed from Git
-//     are pruned like namespaced ones;
-//   - Tracking: resource.TrackingArgoCD(), Argo CD's tracking-id and
-//     installation-id annotations, so objects an Argo CD installation
-//     manages are adopted as they are;
-//   - IgnoreResourceUpdates: DefaultIgnoreResourceUpdates (Argo CD 3's
-//     resource.ignoreResourceUpdatesEnabled true): a watched change of
-//     status and the other ignored fields alone refreshes no app.
-//
-// See [engine.ArgoCDDefaults].
-func ArgoCDDefaults() Options {
-	return engine.ArgoCDDefaults()
 }
 
 // ClusterFromSecret reads an Argo CD cluster Secret, as `argocd cluster
@@ -643,14 +598,6 @@ func LoadApplications(r io.Reader) ([]Application, error) {
 	return engine.LoadApplications(r)
 }
 
-// LoadArgoCDSettingsFile reads an argocd-cm ConfigMap from a YAML file and
-// parses it with ParseArgoCDSettings.
-//
-// See [engine.LoadArgoCDSettingsFile].
-func LoadArgoCDSettingsFile(path string) (*ArgoCDSettings, error) {
-	return engine.LoadArgoCDSettingsFile(path)
-}
-
 // LoadProjects reads AppProject manifests strictly; it is
 // v1alpha1.LoadProjects.
 //
@@ -685,68 +632,12 @@ func NewMemoryStateStore() *MemoryStateStore {
 	return engine.NewMemoryStateStore()
 }
 
-// ParseArgoCDParams reads the data of an argocd-cmd-params-cm ConfigMap,
-// the way ParseArgoCDSettingsPartial reads argocd-cm: it returns the
-// params of every key that parsed (never nil) and, joined, a
-// *SettingError for each key whose value is malformed or asks for what
-// the engine does not do (ErrSettingUnsupported). Keys of other Argo CD
-// components are listed in Warnings.
-//
-// See [engine.ParseArgoCDParams].
-func ParseArgoCDParams(data map[string]string) (*ArgoCDParams, error) {
-	return engine.ParseArgoCDParams(data)
-}
-
-// ParseArgoCDSettings reads the data of an argocd-cm ConfigMap. Keys the
-// engine implements are parsed (see ArgoCDSettings); keys it does not use
-// are listed in Warnings. A malformed value (or one asking for what the
-// engine cannot do, ErrSettingUnsupported) is a *SettingError naming the
-// key; all of them are returned, joined, and no settings.
-//
-// See [engine.ParseArgoCDSettings].
-func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
-	return engine.ParseArgoCDSettings(data)
-}
-
-// ParseArgoCDSettingsPartial is ParseArgoCDSettings for a host that keeps
-// running on bad input (the operator): it returns the settings of every
-// key that parsed together with the *SettingErrors of the others, joined,
-// so that one malformed key leaves the rest in force. The settings are
-// never nil.
-//
-// See [engine.ParseArgoCDSettingsPartial].
-func ParseArgoCDSettingsPartial(data map[string]string) (*ArgoCDSettings, error) {
-	return engine.ParseArgoCDSettingsPartial(data)
-}
-
 // ParseBackoffDuration reads a retry backoff duration as Argo CD does; it
 // is v1alpha1.ParseBackoffDuration.
 //
 // See [engine.ParseBackoffDuration].
 func ParseBackoffDuration(s string) (time.Duration, error) {
 	return engine.ParseBackoffDuration(s)
-}
-
-// ReadArgoCDSettings reads argocd-cm from namespace on the cluster of cfg
-// and parses it with ParseArgoCDSettings.
-//
-// See [engine.ReadArgoCDSettings].
-func ReadArgoCDSettings(ctx context.Context, cfg *rest.Config, namespace string) (*ArgoCDSettings, error) {
-	return engine.ReadArgoCDSettings(ctx, cfg, namespace)
-}
-
-// WithImageOverride returns app with ov merged into its single source, as
-// Argo CD Image Updater's argocd write-back changes an Application:
-// spec.source.kustomize.images entries are replaced by image name and
-// spec.source.helm.parameters by parameter name; the rest of the source is
-// kept. It changes nothing else and holds nothing (ApplyImageOverride also
-// keeps the override in the engine's state): a host that stores
-// Applications itself, as the operator's custom resources, writes the
-// result back. An app without a single source is returned unchanged.
-//
-// See [engine.WithImageOverride].
-func WithImageOverride(app Application, ov imageupdate.Override) Application {
-	return engine.WithImageOverride(app, ov)
 }
 
 // Constants of package engine.
@@ -770,17 +661,6 @@ const ActionFieldManagerPrefix = engine.ActionFieldManagerPrefix
 //
 // See [engine.AnnotationIgnoreResourceUpdates].
 const AnnotationIgnoreResourceUpdates = engine.AnnotationIgnoreResourceUpdates
-
-// ArgoCDConfigMapName is the name of Argo CD's settings ConfigMap.
-//
-// See [engine.ArgoCDConfigMapName].
-const ArgoCDConfigMapName = engine.ArgoCDConfigMapName
-
-// ArgoCDParamsConfigMapName is the name of Argo CD's tuning ConfigMap, the
-// command-line parameters of its components.
-//
-// See [engine.ArgoCDParamsConfigMapName].
-const ArgoCDParamsConfigMapName = engine.ArgoCDParamsConfigMapName
 
 // CELCostLimit bounds the cost of one evaluation of one CEL rule
 // (project.CELCostLimit).
@@ -972,14 +852,3 @@ var ErrNotRunning = engine.ErrNotRunning
 //
 // See [engine.ErrPolicy].
 var ErrPolicy = engine.ErrPolicy
-
-// ErrSettingMalformed: the value cannot be parsed.
-//
-// See [engine.ErrSettingMalformed].
-var ErrSettingMalformed = engine.ErrSettingMalformed
-
-// ErrSettingUnsupported: the engine cannot do what the value asks
-// (it is refused rather than silently ignored).
-//
-// See [engine.ErrSettingUnsupported].
-var ErrSettingUnsupported = engine.ErrSettingUnsupported

@@ -65,9 +65,9 @@
 // under the app's project. Settings kept in Argo CD's argocd-cm ConfigMap
 // (health and action customisations, ignoreDifferences, resource
 // exclusions and inclusions, also limited to clusters, ignoreResourceUpdates,
-// timeouts including the hard reconciliation, tracking) load with
-// ParseArgoCDSettings, ReadArgoCDSettings or LoadArgoCDSettingsFile and go
-// into Options with ArgoCDSettings.Apply; what the engine cannot honour is
+// timeouts including the hard reconciliation, tracking) load with the
+// add-on package argocdcm (argocdcm.Parse, Read or LoadFile) and go into
+// Options with argocdcm.Settings.Apply; what the engine cannot honour is
 // refused by key, and keys it does not use (UI and server settings) are
 // warnings. As in Argo CD 3, a loaded argocd-cm turns update ignoring on
 // (Options.IgnoreResourceUpdates): a watched change of ignored fields only,

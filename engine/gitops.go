@@ -143,7 +143,7 @@ type Options struct {
 	RefCacheTTL time.Duration
 	// IgnoreDifferences apply to every application, before its own
 	// ignoreDifferences (argocd-cm's resource.customizations.
-	// ignoreDifferences.<group_Kind> and .all; see ArgoCDSettings).
+	// ignoreDifferences.<group_Kind> and .all; see argocdcm.Settings).
 	IgnoreDifferences []ResourceIgnoreDifferences
 	// IgnoreResourceUpdates, when not nil, are Argo CD's
 	// ignoreResourceUpdates rules (argocd-cm's resource.customizations.
@@ -154,7 +154,7 @@ type Options struct {
 	// was, refreshes no app. Default nil: every update refreshes. An
 	// empty, non-nil list ignores AlwaysIgnoredOnUpdates alone;
 	// DefaultIgnoreResourceUpdates holds Argo CD 3's defaults, which
-	// ArgoCDSettings.Apply sets.
+	// argocdcm.Settings.Apply sets.
 	IgnoreResourceUpdates []ResourceIgnoreDifferences
 	// SyncWorkers bounds the sync operations that plan, dry-run, write or
 	// prune at once. An operation waiting for its objects to become

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
@@ -79,6 +80,33 @@ func (e *Engine) KeyOf(namespace, name string) string {
 		return name
 	}
 	return namespace + "_" + name
+}
+
+// OwnedApps returns the specs Run reconciles now of the top-level apps
+// this replica owns (all of them without a Sharder), sorted by AppKey:
+// what Upsert and Run were given last, changes made through Upsert
+// included. Child apps (rendered by an app of apps) are left out: their
+// spec belongs to their parent's manifests. Nil when Run is not running.
+// The specs are copies, the caller's to change.
+func (e *Engine) OwnedApps() []Application {
+	r := e.running()
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keys := make([]string, 0, len(r.apps))
+	for k, st := range r.apps {
+		if st.app != nil && st.parent == "" && r.ownsLocked(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]Application, len(keys))
+	for i, k := range keys {
+		out[i] = *r.apps[k].app.DeepCopy()
+	}
+	return out
 }
 
 func (e *Engine) running() *runner {

@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -59,17 +57,6 @@ func DefaultIgnoreResourceUpdates() map[string]ResourceIgnoreDifferences {
 		"discovery.k8s.io_EndpointSlice": {Group: "discovery.k8s.io", Kind: "EndpointSlice", JSONPointers: []string{"/metadata", "/endpoints", "/ports"}},
 		"Endpoints":                      {Kind: "Endpoints", JSONPointers: []string{"/metadata", "/subsets"}},
 	}
-}
-
-// defaultIgnoreResourceUpdateList is DefaultIgnoreResourceUpdates as a
-// list, sorted by key.
-func defaultIgnoreResourceUpdateList() []ResourceIgnoreDifferences {
-	m := DefaultIgnoreResourceUpdates()
-	out := make([]ResourceIgnoreDifferences, 0, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, m[k])
-	}
-	return out
 }
 
 // updateIgnorer judges the watched updates of the cluster caches

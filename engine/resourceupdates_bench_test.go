@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/resource"
 )
 
 // BenchmarkUpdateIgnorer: the cost the watch goroutine pays per update of a
@@ -13,7 +14,12 @@ import (
 // (stripped, compared, health judged twice: dropped) and a spec change
 // (stripped, compared: announced).
 func BenchmarkUpdateIgnorer(b *testing.B) {
-	opts := ArgoCDDefaults()
+	// Argo CD 3's defaults, as argocdcm.Defaults sets them.
+	opts := DefaultOptions()
+	opts.Tracking = resource.TrackingArgoCD()
+	for _, r := range DefaultIgnoreResourceUpdates() {
+		opts.IgnoreResourceUpdates = append(opts.IgnoreResourceUpdates, r)
+	}
 	hc, err := health.NewChecker(health.DefaultOptions())
 	if err != nil {
 		b.Fatal(err)

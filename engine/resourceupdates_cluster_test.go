@@ -80,8 +80,9 @@ func (k *keyEvents) since(i int, key resource.Key) (n int, total int) {
 	return n, len(k.keys)
 }
 
-// TestIgnoredResourceUpdatesCauseNoRefresh runs an engine configured by
-// Argo CD v3's shipped argocd-cm (ignoreResourceUpdates.all: /status) on
+// TestIgnoredResourceUpdatesCauseNoRefresh runs an engine with the
+// ignoreResourceUpdates rules of Argo CD v3's shipped argocd-cm (.all:
+// /status; its exclusions leave Deployments watched) on
 // the local cluster, with periodic refreshes off: a status-only update of
 // a tracked Deployment is counted as ignored and announces nothing (so
 // Run refreshes nothing for it), while a label change of another
@@ -89,14 +90,12 @@ func (k *keyEvents) since(i int, key resource.Key) (n int, total int) {
 // and refreshes the app.
 func TestIgnoredResourceUpdatesCauseNoRefresh(t *testing.T) {
 	t.Parallel()
-	settings, err := LoadArgoCDSettingsFile("testdata/argocd-cm-v3-default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg := prometheus.NewRegistry()
 	e := newEngine(t, func(o *Options) {
-		if err := settings.Apply(o); err != nil {
-			t.Fatal(err)
+		// The update rules of that argocd-cm: Argo CD 3's defaults, which
+		// it repeats (argocdcm's TestArgoCDv3DefaultConfigMapLoads).
+		for _, r := range DefaultIgnoreResourceUpdates() {
+			o.IgnoreResourceUpdates = append(o.IgnoreResourceUpdates, r)
 		}
 		o.Interval = -1
 		o.Registerer = reg

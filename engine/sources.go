@@ -92,6 +92,9 @@ type rendered struct {
 	// excluded are desired objects of kinds the cache filter excludes
 	// (argocd-cm's resource.exclusions): never compared nor applied.
 	excluded []resource.Key
+	// tools are the tools that rendered the sources, in order (values-only
+	// sources, which are not rendered, have none).
+	tools []render.Kind
 }
 
 // Revision returns the commit of a single-source app, or the commits of all
@@ -194,6 +197,11 @@ func (e *Engine) renderResolved(ctx context.Context, app *Application, cs *clust
 			env = buildEnv(app, src, snaps[i].Revision(), in)
 		}
 		substituteBuildEnv(&in, env)
+		tool, err := render.ToolFor(in)
+		if err != nil {
+			return rendered{}, fmt.Errorf("source %d (%s): %w", i, sourceName(src), err)
+		}
+		out.tools = append(out.tools, tool)
 		if repos := dependencyRepos(proj); repos != nil {
 			if in.Helm == nil {
 				in.Helm = &render.HelmSource{}
@@ -417,20 +425,25 @@ func upTo(p string) string {
 // offline destination (ClusterConfig.Config nil) nothing connects to a
 // cluster: the versions come from its ClusterConfig.
 func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.Unstructured, string, error) {
-	cs, err := e.destination(app.Spec.Destination)
-	if err != nil {
-		return nil, "", err
-	}
-	if cs.cfg.Config != nil {
-		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
-			return nil, "", err
-		}
-	}
-	r, err := e.render(ctx, app, cs, nil, false)
+	r, err := e.renderNow(ctx, app)
 	if err != nil {
 		return nil, "", err
 	}
 	return r.objects, r.Revision(), nil
+}
+
+// renderNow is Render's render: on the destination's cluster, or offline.
+func (e *Engine) renderNow(ctx context.Context, app *Application) (rendered, error) {
+	cs, err := e.destination(app.Spec.Destination)
+	if err != nil {
+		return rendered{}, err
+	}
+	if cs.cfg.Config != nil {
+		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
+			return rendered{}, err
+		}
+	}
+	return e.render(ctx, app, cs, nil, false)
 }
 
 // freshRenderer is a renderer with a cache that can be bypassed
@@ -445,4 +458,15 @@ func (e *Engine) renderOne(ctx context.Context, in render.Input, fresh bool) ([]
 		return fr.Refresh(ctx, in)
 	}
 	return e.renderer.Render(ctx, in)
+}
+
+// RepoCredentials returns the credentials Options.Credentials gives for a
+// repository, as the engine fetches it with them; nil when there are none.
+// An add-on that writes to an app's repository (the image updater's git
+// write-back) uses the same ones.
+func (e *Engine) RepoCredentials(repoURL string) *source.Credentials {
+	if e.opts.Credentials == nil {
+		return nil
+	}
+	return e.opts.Credentials(repoURL)
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/kubegitops/gitops/state"
@@ -77,4 +79,29 @@ func operationStateOf(res sync.Result, revision string, started time.Time, autom
 	}
 	op.Results = rows
 	return op
+}
+
+// UpdateAppState changes the record the engine keeps of the app of key
+// (Options.State; key is the app's AppKey): it loads the record, hands it
+// to update and, when update reports a change, saves it. It holds the lock
+// the engine's own writes of records take (operations, history), so an
+// add-on that keeps a field of the record (the image updater's held
+// override) and the engine never lose each other's writes. When update
+// returns an error nothing is saved and the error is returned; a store
+// that fails is an error naming the app.
+func (e *Engine) UpdateAppState(ctx context.Context, key string, update func(*state.AppState) (changed bool, err error)) error {
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	st, err := e.opts.State.Load(ctx, key)
+	if err != nil {
+		return fmt.Errorf("application %q: load its state: %w", key, err)
+	}
+	changed, err := update(&st)
+	if err != nil || !changed {
+		return err
+	}
+	if err := e.opts.State.Save(ctx, key, st); err != nil {
+		return fmt.Errorf("application %q: save its state: %w", key, err)
+	}
+	return nil
 }

@@ -32,8 +32,9 @@
 // the images it runs, repository credentials) and writes back:
 //   - argocd: the Result carries an Override (kustomize images or Helm
 //     parameters) for the host to hold for the app; the engine's glue
-//     (gitops.Engine.ApplyImageOverride) applies it to the app it runs and
-//     keeps it in the engine's state store, so it survives a restart.
+//     (package imageupdate/controller, ApplyOverride) applies it to the app
+//     an engine runs and keeps it in the engine's state store, so it
+//     survives a restart.
 //   - git: the base branch's tip is fetched (depth 1) and checked out in
 //     memory by package source/git (Source.Commit), the edit is planned in
 //     full before anything is written (Argo's .argocd-source-<app>.yaml,
@@ -53,8 +54,8 @@
 // Options.DryRun computes the changes, file edits and overrides and stops
 // before committing (Result.DryRun tells hosts not to apply the override).
 // Run loops Update over a set of apps every interval, on its own; inside
-// an engine, gitops.Engine.RunImageUpdater does the same over the apps the
-// engine runs; the operator (examples/operator) runs its own loop over the
-// Application custom resources and writes the argocd override into them
-// (gitops.WithImageOverride).
+// an engine, package imageupdate/controller (its Run) does the same over the
+// apps the engine runs; the operator (examples/operator) runs its own loop
+// over the Application custom resources and writes the argocd override into
+// them (controller.WithOverride).
 package imageupdate

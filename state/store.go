@@ -43,7 +43,7 @@ type AppState struct {
 	// run again on the next call of Delete.
 	Deleting bool `json:"deleting,omitempty"`
 	// ImageOverride is the parameter override the image updater's argocd
-	// write-back holds for the app (Engine.ApplyImageOverride).
+	// write-back holds for the app (imageupdate/controller.ApplyOverride).
 	ImageOverride *imageupdate.Override `json:"imageOverride,omitempty"`
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"k8s.io/client-go/rest"
@@ -45,19 +46,19 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 // applyScripts loads --scripts-dir and --argocd-cm into opts. The
 // folder's health.lua scripts override the built-in checks of their kinds
 // and its actions folders replace the built-in actions of their kinds;
-// argocd-cm's settings are applied as gitops.ArgoCDSettings.Apply does,
+// argocd-cm's settings are applied as argocdcm.Settings.Apply does,
 // its scripts winning over the folder's for the same kind. Warnings about
 // argocd-cm keys the engine does not use go to stderr. Without either
 // flag opts is left as it is.
 func (c *clusterFlags) applyScripts(ctx context.Context, cfg *rest.Config, stderr io.Writer, opts *gitops.Options) error {
-	settings := &gitops.ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{}}
+	settings := &argocdcm.Settings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{}}
 
 	if c.argocdCM != "" {
 		var err error
 		if ns, ok := strings.CutPrefix(c.argocdCM, "cluster:"); ok {
-			settings, err = gitops.ReadArgoCDSettings(ctx, cfg, ns)
+			settings, err = argocdcm.Read(ctx, cfg, ns)
 		} else {
-			settings, err = gitops.LoadArgoCDSettingsFile(c.argocdCM)
+			settings, err = argocdcm.LoadFile(c.argocdCM)
 		}
 		if err != nil {
 			return fmt.Errorf("--argocd-cm: %w", err)

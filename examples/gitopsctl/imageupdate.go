@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/imageupdate"
+	imagecontroller "github.com/kubegitops/gitops/imageupdate/controller"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -51,7 +52,7 @@ func runImageUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		opts.DockerConfig = b
 	}
-	in, err := cmd.engine.ImageUpdateApp(ctx, cmd.app)
+	in, err := imagecontroller.AppOf(ctx, cmd.engine, cmd.app)
 	if err != nil {
 		return fail(stderr, "image-update", err)
 	}
@@ -117,7 +118,7 @@ func printImageResult(w io.Writer, res imageupdate.Result, dryRun bool) {
 		if dryRun {
 			fmt.Fprintln(w, "dry run: an engine would hold this override")
 		} else {
-			fmt.Fprintln(w, "hold this override in the engine that runs the app (Engine.ApplyImageOverride)")
+			fmt.Fprintln(w, "hold this override in the engine that runs the app (imageupdate/controller.ApplyOverride)")
 		}
 	}
 }

@@ -56,18 +56,18 @@
 // generating an Application for a missing project does not write it and
 // reports the error (ErrorOccurred, ApplicationValidationError).
 //
-// Its defaults are Argo CD's: the engine starts from gitops.ArgoCDDefaults
+// Its defaults are Argo CD's: the engine starts from argocdcm.Defaults
 // (so a sync succeeds once its last wave is written, and a Deployment
 // turning Degraded afterwards shows in the app's health, not as a failed
 // sync), and -workers defaults to 20, Argo CD's
 // controller.status.processors. It reads argocd-cm and
 // argocd-cmd-params-cm of -namespace at start (settings.go; a missing one
 // is empty) and watches them. argocd-cm is loaded with
-// gitops.ParseArgoCDSettingsPartial and ArgoCDSettings.Apply (health and
+// argocdcm.ParsePartial and argocdcm.Settings.Apply (health and
 // action scripts, ignoreDifferences, ignoreResourceUpdates, exclusions and
 // inclusions, tracking method, timeout.reconciliation for -interval,
 // timeout.hard.reconciliation, ...); argocd-cmd-params-cm with
-// gitops.ParseArgoCDParams: controller.status.processors sets -workers,
+// argocdcm.ParseParams: controller.status.processors sets -workers,
 // controller.operation.processors the engine's sync workers,
 // controller.repo.server.timeout.seconds its render timeout,
 // reposerver.parallelism.limit its render parallelism,
@@ -112,10 +112,10 @@
 // imageupdate; -image-update-interval, default 2m as Image Updater's
 // --interval, 0 turns it off; on the leader only): every interval the
 // Applications served that carry argocd-image-updater.argoproj.io/image-list
-// are checked (Engine.ImageUpdateApp renders them, imageupdate.Updater
+// are checked (imageupdate/controller.AppOf renders them, imageupdate.Updater
 // scans the registries once per image and interval). Write-back method
 // argocd merges the override into the custom resource's spec.source
-// (kustomize images or Helm parameters, gitops.WithImageOverride); method
+// (kustomize images or Helm parameters, imageupdate/controller.WithOverride); method
 // git commits to the repository with the credentials of the Argo CD
 // repository Secrets of -namespace (read each round, source/repocreds) and
 // sets argocd.argoproj.io/refresh: hard on the Application, so it syncs

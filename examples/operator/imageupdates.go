@@ -13,6 +13,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/imageupdate"
+	imagecontroller "github.com/kubegitops/gitops/imageupdate/controller"
 	"github.com/kubegitops/gitops/source/repocreds"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -147,7 +148,7 @@ func (u *imageUpdates) round(ctx context.Context) {
 // update checks one app and writes back what changed; wrote says whether
 // anything was written (a commit pushed, or the spec changed).
 func (u *imageUpdates) update(ctx context.Context, app *v1alpha1.Application, creds *repocreds.Store) (res imageupdate.Result, wrote bool, err error) {
-	in, err := u.engine.ImageUpdateApp(ctx, app)
+	in, err := imagecontroller.AppOf(ctx, u.engine, app)
 	if err != nil {
 		return res, false, err
 	}
@@ -185,7 +186,7 @@ func (u *imageUpdates) writeOverride(ctx context.Context, key types.NamespacedNa
 		if err := u.reader.Get(ctx, key, cur); err != nil {
 			return err
 		}
-		next := gitops.WithImageOverride(*cur, ov)
+		next := imagecontroller.WithOverride(*cur, ov)
 		if reflect.DeepEqual(next.Spec.Source, cur.Spec.Source) {
 			wrote = false
 			return nil

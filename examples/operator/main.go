@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -247,7 +248,7 @@ func run(ctx context.Context, args []string) error {
 // cluster, whose changes reach the controller through events; the cluster
 // Secrets of -namespace are added once the manager runs (clusterSecrets).
 func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings) (*gitops.Engine, error) {
-	opts := gitops.ArgoCDDefaults()
+	opts := argocdcm.Defaults()
 	if err := st.apply(&opts); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/health"
 	corev1 "k8s.io/api/core/v1"
@@ -41,7 +42,7 @@ const (
 )
 
 // settingsNames are the ConfigMaps the operator reads from its namespace.
-var settingsNames = []string{gitops.ArgoCDConfigMapName, gitops.ArgoCDParamsConfigMapName}
+var settingsNames = []string{argocdcm.ConfigMapName, argocdcm.ParamsConfigMapName}
 
 // settings are argocd-cm and argocd-cmd-params-cm of the operator's
 // namespace: read at start into the engine's and the reconciler's
@@ -59,8 +60,8 @@ type settings struct {
 	log       logr.Logger
 	health    *swapChecker
 
-	cm     *gitops.ArgoCDSettings
-	params *gitops.ArgoCDParams
+	cm     *argocdcm.Settings
+	params *argocdcm.Params
 
 	mu gosync.Mutex
 	// data is the data of each ConfigMap as last seen; started as read
@@ -100,11 +101,11 @@ func loadSettings(ctx context.Context, kube kubernetes.Interface, namespace stri
 
 // parse parses the data last seen, reporting each problem by key (as an
 // Event when recorder is set).
-func (s *settings) parse(objs map[string]*corev1.ConfigMap) (*gitops.ArgoCDSettings, *gitops.ArgoCDParams) {
-	cm, err := parseArgoCDCM(s.data[gitops.ArgoCDConfigMapName])
-	s.report(objs[gitops.ArgoCDConfigMapName], gitops.ArgoCDConfigMapName, err, cm.Warnings)
-	params, err := gitops.ParseArgoCDParams(s.data[gitops.ArgoCDParamsConfigMapName])
-	s.report(objs[gitops.ArgoCDParamsConfigMapName], gitops.ArgoCDParamsConfigMapName, err, params.Warnings)
+func (s *settings) parse(objs map[string]*corev1.ConfigMap) (*argocdcm.Settings, *argocdcm.Params) {
+	cm, err := parseArgoCDCM(s.data[argocdcm.ConfigMapName])
+	s.report(objs[argocdcm.ConfigMapName], argocdcm.ConfigMapName, err, cm.Warnings)
+	params, err := argocdcm.ParseParams(s.data[argocdcm.ParamsConfigMapName])
+	s.report(objs[argocdcm.ParamsConfigMapName], argocdcm.ParamsConfigMapName, err, params.Warnings)
 	return cm, params
 }
 
@@ -112,12 +113,12 @@ func (s *settings) parse(objs map[string]*corev1.ConfigMap) (*gitops.ArgoCDSetti
 // timeout.reconciliation 0 turns Argo CD's periodic refresh off, but the
 // operator's reconciler requeues every app each -interval, so that value
 // is refused by name and -interval stays.
-func parseArgoCDCM(data map[string]string) (*gitops.ArgoCDSettings, error) {
-	cm, err := gitops.ParseArgoCDSettingsPartial(data)
+func parseArgoCDCM(data map[string]string) (*argocdcm.Settings, error) {
+	cm, err := argocdcm.ParsePartial(data)
 	if cm.Reconciliation < 0 {
 		cm.Reconciliation = 0
-		err = errors.Join(err, &gitops.SettingError{Key: "timeout.reconciliation",
-			Err: fmt.Errorf("%w: 0 (periodic refresh off): the operator refreshes every app each -interval", gitops.ErrSettingUnsupported)})
+		err = errors.Join(err, &argocdcm.SettingError{Key: "timeout.reconciliation",
+			Err: fmt.Errorf("%w: 0 (periodic refresh off): the operator refreshes every app each -interval", argocdcm.ErrUnsupported)})
 	}
 	return cm, err
 }
@@ -151,9 +152,9 @@ func (s *settings) event(obj *corev1.ConfigMap, reason, note string) {
 }
 
 // healthChecker builds the health checker of cm's scripts, with
-// ArgoCDSettings.Apply (its one home).
-func (s *settings) healthChecker(cm *gitops.ArgoCDSettings) (health.Checker, error) {
-	onlyHealth := &gitops.ArgoCDSettings{HealthOverrides: cm.HealthOverrides}
+// argocdcm.Settings.Apply (its one home).
+func (s *settings) healthChecker(cm *argocdcm.Settings) (health.Checker, error) {
+	onlyHealth := &argocdcm.Settings{HealthOverrides: cm.HealthOverrides}
 	var opts gitops.Options
 	if err := onlyHealth.Apply(&opts); err != nil {
 		return nil, err
@@ -165,12 +166,12 @@ func (s *settings) healthChecker(cm *gitops.ArgoCDSettings) (health.Checker, err
 }
 
 // apply puts the settings into the engine's options, which start from
-// gitops.ArgoCDDefaults: the health checker is the swappable one.
+// argocdcm.Defaults: the health checker is the swappable one.
 func (s *settings) apply(opts *gitops.Options) error {
 	cm := *s.cm
 	cm.HealthOverrides = nil
 	if err := cm.Apply(opts); err != nil {
-		return fmt.Errorf("ConfigMap %s/%s: %w", s.namespace, gitops.ArgoCDConfigMapName, err)
+		return fmt.Errorf("ConfigMap %s/%s: %w", s.namespace, argocdcm.ConfigMapName, err)
 	}
 	s.params.Apply(opts)
 	opts.Health = s.health
@@ -235,8 +236,8 @@ func (s *settings) reload(ctx context.Context, store cache.Store, first bool) {
 	cm, params := s.parse(objs)
 	checker, err := s.healthChecker(cm)
 	if err != nil {
-		s.log.Error(err, "health scripts not applied", "configMap", s.namespace+"/"+gitops.ArgoCDConfigMapName)
-		s.event(objs[gitops.ArgoCDConfigMapName], ReasonInvalidSetting, err.Error())
+		s.log.Error(err, "health scripts not applied", "configMap", s.namespace+"/"+argocdcm.ConfigMapName)
+		s.event(objs[argocdcm.ConfigMapName], ReasonInvalidSetting, err.Error())
 	} else if !maps.Equal(cm.HealthOverrides, s.cm.HealthOverrides) {
 		s.health.c.Store(&checker)
 		s.refreshAll(ctx)
@@ -244,7 +245,7 @@ func (s *settings) reload(ctx context.Context, store cache.Store, first bool) {
 	s.cm, s.params = cm, params
 	for _, name := range settingsNames {
 		for _, key := range changedKeys(s.started[name], data[name]) {
-			if name == gitops.ArgoCDConfigMapName && liveKey(key) {
+			if name == argocdcm.ConfigMapName && liveKey(key) {
 				continue
 			}
 			msg := fmt.Sprintf("%s %s changed: it takes effect when the operator restarts", name, key)

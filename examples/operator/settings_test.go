@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/argocdcm"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -225,14 +225,14 @@ spec:
 // reconciler requeues every app each -interval, and the other keys apply.
 func TestReconciliationOffRefusedByName(t *testing.T) {
 	cm, err := parseArgoCDCM(map[string]string{"timeout.reconciliation": "0", "timeout.hard.reconciliation": "1h"})
-	var se *gitops.SettingError
-	if !errors.As(err, &se) || se.Key != "timeout.reconciliation" || !errors.Is(err, gitops.ErrSettingUnsupported) {
+	var se *argocdcm.SettingError
+	if !errors.As(err, &se) || se.Key != "timeout.reconciliation" || !errors.Is(err, argocdcm.ErrUnsupported) {
 		t.Fatalf("timeout.reconciliation 0: %v, want it refused by name", err)
 	}
 	if cm.Reconciliation != 0 || cm.HardReconciliation != time.Hour {
 		t.Errorf("settings %+v: want no reconciliation interval and the hard one applied", cm)
 	}
-	if f := (&settings{cm: cm, params: &gitops.ArgoCDParams{}}).flags(flags{interval: time.Minute}); f.interval != time.Minute {
+	if f := (&settings{cm: cm, params: &argocdcm.Params{}}).flags(flags{interval: time.Minute}); f.interval != time.Minute {
 		t.Errorf("interval %s, want -interval's 1m", f.interval)
 	}
 }

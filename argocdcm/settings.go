@@ -1,33 +1,34 @@
-package engine
+package argocdcm
 
 import (
 	"errors"
 	"fmt"
-	"github.com/kubegitops/gitops/diff"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 )
 
-// ArgoCDConfigMapName is the name of Argo CD's settings ConfigMap.
-const ArgoCDConfigMapName = "argocd-cm"
+// ConfigMapName is the name of Argo CD's settings ConfigMap.
+const ConfigMapName = "argocd-cm"
 
 // Sentinel errors wrapped by *SettingError.
 var (
-	// ErrSettingMalformed: the value cannot be parsed.
-	ErrSettingMalformed = errors.New("malformed value")
-	// ErrSettingUnsupported: the engine cannot do what the value asks
+	// ErrMalformed: the value cannot be parsed.
+	ErrMalformed = errors.New("malformed value")
+	// ErrUnsupported: the engine cannot do what the value asks
 	// (it is refused rather than silently ignored).
-	ErrSettingUnsupported = errors.New("not supported by this engine")
+	ErrUnsupported = errors.New("not supported by this engine")
 )
 
 // SettingError reports an argocd-cm (or argocd-cmd-params-cm) key whose
@@ -37,7 +38,7 @@ type SettingError struct {
 	ConfigMap string
 	// Key is the ConfigMap's key.
 	Key string
-	// Err wraps ErrSettingMalformed or ErrSettingUnsupported.
+	// Err wraps ErrMalformed or ErrUnsupported.
 	Err error
 }
 
@@ -45,7 +46,7 @@ type SettingError struct {
 func (e *SettingError) Error() string {
 	cm := e.ConfigMap
 	if cm == "" {
-		cm = ArgoCDConfigMapName
+		cm = ConfigMapName
 	}
 	return fmt.Sprintf("%s %s: %v", cm, e.Key, e.Err)
 }
@@ -53,10 +54,10 @@ func (e *SettingError) Error() string {
 // Unwrap returns Err.
 func (e *SettingError) Unwrap() error { return e.Err }
 
-// ArgoCDSettings are the settings of an argocd-cm ConfigMap this engine
-// implements, parsed by ParseArgoCDSettings and put into engine options by
+// Settings are the settings of an argocd-cm ConfigMap this engine
+// implements, parsed by Parse and put into engine options by
 // Apply. Zero fields were not set.
-type ArgoCDSettings struct {
+type Settings struct {
 	// HealthOverrides are resource.customizations.health.<group_Kind>
 	// scripts (and the legacy resource.customizations form), keyed by
 	// health.ScriptKey.
@@ -65,7 +66,7 @@ type ArgoCDSettings struct {
 	Actions map[string]actions.Definitions
 	// IgnoreDifferences are resource.customizations.ignoreDifferences.
 	// <group_Kind> and .all.
-	IgnoreDifferences []ResourceIgnoreDifferences
+	IgnoreDifferences []engine.ResourceIgnoreDifferences
 	// IgnoreAggregatedRoles is resource.compareoptions'
 	// ignoreAggregatedRoles (Options.IgnoreAggregatedRoles).
 	IgnoreAggregatedRoles bool
@@ -99,14 +100,14 @@ type ArgoCDSettings struct {
 	InstanceLabelKey string
 	// IgnoreResourceUpdates are the ignoreResourceUpdates rules
 	// (Options.IgnoreResourceUpdates), sorted by key: Argo CD 3's
-	// defaults (DefaultIgnoreResourceUpdates), each replaced by the
+	// defaults (engine.DefaultIgnoreResourceUpdates), each replaced by the
 	// argocd-cm key of the same kind when there is one
 	// (resource.customizations.ignoreResourceUpdates.<group_Kind> or .all,
 	// which wins over the legacy resource.customizations form), then, as
 	// resource.compareoptions' ignoreDifferencesOnResourceUpdates (default
 	// true) asks, the ignoreDifferences customisations. Nil when
 	// resource.ignoreResourceUpdatesEnabled is false (default true).
-	IgnoreResourceUpdates []ResourceIgnoreDifferences
+	IgnoreResourceUpdates []engine.ResourceIgnoreDifferences
 	// Warnings list the keys the engine does not use (argocd-cm carries UI
 	// and server settings too), one line each, sorted.
 	Warnings []string
@@ -114,8 +115,8 @@ type ArgoCDSettings struct {
 	// Parse state: ignoreResourceUpdates rules by normalised kind key,
 	// from the keys and from the legacy form; the ignoreDifferences
 	// customisations; ignoreDifferencesOnResourceUpdates when set.
-	updateRules, legacyUpdateRules map[string]ResourceIgnoreDifferences
-	customIgnores                  []ResourceIgnoreDifferences
+	updateRules, legacyUpdateRules map[string]engine.ResourceIgnoreDifferences
+	customIgnores                  []engine.ResourceIgnoreDifferences
 	ignoreDiffsOnUpdates           *bool
 }
 
@@ -159,27 +160,27 @@ type knownTypeField struct {
 
 const customizations = "resource.customizations"
 
-// ParseArgoCDSettings reads the data of an argocd-cm ConfigMap. Keys the
-// engine implements are parsed (see ArgoCDSettings); keys it does not use
+// Parse reads the data of an argocd-cm ConfigMap. Keys the
+// engine implements are parsed (see Settings); keys it does not use
 // are listed in Warnings. A malformed value (or one asking for what the
-// engine cannot do, ErrSettingUnsupported) is a *SettingError naming the
+// engine cannot do, ErrUnsupported) is a *SettingError naming the
 // key; all of them are returned, joined, and no settings.
-func ParseArgoCDSettings(data map[string]string) (*ArgoCDSettings, error) {
-	s, err := ParseArgoCDSettingsPartial(data)
+func Parse(data map[string]string) (*Settings, error) {
+	s, err := ParsePartial(data)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// ParseArgoCDSettingsPartial is ParseArgoCDSettings for a host that keeps
+// ParsePartial is Parse for a host that keeps
 // running on bad input (the operator): it returns the settings of every
 // key that parsed together with the *SettingErrors of the others, joined,
 // so that one malformed key leaves the rest in force. The settings are
 // never nil.
-func ParseArgoCDSettingsPartial(data map[string]string) (*ArgoCDSettings, error) {
-	s := &ArgoCDSettings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{},
-		updateRules: map[string]ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]ResourceIgnoreDifferences{}}
+func ParsePartial(data map[string]string) (*Settings, error) {
+	s := &Settings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{},
+		updateRules: map[string]engine.ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]engine.ResourceIgnoreDifferences{}}
 	var errs []error
 	keys := make([]string, 0, len(data))
 	for k := range data {
@@ -239,12 +240,12 @@ func ParseArgoCDSettingsPartial(data map[string]string) (*ArgoCDSettings, error)
 			case "strict", "normal", "":
 				s.RespectRBAC = v
 			default:
-				err = fmt.Errorf("%w: %q, want strict or normal", ErrSettingMalformed, v)
+				err = fmt.Errorf("%w: %q, want strict or normal", ErrMalformed, v)
 			}
 		case key == "application.instanceLabelKey":
 			v := strings.TrimSpace(value)
 			if msgs := validation.IsQualifiedName(v); len(msgs) > 0 {
-				err = fmt.Errorf("%w: %q: %s", ErrSettingMalformed, v, strings.Join(msgs, "; "))
+				err = fmt.Errorf("%w: %q: %s", ErrMalformed, v, strings.Join(msgs, "; "))
 			} else {
 				s.InstanceLabelKey = v
 			}
@@ -253,7 +254,7 @@ func ParseArgoCDSettingsPartial(data map[string]string) (*ArgoCDSettings, error)
 			case "annotation", "label", "annotation+label", "":
 				s.TrackingMethod = v
 			default:
-				err = fmt.Errorf("%w: %q, want annotation, label or annotation+label", ErrSettingMalformed, v)
+				err = fmt.Errorf("%w: %q, want annotation, label or annotation+label", ErrMalformed, v)
 			}
 		default:
 			s.Warnings = append(s.Warnings, fmt.Sprintf("argocd-cm %s: not used by the engine", key))
@@ -268,7 +269,7 @@ func ParseArgoCDSettingsPartial(data map[string]string) (*ArgoCDSettings, error)
 	return s, errors.Join(errs...)
 }
 
-func (s *ArgoCDSettings) parseLegacy(value string) error {
+func (s *Settings) parseLegacy(value string) error {
 	var m map[string]legacyCustomization
 	if err := strictYAML(value, &m); err != nil {
 		return err
@@ -320,10 +321,10 @@ func openLibsWarning(key string) string {
 	return fmt.Sprintf("argocd-cm %s: scripts run in the sandbox: string, table, math, os.time, os.date and os.clock are there; io, os.execute and file loading raise an error", key)
 }
 
-func (s *ArgoCDSettings) addActions(key, value string) error {
+func (s *Settings) addActions(key, value string) error {
 	d, err := actions.ParseDefinitions(key, value)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrSettingMalformed, err)
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	s.Actions[key] = d
 	return nil
@@ -331,7 +332,7 @@ func (s *ArgoCDSettings) addActions(key, value string) error {
 
 // addIgnore adds an ignoreDifferences customisation; kindKey is
 // "group_Kind", "Kind" or "all".
-func (s *ArgoCDSettings) addIgnore(kindKey, value string) error {
+func (s *Settings) addIgnore(kindKey, value string) error {
 	_, rule, err := parseIgnoreRule(kindKey, value)
 	if err != nil {
 		return err
@@ -345,12 +346,12 @@ func (s *ArgoCDSettings) addIgnore(kindKey, value string) error {
 // ignoreResourceUpdates customisation for kindKey ("group_Kind", "Kind"
 // or "all"), and returns the normalised key ("group/Kind", "Kind" or
 // "all") with the rule.
-func parseIgnoreRule(kindKey, value string) (string, ResourceIgnoreDifferences, error) {
+func parseIgnoreRule(kindKey, value string) (string, engine.ResourceIgnoreDifferences, error) {
 	var f ignoreFields
 	if err := strictYAML(value, &f); err != nil {
-		return "", ResourceIgnoreDifferences{}, err
+		return "", engine.ResourceIgnoreDifferences{}, err
 	}
-	rule := ResourceIgnoreDifferences{Group: "*", Kind: "*"}
+	rule := engine.ResourceIgnoreDifferences{Group: "*", Kind: "*"}
 	key := "all"
 	if kindKey != "all" {
 		key = health.ScriptKey(kindKey)
@@ -365,7 +366,7 @@ func parseIgnoreRule(kindKey, value string) (string, ResourceIgnoreDifferences, 
 
 // addUpdateRule records an ignoreResourceUpdates customisation by its
 // normalised kind key.
-func addUpdateRule(into map[string]ResourceIgnoreDifferences, kindKey, value string) error {
+func addUpdateRule(into map[string]engine.ResourceIgnoreDifferences, kindKey, value string) error {
 	key, rule, err := parseIgnoreRule(kindKey, value)
 	if err != nil {
 		return err
@@ -378,9 +379,9 @@ func addUpdateRule(into map[string]ResourceIgnoreDifferences, kindKey, value str
 // replaced by the legacy form's rule of its kind and then by the key's,
 // sorted by kind key, then the ignoreDifferences customisations unless
 // ignoreDifferencesOnResourceUpdates is false.
-func (s *ArgoCDSettings) resolveUpdateRules() {
-	byKey := map[string]ResourceIgnoreDifferences{}
-	for k, r := range DefaultIgnoreResourceUpdates() {
+func (s *Settings) resolveUpdateRules() {
+	byKey := map[string]engine.ResourceIgnoreDifferences{}
+	for k, r := range engine.DefaultIgnoreResourceUpdates() {
 		if k != "all" {
 			k = health.ScriptKey(k)
 		}
@@ -389,7 +390,7 @@ func (s *ArgoCDSettings) resolveUpdateRules() {
 	maps.Copy(byKey, s.legacyUpdateRules)
 	maps.Copy(byKey, s.updateRules)
 	keys := slices.Sorted(maps.Keys(byKey))
-	s.IgnoreResourceUpdates = make([]ResourceIgnoreDifferences, 0, len(keys)+len(s.customIgnores))
+	s.IgnoreResourceUpdates = make([]engine.ResourceIgnoreDifferences, 0, len(keys)+len(s.customIgnores))
 	for _, k := range keys {
 		s.IgnoreResourceUpdates = append(s.IgnoreResourceUpdates, byKey[k])
 	}
@@ -400,7 +401,7 @@ func (s *ArgoCDSettings) resolveUpdateRules() {
 
 // addKnownTypes records knownTypeFields for a kind ("group_Kind" or
 // "group/Kind"); a type the diff does not know is refused by Apply.
-func (s *ArgoCDSettings) addKnownTypes(kindKey string, fields []knownTypeField) error {
+func (s *Settings) addKnownTypes(kindKey string, fields []knownTypeField) error {
 	sk := health.ScriptKey(kindKey)
 	group, kind := "", sk
 	if g, k, ok := strings.Cut(sk, "/"); ok {
@@ -408,14 +409,14 @@ func (s *ArgoCDSettings) addKnownTypes(kindKey string, fields []knownTypeField) 
 	}
 	for _, f := range fields {
 		if f.Field == "" || f.Type == "" {
-			return fmt.Errorf("%w: knownTypeFields entries need a field and a type", ErrSettingMalformed)
+			return fmt.Errorf("%w: knownTypeFields entries need a field and a type", ErrMalformed)
 		}
 		s.KnownTypeFields = append(s.KnownTypeFields, diff.KnownTypeField{Group: group, Kind: kind, Field: f.Field, Type: f.Type})
 	}
 	return nil
 }
 
-func (s *ArgoCDSettings) parseCompareOptions(value string) error {
+func (s *Settings) parseCompareOptions(value string) error {
 	var c compareOptions
 	if err := strictYAML(value, &c); err != nil {
 		return err
@@ -424,7 +425,7 @@ func (s *ArgoCDSettings) parseCompareOptions(value string) error {
 	case "", "all", "crd", "none", "off":
 		s.IgnoreResourceStatusField = c.IgnoreResourceStatusField
 	default:
-		return fmt.Errorf("%w: ignoreResourceStatusField %q, want all, crd or none", ErrSettingMalformed, c.IgnoreResourceStatusField)
+		return fmt.Errorf("%w: ignoreResourceStatusField %q, want all, crd or none", ErrMalformed, c.IgnoreResourceStatusField)
 	}
 	s.ignoreDiffsOnUpdates = c.IgnoreDifferencesOnResourceUpdates
 	s.IgnoreAggregatedRoles = c.IgnoreAggregatedRoles
@@ -439,11 +440,11 @@ func parseFilter(value string) ([]cache.GroupKindMatch, error) {
 	var out []cache.GroupKindMatch
 	for i, e := range entries {
 		if len(e.APIGroups) == 0 || len(e.Kinds) == 0 {
-			return nil, fmt.Errorf("%w: entry %d needs apiGroups and kinds", ErrSettingMalformed, i)
+			return nil, fmt.Errorf("%w: entry %d needs apiGroups and kinds", ErrMalformed, i)
 		}
 		for _, c := range e.Clusters {
 			if strings.TrimSpace(c) == "" {
-				return nil, fmt.Errorf("%w: entry %d: an empty cluster pattern", ErrSettingMalformed, i)
+				return nil, fmt.Errorf("%w: entry %d: an empty cluster pattern", ErrMalformed, i)
 			}
 		}
 		for _, g := range e.APIGroups {
@@ -457,7 +458,7 @@ func parseFilter(value string) ([]cache.GroupKindMatch, error) {
 
 func strictYAML(value string, into any) error {
 	if err := yaml.UnmarshalStrict([]byte(value), into); err != nil {
-		return fmt.Errorf("%w: %v", ErrSettingMalformed, err)
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return nil
 }
@@ -469,7 +470,7 @@ func parseBool(value string) (bool, error) {
 	case "false", "":
 		return false, nil
 	}
-	return false, fmt.Errorf("%w: %q, want true or false", ErrSettingMalformed, value)
+	return false, fmt.Errorf("%w: %q, want true or false", ErrMalformed, value)
 }
 
 // parseDuration reads a Go duration ("180s", "3m") or whole seconds.
@@ -482,5 +483,5 @@ func parseDuration(value string) (time.Duration, error) {
 	if _, err := fmt.Sscanf(v, "%d", &secs); err == nil && fmt.Sprint(secs) == v && secs >= 0 {
 		return time.Duration(secs) * time.Second, nil
 	}
-	return 0, fmt.Errorf("%w: %q, want a duration such as 180s", ErrSettingMalformed, value)
+	return 0, fmt.Errorf("%w: %q, want a duration such as 180s", ErrMalformed, value)
 }

@@ -1,14 +1,10 @@
-package engine
+package argocdcm
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kubegitops/gitops/render"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // settingErrors returns the *SettingErrors joined in err, by key.
@@ -30,7 +26,7 @@ func settingErrors(t *testing.T, err error) map[string]*SettingError {
 }
 
 func TestParseArgoCDParamsMapsEachKey(t *testing.T) {
-	p, err := ParseArgoCDParams(map[string]string{
+	p, err := ParseParams(map[string]string{
 		"controller.status.processors":           "7",
 		"controller.operation.processors":        "3",
 		"controller.repo.server.timeout.seconds": "90",
@@ -48,7 +44,7 @@ func TestParseArgoCDParamsMapsEachKey(t *testing.T) {
 	if p.SelfHealTimeout != 9*time.Second || strings.Join(p.ApplicationNamespaces, ",") != "team-a,team-b" || len(p.Warnings) != 0 {
 		t.Errorf("params %+v", p)
 	}
-	opts := ArgoCDDefaults()
+	opts := Defaults()
 	p.Apply(&opts)
 	if opts.ReconcileWorkers != 7 || opts.SyncWorkers != 3 || opts.RenderTimeout != 90*time.Second ||
 		opts.RenderParallelism != 5 || !opts.ServerSideDiff {
@@ -58,11 +54,11 @@ func TestParseArgoCDParamsMapsEachKey(t *testing.T) {
 }
 
 func TestParseArgoCDParamsUnsetKeysKeepOptions(t *testing.T) {
-	p, err := ParseArgoCDParams(nil)
+	p, err := ParseParams(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, want := ArgoCDDefaults(), ArgoCDDefaults()
+	opts, want := Defaults(), Defaults()
 	p.Apply(&opts)
 	if opts.ReconcileWorkers != want.ReconcileWorkers || opts.SyncWorkers != want.SyncWorkers ||
 		opts.RenderTimeout != 0 || opts.RenderParallelism != want.RenderParallelism || opts.ServerSideDiff != want.ServerSideDiff {
@@ -71,11 +67,11 @@ func TestParseArgoCDParamsUnsetKeysKeepOptions(t *testing.T) {
 }
 
 func TestParseArgoCDParamsNoParallelismLimit(t *testing.T) {
-	p, err := ParseArgoCDParams(map[string]string{"reposerver.parallelism.limit": "0"})
+	p, err := ParseParams(map[string]string{"reposerver.parallelism.limit": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := ArgoCDDefaults()
+	opts := Defaults()
 	p.Apply(&opts)
 	if opts.RenderParallelism < 1024 {
 		t.Errorf("render parallelism %d for no limit, want at least 1024", opts.RenderParallelism)
@@ -83,7 +79,7 @@ func TestParseArgoCDParamsNoParallelismLimit(t *testing.T) {
 }
 
 func TestParseArgoCDParamsRefusesByName(t *testing.T) {
-	p, err := ParseArgoCDParams(map[string]string{
+	p, err := ParseParams(map[string]string{
 		"controller.status.processors":           "many",  // malformed
 		"controller.operation.processors":        "0",     // malformed: at least 1
 		"controller.sync.timeout.seconds":        "600",   // unsupported behaviour
@@ -95,19 +91,19 @@ func TestParseArgoCDParamsRefusesByName(t *testing.T) {
 	})
 	errs := settingErrors(t, err)
 	for key, want := range map[string]error{
-		"controller.status.processors":       ErrSettingMalformed,
-		"controller.operation.processors":    ErrSettingMalformed,
-		"controller.diff.server.side":        ErrSettingMalformed,
-		"controller.sync.timeout.seconds":    ErrSettingUnsupported,
-		"controller.resource.health.persist": ErrSettingUnsupported,
-		"controller.no.such.key":             ErrSettingUnsupported,
+		"controller.status.processors":       ErrMalformed,
+		"controller.operation.processors":    ErrMalformed,
+		"controller.diff.server.side":        ErrMalformed,
+		"controller.sync.timeout.seconds":    ErrUnsupported,
+		"controller.resource.health.persist": ErrUnsupported,
+		"controller.no.such.key":             ErrUnsupported,
 	} {
 		se := errs[key]
 		if se == nil {
 			t.Errorf("%s not refused", key)
 			continue
 		}
-		if !errors.Is(se, want) || se.ConfigMap != ArgoCDParamsConfigMapName || !strings.Contains(se.Error(), "argocd-cmd-params-cm "+key) {
+		if !errors.Is(se, want) || se.ConfigMap != ParamsConfigMapName || !strings.Contains(se.Error(), "argocd-cmd-params-cm "+key) {
 			t.Errorf("%s: %v (want %v, naming the ConfigMap and key)", key, se, want)
 		}
 	}
@@ -128,52 +124,16 @@ func TestParseArgoCDParamsRefusesByName(t *testing.T) {
 func TestParseArgoCDSettingsPartialKeepsTheRest(t *testing.T) {
 	data := map[string]string{"timeout.reconciliation": "soon", "timeout.hard.reconciliation": "1h",
 		"resource.customizations.health.ConfigMap": "hs = {status = \"Healthy\"}\nreturn hs\n"}
-	s, err := ParseArgoCDSettingsPartial(data)
+	s, err := ParsePartial(data)
 	errs := settingErrors(t, err)
-	if se := errs["timeout.reconciliation"]; len(errs) != 1 || se == nil || !errors.Is(se, ErrSettingMalformed) ||
+	if se := errs["timeout.reconciliation"]; len(errs) != 1 || se == nil || !errors.Is(se, ErrMalformed) ||
 		!strings.Contains(se.Error(), "argocd-cm timeout.reconciliation") {
 		t.Fatalf("errors %v, want one naming argocd-cm timeout.reconciliation", err)
 	}
 	if s == nil || s.HardReconciliation != time.Hour || s.HealthOverrides["ConfigMap"] == "" || s.Reconciliation != 0 {
 		t.Fatalf("settings of the keys that parsed: %+v", s)
 	}
-	if all, err := ParseArgoCDSettings(data); all != nil || err == nil {
-		t.Errorf("ParseArgoCDSettings of a bad key: %v, %v; want no settings and the error", all, err)
-	}
-}
-
-// blockingRenderer renders nothing until its context ends.
-type blockingRenderer struct{}
-
-func (blockingRenderer) Render(ctx context.Context, _ render.Input) ([]*unstructured.Unstructured, error) {
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
-
-func TestRenderTimeoutNamesTheApp(t *testing.T) {
-	opts := DefaultOptions()
-	opts.Clusters = []ClusterConfig{{Name: "offline", Server: "https://offline.invalid"}}
-	opts.Renderers = map[render.Kind]render.Renderer{render.KindPlain: blockingRenderer{}}
-	opts.RenderTimeout = 200 * time.Millisecond
-	e, err := newWithBuiltins(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	app := dirApp("slow", repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"}), "default")
-	app.Spec.Destination.Server = "https://offline.invalid"
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	start := time.Now()
-	_, _, err = e.Render(ctx, app)
-	var te *RenderTimeoutError
-	if !errors.As(err, &te) || te.App != "slow" || te.Timeout != opts.RenderTimeout || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("render past the timeout: %T %v, want a *RenderTimeoutError naming app slow", err, err)
-	}
-	if !strings.Contains(err.Error(), "application slow") {
-		t.Errorf("error %q does not name the app", err)
-	}
-	if took := time.Since(start); took > 30*time.Second {
-		t.Errorf("render returned after %s", took)
+	if all, err := Parse(data); all != nil || err == nil {
+		t.Errorf("Parse of a bad key: %v, %v; want no settings and the error", all, err)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package controller
 
 import (
 	"context"
@@ -18,10 +18,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/state"
 )
 
 const imageDeployment = `apiVersion: apps/v1
@@ -77,14 +79,14 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := gs.RepoURL("images")
-	e := newEngine(t, func(o *Options) {
+	e := newEngine(t, func(o *gitops.Options) {
 		o.Interval = time.Hour // only the updater's hint can explain a refresh
 		o.Credentials = func(string) *source.Credentials {
 			return &source.Credentials{Username: "updater", Password: "push-secret"}
 		}
 	})
 	nsGit, nsAPI, nsFile := cluster.TestNamespace(t), cluster.TestNamespace(t), cluster.TestNamespace(t)
-	mk := func(ns, path, method string) *Application {
+	mk := func(ns, path, method string) *gitops.Application {
 		a := gitApp(ns, url, gs.Branch(), ns)
 		a.Spec.Source.Path = path
 		a.Annotations = map[string]string{
@@ -106,7 +108,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 		return func() bool {
 			d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
 			st, _ := e.AppStatus(ns)
-			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag && st.Sync == Synced && st.Health.Code == health.Healthy
+			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag && st.Sync == gitops.Synced && st.Health.Code == health.Healthy
 		}
 	}
 	eventually(t, 2*time.Minute, "the apps run 1.0.0", func() bool {
@@ -114,7 +116,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	})
 
 	u := imageupdate.New(imageupdate.DefaultOptions())
-	results, err := e.UpdateImages(ctx, u, []Application{*gitA, *apiA, *fileA})
+	results, err := UpdateApps(ctx, e, u, []gitops.Application{*gitA, *apiA, *fileA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,12 +142,12 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	// The next round: the git app renders 1.0.1 now, nothing to commit;
 	// the argocd app with its held override likewise.
 	apiHeld := *apiA
-	apiHeld, err = e.ApplyImageOverride(ctx, apiHeld, *results[1].Override)
+	apiHeld, err = ApplyOverride(ctx, e, apiHeld, *results[1].Override)
 	if err != nil {
 		t.Fatal(err)
 	}
 	head, _ := gs.Head(ctx, "images")
-	again, err := e.UpdateImages(ctx, u, []Application{*gitA, apiHeld, *fileA})
+	again, err := UpdateApps(ctx, e, u, []gitops.Application{*gitA, apiHeld, *fileA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,10 +161,10 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	}
 }
 
-// The updater inside the engine's loop: RunImageUpdater finds the app Run
+// The updater inside the engine's loop: Run finds the app the engine's Run
 // manages, holds the argocd override, the engine syncs 1.0.1, and the
 // rounds after see the held override and change nothing.
-func TestRunImageUpdaterInEngineLoop(t *testing.T) {
+func TestRunInEngineLoop(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	regSrv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
@@ -199,7 +201,7 @@ func TestRunImageUpdaterInEngineLoop(t *testing.T) {
 	done := make(chan error, 1)
 	u := imageupdate.New(imageupdate.DefaultOptions())
 	go func() {
-		done <- e.RunImageUpdater(rctx, u, 100*time.Millisecond, func(r []imageupdate.Result, err error) {
+		done <- Run(rctx, e, u, 100*time.Millisecond, func(r []imageupdate.Result, err error) {
 			if err == nil {
 				select {
 				case rounds <- r:
@@ -214,7 +216,7 @@ func TestRunImageUpdaterInEngineLoop(t *testing.T) {
 	eventually(t, 2*time.Minute, "the app runs 1.0.1, Synced", func() bool {
 		d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
 		st, _ := e.AppStatus(ns)
-		return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:1.0.1" && st.Sync == Synced
+		return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:1.0.1" && st.Sync == gitops.Synced
 	})
 	// A round after the sync changes nothing: the held override is seen.
 	eventually(t, time.Minute, "a round without changes", func() bool {
@@ -234,7 +236,7 @@ func TestRunImageUpdaterInEngineLoop(t *testing.T) {
 // restart, with the registry gone, the next round applies the held
 // override to the spec the host hands over and the app runs 1.0.1 again
 // (the round reports the registry error, and changes nothing else).
-func TestHeldImageOverrideSurvivesRestart(t *testing.T) {
+func TestHeldOverrideSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	regSrv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
@@ -262,7 +264,7 @@ func TestHeldImageOverrideSurvivesRestart(t *testing.T) {
 		imageupdate.Prefix + "image-list":               "web=" + host + "/team/app:~1.0",
 		imageupdate.Prefix + "web.kustomize.image-name": "app",
 	}
-	state := NewMemoryStateStore()
+	store := state.NewMemoryStore()
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	runs := func(tag string) func() bool {
 		return func() bool {
@@ -271,12 +273,12 @@ func TestHeldImageOverrideSurvivesRestart(t *testing.T) {
 		}
 	}
 
-	first := newEngine(t, func(o *Options) { o.State = state })
+	first := newEngine(t, func(o *gitops.Options) { o.State = store })
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = first.Run(rctx, []Application{*app}) }()
+	go func() { defer close(done); _ = first.Run(rctx, []gitops.Application{*app}) }()
 	eventually(t, 2*time.Minute, "1.0.0 runs", runs("1.0.0"))
-	if _, err := first.UpdateImages(ctx, imageupdate.New(imageupdate.DefaultOptions()), []Application{*app}); err != nil {
+	if _, err := UpdateApps(ctx, first, imageupdate.New(imageupdate.DefaultOptions()), []gitops.Application{*app}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 2*time.Minute, "1.0.1 runs", runs("1.0.1"))
@@ -287,8 +289,8 @@ func TestHeldImageOverrideSurvivesRestart(t *testing.T) {
 
 	// The restarted engine gets the spec without the override: it would
 	// roll back to 1.0.0 by itself; the held override keeps 1.0.1.
-	second := newEngine(t, func(o *Options) { o.State = state })
-	held, err := second.HeldImageOverride(ctx, app.Name)
+	second := newEngine(t, func(o *gitops.Options) { o.State = store })
+	held, err := HeldOverride(ctx, second, app.Name)
 	if err != nil || held == nil || len(held.KustomizeImages) != 1 || held.KustomizeImages[0] != "app="+host+"/team/app:1.0.1" {
 		t.Fatalf("held override %+v, %v", held, err)
 	}
@@ -299,12 +301,12 @@ func TestHeldImageOverrideSurvivesRestart(t *testing.T) {
 	})
 	opts := imageupdate.DefaultOptions()
 	opts.Registry.Timeout = 2 * time.Second
-	_, err = second.UpdateImages(ctx, imageupdate.New(opts), []Application{*app})
+	_, err = UpdateApps(ctx, second, imageupdate.New(opts), []gitops.Application{*app})
 	if !errors.Is(err, imageupdate.ErrRegistry) && !errors.Is(err, imageupdate.ErrTimeout) {
 		t.Fatalf("with the registry gone: %v", err)
 	}
 	eventually(t, 2*time.Minute, "1.0.1 runs after the restart, Synced", func() bool {
 		st, _ := second.AppStatus(ns)
-		return runs("1.0.1")() && st.Sync == Synced
+		return runs("1.0.1")() && st.Sync == gitops.Synced
 	})
 }

@@ -1,8 +1,14 @@
-package engine
+package argocdcm
 
-import "github.com/kubegitops/gitops/resource"
+import (
+	"maps"
+	"slices"
 
-// ArgoCDDefaults returns DefaultOptions changed where this library's
+	"github.com/kubegitops/gitops/engine"
+	"github.com/kubegitops/gitops/resource"
+)
+
+// Defaults returns engine.DefaultOptions changed where this library's
 // defaults differ from Argo CD's, so that an engine behaves as Argo CD does
 // in one call:
 //   - Sync.ApplyOutOfSyncOnly false: every object of the app is applied on
@@ -16,17 +22,28 @@ import "github.com/kubegitops/gitops/resource"
 //   - Tracking: resource.TrackingArgoCD(), Argo CD's tracking-id and
 //     installation-id annotations, so objects an Argo CD installation
 //     manages are adopted as they are;
-//   - IgnoreResourceUpdates: DefaultIgnoreResourceUpdates (Argo CD 3's
+//   - IgnoreResourceUpdates: engine.DefaultIgnoreResourceUpdates (Argo CD 3's
 //     resource.ignoreResourceUpdatesEnabled true): a watched change of
 //     status and the other ignored fields alone refreshes no app.
 //
-// Everything else keeps DefaultOptions' values, which match Argo CD's.
-func ArgoCDDefaults() Options {
-	o := DefaultOptions()
+// Everything else keeps engine.DefaultOptions' values, which match Argo CD's.
+func Defaults() engine.Options {
+	o := engine.DefaultOptions()
 	o.Sync.ApplyOutOfSyncOnly = false
 	o.Sync.WaitFinalWave = false
 	o.Sync.PruneClusterScoped = true
 	o.Tracking = resource.TrackingArgoCD()
-	o.IgnoreResourceUpdates = defaultIgnoreResourceUpdateList()
+	o.IgnoreResourceUpdates = defaultIgnoreResourceUpdates()
 	return o
+}
+
+// defaultIgnoreResourceUpdates is engine.DefaultIgnoreResourceUpdates as a
+// list, sorted by key.
+func defaultIgnoreResourceUpdates() []engine.ResourceIgnoreDifferences {
+	m := engine.DefaultIgnoreResourceUpdates()
+	out := make([]engine.ResourceIgnoreDifferences, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package engine
+package argocdcm
 
 import (
 	"context"
@@ -13,10 +13,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
@@ -61,12 +65,12 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // health script judges the ConfigMap.
 func TestArgoCDSettingsEndToEnd(t *testing.T) {
 	t.Parallel()
-	settings, err := LoadArgoCDSettingsFile("testdata/argocd-cm.yaml")
+	settings, err := LoadFile("testdata/argocd-cm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := &requestLog{}
-	e := newEngine(t, func(o *Options) {
+	e := newEngine(t, func(o *gitops.Options) {
 		if err := settings.Apply(o); err != nil {
 			t.Fatal(err)
 		}
@@ -108,13 +112,13 @@ webhooks:
 		cs, _ := kubernetes.NewForConfig(cluster.Config())
 		_ = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), webhook, metav1.DeleteOptions{})
 	})
-	res, err := e.Sync(ctx, app, SyncRequest{})
+	res, err := e.Sync(ctx, app, gitops.SyncRequest{})
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	st := refreshUntil(t, e, app, "Synced and Healthy", func(s Status) bool { return s.Sync == Synced && s.Health.Code == health.Healthy })
-	excluded := slices.ContainsFunc(st.Conditions, func(c Condition) bool {
-		return c.Type == ConditionExcludedResource && strings.Contains(c.Message, "Endpoints "+ns+"/legacy")
+	st := refreshUntil(t, e, app, "Synced and Healthy", func(s gitops.Status) bool { return s.Sync == gitops.Synced && s.Health.Code == health.Healthy })
+	excluded := slices.ContainsFunc(st.Conditions, func(c gitops.Condition) bool {
+		return c.Type == gitops.ConditionExcludedResource && strings.Contains(c.Message, "Endpoints "+ns+"/legacy")
 	})
 	if !excluded || len(st.Resources) != 3 {
 		t.Fatalf("excluded object not reported, or compared: conditions %+v, %d resources", st.Conditions, len(st.Resources))
@@ -139,19 +143,21 @@ webhooks:
 	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{FieldManager: "kubectl-scale"}); err != nil {
 		t.Fatal(err)
 	}
-	cstate, err := e.cluster(ctx, app.Spec.Destination)
-	if err != nil {
-		t.Fatal(err)
-	}
-	poll(t, "the cache to see both changes", func(ctx context.Context) (bool, error) {
-		w, ok1 := cstate.cache.Get(resource.Key{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration", Name: webhook})
-		d, ok2 := cstate.cache.Get(resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"})
-		if !ok1 || !ok2 {
+	// Tracked objects are read from the engine's cluster cache.
+	seen := func(ctx context.Context) (bool, error) {
+		w, err1 := e.LiveObject(ctx, app, resource.Key{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration", Name: webhook})
+		d, err2 := e.LiveObject(ctx, app, resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"})
+		if err1 != nil || err2 != nil {
 			return false, nil
 		}
 		return strings.Contains(fmt.Sprint(w.Object["webhooks"]), "c2Vjb25k") && fmt.Sprint(d.Object["spec"].(map[string]any)["replicas"]) == "2", nil
-	})
-	if st, err := e.Refresh(ctx, app); err != nil || st.Sync != Synced {
+	}
+	pctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := wait.PollUntilContextCancel(pctx, 100*time.Millisecond, true, seen); err != nil {
+		t.Fatalf("waiting for the cache to see both changes: %v", err)
+	}
+	if st, err := e.Refresh(ctx, app); err != nil || st.Sync != gitops.Synced {
 		t.Fatalf("ignored changes made the app %s (%v): %+v", st.Sync, err, st.Resources)
 	}
 
@@ -159,7 +165,7 @@ webhooks:
 	if _, err := cs.CoreV1().ConfigMaps(ns).Patch(ctx, "settings", types.MergePatchType, []byte(`{"data":{"state":"broken"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	refreshUntil(t, e, app, "the ConfigMap judged Degraded by argocd-cm's script", func(s Status) bool {
+	refreshUntil(t, e, app, "the ConfigMap judged Degraded by argocd-cm's script", func(s gitops.Status) bool {
 		for _, r := range s.Resources {
 			if r.Key.Kind == "ConfigMap" && r.Health != nil && r.Health.Code == health.Degraded && r.Health.Message == "the config says it is broken" {
 				return true
@@ -185,11 +191,11 @@ func TestReadArgoCDSettingsFromTheCluster(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
 	ctx := context.Background()
-	if _, err := ReadArgoCDSettings(ctx, cluster.Config(), ns); !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), ns+"/argocd-cm") {
+	if _, err := Read(ctx, cluster.Config(), ns); !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), ns+"/argocd-cm") {
 		t.Fatalf("missing ConfigMap: %v", err)
 	}
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ArgoCDConfigMapName, Namespace: ns}, Data: map[string]string{
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: ns}, Data: map[string]string{
 		"timeout.reconciliation":                         "5m",
 		"resource.customizations.health.apps_Deployment": "return {status = \"Healthy\"}",
 		"ui.bannercontent":                               "hello",
@@ -197,11 +203,76 @@ func TestReadArgoCDSettingsFromTheCluster(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ReadArgoCDSettings(ctx, cluster.Config(), ns)
+	s, err := Read(ctx, cluster.Config(), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Reconciliation != 5*time.Minute || s.HealthOverrides["apps/Deployment"] == "" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "ui.bannercontent") {
 		t.Fatalf("%+v", s)
+	}
+}
+
+// An aggregated ClusterRole's rules are written by kube-controller-manager's
+// aggregation controller. With argocd-cm's resource.compareoptions
+// ignoreAggregatedRoles: true the app is Synced; without it, OutOfSync.
+func TestAggregatedClusterRoleWithIgnoreAggregatedRoles(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	label := "gitops.test/aggregate-to-" + ns
+	manifests := fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: %[1]s-aggregate}
+aggregationRule:
+  clusterRoleSelectors:
+  - matchLabels: {%[2]s: "true"}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: %[1]s-part
+  labels: {%[2]s: "true"}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [list]}
+`, ns, label)
+	dir := repoDir(t, map[string]string{"app/roles.yaml": manifests})
+	t.Cleanup(func() {
+		dyn := dynamic.NewForConfigOrDie(cluster.Config())
+		roles := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
+		for _, n := range []string{ns + "-aggregate", ns + "-part"} {
+			_ = dyn.Resource(roles).Delete(context.Background(), n, metav1.DeleteOptions{})
+		}
+	})
+	plain := newEngine(t, nil)
+	app := dirApp(ns, dir, ns)
+	res, err := plain.Sync(context.Background(), app, gitops.SyncRequest{})
+	if err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v %s", err, res.Summary())
+	}
+	// The controller replaces the rules with the aggregated part's.
+	refreshUntil(t, plain, app, "the aggregated role to drift", func(s gitops.Status) bool {
+		for _, r := range s.Resources {
+			if r.Key.Name == ns+"-aggregate" {
+				return r.Status == gitops.OutOfSync && strings.Contains(r.Diff, "configmaps")
+			}
+		}
+		return false
+	})
+	settings, err := Parse(map[string]string{"resource.compareoptions": "ignoreAggregatedRoles: true\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignoring := newEngine(t, func(o *gitops.Options) {
+		if err := settings.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !settings.IgnoreAggregatedRoles {
+		t.Fatal("ignoreAggregatedRoles not parsed")
+	}
+	st := refreshUntil(t, ignoring, app, "Synced with ignoreAggregatedRoles", func(s gitops.Status) bool { return s.Sync == gitops.Synced })
+	if len(st.Conditions) != 0 {
+		t.Fatalf("conditions %+v", st.Conditions)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package argocdcm
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/resource"
@@ -34,7 +35,7 @@ import (
 // loaded argocd-cm turns update ignoring on, as Argo CD 3 does; its
 // resource.ignoreResourceUpdatesEnabled: false turns it off), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace a Health or
 // Actions the host set itself.
-func (s *ArgoCDSettings) Apply(opts *Options) error {
+func (s *Settings) Apply(opts *engine.Options) error {
 	if len(s.KnownTypeFields) > 0 {
 		if _, err := diff.New(diff.Options{KnownTypeFields: s.KnownTypeFields}); err != nil {
 			return fmt.Errorf("argocd-cm: %w", err)
@@ -99,9 +100,9 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 	}
 	switch s.IgnoreResourceStatusField {
 	case "crd":
-		opts.CompareStatus, opts.IgnoreStatus = CompareStatusAll, []schema.GroupKind{{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}}
+		opts.CompareStatus, opts.IgnoreStatus = engine.CompareStatusAll, []schema.GroupKind{{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}}
 	case "none", "off":
-		opts.CompareStatus, opts.IgnoreStatus = CompareStatusAll, nil
+		opts.CompareStatus, opts.IgnoreStatus = engine.CompareStatusAll, nil
 	}
 	if s.InstanceLabelKey != "" {
 		opts.Tracking.LabelKey = s.InstanceLabelKey
@@ -111,10 +112,10 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 	} else {
 		rules := slices.Clip(opts.IgnoreResourceUpdates)
 		if rules == nil {
-			rules = []ResourceIgnoreDifferences{}
+			rules = []engine.ResourceIgnoreDifferences{}
 		}
 		for _, r := range s.IgnoreResourceUpdates {
-			if !slices.ContainsFunc(rules, func(x ResourceIgnoreDifferences) bool { return reflect.DeepEqual(x, r) }) {
+			if !slices.ContainsFunc(rules, func(x engine.ResourceIgnoreDifferences) bool { return reflect.DeepEqual(x, r) }) {
 				rules = append(rules, r)
 			}
 		}
@@ -126,25 +127,25 @@ func (s *ArgoCDSettings) Apply(opts *Options) error {
 	return nil
 }
 
-// ReadArgoCDSettings reads argocd-cm from namespace on the cluster of cfg
-// and parses it with ParseArgoCDSettings.
-func ReadArgoCDSettings(ctx context.Context, cfg *rest.Config, namespace string) (*ArgoCDSettings, error) {
+// Read reads argocd-cm from namespace on the cluster of cfg
+// and parses it with Parse.
+func Read(ctx context.Context, cfg *rest.Config, namespace string) (*Settings, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cm, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, ArgoCDConfigMapName, metav1.GetOptions{})
+	cm, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", namespace, ArgoCDConfigMapName, err)
+		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", namespace, ConfigMapName, err)
 	}
-	return ParseArgoCDSettings(cm.Data)
+	return Parse(cm.Data)
 }
 
-// LoadArgoCDSettingsFile reads an argocd-cm ConfigMap from a YAML file and
-// parses it with ParseArgoCDSettings.
-func LoadArgoCDSettingsFile(path string) (*ArgoCDSettings, error) {
+// LoadFile reads an argocd-cm ConfigMap from a YAML file and
+// parses it with Parse.
+func LoadFile(path string) (*Settings, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -161,9 +162,9 @@ func LoadArgoCDSettingsFile(path string) (*ArgoCDSettings, error) {
 	for k, v := range raw2 {
 		sv, ok := v.(string)
 		if !ok {
-			return nil, &SettingError{Key: k, Err: fmt.Errorf("%w: not a string", ErrSettingMalformed)}
+			return nil, &SettingError{Key: k, Err: fmt.Errorf("%w: not a string", ErrMalformed)}
 		}
 		data[k] = sv
 	}
-	return ParseArgoCDSettings(data)
+	return Parse(data)
 }

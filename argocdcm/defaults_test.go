@@ -1,4 +1,4 @@
-package engine
+package argocdcm
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
-// TestArgoCDDefaultsPruneClusterScopedObjects: with ArgoCDDefaults a
+// TestArgoCDDefaultsPruneClusterScopedObjects: with Defaults a
 // ClusterRole removed from Git is pruned, as Argo CD prunes it; with the
 // library's defaults it is kept and reported.
 func TestArgoCDDefaultsPruneClusterScopedObjects(t *testing.T) {
@@ -27,22 +28,22 @@ func TestArgoCDDefaultsPruneClusterScopedObjects(t *testing.T) {
 			"app/role.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: " + role + "}\nrules: []\n",
 		})
 		t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{}) })
-		e := newEngine(t, func(o *Options) {
+		e := newEngine(t, func(o *gitops.Options) {
 			if argo {
-				d := ArgoCDDefaults()
+				d := Defaults()
 				o.Sync.ApplyOutOfSyncOnly, o.Sync.WaitFinalWave, o.Sync.PruneClusterScoped = d.Sync.ApplyOutOfSyncOnly, d.Sync.WaitFinalWave, d.Sync.PruneClusterScoped
 				o.Tracking = d.Tracking
 			}
 		})
 		app := dirApp(ns, dir, ns)
-		if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+		if res, err := e.Sync(ctx, app, gitops.SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 			t.Fatalf("argo=%v sync: %s %v", argo, res.Phase, err)
 		}
 		if err := os.Remove(filepath.Join(dir, "app/role.yaml")); err != nil {
 			t.Fatal(err)
 		}
-		refreshUntil(t, e, app, "the ClusterRole to prune", func(st Status) bool { return st.Sync == OutOfSync })
-		if res, err := e.Sync(ctx, app, SyncRequest{Prune: true}); err != nil || res.Phase != sync.Succeeded {
+		refreshUntil(t, e, app, "the ClusterRole to prune", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+		if res, err := e.Sync(ctx, app, gitops.SyncRequest{Prune: true}); err != nil || res.Phase != sync.Succeeded {
 			t.Fatalf("argo=%v prune: %s %v", argo, res.Phase, err)
 		}
 		_, err := cs.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})

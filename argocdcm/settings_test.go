@@ -1,4 +1,4 @@
-package engine
+package argocdcm
 
 import (
 	"errors"
@@ -9,12 +9,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/resource"
 )
 
 func TestParseArgoCDSettings_Realistic(t *testing.T) {
-	s, err := LoadArgoCDSettingsFile("testdata/argocd-cm.yaml")
+	s, err := LoadFile("testdata/argocd-cm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestParseArgoCDSettings_Realistic(t *testing.T) {
 			t.Errorf("no warning for %s in %v", w, s.Warnings)
 		}
 	}
-	opts := DefaultOptions()
+	opts := gitops.DefaultOptions()
 	if err := s.Apply(&opts); err != nil {
 		t.Fatal(err)
 	}
@@ -80,22 +81,22 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 		data map[string]string
 		want error
 	}{
-		"knownTypeFields without a type": {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n"}, ErrSettingMalformed},
-		"bad instance label":             {map[string]string{"application.instanceLabelKey": "not a label"}, ErrSettingMalformed},
-		"empty cluster pattern":          {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: ['']\n"}, ErrSettingMalformed},
-		"bad hard timeout":               {map[string]string{"timeout.hard.reconciliation": "-5m"}, ErrSettingMalformed},
-		"bad ignore updates":             {map[string]string{"resource.customizations.ignoreResourceUpdates.apps_Deployment": "jsonPointer: [/status]\n"}, ErrSettingMalformed},
-		"bad updates switch":             {map[string]string{"resource.ignoreResourceUpdatesEnabled": "maybe"}, ErrSettingMalformed},
-		"bad compare option":             {map[string]string{"resource.compareoptions": "ignoreDifferencesOnResourceUpdates: perhaps\n"}, ErrSettingMalformed},
-		"bad duration":                   {map[string]string{"timeout.reconciliation": "soon"}, ErrSettingMalformed},
-		"bad yaml":                       {map[string]string{"resource.exclusions": "- apiGroups: [\n"}, ErrSettingMalformed},
-		"unknown ignore field":           {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrSettingMalformed},
-		"bad rbac":                       {map[string]string{"resource.respectRBAC": "sometimes"}, ErrSettingMalformed},
-		"bad actions":                    {map[string]string{"resource.customizations.actions.apps_Deployment": "definitions: []\n"}, ErrSettingMalformed},
+		"knownTypeFields without a type": {map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n"}, ErrMalformed},
+		"bad instance label":             {map[string]string{"application.instanceLabelKey": "not a label"}, ErrMalformed},
+		"empty cluster pattern":          {map[string]string{"resource.exclusions": "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: ['']\n"}, ErrMalformed},
+		"bad hard timeout":               {map[string]string{"timeout.hard.reconciliation": "-5m"}, ErrMalformed},
+		"bad ignore updates":             {map[string]string{"resource.customizations.ignoreResourceUpdates.apps_Deployment": "jsonPointer: [/status]\n"}, ErrMalformed},
+		"bad updates switch":             {map[string]string{"resource.ignoreResourceUpdatesEnabled": "maybe"}, ErrMalformed},
+		"bad compare option":             {map[string]string{"resource.compareoptions": "ignoreDifferencesOnResourceUpdates: perhaps\n"}, ErrMalformed},
+		"bad duration":                   {map[string]string{"timeout.reconciliation": "soon"}, ErrMalformed},
+		"bad yaml":                       {map[string]string{"resource.exclusions": "- apiGroups: [\n"}, ErrMalformed},
+		"unknown ignore field":           {map[string]string{"resource.customizations.ignoreDifferences.all": "jsonPointer: [/x]\n"}, ErrMalformed},
+		"bad rbac":                       {map[string]string{"resource.respectRBAC": "sometimes"}, ErrMalformed},
+		"bad actions":                    {map[string]string{"resource.customizations.actions.apps_Deployment": "definitions: []\n"}, ErrMalformed},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := ParseArgoCDSettings(c.data)
+			_, err := Parse(c.data)
 			var se *SettingError
 			if !errors.Is(err, c.want) || !errors.As(err, &se) {
 				t.Fatalf("want %v in a *SettingError, got %v", c.want, err)
@@ -110,7 +111,7 @@ func TestParseArgoCDSettings_RefusesWhatItCannotDo(t *testing.T) {
 }
 
 func TestParseArgoCDSettings_LegacyForm(t *testing.T) {
-	s, err := ParseArgoCDSettings(map[string]string{"resource.customizations": `
+	s, err := Parse(map[string]string{"resource.customizations": `
 apps/Deployment:
   health.lua: |
     return {status = "Healthy"}
@@ -125,13 +126,13 @@ apps/Deployment:
 	if s.HealthOverrides["apps/Deployment"] == "" || len(s.IgnoreDifferences) != 1 || s.IgnoreDifferences[0].Group != "apps" {
 		t.Fatalf("%+v", s)
 	}
-	legacy := slices.ContainsFunc(s.IgnoreResourceUpdates, func(r ResourceIgnoreDifferences) bool {
+	legacy := slices.ContainsFunc(s.IgnoreResourceUpdates, func(r gitops.ResourceIgnoreDifferences) bool {
 		return r.Group == "apps" && r.Kind == "Deployment" && slices.Equal(r.JSONPointers, []string{"/spec/paused"})
 	})
 	if !legacy {
 		t.Fatalf("the legacy form's ignoreResourceUpdates is not among %+v", s.IgnoreResourceUpdates)
 	}
-	opts := DefaultOptions()
+	opts := gitops.DefaultOptions()
 	opts.Cache = cache.DefaultOptions()
 	if err := s.Apply(&opts); err != nil || len(opts.IgnoreResourceUpdates) != len(s.IgnoreResourceUpdates) {
 		t.Fatalf("apply: %v", err)
@@ -139,11 +140,11 @@ apps/Deployment:
 }
 
 func TestArgoCDSettingsTrackingMethod(t *testing.T) {
-	s, err := ParseArgoCDSettings(map[string]string{"application.resourceTrackingMethod": "annotation+label", "application.instanceLabelKey": "example.com/app"})
+	s, err := Parse(map[string]string{"application.resourceTrackingMethod": "annotation+label", "application.instanceLabelKey": "example.com/app"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultOptions()
+	opts := gitops.DefaultOptions()
 	if err := s.Apply(&opts); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestArgoCDSettingsTrackingMethod(t *testing.T) {
 }
 
 func TestArgoCDSettingsOpenLibsRunInTheSandbox(t *testing.T) {
-	s, err := ParseArgoCDSettings(map[string]string{
+	s, err := Parse(map[string]string{
 		"resource.customizations.useOpenLibs.apps_Deployment": "true",
 		"resource.customizations.health.apps_Deployment":      "return {status = os.date('!%Y', 0) == '1970' and 'Healthy' or 'Degraded'}",
 	})
@@ -163,24 +164,24 @@ func TestArgoCDSettingsOpenLibsRunInTheSandbox(t *testing.T) {
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "sandbox") {
 		t.Fatalf("warnings %v", s.Warnings)
 	}
-	if _, err := ParseArgoCDSettings(map[string]string{"resource.customizations.useOpenLibs.apps_Deployment": "maybe"}); !errors.Is(err, ErrSettingMalformed) {
+	if _, err := Parse(map[string]string{"resource.customizations.useOpenLibs.apps_Deployment": "maybe"}); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("a malformed boolean: %v", err)
 	}
 }
 
 func TestArgoCDSettingsKnownTypeFields(t *testing.T) {
-	s, err := ParseArgoCDSettings(map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n  type: core/v1/PodSpec\n"})
+	s, err := Parse(map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.template.spec\n  type: core/v1/PodSpec\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultOptions()
+	opts := gitops.DefaultOptions()
 	if err := s.Apply(&opts); err != nil {
 		t.Fatal(err)
 	}
 	if len(opts.KnownTypeFields) != 1 || opts.KnownTypeFields[0].Group != "argoproj.io" || opts.KnownTypeFields[0].Kind != "Rollout" || opts.KnownTypeFields[0].Type != "core/v1/PodSpec" {
 		t.Fatalf("known type fields %+v", opts.KnownTypeFields)
 	}
-	s, err = ParseArgoCDSettings(map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.x\n  type: core/v1/Nope\n"})
+	s, err = Parse(map[string]string{"resource.customizations.knownTypeFields.argoproj.io_Rollout": "- field: spec.x\n  type: core/v1/Nope\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +191,11 @@ func TestArgoCDSettingsKnownTypeFields(t *testing.T) {
 }
 
 func TestArgoCDSettingsReconciliationZeroTurnsTimersOff(t *testing.T) {
-	s, err := ParseArgoCDSettings(map[string]string{"timeout.reconciliation": "0"})
+	s, err := Parse(map[string]string{"timeout.reconciliation": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultOptions()
+	opts := gitops.DefaultOptions()
 	if err := s.Apply(&opts); err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +205,12 @@ func TestArgoCDSettingsReconciliationZeroTurnsTimersOff(t *testing.T) {
 }
 
 func TestArgoCDSettingsIgnoreResourceStatusField(t *testing.T) {
-	for value, want := range map[string]CompareStatusMode{"all": CompareStatusNone, "crd": CompareStatusAll, "none": CompareStatusAll} {
-		s, err := ParseArgoCDSettings(map[string]string{"resource.compareoptions": "ignoreResourceStatusField: " + value + "\n"})
+	for value, want := range map[string]gitops.CompareStatusMode{"all": gitops.CompareStatusNone, "crd": gitops.CompareStatusAll, "none": gitops.CompareStatusAll} {
+		s, err := Parse(map[string]string{"resource.compareoptions": "ignoreResourceStatusField: " + value + "\n"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := DefaultOptions()
+		opts := gitops.DefaultOptions()
 		if err := s.Apply(&opts); err != nil {
 			t.Fatal(err)
 		}

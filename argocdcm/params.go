@@ -1,4 +1,4 @@
-package engine
+package argocdcm
 
 import (
 	"errors"
@@ -7,16 +7,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubegitops/gitops/engine"
 )
 
-// ArgoCDParamsConfigMapName is the name of Argo CD's tuning ConfigMap, the
+// ParamsConfigMapName is the name of Argo CD's tuning ConfigMap, the
 // command-line parameters of its components.
-const ArgoCDParamsConfigMapName = "argocd-cmd-params-cm"
+const ParamsConfigMapName = "argocd-cmd-params-cm"
 
-// ArgoCDParams are the keys of an argocd-cmd-params-cm ConfigMap this
-// engine implements, parsed by ParseArgoCDParams and put into engine
+// Params are the keys of an argocd-cmd-params-cm ConfigMap this
+// engine implements, parsed by ParseParams and put into engine
 // options by Apply. Zero fields were not set.
-type ArgoCDParams struct {
+type Params struct {
 	// StatusProcessors is controller.status.processors: apps refreshed at
 	// once (Options.ReconcileWorkers; a host with its own reconcile loop,
 	// such as the operator, uses it for its workers).
@@ -61,7 +63,7 @@ var paramsOtherComponents = []string{"server.", "dexserver.", "commitserver.", "
 
 // paramsUnsupported are the controller and repo-server keys whose
 // behaviour this engine does not have: a value for one is refused with
-// ErrSettingUnsupported rather than ignored, unless it is the value
+// ErrUnsupported rather than ignored, unless it is the value
 // this engine behaves as (given).
 var paramsUnsupported = map[string]string{
 	// The engine's self-heal backoff multiplies by 3 up to
@@ -82,14 +84,14 @@ var paramsUnsupported = map[string]string{
 	"reposerver.allow.oob.symlinks":            "false",
 }
 
-// ParseArgoCDParams reads the data of an argocd-cmd-params-cm ConfigMap,
-// the way ParseArgoCDSettingsPartial reads argocd-cm: it returns the
+// ParseParams reads the data of an argocd-cmd-params-cm ConfigMap,
+// the way ParsePartial reads argocd-cm: it returns the
 // params of every key that parsed (never nil) and, joined, a
 // *SettingError for each key whose value is malformed or asks for what
-// the engine does not do (ErrSettingUnsupported). Keys of other Argo CD
+// the engine does not do (ErrUnsupported). Keys of other Argo CD
 // components are listed in Warnings.
-func ParseArgoCDParams(data map[string]string) (*ArgoCDParams, error) {
-	p := &ArgoCDParams{}
+func ParseParams(data map[string]string) (*Params, error) {
+	p := &Params{}
 	keys := make([]string, 0, len(data))
 	for k := range data {
 		keys = append(keys, k)
@@ -98,14 +100,14 @@ func ParseArgoCDParams(data map[string]string) (*ArgoCDParams, error) {
 	var errs []error
 	for _, key := range keys {
 		if err := p.parseKey(key, strings.TrimSpace(data[key])); err != nil {
-			errs = append(errs, &SettingError{ConfigMap: ArgoCDParamsConfigMapName, Key: key, Err: err})
+			errs = append(errs, &SettingError{ConfigMap: ParamsConfigMapName, Key: key, Err: err})
 		}
 	}
 	return p, errors.Join(errs...)
 }
 
 // parseKey reads one key's value into p.
-func (p *ArgoCDParams) parseKey(key, v string) error {
+func (p *Params) parseKey(key, v string) error {
 	var err error
 	switch key {
 	case "controller.status.processors":
@@ -120,7 +122,7 @@ func (p *ArgoCDParams) parseKey(key, v string) error {
 	case "reposerver.parallelism.limit":
 		n, aerr := strconv.Atoi(v)
 		if aerr != nil {
-			return fmt.Errorf("%w: %q, want a whole number", ErrSettingMalformed, v)
+			return fmt.Errorf("%w: %q, want a whole number", ErrMalformed, v)
 		}
 		p.RenderParallelism = n
 		if n < 1 {
@@ -134,7 +136,7 @@ func (p *ArgoCDParams) parseKey(key, v string) error {
 	case "controller.self.heal.timeout.seconds":
 		var n int
 		if n, err = strconv.Atoi(v); err != nil || n < 0 {
-			return fmt.Errorf("%w: %q, want whole seconds", ErrSettingMalformed, v)
+			return fmt.Errorf("%w: %q, want whole seconds", ErrMalformed, v)
 		}
 		p.SelfHealTimeout = time.Duration(n) * time.Second
 	case "application.namespaces":
@@ -148,15 +150,15 @@ func (p *ArgoCDParams) parseKey(key, v string) error {
 			if v == "" || v == same {
 				return nil // the engine's own behaviour
 			}
-			return fmt.Errorf("%w: %q", ErrSettingUnsupported, v)
+			return fmt.Errorf("%w: %q", ErrUnsupported, v)
 		}
 		for _, prefix := range paramsOtherComponents {
 			if strings.HasPrefix(key, prefix) {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: a setting of another Argo CD component, not used by the engine", ArgoCDParamsConfigMapName, key))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: a setting of another Argo CD component, not used by the engine", ParamsConfigMapName, key))
 				return nil
 			}
 		}
-		return fmt.Errorf("%w: unknown key", ErrSettingUnsupported)
+		return fmt.Errorf("%w: unknown key", ErrUnsupported)
 	}
 	return err
 }
@@ -168,7 +170,7 @@ func (p *ArgoCDParams) parseKey(key, v string) error {
 // Options.RenderParallelism (no limit: 1024, or ReconcileWorkers when
 // larger), and controller.diff.server.side into
 // Options.ServerSideDiff. Unset keys leave opts as it is.
-func (p *ArgoCDParams) Apply(opts *Options) {
+func (p *Params) Apply(opts *engine.Options) {
 	if p.StatusProcessors > 0 {
 		opts.ReconcileWorkers = p.StatusProcessors
 	}
@@ -193,7 +195,7 @@ func (p *ArgoCDParams) Apply(opts *Options) {
 func parsePositive(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%w: %q, want a whole number of at least 1", ErrSettingMalformed, v)
+		return 0, fmt.Errorf("%w: %q, want a whole number of at least 1", ErrMalformed, v)
 	}
 	return n, nil
 }

@@ -1,0 +1,25 @@
+// Package controller runs Argo CD Image Updater (package imageupdate) over
+// the apps of an engine (package gitops). It sits above the engine and uses
+// only its exported API, as Argo CD keeps the image updater a controller of
+// its own; the engine never imports it.
+//
+// AppOf turns an Application into the plain imageupdate.App the updater
+// reads: its images as the engine renders them, its repository credentials
+// (Engine.RepoCredentials) and its source type as Argo CD Image Updater
+// decides it (write-back-target kustomization, else status.sourceType, else
+// the tool its source renders with: Engine.SourceType).
+//
+// The argocd write-back is an override of the app's spec (kustomize images,
+// Helm parameters). ApplyOverride keeps it in the app's state record
+// (Engine.UpdateAppState, under the lock of the engine's own writes, so it
+// survives a restart with a persistent Options.State) and hands the changed
+// app to the engine's Run (Engine.Upsert); HeldOverride reads it back;
+// WithOverride merges one into an Application for a host that stores
+// Applications itself.
+//
+// UpdateApps runs one round over a list of apps: the held override is
+// applied again to a spec that lacks it, the updater runs, an override is
+// applied and a git commit hints its repository (Engine.Hint). Run repeats
+// rounds every interval over the top-level apps the engine's Run owns
+// (Engine.OwnedApps).
+package controller

@@ -1,0 +1,91 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/internal/testfiles"
+	"github.com/kubegitops/gitops/testenv"
+)
+
+// cluster is the local cluster the end-to-end tests of this package run on.
+var cluster *testenv.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.RunMain(m, testenv.DefaultOptions(), &cluster))
+}
+
+// newEngine builds an engine on the local cluster, as the root package's
+// tests do, with tweak's changes to its options.
+func newEngine(t *testing.T, tweak func(*gitops.Options)) *gitops.Engine {
+	t.Helper()
+	opts := gitops.DefaultOptions()
+	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cluster.Config()}}
+	opts.Sync.WaveTimeout = time.Minute
+	if tweak != nil {
+		tweak(&opts)
+	}
+	e, err := gitops.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+// repoDir writes files into a folder that serves as an app's source.
+func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
+
+// dirApp is an app of the folder dir's app/ into namespace ns.
+func dirApp(name, dir, ns string) *gitops.Application {
+	a := &gitops.Application{Spec: gitops.ApplicationSpec{
+		Source:      &gitops.ApplicationSource{RepoURL: dir, Path: "app"},
+		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
+	}}
+	a.Name = name
+	return a
+}
+
+// gitApp is an automated app of url's app/ at branch into namespace ns.
+func gitApp(name, url, branch, ns string) *gitops.Application {
+	a := automated(&gitops.Application{Spec: gitops.ApplicationSpec{
+		Source:      &gitops.ApplicationSource{RepoURL: url, Path: "app", TargetRevision: branch},
+		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
+	}})
+	a.Name = name
+	return a
+}
+
+// automated turns on automated sync with prune and self-heal.
+func automated(a *gitops.Application) *gitops.Application {
+	a.Spec.SyncPolicy = &gitops.SyncPolicy{Automated: &gitops.SyncPolicyAutomated{Prune: true, SelfHeal: true}}
+	return a
+}
+
+// startRun runs the engine on apps until the test ends.
+func startRun(t *testing.T, e *gitops.Engine, apps ...*gitops.Application) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	vals := make([]gitops.Application, len(apps))
+	for i, a := range apps {
+		vals[i] = *a
+	}
+	go func() { defer close(done); _ = e.Run(ctx, vals) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// eventually waits until cond holds, failing the test after timeout.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil }); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
