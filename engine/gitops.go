@@ -12,6 +12,7 @@ import (
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/render"
@@ -267,11 +268,11 @@ func DefaultOptions() Options {
 // it with the live state of their destination, judges health, and syncs. It
 // is safe for concurrent use.
 type Engine struct {
-	opts     Options
-	renderer render.Renderer
-	// directives resolves strategic-merge directives of rendered objects.
-	directives *diff.DirectiveResolver
-	health     health.Checker
+	opts Options
+	// sources and desired are the desired-state part (newDesired).
+	sources *desired.Sources
+	desired *desired.Builder
+	health  health.Checker
 	// updates judges watched updates (Options.IgnoreResourceUpdates), or
 	// is nil.
 	updates *updateIgnorer
@@ -281,7 +282,6 @@ type Engine struct {
 
 	mu       gosync.Mutex
 	clusters map[string]*clusterState // by server URL and by name
-	sources  map[string]source.Source
 	differs  map[string]*differEntry
 	// memoSeed seeds the fingerprints of refresh memos (refreshMemo).
 	memoSeed maphash.Seed
@@ -362,14 +362,11 @@ func New(opts Options) (*Engine, error) {
 		opts:     opts,
 		syncSem:  make(chan struct{}, opts.SyncWorkers),
 		clusters: map[string]*clusterState{},
-		sources:  map[string]source.Source{},
 		differs:  map[string]*differEntry{},
 		memoSeed: maphash.MakeSeed(),
 		types:    diff.NewTypeCache(),
 		rules:    diff.NewRuleCache(0),
 		projects: newProjectSet(opts.Projects),
-		// directives is built once: its type trees are reused.
-		directives: diff.NewDirectiveResolver(),
 	}
 	if forkDiffers {
 		// A fleet's apps mostly share their comparison options: one
@@ -392,10 +389,10 @@ func New(opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("gitops: actions: %w", err)
 		}
 	}
-	if e.renderer, err = e.newRenderer(); err != nil {
+	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
 		return nil, err
 	}
-	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
+	if err := e.newDesired(); err != nil {
 		return nil, err
 	}
 	if opts.ArgoMetrics {

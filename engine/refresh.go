@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/project"
@@ -180,35 +181,35 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 	if err != nil {
 		return fail(ConditionComparisonError, err)
 	}
-	revs, err := e.resolveSources(ctx, app, hard)
+	revs, err := e.sources.ResolveAll(ctx, app, hard)
 	if err != nil {
 		return fail(ConditionComparisonError, err)
 	}
 	differ, derr := e.differFor(app, cs)
 	inputs, memoizable := e.memoInputs(app, cs, revs)
 	memoizable = memoizable && derr == nil
-	cmp, desired, memoized := comparison{}, rendered{}, false
+	cmp, want, memoized := comparison{}, desired.Desired{}, false
 	if memoizable && !hard {
-		cmp, desired, memoized = e.reuseMemo(ctx, app, cs, differ, inputs)
+		cmp, want, memoized = e.reuseMemo(ctx, app, cs, differ, inputs)
 	}
 	if !memoized {
-		if desired, err = e.renderResolved(ctx, app, cs, nil, revs, hard); err != nil {
+		if want, err = e.desired.Build(ctx, app, cs.desiredView(), desired.Request{Resolved: revs, Hard: hard}); err != nil {
 			return fail(ConditionComparisonError, err)
 		}
 		if derr != nil {
 			return fail(ConditionInvalidSpec, derr)
 		}
-		if cmp, err = e.compare(ctx, app, proj, cs, differ, desired.objects); err != nil {
+		if cmp, err = e.compare(ctx, app, proj, cs, differ, want.Objects); err != nil {
 			return fail(ConditionComparisonError, err)
 		}
 		if memoizable {
-			e.keepMemo(app, cs, differ, inputs, desired, cmp)
+			e.keepMemo(app, cs, differ, inputs, want, cmp)
 		}
 	}
 	e.metrics.refreshed(memoized)
-	st.Revision = desired.Revision()
+	st.Revision = want.Revision()
 	st.Resources, st.Conditions = cmp.rows, cmp.conditions
-	if c := excludedCondition(desired.excluded); c != nil {
+	if c := desired.ExcludedCondition(want.Excluded); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
 	if c := e.orphanCondition(proj, app, cs); c != nil {

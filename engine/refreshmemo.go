@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
@@ -139,7 +140,7 @@ func (lh *liveHash) sum() uint64 { return lh.h.Sum64() }
 
 // keepMemo remembers cmp as the outcome of inputs for the app's differ,
 // unless cmp is volatile.
-func (e *Engine) keepMemo(app *Application, cs *clusterState, differ Differ, inputs [sha256.Size]byte, desired rendered, cmp comparison) {
+func (e *Engine) keepMemo(app *Application, cs *clusterState, differ Differ, inputs [sha256.Size]byte, want desired.Desired, cmp comparison) {
 	if cmp.volatile || cmp.policyErr != nil || len(cs.cache.Tainted()) > 0 {
 		e.dropMemo(app, differ)
 		return
@@ -147,8 +148,8 @@ func (e *Engine) keepMemo(app *Application, cs *clusterState, differ Differ, inp
 	m := &refreshMemo{
 		inputs:    inputs,
 		live:      cmp.seen,
-		revisions: slices.Clone(desired.revisions),
-		excluded:  slices.Clone(desired.excluded),
+		revisions: slices.Clone(want.Revisions),
+		excluded:  slices.Clone(want.Excluded),
 		cmp:       cmp.clone(),
 	}
 	rowOf := make(map[*health.Status]int, len(cmp.rows))
@@ -183,7 +184,7 @@ func (e *Engine) dropMemo(app *Application, differ Differ) {
 // reuseMemo returns the app's memoized comparison and render outcome when
 // the memo's conditions hold (see refreshMemo), with every health judged
 // again from the live objects.
-func (e *Engine) reuseMemo(ctx context.Context, app *Application, cs *clusterState, differ Differ, inputs [sha256.Size]byte) (comparison, rendered, bool) {
+func (e *Engine) reuseMemo(ctx context.Context, app *Application, cs *clusterState, differ Differ, inputs [sha256.Size]byte) (comparison, desired.Desired, bool) {
 	e.mu.Lock()
 	var m *refreshMemo
 	if d, ok := e.differs[e.AppKey(app)]; ok && d.differ == differ {
@@ -192,14 +193,14 @@ func (e *Engine) reuseMemo(ctx context.Context, app *Application, cs *clusterSta
 	e.mu.Unlock()
 	if m == nil || m.inputs != inputs || len(cs.cache.Tainted()) > 0 ||
 		e.liveFingerprint(cs, e.AppKey(app), m.cmp.healths) != m.live {
-		return comparison{}, rendered{}, false
+		return comparison{}, desired.Desired{}, false
 	}
 	cmp := m.cmp.clone()
 	for _, l := range m.links {
 		key := cmp.healths[l.health].Key
 		live, ok := cs.cache.Get(key)
 		if !ok {
-			return comparison{}, rendered{}, false // gone since the fingerprint
+			return comparison{}, desired.Desired{}, false // gone since the fingerprint
 		}
 		hs, err := health.CheckContext(ctx, e.health, live)
 		if err != nil {
@@ -210,7 +211,7 @@ func (e *Engine) reuseMemo(ctx context.Context, app *Application, cs *clusterSta
 			cmp.rows[l.row].Health = hs
 		}
 	}
-	return cmp, rendered{revisions: slices.Clone(m.revisions), excluded: slices.Clone(m.excluded)}, true
+	return cmp, desired.Desired{Revisions: slices.Clone(m.revisions), Excluded: slices.Clone(m.excluded)}, true
 }
 
 // clone copies a comparison's slices, health statuses and child
