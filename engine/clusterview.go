@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 )
 
@@ -19,6 +21,18 @@ func (cs *clusterState) desiredView() desired.Destination {
 		d.KubeVersion, d.APIVersions = cs.cache.ServerVersion(), apiVersions(cs)
 	} else {
 		d.KubeVersion, d.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
+	}
+	return d
+}
+
+// compareView is what the comparison part needs of the connected
+// destination: its cache, scopes, namespaced mode, discovery, schema and
+// dry-runner, and an ID of this connection (a differ is kept per ID).
+func (cs *clusterState) compareView() compare.Destination {
+	d := compare.Destination{Name: cs.cfg.Name, ID: fmt.Sprintf("%s\x00%p", cs.cfg.Name, cs), Scope: cs.servedScope(),
+		Manages: cs.manages, Discovery: cs.discoveryGeneration, Schema: cs.schema, DryRun: cs.dryRun}
+	if cs.cache != nil {
+		d.Cache = cs.cache
 	}
 	return d
 }

@@ -8,7 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
+	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/plain"
 	"github.com/kubegitops/gitops/source"
@@ -76,6 +79,25 @@ func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, 
 		next = render.Decrypting(tools, opts.Decryptor)
 	}
 	return render.Cached(next, st, copts), nil
+}
+
+// newComparer builds the engine's comparison part (engine/internal/compare)
+// from its options and health checker; forkDiffers says the engine builds
+// its own Differs (Options.NewDiffer was not set).
+func newComparer(opts Options, checker health.Checker, forkDiffers bool) *compare.Comparer {
+	cfg := compare.Config{
+		Tracking: opts.Tracking, Health: checker, Policies: opts.Policies,
+		ApplyChildApplications: opts.ApplyChildApplications,
+		KnownTypeFields:        opts.KnownTypeFields, IgnoreAggregatedRoles: opts.IgnoreAggregatedRoles,
+		CompareAllStatus: opts.CompareStatus == CompareStatusAll, IgnoreStatus: opts.IgnoreStatus,
+		IgnoreDifferences: opts.IgnoreDifferences, FieldManager: opts.Sync.FieldManager,
+		ClientSideApply: opts.Sync.ClientSideApply, ServerSideDiff: opts.ServerSideDiff, ForceConflicts: opts.Sync.ForceConflicts,
+	}
+	if !forkDiffers {
+		newDiffer := opts.NewDiffer
+		cfg.NewDiffer = func(o diff.Options) (compare.Differ, error) { return newDiffer(o) }
+	}
+	return compare.New(cfg)
 }
 
 // render builds the app's desired state for the destination cs. pinned,

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 
 	"context"
@@ -136,7 +137,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	opts, err := appSyncOptions(app)
+	opts, err := compare.AppSyncOptions(app)
 	if err == nil && len(req.SyncOptions) > 0 {
 		var extra resource.Options
 		extra, err = resource.ParseOptions(strings.Join(req.SyncOptions, ","))

@@ -101,9 +101,13 @@ type Desired struct {
 
 // Revision returns the commit of a single-source app, or the commits of
 // all sources joined by commas.
-func (d Desired) Revision() string {
-	parts := make([]string, len(d.Revisions))
-	for i, rev := range d.Revisions {
+func (d Desired) Revision() string { return Revision(d.Revisions) }
+
+// Revision writes the commits of revs (an app's sources, in order) as one
+// string (JoinRevisions).
+func Revision(revs []source.Revision) string {
+	parts := make([]string, len(revs))
+	for i, rev := range revs {
 		parts[i] = rev.Commit
 	}
 	return JoinRevisions(parts)
