@@ -73,14 +73,7 @@ func (c *Comparer) Compare(ctx context.Context, app *v1alpha1.Application, appKe
 		}
 		gk := resource.GroupKindOf(obj)
 		if gk == gkApplication && !c.cfg.ApplyChildApplications {
-			child, err := childApplication(obj)
-			if err != nil {
-				cmp.Conditions = append(cmp.Conditions, appstatus.Condition{Type: appstatus.ConditionInvalidSpec, Message: err.Error(), Err: err})
-				cmp.Sync = appstatus.Unknown
-				continue
-			}
-			cmp.Children = append(cmp.Children, child)
-			cmp.Rows = append(cmp.Rows, appstatus.ResourceRow{Key: resource.KeyOf(obj), Status: appstatus.Synced})
+			cmp.child(obj)
 			continue
 		}
 		// The render settled the namespace of every kind the cluster or a
@@ -102,14 +95,7 @@ func (c *Comparer) Compare(ctx context.Context, app *v1alpha1.Application, appKe
 				return Result{}, err
 			}
 		}
-		if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
-			policyErrs = append(policyErrs, err)
-		}
-		for _, pol := range c.cfg.Policies {
-			if err := pol.Check(ctx, app, obj); err != nil {
-				policyErrs = append(policyErrs, err)
-			}
-		}
+		policyErrs = append(policyErrs, c.refusals(ctx, app, proj, obj, namespaced)...)
 		if info.Hook {
 			for _, k := range hookKeys(obj, key, dest.Cache.Managed(appKey)) {
 				cmp.Rows = append(cmp.Rows, appstatus.ResourceRow{Key: k, Status: appstatus.Synced, Hook: true})
@@ -128,55 +114,12 @@ func (c *Comparer) Compare(ctx context.Context, app *v1alpha1.Application, appKe
 		}
 		live, _ := dest.Cache.Get(key)
 		seen.desired(live)
-		row := appstatus.ResourceRow{Key: key, Status: appstatus.Synced}
-		res, err := differ.Diff(ctx, obj, live)
-		switch {
-		case err != nil:
-			row.Status, cmp.volatile = appstatus.Unknown, true
-			cmp.Conditions = append(cmp.Conditions, appstatus.Condition{Type: appstatus.ConditionComparisonError, Message: err.Error(), Err: err})
-		case res.Modified:
-			row.Status, row.Diff = appstatus.OutOfSync, res.Text
-		}
-		if res.Deduced {
-			cmp.volatile = true
-		}
-		if live != nil {
-			if owner := c.cfg.Tracking.AppOf(live); owner != "" && owner != appKey {
-				cmp.Conditions = append(cmp.Conditions, appstatus.Condition{Type: appstatus.ConditionSharedResource,
-					Message: fmt.Sprintf("%s is also managed by application %s", key, owner)})
-			}
-			hs, err := health.CheckContext(ctx, c.cfg.Health, live)
-			if err != nil {
-				hs = &health.Status{Code: health.Unknown, Message: err.Error()}
-			}
-			row.Health = hs
-			cmp.fromLive = append(cmp.fromLive, len(cmp.Healths))
-			cmp.Healths = append(cmp.Healths, health.ResourceHealthOf(live, hs))
-		} else {
-			row.Health = &health.Status{Code: health.Missing}
-			cmp.Healths = append(cmp.Healths, health.ResourceHealthOf(obj, row.Health))
-		}
-		cmp.merge(row)
+		c.judge(ctx, appKey, differ, key, obj, live, &cmp)
 	}
 	managed := dest.Cache.Managed(appKey)
 	seen.managed(managed)
 	cmp.seen = seen.sum()
-	for _, live := range managed {
-		key := resource.KeyOf(live)
-		if desiredKeys[key] {
-			continue
-		}
-		if info, err := hooks.Of(live); err == nil && info.Hook {
-			continue
-		}
-		co, _ := resource.CompareOptionsOf(live)
-		if co.Has(resource.OptionIgnoreExtraneous, "true") {
-			continue
-		}
-		so, _ := resource.SyncOptionsOf(live)
-		keep := so.Has(resource.OptionPrune, "false") || so.Has(resource.OptionPrune, "confirm")
-		cmp.merge(appstatus.ResourceRow{Key: key, Status: appstatus.OutOfSync, RequiresPruning: true, PruneDisabled: keep})
-	}
+	cmp.extraneous(managed, desiredKeys)
 	if md, ok := differ.(*MemoDiffer); ok {
 		md.forget(desiredKeys)
 	}
@@ -191,6 +134,89 @@ func (c *Comparer) Compare(ctx context.Context, app *v1alpha1.Application, appKe
 	}
 	sort.SliceStable(cmp.Rows, func(i, j int) bool { return cmp.Rows[i].Key.String() < cmp.Rows[j].Key.String() })
 	return cmp, nil
+}
+
+// child adds a child Application (app of apps) the app renders: a row of
+// its own, or, when it does not decode, a condition.
+func (c *Result) child(obj *unstructured.Unstructured) {
+	child, err := childApplication(obj)
+	if err != nil {
+		c.Conditions = append(c.Conditions, appstatus.Condition{Type: appstatus.ConditionInvalidSpec, Message: err.Error(), Err: err})
+		c.Sync = appstatus.Unknown
+		return
+	}
+	c.Children = append(c.Children, child)
+	c.Rows = append(c.Rows, appstatus.ResourceRow{Key: resource.KeyOf(obj), Status: appstatus.Synced})
+}
+
+// refusals are the project's and the host's policies' refusals of obj.
+func (c *Comparer) refusals(ctx context.Context, app *v1alpha1.Application, proj *v1alpha1.AppProject, obj *unstructured.Unstructured, namespaced bool) []error {
+	var errs []error
+	if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
+		errs = append(errs, err)
+	}
+	for _, pol := range c.cfg.Policies {
+		if err := pol.Check(ctx, app, obj); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// judge diffs one desired object with its live object (nil when there is
+// none), judges its health and adds its row to cmp.
+func (c *Comparer) judge(ctx context.Context, appKey string, differ Differ, key resource.Key, obj, live *unstructured.Unstructured, cmp *Result) {
+	row := appstatus.ResourceRow{Key: key, Status: appstatus.Synced}
+	res, err := differ.Diff(ctx, obj, live)
+	switch {
+	case err != nil:
+		row.Status, cmp.volatile = appstatus.Unknown, true
+		cmp.Conditions = append(cmp.Conditions, appstatus.Condition{Type: appstatus.ConditionComparisonError, Message: err.Error(), Err: err})
+	case res.Modified:
+		row.Status, row.Diff = appstatus.OutOfSync, res.Text
+	}
+	if res.Deduced {
+		cmp.volatile = true
+	}
+	if live != nil {
+		if owner := c.cfg.Tracking.AppOf(live); owner != "" && owner != appKey {
+			cmp.Conditions = append(cmp.Conditions, appstatus.Condition{Type: appstatus.ConditionSharedResource,
+				Message: fmt.Sprintf("%s is also managed by application %s", key, owner)})
+		}
+		hs, err := health.CheckContext(ctx, c.cfg.Health, live)
+		if err != nil {
+			hs = &health.Status{Code: health.Unknown, Message: err.Error()}
+		}
+		row.Health = hs
+		cmp.fromLive = append(cmp.fromLive, len(cmp.Healths))
+		cmp.Healths = append(cmp.Healths, health.ResourceHealthOf(live, hs))
+	} else {
+		row.Health = &health.Status{Code: health.Missing}
+		cmp.Healths = append(cmp.Healths, health.ResourceHealthOf(obj, row.Health))
+	}
+	cmp.merge(row)
+}
+
+// extraneous adds the rows of the app's live objects it no longer renders
+// (not in desired): each requires pruning, unless it is a hook or its
+// compare-options say IgnoreExtraneous.
+func (c *Result) extraneous(managed []*unstructured.Unstructured, desired map[resource.Key]bool) {
+	for _, live := range managed {
+		key := resource.KeyOf(live)
+		if desired[key] {
+			continue
+		}
+		if info, err := hooks.Of(live); err == nil && info.Hook {
+			continue
+		}
+		co, _ := resource.CompareOptionsOf(live)
+		if co.Has(resource.OptionIgnoreExtraneous, "true") {
+			continue
+		}
+		so, _ := resource.SyncOptionsOf(live)
+		keep := so.Has(resource.OptionPrune, "false") || so.Has(resource.OptionPrune, "confirm")
+		c.merge(appstatus.ResourceRow{Key: key, Status: appstatus.OutOfSync, RequiresPruning: true, PruneDisabled: keep})
+	}
 }
 
 // hookKeys names a desired hook's rows: its own key, or, for a hook named

@@ -200,7 +200,6 @@ func (c *Comparer) setMemo(appKey string, differ Differ, m *memo) {
 	}
 }
 
-
 // Reuse returns the app's memoized comparison and render outcome when the
 // memo's conditions hold (see memo), with every health judged again from
 // the live objects.
