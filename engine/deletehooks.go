@@ -36,7 +36,7 @@ func (e *Engine) deletionHooks(ctx context.Context, app *Application, cs *cluste
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("delete %s: render to find its PreDelete and PostDelete hooks (DeleteRequest.SkipHooks deletes without them): %w", app.Name, err)
 	}
-	for _, obj := range desired.objects {
+	for _, obj := range desired.Objects {
 		info, err := hooks.Of(obj)
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("delete %s: %w", app.Name, err)

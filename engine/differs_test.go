@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/compare"
 )
 
 // TestAppsOfTheSameOptionsForkOneDiffer: apps that compare with the same
@@ -24,13 +25,12 @@ func TestAppsOfTheSameOptionsForkOneDiffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.mu.Lock()
-	bases, da, db := e.bases.Len(), e.differs[e.AppKey(a)].differ, e.differs[e.AppKey(b)].differ
-	e.mu.Unlock()
+	bases, _ := e.comparer.Bases()
+	da, db := e.comparer.Current(e.AppKey(a)), e.comparer.Current(e.AppKey(b))
 	if bases != 2 {
 		t.Fatalf("%d compiled Differs for two sets of options", bases)
 	}
-	if da == db || da.(*memoDiffer).Differ == db.(*memoDiffer).Differ {
+	if da == db || da.(*compare.MemoDiffer).Differ == db.(*compare.MemoDiffer).Differ {
 		t.Fatal("two apps share one Differ: each must have its own fork")
 	}
 
@@ -43,7 +43,7 @@ func TestAppsOfTheSameOptionsForkOneDiffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if host.bases != nil || calls != 2 {
-		t.Fatalf("a host's NewDiffer: bases %v, called %d times for two apps", host.bases, calls)
+	if hostBases, forking := host.comparer.Bases(); forking || calls != 2 {
+		t.Fatalf("a host's NewDiffer: %d bases (forking %v), called %d times for two apps", hostBases, forking, calls)
 	}
 }

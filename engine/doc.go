@@ -75,7 +75,7 @@
 // nothing it read has changed (the app, the revisions its sources resolve
 // to, the cluster's discovery, every live object it compared or manages)
 // renders and diffs nothing: it gives its last comparison again, with
-// health judged anew (refreshmemo.go; gitops_refresh_total counts both
+// health judged anew (engine/internal/compare; gitops_refresh_total counts both
 // kinds). HardRefresh (and Run every Options.HardInterval) refreshes past
 // every cache.
 package engine

@@ -2,16 +2,16 @@ package engine
 
 import (
 	"fmt"
-	"hash/maphash"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gosync "sync"
 	"time"
 
 	"github.com/go-logr/logr"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/compare"
+	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/render"
@@ -267,11 +267,11 @@ func DefaultOptions() Options {
 // it with the live state of their destination, judges health, and syncs. It
 // is safe for concurrent use.
 type Engine struct {
-	opts     Options
-	renderer render.Renderer
-	// directives resolves strategic-merge directives of rendered objects.
-	directives *diff.DirectiveResolver
-	health     health.Checker
+	opts Options
+	// sources and desired are the desired-state part (newDesired).
+	sources *desired.Sources
+	desired *desired.Builder
+	health  health.Checker
 	// updates judges watched updates (Options.IgnoreResourceUpdates), or
 	// is nil.
 	updates *updateIgnorer
@@ -281,18 +281,8 @@ type Engine struct {
 
 	mu       gosync.Mutex
 	clusters map[string]*clusterState // by server URL and by name
-	sources  map[string]source.Source
-	differs  map[string]*differEntry
-	// memoSeed seeds the fingerprints of refresh memos (refreshMemo).
-	memoSeed maphash.Seed
-	// bases are the built-in Differs by options key (differFor), forked
-	// for each app; nil when the host builds its own (Options.NewDiffer).
-	bases *lru.Cache[string, *diff.Differ]
-	// types are the built-in kinds' type trees every app's differ shares.
-	types *diff.TypeCache
-	// rules are the compiled jq ignore expressions every app's differ
-	// shares.
-	rules    *diff.RuleCache
+	// comparer is the comparison part: differs, memos (newComparer).
+	comparer *compare.Comparer
 	projects *projectSet // Options.Projects, then SetProjects
 	runner   *runner     // set while Run runs
 	appsets  *appSetLoop // set while RunAppSets runs
@@ -362,21 +352,7 @@ func New(opts Options) (*Engine, error) {
 		opts:     opts,
 		syncSem:  make(chan struct{}, opts.SyncWorkers),
 		clusters: map[string]*clusterState{},
-		sources:  map[string]source.Source{},
-		differs:  map[string]*differEntry{},
-		memoSeed: maphash.MakeSeed(),
-		types:    diff.NewTypeCache(),
-		rules:    diff.NewRuleCache(0),
 		projects: newProjectSet(opts.Projects),
-		// directives is built once: its type trees are reused.
-		directives: diff.NewDirectiveResolver(),
-	}
-	if forkDiffers {
-		// A fleet's apps mostly share their comparison options: one
-		// compiled Differ per set of options (a few KB each), forked per
-		// app (a few hundred bytes). Evicting a base only stops new forks
-		// from sharing it.
-		e.bases, _ = lru.New[string, *diff.Differ](maxDifferBases)
 	}
 	var err error
 	if e.health = opts.Health; e.health == nil {
@@ -384,6 +360,7 @@ func New(opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("gitops: health checker: %w", err)
 		}
 	}
+	e.comparer = newComparer(opts, e.health, forkDiffers)
 	if e.updates, err = newUpdateIgnorer(opts, e.health); err != nil {
 		return nil, err
 	}
@@ -392,10 +369,10 @@ func New(opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("gitops: actions: %w", err)
 		}
 	}
-	if e.renderer, err = e.newRenderer(); err != nil {
+	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
 		return nil, err
 	}
-	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
+	if err := e.newDesired(); err != nil {
 		return nil, err
 	}
 	if opts.ArgoMetrics {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -92,7 +93,7 @@ func TestDeducedComparisonsAreNotMemoized(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n atomic.Int32
-	m := newMemoDiffer(countingDiffer{d, &n})
+	m := compare.NewMemoDiffer(countingDiffer{d, &n})
 	obj := func(apiVersion, kind string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
 			"metadata": map[string]any{"name": "w1", "namespace": "ns", "uid": "u1", "resourceVersion": "7"},

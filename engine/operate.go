@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"github.com/kubegitops/gitops/engine/internal/compare"
+	"github.com/kubegitops/gitops/engine/internal/desired"
+
 	"context"
 	"errors"
 	"fmt"
@@ -81,7 +84,7 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 // sync runs one operation begun at started and records its outcome.
 func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, started time.Time) (sync.Result, error) {
 	var revision string
-	var deployed *rendered
+	var deployed *desired.Desired
 	var asked *OperationRequest
 	res, err := e.syncOnce(ctx, app, req, started, &revision, &deployed, &asked)
 	var blocked *SyncWindowError
@@ -100,7 +103,7 @@ func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, st
 // syncOnce is Sync without the final record: it reports the revision it
 // rendered, what it was asked (for a resume), and, after a successful real
 // sync, what it deployed.
-func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **rendered, asked **OperationRequest) (sync.Result, error) {
+func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **desired.Desired, asked **OperationRequest) (sync.Result, error) {
 	proj, err := e.project(app)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
@@ -134,7 +137,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	opts, err := appSyncOptions(app)
+	opts, err := compare.AppSyncOptions(app)
 	if err == nil && len(req.SyncOptions) > 0 {
 		var extra resource.Options
 		extra, err = resource.ParseOptions(strings.Join(req.SyncOptions, ","))
@@ -144,7 +147,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	sreq := sync.Request{
-		App: e.AppKey(app), Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.objects),
+		App: e.AppKey(app), Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.Objects),
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
@@ -220,7 +223,7 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, app *Application, req sy
 // record saves a finished operation, and a successful one (not a dry-run)
 // in the app's history. A store that fails is logged: the sync itself
 // happened and is reported to the caller either way.
-func (e *Engine) record(ctx context.Context, app *Application, op *OperationState, r *rendered) {
+func (e *Engine) record(ctx context.Context, app *Application, op *OperationState, r *desired.Desired) {
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()
 	st, err := e.opts.State.Load(ctx, e.AppKey(app))
@@ -230,8 +233,8 @@ func (e *Engine) record(ctx context.Context, app *Application, op *OperationStat
 	}
 	st.Operation = op
 	if r != nil {
-		st.History = withHistoryEntry(st.History, r.revisions, app.Spec.RevisionHistoryLimit)
-		st.DeletionHooks = hasDeletionHooks(r.objects)
+		st.History = withHistoryEntry(st.History, r.Revisions, app.Spec.RevisionHistoryLimit)
+		st.DeletionHooks = hasDeletionHooks(r.Objects)
 	}
 	if err := e.opts.State.Save(ctx, e.AppKey(app), st); err != nil {
 		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)

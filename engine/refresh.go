@@ -1,137 +1,17 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/kubegitops/gitops/diff"
-	"github.com/kubegitops/gitops/health"
-	"github.com/kubegitops/gitops/hooks"
-	"github.com/kubegitops/gitops/project"
-	"github.com/kubegitops/gitops/resource"
-	"github.com/kubegitops/gitops/sync"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubegitops/gitops/engine/internal/compare"
+	"github.com/kubegitops/gitops/engine/internal/desired"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/source"
 )
-
-// differEntry is a Differ built for one app's ignore rules and options,
-// kept while they do not change (compiling jq rules is not free).
-type differEntry struct {
-	key    string
-	differ Differ
-	// memo is the app's last comparison with this differ (refreshMemo).
-	memo *refreshMemo
-}
-
-// differFor returns the app's Differ for its destination cs: the cluster's
-// schema models the kinds client-go has no model for.
-func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
-	opts := diff.DefaultOptions()
-	opts.Tracking = e.opts.Tracking
-	if cs.schema != nil {
-		opts.Schema = cs.schema
-	}
-	if cs.dryRun != nil {
-		// ServerSideDiff=true (an object's or the Application's
-		// compare-options, or Options.ServerSideDiff) asks the server.
-		opts.DryRun = cs.dryRun
-	}
-	opts.KnownTypeFields = e.opts.KnownTypeFields
-	opts.Types = e.types // one set of built-in type trees for every app
-	opts.Rules = e.rules // and one compiled copy of each jq ignore rule
-	opts.IgnoreAggregatedRoles = e.opts.IgnoreAggregatedRoles
-	opts.CompareAllStatus, opts.IgnoreStatus = e.opts.CompareStatus == CompareStatusAll, e.opts.IgnoreStatus
-	cmpOpts, err := resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions])
-	if err != nil {
-		return nil, fmt.Errorf("application %s: annotation %s: %w", app.Name, resource.AnnotationCompareOptions, err)
-	}
-	opts.CompareOptions = cmpOpts
-	if e.opts.Sync.FieldManager != "" {
-		opts.FieldManager = e.opts.Sync.FieldManager
-	}
-	syncOpts, err := appSyncOptions(app)
-	if err != nil {
-		return nil, err
-	}
-	opts.SyncOptions = syncOpts
-	if !e.opts.Sync.ClientSideApply {
-		// Compare as the syncer applies: server-side apply by default. An
-		// app's or object's ServerSideApply=false still selects the
-		// three-way comparison of client-side apply.
-		opts.Mode = diff.ModeStructuredMerge
-	}
-	if e.opts.ServerSideDiff {
-		opts.Mode = diff.ModeServerSide
-	}
-	// A sync that forces conflicts takes every field desired sets, also
-	// those another applier or a subresource writer (an autoscaler's
-	// replicas) owns: the comparison must show them as drift, or it would
-	// say Synced while the next sync resets them. Without force, such a
-	// field is left to its owner, and so is it in the comparison.
-	opts.HonourOtherManagers = !e.opts.Sync.ForceConflicts
-	for _, ig := range append(slices.Clip(e.opts.IgnoreDifferences), app.Spec.IgnoreDifferences...) {
-		opts.IgnoreRules = append(opts.IgnoreRules, diff.IgnoreRule{Group: ig.Group, Kind: ig.Kind, Name: ig.Name, Namespace: ig.Namespace,
-			JSONPointers: ig.JSONPointers, JQPathExpressions: ig.JQPathExpressions, ManagedFieldsManagers: ig.ManagedFieldsManagers})
-	}
-	keyBytes, _ := json.Marshal(struct {
-		Ignore  []ResourceIgnoreDifferences
-		Sync    string
-		Compare string
-		Cluster string
-	}{app.Spec.IgnoreDifferences, syncOpts.String(), cmpOpts.String(), fmt.Sprintf("%s\x00%p", cs.cfg.Name, cs)})
-	key := string(keyBytes)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if d, ok := e.differs[e.AppKey(app)]; ok && d.key == key {
-		return d.differ, nil
-	}
-	d, err := e.newDiffer(fmt.Sprintf("%s\x00%p", key, cs), opts)
-	if err != nil {
-		return nil, err
-	}
-	md := newMemoDiffer(d)
-	e.differs[e.AppKey(app)] = &differEntry{key: key, differ: md}
-	return md, nil
-}
-
-// maxDifferBases bounds the compiled Differs kept for forking: one per
-// distinct set of comparison options in use.
-const maxDifferBases = 256
-
-// newDiffer builds an app's Differ for opts (whose options key is key, the
-// destination's cluster state included, since its schema and dry-runner
-// are in opts): a fork of the compiled Differ of the same options when the
-// engine builds its own, else the host's Options.NewDiffer. Called with
-// e.mu held.
-func (e *Engine) newDiffer(key string, opts diff.Options) (Differ, error) {
-	if e.bases == nil {
-		return e.opts.NewDiffer(opts)
-	}
-	base, ok := e.bases.Get(key)
-	if !ok {
-		var err error
-		if base, err = diff.New(opts); err != nil {
-			return nil, err
-		}
-		e.bases.Add(key, base)
-	}
-	return base.Fork()
-}
-
-// appSyncOptions parses the app's syncOptions.
-func appSyncOptions(app *Application) (resource.Options, error) {
-	if app.Spec.SyncPolicy == nil {
-		return resource.Options{}, nil
-	}
-	return resource.ParseOptions(strings.Join(app.Spec.SyncPolicy.SyncOptions, ","))
-}
 
 // Refresh compares an application's desired state in Git with the live
 // state of its destination: it resolves and snapshots each source, renders
@@ -155,282 +35,129 @@ func (e *Engine) HardRefresh(ctx context.Context, app *Application) (Status, err
 }
 
 // refresh is Refresh (HardRefresh when hard) that also returns the
-// Applications the app renders (app of apps).
+// Applications the app renders (app of apps). It is a pipeline of the
+// engine's parts: the inputs (project, destination, resolved revisions,
+// the app's Differ), then, unless the memo answers (nothing the last
+// refresh read has changed), the desired state (engine/internal/desired)
+// and its comparison with the live state (engine/internal/compare), and
+// last the status made of the outcome.
 func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Status, []*Application, error) {
-	start := time.Now()
-	defer func() {
-		d := time.Since(start).Seconds()
-		e.metrics.reconcile.WithLabelValues(app.Name).Observe(d)
-		e.metrics.argo.reconciled(e, app, d)
-	}()
-	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}}
-	fail := func(ct ConditionType, err error) (Status, []*Application, error) {
-		st.Conditions = append(st.Conditions, Condition{Type: ct, Message: err.Error(), Err: err})
-		st.ReconciledAt = time.Now()
-		return st, nil, fmt.Errorf("refresh %s: %w", app.Name, err)
-	}
-	proj, err := e.project(app)
+	defer e.observeRefresh(app, time.Now())
+	in, ct, err := e.refreshInputs(ctx, app, hard)
 	if err != nil {
-		return fail(ConditionInvalidSpec, err)
+		return failedRefresh(app, ct, err)
 	}
-	if err := e.checkApplication(proj, app); err != nil {
-		return fail(ConditionInvalidSpec, err)
-	}
-	cs, err := e.cluster(ctx, app.Spec.Destination)
-	if err != nil {
-		return fail(ConditionComparisonError, err)
-	}
-	revs, err := e.resolveSources(ctx, app, hard)
-	if err != nil {
-		return fail(ConditionComparisonError, err)
-	}
-	differ, derr := e.differFor(app, cs)
-	inputs, memoizable := e.memoInputs(app, cs, revs)
-	memoizable = memoizable && derr == nil
-	cmp, desired, memoized := comparison{}, rendered{}, false
-	if memoizable && !hard {
-		cmp, desired, memoized = e.reuseMemo(ctx, app, cs, differ, inputs)
-	}
+	out, memoized := e.reuse(ctx, app, in, hard)
 	if !memoized {
-		if desired, err = e.renderResolved(ctx, app, cs, nil, revs, hard); err != nil {
-			return fail(ConditionComparisonError, err)
+		want, err := e.desired.Build(ctx, app, in.cs.desiredView(), desired.Request{Resolved: in.revs, Hard: hard})
+		if err != nil {
+			return failedRefresh(app, ConditionComparisonError, err)
 		}
-		if derr != nil {
-			return fail(ConditionInvalidSpec, derr)
+		if in.differErr != nil {
+			return failedRefresh(app, ConditionInvalidSpec, in.differErr)
 		}
-		if cmp, err = e.compare(ctx, app, proj, cs, differ, desired.objects); err != nil {
-			return fail(ConditionComparisonError, err)
+		cmp, err := e.comparer.Compare(ctx, app, e.AppKey(app), in.proj, in.dest, in.differ, want.Objects)
+		if err != nil {
+			return failedRefresh(app, ConditionComparisonError, err)
 		}
-		if memoizable {
-			e.keepMemo(app, cs, differ, inputs, desired, cmp)
+		out = compare.Outcome{Result: cmp, Revisions: want.Revisions, Excluded: want.Excluded}
+		if in.memoizable {
+			e.comparer.Keep(e.AppKey(app), in.dest, in.differ, in.memo, out)
 		}
 	}
 	e.metrics.refreshed(memoized)
-	st.Revision = desired.Revision()
-	st.Resources, st.Conditions = cmp.rows, cmp.conditions
-	if c := excludedCondition(desired.excluded); c != nil {
+	return e.statusOf(app, in, out)
+}
+
+// refreshInputs are what a refresh reads before it renders.
+type refreshInputs struct {
+	proj *Project
+	cs   *clusterState
+	dest compare.Destination
+	revs []source.Revision
+	// differ is the app's Differ, unless differErr says why there is none
+	// (a bad compare-options annotation: reported once the render is known
+	// to succeed).
+	differ    Differ
+	differErr error
+	// memo fingerprints the inputs, when memoizable.
+	memo       compare.Inputs
+	memoizable bool
+}
+
+// refreshInputs checks the app against its project, connects its
+// destination, resolves its sources and picks its Differ. On error, ct is
+// the condition type the error is reported as.
+func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool) (in refreshInputs, ct ConditionType, err error) {
+	if in.proj, err = e.project(app); err != nil {
+		return in, ConditionInvalidSpec, err
+	}
+	if err = e.checkApplication(in.proj, app); err != nil {
+		return in, ConditionInvalidSpec, err
+	}
+	if in.cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
+		return in, ConditionComparisonError, err
+	}
+	if in.revs, err = e.sources.ResolveAll(ctx, app, hard); err != nil {
+		return in, ConditionComparisonError, err
+	}
+	in.dest = in.cs.compareView()
+	in.differ, in.differErr = e.comparer.Differ(app, e.AppKey(app), in.dest)
+	in.memo, in.memoizable = e.comparer.Inputs(app, e.AppKey(app), in.dest, in.revs, e.projectFingerprint(app))
+	in.memoizable = in.memoizable && in.differErr == nil
+	return in, "", nil
+}
+
+// reuse answers a refresh from the app's memo when it may (not a hard
+// refresh) and nothing the last refresh read has changed.
+func (e *Engine) reuse(ctx context.Context, app *Application, in refreshInputs, hard bool) (compare.Outcome, bool) {
+	if !in.memoizable || hard {
+		return compare.Outcome{}, false
+	}
+	return e.comparer.Reuse(ctx, e.AppKey(app), in.dest, in.differ, in.memo)
+}
+
+// statusOf makes the app's status of a refresh's outcome: its rows and
+// conditions, the warnings of excluded and orphaned objects, and the
+// aggregated health. A policy refusal makes the sync status Unknown and
+// is returned as the error.
+func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcome) (Status, []*Application, error) {
+	cmp := out.Result
+	st := Status{Revision: desired.Revision(out.Revisions), Resources: cmp.Rows, Conditions: cmp.Conditions, Sync: cmp.Sync}
+	if c := desired.ExcludedCondition(out.Excluded); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
-	if c := e.orphanCondition(proj, app, cs); c != nil {
+	if c := e.comparer.Orphans(in.proj, app, in.dest); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
-	st.Sync = cmp.sync
-	st.Health = health.Aggregate(cmp.healths, health.DefaultAggregateOptions())
+	st.Health = health.Aggregate(cmp.Healths, health.DefaultAggregateOptions())
 	st.ReconciledAt = time.Now()
-	if cmp.policyErr != nil {
+	if cmp.PolicyErr != nil {
 		st.Sync = Unknown
-		return st, cmp.children, fmt.Errorf("refresh %s: %w", app.Name, cmp.policyErr)
+		return st, cmp.Children, fmt.Errorf("refresh %s: %w", app.Name, cmp.PolicyErr)
 	}
-	return st, cmp.children, nil
+	return st, cmp.Children, nil
 }
 
-// comparison is the per-object outcome of a refresh.
-type comparison struct {
-	rows       []ResourceStatus
-	healths    []health.ResourceHealth
-	conditions []Condition
-	sync       SyncStatusCode
-	policyErr  error
-	children   []*Application
-	// fromLive are the indices of healths judged from a live object.
-	fromLive []int
-	// volatile marks a comparison that must not be memoized: a diff
-	// failed, a verdict came from a deduced schema, or a kind is tainted.
-	volatile bool
-	// seen is the live fingerprint of the objects this comparison read,
-	// taken as it read them (liveHash).
-	seen uint64
+// failedRefresh is the status of a refresh that could not compare: sync
+// and health Unknown, and err as a condition of type ct.
+func failedRefresh(app *Application, ct ConditionType, err error) (Status, []*Application, error) {
+	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}, ReconciledAt: time.Now(),
+		Conditions: []Condition{{Type: ct, Message: err.Error(), Err: err}}}
+	return st, nil, fmt.Errorf("refresh %s: %w", app.Name, err)
 }
 
-// compare diffs the rendered objects with the cluster's cache. The objects
-// are compare's own (render returns copies no one else holds): it settles
-// their namespaces and tracking in place.
-func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, cs *clusterState, differ Differ, objs []*unstructured.Unstructured) (comparison, error) {
-	cmp := comparison{sync: Synced}
-	seen := e.newLiveHash()
-	tainted := cs.cache.Tainted()
-	taintedGK := map[schema.GroupKind]error{}
-	for gvk, err := range tainted {
-		taintedGK[gvk.GroupKind()] = err
-	}
-	desiredKeys := map[resource.Key]bool{}
-	crds := sync.CRDScopes(objs)
-	var policyErrs []error
-	var taintedUsed []string
-	for _, obj := range objs {
-		info, err := hooks.Of(obj)
-		if err != nil {
-			return comparison{}, err
-		}
-		if info.Skip {
-			continue
-		}
-		gk := resource.GroupKindOf(obj)
-		if gk == gkApplication && !e.opts.ApplyChildApplications {
-			child, err := childApplication(obj)
-			if err != nil {
-				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: err.Error(), Err: err})
-				cmp.sync = Unknown
-				continue
-			}
-			cmp.children = append(cmp.children, child)
-			cmp.rows = append(cmp.rows, ResourceStatus{Key: resource.KeyOf(obj), Status: Synced})
-			continue
-		}
-		// The render settled the namespace of every kind the cluster or a
-		// CRD of the same render knows (settleScopes); a kind neither
-		// knows is taken as namespaced when it names a namespace or the
-		// app has a destination namespace (it is reported missing).
-		namespaced, from := sync.Scope(gk, cs.servedScope(), crds)
-		if from == sync.ScopeUnknown {
-			namespaced = obj.GetNamespace() != "" || app.Spec.Destination.Namespace != ""
-			if namespaced && obj.GetNamespace() == "" {
-				obj.SetNamespace(app.Spec.Destination.Namespace)
-			} else if !namespaced {
-				obj.SetNamespace("")
-			}
-		}
-		key := resource.KeyOf(obj)
-		if err := cs.manages(obj, namespaced); err != nil {
-			return comparison{}, err
-		}
-		if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
-			policyErrs = append(policyErrs, err)
-		}
-		for _, pol := range e.opts.Policies {
-			if err := pol.Check(ctx, app, obj); err != nil {
-				policyErrs = append(policyErrs, err)
-			}
-		}
-		if info.Hook {
-			for _, k := range hookKeys(obj, key, cs.cache.Managed(e.AppKey(app))) {
-				cmp.rows = append(cmp.rows, ResourceStatus{Key: k, Status: Synced, Hook: true})
-			}
-			continue
-		}
-		desiredKeys[key] = true
-		if err, bad := taintedGK[gk]; bad {
-			taintedUsed = append(taintedUsed, fmt.Sprintf("%s (%v)", gk, err))
-			cmp.rows = append(cmp.rows, ResourceStatus{Key: key, Status: Unknown})
-			cmp.sync, cmp.volatile = Unknown, true
-			continue
-		}
-		if err := e.opts.Tracking.Set(obj, e.AppKey(app)); err != nil {
-			return comparison{}, err
-		}
-		live, _ := cs.cache.Get(key)
-		seen.desired(live)
-		row := ResourceStatus{Key: key, Status: Synced}
-		res, err := differ.Diff(ctx, obj, live)
-		switch {
-		case err != nil:
-			row.Status, cmp.volatile = Unknown, true
-			cmp.conditions = append(cmp.conditions, Condition{Type: ConditionComparisonError, Message: err.Error(), Err: err})
-		case res.Modified:
-			row.Status, row.Diff = OutOfSync, res.Text
-		}
-		if res.Deduced {
-			cmp.volatile = true
-		}
-		if live != nil {
-			if owner := e.opts.Tracking.AppOf(live); owner != "" && owner != e.AppKey(app) {
-				cmp.conditions = append(cmp.conditions, Condition{Type: ConditionSharedResource,
-					Message: fmt.Sprintf("%s is also managed by application %s", key, owner)})
-			}
-			hs, err := health.CheckContext(ctx, e.health, live)
-			if err != nil {
-				hs = &health.Status{Code: health.Unknown, Message: err.Error()}
-			}
-			row.Health = hs
-			cmp.fromLive = append(cmp.fromLive, len(cmp.healths))
-			cmp.healths = append(cmp.healths, health.ResourceHealthOf(live, hs))
-		} else {
-			row.Health = &health.Status{Code: health.Missing}
-			cmp.healths = append(cmp.healths, health.ResourceHealthOf(obj, row.Health))
-		}
-		cmp.merge(row)
-	}
-	managed := cs.cache.Managed(e.AppKey(app))
-	seen.managed(managed)
-	cmp.seen = seen.sum()
-	for _, live := range managed {
-		key := resource.KeyOf(live)
-		if desiredKeys[key] {
-			continue
-		}
-		if info, err := hooks.Of(live); err == nil && info.Hook {
-			continue
-		}
-		co, _ := resource.CompareOptionsOf(live)
-		if co.Has(resource.OptionIgnoreExtraneous, "true") {
-			continue
-		}
-		so, _ := resource.SyncOptionsOf(live)
-		keep := so.Has(resource.OptionPrune, "false") || so.Has(resource.OptionPrune, "confirm")
-		cmp.merge(ResourceStatus{Key: key, Status: OutOfSync, RequiresPruning: true, PruneDisabled: keep})
-	}
-	if md, ok := differ.(*memoDiffer); ok {
-		md.forget(desiredKeys)
-	}
-	if len(taintedUsed) > 0 {
-		sort.Strings(taintedUsed)
-		cmp.conditions = append(cmp.conditions, Condition{Type: ConditionTaintedKinds,
-			Message: "the cluster cache cannot serve " + strings.Join(taintedUsed, ", ")})
-	}
-	if len(policyErrs) > 0 {
-		cmp.policyErr = errors.Join(policyErrs...)
-		cmp.conditions = append(cmp.conditions, Condition{Type: ConditionInvalidSpec, Message: cmp.policyErr.Error(), Err: cmp.policyErr})
-	}
-	sort.SliceStable(cmp.rows, func(i, j int) bool { return cmp.rows[i].Key.String() < cmp.rows[j].Key.String() })
-	return cmp, nil
+// observeRefresh records the duration of a refresh that started at start.
+func (e *Engine) observeRefresh(app *Application, start time.Time) {
+	d := time.Since(start).Seconds()
+	e.metrics.reconcile.WithLabelValues(app.Name).Observe(d)
+	e.metrics.argo.reconciled(e, app, d)
 }
 
-// hookKeys names a desired hook's rows: its own key, or, for a hook named
-// by generateName, the live hooks of the app created from it (by their
-// generated names), else the generateName itself, so no row is nameless.
-func hookKeys(obj *unstructured.Unstructured, key resource.Key, managed []*unstructured.Unstructured) []resource.Key {
-	prefix := obj.GetGenerateName()
-	if key.Name != "" || prefix == "" {
-		return []resource.Key{key}
-	}
-	var keys []resource.Key
-	for _, live := range managed {
-		k := resource.KeyOf(live)
-		if k.Group == key.Group && k.Kind == key.Kind && k.Namespace == key.Namespace && strings.HasPrefix(k.Name, prefix) {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		key.Name = prefix
-		keys = append(keys, key)
-	}
-	return keys
-}
-
-func (c *comparison) merge(row ResourceStatus) {
-	c.rows = append(c.rows, row)
-	if row.Status == OutOfSync && c.sync == Synced {
-		c.sync = OutOfSync
-	}
-	if row.Status == Unknown {
-		c.sync = Unknown
-	}
-}
-
-var gkApplication = schema.GroupKind{Group: "argoproj.io", Kind: "Application"}
-
-// childApplication decodes an Application found in an app's manifests with
-// LoadApplications' strictness.
-func childApplication(obj *unstructured.Unstructured) (*Application, error) {
-	data, err := json.Marshal(obj.Object)
-	if err != nil {
-		return nil, err
-	}
-	apps, err := LoadApplications(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("child %s: %w", resource.KeyOf(obj), err)
-	}
-	return &apps[0], nil
+// differFor returns the app's Differ for its destination cs
+// (compare.Comparer.Differ).
+func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
+	return e.comparer.Differ(app, e.AppKey(app), cs.compareView())
 }
 
 // withoutChildApplications drops the Applications an app renders from what
@@ -441,7 +168,7 @@ func (e *Engine) withoutChildApplications(objs []*unstructured.Unstructured) []*
 	}
 	out := objs[:0:0]
 	for _, o := range objs {
-		if resource.GroupKindOf(o) != gkApplication {
+		if !compare.IsApplication(o) {
 			out = append(out, o)
 		}
 	}

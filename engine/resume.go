@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/kubegitops/gitops/engine/internal/desired"
+
 	"context"
 	"fmt"
 	"time"
@@ -64,12 +66,12 @@ func (e *Engine) checkpointer(ctx context.Context, app *Application, running Ope
 
 // requestOf is the OperationRequest kept while req runs, with the commits
 // rendered.
-func requestOf(req SyncRequest, r rendered) *OperationRequest {
+func requestOf(req SyncRequest, r desired.Desired) *OperationRequest {
 	if req.DryRun {
 		return nil // a dry run writes nothing: there is nothing to finish
 	}
-	revs := make([]string, len(r.revisions))
-	for i, rev := range r.revisions {
+	revs := make([]string, len(r.Revisions))
+	for i, rev := range r.Revisions {
 		revs[i] = rev.Commit
 	}
 	return &OperationRequest{Revisions: revs, Prune: req.Prune, ConfirmPrune: req.ConfirmPrune, Manual: req.Manual,

@@ -414,17 +414,8 @@ func (e *Engine) Hint(repoURL string) {
 // CD's hard refresh; rendered manifests stay cached, by content). Hint
 // does this for a running engine and also queues the apps.
 func (e *Engine) Invalidate(repoURL string) {
-	if s, err := e.sourceFor(repoURL); err == nil {
-		if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
-			inv.Invalidate(source.Repository{URL: repoURL})
-		}
-	}
 	// The same URL may be a chart repository: its index is read again too.
-	if s, err := e.chartSource(); err == nil {
-		if inv, ok := s.(interface{ Invalidate(source.Repository) }); ok {
-			inv.Invalidate(source.Repository{URL: repoURL})
-		}
-	}
+	e.sources.Invalidate(repoURL)
 }
 
 // AppStatus returns the last status Run recorded for an app.

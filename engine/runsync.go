@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -94,12 +95,12 @@ func (r *runner) latestRevision(ctx context.Context, app *Application) func() st
 		var revs []string
 		for _, src := range app.Spec.AllSources() {
 			r.e.Invalidate(src.RepoURL)
-			rev, err := r.e.resolve(ctx, src, src.TargetRevision)
+			rev, err := r.e.sources.Resolve(ctx, src, src.TargetRevision)
 			if err != nil {
 				return ""
 			}
 			revs = append(revs, rev.Commit)
 		}
-		return joinRevisions(revs)
+		return desired.JoinRevisions(revs)
 	}
 }

@@ -28,25 +28,10 @@ func (e *SharedResourceError) Error() string {
 	return fmt.Sprintf("sync of %s refused (FailOnSharedResource=true): %s", e.App, strings.Join(parts, "; "))
 }
 
-// sharedResources finds the desired objects whose live counterpart another
-// app tracks (Argo CD's FailOnSharedResource check).
+// sharedResources refuses a sync of app whose desired objects another app
+// already manages (compare.Comparer.SharedOwners).
 func (e *Engine) sharedResources(cs *clusterState, app *Application, desired []*unstructured.Unstructured) error {
-	owners := map[resource.Key]string{}
-	for _, obj := range desired {
-		key := resource.KeyOf(obj)
-		if key.Namespace == "" {
-			if namespaced, known := cs.isNamespaced(key.GroupKind()); !known || namespaced {
-				key.Namespace = app.Spec.Destination.Namespace
-			}
-		}
-		live, ok := cs.cache.Get(key)
-		if !ok {
-			continue
-		}
-		if other := e.opts.Tracking.AppOf(live); other != "" && other != e.AppKey(app) {
-			owners[key] = other
-		}
-	}
+	owners := e.comparer.SharedOwners(app, e.AppKey(app), cs.compareView(), desired)
 	if len(owners) == 0 {
 		return nil
 	}

@@ -22,10 +22,10 @@ func (e *Engine) SourceType(ctx context.Context, app *Application) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if len(r.tools) != 1 {
-		return "", fmt.Errorf("application %q: its source rendered with %d tools", app.Name, len(r.tools))
+	if len(r.Tools) != 1 {
+		return "", fmt.Errorf("application %q: its source rendered with %d tools", app.Name, len(r.Tools))
 	}
-	switch r.tools[0] {
+	switch r.Tools[0] {
 	case render.KindHelm:
 		return "Helm", nil
 	case render.KindKustomize:

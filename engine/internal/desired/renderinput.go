@@ -1,35 +1,18 @@
-package engine
+package desired
 
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/source"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// renderVersions returns an Input holding only the destination's kube
-// version and API versions, as renderInput sets them.
-func renderVersions(cs *clusterState) render.Input {
-	var in render.Input
-	switch {
-	case cs != nil && cs.cache != nil:
-		in.KubeVersion = cs.cache.ServerVersion()
-		in.APIVersions = apiVersions(cs)
-	case cs != nil:
-		in.KubeVersion, in.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
-	}
-	return in
-}
 
 // renderInput maps an Argo CD source onto the renderer's input, with the
 // target cluster's version and API versions.
-func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, cs *clusterState) (render.Input, error) {
+func renderInput(app *v1alpha1.Application, src v1alpha1.ApplicationSource, snap source.Snapshot, dest Destination) (render.Input, error) {
 	if v1alpha1.IsAbsolutePath(src.Path) {
 		// Argo CD refuses an absolute app path rather than reading it from
 		// the repository root.
@@ -39,8 +22,7 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 	if path == "" {
 		path = "."
 	}
-	v := renderVersions(cs)
-	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace, KubeVersion: v.KubeVersion, APIVersions: v.APIVersions}
+	in := render.Input{FS: snap, Path: path, AppName: app.Name, Namespace: app.Spec.Destination.Namespace, KubeVersion: dest.KubeVersion, APIVersions: dest.APIVersions}
 	if src.Chart != "" {
 		// A chart's snapshot is the chart itself.
 		in.Path, in.Tool = ".", render.KindHelm
@@ -113,47 +95,10 @@ func renderInput(app *Application, src ApplicationSource, snap source.Snapshot, 
 	return in, nil
 }
 
-func jsonnetVars(vs []JsonnetVar) []render.JsonnetVar {
+func jsonnetVars(vs []v1alpha1.JsonnetVar) []render.JsonnetVar {
 	out := make([]render.JsonnetVar, len(vs))
 	for i, v := range vs {
 		out[i] = render.JsonnetVar{Name: v.Name, Value: v.Value, Code: v.Code}
 	}
 	return out
-}
-
-// apiVersions lists "group/version" and "group/version/Kind" for every
-// resource the cluster serves, as Helm's .Capabilities.APIVersions wants.
-// The list is built once per discovery (see discoveryGeneration: every
-// render asked for it, and copying and sorting the cluster's resources was
-// 7% of a 10,000-app fleet's cold start); callers share it and must not
-// change it.
-func apiVersions(cs *clusterState) []string {
-	gen, counted := cs.discoveryGeneration()
-	if !counted {
-		return buildAPIVersions(cs.cache.APIResources())
-	}
-	cs.scopeMu.Lock()
-	defer cs.scopeMu.Unlock()
-	if cs.apiVersions == nil || cs.apiVersionsGen != gen {
-		cs.apiVersions, cs.apiVersionsGen = buildAPIVersions(cs.cache.APIResources()), gen
-	}
-	return cs.apiVersions
-}
-
-func buildAPIVersions(lists []metav1.APIResourceList) []string {
-	set := map[string]bool{}
-	for _, l := range lists {
-		set[l.GroupVersion] = true
-		for _, r := range l.APIResources {
-			if !strings.Contains(r.Name, "/") {
-				set[l.GroupVersion+"/"+r.Kind] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(set))
-	for v := range set {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return slices.Clip(out)
 }

@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/render"
 )
 
@@ -14,10 +15,10 @@ import (
 // the shared one, lists replaced, maps merged; a file that would move the
 // source, or is not YAML, is an error naming it.
 func TestParameterOverrideFiles(t *testing.T) {
-	app := &Application{}
+	app := &v1alpha1.Application{}
 	app.Name = "web"
-	src := ApplicationSource{RepoURL: "https://git.example/r.git", Path: "app",
-		Kustomize: &ApplicationSourceKustomize{NamePrefix: "p-", Images: []string{"old=old:1"}}}
+	src := v1alpha1.ApplicationSource{RepoURL: "https://git.example/r.git", Path: "app",
+		Kustomize: &v1alpha1.ApplicationSourceKustomize{NamePrefix: "p-", Images: []string{"old=old:1"}}}
 	fsys := fstest.MapFS{
 		"app/.argocd-source.yaml":     {Data: []byte("kustomize:\n  namePrefix: shared-\n")},
 		"app/.argocd-source-web.yaml": {Data: []byte("kustomize:\n  images: [app=reg/app:1.0.1]\n")},
@@ -48,21 +49,21 @@ func TestParameterOverrideFiles(t *testing.T) {
 // file: a path that climbs out of it, or an override file that is a link
 // out of it, is the typed path-escape error, not fs's "invalid argument".
 func TestParameterOverridePathsStayInTheRoot(t *testing.T) {
-	app := &Application{}
+	app := &v1alpha1.Application{}
 	app.Name = "web"
 	fsys := fstest.MapFS{
 		"app/cm.yaml":                {Data: []byte("kind: ConfigMap\n")},
 		"linked/.argocd-source.yaml": {Mode: fs.ModeSymlink, Data: []byte("../../../etc/passwd")},
 	}
 	for _, p := range []string{"../../", "app/../../x", "linked"} {
-		src := ApplicationSource{RepoURL: "https://git.example/r.git", Path: p}
+		src := v1alpha1.ApplicationSource{RepoURL: "https://git.example/r.git", Path: p}
 		_, err := withParameterOverrides(app, src, fsys)
 		var pe *render.PathError
 		if !errors.As(err, &pe) || !errors.Is(err, render.ErrOutsideRoot) {
 			t.Errorf("path %q: %v, want a render.PathError wrapping ErrOutsideRoot", p, err)
 		}
 	}
-	if _, err := withParameterOverrides(app, ApplicationSource{Path: "app"}, fsys); err != nil {
+	if _, err := withParameterOverrides(app, v1alpha1.ApplicationSource{Path: "app"}, fsys); err != nil {
 		t.Errorf("a path without override files: %v", err)
 	}
 }

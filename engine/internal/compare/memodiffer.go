@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"context"
@@ -10,21 +10,21 @@ import (
 	"github.com/kubegitops/gitops/resource"
 )
 
-// memoDiffer memoizes an app's comparisons: one entry per object, keyed by
+// MemoDiffer memoizes an app's comparisons: one entry per object, keyed by
 // diff.MemoKey (desired's content, live's uid and resourceVersion). It
-// lives in the app's differEntry, which is rebuilt whenever the app's
+// lives in the app's entry of the Comparer's differ cache, which is rebuilt whenever the app's
 // comparison options change, so the options are part of the key too. A
 // refresh where nothing changed therefore diffs nothing.
 //
 // A hit returns the Result without its objects and patch (Desired,
-// PredictedLive, Live, Patch): compare reads only the verdict and the
+// PredictedLive, Live, Patch): Compare reads only the verdict and the
 // text, and keeping three normalised copies of every object of a fleet
 // would cost more heap than the cache that holds the live objects. Errors
 // are never memoized (a dry run may fail for a passing reason), nor are
 // results compared with a deduced schema (diff.Result.Deduced): a new
 // CRD's schema appears a moment after the CRD, and a verdict guessed
 // before it must not outlive it.
-type memoDiffer struct {
+type MemoDiffer struct {
 	Differ
 	mu      sync.Mutex
 	entries map[resource.Key]memoEntry
@@ -36,13 +36,14 @@ type memoEntry struct {
 	res diff.Result
 }
 
-func newMemoDiffer(d Differ) *memoDiffer {
-	return &memoDiffer{Differ: d, entries: map[resource.Key]memoEntry{}}
+// NewMemoDiffer returns a MemoDiffer in front of d.
+func NewMemoDiffer(d Differ) *MemoDiffer {
+	return &MemoDiffer{Differ: d, entries: map[resource.Key]memoEntry{}}
 }
 
 // Diff returns the memoized Result of the same inputs, else diffs and
 // remembers the verdict.
-func (m *memoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstructured) (diff.Result, error) {
+func (m *MemoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstructured) (diff.Result, error) {
 	key, ok := diff.MemoKey(desired, live)
 	if !ok {
 		return m.Differ.Diff(ctx, desired, live)
@@ -74,7 +75,7 @@ func (m *memoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstr
 
 // forget drops the entries of objects not in keep (objects the app no
 // longer renders), so the memo holds at most one entry per desired object.
-func (m *memoDiffer) forget(keep map[resource.Key]bool) {
+func (m *MemoDiffer) forget(keep map[resource.Key]bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k := range m.entries {
@@ -85,7 +86,7 @@ func (m *memoDiffer) forget(keep map[resource.Key]bool) {
 }
 
 // Hits is the number of comparisons answered from the memo.
-func (m *memoDiffer) Hits() uint64 {
+func (m *MemoDiffer) Hits() uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.hits

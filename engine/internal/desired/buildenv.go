@@ -1,10 +1,11 @@
-package engine
+package desired
 
 import (
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/source"
 )
@@ -14,7 +15,7 @@ import (
 // resolved revision (and its 7- and 8-character short forms), path, repo
 // URL and target revision, and the target cluster's version and API
 // versions (comma separated).
-func buildEnv(app *Application, src ApplicationSource, rev source.Revision, in render.Input) map[string]string {
+func buildEnv(app *v1alpha1.Application, src v1alpha1.ApplicationSource, rev source.Revision, in render.Input) map[string]string {
 	project := app.Spec.Project
 	if project == "" {
 		project = "default"

@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
 )
 
-// refreshMemo is what an app's last refresh compared and concluded, kept
+// memo is what an app's last refresh compared and concluded, kept
 // so that a refresh where nothing it read has changed gives the same
 // answer without rendering or diffing. At a fleet's steady state almost
 // every refresh is such a one: rendering (snapshot, cache key, store read,
@@ -23,7 +24,7 @@ import (
 //
 // A memo is used only when all of these hold, else the refresh renders and
 // compares as usual and keeps a new memo:
-//   - the same inputs (memoInputs): the app's name, spec and annotations,
+//   - the same inputs (Inputs): the app's name, spec and annotations,
 //     the revisions its sources resolve to now, its destination cluster
 //     and that cluster's discovery generation (scopes and API versions);
 //   - the same Differ (rebuilt whenever the app's comparison options
@@ -39,37 +40,47 @@ import (
 // or a policy error is never kept. Health is never memoized: it is judged
 // again from the live objects on every refresh (a Lua check may read the
 // clock).
-type refreshMemo struct {
-	inputs    [sha256.Size]byte
+type memo struct {
+	inputs    Inputs
 	live      uint64
 	revisions []source.Revision
 	excluded  []resource.Key
-	cmp       comparison
+	cmp       Result
 	// links pairs each health judged from a live object with the row
 	// that shows it, so that both are judged again on reuse.
 	links []healthLink
 }
 
-// healthLink is an index into comparison.healths and the index of the row
+// healthLink is an index into Result.Healths and the index of the row
 // showing the same status (-1 when none does).
 type healthLink struct{ health, row int }
 
-// memoInputs hashes what a refresh's render and comparison depend on
-// besides the live objects. ok is false when the app may not be memoized.
-func (e *Engine) memoInputs(app *Application, cs *clusterState, revs []source.Revision) (sum [sha256.Size]byte, ok bool) {
-	gen, counted := cs.discoveryGeneration()
-	if !counted || len(e.opts.Policies) > 0 {
+// Inputs is the fingerprint of what a refresh's render and comparison
+// depend on besides the live objects.
+type Inputs [sha256.Size]byte
+
+// Inputs hashes what a refresh of app (whose key is appKey) depends on
+// besides the live objects: the app, the revisions its sources resolve to
+// (revs), the destination and its discovery generation, and project, what
+// of the app's project the comparison reads. ok is false when the app may
+// not be memoized.
+func (c *Comparer) Inputs(app *v1alpha1.Application, appKey string, dest Destination, revs []source.Revision, project []byte) (sum Inputs, ok bool) {
+	if dest.Discovery == nil {
+		return sum, false
+	}
+	gen, counted := dest.Discovery()
+	if !counted || len(c.cfg.Policies) > 0 {
 		return sum, false
 	}
 	data, err := json.Marshal(struct {
 		App         string
-		Spec        ApplicationSpec
+		Spec        v1alpha1.ApplicationSpec
 		Annotations map[string]string
 		Revisions   []source.Revision
 		Cluster     string
 		Discovery   uint64
 		Project     []byte
-	}{e.AppKey(app), app.Spec, app.Annotations, revs, cs.cfg.Name, gen, e.projectFingerprint(app)})
+	}{appKey, app.Spec, app.Annotations, revs, dest.Name, gen, project})
 	if err != nil {
 		return sum, false
 	}
@@ -79,27 +90,27 @@ func (e *Engine) memoInputs(app *Application, cs *clusterState, revs []source.Re
 // liveFingerprint hashes the uid and resourceVersion of every object a
 // comparison read: the cache entry of each desired key (keys, in order;
 // absence counts) and the app's managed objects.
-func (e *Engine) liveFingerprint(cs *clusterState, app string, keys []health.ResourceHealth) uint64 {
-	lh := e.newLiveHash()
+func (c *Comparer) liveFingerprint(cache Cache, app string, keys []health.ResourceHealth) uint64 {
+	lh := c.newLiveHash()
 	for _, rh := range keys {
-		live, _ := cs.cache.Get(rh.Key)
+		live, _ := cache.Get(rh.Key)
 		lh.desired(live)
 	}
-	lh.managed(cs.cache.Managed(app))
+	lh.managed(cache.Managed(app))
 	return lh.sum()
 }
 
 // liveHash builds a live fingerprint object by object. compare feeds it
 // the very objects it compares, as it reads them, so a memo is kept under
 // the versions its comparison saw: a watch event that lands between the
-// comparison and keepMemo must not give an old verdict the new versions'
+// comparison and Keep must not give an old verdict the new versions'
 // fingerprint (every later refresh would reuse it while the cache has
 // long moved on).
 type liveHash struct{ h maphash.Hash }
 
-func (e *Engine) newLiveHash() *liveHash {
+func (c *Comparer) newLiveHash() *liveHash {
 	lh := &liveHash{}
-	lh.h.SetSeed(e.memoSeed)
+	lh.h.SetSeed(c.seed)
 	return lh
 }
 
@@ -137,89 +148,98 @@ func (lh *liveHash) managed(objs []*unstructured.Unstructured) {
 
 func (lh *liveHash) sum() uint64 { return lh.h.Sum64() }
 
-// keepMemo remembers cmp as the outcome of inputs for the app's differ,
-// unless cmp is volatile.
-func (e *Engine) keepMemo(app *Application, cs *clusterState, differ Differ, inputs [sha256.Size]byte, desired rendered, cmp comparison) {
-	if cmp.volatile || cmp.policyErr != nil || len(cs.cache.Tainted()) > 0 {
-		e.dropMemo(app, differ)
+// Outcome is a refresh's comparison and what of the render it compared
+// the app's status reports.
+type Outcome struct {
+	// Result is the comparison.
+	Result Result
+	// Revisions are the revisions rendered, one per source.
+	Revisions []source.Revision
+	// Excluded are the desired objects of kinds the cache excludes.
+	Excluded []resource.Key
+}
+
+// Keep remembers out as the outcome of inputs for the app's differ, unless
+// its comparison is volatile.
+func (c *Comparer) Keep(appKey string, dest Destination, differ Differ, inputs Inputs, out Outcome) {
+	cmp := out.Result
+	if cmp.volatile || cmp.PolicyErr != nil || len(dest.Cache.Tainted()) > 0 {
+		c.setMemo(appKey, differ, nil)
 		return
 	}
-	m := &refreshMemo{
+	m := &memo{
 		inputs:    inputs,
 		live:      cmp.seen,
-		revisions: slices.Clone(desired.revisions),
-		excluded:  slices.Clone(desired.excluded),
+		revisions: slices.Clone(out.Revisions),
+		excluded:  slices.Clone(out.Excluded),
 		cmp:       cmp.clone(),
 	}
-	rowOf := make(map[*health.Status]int, len(cmp.rows))
-	for i, row := range cmp.rows {
+	rowOf := make(map[*health.Status]int, len(cmp.Rows))
+	for i, row := range cmp.Rows {
 		if row.Health != nil {
 			rowOf[row.Health] = i
 		}
 	}
 	for _, h := range cmp.fromLive {
-		r, ok := rowOf[cmp.healths[h].Status]
+		r, ok := rowOf[cmp.Healths[h].Status]
 		if !ok {
 			r = -1
 		}
 		m.links = append(m.links, healthLink{health: h, row: r})
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if d, ok := e.differs[e.AppKey(app)]; ok && d.differ == differ {
+	c.setMemo(appKey, differ, m)
+}
+
+// setMemo sets the memo of the app's differ (nil forgets it), unless the
+// app has another differ by now.
+func (c *Comparer) setMemo(appKey string, differ Differ, m *memo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.entries[appKey]; ok && d.differ == differ {
 		d.memo = m
 	}
 }
 
-// dropMemo forgets the app's memo.
-func (e *Engine) dropMemo(app *Application, differ Differ) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if d, ok := e.differs[e.AppKey(app)]; ok && d.differ == differ {
-		d.memo = nil
-	}
-}
-
-// reuseMemo returns the app's memoized comparison and render outcome when
-// the memo's conditions hold (see refreshMemo), with every health judged
-// again from the live objects.
-func (e *Engine) reuseMemo(ctx context.Context, app *Application, cs *clusterState, differ Differ, inputs [sha256.Size]byte) (comparison, rendered, bool) {
-	e.mu.Lock()
-	var m *refreshMemo
-	if d, ok := e.differs[e.AppKey(app)]; ok && d.differ == differ {
+// Reuse returns the app's memoized comparison and render outcome when the
+// memo's conditions hold (see memo), with every health judged again from
+// the live objects.
+func (c *Comparer) Reuse(ctx context.Context, appKey string, dest Destination, differ Differ, inputs Inputs) (Outcome, bool) {
+	c.mu.Lock()
+	var m *memo
+	if d, ok := c.entries[appKey]; ok && d.differ == differ {
 		m = d.memo
 	}
-	e.mu.Unlock()
-	if m == nil || m.inputs != inputs || len(cs.cache.Tainted()) > 0 ||
-		e.liveFingerprint(cs, e.AppKey(app), m.cmp.healths) != m.live {
-		return comparison{}, rendered{}, false
+	c.mu.Unlock()
+	if m == nil || m.inputs != inputs || len(dest.Cache.Tainted()) > 0 ||
+		c.liveFingerprint(dest.Cache, appKey, m.cmp.Healths) != m.live {
+		return Outcome{}, false
 	}
 	cmp := m.cmp.clone()
 	for _, l := range m.links {
-		key := cmp.healths[l.health].Key
-		live, ok := cs.cache.Get(key)
+		key := cmp.Healths[l.health].Key
+		live, ok := dest.Cache.Get(key)
 		if !ok {
-			return comparison{}, rendered{}, false // gone since the fingerprint
+			return Outcome{}, false // gone since the fingerprint
 		}
-		hs, err := health.CheckContext(ctx, e.health, live)
+		hs, err := health.CheckContext(ctx, c.cfg.Health, live)
 		if err != nil {
 			hs = &health.Status{Code: health.Unknown, Message: err.Error()}
 		}
-		cmp.healths[l.health] = health.ResourceHealthOf(live, hs)
+		cmp.Healths[l.health] = health.ResourceHealthOf(live, hs)
 		if l.row >= 0 {
-			cmp.rows[l.row].Health = hs
+			cmp.Rows[l.row].Health = hs
 		}
 	}
-	return cmp, rendered{revisions: slices.Clone(m.revisions), excluded: slices.Clone(m.excluded)}, true
+	return Outcome{Result: cmp, Revisions: slices.Clone(m.revisions), Excluded: slices.Clone(m.excluded)}, true
 }
 
-// clone copies a comparison's slices, health statuses and child
+// clone copies a Result's slices, health statuses and child
 // Applications, so that a memo and the statuses made from it share nothing
 // mutable. fromLive is left out: a memo keeps it as its links.
-func (c comparison) clone() comparison {
+func (c Result) clone() Result {
 	out := c
-	out.rows = slices.Clone(c.rows)
-	out.healths = slices.Clone(c.healths)
+	out.Rows = slices.Clone(c.Rows)
+	out.Healths = slices.Clone(c.Healths)
 	copied := map[*health.Status]*health.Status{}
 	copyOf := func(s *health.Status) *health.Status {
 		if s == nil {
@@ -232,17 +252,17 @@ func (c comparison) clone() comparison {
 		copied[s] = &n
 		return &n
 	}
-	for i := range out.rows {
-		out.rows[i].Health = copyOf(out.rows[i].Health)
+	for i := range out.Rows {
+		out.Rows[i].Health = copyOf(out.Rows[i].Health)
 	}
-	for i := range out.healths {
-		out.healths[i].Status = copyOf(out.healths[i].Status)
+	for i := range out.Healths {
+		out.Healths[i].Status = copyOf(out.Healths[i].Status)
 	}
-	out.conditions = slices.Clone(c.conditions)
+	out.Conditions = slices.Clone(c.Conditions)
 	out.fromLive = nil
-	out.children = nil
-	for _, child := range c.children {
-		out.children = append(out.children, child.DeepCopy())
+	out.Children = nil
+	for _, child := range c.Children {
+		out.Children = append(out.Children, child.DeepCopy())
 	}
 	return out
 }

@@ -1,10 +1,12 @@
-package engine
+package compare
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 )
@@ -12,28 +14,28 @@ import (
 // maxOrphansNamed bounds the objects an orphan warning names.
 const maxOrphansNamed = 5
 
-// orphanCondition reports the objects in the app's destination namespace
+// Orphans reports the objects in the app's destination namespace
 // that no application tracks and nothing owns, when the project asks for it
 // (orphanedResources with warn: true). Objects every namespace has
 // (the default ServiceAccount, kube-root-ca.crt, Endpoints and
 // EndpointSlices, which Services derive) and the project's ignore list are
 // left out, as in Argo CD.
-func (e *Engine) orphanCondition(proj *Project, app *Application, cs *clusterState) *Condition {
+func (c *Comparer) Orphans(proj *v1alpha1.AppProject, app *v1alpha1.Application, dest Destination) *appstatus.Condition {
 	o := proj.Spec.OrphanedResources
 	ns := app.Spec.Destination.Namespace
 	if o == nil || o.Warn == nil || !*o.Warn || ns == "" {
 		return nil
 	}
 	var orphans []string
-	for _, key := range cs.cache.Namespace(ns) {
+	for _, key := range dest.Cache.Namespace(ns) {
 		if ignoredOrphan(key, o.Ignore) {
 			continue
 		}
-		obj, ok := cs.cache.Get(key)
-		if !ok || len(obj.GetOwnerReferences()) > 0 || e.opts.Tracking.AppOf(obj) != "" {
+		obj, ok := dest.Cache.Get(key)
+		if !ok || len(obj.GetOwnerReferences()) > 0 || c.cfg.Tracking.AppOf(obj) != "" {
 			continue
 		}
-		if _, tracked := obj.GetAnnotations()[e.opts.Tracking.AnnotationKey]; tracked {
+		if _, tracked := obj.GetAnnotations()[c.cfg.Tracking.AnnotationKey]; tracked {
 			continue // tracked by an app of another instance
 		}
 		orphans = append(orphans, key.String())
@@ -47,11 +49,11 @@ func (e *Engine) orphanCondition(proj *Project, app *Application, cs *clusterSta
 	if len(named) > maxOrphansNamed {
 		named, more = named[:maxOrphansNamed], fmt.Sprintf(" and %d more", len(orphans)-maxOrphansNamed)
 	}
-	return &Condition{Type: ConditionOrphanedResources,
+	return &appstatus.Condition{Type: appstatus.ConditionOrphanedResources,
 		Message: fmt.Sprintf("%d orphaned resource(s) in namespace %s: %s%s", len(orphans), ns, strings.Join(named, ", "), more)}
 }
 
-func ignoredOrphan(key resource.Key, ignore []OrphanedResourceKey) bool {
+func ignoredOrphan(key resource.Key, ignore []v1alpha1.OrphanedResourceKey) bool {
 	switch {
 	case key.Group == "" && key.Kind == "ServiceAccount" && key.Name == "default",
 		key.Group == "" && key.Kind == "ConfigMap" && key.Name == "kube-root-ca.crt",

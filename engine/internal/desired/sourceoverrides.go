@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ const maxOverrideFileBytes = 1 << 20
 // replace). The image updater's git write-back writes the second file.
 // A file that is not valid YAML, or that would change repoURL, path,
 // targetRevision, chart or ref, is an error naming it.
-func withParameterOverrides(app *Application, src ApplicationSource, fsys fs.FS) (ApplicationSource, error) {
+func withParameterOverrides(app *v1alpha1.Application, src v1alpha1.ApplicationSource, fsys fs.FS) (v1alpha1.ApplicationSource, error) {
 	if v1alpha1.IsAbsolutePath(src.Path) {
 		return src, nil // renderInput refuses the path itself
 	}
@@ -62,7 +62,7 @@ func withParameterOverrides(app *Application, src ApplicationSource, fsys fs.FS)
 		if err != nil {
 			return src, fmt.Errorf("parameter override file %s: %w", p, err)
 		}
-		var next ApplicationSource
+		var next v1alpha1.ApplicationSource
 		if err := json.Unmarshal(merged, &next); err != nil {
 			return src, fmt.Errorf("parameter override file %s does not describe a source: %w", p, err)
 		}

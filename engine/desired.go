@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/compare"
+	"github.com/kubegitops/gitops/engine/internal/desired"
+	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/render/plain"
+	"github.com/kubegitops/gitops/source"
+)
+
+// newDesired builds the engine's desired-state part (engine/internal/desired)
+// from its options: the sources, the renderer over the toolkit, and the
+// Builder over both.
+func (e *Engine) newDesired() error {
+	opts := e.opts
+	e.sources = desired.NewSources(desired.SourcesConfig{
+		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, Credentials: opts.Credentials,
+		RefCacheTTL: opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
+		GitRequest: func(repoURL, op string, err error) {
+			e.metrics.gitRequest(op, err)
+			e.metrics.argo.gitRequest(repoURL, op)
+		},
+	})
+	renderer, err := newRenderer(opts, e.sources.Dependencies())
+	if err != nil {
+		return err
+	}
+	e.desired = desired.NewBuilder(desired.Config{
+		Sources: e.sources, Renderer: renderer, Project: e.project,
+		Filter: opts.Cache.Filter, RenderTimeout: opts.RenderTimeout,
+		TimeoutError: func(app string, timeout time.Duration, err error) error {
+			return &RenderTimeoutError{App: app, Timeout: timeout, Err: err}
+		},
+	})
+	return nil
+}
+
+// newRenderer builds the renderer of opts: the plain renderer, the
+// Toolkit's tools (given deps, the fetcher of chart dependencies) and
+// Options.Renderers, decrypting with Options.Decryptor and cached in
+// Options.RenderStore.
+func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, error) {
+	tools := render.Tools{render.KindPlain: plain.New(plain.DefaultOptions())}
+	if opts.Toolkit != nil {
+		for k, r := range opts.Toolkit(deps) {
+			tools[k] = r
+		}
+	}
+	for k, r := range opts.Renderers {
+		if !render.KnownKind(k) {
+			// Sources are matched to tools by their spec (helm, kustomize,
+			// directory, plugin) and their files; a new kind would never be
+			// picked, so refuse it rather than ignore it.
+			return nil, fmt.Errorf("gitops: Options.Renderers: unknown tool %q: a new kind of source is rendered through the plugin tool (render.KindPlugin, chosen by spec.source.plugin)", k)
+		}
+		tools[k] = r
+	}
+	st := opts.RenderStore
+	if st == nil {
+		st = store.NewMemory(store.DefaultMemoryOptions())
+	}
+	copts := render.DefaultCacheOptions()
+	copts.Registerer = opts.Registerer
+	if opts.RenderParallelism > 0 {
+		copts.MaxConcurrent = opts.RenderParallelism
+	}
+	copts.Logger = opts.Log
+	var next render.Renderer = tools
+	if opts.Decryptor != nil {
+		next = render.Decrypting(tools, opts.Decryptor)
+	}
+	return render.Cached(next, st, copts), nil
+}
+
+// newComparer builds the engine's comparison part (engine/internal/compare)
+// from its options and health checker; forkDiffers says the engine builds
+// its own Differs (Options.NewDiffer was not set).
+func newComparer(opts Options, checker health.Checker, forkDiffers bool) *compare.Comparer {
+	cfg := compare.Config{
+		Tracking: opts.Tracking, Health: checker, Policies: opts.Policies,
+		ApplyChildApplications: opts.ApplyChildApplications,
+		KnownTypeFields:        opts.KnownTypeFields, IgnoreAggregatedRoles: opts.IgnoreAggregatedRoles,
+		CompareAllStatus: opts.CompareStatus == CompareStatusAll, IgnoreStatus: opts.IgnoreStatus,
+		IgnoreDifferences: opts.IgnoreDifferences, FieldManager: opts.Sync.FieldManager,
+		ClientSideApply: opts.Sync.ClientSideApply, ServerSideDiff: opts.ServerSideDiff, ForceConflicts: opts.Sync.ForceConflicts,
+	}
+	if !forkDiffers {
+		newDiffer := opts.NewDiffer
+		cfg.NewDiffer = func(o diff.Options) (compare.Differ, error) { return newDiffer(o) }
+	}
+	return compare.New(cfg)
+}
+
+// render builds the app's desired state for the destination cs. pinned,
+// when set, replaces each source's targetRevision (a rollback, or a sync
+// of a chosen revision); fresh (a hard refresh) resolves every source
+// again and renders past the render cache.
+func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string, fresh bool) (desired.Desired, error) {
+	return e.desired.Build(ctx, app, cs.desiredView(), desired.Request{Pinned: pinned, Hard: fresh})
+}
+
+// sourceFor returns the Source of a repository URL (desired.Sources.For).
+func (e *Engine) sourceFor(repoURL string) (source.Source, error) { return e.sources.For(repoURL) }
+
+// Render returns the app's desired objects as its sources render them now
+// (resolved, snapshotted and rendered through the engine's render cache,
+// with the destination cluster's version and API versions), and the
+// revision they came from. Child Applications are included. For an
+// offline destination (ClusterConfig.Config nil) nothing connects to a
+// cluster: the versions come from its ClusterConfig.
+func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.Unstructured, string, error) {
+	r, err := e.renderNow(ctx, app)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.Objects, r.Revision(), nil
+}
+
+// renderNow is Render's render: on the destination's cluster, or offline.
+func (e *Engine) renderNow(ctx context.Context, app *Application) (desired.Desired, error) {
+	cs, err := e.destination(app.Spec.Destination)
+	if err != nil {
+		return desired.Desired{}, err
+	}
+	if cs.cfg.Config != nil {
+		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
+			return desired.Desired{}, err
+		}
+	}
+	return e.render(ctx, app, cs, nil, false)
+}
+
+// RepoCredentials returns the credentials Options.Credentials gives for a
+// repository, as the engine fetches it with them; nil when there are none.
+// An add-on that writes to an app's repository (the image updater's git
+// write-back) uses the same ones.
+func (e *Engine) RepoCredentials(repoURL string) *source.Credentials {
+	if e.opts.Credentials == nil {
+		return nil
+	}
+	return e.opts.Credentials(repoURL)
+}
+
+// ChartDependencies returns the fetcher the engine's own Helm renderer
+// uses for dependencies missing from a chart's charts/ (through the
+// engine's chart source and credentials, under HelmSource.DependencyRepos).
+// A host that replaces the Helm renderer through Options.Renderers sets it
+// as its helm.Options.Dependencies (render/helm) to keep that behaviour.
+func (e *Engine) ChartDependencies() render.DependencyFetcher { return e.sources.Dependencies() }
+
+// RenderTimeoutError reports a render of one source of an app that ran
+// past Options.RenderTimeout (Argo CD's
+// controller.repo.server.timeout.seconds). It wraps
+// context.DeadlineExceeded.
+type RenderTimeoutError struct {
+	// App is the application's name.
+	App string
+	// Timeout is Options.RenderTimeout.
+	Timeout time.Duration
+	// Err is the renderer's error.
+	Err error
+}
+
+// Error names the app and the timeout.
+func (e *RenderTimeoutError) Error() string {
+	return fmt.Sprintf("application %s: render exceeded the render timeout of %s: %v", e.App, e.Timeout, e.Err)
+}
+
+// Unwrap returns the renderer's error and context.DeadlineExceeded.
+func (e *RenderTimeoutError) Unwrap() []error { return []error{e.Err, context.DeadlineExceeded} }

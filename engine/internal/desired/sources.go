@@ -1,0 +1,240 @@
+package desired
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	gosync "sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/dir"
+	"github.com/kubegitops/gitops/source/git"
+	"github.com/kubegitops/gitops/source/helmrepo"
+)
+
+// SourcesConfig configures Sources: the host's collaborators (each may be
+// nil) and the settings of the built-in sources.
+type SourcesConfig struct {
+	// SourceFor picks the Source of a repository URL (Options.SourceFor).
+	// Nil: local folders from source/dir, everything else from Git.
+	SourceFor func(repoURL string) (source.Source, error)
+	// ChartSource reads chart sources (Options.ChartSource). Nil: one
+	// source/helmrepo Source with its defaults.
+	ChartSource source.Source
+	// Credentials returns a repository's credentials, or nil.
+	Credentials func(repoURL string) *source.Credentials
+	// RefCacheTTL is the built-in Git source's resolve cache TTL.
+	RefCacheTTL time.Duration
+	// Registerer and Log go to the built-in sources.
+	Registerer prometheus.Registerer
+	Log        logr.Logger
+	// GitRequest, when set, is told of every resolve and snapshot
+	// (op "resolve" or "fetch") with its outcome, for metrics.
+	GitRequest func(repoURL, op string, err error)
+}
+
+// Sources looks up the Source of an app source and resolves and fetches
+// through it. The built-in sources are made on first use, one per kind
+// (Git, local folder, chart repository) for the Sources' life, so Git
+// object stores and resolve caches are shared by every app.
+type Sources struct {
+	cfg   SourcesConfig
+	mu    gosync.Mutex
+	built map[string]source.Source
+}
+
+// NewSources returns the Sources of cfg.
+func NewSources(cfg SourcesConfig) *Sources {
+	if cfg.Log.GetSink() == nil {
+		cfg.Log = logr.Discard()
+	}
+	return &Sources{cfg: cfg, built: map[string]source.Source{}}
+}
+
+// For returns the Source of a repository URL.
+func (s *Sources) For(repoURL string) (source.Source, error) {
+	if s.cfg.SourceFor != nil {
+		return s.cfg.SourceFor(repoURL)
+	}
+	kind := "git"
+	if strings.HasPrefix(repoURL, "file://") || strings.HasPrefix(repoURL, "/") {
+		kind = "dir"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if src, ok := s.built[kind]; ok {
+		return src, nil
+	}
+	var src source.Source
+	if kind == "dir" {
+		src = dir.New(dir.DefaultOptions())
+	} else {
+		gopts := git.DefaultOptions()
+		gopts.Registerer = s.cfg.Registerer
+		gopts.Logger = s.cfg.Log
+		gopts.ResolveTTL = s.cfg.RefCacheTTL
+		g, err := git.New(gopts)
+		if err != nil {
+			return nil, err
+		}
+		src = g
+	}
+	s.built[kind] = src
+	return src, nil
+}
+
+// Chart returns the Source of chart sources: SourcesConfig.ChartSource,
+// or one helmrepo.Source with its defaults.
+func (s *Sources) Chart() (source.Source, error) {
+	if s.cfg.ChartSource != nil {
+		return s.cfg.ChartSource, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if src, ok := s.built["helm"]; ok {
+		return src, nil
+	}
+	hopts := helmrepo.DefaultOptions()
+	hopts.Logger = s.cfg.Log
+	src, err := helmrepo.New(hopts)
+	if err != nil {
+		return nil, err
+	}
+	s.built["helm"] = src
+	return src, nil
+}
+
+// credentials returns the credentials of a repository, or nil.
+func (s *Sources) credentials(repoURL string) *source.Credentials {
+	if s.cfg.Credentials == nil {
+		return nil
+	}
+	return s.cfg.Credentials(repoURL)
+}
+
+// Invalidate forgets what the sources know of a repository's branches
+// and tags (and, for a chart repository, its index).
+func (s *Sources) Invalidate(repoURL string) {
+	type invalidator interface{ Invalidate(source.Repository) }
+	if src, err := s.For(repoURL); err == nil {
+		if inv, ok := src.(invalidator); ok {
+			inv.Invalidate(source.Repository{URL: repoURL})
+		}
+	}
+	// The same URL may be a chart repository: its index is read again too.
+	if src, err := s.Chart(); err == nil {
+		if inv, ok := src.(invalidator); ok {
+			inv.Invalidate(source.Repository{URL: repoURL})
+		}
+	}
+}
+
+// of returns the Source and Repository of one app source: the chart
+// source for a chart, else the source of its repository URL.
+func (s *Sources) of(src v1alpha1.ApplicationSource) (source.Source, source.Repository, error) {
+	if src.Helm != nil && src.Helm.PassCredentials {
+		return nil, source.Repository{}, fmt.Errorf("%s: helm.passCredentials is not supported: a repository's credentials are only sent to its own host", source.RedactURL(src.RepoURL))
+	}
+	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, Credentials: s.credentials(src.RepoURL)}
+	var got source.Source
+	var err error
+	if src.Chart != "" {
+		got, err = s.Chart()
+	} else {
+		got, err = s.For(src.RepoURL)
+	}
+	return got, repo, err
+}
+
+// Resolve resolves one app source at target.
+func (s *Sources) Resolve(ctx context.Context, src v1alpha1.ApplicationSource, target string) (source.Revision, error) {
+	got, repo, err := s.of(src)
+	if err != nil {
+		return source.Revision{}, err
+	}
+	return got.Resolve(ctx, repo, target)
+}
+
+// ResolveAll resolves every source of app at its targetRevision, as
+// Builder.Build would: fresh (a hard refresh) drops each repository's
+// resolve cache first.
+func (s *Sources) ResolveAll(ctx context.Context, app *v1alpha1.Application, fresh bool) ([]source.Revision, error) {
+	srcs := app.Spec.AllSources()
+	revs := make([]source.Revision, len(srcs))
+	for i, src := range srcs {
+		got, repo, err := s.of(src)
+		if err != nil {
+			return nil, err
+		}
+		if fresh {
+			s.Invalidate(src.RepoURL)
+		}
+		if revs[i], err = s.resolveOne(ctx, i, got, repo, src, src.TargetRevision); err != nil {
+			return nil, err
+		}
+	}
+	return revs, nil
+}
+
+// fetch resolves one source at target (unless known holds its revision
+// already) and opens its snapshot.
+func (s *Sources) fetch(ctx context.Context, i int, src v1alpha1.ApplicationSource, target string, known *source.Revision) (source.Revision, source.Snapshot, error) {
+	got, repo, err := s.of(src)
+	if err != nil {
+		return source.Revision{}, nil, err
+	}
+	var rev source.Revision
+	if known != nil {
+		rev = *known
+	} else if rev, err = s.resolveOne(ctx, i, got, repo, src, target); err != nil {
+		return source.Revision{}, nil, err
+	}
+	snap, err := got.Snapshot(ctx, repo, rev)
+	s.counted(src.RepoURL, "fetch", err)
+	if err != nil {
+		return source.Revision{}, nil, fmt.Errorf("source %d: snapshot %s at %s: %w", i, SourceName(src), rev.Commit, err)
+	}
+	return rev, snap, nil
+}
+
+// resolveOne resolves one source of an app at target, counted as a Git
+// request.
+func (s *Sources) resolveOne(ctx context.Context, i int, got source.Source, repo source.Repository, src v1alpha1.ApplicationSource, target string) (source.Revision, error) {
+	rev, err := got.Resolve(ctx, repo, target)
+	s.counted(src.RepoURL, "resolve", err)
+	if err != nil {
+		var named *source.Error
+		if errors.As(err, &named) && named.Repository != "" {
+			// It names the repository, the operation and the revision:
+			// saying them again only lengthens the message.
+			return source.Revision{}, fmt.Errorf("source %d: %w", i, err)
+		}
+		return source.Revision{}, fmt.Errorf("source %d: resolve %s at %q: %w", i, SourceName(src), target, err)
+	}
+	return rev, nil
+}
+
+func (s *Sources) counted(repoURL, op string, err error) {
+	if s.cfg.GitRequest != nil {
+		s.cfg.GitRequest(repoURL, op, err)
+	}
+}
+
+// SourceName names a source in errors, without credentials.
+func SourceName(src v1alpha1.ApplicationSource) string {
+	name := source.RedactURL(src.RepoURL)
+	if src.Chart != "" {
+		name += " chart " + src.Chart
+	}
+	return name
+}
+
+// JoinRevisions writes the revisions of an app's sources as one string:
+// the commit of a single-source app, or the commits joined by commas.
+func JoinRevisions(revs []string) string { return strings.Join(revs, ",") }
