@@ -17,12 +17,9 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"k8s.io/client-go/kubernetes"
 )
-
-// inClusterServer is the destination.server Argo CD's Applications use for
-// the cluster the control plane runs in.
-const inClusterServer = "https://kubernetes.default.svc"
 
 // errOperatorMode refuses --operator by name.
 var errOperatorMode = errors.New("--operator is not supported: this portal serves the Applications of --apps DIR; run examples/operator for Applications kept in the cluster")
@@ -140,7 +137,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	if len(clusters) == 0 {
 		return fmt.Errorf("--kubeconfig %s: no context", f.kubeconfig)
 	}
-	clusters = append(clusters, gitops.ClusterConfig{Name: "in-cluster", Server: inClusterServer, Config: clusters[0].Config})
+	clusters = append(clusters, gitops.ClusterConfig{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: clusters[0].Config})
 	kube, err := kubernetes.NewForConfig(clusters[0].Config)
 	if err != nil {
 		return err
