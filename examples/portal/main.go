@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -275,38 +274,16 @@ func (p *portal) close() {
 }
 
 // loadAppsDir reads every .yaml, .yml and .json file of dir (not
-// recursively).
+// recursively); any file that does not load fails it, its error naming the
+// file (and the line and field of a decoding error).
 func loadAppsDir(dir string) ([]*gitops.Application, error) {
-	entries, err := os.ReadDir(dir)
+	apps, err := v1alpha1.LoadApplicationsFS(os.DirFS(dir), ".")
 	if err != nil {
-		return nil, fmt.Errorf("--apps: %w", err)
+		return nil, fmt.Errorf("--apps %s: %w", dir, err)
 	}
-	var out []*gitops.Application
-	for _, en := range entries {
-		switch strings.ToLower(filepath.Ext(en.Name())) {
-		case ".yaml", ".yml", ".json":
-		default:
-			continue
-		}
-		if en.IsDir() {
-			continue
-		}
-		file := filepath.Join(dir, en.Name())
-		fh, err := os.Open(file)
-		if err != nil {
-			return nil, err
-		}
-		apps, err := gitops.LoadApplications(fh)
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		for i := range apps {
-			out = append(out, &apps[i])
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--apps %s: no Application found", dir)
+	out := make([]*gitops.Application, len(apps))
+	for i := range apps {
+		out[i] = &apps[i]
 	}
 	return out, nil
 }
