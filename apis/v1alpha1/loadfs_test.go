@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func appManifest(name string) string {
@@ -70,5 +72,28 @@ func TestLoadApplicationsFS(t *testing.T) {
 	}
 	if apps, err := LoadApplicationsFS(fsys, "missing"); !errors.Is(err, fs.ErrNotExist) || err.Error() != "missing: file does not exist" || apps != nil {
 		t.Errorf("missing: %v, %v", apps, err)
+	}
+}
+
+// An Application as an unstructured object has its apiVersion and kind,
+// and its fields as the converter writes them (int64 numbers).
+func TestApplicationToUnstructured(t *testing.T) {
+	limit := int64(3)
+	app := &Application{Spec: ApplicationSpec{Project: "team",
+		Destination: ApplicationDestination{Server: KubernetesInternalAPIServerAddr, Namespace: "web"},
+		SyncPolicy:  &SyncPolicy{Retry: &RetryStrategy{Limit: limit}}}}
+	app.Name, app.Namespace = "web", "argocd"
+	u, err := ApplicationToUnstructured(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.GetAPIVersion() != "argoproj.io/v1alpha1" || u.GetKind() != "Application" || u.GetNamespace() != "argocd" || u.GetName() != "web" {
+		t.Errorf("identity: %s %s %s/%s", u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName())
+	}
+	if got, _, _ := unstructured.NestedInt64(u.Object, "spec", "syncPolicy", "retry", "limit"); got != limit {
+		t.Errorf("spec.syncPolicy.retry.limit = %v", u.Object["spec"])
+	}
+	if got, _, _ := unstructured.NestedString(u.Object, "spec", "destination", "server"); got != KubernetesInternalAPIServerAddr {
+		t.Errorf("spec.destination.server = %q", got)
 	}
 }

@@ -194,11 +194,11 @@ func desiredApp(set *v1alpha1.ApplicationSet, u *unstructured.Unstructured) (*v1
 // resourceVersion (a conflict is returned as it is).
 func (r *Reconciler) update(ctx context.Context, set *v1alpha1.ApplicationSet, want, live *v1alpha1.Application) (*v1alpha1.Application, error) {
 	if len(set.Spec.IgnoreApplicationDifferences) > 0 {
-		gen, err := untyped(want)
+		gen, err := v1alpha1.ApplicationToUnstructured(want)
 		if err != nil {
 			return nil, &Error{Set: keyOf(set), App: want.Name, Err: err}
 		}
-		cur, err := untyped(live)
+		cur, err := v1alpha1.ApplicationToUnstructured(live)
 		if err != nil {
 			return nil, &Error{Set: keyOf(set), App: want.Name, Err: err}
 		}
@@ -287,27 +287,11 @@ func (r *Reconciler) dropResourcesFinalizers(ctx context.Context, live *v1alpha1
 
 // typed decodes a generated (or kept) Application manifest.
 func typed(u *unstructured.Unstructured) (*v1alpha1.Application, error) {
-	js, err := u.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
 	app := &v1alpha1.Application{}
-	if err := json.Unmarshal(js, app); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, app); err != nil {
 		return nil, err
 	}
 	return app, nil
-}
-
-// untyped is an Application as KeepIgnoredDifferences reads it.
-func untyped(a *v1alpha1.Application) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(a)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(v1alpha1.APIVersion)
-	u.SetKind(v1alpha1.ApplicationKind)
-	return u, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }
