@@ -1,9 +1,7 @@
 package appsets
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -240,9 +239,7 @@ func sameApp(a, b *v1alpha1.Application) bool {
 	if !maps.Equal(a.Labels, b.Labels) || !maps.Equal(a.Annotations, b.Annotations) || !slices.Equal(a.Finalizers, b.Finalizers) {
 		return false
 	}
-	ja, errA := json.Marshal(a.Spec)
-	jb, errB := json.Marshal(b.Spec)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+	return resource.ObjectsEqual(&a.Spec, &b.Spec)
 }
 
 // deleteApp deletes an Application the set no longer generates; with
