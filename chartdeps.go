@@ -26,7 +26,7 @@ type dependencyFetcher struct{ e *Engine }
 // FetchDependency implements helm.DependencyFetcher.
 func (f dependencyFetcher) FetchDependency(ctx context.Context, req helm.DependencyRequest) ([]byte, error) {
 	name := fmt.Sprintf("dependency %s %s from %s", req.Name, req.Version, source.RedactURL(req.Repository))
-	if req.Allowed != nil && !project.GlobAny(req.Allowed, req.Repository) {
+	if req.Allowed != nil && !project.SourcePermitted(req.Allowed, req.Repository) {
 		return nil, &PolicyError{Rule: "sourceRepos", Subject: "chart " + name, Reason: "the dependency's repository is not among the project's source repositories"}
 	}
 	s, err := f.e.chartSource()

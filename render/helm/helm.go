@@ -59,8 +59,9 @@ type DependencyRequest struct {
 	// Name and Version are the chart and the version or constraint
 	// (Chart.lock's pinned version when there is one).
 	Name, Version string
-	// Allowed are HelmSource.DependencyRepos: the repository URL globs the
-	// application may fetch from; nil admits any.
+	// Allowed are HelmSource.DependencyRepos: the repository URL patterns
+	// the application may fetch from, read as the project's sourceRepos
+	// (project.SourcePermitted); nil admits any.
 	Allowed []string
 }
 
