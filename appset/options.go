@@ -3,6 +3,7 @@ package appset
 import (
 	"context"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -65,7 +66,7 @@ type Options struct {
 // Applications.
 func DefaultOptions() Options {
 	return Options{
-		LocalCluster:    &Cluster{Name: "in-cluster", Server: "https://kubernetes.default.svc"},
+		LocalCluster:    &Cluster{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr},
 		MaxFiles:        10_000,
 		MaxApplications: 50_000,
 	}

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
@@ -96,14 +98,19 @@ func (w *kindWatch) run() {
 			return
 		}
 	}
-	delay := w.c.opts.RetryInitial
+	// Half the delay, doubling up to half of RetryMax, jittered by up to
+	// as much again: each wait is between half the delay and the delay.
+	retry := func() wait.Backoff {
+		return wait.Backoff{Duration: w.c.opts.RetryInitial / 2, Factor: 2, Jitter: 1, Cap: w.c.opts.RetryMax / 2, Steps: math.MaxInt32}
+	}
+	b := retry()
 	backoff := func() bool {
-		d := delay/2 + rand.N(delay/2+1)
-		delay = min(delay*2, w.c.opts.RetryMax)
+		t := time.NewTimer(b.Step())
+		defer t.Stop()
 		select {
 		case <-w.ctx.Done():
 			return false
-		case <-time.After(d):
+		case <-t.C:
 			return true
 		}
 	}
@@ -123,7 +130,7 @@ func (w *kindWatch) run() {
 				continue
 			}
 			w.c.clearTaint(w.id)
-			delay = w.c.opts.RetryInitial
+			b = retry()
 			rv = newRV
 		}
 		began := time.Now()

@@ -11,6 +11,7 @@ import (
 	gosync "sync"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/health"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,9 +67,6 @@ type AppSetStatus struct {
 // deletes its objects with it (foreground; "/background" and
 // "/foreground" suffixes choose the propagation).
 const ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
-
-// localServer is the server URL of the cluster the engine runs in.
-const localServer = "https://kubernetes.default.svc"
 
 // appSetLoop is the state of RunAppSets.
 type appSetLoop struct {
@@ -240,7 +238,7 @@ func (e *Engine) AppSetGenerateOptions(opts AppSetOptions) appset.Options {
 	}
 	if g.Decisions == nil {
 		for _, c := range e.opts.Clusters {
-			if c.Server == localServer && c.Config != nil {
+			if c.Server == v1alpha1.KubernetesInternalAPIServerAddr && c.Config != nil {
 				if d, err := appset.NewClusterDecisions(c.Config, ns); err == nil {
 					g.Decisions = d
 				}

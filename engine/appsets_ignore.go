@@ -3,12 +3,10 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 )
 
@@ -32,24 +30,11 @@ func (e *Engine) keepIgnoredAppFields(ctx context.Context, set *appset.Applicati
 	if len(set.Spec.IgnoreApplicationDifferences) == 0 {
 		return generated, nil
 	}
-	toObj := func(a *Application) (*unstructured.Unstructured, error) {
-		js, err := json.Marshal(a)
-		if err != nil {
-			return nil, err
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(js); err != nil {
-			return nil, err
-		}
-		u.SetAPIVersion("argoproj.io/v1alpha1")
-		u.SetKind("Application")
-		return u, nil
-	}
-	gen, err := toObj(generated)
+	gen, err := v1alpha1.ApplicationToUnstructured(generated)
 	if err != nil {
 		return nil, fmt.Errorf("applicationset %q: application %q: %w", set.Name, generated.Name, err)
 	}
-	curObj, err := toObj(cur)
+	curObj, err := v1alpha1.ApplicationToUnstructured(cur)
 	if err != nil {
 		return nil, fmt.Errorf("applicationset %q: application %q: %w", set.Name, generated.Name, err)
 	}

@@ -1,19 +1,14 @@
 package health
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
-	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/health/internal/argotest"
 )
 
 // ScriptTestFile is Argo CD's health_test.yaml: a list of cases, each an
@@ -87,9 +82,6 @@ func (r ScriptTestReport) Failed() []ScriptTestResult {
 // nobody tests is reported rather than silently passed.
 var ErrNoTests = errors.New("no health_test.yaml cases")
 
-// maxScriptTestInput bounds each input object and test file.
-const maxScriptTestInput = 4 << 20
-
 // RunScriptTests runs Argo CD format health script tests: for every
 // <group>/<Kind>/health.lua under root it reads health_test.yaml next to
 // it and, for each case, decodes the inputPath object, runs the script
@@ -106,20 +98,14 @@ const maxScriptTestInput = 4 << 20
 func RunScriptTests(ctx context.Context, root fs.FS, opts LuaOptions) (ScriptTestReport, error) {
 	engine := NewLuaEngine(opts)
 	var report ScriptTestReport
-	var scripts []string
-	err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && d.Name() == "health.lua" {
-			scripts = append(scripts, p)
-		}
-		return nil
-	})
+	folders, err := argotest.Folders(root, func(_ string, d fs.DirEntry) bool { return !d.IsDir() && d.Name() == "health.lua" })
 	if err != nil {
 		return report, fmt.Errorf("health: walking script tests: %w", err)
 	}
-	slices.Sort(scripts)
+	scripts := make([]string, len(folders))
+	for i, dir := range folders {
+		scripts[i] = path.Join(dir, "health.lua")
+	}
 	report.Scripts = len(scripts)
 	exact := exactScripts(engine, root, scripts)
 	for _, p := range scripts {
@@ -153,7 +139,7 @@ func exactScripts(engine *LuaEngine, root fs.FS, scripts []string) func(key stri
 			return s
 		}
 		var s *LuaScript
-		if src, err := readLimited(root, p); err == nil {
+		if src, err := argotest.ReadLimited(root, p); err == nil {
 			s, _ = engine.Compile(p, string(src))
 		}
 		compiled[key] = s
@@ -166,7 +152,7 @@ func runScriptTest(ctx context.Context, engine *LuaEngine, root fs.FS, scriptPat
 	fail := func(input string, err error) []ScriptTestResult {
 		return []ScriptTestResult{{Script: scriptPath, Input: input, Err: err}}
 	}
-	src, err := readLimited(root, scriptPath)
+	src, err := argotest.ReadLimited(root, scriptPath)
 	if err != nil {
 		return fail("", err)
 	}
@@ -174,68 +160,30 @@ func runScriptTest(ctx context.Context, engine *LuaEngine, root fs.FS, scriptPat
 	if err != nil {
 		return fail("", err)
 	}
-	testPath := path.Join(dir, "health_test.yaml")
-	raw, err := readLimited(root, testPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fail("", fmt.Errorf("%s: %w", testPath, ErrNoTests))
-	}
-	if err != nil {
-		return fail("", err)
-	}
 	var file ScriptTestFile
-	if err := yaml.Unmarshal(raw, &file); err != nil {
-		return fail("", fmt.Errorf("%s: %w", testPath, err))
-	}
-	if len(file.Tests) == 0 {
-		return fail("", fmt.Errorf("%s: %w", testPath, ErrNoTests))
+	if err := argotest.ReadTests(root, path.Join(dir, "health_test.yaml"), &file, func() int { return len(file.Tests) }, ErrNoTests); err != nil {
+		return fail("", err)
 	}
 	var out []ScriptTestResult
 	for _, tc := range file.Tests {
 		res := ScriptTestResult{Script: scriptPath, Input: tc.InputPath, Want: tc.HealthStatus}
-		res.Got, res.Err = runScriptCase(ctx, engine, script, root, path.Join(dir, tc.InputPath), exact)
+		res.Got, res.Err = runScriptCase(ctx, engine, script, root, dir, tc.InputPath, exact)
 		out = append(out, res)
 	}
 	return out
 }
 
-func runScriptCase(ctx context.Context, engine *LuaEngine, script *LuaScript, root fs.FS, input string, exact func(string) *LuaScript) (Status, error) {
-	if !fs.ValidPath(input) {
-		return Status{}, fmt.Errorf("inputPath %q leaves the tested folder", input)
-	}
-	data, err := readLimited(root, input)
+func runScriptCase(ctx context.Context, engine *LuaEngine, script *LuaScript, root fs.FS, dir, input string, exact func(string) *LuaScript) (Status, error) {
+	obj, err := argotest.ReadObject(root, dir, input, "")
 	if err != nil {
 		return Status{}, err
 	}
-	objs, err := resource.Decode(input, data, resource.DefaultDecodeOptions())
-	if err != nil {
-		return Status{}, err
-	}
-	if len(objs) != 1 {
-		return Status{}, fmt.Errorf("%s: want one object, found %d", input, len(objs))
-	}
-	if own := exact(gkKey(objs[0].GroupVersionKind().GroupKind())); own != nil {
+	if own := exact(gkKey(obj.GroupVersionKind().GroupKind())); own != nil {
 		script = own
 	}
-	st, err := engine.Run(ctx, script, objs[0])
+	st, err := engine.Run(ctx, script, obj)
 	if err != nil {
 		return Status{}, err
 	}
 	return *st, nil
-}
-
-func readLimited(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(f, maxScriptTestInput+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if n > maxScriptTestInput {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxScriptTestInput)
-	}
-	return buf.Bytes(), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // ControllerOptions configure a Controller.
@@ -31,8 +32,10 @@ type ControllerOptions struct {
 	QueueSize int
 	// Senders bounds the deliveries in flight. Default 4.
 	Senders int
-	// Retry says how a failed delivery is tried again.
-	Retry Backoff
+	// Retry says how a failed delivery is tried again: Steps tries in all,
+	// waiting Duration, then Factor times longer each time (with Jitter), at
+	// most Cap. Default 5 tries 1 s, 2 s, 4 s, 8 s apart.
+	Retry wait.Backoff
 	// SendTimeout bounds one attempt of one delivery. Default 15 s.
 	SendTimeout time.Duration
 	// ApplicationOf and StatusOf let Notify (the engine's Options.Notify)
@@ -57,20 +60,12 @@ type ControllerOptions struct {
 	Status func(name string) (appstatus.Status, bool)
 }
 
-// Backoff is a retry policy: Attempts tries in all, waiting Initial, then
-// Factor times longer each time, at most Max.
-type Backoff struct {
-	Attempts     int
-	Initial, Max time.Duration
-	Factor       float64
-}
-
 // DefaultControllerOptions returns the defaults: a memory state, 5
 // attempts 1 s, 2 s, 4 s, 8 s apart.
 func DefaultControllerOptions() ControllerOptions {
 	return ControllerOptions{
 		Log: logr.Discard(), QueueSize: 1024, Senders: 4, SendTimeout: 15 * time.Second,
-		Retry: Backoff{Attempts: 5, Initial: time.Second, Max: time.Minute, Factor: 2},
+		Retry: wait.Backoff{Steps: 5, Duration: time.Second, Factor: 2, Cap: time.Minute},
 	}
 }
 
@@ -126,7 +121,7 @@ func NewController(cfg *Config, opts ControllerOptions) (*Controller, error) {
 	if opts.SendTimeout <= 0 {
 		opts.SendTimeout = d.SendTimeout
 	}
-	if opts.Retry.Attempts <= 0 {
+	if opts.Retry.Steps <= 0 {
 		opts.Retry = d.Retry
 	}
 	m, err := newMetrics(opts.Registerer)
@@ -332,30 +327,25 @@ func (c *Controller) deliver(ctx context.Context, d delivery) {
 	}
 }
 
-// retry runs send up to Attempts times with backoff between tries.
+// retry runs send up to Retry.Steps times, waiting Retry's next step
+// between tries.
 func (c *Controller) retry(ctx context.Context, send func(context.Context) error) error {
-	b := c.opts.Retry
-	wait := b.Initial
+	b := c.opts.Retry // a copy: Step advances it
+	attempts := b.Steps
 	var err error
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, c.opts.SendTimeout)
 		err = send(actx)
 		cancel()
-		if err == nil || attempt >= b.Attempts {
+		if err == nil || attempt >= attempts {
 			return err
 		}
-		t := time.NewTimer(wait)
+		t := time.NewTimer(b.Step())
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return errors.Join(err, ctx.Err())
 		case <-t.C:
-		}
-		if b.Factor > 1 {
-			wait = time.Duration(float64(wait) * b.Factor)
-		}
-		if b.Max > 0 && wait > b.Max {
-			wait = b.Max
 		}
 	}
 }

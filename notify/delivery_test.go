@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 const hookTemplate = `webhook:
@@ -39,8 +40,8 @@ var subscribed = map[string]any{
 	"notifications.argoproj.io/subscribe.on-health-degraded.hook": "",
 }
 
-func fastRetry() Backoff {
-	return Backoff{Attempts: 3, Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Factor: 2}
+func fastRetry() wait.Backoff {
+	return wait.Backoff{Steps: 3, Duration: 20 * time.Millisecond, Cap: 100 * time.Millisecond, Factor: 2}
 }
 
 func TestWebhookOncePerRevision(t *testing.T) {

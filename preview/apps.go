@@ -11,9 +11,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
@@ -57,41 +57,25 @@ type appFile struct {
 	data []byte
 }
 
-func isManifest(name string) bool {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
-}
-
 // appFiles lists the manifest files of p, from the tree or from disk.
 func appFiles(snap source.Snapshot, p string) ([]appFile, error) {
 	if rel := path.Clean(filepath.ToSlash(p)); !filepath.IsAbs(p) && fs.ValidPath(rel) {
-		if info, err := fs.Stat(snap, rel); err == nil {
-			return treeFiles(snap, rel, info)
+		if _, err := fs.Stat(snap, rel); err == nil {
+			return treeFiles(snap, rel)
 		}
 	}
-	info, err := os.Stat(p)
-	if err != nil {
+	if _, err := os.Stat(p); err != nil {
 		return nil, fmt.Errorf("apps %s: neither in the repository nor on disk: %w", p, err)
 	}
-	return treeFiles(os.DirFS(filepath.Dir(p)), filepath.Base(p), info)
+	return treeFiles(os.DirFS(filepath.Dir(p)), filepath.Base(p))
 }
 
-func treeFiles(fsys fs.FS, p string, info fs.FileInfo) ([]appFile, error) {
-	names := []string{p}
-	if info.IsDir() {
-		entries, err := fs.ReadDir(fsys, p)
-		if err != nil {
-			return nil, fmt.Errorf("apps %s: %w", p, err)
-		}
-		names = nil
-		for _, e := range entries {
-			if !e.IsDir() && isManifest(e.Name()) {
-				names = append(names, path.Join(p, e.Name()))
-			}
-		}
+// treeFiles reads p of fsys, or the manifest files of the folder p
+// (v1alpha1.ManifestFiles).
+func treeFiles(fsys fs.FS, p string) ([]appFile, error) {
+	names, err := v1alpha1.ManifestFiles(fsys, p)
+	if err != nil {
+		return nil, fmt.Errorf("apps %w", err)
 	}
 	out := make([]appFile, 0, len(names))
 	for _, n := range names {

@@ -6,15 +6,9 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/source"
-)
-
-// localServer and localName are how Applications name the cluster the
-// engine runs in.
-const (
-	localServer = "https://kubernetes.default.svc"
-	localName   = "in-cluster"
 )
 
 // liveComparer refreshes head renders against the live cluster through
@@ -32,10 +26,10 @@ func newLiveComparer(opts Options) (*liveComparer, error) {
 	if opts.Live.Config != nil {
 		named := false
 		for _, c := range eo.Clusters {
-			named = named || c.Server == localServer || c.Name == localName
+			named = named || c.Server == v1alpha1.KubernetesInternalAPIServerAddr || c.Name == v1alpha1.KubernetesInClusterName
 		}
 		if !named {
-			eo.Clusters = append(eo.Clusters, gitops.ClusterConfig{Name: localName, Server: localServer, Config: opts.Live.Config})
+			eo.Clusters = append(eo.Clusters, gitops.ClusterConfig{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: opts.Live.Config})
 		}
 	}
 	others := &defaultSources{}

@@ -12,8 +12,8 @@ import (
 
 // Options say what to preview. Start from DefaultOptions.
 type Options struct {
-	// Source reads the previewed repository (source/git for a Git server,
-	// LocalGit for a clone on disk). Required.
+	// Source reads the previewed repository (source/git's Source for a Git
+	// server, its Local for a clone on disk). Required.
 	Source source.Source
 	// Repository is where Source reads it from (URL, credentials).
 	Repository source.Repository

@@ -312,10 +312,7 @@ func (r *run) specKey(ctx context.Context, app *gitops.Application) (string, err
 }
 
 func copyApp(app *gitops.Application) *gitops.Application {
-	data, _ := json.Marshal(app)
-	var c gitops.Application
-	_ = json.Unmarshal(data, &c)
-	return &c
+	return app.DeepCopy()
 }
 
 func decodeChild(obj *unstructured.Unstructured) (*gitops.Application, error) {

@@ -1,7 +1,8 @@
 // Package project enforces an Argo CD AppProject (v1alpha1.AppProject)
 // on the applications that name it, with Argo CD's rules:
 //
-//   - sources: CheckSource (sourceRepos globs) and CheckSourceNamespace
+//   - sources: CheckSource (sourceRepos, SourcePermitted: globs with '/'
+//     as separator and "!" denials) and CheckSourceNamespace
 //     (sourceNamespaces: apps in any namespace);
 //   - destinations and kinds: CheckDestination, CheckObject and
 //     CheckApplication (destinations with "!" denials; cluster- and
@@ -17,7 +18,9 @@
 //     ImpersonatedConfig.
 //
 // A refusal is a *PolicyError naming the project, the rule and what was
-// refused; errors.Is(err, ErrPolicy) holds for all of them. The engine
+// refused; errors.Is(err, ErrPolicy) holds for all of them. Every pattern
+// is a glob of Argo CD's dialect (gobwas/glob: "*", "**", "?", "[a-z]",
+// "{a,b}"), as Glob describes. The engine
 // (package gitops) calls these functions; a host that runs its own
 // controller calls the same ones.
 package project

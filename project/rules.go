@@ -46,10 +46,11 @@ type Policy interface {
 	Check(ctx context.Context, app *v1alpha1.Application, obj *unstructured.Unstructured) error
 }
 
-// CheckSource refuses a repository the project does not list in
-// sourceRepos (globs; "*" allows any).
+// CheckSource refuses a repository the project's sourceRepos do not permit
+// (SourcePermitted: globs with '/' as separator, "!" deny patterns; "*"
+// allows any).
 func CheckSource(p *v1alpha1.AppProject, repoURL string) error {
-	if GlobAny(p.Spec.SourceRepos, repoURL) || GlobAny(p.Spec.SourceRepos, strings.TrimSuffix(repoURL, ".git")) {
+	if SourcePermitted(p.Spec.SourceRepos, repoURL) {
 		return nil
 	}
 	return &PolicyError{Project: p.Name, Rule: "sourceRepos", Subject: "repository " + repoURL, Reason: "not among the project's source repositories"}

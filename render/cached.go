@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubegitops/gitops/cache/store"
 )
@@ -87,6 +89,9 @@ type failure struct {
 	err   error
 	count int
 	until time.Time
+	// backoff is FailureBackoff doubling up to MaxFailureBackoff; each
+	// failure of the same inputs takes its next step.
+	backoff wait.Backoff
 }
 
 // FailedRenderError is returned instead of rendering again while a failed
@@ -348,15 +353,12 @@ func (c *CachedRenderer) rememberFailure(base, full string, deps []dependency, e
 		c.failures[base] = f
 	}
 	f.full, f.deps, f.err = full, deps, err
+	if f.count == 0 {
+		maxB := c.opts.MaxFailureBackoff
+		f.backoff = wait.Backoff{Duration: min(c.opts.FailureBackoff, maxB), Factor: 2, Cap: maxB, Steps: math.MaxInt32}
+	}
 	f.count++
-	backoff := c.opts.FailureBackoff
-	for i := 1; i < f.count && backoff < c.opts.MaxFailureBackoff; i++ {
-		backoff *= 2
-	}
-	if backoff > c.opts.MaxFailureBackoff {
-		backoff = c.opts.MaxFailureBackoff
-	}
-	f.until = c.opts.Now().Add(backoff)
+	f.until = c.opts.Now().Add(f.backoff.Step())
 }
 
 func (c *CachedRenderer) forgetFailure(base string) {

@@ -33,6 +33,7 @@ type DependencyRequest struct {
 	// (Chart.lock's pinned version when there is one).
 	Name, Version string
 	// Allowed are the application's HelmSource.DependencyRepos: the
-	// repository URL globs it may fetch from; nil admits any.
+	// repository URL patterns it may fetch from, read as the project's
+	// sourceRepos (project.SourcePermitted); nil admits any.
 	Allowed []string
 }

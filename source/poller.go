@@ -3,11 +3,14 @@ package source
 import (
 	"container/heap"
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // PollerOptions configure a Poller. Start from DefaultPollerOptions.
@@ -104,6 +107,7 @@ type pollRef struct {
 
 type hostBackoff struct {
 	failures int
+	backoff  wait.Backoff // Interval doubling up to MaxBackoff
 	until    time.Time
 }
 
@@ -325,14 +329,11 @@ func (p *Poller) poll(ctx context.Context, r *pollRepo) {
 	delay := p.opts.Interval
 	if failed && ctx.Err() == nil {
 		if b == nil {
-			b = &hostBackoff{}
+			b = &hostBackoff{backoff: wait.Backoff{Duration: min(p.opts.Interval, p.opts.MaxBackoff), Factor: 2, Cap: p.opts.MaxBackoff, Steps: math.MaxInt32}}
 			p.hosts[r.host] = b
 		}
 		b.failures++
-		back := p.opts.Interval << min(b.failures-1, 20)
-		if back > p.opts.MaxBackoff || back <= 0 {
-			back = p.opts.MaxBackoff
-		}
+		back := b.backoff.Step()
 		b.until = p.now().Add(back)
 		delay = back
 	} else if !failed {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/pager"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 func (s *Syncer) resourceFor(gvr schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
@@ -109,21 +112,18 @@ func isSchemaError(err error) bool {
 // retryTransient runs fn until it succeeds, fails for a reason that is not
 // transient, or ctx ends, backing off from 200 ms to 5 s.
 func retryTransient(ctx context.Context, fn func() error) error {
-	delay := 200 * time.Millisecond
+	b := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Cap: 5 * time.Second, Steps: math.MaxInt32}
 	for {
 		err := fn()
 		if !isTransient(err) {
 			return err
 		}
-		t := time.NewTimer(delay)
+		t := time.NewTimer(b.Step())
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
 		case <-t.C:
-		}
-		if delay *= 2; delay > 5*time.Second {
-			delay = 5 * time.Second
 		}
 	}
 }

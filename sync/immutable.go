@@ -3,7 +3,6 @@ package sync
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -195,23 +194,5 @@ func contained(desired, live any) bool {
 		}
 		return true
 	}
-	if df, ok := number(desired); ok {
-		lf, ok := number(live)
-		return ok && df == lf
-	}
-	return reflect.DeepEqual(desired, live)
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
+	return resource.ValuesEqual(desired, live)
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // RetryPolicy is Argo CD's retry strategy for failed syncs.
@@ -26,7 +29,8 @@ func DefaultRetryPolicy(limit int) RetryPolicy {
 	return RetryPolicy{Limit: limit, Backoff: 5 * time.Second, Factor: 2, MaxBackoff: 3 * time.Minute}
 }
 
-// delay returns the wait before retry n (0-based).
+// delay returns the wait before retry n (0-based): step n+1 of the
+// policy as a wait.Backoff, the defaults filled in.
 func (p RetryPolicy) delay(n int) time.Duration {
 	d := p.Backoff
 	if d <= 0 {
@@ -40,11 +44,10 @@ func (p RetryPolicy) delay(n int) time.Duration {
 	if maxD <= 0 {
 		maxD = 3 * time.Minute
 	}
-	for i := 0; i < n && d < maxD; i++ {
-		d = time.Duration(float64(d) * f)
-	}
-	if d > maxD {
-		d = maxD
+	b := wait.Backoff{Duration: min(d, maxD), Factor: f, Cap: maxD, Steps: math.MaxInt32}
+	d = b.Step()
+	for range n {
+		d = b.Step()
 	}
 	return d
 }

@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // MaxGeneratorNesting is how deep matrix and merge generators nest: a
@@ -17,9 +19,13 @@ func (s *ApplicationSet) Validate() error {
 	return validationError("ApplicationSet", s.Namespace, s.Name, s.validate())
 }
 
-func (s *ApplicationSet) validate() []FieldError {
-	var errs []FieldError
+func (s *ApplicationSet) validate() field.ErrorList {
+	var errs field.ErrorList
 	add := func(path, format string, args ...any) {
+		if format == "is required" {
+			errs = append(errs, required(path, ""))
+			return
+		}
 		errs = append(errs, fieldErrorf(path, format, args...))
 	}
 	if s.Name == "" {

@@ -1,9 +1,13 @@
 package v1alpha1
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubegitops/gitops/internal/strictload"
 )
@@ -14,29 +18,11 @@ import (
 // Error method reads "document N line L: path: what".
 type LoadError = strictload.Error
 
-// FieldError is a validation failure at a field path ("spec.source.path").
-//
-// +kubebuilder:object:generate=false
-type FieldError struct {
-	// Path is the field at fault ("spec.source.repoURL",
-	// "spec.sources[1].helm.version").
-	Path string
-	// Err says what is wrong with it; it wraps ErrUnsupported for an Argo CD
-	// field the engine refuses.
-	Err error
-}
-
-// Error implements error: "path: what".
-func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
-
-// Unwrap returns the underlying error.
-func (e *FieldError) Unwrap() error { return e.Err }
-
-func fieldErrorf(path, format string, args ...any) FieldError {
-	return FieldError{Path: path, Err: fmt.Errorf(format, args...)}
-}
-
-// ValidationError lists every bad field of one object.
+// ValidationError lists every bad field of one object, as apimachinery's
+// field.ErrorList (the form the API server's validation reports). An Argo
+// CD field the engine refuses is a Forbidden field.Error whose detail
+// starts with ErrUnsupported's text, and errors.Is(err, ErrUnsupported)
+// holds for the ValidationError that has one.
 //
 // +kubebuilder:object:generate=false
 type ValidationError struct {
@@ -46,15 +32,16 @@ type ValidationError struct {
 	Namespace string
 	// Name is the object's name.
 	Name string
-	// Fields are the problems, in field order of the checks.
-	Fields []FieldError
+	// Fields are the problems, in field order of the checks; each names its
+	// field path ("spec.sources[1].helm.version").
+	Fields field.ErrorList
 }
 
-// Error implements error: `Application ns/name is invalid: path: what; ...`.
+// Error implements error: `Application "ns/name" is invalid: path: what; ...`.
 func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Fields))
-	for i := range e.Fields {
-		parts[i] = e.Fields[i].Error()
+	for i, fe := range e.Fields {
+		parts[i] = fe.Error()
 	}
 	id := e.Name
 	if e.Namespace != "" {
@@ -63,7 +50,22 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("%s %q is invalid: %s", e.Kind, id, strings.Join(parts, "; "))
 }
 
-func validationError(kind, namespace, name string, fes []FieldError) error {
+// Unwrap returns the field errors, so errors.As finds a *field.Error.
+func (e *ValidationError) Unwrap() []error {
+	out := make([]error, len(e.Fields))
+	for i, fe := range e.Fields {
+		out[i] = fe
+	}
+	return out
+}
+
+// Is reports whether target is ErrUnsupported and a field is one the
+// engine refuses.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrUnsupported && slices.ContainsFunc(e.Fields, isUnsupported)
+}
+
+func validationError(kind, namespace, name string, fes field.ErrorList) error {
 	if len(fes) == 0 {
 		return nil
 	}
@@ -103,10 +105,16 @@ func LoadApplicationSets(r io.Reader) ([]ApplicationSet, error) {
 		func(s *ApplicationSet) []strictload.FieldError { return toStrict(s.validate()) })
 }
 
-func toStrict(fes []FieldError) []strictload.FieldError {
+// toStrict is the loader's form of fes: each field's path and what is
+// wrong with it (wrapping ErrUnsupported for a field the engine refuses).
+func toStrict(fes field.ErrorList) []strictload.FieldError {
 	out := make([]strictload.FieldError, len(fes))
 	for i, fe := range fes {
-		out[i] = strictload.FieldError{Path: fe.Path, Err: fe.Err}
+		err := errors.New(fe.ErrorBody())
+		if isUnsupported(fe) {
+			err = fmt.Errorf("%w%s", ErrUnsupported, strings.TrimPrefix(fe.Detail, ErrUnsupported.Error()))
+		}
+		out[i] = strictload.FieldError{Path: fe.Field, Err: err}
 	}
 	return out
 }

@@ -154,7 +154,7 @@ func TestValidateInMemory(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for _, f := range ve.Fields {
-		got[f.Path] = true
+		got[f.Field] = true
 	}
 	for _, want := range []string{"metadata.name", "spec.source.repoURL", "spec.source.path", "spec.destination"} {
 		if !got[want] {

@@ -10,6 +10,7 @@ import (
 	"github.com/kubegitops/gitops/resource"
 	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // knownSyncOptions are the sync options this engine understands; anything
@@ -29,10 +30,10 @@ func (a *Application) Validate() error {
 	return validationError("Application", a.Namespace, a.Name, a.validate())
 }
 
-func (a *Application) validate() []FieldError {
-	var errs []FieldError
+func (a *Application) validate() field.ErrorList {
+	var errs field.ErrorList
 	if a.Name == "" {
-		errs = append(errs, fieldErrorf("metadata.name", "is required"))
+		errs = append(errs, required("metadata.name", ""))
 	} else if msgs := validation.IsDNS1123Subdomain(a.Name); len(msgs) > 0 {
 		errs = append(errs, fieldErrorf("metadata.name", "%s", strings.Join(msgs, "; ")))
 	}
@@ -41,7 +42,7 @@ func (a *Application) validate() []FieldError {
 	case s.Source != nil && len(s.Sources) > 0:
 		errs = append(errs, fieldErrorf("spec.sources", "set source or sources, not both"))
 	case s.Source == nil && len(s.Sources) == 0:
-		errs = append(errs, fieldErrorf("spec.source", "is required (or sources)"))
+		errs = append(errs, required("spec.source", "or sources"))
 	}
 	if s.Source != nil {
 		errs = append(errs, s.Source.validate("spec.source")...)
@@ -88,7 +89,7 @@ func (a *Application) validate() []FieldError {
 	for i, ig := range s.IgnoreDifferences {
 		path := fmt.Sprintf("spec.ignoreDifferences[%d]", i)
 		if ig.Kind == "" {
-			errs = append(errs, fieldErrorf(path+".kind", "is required"))
+			errs = append(errs, required(path+".kind", ""))
 		}
 		for j, p := range ig.JSONPointers {
 			if !strings.HasPrefix(p, "/") {
@@ -102,10 +103,10 @@ func (a *Application) validate() []FieldError {
 	return errs
 }
 
-func (src *ApplicationSource) validate(path string) []FieldError {
-	var errs []FieldError
+func (src *ApplicationSource) validate(path string) field.ErrorList {
+	var errs field.ErrorList
 	if src.RepoURL == "" {
-		errs = append(errs, fieldErrorf(path+".repoURL", "is required"))
+		errs = append(errs, required(path+".repoURL", ""))
 	}
 	tools := 0
 	for _, set := range []bool{src.Helm != nil, src.Kustomize != nil, src.Directory != nil, src.Plugin != nil} {
@@ -179,10 +180,10 @@ func (p *AppProject) Validate() error {
 	return validationError("AppProject", p.Namespace, p.Name, p.validate())
 }
 
-func (p *AppProject) validate() []FieldError {
-	var errs []FieldError
+func (p *AppProject) validate() field.ErrorList {
+	var errs field.ErrorList
 	if p.Name == "" {
-		errs = append(errs, fieldErrorf("metadata.name", "is required"))
+		errs = append(errs, required("metadata.name", ""))
 	}
 	for i, d := range p.Spec.Destinations {
 		if d.Server == "" && d.Name == "" {
@@ -215,8 +216,8 @@ var roleName = regexp.MustCompile(`^[a-zA-Z0-9]([-_a-zA-Z0-9]*[a-zA-Z0-9])?$`)
 // validateRoles checks the roles' names (Argo CD's pattern, unique) and
 // groups (non-empty, unique within a role). Their policy lines are checked
 // by package rbac, which parses them.
-func validateRoles(roles []ProjectRole) []FieldError {
-	var errs []FieldError
+func validateRoles(roles []ProjectRole) field.ErrorList {
+	var errs field.ErrorList
 	seen := map[string]bool{}
 	for i, r := range roles {
 		path := fmt.Sprintf("spec.roles[%d]", i)

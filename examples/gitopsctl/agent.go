@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/source/webhook"
 )
 
@@ -142,7 +143,7 @@ func notLoaded(bad []error) string {
 	}
 	var files []string
 	for _, b := range bad {
-		var fe *appFileError
+		var fe *v1alpha1.FileError
 		if errors.As(b, &fe) {
 			files = append(files, fe.File)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // loadApp reads the one Application of file, or the one called name when
@@ -74,73 +75,30 @@ func loadAppsPath(path string) ([]*gitops.Application, error) {
 // loadAppsTolerant is loadAppsPath for a host that manages whatever is
 // valid, as Argo CD marks one broken Application and manages the rest: it
 // returns the applications of every file that loads, and one
-// *appFileError per file that does not (its decoding error names the line
-// and the field) or whose application repeats an earlier name. err is only
-// for a path that cannot be read or holds no file at all.
+// *v1alpha1.FileError per file that does not (its decoding error names the
+// line and the field) or whose application repeats an earlier one. err is
+// only for a path that cannot be read or holds no file at all.
 func loadAppsTolerant(path string) (apps []*gitops.Application, bad []error, err error) {
-	files, err := appFiles(path)
-	if err != nil {
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	loaded, err := v1alpha1.LoadApplicationsFS(os.DirFS(dir), name)
+	// Name each file as the user gave its folder, not relative to it.
+	rebase := func(e error) {
+		var fe *v1alpha1.FileError
+		if errors.As(e, &fe) {
+			fe.File = filepath.Join(dir, filepath.FromSlash(fe.File))
+		}
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		bad = joined.Unwrap()
+		for _, b := range bad {
+			rebase(b)
+		}
+	} else if err != nil {
+		rebase(err)
 		return nil, nil, err
 	}
-	seen := map[string]string{}
-	for _, f := range files {
-		loaded, err := loadAppFile(f)
-		if err != nil {
-			bad = append(bad, &appFileError{File: f, Err: err})
-			continue
-		}
-		for _, a := range loaded {
-			if prev, dup := seen[a.Name]; dup {
-				bad = append(bad, &appFileError{File: f, App: a.Name, Err: fmt.Errorf("application %q is defined in %s and in %s", a.Name, prev, f)})
-				continue
-			}
-			seen[a.Name] = f
-			apps = append(apps, a)
-		}
+	for i := range loaded {
+		apps = append(apps, &loaded[i])
 	}
 	return apps, bad, nil
 }
-
-// appFiles lists path itself, or the .yaml, .yml and .json files of the
-// folder path.
-func appFiles(path string) ([]string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []string{path}, nil
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, e := range entries {
-		switch strings.ToLower(filepath.Ext(e.Name())) {
-		case ".yaml", ".yml", ".json":
-			if !e.IsDir() {
-				files = append(files, filepath.Join(path, e.Name()))
-			}
-		}
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no .yaml, .yml or .json file", path)
-	}
-	return files, nil
-}
-
-// appFileError is an Application file that was not loaded: File names it,
-// App the application when one was decoded, and Err (which already names
-// the file, and the line and field of a decoding error) says why.
-type appFileError struct {
-	File string
-	App  string
-	Err  error
-}
-
-// Error implements error.
-func (e *appFileError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *appFileError) Unwrap() error { return e.Err }

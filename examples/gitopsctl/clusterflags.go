@@ -10,17 +10,13 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
-
-// InClusterServer is the destination server Argo CD Applications use for
-// the cluster Argo CD runs in; gitopsctl gives that name to the cluster of
-// --kubeconfig so that such Applications work unchanged.
-const InClusterServer = "https://kubernetes.default.svc"
 
 // clusterFlags are the flags every command that talks to a cluster takes,
 // with the engine settings a host would set in Go, so that a user can
@@ -117,12 +113,12 @@ func (c *clusterFlags) restConfig() (*rest.Config, error) {
 }
 
 // engineOptions returns engine options whose destinations are the cluster
-// of cfg, known both as "in-cluster" at InClusterServer and by its real
+// of cfg, known both as "in-cluster" at v1alpha1.KubernetesInternalAPIServerAddr and by its real
 // URL.
 func engineOptions(cfg *rest.Config, log logr.Logger) gitops.Options {
 	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}
-	if host := strings.TrimSuffix(cfg.Host, "/"); host != "" && host != InClusterServer {
+	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
+	if host := strings.TrimSuffix(cfg.Host, "/"); host != "" && host != v1alpha1.KubernetesInternalAPIServerAddr {
 		opts.Clusters = append(opts.Clusters, gitops.ClusterConfig{Name: host, Server: host, Config: cfg})
 	}
 	opts.Log = log

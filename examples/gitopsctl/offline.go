@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source/repocreds"
@@ -75,7 +76,7 @@ func (o *offlineFlags) offlineEngine(stderr io.Writer, cmd *appCommand) error {
 	dest := app.Spec.Destination
 	name, server := dest.Name, dest.Server
 	if name == "" && server == "" {
-		server = InClusterServer
+		server = v1alpha1.KubernetesInternalAPIServerAddr
 	}
 	if name == "" {
 		name = "offline"

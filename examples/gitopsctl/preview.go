@@ -115,7 +115,7 @@ func previewRepo(opts *preview.Options, repo, repoURL, repositories string) erro
 		opts.Credentials = creds
 	}
 	if info, err := os.Stat(repo); err == nil && info.IsDir() {
-		src, err := preview.OpenLocalGit(repo)
+		src, err := git.OpenLocal(repo)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -24,7 +25,7 @@ func main() {
 		log.Fatal(err) // names document, line and field
 	}
 	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cfg}}
+	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
 	opts.Notify = func(n gitops.Notification) { log.Printf("%s %s %s %s", n.App, n.Type, n.Revision, n.Message) }
 	engine, err := gitops.New(opts)
 	if err != nil {

@@ -77,11 +77,11 @@ func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Re
 			continue
 		}
 		taken[c.Name], taken[c.Server] = s.Name, s.Name
-		hasInCluster = hasInCluster || c.Server == InClusterServer
+		hasInCluster = hasInCluster || c.Server == v1alpha1.KubernetesInternalAPIServerAddr
 		clusters = append(clusters, c)
 	}
 	if !hasInCluster && taken["in-cluster"] == "" {
-		clusters = append([]gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: r.inCluster}}, clusters...)
+		clusters = append([]gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: r.inCluster}}, clusters...)
 	}
 	changed, err := r.engine.SetClusters(ctx, clusters)
 	if err != nil {

@@ -36,10 +36,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// InClusterServer is the destination server URL of the operator's own
-// cluster, as Argo CD names it.
-const InClusterServer = "https://kubernetes.default.svc"
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -252,7 +248,7 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	if err := st.apply(&opts); err != nil {
 		return nil, err
 	}
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}
+	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
 	opts.NewClusterCache = events.NewClusterCache
 	opts.Interval = f.interval
 	opts.Tracking.InstanceID = f.instanceID

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"k8s.io/client-go/kubernetes"
@@ -224,7 +225,7 @@ spec:
   project: team-b
   source: {repoURL: %[1]s, targetRevision: main, path: other}
   destination: {server: %[2]s, namespace: %[3]s}
-`, f.repo, inClusterServer, f.ns)
+`, f.repo, v1alpha1.KubernetesInternalAPIServerAddr, f.ns)
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
@@ -254,7 +255,7 @@ spec:
 		t.Fatal(err)
 	}
 	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: inClusterServer, Config: cluster.Config()}}
+	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cluster.Config()}}
 	opts.Tracking.InstanceID = "portal-" + f.ns
 	if fo.Projects == "" {
 		fo.Projects = fixtureProjects

@@ -11,18 +11,14 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"k8s.io/client-go/kubernetes"
 )
-
-// inClusterServer is the destination.server Argo CD's Applications use for
-// the cluster the control plane runs in.
-const inClusterServer = "https://kubernetes.default.svc"
 
 // errOperatorMode refuses --operator by name.
 var errOperatorMode = errors.New("--operator is not supported: this portal serves the Applications of --apps DIR; run examples/operator for Applications kept in the cluster")
@@ -140,7 +136,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	if len(clusters) == 0 {
 		return fmt.Errorf("--kubeconfig %s: no context", f.kubeconfig)
 	}
-	clusters = append(clusters, gitops.ClusterConfig{Name: "in-cluster", Server: inClusterServer, Config: clusters[0].Config})
+	clusters = append(clusters, gitops.ClusterConfig{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: clusters[0].Config})
 	kube, err := kubernetes.NewForConfig(clusters[0].Config)
 	if err != nil {
 		return err
@@ -278,38 +274,16 @@ func (p *portal) close() {
 }
 
 // loadAppsDir reads every .yaml, .yml and .json file of dir (not
-// recursively).
+// recursively); any file that does not load fails it, its error naming the
+// file (and the line and field of a decoding error).
 func loadAppsDir(dir string) ([]*gitops.Application, error) {
-	entries, err := os.ReadDir(dir)
+	apps, err := v1alpha1.LoadApplicationsFS(os.DirFS(dir), ".")
 	if err != nil {
-		return nil, fmt.Errorf("--apps: %w", err)
+		return nil, fmt.Errorf("--apps %s: %w", dir, err)
 	}
-	var out []*gitops.Application
-	for _, en := range entries {
-		switch strings.ToLower(filepath.Ext(en.Name())) {
-		case ".yaml", ".yml", ".json":
-		default:
-			continue
-		}
-		if en.IsDir() {
-			continue
-		}
-		file := filepath.Join(dir, en.Name())
-		fh, err := os.Open(file)
-		if err != nil {
-			return nil, err
-		}
-		apps, err := gitops.LoadApplications(fh)
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		for i := range apps {
-			out = append(out, &apps[i])
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--apps %s: no Application found", dir)
+	out := make([]*gitops.Application, len(apps))
+	for i := range apps {
+		out[i] = &apps[i]
 	}
 	return out, nil
 }

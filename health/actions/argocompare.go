@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubegitops/gitops/resource"
 )
 
 // This file mirrors how Argo CD's own action test
@@ -159,7 +161,7 @@ func argoCovers(want, got any, path string) (string, bool) {
 		}
 		return "", true
 	}
-	if !jsonEqual(want, got) {
+	if !resource.ValuesEqual(want, got) {
 		return orRoot(path), false
 	}
 	return "", true

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/kubegitops/gitops/health/internal/argotest"
 )
 
 // TestBuiltinActions runs every shipped action's Argo-format tests.
@@ -104,15 +106,15 @@ func TestCronJobCreateJob_LongName(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := "batch/CronJob/actions"
-	in, err := readObjects(BuiltinScripts(), dir, "testdata/cronjob-long-name.yaml")
+	in, err := argotest.ReadObject(BuiltinScripts(), dir, "testdata/cronjob-long-name.yaml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := readObjects(BuiltinScripts(), dir, "testdata/job-long-name.yaml")
+	want, err := argotest.ReadObject(BuiltinScripts(), dir, "testdata/job-long-name.yaml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := r.Run(ctx, in[0], "create-job", nil)
+	res, err := r.Run(ctx, in, "create-job", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +122,10 @@ func TestCronJobCreateJob_LongName(t *testing.T) {
 		t.Fatalf("want one create, got %+v", res.Impacted)
 	}
 	got := res.Impacted[0].Object
-	if got.GetName() != want[0].GetName() || len(got.GetName()) != 63 {
-		t.Fatalf("name %q (%d characters), want %q", got.GetName(), len(got.GetName()), want[0].GetName())
+	if got.GetName() != want.GetName() || len(got.GetName()) != 63 {
+		t.Fatalf("name %q (%d characters), want %q", got.GetName(), len(got.GetName()), want.GetName())
 	}
-	if err := compareEntry(want[0], testEntry{op: OperationPatch, obj: got}); err != nil {
+	if err := compareEntry(want, testEntry{op: OperationPatch, obj: got}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,11 +3,12 @@ package actions
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubegitops/gitops/resource"
 )
 
 // parseDiscovery reads discovery.lua's table: action name to a table with
@@ -175,7 +176,7 @@ func patchOf(live *unstructured.Unstructured, changed map[string]any) (*Impacted
 	lm, _ := live.Object["metadata"].(map[string]any)
 	cm, _ := changed["metadata"].(map[string]any)
 	for _, f := range forbiddenMetadata {
-		if !jsonEqual(lm[f], cm[f]) {
+		if !resource.ValuesEqual(lm[f], cm[f]) {
 			return nil, fmt.Errorf("%w: metadata.%s", ErrForbiddenField, f)
 		}
 	}
@@ -192,7 +193,7 @@ func patchOf(live *unstructured.Unstructured, changed map[string]any) (*Impacted
 		}
 		im.Patch, _ = json.Marshal(p) // JSON-shaped values always marshal
 	}
-	if !jsonEqual(live.Object["status"], changed["status"]) {
+	if !resource.ValuesEqual(live.Object["status"], changed["status"]) {
 		sp := map[string]any{"status": mergePatch(live.Object["status"], changed["status"])}
 		im.StatusPatch, _ = json.Marshal(sp)
 	}
@@ -278,7 +279,7 @@ func mergePatch(from, to any) any {
 	out := map[string]any{}
 	for k, tv := range tm {
 		fv, had := fm[k]
-		if had && jsonEqual(fv, tv) {
+		if had && resource.ValuesEqual(fv, tv) {
 			continue
 		}
 		if had {
@@ -302,56 +303,4 @@ func mergePatch(from, to any) any {
 		}
 	}
 	return out
-}
-
-// jsonEqual compares JSON-shaped values, numbers by value whatever their
-// Go type (the live object may hold int64 where Lua returned float64).
-func jsonEqual(a, b any) bool {
-	if an, ok := number(a); ok {
-		bn, ok := number(b)
-		return ok && an == bn
-	}
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for k, v := range av {
-			w, ok := bv[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bv, ok := b.([]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for i := range av {
-			if !jsonEqual(av[i], bv[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case float64:
-		return n, true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }

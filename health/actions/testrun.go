@@ -10,11 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-
 	"github.com/kubegitops/gitops/health"
-	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/health/internal/argotest"
 )
 
 // TestFile is Argo CD's actions/action_test.yaml.
@@ -106,9 +103,6 @@ func (r TestReport) Failed() []TestResult {
 // or one that lists no cases: untested actions are not silently passed.
 var ErrNoTests = errors.New("no action_test.yaml cases")
 
-// maxTestInput bounds each input, expected output and test file.
-const maxTestInput = 4 << 20
-
 // RunTests runs Argo CD format action tests and judges them as Argo CD's
 // own test does (util/lua/custom_actions_test.go): for every
 // <group>/<Kind>/actions folder under root it loads the scripts (as
@@ -130,23 +124,16 @@ const maxTestInput = 4 << 20
 // folder or case are reported in its result.
 func RunTests(ctx context.Context, root fs.FS, opts Options) (TestReport, error) {
 	var report TestReport
-	var folders []string
-	err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	folders, err := argotest.Folders(root, func(p string, d fs.DirEntry) bool {
+		if !d.IsDir() || d.Name() != "actions" {
+			return false
 		}
-		if d.IsDir() && d.Name() == "actions" {
-			if _, err := fs.Stat(root, path.Join(p, "discovery.lua")); err == nil {
-				folders = append(folders, p)
-			}
-			return fs.SkipDir
-		}
-		return nil
+		_, err := fs.Stat(root, path.Join(p, "discovery.lua"))
+		return err == nil
 	})
 	if err != nil {
 		return report, fmt.Errorf("actions: walking action tests: %w", err)
 	}
-	slices.Sort(folders)
 	report.Folders = len(folders)
 	lopts := opts.Lua
 	lopts.Clock = func() time.Time { return TestClock }
@@ -171,19 +158,10 @@ func runFolder(ctx context.Context, root fs.FS, dir string, lopts health.LuaOpti
 	if ks == nil && len(r.wild) == 1 {
 		ks = r.wild[0]
 	}
-	raw, err := readLimited(root, path.Join(dir, "action_test.yaml"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return fail(ErrNoTests)
-	}
-	if err != nil {
-		return fail(err)
-	}
 	var file TestFile
-	if err := yaml.Unmarshal(raw, &file); err != nil {
-		return fail(fmt.Errorf("action_test.yaml: %w", err))
-	}
-	if len(file.DiscoveryTests)+len(file.ActionTests) == 0 {
-		return fail(ErrNoTests)
+	cases := func() int { return len(file.DiscoveryTests) + len(file.ActionTests) }
+	if err := argotest.ReadTests(root, path.Join(dir, "action_test.yaml"), &file, cases, ErrNoTests); err != nil {
+		return fail(err)
 	}
 	var out []TestResult
 	for _, tc := range file.DiscoveryTests {
@@ -204,14 +182,11 @@ func runFolder(ctx context.Context, root fs.FS, dir string, lopts health.LuaOpti
 // (name, disabled, iconClass, displayName, param names); expected actions
 // discovery does not offer are not an error there either.
 func runDiscoveryCase(ctx context.Context, r *Runner, ks *kindScripts, root fs.FS, dir string, tc DiscoveryTest) error {
-	objs, err := readObjects(root, dir, tc.InputPath)
+	obj, err := argotest.ReadObject(root, dir, tc.InputPath, dir)
 	if err != nil {
 		return err
 	}
-	if len(objs) != 1 {
-		return fmt.Errorf("%s: want one object, found %d", tc.InputPath, len(objs))
-	}
-	got, err := r.discover(ctx, ks, objs[0])
+	got, err := r.discover(ctx, ks, obj)
 	if err != nil {
 		return err
 	}
@@ -252,14 +227,10 @@ func runActionCase(ctx context.Context, r *Runner, ks *kindScripts, root fs.FS, 
 	if prog == nil {
 		return fmt.Errorf("%w: %q has no action.lua", ErrUnknownAction, tc.Action)
 	}
-	objs, err := readObjects(root, dir, tc.InputPath)
+	source, err := argotest.ReadObject(root, dir, tc.InputPath, dir)
 	if err != nil {
 		return err
 	}
-	if len(objs) != 1 {
-		return fmt.Errorf("%s: want one object, found %d", tc.InputPath, len(objs))
-	}
-	source := objs[0]
 	params := map[string]any{}
 	for k, v := range tc.Parameters {
 		params[k] = v
@@ -277,11 +248,11 @@ func runActionCase(ctx context.Context, r *Runner, ks *kindScripts, root fs.FS, 
 	if err != nil {
 		return err
 	}
-	p, err := caseFile(dir, tc.ExpectedOutputPath)
+	p, err := argotest.CaseFile("expectedOutputPath", dir, tc.ExpectedOutputPath, dir)
 	if err != nil {
 		return err
 	}
-	data, err := readLimited(root, p)
+	data, err := argotest.ReadLimited(root, p)
 	if err != nil {
 		return err
 	}
@@ -337,36 +308,4 @@ func normalise(v any) any {
 		return out
 	}
 	return v
-}
-
-func readObjects(root fs.FS, dir, rel string) ([]*unstructured.Unstructured, error) {
-	p, err := caseFile(dir, rel)
-	if err != nil {
-		return nil, err
-	}
-	data, err := readLimited(root, p)
-	if err != nil {
-		return nil, err
-	}
-	return resource.Decode(p, data, resource.DefaultDecodeOptions())
-}
-
-// caseFile resolves a path of action_test.yaml inside the actions folder.
-func caseFile(dir, rel string) (string, error) {
-	p := path.Join(dir, rel)
-	if rel == "" || !fs.ValidPath(p) || !strings.HasPrefix(p, dir+"/") {
-		return "", fmt.Errorf("path %q is empty or leaves the actions folder", rel)
-	}
-	return p, nil
-}
-
-func readLimited(fsys fs.FS, name string) ([]byte, error) {
-	st, err := fs.Stat(fsys, name)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxTestInput {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxTestInput)
-	}
-	return fs.ReadFile(fsys, name)
 }

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // TypeLabel marks an Argo CD Secret by its kind; cluster Secrets carry the
@@ -26,9 +28,6 @@ const (
 	TypeLabel   = "argocd.argoproj.io/secret-type"
 	TypeCluster = "cluster"
 )
-
-// InClusterServer is the server URL Argo CD gives the cluster it runs in.
-const InClusterServer = "https://kubernetes.default.svc"
 
 // ErrUnsupported is wrapped by the error of a config field this engine does
 // not implement (awsAuthConfig), or of a key Argo CD does not define.
@@ -74,7 +73,7 @@ type Cluster struct {
 	// Config reaches the cluster as the config key describes. It is nil
 	// when InCluster is true.
 	Config *rest.Config
-	// InCluster is true for a Secret of InClusterServer whose config has
+	// InCluster is true for a Secret of v1alpha1.KubernetesInternalAPIServerAddr whose config has
 	// no credentials: Argo CD then uses its own in-cluster identity.
 	InCluster bool
 }
@@ -152,7 +151,7 @@ func parse(id string, labels, annotations map[string]string, data map[string][]b
 		}
 		return Cluster{}, &Error{Secret: id, Key: key, Err: err}
 	}
-	if c.Server == InClusterServer && !cfg.hasCredentials() {
+	if c.Server == v1alpha1.KubernetesInternalAPIServerAddr && !cfg.hasCredentials() {
 		c.InCluster = true
 		return c, nil
 	}

@@ -18,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // selfSigned returns a PEM certificate and key.
@@ -129,7 +131,7 @@ func TestEveryDocumentedField(t *testing.T) {
 // writes it); with a token it is a cluster like any other.
 func TestInClusterSecret(t *testing.T) {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: "in"}, Data: map[string][]byte{
-		"name": []byte("local"), "server": []byte(InClusterServer), "config": []byte(`{"tlsClientConfig":{"insecure":false}}`)}}
+		"name": []byte("local"), "server": []byte(v1alpha1.KubernetesInternalAPIServerAddr), "config": []byte(`{"tlsClientConfig":{"insecure":false}}`)}}
 	c, err := FromSecret(s)
 	if err != nil || !c.InCluster || c.Config != nil || c.Name != "local" {
 		t.Errorf("in-cluster secret: %+v %v", c, err)

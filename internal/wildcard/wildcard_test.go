@@ -17,6 +17,15 @@ func TestMatch(t *testing.T) {
 		{"a*b*c", "aXXbYY", false},
 		{"", "", true},
 		{"", "x", false},
+		{"team-[ab]", "team-a", true},
+		{"team-[ab]", "team-c", false},
+		{"team-[!ab]", "team-c", true},
+		{"team-[a-c]", "team-b", true},
+		{"{dev,prod}-*", "prod-eu", true},
+		{"{dev,prod}-*", "test-eu", false},
+		{`a\*b`, "a*b", true},
+		{`a\*b`, "axb", false},
+		{"[", "[", false}, // does not compile: matches nothing
 	}
 	for _, c := range cases {
 		if got := Match(c.pattern, c.s); got != c.want {
@@ -25,5 +34,57 @@ func TestMatch(t *testing.T) {
 	}
 	if !Any([]string{"x", "y*"}, "yes") || Any(nil, "x") {
 		t.Error("Any")
+	}
+}
+
+// With '/' as a separator (Argo CD's sourceRepos), "*" and "?" stay within
+// one path segment and "**" crosses them.
+func TestMatchSeparators(t *testing.T) {
+	cases := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"https://git.example/org/*", "https://git.example/org/repo", true},
+		{"https://git.example/org/*", "https://git.example/org/team/repo", false},
+		{"https://git.example/org/**", "https://git.example/org/team/repo", true},
+		{"https://git.example/org?repo", "https://git.example/org/repo", false},
+		{"https://git.example/{org,other}/*", "https://git.example/other/repo", true},
+	}
+	for _, c := range cases {
+		if got := Match(c.pattern, c.s, '/'); got != c.want {
+			t.Errorf("Match(%q, %q, '/') = %v, want %v", c.pattern, c.s, got, c.want)
+		}
+	}
+	if !Match("https://git.example/org/*", "https://git.example/org/team/repo") {
+		t.Error("without separators * should cross '/'")
+	}
+}
+
+func TestMatchNegatable(t *testing.T) {
+	cases := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"*", "anything", true},
+		{"!kube-system", "default", true},
+		{"!kube-system", "kube-system", false},
+		{"!kube-*", "kube-public", false},
+		{"!kube-*", "web", true},
+		{"team-*", "team-a", true},
+	}
+	for _, c := range cases {
+		if got := MatchNegatable(c.pattern, c.s); got != c.want {
+			t.Errorf("MatchNegatable(%q, %q) = %v, want %v", c.pattern, c.s, got, c.want)
+		}
+	}
+	if !IsDeny("!x") || IsDeny("x") {
+		t.Error("IsDeny")
+	}
+	if _, err := Compile("[", '/'); err == nil {
+		t.Error("Compile accepted an unclosed class")
+	}
+	g, err := Compile("lit")
+	if err != nil || !g.Match("lit") || g.Match("li") {
+		t.Errorf("literal compile: %v", err)
 	}
 }

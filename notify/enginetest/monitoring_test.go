@@ -19,6 +19,7 @@ import (
 	"github.com/kubegitops/gitops/notify"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 )
 
@@ -104,7 +105,7 @@ func TestDashboardAndAlertSeriesAreExported(t *testing.T) {
 	app.Annotations = map[string]string{"notifications.argoproj.io/subscribe.on-sync-succeeded.ok": "", "notifications.argoproj.io/subscribe.on-sync-succeeded.down": ""}
 	var engine *gitops.Engine
 	ctl, err := notify.NewController(cfg, notify.ControllerOptions{Registerer: reg,
-		Retry:       notify.Backoff{Attempts: 2, Initial: 10 * time.Millisecond},
+		Retry:       wait.Backoff{Steps: 2, Duration: 10 * time.Millisecond},
 		Application: func(name string) (*gitops.Application, bool) { return app, name == app.Name },
 		Status:      func(name string) (gitops.Status, bool) { return engine.AppStatus(name) },
 	})

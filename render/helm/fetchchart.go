@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/render"
 )
 
@@ -16,7 +17,8 @@ import (
 // through Options.Dependencies when set (the engine's chart source, which
 // applies the project's sourceRepos), else, with FetchDependencies, by the
 // renderer's own download from an http(s) repository, refusing one that no
-// glob of req.Allowed (render.MatchGlob) admits. Without either it fails
+// pattern of req.Allowed (project.SourcePermitted, the sourceRepos rule)
+// admits. Without either it fails
 // with render.ErrRemoteDisabled.
 func (r *Renderer) FetchChart(ctx context.Context, req DependencyRequest) ([]byte, error) {
 	scheme := render.URLScheme(req.Repository)
@@ -32,7 +34,7 @@ func (r *Renderer) FetchChart(ctx context.Context, req DependencyRequest) ([]byt
 	if scheme == "oci" {
 		return nil, fmt.Errorf("%w: chart %s from %s: OCI charts are fetched through Options.Dependencies", render.ErrRemoteDisabled, req.Name, redactURL(req.Repository))
 	}
-	if req.Allowed != nil && !matchAny(req.Allowed, req.Repository) {
+	if req.Allowed != nil && !project.SourcePermitted(req.Allowed, req.Repository) {
 		return nil, fmt.Errorf("%w: chart %s: repository %s is not among the allowed repositories", render.ErrRemoteDisabled, req.Name, redactURL(req.Repository))
 	}
 	version := req.Version
@@ -42,15 +44,6 @@ func (r *Renderer) FetchChart(ctx context.Context, req DependencyRequest) ([]byt
 	d := &chart.Dependency{Name: req.Name, Version: version, Repository: req.Repository}
 	key := req.Repository + "|" + req.Name + "|" + version
 	return r.deps.get(key, func() ([]byte, error) { return r.download(ctx, d, r.opts.Limits) })
-}
-
-func matchAny(globs []string, s string) bool {
-	for _, g := range globs {
-		if g == s || render.MatchGlob(g, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // MergeValues merges over into base as Helm merges successive -f files:

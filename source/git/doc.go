@@ -48,4 +48,9 @@
 // A branch that moved between fetch and push is ErrBranchMoved and nothing
 // is written; a forced push happens only to a Target branch other than the
 // Base (the image updater's write-back branches).
+//
+// Local reads a repository already on disk (a CI checkout, or a bare
+// repository) without fetching: revisions as `git rev-parse` names them
+// (a branch missing locally tried as origin/NAME), snapshots through the
+// same tree reader as Source's.
 package git

@@ -28,7 +28,7 @@ type dependencyFetcher struct{ s *Sources }
 // FetchDependency implements render.DependencyFetcher.
 func (f dependencyFetcher) FetchDependency(ctx context.Context, req render.DependencyRequest) ([]byte, error) {
 	name := fmt.Sprintf("dependency %s %s from %s", req.Name, req.Version, source.RedactURL(req.Repository))
-	if req.Allowed != nil && !project.GlobAny(req.Allowed, req.Repository) {
+	if req.Allowed != nil && !project.SourcePermitted(req.Allowed, req.Repository) {
 		return nil, &project.PolicyError{Rule: "sourceRepos", Subject: "chart " + name, Reason: "the dependency's repository is not among the project's source repositories"}
 	}
 	src, err := f.s.Chart()

@@ -1,9 +1,7 @@
 package appsets
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -194,11 +193,11 @@ func desiredApp(set *v1alpha1.ApplicationSet, u *unstructured.Unstructured) (*v1
 // resourceVersion (a conflict is returned as it is).
 func (r *Reconciler) update(ctx context.Context, set *v1alpha1.ApplicationSet, want, live *v1alpha1.Application) (*v1alpha1.Application, error) {
 	if len(set.Spec.IgnoreApplicationDifferences) > 0 {
-		gen, err := untyped(want)
+		gen, err := v1alpha1.ApplicationToUnstructured(want)
 		if err != nil {
 			return nil, &Error{Set: keyOf(set), App: want.Name, Err: err}
 		}
-		cur, err := untyped(live)
+		cur, err := v1alpha1.ApplicationToUnstructured(live)
 		if err != nil {
 			return nil, &Error{Set: keyOf(set), App: want.Name, Err: err}
 		}
@@ -240,9 +239,7 @@ func sameApp(a, b *v1alpha1.Application) bool {
 	if !maps.Equal(a.Labels, b.Labels) || !maps.Equal(a.Annotations, b.Annotations) || !slices.Equal(a.Finalizers, b.Finalizers) {
 		return false
 	}
-	ja, errA := json.Marshal(a.Spec)
-	jb, errB := json.Marshal(b.Spec)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+	return resource.ObjectsEqual(&a.Spec, &b.Spec)
 }
 
 // deleteApp deletes an Application the set no longer generates; with
@@ -287,27 +284,11 @@ func (r *Reconciler) dropResourcesFinalizers(ctx context.Context, live *v1alpha1
 
 // typed decodes a generated (or kept) Application manifest.
 func typed(u *unstructured.Unstructured) (*v1alpha1.Application, error) {
-	js, err := u.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
 	app := &v1alpha1.Application{}
-	if err := json.Unmarshal(js, app); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, app); err != nil {
 		return nil, err
 	}
 	return app, nil
-}
-
-// untyped is an Application as KeepIgnoredDifferences reads it.
-func untyped(a *v1alpha1.Application) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(a)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(v1alpha1.APIVersion)
-	u.SetKind(v1alpha1.ApplicationKind)
-	return u, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }

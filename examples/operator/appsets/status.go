@@ -1,15 +1,14 @@
 package appsets
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -107,7 +106,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, set *v1alpha1.ApplicationS
 		next.Resources = append(next.Resources, row)
 	}
 	next.ResourcesCount = int64(len(next.Resources))
-	if sameJSON(set.Status, next) {
+	if resource.ObjectsEqual(&set.Status, &next) {
 		return nil
 	}
 	orig := set.DeepCopy()
@@ -116,10 +115,4 @@ func (r *Reconciler) writeStatus(ctx context.Context, set *v1alpha1.ApplicationS
 		return &Error{Set: keyOf(set), Err: fmt.Errorf("write status: %w", err)}
 	}
 	return nil
-}
-
-func sameJSON(a, b any) bool {
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }

@@ -1,9 +1,7 @@
 package controller
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,6 +13,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/resource"
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -314,12 +313,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, app *v1alpha1.Application,
 }
 
 // sameStatus reports whether two statuses are equal but for reconciledAt,
-// compared in their serialised form (times at second precision).
+// as the API server stores them (times at second precision).
 func sameStatus(a, b v1alpha1.ApplicationStatus) bool {
 	a.ReconciledAt, b.ReconciledAt = nil, nil
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+	return resource.ObjectsEqual(&a, &b)
 }
 
 func nameOf(app *v1alpha1.Application) string { return app.Namespace + "/" + app.Name }
