@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,8 +71,62 @@ func (e *UnsupportedFieldError) Error() string {
 	return fmt.Sprintf("repository secret %s: field %q is not supported (remove it or provide the credentials another way)", e.Secret, e.Field)
 }
 
-// unsupported are Argo CD's Secret fields this package refuses.
-var unsupported = []string{"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
+// UnknownFieldError is a Secret field Argo CD does not define (a typo
+// such as passwd, or another tool's key): it is refused rather than
+// ignored, so that credentials never silently go unused.
+type UnknownFieldError struct {
+	Secret, Field string
+}
+
+// Error implements error.
+func (e *UnknownFieldError) Error() string {
+	return fmt.Sprintf("repository secret %s: field %q is not a field of Argo CD's repository secrets (check its spelling)", e.Secret, e.Field)
+}
+
+// unsupported are Argo CD's Secret fields this package refuses; the
+// boolean ones among them (unsupportedBool) are accepted when false, which
+// is what leaving them out means.
+var (
+	unsupported     = []string{"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
+	unsupportedBool = map[string]bool{"useAzureWorkloadIdentity": true, "forceHttpBasicAuth": true, "enableLfs": true, "insecure": true}
+)
+
+// known are the fields of Argo CD's repository and repo-creds Secrets
+// this package reads.
+var known = map[string]bool{
+	"url": true, "type": true, "name": true, "project": true,
+	"username": true, "password": true, "bearerToken": true, "sshPrivateKey": true,
+	"tlsClientCertData": true, "tlsClientCertKey": true, "proxy": true, "noProxy": true,
+	"enableOCI": true, "insecureIgnoreHostKey": true, "insecureOCIForceHttp": true,
+	"githubAppID": true, "githubAppInstallationID": true, "githubAppPrivateKey": true, "githubAppEnterpriseBaseUrl": true,
+}
+
+// checkFields refuses, by name, the fields this package does not
+// implement (an *UnsupportedFieldError) and those Argo CD does not define
+// (an *UnknownFieldError), in the order of their names.
+func checkFields(id string, fields map[string]string) error {
+	for _, f := range unsupported {
+		v := fields[f]
+		if v == "" {
+			continue
+		}
+		if b, err := strconv.ParseBool(v); unsupportedBool[f] && err == nil && !b {
+			continue
+		}
+		return &UnsupportedFieldError{Secret: id, Field: f}
+	}
+	names := make([]string, 0, len(fields))
+	for f := range fields {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		if !known[f] && !slices.Contains(unsupported, f) {
+			return &UnknownFieldError{Secret: id, Field: f}
+		}
+	}
+	return nil
+}
 
 // LoadFile reads Secrets and ConfigMaps from a YAML file (documents of
 // other kinds, and Secrets without the secret-type label, are skipped).
@@ -183,10 +238,8 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 	for k, v := range sdata {
 		fields[k] = v
 	}
-	for _, f := range unsupported {
-		if fields[f] != "" {
-			return Repository{}, &UnsupportedFieldError{Secret: id, Field: f}
-		}
+	if err := checkFields(id, fields); err != nil {
+		return Repository{}, err
 	}
 	r := Repository{Secret: id, URL: fields["url"], Type: fields["type"], Name: fields["name"], Project: fields["project"]}
 	if r.URL == "" {
