@@ -150,6 +150,30 @@ func Load(file string, data []byte) (*Store, error) {
 // LoadNamespace lists the repository Secrets and the two ConfigMaps of a
 // namespace (Argo CD's own, usually "argocd").
 func LoadNamespace(ctx context.Context, cs kubernetes.Interface, namespace string) (*Store, error) {
+	objs, err := namespaceObjects(ctx, cs, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return FromObjects(objs)
+}
+
+// LoadNamespaceSkipping is LoadNamespace for a host that keeps serving
+// while one Secret is wrong: each Secret that cannot be read is left out
+// and returned in bad (keyed by namespace/name, each error naming the
+// Secret and the field, never a value); err is set only when the namespace
+// could not be listed.
+func LoadNamespaceSkipping(ctx context.Context, cs kubernetes.Interface, namespace string) (s *Store, bad map[string]error, err error) {
+	objs, err := namespaceObjects(ctx, cs, namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, bad = fromObjects(objs)
+	return s, bad, nil
+}
+
+// namespaceObjects lists the repository Secrets and the two ConfigMaps of
+// a namespace as objects.
+func namespaceObjects(ctx context.Context, cs kubernetes.Interface, namespace string) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	secrets, err := cs.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: SecretTypeLabel + " in (" + TypeRepository + "," + TypeRepoCreds + ")"})
 	if err != nil {
@@ -183,12 +207,29 @@ func LoadNamespace(ctx context.Context, cs kubernetes.Interface, namespace strin
 		u.Object["data"] = data
 		objs = append(objs, u)
 	}
-	return FromObjects(objs)
+	return objs, nil
 }
 
-// FromObjects builds a Store from Secret and ConfigMap objects.
+// FromObjects builds a Store from Secret and ConfigMap objects; the first
+// Secret (by namespace/name) that cannot be read is the error.
 func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
+	s, bad := fromObjects(objs)
+	if len(bad) > 0 {
+		ids := make([]string, 0, len(bad))
+		for id := range bad {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		return nil, bad[ids[0]]
+	}
+	return s, nil
+}
+
+// fromObjects builds a Store of the Secrets that can be read, and returns
+// the errors of the others by namespace/name.
+func fromObjects(objs []*unstructured.Unstructured) (*Store, map[string]error) {
 	s := &Store{caByHost: map[string][]byte{}}
+	bad := map[string]error{}
 	for _, o := range objs {
 		id := o.GetNamespace() + "/" + o.GetName()
 		switch o.GetKind() {
@@ -209,7 +250,8 @@ func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
 			}
 			r, err := secretRepository(id, o)
 			if err != nil {
-				return nil, err
+				bad[id] = err
+				continue
 			}
 			if typ == TypeRepository {
 				s.repos = append(s.repos, r)
@@ -219,7 +261,7 @@ func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
 		}
 	}
 	sort.SliceStable(s.templates, func(i, j int) bool { return len(normalise(s.templates[i].URL)) > len(normalise(s.templates[j].URL)) })
-	return s, nil
+	return s, bad
 }
 
 // secretRepository reads one Secret's fields (data, base64, overridden by
