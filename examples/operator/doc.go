@@ -124,6 +124,18 @@
 // logged and a Warning Event ImageUpdateFailed on the Application names
 // it; an update writes a Normal Event ImagesUpdated; the other apps go on.
 //
+// It reads Argo CD's repository Secrets (repositories.go, package
+// source/repocreds): the Secrets of -namespace labelled
+// argocd.argoproj.io/secret-type repository or repo-creds, with
+// argocd-tls-certs-cm and argocd-ssh-known-hosts-cm, are read at start and
+// watched; a Secret created, changed or deleted takes effect at the next
+// refresh of each app (the engine's Options.Credentials reads a
+// repocreds.Live set that every change replaces), without a restart. A
+// Secret that cannot be read (a field Argo CD does not define, one this
+// library does not implement, a malformed value) is left out, named in a
+// log line and a Warning Event InvalidRepositorySecret on it; the others
+// are served.
+//
 // The CustomResourceDefinitions (applications.argoproj.io,
 // applicationsets.argoproj.io and appprojects.argoproj.io) are in config/ (installed at start with
 // -install-crd), generated from the model's Go types: the API server prunes

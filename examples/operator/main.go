@@ -16,6 +16,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/source/repocreds"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -166,8 +167,12 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	f = st.flags(f)
+	creds, err := loadRepoSecrets(ctx, kube, f.namespace, log)
+	if err != nil {
+		return err
+	}
 	events := controller.NewClusterEvents(f.namespace)
-	engine, err := newEngine(cfg, f, events, log, st)
+	engine, err := newEngine(cfg, f, events, log, st, creds)
 	if err != nil {
 		return err
 	}
@@ -227,6 +232,9 @@ func run(ctx context.Context, args []string) error {
 	if err := setupClusterSecrets(mgr, engine, events, cfg, f, log); err != nil {
 		return err
 	}
+	if err := setupRepoSecrets(mgr, kube, creds, f, log); err != nil {
+		return err
+	}
 	if err := setupImageUpdates(mgr, engine, cfg, f, log); err != nil {
 		return err
 	}
@@ -246,12 +254,15 @@ func run(ctx context.Context, args []string) error {
 // newEngine builds the engine with one destination, the operator's own
 // cluster, whose changes reach the controller through events; the cluster
 // Secrets of -namespace are added once the manager runs (clusterSecrets).
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings) (*gitops.Engine, error) {
+// Repository credentials are read from creds, which the repository Secrets
+// of -namespace keep current (repoSecrets).
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live) (*gitops.Engine, error) {
 	opts := gitops.ArgoCDDefaults()
 	if err := st.apply(&opts); err != nil {
 		return nil, err
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}
+	opts.Credentials = creds.For
 	opts.NewClusterCache = events.NewClusterCache
 	opts.Interval = f.interval
 	opts.Tracking.InstanceID = f.instanceID
