@@ -80,7 +80,9 @@ func TestRepositorySecretsAreLive(t *testing.T) {
 	deployed := func(what, v string) {
 		t.Helper()
 		cm := &corev1.ConfigMap{}
-		waitUntil(t, func() string { return fmt.Sprintf("%s: want v %s deployed and the app Synced; status %+v", what, v, got.Status) }, func(ctx context.Context) bool {
+		waitUntil(t, func() string {
+			return fmt.Sprintf("%s: want v %s deployed and the app Synced; status %+v", what, v, got.Status)
+		}, func(ctx context.Context) bool {
 			return c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "app"}, got) == nil &&
 				got.Status.Sync.Status == "Synced" && len(got.Status.Conditions) == 0 &&
 				c.Get(ctx, types.NamespacedName{Namespace: dest, Name: "private"}, cm) == nil && cm.Data["v"] == v
