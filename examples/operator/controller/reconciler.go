@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	gosync "sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/notify"
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -120,7 +122,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 // SetupWithManager registers the reconciler with mgr. Updates that change
 // neither generation (spec or operation), annotations, finalizers nor the
 // deletion timestamp are filtered out, so the controller's own status
-// writes never make it reconcile again. Applications are read from the
+// writes never make it reconcile again; nor do its own removal of the
+// refresh annotation and the notified annotation the notifications
+// controller writes (annotationsChanged). Applications are read from the
 // manager's cache, and afresh through its API reader (Options.Reader)
 // when the cached copy is not the version last seen.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
@@ -131,7 +135,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		Named("application").
 		For(&v1alpha1.Application{}, ctrl.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{},
-			predicate.AnnotationChangedPredicate{},
+			annotationsChanged(),
 			lifecycleChanged(),
 			r.terminationRequested(),
 		))).
@@ -154,6 +158,26 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		b = b.WatchesRawSource(source.Kind[client.Object](mgr.GetCache(), NewAppProject(), r.projectHandler()))
 	}
 	return b.Complete(r)
+}
+
+// annotationsChanged passes updates that change the annotations, except
+// those that only write the notifications controller's
+// notified.notifications.argoproj.io or remove the refresh annotation
+// (what the reconciler does itself after a refresh): neither changes what
+// a reconcile reads, so each would only refresh the app once more.
+func annotationsChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectOld == nil || e.ObjectNew == nil {
+			return false
+		}
+		prev, next := maps.Clone(e.ObjectOld.GetAnnotations()), maps.Clone(e.ObjectNew.GetAnnotations())
+		delete(prev, notify.NotifiedAnnotation)
+		delete(next, notify.NotifiedAnnotation)
+		if _, ok := next[AnnotationRefresh]; !ok {
+			delete(prev, AnnotationRefresh)
+		}
+		return !maps.Equal(prev, next)
+	}}
 }
 
 // lifecycleChanged passes updates that start a deletion or change the
