@@ -65,8 +65,12 @@
 // is empty) and watches them. argocd-cm is loaded with
 // gitops.ParseArgoCDSettingsPartial and ArgoCDSettings.Apply (health and
 // action scripts, ignoreDifferences, ignoreResourceUpdates, exclusions and
-// inclusions, tracking method, timeout.reconciliation for -interval,
-// timeout.hard.reconciliation, ...); argocd-cmd-params-cm with
+// inclusions, tracking method, timeout.reconciliation for -interval (0
+// turns the periodic refresh off, as in Argo CD: an app is then refreshed
+// when it or an object it manages changes, when a refresh is asked for,
+// and every timeout.hard.reconciliation when that is set),
+// timeout.hard.reconciliation (the reconciler's hard refresh of each app),
+// ...); argocd-cmd-params-cm with
 // gitops.ParseArgoCDParams: controller.status.processors sets -workers,
 // controller.operation.processors the engine's sync workers,
 // controller.repo.server.timeout.seconds its render timeout,
@@ -83,9 +87,7 @@
 // operator restarts, and is reported: a log line and a RestartNeeded Event
 // on the ConfigMap naming the key. A bad key (a malformed value, an
 // argocd-cmd-params-cm key the engine does not know, or a value asking for
-// what the engine does not do, such as timeout.reconciliation 0, which
-// turns Argo CD's periodic refresh off while the operator refreshes every
-// app each -interval) is left out and reported by a log line and a
+// what the engine does not do) is left out and reported by a log line and a
 // Warning Event with reason InvalidSetting naming the ConfigMap and key;
 // a key the engine does not use (an argocd-cm key it does not know, or a
 // setting of another Argo CD component: the server, Dex, ...) gets an

@@ -86,7 +86,7 @@ func parseFlags(args []string) (flags, error) {
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster config, then $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.namespace, "namespace", "argocd", "namespace whose Applications are reconciled")
-	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application")
+	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application (default: argocd-cm timeout.reconciliation, whose 0 turns periodic refreshes off; else 3m)")
 	fs.IntVar(&f.workers, "workers", 20, "Applications reconciled at once (default: Argo CD's controller.status.processors default; argocd-cmd-params-cm sets it when the flag is not given)")
 	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io, applicationsets.argoproj.io and appprojects.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"k8s.io/apimachinery/pkg/types"
@@ -63,5 +64,37 @@ func TestReconcileWritesStatusOnlyWhenChanged(t *testing.T) {
 
 	if res, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "never-created"}}); err != nil || res != (reconcile.Result{}) {
 		t.Errorf("reconcile of a missing app: %+v, %v", res, err)
+	}
+}
+
+// TestPeriodicRefreshOff calls the reconciler directly: with a negative
+// Interval (Argo CD's timeout.reconciliation: 0) a refresh asks for no
+// periodic requeue, and with a HardInterval too it comes back for the hard
+// refresh only, after that interval.
+func TestPeriodicRefreshOff(t *testing.T) {
+	c := newClient(t)
+	ns := cluster.TestNamespace(t)
+	repo := repoDir(t, map[string]string{"app/web.yaml": webManifests})
+	o := &operator{ns: ns, c: c}
+	o.create(t, newApp(ns, appSpec{name: "off", repo: repo, dest: "default"}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "off"}}
+	for _, hard := range []time.Duration{0, time.Hour} {
+		opts := controller.DefaultOptions()
+		opts.Engine = newEngine(t, nil, func(o *gitops.Options) { o.Interval = -1 })
+		opts.Interval, opts.HardInterval = -1, hard
+		r, err := controller.New(c, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Reconcile(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RequeueAfter > hard || res.RequeueAfter < hard-time.Minute {
+			t.Errorf("hard interval %s: requeue after %v, want %v", hard, res.RequeueAfter, hard)
+		}
+		o.waitApp(t, "off", "compared", func(a observed) bool { return a.Status.Sync.Status == "OutOfSync" })
 	}
 }
