@@ -138,6 +138,20 @@
 // log line and a Warning Event InvalidRepositorySecret on it; the others
 // are served.
 //
+// It decrypts SOPS files (sops.go) when -sops, -sops-age-key-file or
+// -sops-age-key-secret is given: the age keys of files and of a Secret of
+// -namespace (its keys.txt entry, as KSOPS users mount it, and every
+// *.agekey entry, Flux's convention; read at start) are handed to
+// gitops-sops, the program of the github.com/kubegitops/gitops/sops
+// module, which render/execdecrypt runs for each encrypted file (the
+// operator itself does not link SOPS's cloud SDKs; the Secret's keys reach
+// the program through its environment, never the disk). Encrypted plain
+// manifests, Kustomize resources and secretGenerator sources and
+// helm-secrets value files render decrypted; a file that does not decrypt
+// is a ComparisonError naming it. A missing key Secret is logged naming
+// it, and the operator runs on. The KSOPS generator (generators: of kind
+// ksops) is refused naming its file, with what to write instead.
+//
 // The CustomResourceDefinitions (applications.argoproj.io,
 // applicationsets.argoproj.io and appprojects.argoproj.io) are in config/ (installed at start with
 // -install-crd), generated from the model's Go types: the API server prunes

@@ -16,6 +16,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/source/repocreds"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -79,6 +80,11 @@ type flags struct {
 	// imageUpdateInterval is how often Applications with Argo CD Image
 	// Updater annotations are checked (imageupdates.go); 0 turns it off.
 	imageUpdateInterval time.Duration
+	// sopsCommand, sopsKeyFiles and sopsKeySecret decrypt SOPS files
+	// (sops.go).
+	sopsCommand   string
+	sopsKeyFiles  []string
+	sopsKeySecret string
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -98,6 +104,12 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
 	fs.DurationVar(&f.imageUpdateInterval, "image-update-interval", 2*time.Minute, "how often Applications with argocd-image-updater.argoproj.io/image-list are checked for new images and written back (Argo CD Image Updater's --interval; 0 turns it off)")
+	fs.StringVar(&f.sopsCommand, "sops", "", "decrypt SOPS-encrypted files with this gitops-sops program (go install github.com/kubegitops/gitops/sops/cmd/gitops-sops); default gitops-sops from PATH when a -sops-age-key flag is given")
+	fs.Func("sops-age-key-file", "age identity file (keys.txt) that opens SOPS files; repeatable", func(v string) error {
+		f.sopsKeyFiles = append(f.sopsKeyFiles, v)
+		return nil
+	})
+	fs.StringVar(&f.sopsKeySecret, "sops-age-key-secret", "", "Secret of -namespace whose keys.txt and *.agekey entries are age identities that open SOPS files (read at start)")
 	appNamespaces := fs.String("application-namespaces", "", "other namespaces whose Applications are reconciled, comma-separated, or * for every namespace (Argo CD's application.namespaces; other patterns are refused); their Applications need a project whose sourceNamespaces allow them")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -171,8 +183,12 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	decryptor, err := sopsDecryptor(ctx, kube, f, log.WithName("sops"))
+	if err != nil {
+		return err
+	}
 	events := controller.NewClusterEvents(f.namespace)
-	engine, err := newEngine(cfg, f, events, log, st, creds)
+	engine, err := newEngine(cfg, f, events, log, st, creds, decryptor)
 	if err != nil {
 		return err
 	}
@@ -256,13 +272,15 @@ func run(ctx context.Context, args []string) error {
 // Secrets of -namespace are added once the manager runs (clusterSecrets).
 // Repository credentials are read from creds, which the repository Secrets
 // of -namespace keep current (repoSecrets).
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live) (*gitops.Engine, error) {
+// SOPS files are decrypted by decryptor, when set.
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (*gitops.Engine, error) {
 	opts := gitops.ArgoCDDefaults()
 	if err := st.apply(&opts); err != nil {
 		return nil, err
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: InClusterServer, Config: cfg}}
 	opts.Credentials = creds.For
+	opts.Decryptor = decryptor
 	opts.NewClusterCache = events.NewClusterCache
 	opts.Interval = f.interval
 	opts.Tracking.InstanceID = f.instanceID
