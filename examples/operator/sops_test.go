@@ -59,7 +59,9 @@ func TestOperatorDecryptsSops(t *testing.T) {
 		return c.Get(ctx, types.NamespacedName{Namespace: dest, Name: "db"}, secret) == nil && string(secret.Data["password"]) == sopsexe.Plaintext
 	})
 	got := &v1alpha1.Application{}
-	waitUntil(t, func() string { return fmt.Sprintf("tampered app: want a ComparisonError naming its file; status %+v", got.Status) }, func(ctx context.Context) bool {
+	waitUntil(t, func() string {
+		return fmt.Sprintf("tampered app: want a ComparisonError naming its file; status %+v", got.Status)
+	}, func(ctx context.Context) bool {
 		if c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "tampered"}, got) != nil {
 			return false
 		}
