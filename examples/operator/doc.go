@@ -119,7 +119,7 @@
 // argocd merges the override into the custom resource's spec.source
 // (kustomize images or Helm parameters, gitops.WithImageOverride); method
 // git commits to the repository with the credentials of the Argo CD
-// repository Secrets of -namespace (read each round, source/repocreds) and
+// repository Secrets of -namespace (as the refreshes use them, see below) and
 // sets argocd.argoproj.io/refresh: hard on the Application, so it syncs
 // the commit at once. A spec that already holds the images, or a
 // repository that already has them, is not written again. A failure is

@@ -251,7 +251,7 @@ func run(ctx context.Context, args []string) error {
 	if err := setupRepoSecrets(mgr, kube, creds, f, log); err != nil {
 		return err
 	}
-	if err := setupImageUpdates(mgr, engine, cfg, f, log); err != nil {
+	if err := setupImageUpdates(mgr, engine, creds, cfg, f, log); err != nil {
 		return err
 	}
 	if f.appSets {

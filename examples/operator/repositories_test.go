@@ -50,7 +50,7 @@ func TestRepositorySecretsAreLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	startOperatorArgs(t, ns, "-interval", "3s", "-notifications=false")
-	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"}, Spec: v1alpha1.ApplicationSpec{
+	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "private-app"}, Spec: v1alpha1.ApplicationSpec{
 		Project:     "default",
 		Source:      &v1alpha1.ApplicationSource{RepoURL: gs.RepoURL("private"), Path: "app", TargetRevision: gs.Branch()},
 		Destination: v1alpha1.ApplicationDestination{Name: "in-cluster", Namespace: dest},
@@ -63,7 +63,7 @@ func TestRepositorySecretsAreLive(t *testing.T) {
 	refused := func(what string) {
 		t.Helper()
 		waitUntil(t, func() string { return fmt.Sprintf("%s: want a ComparisonError; status %+v", what, got.Status) }, func(ctx context.Context) bool {
-			if c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "app"}, got) != nil {
+			if c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "private-app"}, got) != nil {
 				return false
 			}
 			for _, cond := range got.Status.Conditions {
@@ -83,7 +83,7 @@ func TestRepositorySecretsAreLive(t *testing.T) {
 		waitUntil(t, func() string {
 			return fmt.Sprintf("%s: want v %s deployed and the app Synced; status %+v", what, v, got.Status)
 		}, func(ctx context.Context) bool {
-			return c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "app"}, got) == nil &&
+			return c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "private-app"}, got) == nil &&
 				got.Status.Sync.Status == "Synced" && len(got.Status.Conditions) == 0 &&
 				c.Get(ctx, types.NamespacedName{Namespace: dest, Name: "private"}, cm) == nil && cm.Data["v"] == v
 		})
