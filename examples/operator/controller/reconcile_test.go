@@ -3,11 +3,13 @@ package controller_test
 import (
 	"context"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/internal/gitserver"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -97,4 +99,39 @@ func TestPeriodicRefreshOff(t *testing.T) {
 		}
 		o.waitApp(t, "off", "compared", func(a observed) bool { return a.Status.Sync.Status == "OutOfSync" })
 	}
+}
+
+// TestHardIntervalResolvesBranchesAgain: with periodic refreshes off and
+// branch resolutions cached for an hour, a commit on the real Git server
+// reaches the app only through HardInterval (Argo CD's
+// timeout.hard.reconciliation), which resolves the branch again.
+func TestHardIntervalResolvesBranchesAgain(t *testing.T) {
+	ctx := context.Background()
+	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gs.Close() })
+	cm := func(v string) []byte {
+		return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hard}\ndata: {v: \"" + v + "\"}\n")
+	}
+	first, err := gs.CreateRepository(ctx, "hard", fstest.MapFS{"app/cm.yaml": {Data: cm("1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t)
+	ns := cluster.TestNamespace(t)
+	stop := runOperatorWith(t, c, ns, nil, func(o *gitops.Options) { o.Interval, o.RefCacheTTL = -1, time.Hour },
+		func(o *controller.Options) { o.Interval, o.HardInterval = -1, 2*time.Second })
+	t.Cleanup(stop)
+	o := &operator{ns: ns, c: c}
+	app := newApp(ns, appSpec{name: "hard", repo: gs.RepoURL("hard"), dest: "default"})
+	app.Spec.Source.TargetRevision = gs.Branch()
+	o.create(t, app)
+	o.waitApp(t, "hard", "compared at the first commit", func(a observed) bool { return a.Status.Sync.Revision == first })
+	second, err := gs.Commit(ctx, "hard", "v2", map[string][]byte{"app/cm.yaml": cm("2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.waitApp(t, "hard", "compared at the second commit", func(a observed) bool { return a.Status.Sync.Revision == second })
 }
