@@ -43,4 +43,9 @@
 // output of every render that decrypted something in process memory only
 // (render.CacheOptions.Private), never in the shared store: Redis never
 // holds plaintext.
+//
+// Command cmd/gitops-sops is a Decryptor as a program (age keys from files
+// or named environment variables), for hosts built from the library's own
+// module, which decrypt through it with render/execdecrypt and so link
+// none of SOPS's SDKs: gitopsctl --sops and the operator's -sops.
 package sops

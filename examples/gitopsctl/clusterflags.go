@@ -127,11 +127,14 @@ func engineOptions(cfg *rest.Config, log logr.Logger) gitops.Options {
 
 // engineOptions is the package function with the engine settings of the
 // flags applied: --state-namespace, --ref-cache-ttl,
-// --recreate-on-immutable, then the scripts and settings of
+// --recreate-on-immutable, --sops, then the scripts and settings of
 // --scripts-dir, --argocd-cm and --health-lua.
 func (c *clusterFlags) engineOptions(ctx context.Context, cfg *rest.Config, stderr io.Writer) (gitops.Options, error) {
 	opts := engineOptions(cfg, stderrLogger(stderr, c.verbose))
 	if err := c.engine.apply(&opts, cfg); err != nil {
+		return opts, err
+	}
+	if err := c.engine.sops.apply(ctx, &opts); err != nil {
 		return opts, err
 	}
 	return opts, c.applyScripts(ctx, cfg, stderr, &opts)

@@ -76,8 +76,13 @@
 // unless the flag is given; empty for memory only), --ref-cache-ttl D (how long a repository's branches and tags are
 // reused; never longer than the agent's --interval),
 // --recreate-on-immutable (re-create an object whose update changes an
-// immutable field) and --health-lua GROUP/KIND=FILE (a Lua health script
-// for that kind, repeatable). The cluster is given to the engine
+// immutable field), --health-lua GROUP/KIND=FILE (a Lua health script
+// for that kind, repeatable) and --sops PROGRAM / --sops-age-key-file FILE
+// (SOPS-encrypted files are decrypted with those age keys by gitops-sops,
+// the program of the github.com/kubegitops/gitops/sops module, through
+// render/execdecrypt: gitopsctl itself does not link SOPS's cloud SDKs; a
+// KSOPS generator is refused, naming the file, with what to write
+// instead). The cluster is given to the engine
 // both as "in-cluster" at https://kubernetes.default.svc and by its own
 // URL, so Applications written for Argo CD work unchanged. Sources may be
 // Git URLs or local folders (absolute paths or file:// URLs).

@@ -23,6 +23,7 @@ type engineFlags struct {
 	refCacheTTL         time.Duration
 	recreateOnImmutable bool
 	healthLua           healthLuaFlag
+	sops                sopsFlags
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
@@ -30,6 +31,7 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.stateNamespace, "state-namespace", "keep each app's sync history and last operation in ConfigMaps gitops-state-<app> of this namespace; the agent writes them, other commands only read them unless this flag is given; empty: in memory only")
 	fs.DurationVar(&f.refCacheTTL, "ref-cache-ttl", time.Minute, "how long a Git repository's branches and tags are reused before it is asked again (never longer than the refresh interval)")
 	fs.BoolVar(&f.recreateOnImmutable, "recreate-on-immutable", false, "delete and re-create an object whose update changes an immutable field (as Replace=true would), instead of failing the sync")
+	f.sops.register(fs)
 	fs.Var(&f.healthLua, "health-lua", "GROUP/KIND=FILE: judge that kind's health with this Lua script (Argo CD's health.lua contract); repeatable")
 }
 

@@ -88,6 +88,9 @@ func (o *offlineFlags) offlineEngine(stderr io.Writer, cmd *appCommand) error {
 	if err := o.credentials(&opts); err != nil {
 		return err
 	}
+	if err := cmd.cluster.engine.sops.apply(context.Background(), &opts); err != nil {
+		return err
+	}
 	e, err := gitops.New(opts)
 	if err != nil {
 		return err

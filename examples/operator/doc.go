@@ -65,8 +65,12 @@
 // is empty) and watches them. argocd-cm is loaded with
 // argocdcm.ParsePartial and argocdcm.Settings.Apply (health and
 // action scripts, ignoreDifferences, ignoreResourceUpdates, exclusions and
-// inclusions, tracking method, timeout.reconciliation for -interval,
-// timeout.hard.reconciliation, ...); argocd-cmd-params-cm with
+// inclusions, tracking method, timeout.reconciliation for -interval (0
+// turns the periodic refresh off, as in Argo CD: an app is then refreshed
+// when it or an object it manages changes, when a refresh is asked for,
+// and every timeout.hard.reconciliation when that is set),
+// timeout.hard.reconciliation (the reconciler's hard refresh of each app),
+// ...); argocd-cmd-params-cm with
 // argocdcm.ParseParams: controller.status.processors sets -workers,
 // controller.operation.processors the engine's sync workers,
 // controller.repo.server.timeout.seconds its render timeout,
@@ -83,9 +87,7 @@
 // operator restarts, and is reported: a log line and a RestartNeeded Event
 // on the ConfigMap naming the key. A bad key (a malformed value, an
 // argocd-cmd-params-cm key the engine does not know, or a value asking for
-// what the engine does not do, such as timeout.reconciliation 0, which
-// turns Argo CD's periodic refresh off while the operator refreshes every
-// app each -interval) is left out and reported by a log line and a
+// what the engine does not do) is left out and reported by a log line and a
 // Warning Event with reason InvalidSetting naming the ConfigMap and key;
 // a key the engine does not use (an argocd-cm key it does not know, or a
 // setting of another Argo CD component: the server, Dex, ...) gets an
@@ -117,12 +119,38 @@
 // argocd merges the override into the custom resource's spec.source
 // (kustomize images or Helm parameters, imageupdate/controller.WithOverride); method
 // git commits to the repository with the credentials of the Argo CD
-// repository Secrets of -namespace (read each round, source/repocreds) and
+// repository Secrets of -namespace (as the refreshes use them, see below) and
 // sets argocd.argoproj.io/refresh: hard on the Application, so it syncs
 // the commit at once. A spec that already holds the images, or a
 // repository that already has them, is not written again. A failure is
 // logged and a Warning Event ImageUpdateFailed on the Application names
 // it; an update writes a Normal Event ImagesUpdated; the other apps go on.
+//
+// It reads Argo CD's repository Secrets (repositories.go, package
+// source/repocreds): the Secrets of -namespace labelled
+// argocd.argoproj.io/secret-type repository or repo-creds, with
+// argocd-tls-certs-cm and argocd-ssh-known-hosts-cm, are read at start and
+// watched; a Secret created, changed or deleted takes effect at the next
+// refresh of each app (the engine's Options.Credentials reads a
+// repocreds.Live set that every change replaces), without a restart. A
+// Secret that cannot be read (a field Argo CD does not define, one this
+// library does not implement, a malformed value) is left out, named in a
+// log line and a Warning Event InvalidRepositorySecret on it; the others
+// are served.
+//
+// It decrypts SOPS files (sops.go) when -sops, -sops-age-key-file or
+// -sops-age-key-secret is given: the age keys of files and of a Secret of
+// -namespace (its keys.txt entry, as KSOPS users mount it, and every
+// *.agekey entry, Flux's convention; read at start) are handed to
+// gitops-sops, the program of the github.com/kubegitops/gitops/sops
+// module, which render/execdecrypt runs for each encrypted file (the
+// operator itself does not link SOPS's cloud SDKs; the Secret's keys reach
+// the program through its environment, never the disk). Encrypted plain
+// manifests, Kustomize resources and secretGenerator sources and
+// helm-secrets value files render decrypted; a file that does not decrypt
+// is a ComparisonError naming it. A missing key Secret is logged naming
+// it, and the operator runs on. The KSOPS generator (generators: of kind
+// ksops) is refused naming its file, with what to write instead.
 //
 // The CustomResourceDefinitions (applications.argoproj.io,
 // applicationsets.argoproj.io and appprojects.argoproj.io) are in config/ (installed at start with

@@ -39,18 +39,18 @@ import (
 type imageUpdates struct {
 	client    client.Client
 	reader    client.Reader // the API server, for the read before a write
-	kube      kubernetes.Interface
 	engine    *gitops.Engine
 	updater   *imageupdate.Updater
 	recorder  record.EventRecorder
 	namespace string
 	interval  time.Duration
 	log       logr.Logger
+	creds     *repocreds.Live
 }
 
 // setupImageUpdates adds the image updater's loop to mgr (it runs on the
 // leader only) unless f.imageUpdateInterval is 0.
-func setupImageUpdates(mgr manager.Manager, engine *gitops.Engine, cfg *rest.Config, f flags, log logr.Logger) error {
+func setupImageUpdates(mgr manager.Manager, engine *gitops.Engine, creds *repocreds.Live, cfg *rest.Config, f flags, log logr.Logger) error {
 	if f.imageUpdateInterval <= 0 {
 		return nil
 	}
@@ -64,9 +64,9 @@ func setupImageUpdates(mgr manager.Manager, engine *gitops.Engine, cfg *rest.Con
 	opts.Secrets = secretGetter(kube)
 	opts.Logger = log.WithName("imageupdate")
 	u := &imageUpdates{
-		client: mgr.GetClient(), reader: mgr.GetAPIReader(), kube: kube, engine: engine,
+		client: mgr.GetClient(), reader: mgr.GetAPIReader(), engine: engine,
 		updater: imageupdate.New(opts), recorder: mgr.GetEventRecorderFor("gitops-operator"),
-		namespace: f.namespace, interval: f.imageUpdateInterval, log: log.WithName("imageupdate"),
+		namespace: f.namespace, interval: f.imageUpdateInterval, log: log.WithName("imageupdate"), creds: creds,
 	}
 	return mgr.Add(manager.RunnableFunc(u.run))
 }
@@ -119,12 +119,9 @@ func (u *imageUpdates) round(ctx context.Context) {
 	sort.Slice(apps, func(i, j int) bool {
 		return apps[i].Namespace+"/"+apps[i].Name < apps[j].Namespace+"/"+apps[j].Name
 	})
-	creds, err := repocreds.LoadNamespace(ctx, u.kube, u.namespace)
-	if err != nil {
-		// Errors name the Secret and field, never a value.
-		u.log.Error(err, "repository Secrets not read: the git write-back goes without their credentials", "namespace", u.namespace)
-		creds = nil
-	}
+	// The repository Secrets as the refreshes use them (repoSecrets keeps
+	// them current; a bad Secret is left out and reported there).
+	creds := u.creds.Store()
 	for i := range apps {
 		if ctx.Err() != nil {
 			return

@@ -17,6 +17,8 @@ import (
 	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/source/repocreds"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -75,6 +77,11 @@ type flags struct {
 	// imageUpdateInterval is how often Applications with Argo CD Image
 	// Updater annotations are checked (imageupdates.go); 0 turns it off.
 	imageUpdateInterval time.Duration
+	// sopsCommand, sopsKeyFiles and sopsKeySecret decrypt SOPS files
+	// (sops.go).
+	sopsCommand   string
+	sopsKeyFiles  []string
+	sopsKeySecret string
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -82,7 +89,7 @@ func parseFlags(args []string) (flags, error) {
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster config, then $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.namespace, "namespace", "argocd", "namespace whose Applications are reconciled")
-	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application")
+	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application (default: argocd-cm timeout.reconciliation, whose 0 turns periodic refreshes off; else 3m)")
 	fs.IntVar(&f.workers, "workers", 20, "Applications reconciled at once (default: Argo CD's controller.status.processors default; argocd-cmd-params-cm sets it when the flag is not given)")
 	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io, applicationsets.argoproj.io and appprojects.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")
@@ -94,6 +101,12 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
 	fs.DurationVar(&f.imageUpdateInterval, "image-update-interval", 2*time.Minute, "how often Applications with argocd-image-updater.argoproj.io/image-list are checked for new images and written back (Argo CD Image Updater's --interval; 0 turns it off)")
+	fs.StringVar(&f.sopsCommand, "sops", "", "decrypt SOPS-encrypted files with this gitops-sops program (go install github.com/kubegitops/gitops/sops/cmd/gitops-sops); default gitops-sops from PATH when a -sops-age-key flag is given")
+	fs.Func("sops-age-key-file", "age identity file (keys.txt) that opens SOPS files; repeatable", func(v string) error {
+		f.sopsKeyFiles = append(f.sopsKeyFiles, v)
+		return nil
+	})
+	fs.StringVar(&f.sopsKeySecret, "sops-age-key-secret", "", "Secret of -namespace whose keys.txt and *.agekey entries are age identities that open SOPS files (read at start)")
 	appNamespaces := fs.String("application-namespaces", "", "other namespaces whose Applications are reconciled, comma-separated, or * for every namespace (Argo CD's application.namespaces; other patterns are refused); their Applications need a project whose sourceNamespaces allow them")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -163,8 +176,16 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	f = st.flags(f)
+	creds, err := loadRepoSecrets(ctx, kube, f.namespace, log)
+	if err != nil {
+		return err
+	}
+	decryptor, err := sopsDecryptor(ctx, kube, f, log.WithName("sops"))
+	if err != nil {
+		return err
+	}
 	events := controller.NewClusterEvents(f.namespace)
-	engine, err := newEngine(cfg, f, events, log, st)
+	engine, err := newEngine(cfg, f, events, log, st, creds, decryptor)
 	if err != nil {
 		return err
 	}
@@ -224,7 +245,10 @@ func run(ctx context.Context, args []string) error {
 	if err := setupClusterSecrets(mgr, engine, events, cfg, f, log); err != nil {
 		return err
 	}
-	if err := setupImageUpdates(mgr, engine, cfg, f, log); err != nil {
+	if err := setupRepoSecrets(mgr, kube, creds, f, log); err != nil {
+		return err
+	}
+	if err := setupImageUpdates(mgr, engine, creds, cfg, f, log); err != nil {
 		return err
 	}
 	if f.appSets {
@@ -243,12 +267,17 @@ func run(ctx context.Context, args []string) error {
 // newEngine builds the engine with one destination, the operator's own
 // cluster, whose changes reach the controller through events; the cluster
 // Secrets of -namespace are added once the manager runs (clusterSecrets).
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings) (*gitops.Engine, error) {
+// Repository credentials are read from creds, which the repository Secrets
+// of -namespace keep current (repoSecrets).
+// SOPS files are decrypted by decryptor, when set.
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (*gitops.Engine, error) {
 	opts := argocdcm.Defaults()
 	if err := st.apply(&opts); err != nil {
 		return nil, err
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
+	opts.Credentials = creds.For
+	opts.Decryptor = decryptor
 	opts.NewClusterCache = events.NewClusterCache
 	opts.Interval = f.interval
 	opts.Tracking.InstanceID = f.instanceID

@@ -95,11 +95,18 @@ webhook:
 // ns until the returned stop is called or the test ends.
 func startOperator(t *testing.T, ns string) (stop func()) {
 	t.Helper()
+	return startOperatorArgs(t, ns, "-interval", "1m")
+}
+
+// startOperatorArgs is startOperator with more command line arguments
+// (later ones win).
+func startOperatorArgs(t *testing.T, ns string, args ...string) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-kubeconfig", cluster.Kubeconfig(), "-namespace", ns, "-interval", "1m",
-			"-metrics-bind-address", "0", "-health-probe-bind-address", "0", "-applicationsets=false"})
+		done <- run(ctx, append([]string{"-kubeconfig", cluster.Kubeconfig(), "-namespace", ns,
+			"-metrics-bind-address", "0", "-health-probe-bind-address", "0", "-applicationsets=false"}, args...))
 	}()
 	var once gosync.Once
 	stop = func() {

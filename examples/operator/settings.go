@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -109,18 +108,11 @@ func (s *settings) parse(objs map[string]*corev1.ConfigMap) (*argocdcm.Settings,
 	return cm, params
 }
 
-// parseArgoCDCM parses argocd-cm's data as the operator applies it:
-// timeout.reconciliation 0 turns Argo CD's periodic refresh off, but the
-// operator's reconciler requeues every app each -interval, so that value
-// is refused by name and -interval stays.
+// parseArgoCDCM parses argocd-cm's data as the operator applies it;
+// timeout.reconciliation 0 turns the periodic refresh off, as in Argo CD
+// (a negative Reconciliation, which flags makes the interval).
 func parseArgoCDCM(data map[string]string) (*argocdcm.Settings, error) {
-	cm, err := argocdcm.ParsePartial(data)
-	if cm.Reconciliation < 0 {
-		cm.Reconciliation = 0
-		err = errors.Join(err, &argocdcm.SettingError{Key: "timeout.reconciliation",
-			Err: fmt.Errorf("%w: 0 (periodic refresh off): the operator refreshes every app each -interval", argocdcm.ErrUnsupported)})
-	}
-	return cm, err
+	return argocdcm.ParsePartial(data)
 }
 
 // report logs each key's problem and, with a recorder and the object,
@@ -294,11 +286,12 @@ func (w *swapChecker) CheckContext(ctx context.Context, obj *unstructured.Unstru
 }
 
 // flags returns f with the settings' values for the flags not given on
-// the command line: -interval from argocd-cm timeout.reconciliation,
+// the command line: -interval from argocd-cm timeout.reconciliation
+// (negative when it is 0: periodic refreshes off),
 // -workers from controller.status.processors, -application-namespaces
 // from application.namespaces.
 func (s *settings) flags(f flags) flags {
-	if r := s.cm.Reconciliation; r > 0 && !f.set["interval"] {
+	if r := s.cm.Reconciliation; r != 0 && !f.set["interval"] {
 		f.interval = r
 	}
 	if n := s.params.StatusProcessors; n > 0 && !f.set["workers"] {
@@ -310,9 +303,10 @@ func (s *settings) flags(f flags) flags {
 	return f
 }
 
-// reconcilerOptions puts controller.self.heal.timeout.seconds into the
-// reconciler's options.
+// reconcilerOptions puts controller.self.heal.timeout.seconds and
+// argocd-cm timeout.hard.reconciliation into the reconciler's options.
 func (s *settings) reconcilerOptions(opts *controller.Options) {
+	opts.HardInterval = s.cm.HardReconciliation
 	if d := s.params.SelfHealTimeout; d > 0 {
 		opts.SelfHealTimeout = d
 	}

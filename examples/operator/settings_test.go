@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/argocdcm"
+	"github.com/kubegitops/gitops/examples/operator/controller"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -220,20 +221,27 @@ spec:
 	})
 }
 
-// TestReconciliationOffRefusedByName: argocd-cm timeout.reconciliation 0
-// (Argo CD's periodic refresh off) is refused naming the key, since the
-// reconciler requeues every app each -interval, and the other keys apply.
-func TestReconciliationOffRefusedByName(t *testing.T) {
-	cm, err := parseArgoCDCM(map[string]string{"timeout.reconciliation": "0", "timeout.hard.reconciliation": "1h"})
-	var se *argocdcm.SettingError
-	if !errors.As(err, &se) || se.Key != "timeout.reconciliation" || !errors.Is(err, argocdcm.ErrUnsupported) {
-		t.Fatalf("timeout.reconciliation 0: %v, want it refused by name", err)
+// TestReconciliationOff: argocd-cm timeout.reconciliation 0 turns the
+// periodic refresh off, as in Argo CD v3 (a negative interval for the
+// engine and the reconciler), and timeout.hard.reconciliation still gives
+// the reconciler its hard refresh interval; a -interval given on the
+// command line wins.
+func TestReconciliationOff(t *testing.T) {
+	cm, err := parseArgoCDCM(map[string]string{"timeout.reconciliation": "0s", "timeout.hard.reconciliation": "1h"})
+	if err != nil {
+		t.Fatalf("timeout.reconciliation 0s: %v, want it accepted", err)
 	}
-	if cm.Reconciliation != 0 || cm.HardReconciliation != time.Hour {
-		t.Errorf("settings %+v: want no reconciliation interval and the hard one applied", cm)
+	st := &settings{cm: cm, params: &argocdcm.Params{}}
+	if f := st.flags(flags{interval: 3 * time.Minute, set: map[string]bool{}}); f.interval >= 0 {
+		t.Errorf("interval %s, want negative (periodic refresh off)", f.interval)
 	}
-	if f := (&settings{cm: cm, params: &argocdcm.Params{}}).flags(flags{interval: time.Minute}); f.interval != time.Minute {
+	if f := st.flags(flags{interval: time.Minute, set: map[string]bool{"interval": true}}); f.interval != time.Minute {
 		t.Errorf("interval %s, want -interval's 1m", f.interval)
+	}
+	opts := controller.DefaultOptions()
+	st.reconcilerOptions(&opts)
+	if opts.HardInterval != time.Hour {
+		t.Errorf("reconciler hard interval %s, want timeout.hard.reconciliation's 1h", opts.HardInterval)
 	}
 }
 

@@ -62,3 +62,40 @@ func TestAuthenticatedPush(t *testing.T) {
 		t.Fatalf("Commit did not build on the pushed commit")
 	}
 }
+
+// With ReadPassword, a clone without the right credentials is refused and
+// one with them gets the repository; Commit still works.
+func TestAuthenticatedRead(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts := DefaultOptions()
+	opts.ReadUsername, opts.ReadPassword = "reader", "read-pass"
+	s, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.CreateRepository(ctx, "private", fstest.MapFS{"a": {Data: []byte("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.Commit(ctx, "private", "b", map[string][]byte{"b": []byte("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := func(url string) error {
+		cmd := exec.CommandContext(ctx, "git", "clone", "--quiet", url, filepath.Join(t.TempDir(), "c"))
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir(), "GIT_TERMINAL_PROMPT=0")
+		return cmd.Run()
+	}
+	withCreds := func(user, pass string) string {
+		return strings.Replace(s.RepoURL("private"), "http://", "http://"+user+":"+pass+"@", 1)
+	}
+	if clone(s.RepoURL("private")) == nil || clone(withCreds("reader", "wrong")) == nil {
+		t.Fatal("a clone without the right credentials got the repository")
+	}
+	dir := filepath.Join(t.TempDir(), "ok")
+	gitClient(t, "", "clone", "--quiet", withCreds("reader", "read-pass"), dir)
+	if head := gitClient(t, dir, "rev-parse", "HEAD"); head != next {
+		t.Fatalf("cloned head %s, want %s", head, next)
+	}
+}

@@ -36,6 +36,10 @@ type Options struct {
 	// push over HTTP (git-receive-pack) with these basic credentials; a
 	// push without them gets 401. Unset: every push is refused.
 	PushUsername, PushPassword string
+	// ReadUsername and ReadPassword, when ReadPassword is set, make every
+	// fetch and clone need these basic credentials (a private repository);
+	// one without them gets 401. Unset: anyone may read.
+	ReadUsername, ReadPassword string
 }
 
 // DefaultOptions returns a temporary folder, branch main, a demo author and
@@ -136,13 +140,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.requests.Add(1)
 			if opts.PushPassword != "" && isReceivePack(r) {
-				u, p, ok := r.BasicAuth()
-				if !ok || subtle.ConstantTimeCompare([]byte(u), []byte(opts.PushUsername)) != 1 || subtle.ConstantTimeCompare([]byte(p), []byte(opts.PushPassword)) != 1 {
-					w.Header().Set("WWW-Authenticate", `Basic realm="gitserver"`)
-					http.Error(w, "authentication required", http.StatusUnauthorized)
+				if !basicAuth(w, r, opts.PushUsername, opts.PushPassword) {
 					return
 				}
 				pushHandler.ServeHTTP(w, r)
+				return
+			}
+			if opts.ReadPassword != "" && !isReceivePack(r) && !basicAuth(w, r, opts.ReadUsername, opts.ReadPassword) {
 				return
 			}
 			handler.ServeHTTP(w, r)
@@ -152,6 +156,18 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.srv.Serve(s.ln) }()
 	return s, nil
+}
+
+// basicAuth reports whether r carries the basic credentials user and
+// password; when not, it answers 401.
+func basicAuth(w http.ResponseWriter, r *http.Request, user, password string) bool {
+	u, p, ok := r.BasicAuth()
+	if ok && subtle.ConstantTimeCompare([]byte(u), []byte(user)) == 1 && subtle.ConstantTimeCompare([]byte(p), []byte(password)) == 1 {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Basic realm="gitserver"`)
+	http.Error(w, "authentication required", http.StatusUnauthorized)
+	return false
 }
 
 // isReceivePack reports whether r is part of a push.

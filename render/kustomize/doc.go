@@ -15,7 +15,10 @@
 // the entry, unless Options.AllowRemoteResources is set; then krusty fetches
 // http(s) files and clones git bases (with the git binary) into temporary
 // directories, each read through its own Root and removed afterwards.
-// Plugins are disabled.
+// Plugins are disabled; a KSOPS generator (generators: naming a file of
+// kind ksops) is refused before krusty runs with a *KSOPSError naming the
+// generator file and saying to list its SOPS files as resources instead
+// (render.Decrypting decrypts them as krusty reads them).
 //
 // helmCharts are inflated in process when Options.Helm is set (the engine
 // sets it), as `kustomize build --enable-helm` does with a helm binary:

@@ -3,6 +3,7 @@ package kustomize
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -29,6 +30,32 @@ func TestEncryptedResourceIsRefusedWithoutADecryptor(t *testing.T) {
 		var ee *render.EncryptedError
 		if !errors.As(err, &ee) || (ee.Path != "app/secret.enc.yaml" && ee.Path != "app/secret.enc.json") {
 			t.Errorf("%s: rendered %d objects, err %v; want an *EncryptedError naming the file", name, len(objs), err)
+		}
+	}
+}
+
+// The KSOPS generator Argo CD users commit (generators: naming a file of
+// kind ksops, a Kustomize exec plugin) is refused with a *KSOPSError naming
+// the generator file and saying what to write instead, in the app's
+// kustomization and in one it reaches.
+func TestKSOPSGeneratorIsRefusedByName(t *testing.T) {
+	const generator = "apiVersion: viaduct.ai/v1\nkind: ksops\nmetadata:\n  name: secrets\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ksops\nfiles:\n- ./secret.enc.yaml\n"
+	for name, files := range map[string]fstest.MapFS{
+		"top": {
+			"app/kustomization.yaml":    {Data: []byte("generators: [secret-generator.yaml]\n")},
+			"app/secret-generator.yaml": {Data: []byte(generator)},
+			"app/secret.enc.yaml":       {Data: []byte(rendertest.SOPSSecretYAML)},
+		},
+		"base": {
+			"app/kustomization.yaml":         {Data: []byte("resources: [base]\n")},
+			"app/base/kustomization.yaml":    {Data: []byte("generators:\n- ./secret-generator.yaml\n")},
+			"app/base/secret-generator.yaml": {Data: []byte(strings.Replace(generator, "kind: ksops", "kind: KSOPS", 1))},
+		},
+	} {
+		objs, err := New(DefaultOptions()).Render(context.Background(), render.Input{FS: rendertest.NewSnapshot(files), Path: "app"})
+		var ke *KSOPSError
+		if !errors.As(err, &ke) || !strings.HasSuffix(ke.Generator, "secret-generator.yaml") || !strings.Contains(err.Error(), "resources:") {
+			t.Errorf("%s: rendered %d objects, err %v; want a *KSOPSError naming the generator and what to write instead", name, len(objs), err)
 		}
 	}
 }

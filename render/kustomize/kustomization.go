@@ -35,7 +35,7 @@ func readKustomization(root *render.Root, dir string) (string, *types.Kustomizat
 
 // checkRemote walks the kustomizations reachable from dir through local
 // resources, bases and components, and refuses remote entries (and
-// helmCharts) unless allowed. It runs before krusty, which would otherwise
+// helmCharts) unless allowed, and KSOPS generators (checkKSOPS). It runs before krusty, which would otherwise
 // clone or fetch during the build. With helm it returns the kustomization
 // files that have helmCharts, to be inflated in process.
 func checkRemote(root *render.Root, fsys *FileSystem, dir string, allowRemote, helm bool) ([]string, error) {
@@ -49,6 +49,9 @@ func checkRemote(root *render.Root, fsys *FileSystem, dir string, allowRemote, h
 		seen[dir] = true
 		kfile, k, err := readKustomizationVia(fsys, root, dir)
 		if err != nil {
+			return err
+		}
+		if err := checkKSOPS(root, dir, k.Generators); err != nil {
 			return err
 		}
 		if len(k.HelmChartInflationGenerator) > 0 {

@@ -24,7 +24,9 @@
 //
 // Fields Argo CD has and this package does not implement (Google Cloud
 // credentials, Azure workload identity, forced basic
-// auth, LFS) are refused with an *UnsupportedFieldError naming the Secret and
-// the field, never ignored. Store prints no secret (String, Format,
+// auth, LFS, insecure) are refused with an *UnsupportedFieldError naming the
+// Secret and the field, never ignored (their boolean ones are accepted when
+// "false", which is what leaving them out means); a field Argo CD does not
+// define at all (a misspelt passwd) is refused with an *UnknownFieldError. Store prints no secret (String, Format,
 // MarshalJSON), and errors name Secrets and fields, never values.
 package repocreds

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,8 +71,62 @@ func (e *UnsupportedFieldError) Error() string {
 	return fmt.Sprintf("repository secret %s: field %q is not supported (remove it or provide the credentials another way)", e.Secret, e.Field)
 }
 
-// unsupported are Argo CD's Secret fields this package refuses.
-var unsupported = []string{"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
+// UnknownFieldError is a Secret field Argo CD does not define (a typo
+// such as passwd, or another tool's key): it is refused rather than
+// ignored, so that credentials never silently go unused.
+type UnknownFieldError struct {
+	Secret, Field string
+}
+
+// Error implements error.
+func (e *UnknownFieldError) Error() string {
+	return fmt.Sprintf("repository secret %s: field %q is not a field of Argo CD's repository secrets (check its spelling)", e.Secret, e.Field)
+}
+
+// unsupported are Argo CD's Secret fields this package refuses; the
+// boolean ones among them (unsupportedBool) are accepted when false, which
+// is what leaving them out means.
+var (
+	unsupported     = []string{"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
+	unsupportedBool = map[string]bool{"useAzureWorkloadIdentity": true, "forceHttpBasicAuth": true, "enableLfs": true, "insecure": true}
+)
+
+// known are the fields of Argo CD's repository and repo-creds Secrets
+// this package reads.
+var known = map[string]bool{
+	"url": true, "type": true, "name": true, "project": true,
+	"username": true, "password": true, "bearerToken": true, "sshPrivateKey": true,
+	"tlsClientCertData": true, "tlsClientCertKey": true, "proxy": true, "noProxy": true,
+	"enableOCI": true, "insecureIgnoreHostKey": true, "insecureOCIForceHttp": true,
+	"githubAppID": true, "githubAppInstallationID": true, "githubAppPrivateKey": true, "githubAppEnterpriseBaseUrl": true,
+}
+
+// checkFields refuses, by name, the fields this package does not
+// implement (an *UnsupportedFieldError) and those Argo CD does not define
+// (an *UnknownFieldError), in the order of their names.
+func checkFields(id string, fields map[string]string) error {
+	for _, f := range unsupported {
+		v := fields[f]
+		if v == "" {
+			continue
+		}
+		if b, err := strconv.ParseBool(v); unsupportedBool[f] && err == nil && !b {
+			continue
+		}
+		return &UnsupportedFieldError{Secret: id, Field: f}
+	}
+	names := make([]string, 0, len(fields))
+	for f := range fields {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		if !known[f] && !slices.Contains(unsupported, f) {
+			return &UnknownFieldError{Secret: id, Field: f}
+		}
+	}
+	return nil
+}
 
 // LoadFile reads Secrets and ConfigMaps from a YAML file (documents of
 // other kinds, and Secrets without the secret-type label, are skipped).
@@ -95,6 +150,30 @@ func Load(file string, data []byte) (*Store, error) {
 // LoadNamespace lists the repository Secrets and the two ConfigMaps of a
 // namespace (Argo CD's own, usually "argocd").
 func LoadNamespace(ctx context.Context, cs kubernetes.Interface, namespace string) (*Store, error) {
+	objs, err := namespaceObjects(ctx, cs, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return FromObjects(objs)
+}
+
+// LoadNamespaceSkipping is LoadNamespace for a host that keeps serving
+// while one Secret is wrong: each Secret that cannot be read is left out
+// and returned in bad (keyed by namespace/name, each error naming the
+// Secret and the field, never a value); err is set only when the namespace
+// could not be listed.
+func LoadNamespaceSkipping(ctx context.Context, cs kubernetes.Interface, namespace string) (s *Store, bad map[string]error, err error) {
+	objs, err := namespaceObjects(ctx, cs, namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, bad = fromObjects(objs)
+	return s, bad, nil
+}
+
+// namespaceObjects lists the repository Secrets and the two ConfigMaps of
+// a namespace as objects.
+func namespaceObjects(ctx context.Context, cs kubernetes.Interface, namespace string) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	secrets, err := cs.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: SecretTypeLabel + " in (" + TypeRepository + "," + TypeRepoCreds + ")"})
 	if err != nil {
@@ -128,12 +207,29 @@ func LoadNamespace(ctx context.Context, cs kubernetes.Interface, namespace strin
 		u.Object["data"] = data
 		objs = append(objs, u)
 	}
-	return FromObjects(objs)
+	return objs, nil
 }
 
-// FromObjects builds a Store from Secret and ConfigMap objects.
+// FromObjects builds a Store from Secret and ConfigMap objects; the first
+// Secret (by namespace/name) that cannot be read is the error.
 func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
+	s, bad := fromObjects(objs)
+	if len(bad) > 0 {
+		ids := make([]string, 0, len(bad))
+		for id := range bad {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		return nil, bad[ids[0]]
+	}
+	return s, nil
+}
+
+// fromObjects builds a Store of the Secrets that can be read, and returns
+// the errors of the others by namespace/name.
+func fromObjects(objs []*unstructured.Unstructured) (*Store, map[string]error) {
 	s := &Store{caByHost: map[string][]byte{}}
+	bad := map[string]error{}
 	for _, o := range objs {
 		id := o.GetNamespace() + "/" + o.GetName()
 		switch o.GetKind() {
@@ -154,7 +250,8 @@ func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
 			}
 			r, err := secretRepository(id, o)
 			if err != nil {
-				return nil, err
+				bad[id] = err
+				continue
 			}
 			if typ == TypeRepository {
 				s.repos = append(s.repos, r)
@@ -164,7 +261,7 @@ func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
 		}
 	}
 	sort.SliceStable(s.templates, func(i, j int) bool { return len(normalise(s.templates[i].URL)) > len(normalise(s.templates[j].URL)) })
-	return s, nil
+	return s, bad
 }
 
 // secretRepository reads one Secret's fields (data, base64, overridden by
@@ -183,10 +280,8 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 	for k, v := range sdata {
 		fields[k] = v
 	}
-	for _, f := range unsupported {
-		if fields[f] != "" {
-			return Repository{}, &UnsupportedFieldError{Secret: id, Field: f}
-		}
+	if err := checkFields(id, fields); err != nil {
+		return Repository{}, err
 	}
 	r := Repository{Secret: id, URL: fields["url"], Type: fields["type"], Name: fields["name"], Project: fields["project"]}
 	if r.URL == "" {

@@ -230,3 +230,32 @@ stringData:
 		t.Fatalf("a malformed insecureOCIForceHttp: %v", err)
 	}
 }
+
+// A field Argo CD does not define (a typo such as passwd, or a key of
+// another tool) is refused by name, never ignored, and its value is not
+// printed; Argo CD's boolean fields this package does not implement are
+// accepted when they say false, which is what not implementing them does.
+func TestUnknownFieldsAreRefusedByName(t *testing.T) {
+	secret := func(typ, fields string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: " + typ + "}\nstringData:\n  url: https://git.example.com/org\n" + fields
+	}
+	for _, typ := range []string{"repository", "repo-creds"} {
+		_, err := repocreds.Load("x", []byte(secret(typ, "  username: bot\n  passwd: SECRET\n")))
+		var ue *repocreds.UnknownFieldError
+		if !errors.As(err, &ue) || ue.Secret != "argocd/s1" || ue.Field != "passwd" || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%s with passwd: %v, want an UnknownFieldError naming argocd/s1 and passwd", typ, err)
+		}
+	}
+	s, err := repocreds.Load("x", []byte(secret("repository", "  username: bot\n  password: pw\n  insecure: \"false\"\n  enableLfs: \"false\"\n  forceHttpBasicAuth: \"false\"\n  useAzureWorkloadIdentity: \"false\"\n")))
+	if err != nil {
+		t.Fatalf("false unsupported booleans: %v", err)
+	}
+	if c := s.For("https://git.example.com/org"); c == nil || c.Username != "bot" {
+		t.Errorf("credentials %v, want user bot", c)
+	}
+	_, err = repocreds.Load("x", []byte(secret("repository", "  insecure: \"true\"\n")))
+	var ue *repocreds.UnsupportedFieldError
+	if !errors.As(err, &ue) || ue.Field != "insecure" {
+		t.Errorf("insecure true: %v, want refused by name", err)
+	}
+}

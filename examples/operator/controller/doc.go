@@ -46,7 +46,10 @@
 // The status is written (merge patch of the status subresource) only when
 // it changed, or when reconciledAt is older than the interval; and the
 // controller's watch lets through only changes of generation, annotations,
-// finalizers and deletion, so its own writes never trigger it. Apps come
+// finalizers and deletion, so its own writes never trigger it (its removal
+// of the refresh annotation and the notified.notifications.argoproj.io
+// annotation of the notifications controller are not annotation changes
+// that count). Apps come
 // back after the interval; a refresh that fails returns its error so that
 // the controller's rate limiter backs off. Changes of the objects an app
 // manages queue it at once through ClusterEvents.

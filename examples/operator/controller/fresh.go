@@ -44,4 +44,7 @@ func (r *Reconciler) remember(app *v1alpha1.Application) {
 }
 
 // forget drops what is known of an app that is gone.
-func (r *Reconciler) forget(key string) { r.known.Delete(key) }
+func (r *Reconciler) forget(key string) {
+	r.known.Delete(key)
+	r.lastHard.Delete(key)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	gosync "sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/notify"
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -43,8 +45,16 @@ type Options struct {
 	Events *ClusterEvents
 	// Interval is how long after a refresh an app is refreshed again
 	// without other reason (with up to 10% jitter). Use the engine's
-	// Interval. Default 3 minutes.
+	// Interval. Default 3 minutes (zero). Negative turns periodic
+	// refreshes off (Argo CD's timeout.reconciliation: 0): an app is then
+	// refreshed when it changes, when an object it manages changes, when a
+	// refresh is asked for, on retries, and every HardInterval.
 	Interval time.Duration
+	// HardInterval, when positive, gives each app a hard refresh
+	// (branches and tags resolved again) once this long has passed since
+	// its last one, or since this reconciler first saw it (Argo CD's
+	// timeout.hard.reconciliation), also when periodic refreshes are off.
+	HardInterval time.Duration
 	// SelfHealTimeout is the least time between two self-heal syncs of
 	// one app at one revision. Default gitops.SelfHealTimeout.
 	SelfHealTimeout time.Duration
@@ -90,6 +100,9 @@ type Reconciler struct {
 	// projectsLoaded is set once Options.Projects loaded; the project
 	// watch keeps them current after that.
 	projectsLoaded atomic.Bool
+	// lastHard holds, per app, when its last hard refresh was (or when
+	// it was first seen), for Options.HardInterval.
+	lastHard gosync.Map
 }
 
 // New returns a Reconciler that reads and writes Applications through c.
@@ -98,7 +111,7 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 		return nil, errors.New("controller: no engine")
 	}
 	d := DefaultOptions()
-	if opts.Interval <= 0 {
+	if opts.Interval == 0 {
 		opts.Interval = d.Interval
 	}
 	if opts.SelfHealTimeout <= 0 {
@@ -119,7 +132,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 // SetupWithManager registers the reconciler with mgr. Updates that change
 // neither generation (spec or operation), annotations, finalizers nor the
 // deletion timestamp are filtered out, so the controller's own status
-// writes never make it reconcile again. Applications are read from the
+// writes never make it reconcile again; nor do its own removal of the
+// refresh annotation and the notified annotation the notifications
+// controller writes (annotationsChanged). Applications are read from the
 // manager's cache, and afresh through its API reader (Options.Reader)
 // when the cached copy is not the version last seen.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
@@ -130,7 +145,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		Named("application").
 		For(&v1alpha1.Application{}, ctrl.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{},
-			predicate.AnnotationChangedPredicate{},
+			annotationsChanged(),
 			lifecycleChanged(),
 			r.terminationRequested(),
 		))).
@@ -139,7 +154,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			// A failing app backs off exponentially, but never beyond one
 			// interval, as the engine's own run loop does.
 			RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
-				workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](100*time.Millisecond, r.opts.Interval),
+				workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](100*time.Millisecond, r.backoffCap()),
 				&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
 			),
 		})
@@ -153,6 +168,26 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		b = b.WatchesRawSource(source.Kind[client.Object](mgr.GetCache(), NewAppProject(), r.projectHandler()))
 	}
 	return b.Complete(r)
+}
+
+// annotationsChanged passes updates that change the annotations, except
+// those that only write the notifications controller's
+// notified.notifications.argoproj.io or remove the refresh annotation
+// (what the reconciler does itself after a refresh): neither changes what
+// a reconcile reads, so each would only refresh the app once more.
+func annotationsChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectOld == nil || e.ObjectNew == nil {
+			return false
+		}
+		prev, next := maps.Clone(e.ObjectOld.GetAnnotations()), maps.Clone(e.ObjectNew.GetAnnotations())
+		delete(prev, notify.NotifiedAnnotation)
+		delete(next, notify.NotifiedAnnotation)
+		if _, ok := next[AnnotationRefresh]; !ok {
+			delete(prev, AnnotationRefresh)
+		}
+		return !maps.Equal(prev, next)
+	}}
 }
 
 // lifecycleChanged passes updates that start a deletion or change the
@@ -235,7 +270,8 @@ func invalidSpec(prev v1alpha1.ApplicationStatus, err error, now time.Time) v1al
 // automated policy says so, and writes the status with the app's resource
 // tree and summary.
 func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log logr.Logger) (reconcile.Result, error) {
-	if app.Annotations[AnnotationRefresh] == "hard" {
+	hardDue := r.hardDue(app)
+	if app.Annotations[AnnotationRefresh] == "hard" || hardDue {
 		// Resolve branches and tags again now rather than from the
 		// engine's short-lived cache (rendered output stays cached by
 		// content).
@@ -247,7 +283,7 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 	st, refreshErr := r.opts.Engine.Refresh(ctx, app)
 	sources := len(app.Spec.AllSources())
 	next := keepLastGood(prev, appstatus.Refreshed(prev, st, sources, r.now()), st, refreshErr)
-	again := r.jitter()
+	again := r.next(app)
 	if refreshErr == nil {
 		if tree, summary, err := r.opts.Engine.ResourceTree(ctx, app); err == nil {
 			next.ResourceTree, next.Summary = tree, summary
@@ -300,7 +336,7 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 func (r *Reconciler) writeStatus(ctx context.Context, app *v1alpha1.Application, next v1alpha1.ApplicationStatus) error {
 	prev := app.Status
 	if sameStatus(prev, next) && prev.ReconciledAt != nil &&
-		((next.ReconciledAt != nil && prev.ReconciledAt.Equal(next.ReconciledAt)) || r.now().Sub(prev.ReconciledAt.Time) < r.opts.Interval) {
+		((next.ReconciledAt != nil && prev.ReconciledAt.Equal(next.ReconciledAt)) || r.opts.Interval < 0 || r.now().Sub(prev.ReconciledAt.Time) < r.opts.Interval) {
 		return nil
 	}
 	orig := app.DeepCopy()
@@ -324,6 +360,54 @@ func nameOf(app *v1alpha1.Application) string { return app.Namespace + "/" + app
 func (r *Reconciler) jitter() time.Duration {
 	iv := r.opts.Interval
 	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
+}
+
+// next is when app is refreshed again without other reason: after the
+// interval with jitter, or at its next hard refresh if that comes first;
+// zero (never) when periodic refreshes are off and there is no
+// HardInterval.
+func (r *Reconciler) next(app *v1alpha1.Application) time.Duration {
+	var again time.Duration
+	if r.opts.Interval > 0 {
+		again = r.jitter()
+	}
+	if hard := r.opts.HardInterval; hard > 0 {
+		at := r.now()
+		if v, ok := r.lastHard.Load(nameOf(app)); ok {
+			at = v.(time.Time)
+		}
+		wait := max(at.Add(hard).Sub(r.now()), time.Second)
+		if again == 0 || wait < again {
+			again = wait
+		}
+	}
+	return again
+}
+
+// hardDue reports whether app's hard refresh is due (HardInterval since
+// the last one), recording it as done now when it is; an app seen first
+// starts its count now.
+func (r *Reconciler) hardDue(app *v1alpha1.Application) bool {
+	hard := r.opts.HardInterval
+	if hard <= 0 {
+		return false
+	}
+	now := r.now()
+	v, seen := r.lastHard.LoadOrStore(nameOf(app), now)
+	if seen && now.Sub(v.(time.Time)) >= hard {
+		r.lastHard.Store(nameOf(app), now)
+		return true
+	}
+	return false
+}
+
+// backoffCap is the longest a failing app waits for its retry: one
+// interval, or the default interval when periodic refreshes are off.
+func (r *Reconciler) backoffCap() time.Duration {
+	if r.opts.Interval > 0 {
+		return r.opts.Interval
+	}
+	return DefaultOptions().Interval
 }
 
 // keepLastGood applies gitops.KeepsLastGood and gitops.KeptStatus (the

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"sort"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops/source/repocreds"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+
+// ReasonInvalidRepositorySecret is the reason of the Warning Event
+// written on a repository or repo-creds Secret that was left out; the
+// message names the Secret and the field, never a value.
+const ReasonInvalidRepositorySecret = "InvalidRepositorySecret"
+
+// repoSecrets keeps the engine's credentials (Options.Credentials reads
+// the live set) equal to Argo CD's repository and repo-creds Secrets of
+// the operator's namespace and its argocd-tls-certs-cm and
+// argocd-ssh-known-hosts-cm: each change of one of them reads them all
+// again, so the next refresh of an app uses the credentials as they are
+// now, without a restart.
+type repoSecrets struct {
+	kube      kubernetes.Interface
+	live      *repocreds.Live
+	recorder  record.EventRecorder
+	namespace string
+	log       logr.Logger
+}
+
+// loadRepoSecrets reads the namespace's repository Secrets into live once,
+// before the engine starts, so that the first refreshes already have
+// them; a Secret that cannot be read is logged by name (and reported as
+// an Event once the watch runs).
+func loadRepoSecrets(ctx context.Context, kube kubernetes.Interface, namespace string, log logr.Logger) (*repocreds.Live, error) {
+	r := &repoSecrets{kube: kube, live: &repocreds.Live{}, namespace: namespace, log: log.WithName("repositories")}
+	if err := r.load(ctx); err != nil {
+		return nil, err
+	}
+	return r.live, nil
+}
+
+// setupRepoSecrets watches the repository Secrets and the two ConfigMaps
+// of f.namespace, keeping live current.
+func setupRepoSecrets(mgr manager.Manager, kube kubernetes.Interface, live *repocreds.Live, f flags, log logr.Logger) error {
+	r := &repoSecrets{kube: kube, live: live, namespace: f.namespace, log: log.WithName("repositories"),
+		recorder: mgr.GetEventRecorderFor("gitops-operator")}
+	isRepoSecret := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		t := o.GetLabels()[repocreds.SecretTypeLabel]
+		return o.GetNamespace() == f.namespace && (t == repocreds.TypeRepository || t == repocreds.TypeRepoCreds)
+	})
+	isRepoConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetNamespace() == f.namespace && (o.GetName() == repocreds.TLSCertsConfig || o.GetName() == repocreds.KnownHostsConfig)
+	})
+	return ctrl.NewControllerManagedBy(mgr).Named("repositorysecrets").
+		For(&corev1.Secret{}, builder.WithPredicates(isRepoSecret)).
+		Watches(&corev1.ConfigMap{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(isRepoConfig)).
+		Complete(r)
+}
+
+// Reconcile reads every repository Secret again (any one changed) and
+// replaces the live set: a Secret that cannot be read is left out and
+// named in a Warning Event on it; the others are served.
+func (r *repoSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
+	return ctrl.Result{}, r.load(ctx)
+}
+
+// load lists the Secrets and ConfigMaps and replaces the live set.
+func (r *repoSecrets) load(ctx context.Context) error {
+	store, bad, err := repocreds.LoadNamespaceSkipping(ctx, r.kube, r.namespace)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(bad))
+	for id := range bad {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		r.log.Error(bad[id], "repository secret left out", "secret", id)
+		if r.recorder != nil {
+			r.recorder.Event(r.secretRef(ctx, id), corev1.EventTypeWarning, ReasonInvalidRepositorySecret, bad[id].Error())
+		}
+	}
+	r.live.Set(store)
+	r.log.V(1).Info("repository credentials loaded", "store", store.String())
+	return nil
+}
+
+// secretRef is the Secret namespace/name, read for its UID so that the
+// Event is attached to it (a bare reference when it is gone).
+func (r *repoSecrets) secretRef(ctx context.Context, id string) *corev1.Secret {
+	ns, name := r.namespace, id
+	for i := range id {
+		if id[i] == '/' {
+			ns, name = id[:i], id[i+1:]
+			break
+		}
+	}
+	if s, err := r.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+		return s
+	}
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
