@@ -187,6 +187,7 @@ function appPage(root) {
 
   // The tree and the history are redrawn by "page" events: their buttons
   // are handled where they sit, not bound one by one.
+  document.addEventListener("portal:open", (e) => openNode(e.detail)); // graph.js
   for (const id of ["#tree", "#hooks"]) {
     $(id).addEventListener("click", (e) => {
       const b = e.target.closest(".open-node");
@@ -293,6 +294,7 @@ function appPage(root) {
   // sync, redrawn in place; ticked tree boxes stay ticked.
   es.addEventListener("page", (m) => {
     const p = JSON.parse(m.data);
+    document.dispatchEvent(new CustomEvent("portal:page", {detail: p})); // graph.js, diff.js
     const ticked = new Set(Array.from(document.querySelectorAll("input.select:checked")).map((c) => c.value));
     const nodes = (list, none) => list.length ? list.map((n) => treeItem(n, ticked)) : [li(none)];
     $("#tree").replaceChildren(...nodes(p.tree.roots, "No resources yet."));
