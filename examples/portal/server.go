@@ -129,6 +129,7 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/pods", s.authed(s.apiPods))
 	m.Handle("GET /api/v1/apps/{name}/logs", s.authed(s.apiLogs))
 	m.Handle("GET /api/v1/apps/{name}/network", s.authed(s.apiNetwork))
+	m.Handle("GET /api/v1/apps/{name}/diff", s.authed(s.apiAppDiff))
 	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
 	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))
