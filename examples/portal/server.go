@@ -60,6 +60,8 @@ type server struct {
 	bg     context.Context
 	stopBg context.CancelFunc
 	wg     gosync.WaitGroup
+	// commits caches the metadata of the commits shown.
+	commits *commitCache
 }
 
 // newServer checks the apps and builds the routes.
@@ -81,7 +83,8 @@ func newServer(opts serverOptions) (*server, error) {
 		return nil, err
 	}
 	s := &server{opts: opts, apps: map[string]*gitops.Application{}, sessions: newSessions(),
-		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{}}
+		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{},
+		commits: &commitCache{m: map[string]commitMeta{}}}
 	for _, a := range opts.Apps {
 		if _, dup := s.apps[a.Name]; dup {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)

@@ -302,10 +302,11 @@ function appPage(root) {
     const rows = p.history.map(historyRow);
     if (!rows.length) {
       const tr = document.createElement("tr");
-      tr.append(Object.assign(document.createElement("td"), {colSpan: 4, textContent: "No sync recorded yet."}));
+      tr.append(Object.assign(document.createElement("td"), {colSpan: 5, textContent: "No sync recorded yet."}));
       rows.push(tr);
     }
     $("#history-rows").replaceChildren(...rows);
+    $("#commit").replaceChildren(...commitParts(p.commit));
     const last = $("#last-operation");
     last.hidden = !p.operation;
     if (p.operation) {
@@ -355,8 +356,17 @@ function appPage(root) {
       b.dataset.rev = h.short;
       action.append(b);
     }
-    tr.append(td(String(h.id)), td(code), td(when(h.deployedAt)), action);
+    const commit = td(...commitParts(h.commit));
+    commit.className = "commit";
+    tr.append(td(String(h.id)), td(code), commit, td(when(h.deployedAt)), action);
     return tr;
+  }
+  // commitParts are a commit's subject (the whole message as its title)
+  // and author, as the server's page shows them.
+  function commitParts(c) {
+    if (!c) return [];
+    const subject = Object.assign(document.createElement("span"), {className: "commit-subject", title: c.message, textContent: c.subject});
+    return [subject, " ", Object.assign(document.createElement("span"), {className: "msg commit-author", textContent: c.author})];
   }
   // when formats a time as the server's pages do.
   function when(t) {
