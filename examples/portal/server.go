@@ -46,7 +46,10 @@ type serverOptions struct {
 
 // server is the portal's HTTP handler.
 type server struct {
-	opts     serverOptions
+	opts serverOptions
+	// apps are replaced whole (never changed in place) under appsMu by an
+	// edit; read them with app.
+	appsMu   gosync.RWMutex
 	apps     map[string]*gitops.Application
 	names    []string // sorted
 	sessions *sessions
@@ -133,6 +136,8 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/logs", s.authed(s.apiLogs))
 	m.Handle("GET /api/v1/apps/{name}/network", s.authed(s.apiNetwork))
 	m.Handle("GET /api/v1/apps/{name}/diff", s.authed(s.apiAppDiff))
+	m.Handle("GET /api/v1/apps/{name}/details", s.authed(s.apiDetails))
+	m.Handle("POST /api/v1/apps/{name}/details", s.authed(s.apiEditDetails))
 	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
 	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))
