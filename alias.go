@@ -837,6 +837,12 @@ var ErrClusterConfigUnsupported = engine.ErrClusterConfigUnsupported
 // See [engine.ErrNoOperation].
 var ErrNoOperation = engine.ErrNoOperation
 
+// ErrNoRevisionMetadata is returned by RevisionMetadata for a source that
+// keeps no commit metadata (a Helm chart, a plain folder).
+//
+// See [engine.ErrNoRevisionMetadata].
+var ErrNoRevisionMetadata = engine.ErrNoRevisionMetadata
+
 // ErrNotInApp is returned for an action on an object the app does not
 // track.
 //

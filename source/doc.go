@@ -21,6 +21,8 @@
 //   - ChangedPaths compares two snapshots by tree hash and lists the paths
 //     that differ, descending only into subtrees whose hashes differ, so a
 //     monorepo commit that touches one app costs a walk of that app.
+//   - MetadataSource is a Source that tells a commit's RevisionMetadata
+//     (author, date, message); source/git implements it.
 //   - URLPolicy is an optional allow list of schemes and hosts that also
 //     refuses link-local and cloud metadata addresses, checked at connect
 //     time (server-side request forgery through a repository URL).

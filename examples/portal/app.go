@@ -16,6 +16,8 @@ type historyRow struct {
 	Revision   string    `json:"revision"`
 	Short      string    `json:"short"`
 	DeployedAt time.Time `json:"deployedAt"`
+	// Commit is the author and message of the first source's commit.
+	Commit *commitMeta `json:"commit,omitempty"`
 }
 
 // appView is everything the app page shows.
@@ -34,6 +36,8 @@ type appView struct {
 	Tree           appTree            `json:"tree"`
 	History        []historyRow       `json:"history"`
 	Operation      *operationView     `json:"operation,omitempty"`
+	// Commit is the author and message of Status.Revision (first source).
+	Commit *commitMeta `json:"commit,omitempty"`
 	// CanWrite is Permissions.Sync (sync, rollback, terminate).
 	CanWrite    bool     `json:"canWrite"`
 	CanSecrets  bool     `json:"canSecrets"`
@@ -57,21 +61,23 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 		v.Conditions = append(v.Conditions, st.Conditions...)
 	}
 	v.Tree = s.tree(r.Context(), a, st)
-	v.History = s.historyRows(r.Context(), a.Name)
+	v.History = s.historyRows(r.Context(), a)
+	v.Commit = s.firstCommit(r.Context(), a, v.Status.Revision)
 	v.Operation = s.lastOperation(r.Context(), a.Name)
 	return v
 }
 
 // historyRows is app's history, newest first.
-func (s *server) historyRows(ctx context.Context, app string) []historyRow {
+func (s *server) historyRows(ctx context.Context, a *gitops.Application) []historyRow {
 	out := []historyRow{}
-	h, err := s.opts.Engine.History(ctx, app)
+	h, err := s.opts.Engine.History(ctx, a.Name)
 	if err != nil {
 		return out
 	}
 	for i := len(h) - 1; i >= 0; i-- {
 		rev := strings.Join(h[i].Revisions, ",")
-		out = append(out, historyRow{ID: h[i].ID, Revision: rev, Short: shortRev(rev), DeployedAt: h[i].DeployedAt})
+		out = append(out, historyRow{ID: h[i].ID, Revision: rev, Short: shortRev(rev), DeployedAt: h[i].DeployedAt,
+			Commit: s.firstCommit(ctx, a, rev)})
 	}
 	return out
 }

@@ -133,6 +133,8 @@ type appPerms struct {
 	Logs bool `json:"logs"`
 	// Secrets: read Secret values unmasked.
 	Secrets bool `json:"secrets"`
+	// Update: edit the app's details (applications, update).
+	Update bool `json:"update"`
 }
 
 // appObject is an app's object in a request: "<project>/<app>".
@@ -149,6 +151,7 @@ func (s *server) permsOf(c caller, a *gitops.Application) appPerms {
 		Sync:    az.allow(c.identity, rbac.ResourceApplications, rbac.ActionSync, obj),
 		Logs:    az.allow(c.identity, rbac.ResourceLogs, rbac.ActionGet, obj),
 		Secrets: az.secrets(c.identity, projectOf(a)),
+		Update:  az.allow(c.identity, rbac.ResourceApplications, rbac.ActionUpdate, obj),
 	}
 }
 
@@ -159,7 +162,7 @@ func (s *server) permsOf(c caller, a *gitops.Application) appPerms {
 // action is get, sync, or a resource action (rbac.ResourceAction).
 func (s *server) appFor(r *http.Request, c caller, resource, action string) (*gitops.Application, appPerms, error) {
 	name := r.PathValue("name")
-	a, ok := s.apps[name]
+	a, ok := s.app(name)
 	if !ok || !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 		return nil, appPerms{}, &accessError{http.StatusNotFound, fmt.Sprintf("application %s: not found or not permitted", name)}
 	}

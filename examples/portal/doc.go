@@ -15,7 +15,30 @@
 // its defaults at each opening) and what server-sent events push: the live
 // progress of a sync, the status badges, and the tree, history and last
 // operation after each refresh or sync. Nothing is built with Node; the
-// assets are embedded.
+// assets are embedded. app.js passes each pushed page on as a
+// "portal:page" DOM event to three more scripts: web/graph.js draws the
+// tree as an SVG graph laid out left to right (arrow keys move between
+// nodes, Enter opens one) and the network view from GET
+// /api/v1/apps/{name}/network (Ingress -> Service from the Ingresses'
+// backends, Service -> Pod from the Services' selectors, the app's Pods
+// only); web/diff.js shows GET /api/v1/apps/{name}/diff, every changed
+// object's diff from the engine's status (Secret values masked by the
+// engine), unified or side by side; web/details.js shows GET
+// /api/v1/apps/{name}/details (sources, Helm and Kustomize settings, sync
+// policy) and POSTs edits to it.
+//
+// Commits: the header and each history row show the commit's subject and
+// author, from Engine.RevisionMetadata, cached by repository and commit
+// and read only when a page is rendered or a refresh finished.
+//
+// Details: POST /api/v1/apps/{name}/details needs "applications, update"
+// (403) and changes automated sync, prune, self-heal, sync options, and
+// the first source's Helm parameters and values (a Helm source only) or
+// Kustomize images (a source with a kustomize block only; otherwise 400
+// naming the field). The edited app is validated and handed to
+// Engine.Upsert and audited ("details"); the portal keeps it for later
+// requests, but does not write the --apps folder: an edit lasts until
+// the portal restarts.
 //
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through
@@ -31,7 +54,7 @@
 // manifest evaluated by package rbac with the AppProjects' roles (Secret
 // values always masked, as in Argo CD; OIDC groups read from its scopes).
 // GET /api/v1/apps/{name}/permissions answers get, sync, logs ("logs,
-// get") and secrets; the page shows Sync, Terminate and Roll back only with
+// get"), secrets and update; the page shows Sync, Terminate and Roll back only with
 // sync, the Logs tab only with logs, and the action list marks each action
 // permitted or not.
 //

@@ -91,7 +91,7 @@ func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
 	projects, clusters := map[string]bool{}, map[string]bool{}
 	search := strings.ToLower(q.Search)
 	for _, name := range s.names {
-		a := s.apps[name]
+		a, _ := s.app(name)
 		proj := projectOf(a)
 		if !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 			continue

@@ -158,8 +158,11 @@ func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Appli
 		}
 		s.audit.write(c.identity, what, a, details, outcome)
 		s.opts.Hooks.broker.publish(a.Name, streamEvent{Name: "operation", Data: view})
-		// The run loop refreshes on the cluster's events; ask at once too.
-		_ = s.opts.Engine.Upsert(*a)
+		// The run loop refreshes on the cluster's events; ask at once too
+		// (with the app as it is now: it may have been edited meanwhile).
+		if cur, ok := s.app(a.Name); ok {
+			_ = s.opts.Engine.Upsert(*cur)
+		}
 	}()
 	writeJSON(w, http.StatusAccepted, map[string]string{"operation": what, "state": "started"})
 }
@@ -254,6 +257,8 @@ func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	_ = s.opts.Engine.Upsert(*a)
+	if cur, ok := s.app(a.Name); ok {
+		_ = s.opts.Engine.Upsert(*cur)
+	}
 	writeJSON(w, http.StatusOK, res)
 }

@@ -19,6 +19,8 @@ type pageUpdate struct {
 	Tree      appTree        `json:"tree"`
 	History   []historyRow   `json:"history"`
 	Operation *operationView `json:"operation,omitempty"`
+	// Commit is the author and message of the compared revision.
+	Commit *commitMeta `json:"commit,omitempty"`
 }
 
 // pageMemo is what was last pushed to the pages of one app. It is only
@@ -30,6 +32,7 @@ type pageMemo struct {
 	// when a refresh finished (every sync is followed by one).
 	history   []historyRow
 	operation *operationView
+	commit    *commitMeta
 	page      []byte // the JSON of the last "page" event
 }
 
@@ -49,7 +52,7 @@ func (s *server) watchPages(ctx context.Context) {
 		case <-tick.C:
 		}
 		for _, name := range b.watched() {
-			a, ok := s.apps[name]
+			a, ok := s.app(name)
 			if !ok {
 				continue
 			}
@@ -76,10 +79,11 @@ func (s *server) pushPage(ctx context.Context, a *gitops.Application) {
 	}
 	if !st.ReconciledAt.Equal(m.reconciled) || m.page == nil {
 		m.reconciled = st.ReconciledAt
-		m.history = s.historyRows(ctx, a.Name)
+		m.history = s.historyRows(ctx, a)
 		m.operation = s.lastOperation(ctx, a.Name)
+		m.commit = s.firstCommit(ctx, a, st.Revision)
 	}
-	up := pageUpdate{Tree: s.tree(ctx, a, st), History: m.history, Operation: m.operation}
+	up := pageUpdate{Tree: s.tree(ctx, a, st), History: m.history, Operation: m.operation, Commit: m.commit}
 	data, err := json.Marshal(up)
 	if err != nil || bytes.Equal(data, m.page) {
 		return

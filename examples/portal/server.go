@@ -46,7 +46,10 @@ type serverOptions struct {
 
 // server is the portal's HTTP handler.
 type server struct {
-	opts     serverOptions
+	opts serverOptions
+	// apps are replaced whole (never changed in place) under appsMu by an
+	// edit; read them with app.
+	appsMu   gosync.RWMutex
 	apps     map[string]*gitops.Application
 	names    []string // sorted
 	sessions *sessions
@@ -60,6 +63,8 @@ type server struct {
 	bg     context.Context
 	stopBg context.CancelFunc
 	wg     gosync.WaitGroup
+	// commits caches the metadata of the commits shown.
+	commits *commitCache
 }
 
 // newServer checks the apps and builds the routes.
@@ -81,7 +86,8 @@ func newServer(opts serverOptions) (*server, error) {
 		return nil, err
 	}
 	s := &server{opts: opts, apps: map[string]*gitops.Application{}, sessions: newSessions(),
-		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{}}
+		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{},
+		commits: &commitCache{m: map[string]commitMeta{}}}
 	for _, a := range opts.Apps {
 		if _, dup := s.apps[a.Name]; dup {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)
@@ -128,6 +134,10 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/permissions", s.authed(s.apiPermissions))
 	m.Handle("GET /api/v1/apps/{name}/pods", s.authed(s.apiPods))
 	m.Handle("GET /api/v1/apps/{name}/logs", s.authed(s.apiLogs))
+	m.Handle("GET /api/v1/apps/{name}/network", s.authed(s.apiNetwork))
+	m.Handle("GET /api/v1/apps/{name}/diff", s.authed(s.apiAppDiff))
+	m.Handle("GET /api/v1/apps/{name}/details", s.authed(s.apiDetails))
+	m.Handle("POST /api/v1/apps/{name}/details", s.authed(s.apiEditDetails))
 	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
 	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))

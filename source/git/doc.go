@@ -22,7 +22,9 @@
 // blobs straight from the object store through its own handle, and
 // TreeHash(path) returns the Git object id of a subtree, the content
 // address the render cache keys on. ChangedPaths lists what differs
-// between two commits by comparing tree hashes.
+// between two commits by comparing tree hashes. RevisionMetadata
+// (source.MetadataSource) reads a commit's author, date and message from
+// the object store, fetching the commit first when it is not there.
 //
 // Every network operation runs under Options.Timeout (90 s) on top of the
 // caller's context; a server that accepts a connection and never answers

@@ -135,9 +135,9 @@ func (s *Sources) Invalidate(repoURL string) {
 	}
 }
 
-// of returns the Source and Repository of one app source: the chart
+// Of returns the Source and Repository of one app source: the chart
 // source for a chart, else the source of its repository URL.
-func (s *Sources) of(src v1alpha1.ApplicationSource) (source.Source, source.Repository, error) {
+func (s *Sources) Of(src v1alpha1.ApplicationSource) (source.Source, source.Repository, error) {
 	if src.Helm != nil && src.Helm.PassCredentials {
 		return nil, source.Repository{}, fmt.Errorf("%s: helm.passCredentials is not supported: a repository's credentials are only sent to its own host", source.RedactURL(src.RepoURL))
 	}
@@ -154,7 +154,7 @@ func (s *Sources) of(src v1alpha1.ApplicationSource) (source.Source, source.Repo
 
 // Resolve resolves one app source at target.
 func (s *Sources) Resolve(ctx context.Context, src v1alpha1.ApplicationSource, target string) (source.Revision, error) {
-	got, repo, err := s.of(src)
+	got, repo, err := s.Of(src)
 	if err != nil {
 		return source.Revision{}, err
 	}
@@ -168,7 +168,7 @@ func (s *Sources) ResolveAll(ctx context.Context, app *v1alpha1.Application, fre
 	srcs := app.Spec.AllSources()
 	revs := make([]source.Revision, len(srcs))
 	for i, src := range srcs {
-		got, repo, err := s.of(src)
+		got, repo, err := s.Of(src)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func (s *Sources) ResolveAll(ctx context.Context, app *v1alpha1.Application, fre
 // fetch resolves one source at target (unless known holds its revision
 // already) and opens its snapshot.
 func (s *Sources) fetch(ctx context.Context, i int, src v1alpha1.ApplicationSource, target string, known *source.Revision) (source.Revision, source.Snapshot, error) {
-	got, repo, err := s.of(src)
+	got, repo, err := s.Of(src)
 	if err != nil {
 		return source.Revision{}, nil, err
 	}

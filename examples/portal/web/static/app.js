@@ -187,6 +187,7 @@ function appPage(root) {
 
   // The tree and the history are redrawn by "page" events: their buttons
   // are handled where they sit, not bound one by one.
+  document.addEventListener("portal:open", (e) => openNode(e.detail)); // graph.js
   for (const id of ["#tree", "#hooks"]) {
     $(id).addEventListener("click", (e) => {
       const b = e.target.closest(".open-node");
@@ -293,6 +294,7 @@ function appPage(root) {
   // sync, redrawn in place; ticked tree boxes stay ticked.
   es.addEventListener("page", (m) => {
     const p = JSON.parse(m.data);
+    document.dispatchEvent(new CustomEvent("portal:page", {detail: p})); // graph.js, diff.js
     const ticked = new Set(Array.from(document.querySelectorAll("input.select:checked")).map((c) => c.value));
     const nodes = (list, none) => list.length ? list.map((n) => treeItem(n, ticked)) : [li(none)];
     $("#tree").replaceChildren(...nodes(p.tree.roots, "No resources yet."));
@@ -300,10 +302,11 @@ function appPage(root) {
     const rows = p.history.map(historyRow);
     if (!rows.length) {
       const tr = document.createElement("tr");
-      tr.append(Object.assign(document.createElement("td"), {colSpan: 4, textContent: "No sync recorded yet."}));
+      tr.append(Object.assign(document.createElement("td"), {colSpan: 5, textContent: "No sync recorded yet."}));
       rows.push(tr);
     }
     $("#history-rows").replaceChildren(...rows);
+    $("#commit").replaceChildren(...commitParts(p.commit));
     const last = $("#last-operation");
     last.hidden = !p.operation;
     if (p.operation) {
@@ -353,8 +356,17 @@ function appPage(root) {
       b.dataset.rev = h.short;
       action.append(b);
     }
-    tr.append(td(String(h.id)), td(code), td(when(h.deployedAt)), action);
+    const commit = td(...commitParts(h.commit));
+    commit.className = "commit";
+    tr.append(td(String(h.id)), td(code), commit, td(when(h.deployedAt)), action);
     return tr;
+  }
+  // commitParts are a commit's subject (the whole message as its title)
+  // and author, as the server's page shows them.
+  function commitParts(c) {
+    if (!c) return [];
+    const subject = Object.assign(document.createElement("span"), {className: "commit-subject", title: c.message, textContent: c.subject});
+    return [subject, " ", Object.assign(document.createElement("span"), {className: "msg commit-author", textContent: c.author})];
   }
   // when formats a time as the server's pages do.
   function when(t) {
