@@ -26,7 +26,8 @@ import (
 // served and stored as v1. Its schema types spec.color and spec.size, sets
 // defaults (size 3, mode "fast") and keys spec.ports by name (a map list
 // whose items default protocol to TCP), so a comparison needs the CRD's
-// own schema to merge it.
+// own schema to merge it. The list of versions ends the manifest, so a
+// test may append versions (and then spec.conversion) to it.
 func WidgetCRD(group string) string {
 	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
