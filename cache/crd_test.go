@@ -3,8 +3,6 @@ package cache
 import (
 	"context"
 	"errors"
-	"fmt"
-	"k8s.io/client-go/discovery"
 	"strings"
 	"testing"
 	"time"
@@ -13,74 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/resource"
 )
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
-// createCRD creates a namespaced CRD for kind Widget in group and waits
-// until it is Established; it is deleted (with its objects) after the test.
-func createCRD(t *testing.T, dyn dynamic.Interface, group string, versions string, conversion string) {
-	t.Helper()
-	ctx := testCtx(t)
-	crd := fromYAML(t, fmt.Sprintf(`
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.%s
-spec:
-  group: %s
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-%s
-%s
-`, group, group, versions, conversion))
-	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = dyn.Resource(crdGVR).Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
-	})
-	waitFor(t, 30*time.Second, "CRD established", func() bool {
-		got, err := dyn.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == "Established" && m["status"] == "True" {
-				return true
-			}
-		}
-		return false
-	})
-	// Established does not mean discovery serves every version yet; a
-	// cache started before it does would not see them.
-	dc, err := discovery.NewDiscoveryClientForConfig(cluster.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	served, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	for _, v := range served {
-		name, _, _ := unstructured.NestedString(v.(map[string]any), "name")
-		waitFor(t, 30*time.Second, "discovery of "+group+"/"+name, func() bool {
-			_, err := dc.ServerResourcesForGroupVersion(group + "/" + name)
-			return err == nil
-		})
-	}
-}
-
-const oneVersion = `
-  - name: v1
-    served: true
-    storage: true
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}`
 
 func widget(apiVersion, ns, name string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
@@ -116,7 +52,7 @@ func TestCRDCreatedAtRunTimeIsWatched(t *testing.T) {
 	}
 	gen := c.APIResourcesGeneration()
 
-	createCRD(t, dyn, "runtime.cache.test", oneVersion, "")
+	testfiles.InstallCRD(t, cluster.Config(), testfiles.WidgetCRD("runtime.cache.test"))
 	gvr := schema.GroupVersionResource{Group: "runtime.cache.test", Version: "v1", Resource: "widgets"}
 	if _, err := dyn.Resource(gvr).Namespace(ns).Create(testCtx(t), widget("runtime.cache.test/v1", ns, "w1"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -160,21 +96,19 @@ func TestBrokenConversionWebhookTaintsOnlyThatKind(t *testing.T) {
 	const group = "broken.cache.test"
 	cs, dyn := clients(t, cluster.Config())
 	ns := cluster.TestNamespace(t)
-	createCRD(t, dyn, group, `
-  - name: v1
-    served: true
-    storage: true
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-  - name: v2
+	// The Widget CRD's versions end its manifest: v2 and the conversion
+	// follow them.
+	testfiles.InstallCRD(t, cluster.Config(), testfiles.WidgetCRD(group)+`  - name: v2
     served: true
     storage: false
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}`, `
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
   conversion:
     strategy: Webhook
     webhook:
       conversionReviewVersions: ["v1"]
       clientConfig:
-        service: {namespace: default, name: nowhere, path: /convert, port: 443}`)
+        service: {namespace: default, name: nowhere, path: /convert, port: 443}
+`)
 	v1 := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}
 	if _, err := dyn.Resource(v1).Namespace(ns).Create(testCtx(t), widget(group+"/v1", ns, "w1"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

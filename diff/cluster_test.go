@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/testenv"
 )
 
@@ -26,81 +26,14 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.RunMain(m, testenv.Options{APIServerOnly: true}, &cluster))
 }
 
-const widgetCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              color: {type: string}
-              size: {type: integer, default: 3}
-              mode: {type: string, default: fast}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
-                    protocol: {type: string, default: TCP}
-`
-
 var widgetGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
-// ensureWidgetCRD installs the Widget CRD (its schema sets defaults, also
-// inside a keyed list) and waits until it is served.
-func ensureWidgetCRD(t testing.TB, dyn dynamic.Interface) {
+// ensureWidgetCRD installs the Widget CRD of group example.com (its schema
+// sets defaults, also inside a keyed list) and waits until it is served
+// and its OpenAPI model published; the package's tests share it.
+func ensureWidgetCRD(t testing.TB) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	crd := mustObject(t, widgetCRD)
-	data, _ := json.Marshal(crd.Object)
-	force := true
-	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := dyn.Resource(crdGVR).Patch(ctx, crd.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: "test", Force: &force}); err != nil {
-		t.Fatal(err)
-	}
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := dyn.Resource(widgetGVR).Namespace("default").List(ctx, metav1.ListOptions{})
-		return err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("Widget CRD not served: %v", err)
-	}
-	// The API server publishes a new CRD's OpenAPI model a moment after the
-	// kind is served; a schema read in between would not know Widget.
-	disco := discovery.NewDiscoveryClientForConfigOrDie(cluster.Config())
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		paths, err := disco.OpenAPIV3().Paths()
-		if err != nil {
-			return false, nil
-		}
-		gv, ok := paths["apis/example.com/v1"]
-		if !ok {
-			return false, nil
-		}
-		raw, err := gv.Schema("application/json")
-		return err == nil && strings.Contains(string(raw), "com.example.v1.Widget"), nil
-	})
-	if err != nil {
-		t.Fatalf("Widget's OpenAPI model never published: %v", err)
-	}
+	testfiles.EnsureCRD(t, cluster.Config(), testfiles.WidgetCRD("example.com"))
 }
 
 // apply server-side-applies obj as manager and returns the live object.
@@ -143,7 +76,7 @@ func changePaths(res Result) []string {
 // cluster's OpenAPI must agree on every step (argo-cd#23126, #21817).
 func TestServerSideDiffCRDDefaults(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cluster.Config())
-	ensureWidgetCRD(t, dyn)
+	ensureWidgetCRD(t)
 	ns := cluster.TestNamespace(t)
 	applier, err := NewDryRunApplier(cluster.Config(), 10*time.Second)
 	if err != nil {
@@ -287,7 +220,7 @@ func TestServerSideDiffDeployment(t *testing.T) {
 // is one change), where a deduced schema would replace the list whole.
 func TestStructuredMergeOfflineSchema(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cluster.Config())
-	ensureWidgetCRD(t, dyn)
+	ensureWidgetCRD(t)
 	ns := cluster.TestNamespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

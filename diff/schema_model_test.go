@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -97,7 +96,7 @@ spec:
 func TestClusterSchemaModelsEveryServedKind(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ensureWidgetCRD(t, dynamic.NewForConfigOrDie(cluster.Config()))
+	ensureWidgetCRD(t)
 	for _, builtinFirst := range []bool{false, true} {
 		opts := DefaultClusterSchemaOptions()
 		opts.BuiltinFirst = builtinFirst

@@ -5,42 +5,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/sync"
 )
 
 // crdApp is a CustomResourceDefinition (with a keyed list, so the
 // comparison needs the CRD's own schema) and one object of it.
 func crdApp(group string) string {
-	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.%[1]s}
-spec:
-  group: %[1]s
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
----
+	return testfiles.WidgetCRD(group) + fmt.Sprintf(`---
 apiVersion: %[1]s/v1
 kind: Widget
 metadata: {name: w1}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/git"
 	"github.com/kubegitops/gitops/sync"
@@ -27,11 +28,7 @@ func BenchmarkEngine500Apps(b *testing.B) {
 	const apps, workers = 500, 10
 	const interval = 2 * time.Second
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer gs.Close()
+	gs := testfiles.GitServer(b, gitserver.DefaultOptions())
 	files := fstest.MapFS{}
 	for i := 0; i < apps; i++ {
 		files[fmt.Sprintf("apps/a%03d/cm.yaml", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-%03d}\ndata: {n: \"%d\"}\n", i, i))}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source/webhook"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -36,18 +37,10 @@ func gitApp(name, url, branch, ns string) *Application {
 func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
-	first, err := gs.CreateRepository(ctx, "shop", fstest.MapFS{
+	gs, first := testfiles.GitRepo(t, gitserver.DefaultOptions(), "shop", fstest.MapFS{
 		"app/web.yaml": {Data: []byte(webApp)},
 		"README.md":    {Data: []byte("a demo repository\n")},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	url := gs.RepoURL("shop")
 	nsHook, nsPoll := cluster.TestNamespace(t), cluster.TestNamespace(t)
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -129,15 +130,7 @@ func runUntilKilled(t *testing.T, store *crashStore, app *Application, whenDead 
 func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
-	commit, err := gs.CreateRepository(ctx, "many", manyConfigMaps(300, 10))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gs, commit := testfiles.GitRepo(t, gitserver.DefaultOptions(), "many", manyConfigMaps(300, 10))
 	ns := cluster.TestNamespace(t)
 	kube, err := kubernetes.NewForConfig(cluster.Config())
 	if err != nil {
@@ -226,11 +219,7 @@ func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 func TestRollbackTargetsSurviveARestart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	cm := func(v string) []byte {
 		return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {v: \"" + v + "\"}\n")
 	}
@@ -294,15 +283,8 @@ func TestRollbackTargetsSurviveARestart(t *testing.T) {
 func TestRunKnowsAppsByNamespaceAndName(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
-	if _, err := gs.CreateRepository(ctx, "twins", fstest.MapFS{"app/cm.yaml": {Data: []byte(
-		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n")}}); err != nil {
-		t.Fatal(err)
-	}
+	gs, _ := testfiles.GitRepo(t, gitserver.DefaultOptions(), "twins", fstest.MapFS{"app/cm.yaml": {Data: []byte(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n")}})
 	kube, err := kubernetes.NewForConfig(cluster.Config())
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package imageupdate
 
 import (
-	"context"
 	"io"
 	"log"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -107,17 +107,9 @@ const (
 // creates repository name from files.
 func startGit(t *testing.T, name string, files fstest.MapFS) (*gitserver.Server, string) {
 	t.Helper()
-	ctx := context.Background()
 	opts := gitserver.DefaultOptions()
 	opts.PushUsername, opts.PushPassword = pushUser, pushPass
-	gs, err := gitserver.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
-	if _, err := gs.CreateRepository(ctx, name, files); err != nil {
-		t.Fatal(err)
-	}
+	gs, _ := testfiles.GitRepo(t, opts, name, files)
 	return gs, gs.RepoURL(name)
 }
 

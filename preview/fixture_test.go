@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/git"
 )
@@ -152,16 +153,7 @@ type repo struct {
 
 func newRepo(t testing.TB, files fstest.MapFS) *repo {
 	t.Helper()
-	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
-	first, err := gs.CreateRepository(ctx, "fleet", files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gs, first := testfiles.GitRepo(t, gitserver.DefaultOptions(), "fleet", files)
 	return &repo{gs: gs, name: "fleet", first: first}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -208,23 +209,7 @@ func TestCRDAndItsObjectsInOneSync(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	s, _ := newSyncer(t, nil)
 	group := strings.ReplaceAll(ns, "-", "") + ".example.com"
-	crd := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.GROUP}
-spec:
-  group: GROUP
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
+	crd := testfiles.WidgetCRD("GROUP") + `---
 apiVersion: GROUP/v1
 kind: Widget
 metadata: {name: w1}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -28,11 +29,7 @@ func TestAgentWebhook(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	git, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer git.Close()
+	git := testfiles.GitServer(t, gitserver.DefaultOptions())
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\ndata:\n  color: blue\n"
 	if _, err := git.CreateRepository(ctx, "app", fstest.MapFS{"deploy/cm.yaml": {Data: []byte(cm)}}); err != nil {
 		t.Fatal(err)

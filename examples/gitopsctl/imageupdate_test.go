@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 )
 
 // image-update --dry-run prints the tag change and the kustomization diff
@@ -40,17 +41,10 @@ func TestImageUpdateCommand(t *testing.T) {
 	}
 	opts := gitserver.DefaultOptions()
 	opts.PushUsername, opts.PushPassword = "cli", "cli-push-secret"
-	gs, err := gitserver.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
-	if _, err := gs.CreateRepository(ctx, "cli", fstest.MapFS{
+	gs, _ := testfiles.GitRepo(t, opts, "cli", fstest.MapFS{
 		"app/kustomization.yaml": {Data: []byte("resources: [web.yaml]\nimages:\n- name: app\n  newName: " + host + "/team/app\n  newTag: 1.0.0\n")},
 		"app/web.yaml":           {Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: web, image: app}]}\n")},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	head, _ := gs.Head(ctx, "cli")
 	writeAppFile := func(constraint string) string {
 		f := filepath.Join(t.TempDir(), "app.yaml")

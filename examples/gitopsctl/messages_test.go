@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -58,17 +59,7 @@ func TestDiffSaysPruneFalseIsKept(t *testing.T) {
 // rendered, and prints the failure once, not once per layer.
 func TestRenderFailureSaysToolAndRevisionOnce(t *testing.T) {
 	ns := cluster.TestNamespace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	git, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer git.Close()
-	commit, err := git.CreateRepository(ctx, "app", fstest.MapFS{"deploy/cm.yaml": {Data: []byte("kind: ConfigMap\nmetadata: [unclosed\n")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	git, commit := testfiles.GitRepo(t, gitserver.DefaultOptions(), "app", fstest.MapFS{"deploy/cm.yaml": {Data: []byte("kind: ConfigMap\nmetadata: [unclosed\n")}})
 	appFile := filepath.Join(t.TempDir(), "app.yaml")
 	app := fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: broken\nspec:\n  source: {repoURL: %s, targetRevision: main, path: deploy}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", git.RepoURL("app"), ns)
 	if err := os.WriteFile(appFile, []byte(app), 0o644); err != nil {

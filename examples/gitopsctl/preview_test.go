@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/preview"
 )
 
@@ -29,11 +30,7 @@ func TestPreviewCommandWithLiveComparison(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gs.Close()
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	cm := func(name, color string) []byte {
 		return []byte(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  color: %s\n", name, color))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/internal/chartserver"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,11 +56,7 @@ func TestOperatorUpdatesImages(t *testing.T) {
 
 	gopts := gitserver.DefaultOptions()
 	gopts.PushUsername, gopts.PushPassword = "updater", "push-secret"
-	gs, err := gitserver.Start(ctx, gopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gopts)
 	kust := "resources: [cronjob.yaml]\nimages:\n- name: app\n  newName: " + image + "\n  newTag: 1.0.0\n"
 	if _, err := gs.CreateRepository(ctx, "images", fstest.MapFS{
 		"git/kustomization.yaml": {Data: []byte(kust)}, "git/cronjob.yaml": {Data: []byte(webCronJob)},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/notify"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -181,11 +182,7 @@ func TestOperatorDeliversNotifications(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	manifest := func(v string) []byte {
 		return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notified}\ndata: {v: \"" + v + "\"}\n")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -188,22 +189,13 @@ func newFixture(t *testing.T) *fixture {
 
 func newFixtureWith(t *testing.T, fo fixtureOptions) *fixture {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	f := &fixture{t: t, ns: cluster.TestNamespace(t), audit: &syncBuffer{}}
-	git, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { git.Close() })
-	f.git = git
 	files := fstest.MapFS{}
 	for p, b := range guestbookFiles("hello v1") {
 		files[p] = &fstest.MapFile{Data: b}
 	}
-	if f.first, err = git.CreateRepository(ctx, "apps", files); err != nil {
-		t.Fatal(err)
-	}
+	git, first := testfiles.GitRepo(t, gitserver.DefaultOptions(), "apps", files)
+	f.git, f.first = git, first
 	f.repo = git.RepoURL("apps")
 	dir := t.TempDir()
 	apps := fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1

@@ -2,11 +2,12 @@ package recipes
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/internal/testfiles"
+	"github.com/kubegitops/gitops/internal/testfiles/testengine"
 	"github.com/kubegitops/gitops/testenv"
 )
 
@@ -21,32 +22,14 @@ func TestMain(m *testing.M) {
 // newEngine returns an engine on the test cluster with opts applied.
 func newEngine(t *testing.T, set func(*gitops.Options)) *gitops.Engine {
 	t.Helper()
-	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cluster.Config()}}
-	set(&opts)
-	e, err := gitops.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return e
+	return testengine.New(t, cluster.Config(), set)
 }
 
 // writeRepo writes files (path -> content) into a new folder and returns
 // it: a local repository (an absolute path is a source/dir repoURL).
 func writeRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testfiles.Tree(t, files)
 }
 
 // loadApp decodes one Application manifest, with REPO replaced.

@@ -22,6 +22,7 @@ import (
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/state"
 )
@@ -65,11 +66,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	}
 	opts := gitserver.DefaultOptions()
 	opts.PushUsername, opts.PushPassword = "updater", "push-secret"
-	gs, err := gitserver.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, opts)
 	kust := "resources: [deployment.yaml]\nimages:\n- name: app\n  newName: " + host + "/team/app\n  newTag: 1.0.0\n"
 	if _, err := gs.CreateRepository(ctx, "images", fstest.MapFS{
 		"git/kustomization.yaml": {Data: []byte(kust)}, "git/deployment.yaml": {Data: []byte(imageDeployment)},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/internal/testfiles"
+	"github.com/kubegitops/gitops/internal/testfiles/testengine"
 	"github.com/kubegitops/gitops/testenv"
 )
 
@@ -24,18 +25,7 @@ func TestMain(m *testing.M) {
 // tests do, with tweak's changes to its options.
 func newEngine(t *testing.T, tweak func(*gitops.Options)) *gitops.Engine {
 	t.Helper()
-	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cluster.Config()}}
-	opts.Sync.WaveTimeout = time.Minute
-	if tweak != nil {
-		tweak(&opts)
-	}
-	e, err := gitops.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return e
+	return testengine.New(t, cluster.Config(), tweak)
 }
 
 // repoDir writes files into a folder that serves as an app's source.

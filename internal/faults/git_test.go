@@ -182,10 +182,7 @@ func (f *gitFixture) checkKeptStatus(t *testing.T) {
 // ComparisonError. The repository URL carries a password, which appears in
 // no error, condition or log line.
 func TestGitServerDown(t *testing.T) {
-	gs, err := gitserver.Start(context.Background(), gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	addr := strings.TrimPrefix(gs.URL(), "http://")
 	f := startGitApp(t, gs, addr)
 	if err := gs.Close(); err != nil {
@@ -202,11 +199,7 @@ func TestGitServerDown(t *testing.T) {
 // timeout, and the running engine keeps the last good status, as when the
 // server is down.
 func TestGitServerHung(t *testing.T) {
-	gs, err := gitserver.Start(context.Background(), gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	proxy := startHangingProxy(t, strings.TrimPrefix(gs.URL(), "http://"))
 	f := startGitApp(t, gs, proxy.Addr())
 	proxy.hang()

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/internal/testfiles/testengine"
 	"github.com/kubegitops/gitops/sync"
 	"github.com/kubegitops/gitops/testenv"
 )
@@ -42,20 +43,14 @@ func newEngine(t *testing.T, cfg *rest.Config, tweak func(*gitops.Options)) *git
 	if cfg == nil {
 		cfg = cluster.Config()
 	}
-	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: inCluster, Config: cfg}}
-	opts.Sync.WaveTimeout = 2 * time.Minute
-	opts.Sync.PollInterval = 100 * time.Millisecond
-	opts.Cache.RetryMax = 2 * time.Second
-	if tweak != nil {
-		tweak(&opts)
-	}
-	e, err := gitops.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return e
+	return testengine.New(t, cfg, func(opts *gitops.Options) {
+		opts.Sync.WaveTimeout = 2 * time.Minute
+		opts.Sync.PollInterval = 100 * time.Millisecond
+		opts.Cache.RetryMax = 2 * time.Second
+		if tweak != nil {
+			tweak(opts)
+		}
+	})
 }
 
 // repoDir writes files into a folder that serves as an app's source.

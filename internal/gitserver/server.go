@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -65,6 +66,9 @@ type Server struct {
 	srv      *http.Server
 	done     chan error
 	requests atomic.Int64
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // repoName is what a repository may be called: one path element of safe
@@ -189,16 +193,20 @@ func (s *Server) Branch() string { return s.opts.Branch }
 func (s *Server) Requests() int64 { return s.requests.Load() }
 
 // Close stops the server, waits for it, and removes its folder when Start
-// created it.
+// created it. Closing again returns the first Close's result, so a test
+// that stops the server on purpose may leave a deferred Close in place.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if serr := <-s.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	s.cleanup()
-	return err
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := s.srv.Shutdown(ctx)
+		if serr := <-s.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+			err = serr
+		}
+		s.cleanup()
+		s.closeErr = err
+	})
+	return s.closeErr
 }
 
 func (s *Server) cleanup() {

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -153,15 +154,7 @@ func TestCommitPushesOverHTTP(t *testing.T) {
 	defer cancel()
 	opts := gitserver.DefaultOptions()
 	opts.PushUsername, opts.PushPassword = "pusher", "push-secret-value"
-	srv, err := gitserver.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	base, err := srv.CreateRepository(ctx, "rw", fstest.MapFS{"kustomization.yaml": {Data: []byte("resources: []\n")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, base := testfiles.GitRepo(t, opts, "rw", fstest.MapFS{"kustomization.yaml": {Data: []byte("resources: []\n")}})
 	s := newSource(t)
 	anon := source.Repository{URL: srv.RepoURL("rw")}
 	if _, err := s.Commit(ctx, anon, CommitRequest{Edit: writeFile("a.yaml", "a: 1\n"), Message: "m", Author: testAuthor}); !errors.Is(err, source.ErrAuthentication) {

@@ -17,6 +17,7 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/testenv"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -92,11 +93,7 @@ func startWith(t *testing.T, tweak func(*gitops.Options), projects bool) *env {
 	if crdErr != nil {
 		t.Fatal(crdErr)
 	}
-	gs, err := gitserver.Start(context.Background(), gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	cs, err := kubernetes.NewForConfig(cluster.Config())
 	if err != nil {
 		t.Fatal(err)

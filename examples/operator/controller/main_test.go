@@ -15,6 +15,7 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/internal/testfiles"
+	"github.com/kubegitops/gitops/internal/testfiles/testengine"
 	"github.com/kubegitops/gitops/testenv"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -82,21 +83,14 @@ func newClient(t *testing.T) client.Client {
 // its changes bridged to events.
 func newEngine(t *testing.T, events *controller.ClusterEvents, tweak func(*gitops.Options)) *gitops.Engine {
 	t.Helper()
-	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: inCluster, Config: cluster.Config()}}
-	if events != nil {
-		opts.NewClusterCache = events.NewClusterCache
-	}
-	opts.Sync.WaveTimeout = time.Minute
-	if tweak != nil {
-		tweak(&opts)
-	}
-	e, err := gitops.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return e
+	return testengine.New(t, cluster.Config(), func(opts *gitops.Options) {
+		if events != nil {
+			opts.NewClusterCache = events.NewClusterCache
+		}
+		if tweak != nil {
+			tweak(opts)
+		}
+	})
 }
 
 // operator is a running manager reconciling the Applications of ns.

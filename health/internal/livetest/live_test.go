@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/testenv"
 )
@@ -371,16 +372,7 @@ spec:
   maxReplicas: 3
   metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
 `, health.Degraded, ""},
-		{"crd", `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.NS.example.com}
-spec:
-  group: NS.example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
-  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
-`, health.Healthy, "CRD is healthy"},
+		{"crd", testfiles.WidgetCRD("NS.example.com"), health.Healthy, "CRD is healthy"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
