@@ -16,18 +16,18 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/internal/clustersecret"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // New returns an engine from gitops.DefaultOptions whose one cluster,
-// "in-cluster" at clustersecret.InClusterServer, is reached with cfg, and whose sync gives up
+// v1alpha1.KubernetesInClusterName at v1alpha1.KubernetesInternalAPIServerAddr, is reached with cfg, and whose sync gives up
 // on a wave after a minute (a test fails sooner than the default ten). tweak,
 // when set, changes the options last. The engine is closed when the test
 // ends; the test fails if New does.
 func New(t testing.TB, cfg *rest.Config, tweak func(*gitops.Options)) *gitops.Engine {
 	t.Helper()
 	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: clustersecret.InClusterServer, Config: cfg}}
+	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
 	opts.Sync.WaveTimeout = time.Minute
 	if tweak != nil {
 		tweak(&opts)
