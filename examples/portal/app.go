@@ -126,6 +126,8 @@ type listPageData struct {
 	NextQuery string
 	Syncs     []string
 	Healths   []string
+	// Tiles are the counts by sync and health status (tilesOf).
+	Tiles []tile
 }
 
 func (s *server) listPage(w http.ResponseWriter, r *http.Request, c caller) {
@@ -133,6 +135,7 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request, c caller) {
 	l := s.list(r.Context(), c, q)
 	d := listPageData{List: l, Query: q, Syncs: []string{"Synced", "OutOfSync", "Unknown"},
 		Healths: []string{"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}}
+	d.Tiles = tilesOf(l, q, d.Syncs, d.Healths)
 	if q.Page > 1 {
 		d.PrevQuery = "?" + q.values(q.Page-1)
 	}

@@ -61,7 +61,7 @@ func (s *server) refused(r *http.Request, id identity, why string) {
 	name := r.PathValue("name")
 	rec := auditRecord{User: id.User, Groups: id.Groups, Via: id.Via, Action: path.Base(r.URL.Path), App: name,
 		Outcome: refusedPrefix + why}
-	if a, ok := s.apps[name]; ok {
+	if a, ok := s.app(name); ok {
 		rec.Project = projectOf(a)
 	}
 	s.audit.record(rec)

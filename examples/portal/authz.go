@@ -158,8 +158,12 @@ func (s *server) permsOf(c caller, a *gitops.Application) appPerms {
 // action on resource for it (else 403). resource is applications or logs;
 // action is get, sync, or a resource action (rbac.ResourceAction).
 func (s *server) appFor(r *http.Request, c caller, resource, action string) (*gitops.Application, appPerms, error) {
-	name := r.PathValue("name")
-	a, ok := s.apps[name]
+	return s.appNamed(c, r.PathValue("name"), resource, action)
+}
+
+// appNamed is appFor for the app named name (a bulk request names several).
+func (s *server) appNamed(c caller, name, resource, action string) (*gitops.Application, appPerms, error) {
+	a, ok := s.app(name)
 	if !ok || !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 		return nil, appPerms{}, &accessError{http.StatusNotFound, fmt.Sprintf("application %s: not found or not permitted", name)}
 	}

@@ -64,6 +64,11 @@ type appList struct {
 	// Projects and Clusters are the filter choices the caller may see.
 	Projects []string `json:"projects"`
 	Clusters []string `json:"clusters"`
+	// SyncCounts and HealthCounts are the tiles: how many apps of the
+	// list have each sync and health status, counted with every filter but
+	// the sync and health ones (a tile filters by its status).
+	SyncCounts   map[string]int `json:"syncCounts"`
+	HealthCounts map[string]int `json:"healthCounts"`
 }
 
 func clusterOf(a *gitops.Application) string {
@@ -87,11 +92,14 @@ func matchLabel(labels map[string]string, sel string) bool {
 // reads the engine's in-memory status of each app; the last sync time is
 // read from the state store for the page's rows only.
 func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
-	out := appList{Page: q.Page}
+	out := appList{Page: q.Page, SyncCounts: map[string]int{}, HealthCounts: map[string]int{}}
 	projects, clusters := map[string]bool{}, map[string]bool{}
 	search := strings.ToLower(q.Search)
-	for _, name := range s.names {
-		a := s.apps[name]
+	for _, name := range s.appNames() {
+		a, ok := s.app(name)
+		if !ok {
+			continue
+		}
 		proj := projectOf(a)
 		if !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 			continue
@@ -107,6 +115,8 @@ func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
 		if st, ok := s.opts.Engine.AppStatus(name); ok {
 			row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
 		}
+		out.SyncCounts[row.Sync]++
+		out.HealthCounts[row.Health]++
 		if (q.Sync != "" && q.Sync != row.Sync) || (q.Health != "" && q.Health != row.Health) {
 			continue
 		}

@@ -49,7 +49,7 @@ func (s *server) watchPages(ctx context.Context) {
 		case <-tick.C:
 		}
 		for _, name := range b.watched() {
-			a, ok := s.apps[name]
+			a, ok := s.app(name)
 			if !ok {
 				continue
 			}

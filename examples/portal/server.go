@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 	gosync "sync"
 	"time"
@@ -46,9 +45,10 @@ type serverOptions struct {
 
 // server is the portal's HTTP handler.
 type server struct {
-	opts     serverOptions
-	apps     map[string]*gitops.Application
-	names    []string // sorted
+	opts serverOptions
+	// apps is the served apps (appSet), guarded by appsMu.
+	appsMu   gosync.RWMutex
+	apps     appSet
 	sessions *sessions
 	audit    *auditLog
 	pages    *template.Template
@@ -80,16 +80,13 @@ func newServer(opts serverOptions) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{opts: opts, apps: map[string]*gitops.Application{}, sessions: newSessions(),
+	s := &server{opts: opts, apps: appSet{byName: map[string]*gitops.Application{}}, sessions: newSessions(),
 		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{}}
 	for _, a := range opts.Apps {
-		if _, dup := s.apps[a.Name]; dup {
+		if err := s.addApp(a); err != nil {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)
 		}
-		s.apps[a.Name] = a
-		s.names = append(s.names, a.Name)
 	}
-	slices.Sort(s.names)
 	s.bg, s.stopBg = context.WithCancel(context.Background())
 	if opts.Hooks != nil && opts.Engine != nil {
 		s.wg.Add(1)
@@ -120,6 +117,7 @@ func (s *server) routes() {
 	m.Handle("GET /apps/{name}", s.authed(s.appPage))
 	m.Handle("GET /api/v1/session", s.authed(s.apiSession))
 	m.Handle("GET /api/v1/apps", s.authed(s.apiList))
+	m.Handle("POST /api/v1/sync", s.authed(s.apiBulkSync))
 	m.Handle("GET /api/v1/apps/{name}", s.authed(s.apiApp))
 	m.Handle("GET /api/v1/apps/{name}/resource", s.authed(s.apiResource))
 	m.Handle("GET /api/v1/apps/{name}/events", s.authed(s.apiEvents))
