@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -69,7 +70,9 @@ func (p policy) need(resource, action, object string) string {
 // Argo CD's API server does. The subject is the user (the token file's
 // user, or the OIDC email or sub) with its groups.
 type argoRBAC struct {
-	enforcer *rbac.Enforcer
+	// enforcer is replaced whole when argocd-rbac-cm changes (reload).
+	enforcer atomic.Pointer[rbac.Enforcer]
+	projects []gitops.Project
 }
 
 // newArgoRBAC builds the enforcer from argocd-rbac-cm and the engine's
@@ -79,11 +82,13 @@ func newArgoRBAC(cfg *rbac.Config, projects []gitops.Project) (*argoRBAC, error)
 	if err != nil {
 		return nil, err
 	}
-	return &argoRBAC{enforcer: e}, nil
+	a := &argoRBAC{projects: projects}
+	a.enforcer.Store(e)
+	return a, nil
 }
 
 func (a *argoRBAC) allow(id identity, resource, action, object string) bool {
-	return a.enforcer.Enforce(rbac.Subject{Name: id.User, Groups: id.Groups}, resource, action, object)
+	return a.enforcer.Load().Enforce(rbac.Subject{Name: id.User, Groups: id.Groups}, resource, action, object)
 }
 
 // secrets is always false: Argo CD never shows Secret values, whatever

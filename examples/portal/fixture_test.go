@@ -19,7 +19,10 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 )
 
 // The tokens of the fixture's users and what the policy gives them.
@@ -174,6 +177,9 @@ type fixtureOptions struct {
 	// RBACConfigMap, when set, is an argocd-rbac-cm manifest the portal
 	// authorises with (as --rbac-cm) instead of the role file.
 	RBACConfigMap string
+	// RBACNamespace: RBACConfigMap is created in the test's namespace and
+	// read from there, live (as --rbac-namespace).
+	RBACNamespace bool
 	// Projects replaces fixtureProjects when set.
 	Projects string
 	// LogsFollowMax bounds a logs request (default: the portal's).
@@ -264,7 +270,20 @@ spec:
 		t.Fatal(err)
 	}
 	var authz authorizer
-	if fo.RBACConfigMap != "" {
+	rbacNS := ""
+	if fo.RBACNamespace {
+		var cm corev1.ConfigMap
+		if err := yaml.Unmarshal([]byte(fo.RBACConfigMap), &cm); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.kube.CoreV1().ConfigMaps(f.ns).Create(ctx, &cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if authz, _, err = loadRBACNamespace(ctx, f.kube, f.ns, opts.Projects); err != nil {
+			t.Fatal(err)
+		}
+		rbacNS = f.ns
+	} else if fo.RBACConfigMap != "" {
 		cfg, err := loadRBACConfigMap(write("argocd-rbac-cm.yaml", fo.RBACConfigMap))
 		if err != nil {
 			t.Fatal(err)
@@ -275,7 +294,7 @@ spec:
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
 	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube,
-		Tokens: tokens, Policy: pol, Authz: authz, Audit: f.audit, LogsFollowMax: fo.LogsFollowMax})
+		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, Audit: f.audit, LogsFollowMax: fo.LogsFollowMax})
 	if err != nil {
 		t.Fatal(err)
 	}
