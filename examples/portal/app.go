@@ -38,10 +38,13 @@ type appView struct {
 	CanWrite    bool     `json:"canWrite"`
 	CanSecrets  bool     `json:"canSecrets"`
 	Permissions appPerms `json:"permissions"`
+	// SyncWindow is set when the project's sync windows block a manual
+	// sync now (syncWindow).
+	SyncWindow *windowView `json:"syncWindow,omitempty"`
 }
 
 func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) appView {
-	v := appView{Name: a.Name, Project: projectOf(a), Cluster: clusterOf(a), Namespace: a.Spec.Destination.Namespace,
+	v := appView{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace,
 		CanWrite: p.Sync, CanSecrets: p.Secrets, Permissions: p, Conditions: []gitops.Condition{}, History: []historyRow{},
 		Status: badges{Sync: string(gitops.Unknown), Health: "Unknown"}}
 	if srcs := a.Spec.AllSources(); len(srcs) > 0 {
@@ -56,6 +59,7 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 		v.Status = statusBadges(st)
 		v.Conditions = append(v.Conditions, st.Conditions...)
 	}
+	v.SyncWindow = s.syncWindow(a, time.Now())
 	v.Tree = s.tree(r.Context(), a, st)
 	v.History = s.historyRows(r.Context(), a.Name)
 	v.Operation = s.lastOperation(r.Context(), a.Name)

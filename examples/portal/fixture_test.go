@@ -180,6 +180,9 @@ type fixtureOptions struct {
 	// RBACNamespace: RBACConfigMap is created in the test's namespace and
 	// read from there, live (as --rbac-namespace).
 	RBACNamespace bool
+	// ClusterSecret: an Argo CD cluster Secret in the test's namespace
+	// names the in-cluster address dev-east (as --cluster-secrets-namespace).
+	ClusterSecret bool
 	// Projects replaces fixtureProjects when set.
 	Projects string
 	// LogsFollowMax bounds a logs request (default: the portal's).
@@ -268,6 +271,18 @@ spec:
 	opts.Projects, err = gitops.LoadProjects(strings.NewReader(fo.Projects))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fo.ClusterSecret {
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cluster-dev-east", Labels: map[string]string{gitops.ClusterSecretTypeLabel: "cluster"}},
+			StringData: map[string]string{"name": "dev-east", "server": inClusterServer, "config": "{}"}}
+		if _, err := f.kube.CoreV1().Secrets(f.ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		fromSecrets, err := loadClusterSecrets(ctx, f.kube, f.ns, cluster.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Clusters = mergeClusters(opts.Clusters, fromSecrets)
 	}
 	var authz authorizer
 	rbacNS := ""

@@ -71,13 +71,6 @@ type appList struct {
 	HealthCounts map[string]int `json:"healthCounts"`
 }
 
-func clusterOf(a *gitops.Application) string {
-	if a.Spec.Destination.Name != "" {
-		return a.Spec.Destination.Name
-	}
-	return a.Spec.Destination.Server
-}
-
 // matchLabel reads "k=v" (or "k" for presence).
 func matchLabel(labels map[string]string, sel string) bool {
 	if sel == "" {
@@ -104,7 +97,7 @@ func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
 		if !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 			continue
 		}
-		cl := clusterOf(a)
+		cl := s.clusterOf(a)
 		projects[proj], clusters[cl] = true, true
 		if (q.Project != "" && q.Project != proj) || (q.Cluster != "" && q.Cluster != cl) ||
 			!matchLabel(a.Labels, q.Label) || (search != "" && !strings.Contains(strings.ToLower(name), search)) {

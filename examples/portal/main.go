@@ -34,7 +34,7 @@ type flags struct {
 	oidcIssuer, oidcClientID, oidcSecretFile  string
 	oidcRedirect, oidcGroupsClaim, instanceID string
 	rbacCM, tlsCert, tlsKey                   string
-	rbacNamespace                             string
+	rbacNamespace, clusterSecretsNS           string
 	trustedProxies                            []netip.Prefix
 	logsFollowMax                             time.Duration
 	operator                                  bool
@@ -62,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", "groups", "ID token claim holding the user's groups (without --rbac-cm)")
 	fs.StringVar(&f.rbacCM, "rbac-cm", "", "argocd-rbac-cm ConfigMap manifest: authorise with Argo CD's RBAC instead of --policy")
 	fs.StringVar(&f.rbacNamespace, "rbac-namespace", "", "read argocd-rbac-cm from this namespace of the cluster and reload it live when it changes (instead of --policy or --rbac-cm)")
+	fs.StringVar(&f.clusterSecretsNS, "cluster-secrets-namespace", "", "also read Argo CD cluster Secrets (argocd.argoproj.io/secret-type: cluster) of this namespace as destinations, shown by their names")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM), re-read when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the key file (PEM) of --tls-cert")
 	fs.DurationVar(&f.logsFollowMax, "logs-follow-max", defaultFollowMax, "how long one Pod logs request may stream (follow) at most")
@@ -146,6 +147,13 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	kube, err := kubernetes.NewForConfig(clusters[0].Config)
 	if err != nil {
 		return err
+	}
+	if f.clusterSecretsNS != "" {
+		fromSecrets, err := loadClusterSecrets(ctx, kube, f.clusterSecretsNS, clusters[0].Config)
+		if err != nil {
+			return err
+		}
+		clusters = mergeClusters(clusters, fromSecrets)
 	}
 	opts := gitops.DefaultOptions()
 	opts.Clusters = clusters
@@ -263,7 +271,7 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	}
 	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube,
 		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit,
-		LogsFollowMax: cfg.LogsFollowMax})
+		LogsFollowMax: cfg.LogsFollowMax, ClusterNames: clusterNames(opts.Clusters)})
 	if err != nil {
 		e.Close()
 		return nil, err

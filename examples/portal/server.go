@@ -36,6 +36,9 @@ type serverOptions struct {
 	// Audit receives one JSON line per state-changing request, refused or
 	// started, and one when an operation ends.
 	Audit io.Writer
+	// ClusterNames are the clusters' names by server URL (clusterNames):
+	// the pages show a destination by its cluster's name.
+	ClusterNames map[string]string
 	// PageSize is the list page's length. Default 50.
 	PageSize int
 	// LogsFollowMax bounds how long one logs request streams. Default 30
