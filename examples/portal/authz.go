@@ -138,6 +138,9 @@ type appPerms struct {
 	Logs bool `json:"logs"`
 	// Secrets: read Secret values unmasked.
 	Secrets bool `json:"secrets"`
+	// Delete: delete the app or one of its resources (applications,
+	// delete).
+	Delete bool `json:"delete"`
 }
 
 // appObject is an app's object in a request: "<project>/<app>".
@@ -154,6 +157,7 @@ func (s *server) permsOf(c caller, a *gitops.Application) appPerms {
 		Sync:    az.allow(c.identity, rbac.ResourceApplications, rbac.ActionSync, obj),
 		Logs:    az.allow(c.identity, rbac.ResourceLogs, rbac.ActionGet, obj),
 		Secrets: az.secrets(c.identity, projectOf(a)),
+		Delete:  az.allow(c.identity, rbac.ResourceApplications, rbac.ActionDelete, obj),
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/kubegitops/gitops/internal/gitserver"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 )
@@ -308,7 +309,11 @@ spec:
 		}
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
-	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube,
+	dyn, err := dynamic.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube, KubeDynamic: dyn,
 		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, Audit: f.audit, LogsFollowMax: fo.LogsFollowMax})
 	if err != nil {
 		t.Fatal(err)

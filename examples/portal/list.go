@@ -71,6 +71,16 @@ type appList struct {
 	HealthCounts map[string]int `json:"healthCounts"`
 }
 
+// rowOf is a's row of the list, with the engine's in-memory status.
+func (s *server) rowOf(a *gitops.Application) appRow {
+	row := appRow{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
+		Sync: string(gitops.Unknown), Health: "Unknown"}
+	if st, ok := s.opts.Engine.AppStatus(a.Name); ok {
+		row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
+	}
+	return row
+}
+
 // matchLabel reads "k=v" (or "k" for presence).
 func matchLabel(labels map[string]string, sel string) bool {
 	if sel == "" {
@@ -103,11 +113,7 @@ func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
 			!matchLabel(a.Labels, q.Label) || (search != "" && !strings.Contains(strings.ToLower(name), search)) {
 			continue
 		}
-		row := appRow{Name: name, Project: proj, Cluster: cl, Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
-			Sync: string(gitops.Unknown), Health: "Unknown"}
-		if st, ok := s.opts.Engine.AppStatus(name); ok {
-			row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
-		}
+		row := s.rowOf(a)
 		out.SyncCounts[row.Sync]++
 		out.HealthCounts[row.Health]++
 		if (q.Sync != "" && q.Sync != row.Sync) || (q.Health != "" && q.Health != row.Health) {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -148,6 +149,10 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	dyn, err := dynamic.NewForConfig(clusters[0].Config)
+	if err != nil {
+		return err
+	}
 	if f.clusterSecretsNS != "" {
 		fromSecrets, err := loadClusterSecrets(ctx, kube, f.clusterSecretsNS, clusters[0].Config)
 		if err != nil {
@@ -197,7 +202,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			return err
 		}
 	}
-	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, Tokens: tokens, OIDC: oidcL, Policy: pol,
+	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
 		Authz: authz, RBACNamespace: f.rbacNamespace, TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax,
 		Log: stderr})
 	if err != nil {
@@ -234,9 +239,11 @@ type portalConfig struct {
 	Engine gitops.Options
 	Apps   []*gitops.Application
 	Kube   kubernetes.Interface
-	Tokens tokenFile
-	OIDC   *oidcLogin
-	Policy policy
+	// KubeDynamic is Kube's cluster for any kind (resource deletion).
+	KubeDynamic dynamic.Interface
+	Tokens      tokenFile
+	OIDC        *oidcLogin
+	Policy      policy
 	// Authz replaces Policy when set (argocd-rbac-cm).
 	Authz authorizer
 	// RBACNamespace, with an Authz read from there (loadRBACNamespace),
@@ -269,7 +276,7 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube,
+	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube, KubeDynamic: cfg.KubeDynamic,
 		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit,
 		LogsFollowMax: cfg.LogsFollowMax, ClusterNames: clusterNames(opts.Clusters)})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -23,9 +24,11 @@ type serverOptions struct {
 	Hooks  *engineHooks
 	Apps   []*gitops.Application
 	// Kube reads Events (the engine's caches leave them out).
-	Kube   kubernetes.Interface
-	Tokens tokenFile
-	OIDC   *oidcLogin
+	Kube kubernetes.Interface
+	// KubeDynamic deletes an app's resources (on Kube's cluster).
+	KubeDynamic dynamic.Interface
+	Tokens      tokenFile
+	OIDC        *oidcLogin
 	// Policy is the role file; used when Authz is nil.
 	Policy policy
 	// Authz authorises every request (argocd-rbac-cm); nil: Policy.
@@ -121,6 +124,10 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/session", s.authed(s.apiSession))
 	m.Handle("GET /api/v1/apps", s.authed(s.apiList))
 	m.Handle("POST /api/v1/sync", s.authed(s.apiBulkSync))
+	m.Handle("POST /api/v1/apps", s.authed(s.apiCreate))
+	m.Handle("GET /api/v1/stream", s.authed(s.apiListStream))
+	m.Handle("POST /api/v1/apps/{name}/delete", s.authed(s.apiDeleteApp))
+	m.Handle("POST /api/v1/apps/{name}/resource/delete", s.authed(s.apiDeleteResource))
 	m.Handle("GET /api/v1/apps/{name}", s.authed(s.apiApp))
 	m.Handle("GET /api/v1/apps/{name}/resource", s.authed(s.apiResource))
 	m.Handle("GET /api/v1/apps/{name}/events", s.authed(s.apiEvents))

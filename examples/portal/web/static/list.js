@@ -1,6 +1,7 @@
-// gitops portal, the list page: selection and bulk sync. The counts
-// (tiles) and filters are links rendered by the server; this script only
-// posts the selection and shows what started and what was refused.
+// gitops portal, the list page: selection and bulk sync, the create
+// dialog, and the list's event stream (a row changes, appears or goes as
+// the server pushes it). The counts (tiles) and filters are links rendered
+// by the server.
 "use strict";
 
 (() => {
@@ -45,8 +46,74 @@
     }
   }
 
+  async function post(path, body) {
+    const r = await fetch(path, {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": token()},
+      body: JSON.stringify(body)});
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.error || r.statusText);
+    return data;
+  }
+
+  function createDialog() {
+    const dialog = $("#create-dialog");
+    $("#new-app").addEventListener("click", () => { $("#create-error").textContent = ""; dialog.showModal(); $("#create-name").focus(); });
+    $("#create-cancel").addEventListener("click", () => dialog.close());
+    $("#create-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const f = new FormData(e.target);
+      const body = {};
+      for (const k of ["name", "project", "repoURL", "path", "targetRevision", "cluster", "namespace"]) body[k] = f.get(k) || "";
+      for (const k of ["automated", "prune", "selfHeal"]) body[k] = f.get(k) === "on";
+      try {
+        const row = await post("/api/v1/apps", body);
+        dialog.close();
+        upsertRow(row);
+      } catch (err) {
+        $("#create-error").textContent = err.message;
+      }
+    });
+  }
+
+  function cell(child) { const td = document.createElement("td"); td.append(child); return td; }
+
+  // upsertRow shows row (an appRow): its badges change in place, or a new
+  // row is added at the top.
+  function upsertRow(row) {
+    const tr = document.querySelector('tr[data-app="' + CSS.escape(row.name) + '"]');
+    if (tr) {
+      tr.children[4].replaceChildren(badge(row.sync));
+      tr.children[5].replaceChildren(badge(row.health));
+      return;
+    }
+    const n = document.createElement("tr");
+    n.dataset.app = row.name;
+    const box = document.createElement("input");
+    Object.assign(box, {type: "checkbox", className: "select-app", value: row.name});
+    box.setAttribute("aria-label", "select " + row.name);
+    box.addEventListener("change", update);
+    const a = document.createElement("a");
+    Object.assign(a, {className: "app-link", href: "/apps/" + encodeURIComponent(row.name), textContent: row.name});
+    const rev = document.createElement("code");
+    rev.textContent = (row.revision || "").slice(0, 8);
+    n.append(cell(box), cell(a), cell(row.project), cell(row.cluster + " / " + row.namespace), cell(badge(row.sync)),
+      cell(badge(row.health)), cell(rev), cell(""));
+    $("#apps tbody").prepend(n);
+  }
+
+  function stream() {
+    const es = new EventSource("/api/v1/stream");
+    es.addEventListener("app", (m) => upsertRow(JSON.parse(m.data)));
+    es.addEventListener("removed", (m) => {
+      const tr = document.querySelector('tr[data-app="' + CSS.escape(JSON.parse(m.data).name) + '"]');
+      if (tr) tr.remove();
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     if (!$("#bulk-sync")) return;
+    createDialog();
+    stream();
     document.querySelectorAll("input.select-app").forEach((b) => b.addEventListener("change", update));
     $("#select-all").addEventListener("change", (e) => {
       document.querySelectorAll("input.select-app").forEach((b) => { b.checked = e.target.checked; });
