@@ -24,9 +24,10 @@
 // filter). POST /api/v1/sync {apps, prune} syncs each named app the caller
 // may sync and answers {started, refused: [{app, error}]}, every refusal
 // audited. GET /api/v1/stream pushes the list an "app" event (the app's
-// row) when the engine's Notify reports a sync or health change or an app
-// is created, and a "removed" event when one is deleted, only for apps the
-// watching caller may get. POST /api/v1/apps creates an app from a form
+// row) when the engine's Notify reports a sync or health change, a
+// "created" event when an app is created and a "removed" event when one is
+// deleted, only for apps the watching caller may get (the page updates its
+// rows and adds created ones; tiles and pages are counted at load). POST /api/v1/apps creates an app from a form
 // (name, project, repoURL, path, targetRevision, cluster, namespace,
 // automated, prune, selfHeal): Validate, then "applications, create" on
 // <project>/<name>, then Engine.Upsert. POST /api/v1/apps/{name}/delete

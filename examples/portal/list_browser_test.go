@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/kubegitops/gitops"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // shotAt captures the page at 1280x800 as docs/name (with -screenshots)
@@ -83,5 +86,24 @@ func TestListTilesBrowser(t *testing.T) {
 		into(&rows, chromedp.Evaluate[int](`document.querySelectorAll("tr[data-app]").length`)))
 	if synced != "1" || rows != 1 {
 		t.Errorf("after the bulk sync: Synced tile %q and %d rows under it, want 1 and 1", synced, rows)
+	}
+	// The pushed list changes the rows it shows and adds none: bob syncs
+	// other (team-b), then guestbook turns OutOfSync by a hand edit; when
+	// the page shows that (events arrive in order), other's changes have
+	// come too, and the team-a view must still lack it.
+	run("team-a view", chromedp.Navigate(f.http.URL+"/?project=team-a"),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-app="guestbook"] .badge[data-status="Synced"]`)))
+	f.syncAndWait("other", tokReaderA)
+	kctx, kcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer kcancel()
+	if _, err := f.kube.CoreV1().ConfigMaps(f.ns).Patch(kctx, "guestbook-config", types.MergePatchType,
+		[]byte(`{"data":{"message":"changed by hand"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var others int
+	run("pushed row", chromedp.WaitVisible(chromedp.CSS(`tr[data-app="guestbook"] .badge[data-status="OutOfSync"]`)),
+		into(&others, chromedp.Evaluate[int](`document.querySelectorAll('tr[data-app="other"]').length`)))
+	if others != 0 {
+		t.Errorf("the team-a list shows other after its status changed: %d rows", others)
 	}
 }

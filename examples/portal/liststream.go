@@ -19,8 +19,10 @@ type removedApp struct {
 
 // apiListStream pushes to a list page, as server-sent events, an "app"
 // event (its row) when an app's sync or health status changes (the
-// engine's Notify) or an app is created, and a "removed" event when one is
-// deleted; only for the apps the caller may get, decided at each event.
+// engine's Notify), a "created" event (its row) when an app is created,
+// and a "removed" event when one is deleted; only for the apps the caller
+// may get, decided at each event. The page updates the rows it shows and
+// adds created ones; its tiles and paging are the server's at load.
 func (s *server) apiListStream(w http.ResponseWriter, r *http.Request, c caller) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -58,8 +60,8 @@ func (s *server) apiListStream(w http.ResponseWriter, r *http.Request, c caller)
 	}
 }
 
-// listEventFor is what c is told of ev: an "app" event names the app and
-// becomes its row; nothing when c may not get the app.
+// listEventFor is what c is told of ev: an "app" or "created" event names
+// the app and becomes its row; nothing when c may not get the app.
 func (s *server) listEventFor(c caller, ev streamEvent) (streamEvent, bool) {
 	switch d := ev.Data.(type) {
 	case string:

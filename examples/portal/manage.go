@@ -92,7 +92,7 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	s.audit.write(c.identity, "create", a, details, "created")
-	s.opts.Hooks.list.publish(listTopic, streamEvent{Name: "app", Data: a.Name})
+	s.opts.Hooks.list.publish(listTopic, streamEvent{Name: "created", Data: a.Name})
 	writeJSON(w, http.StatusCreated, s.rowOf(a))
 }
 

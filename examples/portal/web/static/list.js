@@ -68,7 +68,7 @@
       try {
         const row = await post("/api/v1/apps", body);
         dialog.close();
-        upsertRow(row);
+        upsertRow(row, true);
       } catch (err) {
         $("#create-error").textContent = err.message;
       }
@@ -77,15 +77,16 @@
 
   function cell(child) { const td = document.createElement("td"); td.append(child); return td; }
 
-  // upsertRow shows row (an appRow): its badges change in place, or a new
-  // row is added at the top.
-  function upsertRow(row) {
+  // upsertRow shows row (an appRow): its badges change in place if the
+  // page shows it; else, for a created app (add), a row is added at the top.
+  function upsertRow(row, add) {
     const tr = document.querySelector('tr[data-app="' + CSS.escape(row.name) + '"]');
     if (tr) {
       tr.children[4].replaceChildren(badge(row.sync));
       tr.children[5].replaceChildren(badge(row.health));
       return;
     }
+    if (!add) return;
     const n = document.createElement("tr");
     n.dataset.app = row.name;
     const box = document.createElement("input");
@@ -103,7 +104,8 @@
 
   function stream() {
     const es = new EventSource("/api/v1/stream");
-    es.addEventListener("app", (m) => upsertRow(JSON.parse(m.data)));
+    es.addEventListener("app", (m) => upsertRow(JSON.parse(m.data), false));
+    es.addEventListener("created", (m) => upsertRow(JSON.parse(m.data), true));
     es.addEventListener("removed", (m) => {
       const tr = document.querySelector('tr[data-app="' + CSS.escape(JSON.parse(m.data).name) + '"]');
       if (tr) tr.remove();
