@@ -91,8 +91,9 @@
 // HTTP gets neither.
 //
 // Every POST carries the session's CSRF token; responses carry a strict
-// Content-Security-Policy (no inline script or style); each sync,
-// rollback, terminate and resource action is written to the audit log with
+// Content-Security-Policy (no inline script or style); each sync (one or
+// bulk), rollback, terminate, resource action, create and delete (of an
+// app or a resource) is written to the audit log with
 // who asked and what, and so is each attempt refused (by a role, the
 // policy, a CSRF check, a running operation, or the engine's project rules
 // and sync windows), with the outcome "refused: <why>".
