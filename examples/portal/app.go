@@ -42,10 +42,13 @@ type appView struct {
 	CanWrite    bool     `json:"canWrite"`
 	CanSecrets  bool     `json:"canSecrets"`
 	Permissions appPerms `json:"permissions"`
+	// SyncWindow is set when the project's sync windows block a manual
+	// sync now (syncWindow).
+	SyncWindow *windowView `json:"syncWindow,omitempty"`
 }
 
 func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) appView {
-	v := appView{Name: a.Name, Project: projectOf(a), Cluster: clusterOf(a), Namespace: a.Spec.Destination.Namespace,
+	v := appView{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace,
 		CanWrite: p.Sync, CanSecrets: p.Secrets, Permissions: p, Conditions: []gitops.Condition{}, History: []historyRow{},
 		Status: badges{Sync: string(gitops.Unknown), Health: "Unknown"}}
 	if srcs := a.Spec.AllSources(); len(srcs) > 0 {
@@ -60,6 +63,7 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 		v.Status = statusBadges(st)
 		v.Conditions = append(v.Conditions, st.Conditions...)
 	}
+	v.SyncWindow = s.syncWindow(a, time.Now())
 	v.Tree = s.tree(r.Context(), a, st)
 	v.History = s.historyRows(r.Context(), a)
 	v.Commit = s.firstCommit(r.Context(), a, v.Status.Revision)
@@ -132,6 +136,8 @@ type listPageData struct {
 	NextQuery string
 	Syncs     []string
 	Healths   []string
+	// Tiles are the counts by sync and health status (tilesOf).
+	Tiles []tile
 }
 
 func (s *server) listPage(w http.ResponseWriter, r *http.Request, c caller) {
@@ -139,6 +145,7 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request, c caller) {
 	l := s.list(r.Context(), c, q)
 	d := listPageData{List: l, Query: q, Syncs: []string{"Synced", "OutOfSync", "Unknown"},
 		Healths: []string{"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}}
+	d.Tiles = tilesOf(l, q, d.Syncs, d.Healths)
 	if q.Page > 1 {
 		d.PrevQuery = "?" + q.values(q.Page-1)
 	}

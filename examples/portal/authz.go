@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -69,7 +70,9 @@ func (p policy) need(resource, action, object string) string {
 // Argo CD's API server does. The subject is the user (the token file's
 // user, or the OIDC email or sub) with its groups.
 type argoRBAC struct {
-	enforcer *rbac.Enforcer
+	// enforcer is replaced whole when argocd-rbac-cm changes (reload).
+	enforcer atomic.Pointer[rbac.Enforcer]
+	projects []gitops.Project
 }
 
 // newArgoRBAC builds the enforcer from argocd-rbac-cm and the engine's
@@ -79,11 +82,13 @@ func newArgoRBAC(cfg *rbac.Config, projects []gitops.Project) (*argoRBAC, error)
 	if err != nil {
 		return nil, err
 	}
-	return &argoRBAC{enforcer: e}, nil
+	a := &argoRBAC{projects: projects}
+	a.enforcer.Store(e)
+	return a, nil
 }
 
 func (a *argoRBAC) allow(id identity, resource, action, object string) bool {
-	return a.enforcer.Enforce(rbac.Subject{Name: id.User, Groups: id.Groups}, resource, action, object)
+	return a.enforcer.Load().Enforce(rbac.Subject{Name: id.User, Groups: id.Groups}, resource, action, object)
 }
 
 // secrets is always false: Argo CD never shows Secret values, whatever
@@ -135,6 +140,9 @@ type appPerms struct {
 	Secrets bool `json:"secrets"`
 	// Update: edit the app's details (applications, update).
 	Update bool `json:"update"`
+	// Delete: delete the app or one of its resources (applications,
+	// delete).
+	Delete bool `json:"delete"`
 }
 
 // appObject is an app's object in a request: "<project>/<app>".
@@ -152,6 +160,7 @@ func (s *server) permsOf(c caller, a *gitops.Application) appPerms {
 		Logs:    az.allow(c.identity, rbac.ResourceLogs, rbac.ActionGet, obj),
 		Secrets: az.secrets(c.identity, projectOf(a)),
 		Update:  az.allow(c.identity, rbac.ResourceApplications, rbac.ActionUpdate, obj),
+		Delete:  az.allow(c.identity, rbac.ResourceApplications, rbac.ActionDelete, obj),
 	}
 }
 
@@ -161,7 +170,11 @@ func (s *server) permsOf(c caller, a *gitops.Application) appPerms {
 // action on resource for it (else 403). resource is applications or logs;
 // action is get, sync, or a resource action (rbac.ResourceAction).
 func (s *server) appFor(r *http.Request, c caller, resource, action string) (*gitops.Application, appPerms, error) {
-	name := r.PathValue("name")
+	return s.appNamed(c, r.PathValue("name"), resource, action)
+}
+
+// appNamed is appFor for the app named name (a bulk request names several).
+func (s *server) appNamed(c caller, name, resource, action string) (*gitops.Application, appPerms, error) {
 	a, ok := s.app(name)
 	if !ok || !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 		return nil, appPerms{}, &accessError{http.StatusNotFound, fmt.Sprintf("application %s: not found or not permitted", name)}

@@ -17,9 +17,12 @@ import (
 // benchPortal serves n apps of 10 projects to an offline destination: the
 // run loop records each (Unknown, the cluster being unavailable), which is
 // all the list reads. The apps are generated here, never committed.
-func benchPortal(b *testing.B, n int) *portal {
+func benchPortal(b testing.TB, n int) *portal {
 	b.Helper()
 	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tokens.txt"), []byte(tokAdmin+" alice platform\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +44,10 @@ func benchPortal(b *testing.B, n int) *portal {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tokens := tokenFile{}
+	tokens, err := loadTokenFile(filepath.Join(dir, "tokens.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	opts := gitops.DefaultOptions()
 	opts.Clusters = []gitops.ClusterConfig{{Name: "offline", Server: "https://offline.example"}}
 	p, err := startPortal(context.Background(), portalConfig{Engine: opts, Apps: list, Tokens: tokens, Policy: pol})
@@ -99,7 +105,7 @@ func BenchmarkListPage1000Apps(b *testing.B) {
 	c := caller{identity: identity{User: "bench", Groups: []string{"platform"}}}
 	h := p.srv.authedAs(c, p.srv.listPage)
 	assets := 0
-	for _, f := range []string{"web/static/app.js", "web/static/style.css"} {
+	for _, f := range []string{"web/static/app.js", "web/static/list.js", "web/static/style.css"} {
 		data, err := webFS.ReadFile(f)
 		if err != nil {
 			b.Fatal(err)

@@ -196,7 +196,11 @@ func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller
 	}
 	s.appsMu.Lock()
 	defer s.appsMu.Unlock()
-	cur := s.apps[a.Name] // the latest, under the lock: two edits do not lose one another
+	cur, ok := s.apps.byName[a.Name] // the latest, under the lock: two edits do not lose one another
+	if !ok {
+		apiError(w, http.StatusNotFound, fmt.Sprintf("application %s: deleted", a.Name))
+		return
+	}
 	n, err := body.apply(cur)
 	if err == nil {
 		err = s.opts.Engine.Upsert(*n)
@@ -206,15 +210,7 @@ func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller
 		apiError(w, http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
-	s.apps[a.Name] = n
+	s.apps.byName[a.Name] = n // replaced whole, never changed in place
 	s.audit.write(c.identity, "details", n, body.changed(), "done")
 	writeJSON(w, http.StatusOK, detailsOf(n, true))
-}
-
-// app returns the app named name as it is now.
-func (s *server) app(name string) (*gitops.Application, bool) {
-	s.appsMu.RLock()
-	defer s.appsMu.RUnlock()
-	a, ok := s.apps[name]
-	return a, ok
 }

@@ -4,18 +4,21 @@
 // (Engine.AppStatus, History, LastOperation, Render, ResourceTree,
 // LiveObject: the tree and live objects from the engine's own cluster
 // caches, a descendant's whole object from the API server), and acts
-// through the engine (Refresh, Sync, Rollback, Terminate, RunAction).
+// through the engine (Refresh, Sync, Rollback, Terminate, RunAction,
+// Delete, Upsert, Remove).
 //
 //	go run ./examples/portal --apps DIR --token-file tokens.txt --policy policy.yaml
 //	go run ./examples/portal --apps DIR --token-file tokens.txt --rbac-cm argocd-rbac-cm.yaml \
 //		--projects projects.yaml --tls-cert tls.crt --tls-key tls.key
 //
-// Pages are html/template, rendered on the server, with one small vanilla
-// script (web/app.js) for the resource panel, the sync dialog (reset to
+// Pages are html/template, rendered on the server, with small vanilla
+// scripts: web/app.js for the resource panel, the sync dialog (reset to
 // its defaults at each opening) and what server-sent events push: the live
 // progress of a sync, the status badges, and the tree, history and last
-// operation after each refresh or sync. Nothing is built with Node; the
-// assets are embedded. app.js passes each pushed page on as a
+// operation after each refresh or sync; web/list.js for the list's bulk
+// sync, create dialog and pushed rows; web/manage.js for the app page's
+// delete dialogs. Nothing is built with Node; the assets are embedded.
+// app.js passes each pushed page on as a
 // "portal:page" DOM event to three more scripts: web/graph.js draws the
 // tree as an SVG graph laid out left to right (arrow keys move between
 // nodes, Enter opens one) and the network view from GET
@@ -40,6 +43,36 @@
 // requests, but does not write the --apps folder: an edit lasts until
 // the portal restarts.
 //
+// The list counts its apps by sync and health status in tiles (each links
+// to the list filtered by that status; the counts use every other
+// filter). POST /api/v1/sync {apps, prune} syncs each named app the caller
+// may sync and answers {started, refused: [{app, error}]}, every refusal
+// audited. GET /api/v1/stream pushes the list an "app" event (the app's
+// row) when the engine's Notify reports a sync or health change, a
+// "created" event when an app is created and a "removed" event when one is
+// deleted, only for apps the watching caller may get (the page updates its
+// rows and adds created ones; tiles and pages are counted at load). POST /api/v1/apps creates an app from a form
+// (name, project, repoURL, path, targetRevision, cluster, namespace,
+// automated, prune, selfHeal): Validate, then "applications, create" on
+// <project>/<name>, then Engine.Upsert. POST /api/v1/apps/{name}/delete
+// {cascade: foreground|background|non-cascading, confirm: the app's name,
+// confirmResources} deletes an app (Engine.Delete until done, unless
+// non-cascading) and removes it from the engine and the list; POST
+// /api/v1/apps/{name}/resource/delete {key, mode: delete|orphan|force,
+// confirm: the object's name} deletes one object of the app's tree through
+// the API server of the portal's own cluster (foreground; orphan;
+// background with no grace period), the tree's UID as a precondition.
+// Both need "applications, delete". Created and deleted apps live in the
+// running portal only: the --apps folder is not rewritten.
+//
+// Destinations are shown by their cluster's name (destination.name, else
+// the name of the cluster with that server); --cluster-secrets-namespace
+// adds Argo CD cluster Secrets of a namespace as destinations. When the
+// project's sync windows block a manual sync now (project.SyncAllowed),
+// the app page disables Sync and says which window and when a sync is next
+// allowed (the first opening or closing of a matching window within 14
+// days that allows it); the page does not update that note as time passes.
+//
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through
 // an OIDC issuer). Every API call is authorised by one function (appFor)
@@ -52,9 +85,13 @@
 // is get on applications and logs, admin every action on applications,
 // secrets unmasks Secret values), or with --rbac-cm an argocd-rbac-cm
 // manifest evaluated by package rbac with the AppProjects' roles (Secret
-// values always masked, as in Argo CD; OIDC groups read from its scopes).
+// values always masked, as in Argo CD; OIDC groups read from its scopes),
+// or with --rbac-namespace NS the ConfigMap argocd-rbac-cm of that
+// namespace, watched: each change replaces the policy for the next request
+// (one that does not load is logged and the last good one kept; OIDC
+// scopes are read at start only).
 // GET /api/v1/apps/{name}/permissions answers get, sync, logs ("logs,
-// get"), secrets and update; the page shows Sync, Terminate and Roll back only with
+// get"), secrets, update and delete; the page shows Sync, Terminate and Roll back only with
 // sync, the Logs tab only with logs, and the action list marks each action
 // permitted or not.
 //
@@ -78,8 +115,9 @@
 // HTTP gets neither.
 //
 // Every POST carries the session's CSRF token; responses carry a strict
-// Content-Security-Policy (no inline script or style); each sync,
-// rollback, terminate and resource action is written to the audit log with
+// Content-Security-Policy (no inline script or style); each sync (one or
+// bulk), rollback, terminate, resource action, create and delete (of an
+// app or a resource) is written to the audit log with
 // who asked and what, and so is each attempt refused (by a role, the
 // policy, a CSRF check, a running operation, or the engine's project rules
 // and sync windows), with the outcome "refused: <why>".

@@ -21,7 +21,11 @@ import (
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 )
 
 // The tokens of the fixture's users and what the policy gives them.
@@ -176,6 +180,12 @@ type fixtureOptions struct {
 	// RBACConfigMap, when set, is an argocd-rbac-cm manifest the portal
 	// authorises with (as --rbac-cm) instead of the role file.
 	RBACConfigMap string
+	// RBACNamespace: RBACConfigMap is created in the test's namespace and
+	// read from there, live (as --rbac-namespace).
+	RBACNamespace bool
+	// ClusterSecret: an Argo CD cluster Secret in the test's namespace
+	// names the in-cluster address dev-east (as --cluster-secrets-namespace).
+	ClusterSecret bool
 	// Projects replaces fixtureProjects when set.
 	Projects string
 	// LogsFollowMax bounds a logs request (default: the portal's).
@@ -256,8 +266,35 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if fo.ClusterSecret {
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cluster-dev-east", Labels: map[string]string{gitops.ClusterSecretTypeLabel: "cluster"}},
+			StringData: map[string]string{"name": "dev-east", "server": v1alpha1.KubernetesInternalAPIServerAddr, "config": "{}"}}
+		if _, err := f.kube.CoreV1().Secrets(f.ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		fromSecrets, err := loadClusterSecrets(ctx, f.kube, f.ns, cluster.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Clusters = mergeClusters(opts.Clusters, fromSecrets)
+	}
 	var authz authorizer
-	if fo.RBACConfigMap != "" {
+	rbacNS := ""
+	if fo.RBACNamespace {
+		var cm corev1.ConfigMap
+		if err := yaml.Unmarshal([]byte(fo.RBACConfigMap), &cm); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.kube.CoreV1().ConfigMaps(f.ns).Create(ctx, &cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if authz, _, err = loadRBACNamespace(ctx, f.kube, f.ns, opts.Projects); err != nil {
+			t.Fatal(err)
+		}
+		rbacNS = f.ns
+	} else if fo.RBACConfigMap != "" {
 		cfg, err := loadRBACConfigMap(write("argocd-rbac-cm.yaml", fo.RBACConfigMap))
 		if err != nil {
 			t.Fatal(err)
@@ -267,8 +304,12 @@ spec:
 		}
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
-	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube,
-		Tokens: tokens, Policy: pol, Authz: authz, Audit: f.audit, LogsFollowMax: fo.LogsFollowMax})
+	dyn, err := dynamic.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube, KubeDynamic: dyn,
+		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, Audit: f.audit, LogsFollowMax: fo.LogsFollowMax})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,13 @@ import (
 // the engine is built: it turns sync progress into events for the pages.
 type engineHooks struct {
 	broker *broker
+	// list pushes to the list pages (topic listTopic): an app whose sync
+	// or health status changed, was created or was deleted.
+	list *broker
 }
 
 func newEngineHooks() *engineHooks {
-	return &engineHooks{broker: newBroker()}
+	return &engineHooks{broker: newBroker(), list: newBroker()}
 }
 
 // install wires the hooks into opts, keeping what opts already had.
@@ -23,5 +26,15 @@ func (h *engineHooks) install(opts *gitops.Options) {
 			onProgress(p)
 		}
 		h.broker.publish(p.App, streamEvent{Name: "progress", Data: progressView(p)})
+	}
+	notify := opts.Notify
+	opts.Notify = func(n gitops.Notification) {
+		if notify != nil {
+			notify(n)
+		}
+		switch n.Type {
+		case gitops.NotifySyncStatusChanged, gitops.NotifyHealthChanged:
+			h.list.publish(listTopic, streamEvent{Name: "app", Data: n.App})
+		}
 	}
 }

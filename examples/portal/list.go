@@ -64,13 +64,21 @@ type appList struct {
 	// Projects and Clusters are the filter choices the caller may see.
 	Projects []string `json:"projects"`
 	Clusters []string `json:"clusters"`
+	// SyncCounts and HealthCounts are the tiles: how many apps of the
+	// list have each sync and health status, counted with every filter but
+	// the sync and health ones (a tile filters by its status).
+	SyncCounts   map[string]int `json:"syncCounts"`
+	HealthCounts map[string]int `json:"healthCounts"`
 }
 
-func clusterOf(a *gitops.Application) string {
-	if a.Spec.Destination.Name != "" {
-		return a.Spec.Destination.Name
+// rowOf is a's row of the list, with the engine's in-memory status.
+func (s *server) rowOf(a *gitops.Application) appRow {
+	row := appRow{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
+		Sync: string(gitops.Unknown), Health: "Unknown"}
+	if st, ok := s.opts.Engine.AppStatus(a.Name); ok {
+		row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
 	}
-	return a.Spec.Destination.Server
+	return row
 }
 
 // matchLabel reads "k=v" (or "k" for presence).
@@ -87,26 +95,27 @@ func matchLabel(labels map[string]string, sel string) bool {
 // reads the engine's in-memory status of each app; the last sync time is
 // read from the state store for the page's rows only.
 func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
-	out := appList{Page: q.Page}
+	out := appList{Page: q.Page, SyncCounts: map[string]int{}, HealthCounts: map[string]int{}}
 	projects, clusters := map[string]bool{}, map[string]bool{}
 	search := strings.ToLower(q.Search)
-	for _, name := range s.names {
-		a, _ := s.app(name)
+	for _, name := range s.appNames() {
+		a, ok := s.app(name)
+		if !ok {
+			continue
+		}
 		proj := projectOf(a)
 		if !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
 			continue
 		}
-		cl := clusterOf(a)
+		cl := s.clusterOf(a)
 		projects[proj], clusters[cl] = true, true
 		if (q.Project != "" && q.Project != proj) || (q.Cluster != "" && q.Cluster != cl) ||
 			!matchLabel(a.Labels, q.Label) || (search != "" && !strings.Contains(strings.ToLower(name), search)) {
 			continue
 		}
-		row := appRow{Name: name, Project: proj, Cluster: cl, Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
-			Sync: string(gitops.Unknown), Health: "Unknown"}
-		if st, ok := s.opts.Engine.AppStatus(name); ok {
-			row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
-		}
+		row := s.rowOf(a)
+		out.SyncCounts[row.Sync]++
+		out.HealthCounts[row.Health]++
 		if (q.Sync != "" && q.Sync != row.Sync) || (q.Health != "" && q.Health != row.Health) {
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -30,6 +31,7 @@ type flags struct {
 	oidcIssuer, oidcClientID, oidcSecretFile  string
 	oidcRedirect, oidcGroupsClaim, instanceID string
 	rbacCM, tlsCert, tlsKey                   string
+	rbacNamespace, clusterSecretsNS           string
 	trustedProxies                            []netip.Prefix
 	logsFollowMax                             time.Duration
 	operator                                  bool
@@ -56,6 +58,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.oidcRedirect, "oidc-redirect-url", "", "this portal's /oidc/callback URL as registered with the issuer")
 	fs.StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", "groups", "ID token claim holding the user's groups (without --rbac-cm)")
 	fs.StringVar(&f.rbacCM, "rbac-cm", "", "argocd-rbac-cm ConfigMap manifest: authorise with Argo CD's RBAC instead of --policy")
+	fs.StringVar(&f.rbacNamespace, "rbac-namespace", "", "read argocd-rbac-cm from this namespace of the cluster and reload it live when it changes (instead of --policy or --rbac-cm)")
+	fs.StringVar(&f.clusterSecretsNS, "cluster-secrets-namespace", "", "also read Argo CD cluster Secrets (argocd.argoproj.io/secret-type: cluster) of this namespace as destinations, shown by their names")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM), re-read when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the key file (PEM) of --tls-cert")
 	fs.DurationVar(&f.logsFollowMax, "logs-follow-max", defaultFollowMax, "how long one Pod logs request may stream (follow) at most")
@@ -74,11 +78,11 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 		return f, errOperatorMode
 	case f.apps == "":
 		return f, errors.New("--apps DIR is required")
-	case f.policyFile == "" && f.rbacCM == "":
-		return f, errors.New("--policy FILE (or --rbac-cm FILE) is required")
-	case f.policyFile != "" && f.rbacCM != "":
-		return f, errors.New("--policy and --rbac-cm both given: the portal authorises with one of them")
-	case f.rbacCM != "" && groupsClaimSet:
+	case f.policyFile == "" && f.rbacCM == "" && f.rbacNamespace == "":
+		return f, errors.New("--policy FILE (or --rbac-cm FILE, or --rbac-namespace NS) is required")
+	case countSet(f.policyFile, f.rbacCM, f.rbacNamespace) > 1:
+		return f, errors.New("--policy and --rbac-cm and --rbac-namespace exclude each other: the portal authorises with one of them")
+	case (f.rbacCM != "" || f.rbacNamespace != "") && groupsClaimSet:
 		return f, errors.New("--oidc-groups-claim with --rbac-cm: the groups' claims are argocd-rbac-cm's scopes")
 	case (f.tlsCert == "") != (f.tlsKey == ""):
 		return f, errors.New("--tls-cert and --tls-key go together")
@@ -141,6 +145,17 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	dyn, err := dynamic.NewForConfig(clusters[0].Config)
+	if err != nil {
+		return err
+	}
+	if f.clusterSecretsNS != "" {
+		fromSecrets, err := loadClusterSecrets(ctx, kube, f.clusterSecretsNS, clusters[0].Config)
+		if err != nil {
+			return err
+		}
+		clusters = mergeClusters(clusters, fromSecrets)
+	}
 	opts := gitops.DefaultOptions()
 	opts.Clusters = clusters
 	if f.instanceID != "" {
@@ -163,7 +178,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 		defer af.Close()
 		audit = af
 	}
-	pol, authz, scopes, err := loadAuthz(f, opts.Projects)
+	pol, authz, scopes, err := loadAuthz(ctx, f, kube, opts.Projects)
 	if err != nil {
 		return err
 	}
@@ -183,8 +198,9 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			return err
 		}
 	}
-	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, Tokens: tokens, OIDC: oidcL, Policy: pol,
-		Authz: authz, TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax})
+	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
+		Authz: authz, RBACNamespace: f.rbacNamespace, TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax,
+		Log: stderr})
 	if err != nil {
 		return err
 	}
@@ -219,11 +235,19 @@ type portalConfig struct {
 	Engine gitops.Options
 	Apps   []*gitops.Application
 	Kube   kubernetes.Interface
-	Tokens tokenFile
-	OIDC   *oidcLogin
-	Policy policy
+	// KubeDynamic is Kube's cluster for any kind (resource deletion).
+	KubeDynamic dynamic.Interface
+	Tokens      tokenFile
+	OIDC        *oidcLogin
+	Policy      policy
 	// Authz replaces Policy when set (argocd-rbac-cm).
-	Authz          authorizer
+	Authz authorizer
+	// RBACNamespace, with an Authz read from there (loadRBACNamespace),
+	// is watched: argocd-rbac-cm's changes apply live.
+	RBACNamespace string
+	// Log receives what the portal reports outside requests (a policy
+	// that failed to reload). Default: discarded.
+	Log            io.Writer
 	TrustedProxies []netip.Prefix
 	Audit          io.Writer
 	// LogsFollowMax bounds one logs request (default 30 minutes).
@@ -248,9 +272,9 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube,
+	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube, KubeDynamic: cfg.KubeDynamic,
 		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit,
-		LogsFollowMax: cfg.LogsFollowMax})
+		LogsFollowMax: cfg.LogsFollowMax, ClusterNames: clusterNames(opts.Clusters)})
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -260,6 +284,17 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	list := make([]gitops.Application, len(cfg.Apps))
 	for i, a := range cfg.Apps {
 		list[i] = *a
+	}
+	if az, ok := cfg.Authz.(*argoRBAC); ok && cfg.RBACNamespace != "" {
+		logw := cfg.Log
+		if logw == nil {
+			logw = io.Discard
+		}
+		srv.wg.Add(1)
+		go func() {
+			defer srv.wg.Done()
+			watchRBACConfigMap(srv.bg, cfg.Kube, cfg.RBACNamespace, az, logw)
+		}()
 	}
 	go func() { p.done <- e.Run(runCtx, list) }()
 	return p, nil
@@ -290,7 +325,14 @@ func loadAppsDir(dir string) ([]*gitops.Application, error) {
 
 // loadAuthz reads the role file (--policy), or argocd-rbac-cm (--rbac-cm)
 // with the projects' roles; then the OIDC groups come from its scopes.
-func loadAuthz(f flags, projects []gitops.Project) (policy, authorizer, []string, error) {
+func loadAuthz(ctx context.Context, f flags, kube kubernetes.Interface, projects []gitops.Project) (policy, authorizer, []string, error) {
+	if f.rbacNamespace != "" {
+		az, cfg, err := loadRBACNamespace(ctx, kube, f.rbacNamespace, projects)
+		if err != nil {
+			return policy{}, nil, nil, err
+		}
+		return policy{}, az, cfg.Scopes, nil
+	}
 	if f.rbacCM == "" {
 		pol, err := loadPolicy(f.policyFile)
 		return pol, nil, nil, err
@@ -304,6 +346,17 @@ func loadAuthz(f flags, projects []gitops.Project) (policy, authorizer, []string
 		return policy{}, nil, nil, fmt.Errorf("--rbac-cm %s: %w", f.rbacCM, err)
 	}
 	return policy{}, az, cfg.Scopes, nil
+}
+
+// countSet counts the non-empty values.
+func countSet(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // loadProjectsFile reads the AppProjects of one file.

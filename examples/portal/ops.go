@@ -123,13 +123,22 @@ func (s *server) apiRollback(w http.ResponseWriter, r *http.Request, c caller) {
 // startOperation runs op in the background (it outlives the request),
 // one at a time per app, audits it, and pushes its end to the app's pages.
 func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Application, what string, details map[string]any, op func(context.Context) (sync.Result, error)) {
+	if err := s.launchOperation(c, a, what, details, op); err != nil {
+		apiError(w, http.StatusConflict, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"operation": what, "state": "started"})
+}
+
+// launchOperation is startOperation without the answer: it refuses (and
+// audits) an app whose operation still runs.
+func (s *server) launchOperation(c caller, a *gitops.Application, what string, details map[string]any, op func(context.Context) (sync.Result, error)) error {
 	s.opsMu.Lock()
 	if _, busy := s.ops[a.Name]; busy {
 		s.opsMu.Unlock()
 		msg := fmt.Sprintf("application %s: an operation started here is still running; terminate it first", a.Name)
 		s.audit.write(c.identity, what, a, details, refusedPrefix+msg)
-		apiError(w, http.StatusConflict, msg)
-		return
+		return errors.New(msg)
 	}
 	ctx, cancel := context.WithCancel(s.bg)
 	s.ops[a.Name] = cancel
@@ -164,7 +173,7 @@ func (s *server) startOperation(w http.ResponseWriter, c caller, a *gitops.Appli
 			_ = s.opts.Engine.Upsert(*cur)
 		}
 	}()
-	writeJSON(w, http.StatusAccepted, map[string]string{"operation": what, "state": "started"})
+	return nil
 }
 
 func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) {

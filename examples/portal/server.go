@@ -9,12 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 	gosync "sync"
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -24,9 +24,11 @@ type serverOptions struct {
 	Hooks  *engineHooks
 	Apps   []*gitops.Application
 	// Kube reads Events (the engine's caches leave them out).
-	Kube   kubernetes.Interface
-	Tokens tokenFile
-	OIDC   *oidcLogin
+	Kube kubernetes.Interface
+	// KubeDynamic deletes an app's resources (on Kube's cluster).
+	KubeDynamic dynamic.Interface
+	Tokens      tokenFile
+	OIDC        *oidcLogin
 	// Policy is the role file; used when Authz is nil.
 	Policy policy
 	// Authz authorises every request (argocd-rbac-cm); nil: Policy.
@@ -37,6 +39,9 @@ type serverOptions struct {
 	// Audit receives one JSON line per state-changing request, refused or
 	// started, and one when an operation ends.
 	Audit io.Writer
+	// ClusterNames are the clusters' names by server URL (clusterNames):
+	// the pages show a destination by its cluster's name.
+	ClusterNames map[string]string
 	// PageSize is the list page's length. Default 50.
 	PageSize int
 	// LogsFollowMax bounds how long one logs request streams. Default 30
@@ -47,11 +52,10 @@ type serverOptions struct {
 // server is the portal's HTTP handler.
 type server struct {
 	opts serverOptions
-	// apps are replaced whole (never changed in place) under appsMu by an
-	// edit; read them with app.
+	// apps is the served apps (appSet), guarded by appsMu; an edit
+	// replaces an app whole, never changing one in place.
 	appsMu   gosync.RWMutex
-	apps     map[string]*gitops.Application
-	names    []string // sorted
+	apps     appSet
 	sessions *sessions
 	audit    *auditLog
 	pages    *template.Template
@@ -85,17 +89,14 @@ func newServer(opts serverOptions) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{opts: opts, apps: map[string]*gitops.Application{}, sessions: newSessions(),
+	s := &server{opts: opts, apps: appSet{byName: map[string]*gitops.Application{}}, sessions: newSessions(),
 		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{},
 		commits: &commitCache{m: map[string]commitMeta{}}}
 	for _, a := range opts.Apps {
-		if _, dup := s.apps[a.Name]; dup {
+		if err := s.addApp(a); err != nil {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)
 		}
-		s.apps[a.Name] = a
-		s.names = append(s.names, a.Name)
 	}
-	slices.Sort(s.names)
 	s.bg, s.stopBg = context.WithCancel(context.Background())
 	if opts.Hooks != nil && opts.Engine != nil {
 		s.wg.Add(1)
@@ -126,6 +127,11 @@ func (s *server) routes() {
 	m.Handle("GET /apps/{name}", s.authed(s.appPage))
 	m.Handle("GET /api/v1/session", s.authed(s.apiSession))
 	m.Handle("GET /api/v1/apps", s.authed(s.apiList))
+	m.Handle("POST /api/v1/sync", s.authed(s.apiBulkSync))
+	m.Handle("POST /api/v1/apps", s.authed(s.apiCreate))
+	m.Handle("GET /api/v1/stream", s.authed(s.apiListStream))
+	m.Handle("POST /api/v1/apps/{name}/delete", s.authed(s.apiDeleteApp))
+	m.Handle("POST /api/v1/apps/{name}/resource/delete", s.authed(s.apiDeleteResource))
 	m.Handle("GET /api/v1/apps/{name}", s.authed(s.apiApp))
 	m.Handle("GET /api/v1/apps/{name}/resource", s.authed(s.apiResource))
 	m.Handle("GET /api/v1/apps/{name}/events", s.authed(s.apiEvents))

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/rbac"
+	"github.com/kubegitops/gitops/sync"
+)
+
+// maxBulk bounds the apps of one bulk sync.
+const maxBulk = 500
+
+// bulkSyncRequest is the list's "Sync selected": the apps by name, with
+// the sync dialog's prune choice.
+type bulkSyncRequest struct {
+	Apps  []string `json:"apps"`
+	Prune bool     `json:"prune"`
+}
+
+// bulkRefusal is one app of a bulk sync that did not start, and why.
+type bulkRefusal struct {
+	App   string `json:"app"`
+	Error string `json:"error"`
+}
+
+// bulkSyncAnswer says which apps started a sync and which were refused.
+type bulkSyncAnswer struct {
+	Started []string      `json:"started"`
+	Refused []bulkRefusal `json:"refused"`
+}
+
+// apiBulkSync syncs each named app the caller may sync (applications,
+// sync on its project, checked by appNamed as for one app) and reports
+// every other by name; each refusal is audited like a refused single sync.
+func (s *server) apiBulkSync(w http.ResponseWriter, r *http.Request, c caller) {
+	var body bulkSyncRequest
+	if !readBody(w, r, &body) {
+		return
+	}
+	if len(body.Apps) == 0 || len(body.Apps) > maxBulk {
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("apps: name 1 to %d applications", maxBulk))
+		return
+	}
+	out := bulkSyncAnswer{Started: []string{}, Refused: []bulkRefusal{}}
+	seen := map[string]bool{}
+	for _, name := range body.Apps {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		details := map[string]any{"prune": body.Prune, "bulk": true}
+		a, _, err := s.appNamed(c, name, rbac.ResourceApplications, rbac.ActionSync)
+		if err == nil {
+			req := gitops.SyncRequest{Prune: body.Prune, Manual: true}
+			err = s.launchOperation(c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
+				return s.opts.Engine.Sync(ctx, a, req)
+			})
+		} else {
+			rec := auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, Action: "sync", App: name,
+				Details: details, Outcome: refusedPrefix + err.Error()}
+			if a, ok := s.app(name); ok {
+				rec.Project = projectOf(a)
+			}
+			s.audit.record(rec)
+		}
+		if err != nil {
+			out.Refused = append(out.Refused, bulkRefusal{App: name, Error: err.Error()})
+			continue
+		}
+		out.Started = append(out.Started, name)
+	}
+	writeJSON(w, http.StatusAccepted, out)
+}

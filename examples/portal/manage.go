@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/rbac"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// createRequest is the create form: an Application's usual fields.
+type createRequest struct {
+	Name           string `json:"name"`
+	Project        string `json:"project"`
+	RepoURL        string `json:"repoURL"`
+	Path           string `json:"path"`
+	TargetRevision string `json:"targetRevision"`
+	// Cluster is the destination cluster's name or server URL (one with
+	// "://" is a server).
+	Cluster   string `json:"cluster"`
+	Namespace string `json:"namespace"`
+	Automated bool   `json:"automated"`
+	Prune     bool   `json:"prune"`
+	SelfHeal  bool   `json:"selfHeal"`
+}
+
+// application is the Application the form describes.
+func (cr createRequest) application() *gitops.Application {
+	a := &gitops.Application{}
+	a.APIVersion, a.Kind = "argoproj.io/v1alpha1", "Application"
+	a.Name = strings.TrimSpace(cr.Name)
+	a.Spec.Project = strings.TrimSpace(cr.Project)
+	if a.Spec.Project == "" {
+		a.Spec.Project = "default"
+	}
+	a.Spec.Source = &v1alpha1.ApplicationSource{RepoURL: strings.TrimSpace(cr.RepoURL), Path: strings.TrimSpace(cr.Path),
+		TargetRevision: strings.TrimSpace(cr.TargetRevision)}
+	if cl := strings.TrimSpace(cr.Cluster); strings.Contains(cl, "://") {
+		a.Spec.Destination.Server = cl
+	} else {
+		a.Spec.Destination.Name = cl
+	}
+	a.Spec.Destination.Namespace = strings.TrimSpace(cr.Namespace)
+	if cr.Automated {
+		a.Spec.SyncPolicy = &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{Prune: cr.Prune, SelfHeal: cr.SelfHeal}}
+	}
+	return a
+}
+
+// apiCreate creates an app from the form: validated as the loader
+// validates a file's Applications (Validate), authorised with
+// "applications, create, <project>/<name>", refused when the name is
+// taken or the project unknown; then the engine reconciles it (and syncs
+// it when automated) and the list pages are told.
+func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
+	var body createRequest
+	if !readBody(w, r, &body) {
+		return
+	}
+	a := body.application()
+	details := map[string]any{"repoURL": a.Spec.Source.RepoURL, "path": a.Spec.Source.Path, "automated": body.Automated}
+	refuse := func(code int, msg string) {
+		s.audit.record(auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, Action: "create", App: a.Name,
+			Project: a.Spec.Project, Details: details, Outcome: refusedPrefix + msg})
+		apiError(w, code, msg)
+	}
+	if err := a.Validate(); err != nil {
+		refuse(http.StatusBadRequest, err.Error())
+		return
+	}
+	if !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionCreate, appObject(a)) {
+		refuse(http.StatusForbidden, fmt.Sprintf("permission denied: application %s: %s", a.Name,
+			s.opts.Authz.need(rbac.ResourceApplications, rbac.ActionCreate, appObject(a))))
+		return
+	}
+	if _, err := s.opts.Engine.Project(a.Spec.Project); err != nil {
+		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
+		return
+	}
+	if err := s.addApp(a); err != nil {
+		refuse(http.StatusConflict, err.Error())
+		return
+	}
+	if err := s.opts.Engine.Upsert(*a); err != nil {
+		s.removeApp(a.Name)
+		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
+		return
+	}
+	s.audit.write(c.identity, "create", a, details, "created")
+	s.opts.Hooks.list.publish(listTopic, streamEvent{Name: "created", Data: a.Name})
+	writeJSON(w, http.StatusCreated, s.rowOf(a))
+}
+
+// Cascade choices of an app's deletion, as Argo CD's delete dialog offers
+// them.
+const (
+	cascadeForeground = "foreground"
+	cascadeBackground = "background"
+	cascadeNone       = "non-cascading"
+)
+
+// deleteAppRequest is the delete dialog: the cascade and, as Argo CD asks,
+// the app's name typed again.
+type deleteAppRequest struct {
+	Cascade string `json:"cascade"`
+	Confirm string `json:"confirm"`
+	// ConfirmResources also deletes the objects marked Delete=confirm
+	// (DeleteRequest.ConfirmDelete); without it the deletion stops and
+	// names them.
+	ConfirmResources bool `json:"confirmResources"`
+}
+
+// deleteAppTimeout bounds one app's cascading deletion.
+const deleteAppTimeout = 5 * time.Minute
+
+// apiDeleteApp deletes an app (applications, delete): foreground and
+// background delete its objects with that propagation (Engine.Delete,
+// called until Done), non-cascading leaves them; then the app leaves the
+// engine's run loop and the list, and the list pages are told. It runs
+// in the background, like a sync, one operation per app at a time.
+func (s *server) apiDeleteApp(w http.ResponseWriter, r *http.Request, c caller) {
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionDelete)
+	if err != nil {
+		s.denyChange(w, r, c, err)
+		return
+	}
+	var body deleteAppRequest
+	if !readBody(w, r, &body) {
+		return
+	}
+	details := map[string]any{"cascade": body.Cascade, "confirmResources": body.ConfirmResources}
+	var prop metav1.DeletionPropagation
+	switch body.Cascade {
+	case cascadeForeground, "":
+		body.Cascade, prop = cascadeForeground, metav1.DeletePropagationForeground
+	case cascadeBackground:
+		prop = metav1.DeletePropagationBackground
+	case cascadeNone:
+	default:
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("cascade %q: want foreground, background or non-cascading", body.Cascade))
+		return
+	}
+	if body.Confirm != a.Name {
+		msg := fmt.Sprintf("application %s: type the application's name to confirm its deletion", a.Name)
+		s.audit.write(c.identity, "delete", a, details, refusedPrefix+msg)
+		apiError(w, http.StatusBadRequest, msg)
+		return
+	}
+	s.opsMu.Lock()
+	if _, busy := s.ops[a.Name]; busy {
+		s.opsMu.Unlock()
+		msg := fmt.Sprintf("application %s: an operation started here is still running; terminate it first", a.Name)
+		s.audit.write(c.identity, "delete", a, details, refusedPrefix+msg)
+		apiError(w, http.StatusConflict, msg)
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.bg, deleteAppTimeout)
+	s.ops[a.Name] = cancel
+	s.opsMu.Unlock()
+	s.audit.write(c.identity, "delete", a, details, "started")
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.opsMu.Lock()
+			delete(s.ops, a.Name)
+			s.opsMu.Unlock()
+			cancel()
+		}()
+		outcome := "deleted"
+		if err := s.deleteApp(ctx, a, body.Cascade, gitops.DeleteRequest{Propagation: prop, ConfirmDelete: body.ConfirmResources}); err != nil {
+			outcome = "error: " + err.Error()
+			s.opts.Hooks.broker.publish(a.Name, streamEvent{Name: "operation", Data: operationView{Phase: "Error", Message: err.Error()}})
+		}
+		s.audit.write(c.identity, "delete", a, details, outcome)
+	}()
+	writeJSON(w, http.StatusAccepted, map[string]string{"operation": "delete", "state": "started", "cascade": body.Cascade})
+}
+
+// deleteApp deletes a's objects (unless non-cascading), then forgets a.
+func (s *server) deleteApp(ctx context.Context, a *gitops.Application, cascade string, req gitops.DeleteRequest) error {
+	if cascade != cascadeNone {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			res, err := s.opts.Engine.Delete(ctx, a, req)
+			if err != nil {
+				return err
+			}
+			if res.Done() {
+				break
+			}
+			if len(res.PendingConfirmation) > 0 && len(res.Deleted) == 0 && len(res.Remaining) == 0 {
+				return fmt.Errorf("application %s: %d objects are marked Delete=confirm and wait for confirmation: %v",
+					a.Name, len(res.PendingConfirmation), res.PendingConfirmation)
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("application %s: deletion not done: %w", a.Name, ctx.Err())
+			case <-tick.C:
+			}
+		}
+	}
+	if err := s.opts.Engine.Remove(s.opts.Engine.AppKey(a)); err != nil {
+		return err
+	}
+	s.removeApp(a.Name)
+	s.opts.Hooks.list.publish(listTopic, streamEvent{Name: "removed", Data: removedApp{Name: a.Name, Project: projectOf(a)}})
+	s.opts.Hooks.broker.publish(a.Name, streamEvent{Name: "removed", Data: removedApp{Name: a.Name, Project: projectOf(a)}})
+	return nil
+}

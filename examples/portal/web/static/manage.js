@@ -1,0 +1,106 @@
+// gitops portal, the app page's deletions: the app (with Argo CD's cascade
+// choices) and one resource of its tree (delete, orphan or force), each
+// confirmed by typing the name, as Argo CD asks. After the app's deletion
+// the list's event stream says when it is gone; then the list opens.
+"use strict";
+
+(() => {
+  const $ = (sel) => document.querySelector(sel);
+  const token = () => document.querySelector('meta[name="csrf-token"]').content;
+
+  async function post(path, body) {
+    const r = await fetch(path, {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": token()},
+      body: JSON.stringify(body)});
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.error || r.statusText);
+    return data;
+  }
+
+  // confirmBy enables go only while input holds exactly name.
+  function confirmBy(input, go, name) {
+    const check = () => { go.disabled = input.value !== name(); };
+    input.addEventListener("input", check);
+    return check;
+  }
+
+  function deleteApp(root) {
+    const app = root.dataset.app;
+    const dialog = $("#delete-app-dialog");
+    const input = $("#delete-app-confirm");
+    const check = confirmBy(input, $("#delete-app-go"), () => app);
+    $("#delete-app").addEventListener("click", () => {
+      input.value = "";
+      $("#delete-app-error").textContent = "";
+      check();
+      dialog.showModal();
+      input.focus();
+    });
+    $("#delete-app-cancel").addEventListener("click", () => dialog.close());
+    $("#delete-app-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const cascade = new FormData(e.target).get("cascade");
+      // Listen before asking, so the "removed" event cannot be missed.
+      const es = new EventSource("/api/v1/stream");
+      es.addEventListener("removed", (m) => {
+        if (JSON.parse(m.data).name === app) { es.close(); window.location.assign("/?deleted=" + encodeURIComponent(app)); }
+      });
+      try {
+        await post("/api/v1/apps/" + encodeURIComponent(app) + "/delete",
+          {cascade, confirm: input.value, confirmResources: $("#delete-confirm-resources").checked});
+        dialog.close();
+        $("#notice").textContent = "Deleting " + app + " (" + cascade + ")…";
+      } catch (err) {
+        es.close();
+        $("#delete-app-error").textContent = err.message;
+      }
+    });
+  }
+
+  function deleteResource(root) {
+    const app = root.dataset.app;
+    let key = "";
+    const name = () => key.slice(key.lastIndexOf("/") + 1);
+    const button = $("#delete-resource");
+    const dialog = $("#delete-resource-dialog");
+    const input = $("#delete-resource-confirm");
+    const check = confirmBy(input, $("#delete-resource-go"), name);
+    // The tree's node buttons open a resource: it becomes the one to delete.
+    document.addEventListener("click", (e) => {
+      const b = e.target.closest("button.open-node");
+      if (!b) return;
+      key = b.dataset.key;
+      button.disabled = false;
+      button.title = "delete " + key;
+      button.dataset.key = key;
+    });
+    button.addEventListener("click", () => {
+      $("#delete-resource-key").textContent = key;
+      $("#delete-resource-name").textContent = name();
+      $("#delete-resource-error").textContent = "";
+      input.value = "";
+      check();
+      dialog.showModal();
+      input.focus();
+    });
+    $("#delete-resource-cancel").addEventListener("click", () => dialog.close());
+    $("#delete-resource-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const mode = new FormData(e.target).get("mode");
+      try {
+        await post("/api/v1/apps/" + encodeURIComponent(app) + "/resource/delete", {key, mode, confirm: input.value});
+        dialog.close();
+        $("#notice").textContent = "Deleted " + key + " (" + mode + ")";
+      } catch (err) {
+        $("#delete-resource-error").textContent = err.message;
+      }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const root = $("#app");
+    if (!root || !$("#delete-app")) return;
+    deleteApp(root);
+    deleteResource(root);
+  });
+})();
