@@ -285,6 +285,8 @@ type Engine struct {
 	projects *projectSet // Options.Projects, then SetProjects
 	runner   *runner     // set while Run runs
 	appsets  *appSetLoop // set while RunAppSets runs
+	// hints are OnHint's subscribers.
+	hints hintSubscribers
 	// stateMu serialises the load-modify-save of app state records.
 	stateMu gosync.Mutex
 	// ops are the sync operations Terminate can reach.

@@ -374,11 +374,13 @@ func (r *runner) adopt(parent string, children []*Application) {
 }
 
 // Hint asks a running engine to refresh at once every app that uses the
-// repository (a webhook or poller saw a push), and RunAppSets to generate
-// at once the ApplicationSets whose git generators read it. Matching ignores URL
-// spelling (scheme, user, .git suffix).
+// repository (a webhook or poller saw a push), RunAppSets to generate
+// at once the ApplicationSets whose git generators read it, and tells the
+// OnHint subscribers. Matching ignores URL spelling (scheme, user, .git
+// suffix).
 func (e *Engine) Hint(repoURL string) {
 	e.hintAppSets(repoURL)
+	e.notifyHint(repoURL)
 	e.mu.Lock()
 	r := e.runner
 	e.mu.Unlock()
