@@ -51,3 +51,38 @@ func TestBelowTheEngineNeverImportsIt(t *testing.T) {
 		}
 	}
 }
+
+// addOns are the packages (each with its subpackages) above the engine
+// that use only its exported API, as Argo CD keeps its ApplicationSet
+// controller apart: the engine must never import them.
+var addOns = []string{"appset/controller"}
+
+// TestEngineNeverImportsAddOns fails when the root package imports an
+// add-on package, directly or through another package.
+func TestEngineNeverImportsAddOns(t *testing.T) {
+	// An add-on imports the engine, so an import of it from the engine is
+	// a cycle: -e lists the root anyway, with the cycle in its Error.
+	cmd := exec.Command("go", "list", "-e", "-test=false", "-deps", "-f",
+		"{{.ImportPath}}{{with .Error}} ERROR: {{.Err}}{{end}}", root)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v: %s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-1], root) {
+		t.Fatalf("go list -deps %s listed %d packages, the last %q; want its dependencies, then it", root, len(lines), lines[len(lines)-1])
+	}
+	for _, line := range lines {
+		pkg, loadErr, _ := strings.Cut(line, " ERROR: ")
+		if loadErr != "" && strings.Contains(loadErr, "import cycle") {
+			t.Errorf("%s: %s (does the engine import an add-on?)", pkg, loadErr)
+		}
+		for _, a := range addOns {
+			if pkg == root+"/"+a || strings.HasPrefix(pkg, root+"/"+a+"/") {
+				t.Errorf("the engine (%s) imports the add-on %s; add-ons sit above it", root, pkg)
+			}
+		}
+	}
+}
