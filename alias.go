@@ -24,16 +24,6 @@ type ActionChange = engine.ActionChange
 // See [engine.ActionResult].
 type ActionResult = engine.ActionResult
 
-// AppSetOptions configure RunAppSets. Start from DefaultAppSetOptions.
-//
-// See [engine.AppSetOptions].
-type AppSetOptions = engine.AppSetOptions
-
-// AppSetStatus is the outcome of a set's last generation.
-//
-// See [engine.AppSetStatus].
-type AppSetStatus = engine.AppSetStatus
-
 // AppState is what a StateStore keeps per app.
 //
 // Deprecated: use state.AppState.
@@ -523,14 +513,6 @@ func DecideAutoSync(in AutoSyncInput) AutoSyncDecision {
 	return engine.DecideAutoSync(in)
 }
 
-// DefaultAppSetOptions returns appset.DefaultOptions and the engine's
-// interval.
-//
-// See [engine.DefaultAppSetOptions].
-func DefaultAppSetOptions() AppSetOptions {
-	return engine.DefaultAppSetOptions()
-}
-
 // DefaultIgnoreResourceUpdates returns Argo CD 3's default
 // ignoreResourceUpdates rules, keyed as argocd-cm keys them after
 // resource.customizations.ignoreResourceUpdates. ("all", "group_Kind" or
@@ -789,13 +771,6 @@ const NotifySyncSucceeded = engine.NotifySyncSucceeded
 // See [engine.OutOfSync].
 const OutOfSync = engine.OutOfSync
 
-// ResourcesFinalizer is Argo CD's finalizer on an Application that
-// deletes its objects with it (foreground; "/background" and
-// "/foreground" suffixes choose the propagation).
-//
-// See [engine.ResourcesFinalizer].
-const ResourcesFinalizer = engine.ResourcesFinalizer
-
 // SelfHealTimeout is the least time between two self-heal syncs of one
 // app at one revision, and the first step of the self-heal backoff.
 //
@@ -815,13 +790,6 @@ const Synced = engine.Synced
 const Unknown = engine.Unknown
 
 // Variables of package engine.
-
-// ErrAppOwned is returned (wrapped, in AppSetStatus.Err) when a set
-// generates an Application of the name of one it does not own: another
-// set's, or one the host gave Run. The Application is left alone.
-//
-// See [engine.ErrAppOwned].
-var ErrAppOwned = engine.ErrAppOwned
 
 // ErrClusterConfigUnsupported is wrapped by the ClusterSecretError of a
 // config field the engine does not implement (awsAuthConfig) or that Argo

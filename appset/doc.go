@@ -35,11 +35,11 @@
 // update: the named fields keep the existing Application's values, as Argo
 // CD's ApplicationSet controller keeps them.
 //
-// The package does not import the engine: the root package's
-// ApplicationSet runner (Engine.RunAppSets) upserts the generated
-// Applications into a running Engine and applies the set's sync policy and
-// rollout strategy; the operator example (examples/operator/appsets)
-// writes them as Application custom resources owned by the set, with the
-// same policies. Both share the rollout rules' pieces: StepSelects,
-// MaxUpdate, RequeueAfter and GitRepos.
+// The package does not import the engine: its subpackage controller
+// (the ApplicationSet runner) upserts the generated Applications into a
+// running Engine and applies the set's sync policy and rollout strategy;
+// the operator example (examples/operator/appsets) writes them as
+// Application custom resources owned by the set, with the same policies.
+// Both share the rollout rules' pieces: StepSelects, MaxUpdate,
+// RequeueAfter and GitRepos.
 package appset

@@ -203,9 +203,9 @@ type Options struct {
 	// and alerts written for Argo CD (docs/monitoring.md).
 	ArgoMetrics bool
 
-	// Run-only settings: Run (and RunAppSets) read them; Refresh, Sync,
-	// Render and the other calls of a host that drives the engine itself
-	// do not.
+	// Run-only settings: Run (and the add-ons beside it, such as
+	// appset/controller) read them; Refresh, Sync, Render and the other
+	// calls of a host that drives the engine itself do not.
 
 	// Interval is how often each app is refreshed without other reason.
 	// Default 3 minutes (zero). Negative turns periodic refreshes off (Argo
@@ -285,7 +285,8 @@ type Engine struct {
 	comparer *compare.Comparer
 	projects *projectSet // Options.Projects, then SetProjects
 	runner   *runner     // set while Run runs
-	appsets  *appSetLoop // set while RunAppSets runs
+	// hints are OnHint's subscribers.
+	hints hintSubscribers
 	// stateMu serialises the load-modify-save of app state records.
 	stateMu gosync.Mutex
 	// ops are the sync operations Terminate can reach.

@@ -128,23 +128,6 @@ func (r *runner) add(a *Application, parent string) {
 	r.addLocked(a, parent)
 }
 
-// addIf is add for a writer that computed a from the app Run held: it
-// takes effect only while Run still holds expected under a's key (nil:
-// none), so an update made by someone else in between is never lost.
-func (r *runner) addIf(a, expected *Application) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var cur *Application
-	if s, ok := r.apps[r.e.AppKey(a)]; ok {
-		cur = s.app
-	}
-	if cur != expected {
-		return false
-	}
-	r.addLocked(a, "")
-	return true
-}
-
 // addLocked is add with r.mu held.
 func (r *runner) addLocked(a *Application, parent string) {
 	key := r.e.AppKey(a)
@@ -374,11 +357,12 @@ func (r *runner) adopt(parent string, children []*Application) {
 }
 
 // Hint asks a running engine to refresh at once every app that uses the
-// repository (a webhook or poller saw a push), and RunAppSets to generate
-// at once the ApplicationSets whose git generators read it. Matching ignores URL
-// spelling (scheme, user, .git suffix).
+// repository (a webhook or poller saw a push), and tells the OnHint
+// subscribers (the ApplicationSet controller generates at once the sets
+// whose git generators read it). Matching ignores URL spelling (scheme,
+// user, .git suffix).
 func (e *Engine) Hint(repoURL string) {
-	e.hintAppSets(repoURL)
+	e.notifyHint(repoURL)
 	e.mu.Lock()
 	r := e.runner
 	e.mu.Unlock()

@@ -15,12 +15,21 @@ var addons = []string{
 	"appset/controller",      // the ApplicationSet runner
 }
 
-// TestEngineNeverImportsAnAddon fails when the root package imports an
-// add-on, directly or through another package. Such an import is a cycle
-// (the add-on imports the root), which go list reports on the root.
+// TestEngineNeverImportsAnAddon fails when package engine or the root
+// package imports an add-on, directly or through another package. Such an
+// import is a cycle (the add-on imports the engine), which go list reports
+// on the importing package.
 func TestEngineNeverImportsAnAddon(t *testing.T) {
+	for _, pkg := range []string{core, root} {
+		checkNoAddon(t, pkg)
+	}
+}
+
+// checkNoAddon fails when top imports an add-on.
+func checkNoAddon(t *testing.T, top string) {
+	t.Helper()
 	cmd := exec.Command("go", "list", "-e", "-deps", "-test=false", "-f",
-		"{{.ImportPath}}{{with .Error}} ERROR: {{.Err}}{{end}}", root)
+		"{{.ImportPath}}{{with .Error}} ERROR: {{.Err}}{{end}}", top)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -28,8 +37,8 @@ func TestEngineNeverImportsAnAddon(t *testing.T) {
 		t.Fatalf("go list: %v: %s", err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-1], root) {
-		t.Fatalf("go list -deps %s listed %d packages, the root last: %q", root, len(lines), lines[len(lines)-1])
+	if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-1], top) {
+		t.Fatalf("go list -deps %s listed %d packages, the last %q; want its dependencies, then it", top, len(lines), lines[len(lines)-1])
 	}
 	for _, line := range lines {
 		pkg, loadErr, _ := strings.Cut(line, " ERROR: ")
@@ -38,7 +47,7 @@ func TestEngineNeverImportsAnAddon(t *testing.T) {
 		}
 		for _, a := range addons {
 			if p := root + "/" + a; pkg == p || strings.HasPrefix(pkg, p+"/") {
-				t.Errorf("the engine (%s) imports the add-on %s; add-ons sit above it", root, pkg)
+				t.Errorf("%s imports the add-on %s; add-ons sit above the engine", top, pkg)
 			}
 		}
 	}

@@ -12,7 +12,7 @@
 //
 //   - generates its Applications with an appset.Runner whose git
 //     generators read through the engine's sources and credentials, with
-//     the engine's resolve cache (Engine.AppSetGenerateOptions); a
+//     the engine's resolve cache (appset/controller.GenerateOptions); a
 //     generator that fails keeps its last good output, and then nothing is
 //     deleted;
 //   - creates each generated Application in the set's namespace with a

@@ -11,6 +11,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	appsetcontroller "github.com/kubegitops/gitops/appset/controller"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,7 +43,7 @@ type Options struct {
 	// generators, its Application validation. Required.
 	Engine *gitops.Engine
 	// Generate are the generators' options; the fields left nil are
-	// filled from Engine (Engine.AppSetGenerateOptions).
+	// filled from Engine (appset/controller.GenerateOptions).
 	Generate appset.Options
 	// ControllerNamespace is where clusterDecisionResource generators read
 	// their ConfigMap and resources. Default "argocd".
@@ -104,7 +105,7 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Projects != nil && opts.Projects.Engine == nil {
 		opts.Projects.Engine = opts.Engine
 	}
-	gen := opts.Engine.AppSetGenerateOptions(gitops.AppSetOptions{Generate: opts.Generate, ControllerNamespace: opts.ControllerNamespace})
+	gen := appsetcontroller.GenerateOptions(opts.Engine, appsetcontroller.Options{Generate: opts.Generate, ControllerNamespace: opts.ControllerNamespace})
 	return &Reconciler{client: c, opts: opts, runner: appset.NewRunner(gen), now: time.Now}, nil
 }
 

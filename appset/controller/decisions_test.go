@@ -1,4 +1,4 @@
-package engine
+package controller
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	gitops "github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -49,7 +50,7 @@ kind: ConfigMap
 metadata: {name: placement-duck}
 data: {apiVersion: %[1]s/v1, kind: PlacementDecision, statusListKey: decisions, matchKey: clusterName}
 `, group)}), ns)
-	res, err := e.Sync(context.Background(), setup, SyncRequest{})
+	res, err := e.Sync(context.Background(), setup, gitops.SyncRequest{})
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("setup sync: %v %s", err, res.Summary())
 	}
@@ -73,9 +74,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultAppSetOptions()
+	opts := DefaultOptions()
 	opts.ControllerNamespace = ns
-	opts = e.appSetDefaults(opts)
+	opts = withDefaults(e, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	gen, err := appset.Generate(ctx, &sets[0], opts.Generate)
@@ -98,10 +99,10 @@ func TestAppSetNameConflicts(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
 	dir := repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
-	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
+	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	own := dirApp("taken", dir, ns)
 	startRun(t, e, own)
-	eventually(t, time.Minute, "Run running", func() bool { return e.running() != nil })
+	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
 	load := func(name, elements string) appset.ApplicationSet {
 		sets, err := appset.Load(strings.NewReader(fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
@@ -119,17 +120,17 @@ spec:
 		}
 		return sets[0]
 	}
-	startAppSets(t, e, []appset.ApplicationSet{
+	ctl := startAppSets(t, e, []appset.ApplicationSet{
 		load("a", "[{app: taken}, {app: a-only}, {app: shared}]"),
 		load("b", "[{app: shared}]"),
-	}, DefaultAppSetOptions())
+	}, DefaultOptions())
 	eventually(t, time.Minute, "both sets generated", func() bool {
-		a, _ := e.AppSetStatus("", "a")
-		b, _ := e.AppSetStatus("", "b")
+		a, _ := ctl.Status("", "a")
+		b, _ := ctl.Status("", "b")
 		return a.Reconciles > 0 && b.Reconciles > 0
 	})
-	a, _ := e.AppSetStatus("", "a")
-	b, _ := e.AppSetStatus("", "b")
+	a, _ := ctl.Status("", "a")
+	b, _ := ctl.Status("", "b")
 	if slices.Contains(a.Applications, "taken") || !errors.Is(a.Err, ErrAppOwned) || !strings.Contains(a.Err.Error(), `"taken"`) {
 		t.Fatalf("set a took Run's own app: %+v", a)
 	}
@@ -137,7 +138,7 @@ spec:
 	if aShared == bShared {
 		t.Fatalf("shared owned by a: %v, by b: %v", aShared, bShared)
 	}
-	if loser := map[bool]AppSetStatus{true: b, false: a}[aShared]; !errors.Is(loser.Err, ErrAppOwned) {
+	if loser := map[bool]Status{true: b, false: a}[aShared]; !errors.Is(loser.Err, ErrAppOwned) {
 		t.Fatalf("the set that lost %q reports %v", "shared", loser.Err)
 	}
 	if !slices.Contains(a.Applications, "a-only") {

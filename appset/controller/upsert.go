@@ -1,4 +1,4 @@
-package engine
+package controller
 
 import (
 	"bytes"
@@ -8,25 +8,27 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/engine"
 )
 
-// currentApp is the app as Run holds it now (another writer may have
-// upserted it since the set did), or prev when Run does not hold it.
-func (e *Engine) currentApp(name string, prev *Application) *Application {
-	if r := e.running(); r != nil {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if st, ok := r.apps[name]; ok {
-			return st.app
-		}
+// upsertNew adds an app the set just claimed, only while the engine's Run
+// holds no app of its key (a host's app or another writer's that appeared
+// since the set looked is never replaced).
+func (r *Runner) upsertNew(a *engine.Application) error {
+	wrote, err := r.eng.CompareAndUpsert(nil, *a)
+	if err != nil {
+		return err
 	}
-	return prev
+	if !wrote {
+		return fmt.Errorf("%w (owned by Run's own apps)", ErrAppOwned)
+	}
+	return nil
 }
 
 // keepIgnoredAppFields applies the set's ignoreApplicationDifferences to
 // an update of an app the set owns: the fields the rules name keep their
 // value in cur, the app as Run holds it now (appset.KeepIgnoredDifferences).
-func (e *Engine) keepIgnoredAppFields(ctx context.Context, set *appset.ApplicationSet, generated, cur *Application) (*Application, error) {
+func keepIgnoredAppFields(ctx context.Context, set *appset.ApplicationSet, generated, cur *engine.Application) (*engine.Application, error) {
 	if len(set.Spec.IgnoreApplicationDifferences) == 0 {
 		return generated, nil
 	}
@@ -46,7 +48,7 @@ func (e *Engine) keepIgnoredAppFields(ctx context.Context, set *appset.Applicati
 	if err != nil {
 		return nil, err
 	}
-	apps, err := LoadApplications(bytes.NewReader(js))
+	apps, err := engine.LoadApplications(bytes.NewReader(js))
 	if err != nil || len(apps) != 1 {
 		return nil, fmt.Errorf("applicationset %q: application %q: with ignoreApplicationDifferences kept: %w", set.Name, generated.Name, err)
 	}
@@ -55,34 +57,38 @@ func (e *Engine) keepIgnoredAppFields(ctx context.Context, set *appset.Applicati
 
 // upsertOwned writes an update of an app the set owns, keeping the fields
 // its ignoreApplicationDifferences name at the values of the app Run holds.
-// The write is a compare-and-swap on that app, retried when another writer
-// upserted it between the read and the write, so their change is not
-// lost. changed is false when the app already is what the set wants.
-func (e *Engine) upsertOwned(ctx context.Context, set *appset.ApplicationSet, generated, prev *Application) (out *Application, changed bool, err error) {
-	r := e.running()
-	if r == nil {
-		return nil, false, ErrNotRunning
+// The write is a compare-and-swap on that app (Engine.CompareAndUpsert),
+// retried when another writer upserted it between the read and the
+// write, so their change is not lost. changed is false when the app
+// already is what the set wants.
+func (r *Runner) upsertOwned(ctx context.Context, set *appset.ApplicationSet, generated, prev *engine.Application) (out *engine.Application, changed bool, err error) {
+	if !r.eng.Running() {
+		return nil, false, engine.ErrNotRunning
 	}
 	for attempt := 0; attempt < 5; attempt++ {
-		held := e.currentApp(e.AppKey(generated), nil) // nil: Run does not hold it
+		var held *engine.Application // nil: Run does not hold it
+		if cur, ok := r.eng.ManagedApp(v1alpha1.KeyOf(generated)); ok {
+			held = &cur
+		}
 		cur := held
 		if cur == nil {
 			cur = prev
 		}
 		a := generated
 		if len(set.Spec.IgnoreApplicationDifferences) > 0 {
-			if a, err = e.keepIgnoredAppFields(ctx, set, generated, cur); err != nil {
+			if a, err = keepIgnoredAppFields(ctx, set, generated, cur); err != nil {
 				return nil, false, err
 			}
 		}
 		if reflect.DeepEqual(cur, a) {
 			return a, false, nil
 		}
-		if err := validateApp(a); err != nil {
+		cp := *a
+		wrote, err := r.eng.CompareAndUpsert(held, cp)
+		if err != nil {
 			return nil, false, err
 		}
-		cp := *a
-		if r.addIf(&cp, held) {
+		if wrote {
 			return &cp, true, nil
 		}
 	}

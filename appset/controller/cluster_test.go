@@ -1,4 +1,4 @@
-package engine
+package controller
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	gitops "github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
@@ -51,19 +52,6 @@ spec:
 	return sets[0]
 }
 
-func startAppSets(t *testing.T, e *Engine, sets []appset.ApplicationSet, opts AppSetOptions) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.RunAppSets(ctx, sets, opts) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != context.Canceled {
-			t.Errorf("RunAppSets: %v", err)
-		}
-	})
-}
-
 // TestAppSetGitDirectoriesOnCluster: a git-directories set on a real Git
 // server creates one app per folder; a commit adding a folder adds an app
 // (seen through Hint, the interval being an hour); a commit deleting a
@@ -87,15 +75,15 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	}
 	url, branch := gs.RepoURL("sets"), gs.Branch()
 	nsDel, nsKeep, nsPres := cluster.TestNamespace(t), cluster.TestNamespace(t), cluster.TestNamespace(t)
-	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
+	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	startRun(t, e)
-	eventually(t, time.Minute, "Run running", func() bool { return e.running() != nil })
+	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
 	sets := []appset.ApplicationSet{
 		dirSet(t, "del", url, branch, nsDel, ""),
 		dirSet(t, "keep", url, branch, nsKeep, "  syncPolicy: {applicationsSync: create-update}\n"),
 		dirSet(t, "pres", url, branch, nsPres, "  syncPolicy: {preserveResourcesOnDeletion: true}\n"),
 	}
-	startAppSets(t, e, sets, DefaultAppSetOptions())
+	ctl := startAppSets(t, e, sets, DefaultOptions())
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	exists := func(ns, name string) bool {
 		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
@@ -105,7 +93,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 		return func() bool {
 			for _, n := range names {
 				st, ok := e.AppStatus(n)
-				if !ok || st.Sync != Synced || st.Health.Code != health.Healthy {
+				if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy {
 					return false
 				}
 			}
@@ -116,7 +104,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	if got := e.ManagedApps(); len(got) != 6 {
 		t.Fatalf("managed apps %v, want 6", got)
 	}
-	if st, _ := e.AppSetStatus("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "two-del"}) {
+	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "two-del"}) {
 		t.Fatalf("status of del: %+v", st)
 	}
 
@@ -136,7 +124,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	}
 	e.Hint(url)
 	eventually(t, 2*time.Minute, "the deleted folder's app gone under sync, with its objects", func() bool {
-		st, _ := e.AppSetStatus("", "del")
+		st, _ := ctl.Status("", "del")
 		return !slices.Contains(e.ManagedApps(), "two-del") && !exists(nsDel, "two") && len(st.Deleting) == 0
 	})
 	eventually(t, time.Minute, "the preserved app gone, objects kept", func() bool {
@@ -148,19 +136,19 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	// create-update never deletes: the app stays managed and Synced (its
 	// spec still names the folder; the render is empty, so pruning
 	// removes the object, as Argo CD's app would).
-	before, _ := e.AppSetStatus("", "keep")
+	before, _ := ctl.Status("", "keep")
 	e.Hint(url)
 	eventually(t, time.Minute, "the keep set generated again", func() bool {
-		st, _ := e.AppSetStatus("", "keep")
+		st, _ := ctl.Status("", "keep")
 		return st.Reconciles > before.Reconciles
 	})
-	if st, _ := e.AppSetStatus("", "keep"); !slices.Contains(st.Applications, "two-keep") || !slices.Contains(e.ManagedApps(), "two-keep") {
+	if st, _ := ctl.Status("", "keep"); !slices.Contains(st.Applications, "two-keep") || !slices.Contains(e.ManagedApps(), "two-keep") {
 		t.Fatalf("create-update deleted an app: %+v, managed %v", st, e.ManagedApps())
 	}
 	// The step after: the remaining apps stay Synced and the set reports
 	// no error.
 	eventually(t, time.Minute, "remaining apps Synced", healthy("one-del", "three-del", "one-pres"))
-	if st, _ := e.AppSetStatus("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "three-del"}) {
+	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "three-del"}) {
 		t.Fatalf("status of del after the deletion: %+v", st)
 	}
 }
@@ -228,12 +216,12 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
+	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	startRun(t, e)
-	eventually(t, time.Minute, "Run running", func() bool { return e.running() != nil })
-	opts := DefaultAppSetOptions()
+	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
+	opts := DefaultOptions()
 	opts.RolloutPoll = 100 * time.Millisecond
-	startAppSets(t, e, sets, opts)
+	ctl := startAppSets(t, e, sets, opts)
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	cmExists := func(name string) bool {
 		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
@@ -245,17 +233,17 @@ spec:
 	// Step 0 syncs dev, which stays Progressing.
 	eventually(t, 2*time.Minute, "dev synced and Progressing", func() bool {
 		st, ok := e.AppStatus("web-dev")
-		return ok && st.Sync == Synced && st.Health.Code == health.Progressing
+		return ok && st.Sync == gitops.Synced && st.Health.Code == health.Progressing
 	})
-	before, _ := e.AppSetStatus("", "roll")
+	before, _ := ctl.Status("", "roll")
 	eventually(t, time.Minute, "five more rollout rounds", func() bool {
-		st, _ := e.AppSetStatus("", "roll")
+		st, _ := ctl.Status("", "roll")
 		return st.Reconciles >= before.Reconciles+5
 	})
-	if st, _ := e.AppSetStatus("", "roll"); st.Step != 0 || cmExists("staging") || cmExists("prod") {
+	if st, _ := ctl.Status("", "roll"); st.Step != 0 || cmExists("staging") || cmExists("prod") {
 		t.Fatalf("a later step started while dev is not Healthy: %+v (staging %v, prod %v)", st, cmExists("staging"), cmExists("prod"))
 	}
-	if st, _ := e.AppStatus("web-staging"); st.Sync != OutOfSync {
+	if st, _ := e.AppStatus("web-staging"); st.Sync != gitops.OutOfSync {
 		t.Fatalf("staging: %s, want OutOfSync (automated sync is off under RollingSync)", st.Sync)
 	}
 
@@ -267,10 +255,10 @@ spec:
 	var devHealthy, stagingHealthy, stagingSynced, prodSynced time.Time
 	eventually(t, 3*time.Minute, "all three steps rolled out", func() bool {
 		now := time.Now()
-		if e.appDone("web-dev") && devHealthy.IsZero() {
+		if ctl.appDone("web-dev") && devHealthy.IsZero() {
 			devHealthy = now
 		}
-		if e.appDone("web-staging") && stagingHealthy.IsZero() {
+		if ctl.appDone("web-staging") && stagingHealthy.IsZero() {
 			stagingHealthy = now
 		}
 		if cmExists("staging") && stagingSynced.IsZero() {
@@ -279,13 +267,13 @@ spec:
 		if cmExists("prod") && prodSynced.IsZero() {
 			prodSynced = now
 		}
-		return !prodSynced.IsZero() && e.appDone("web-prod")
+		return !prodSynced.IsZero() && ctl.appDone("web-prod")
 	})
 	if devHealthy.IsZero() || stagingSynced.Before(devHealthy) || stagingHealthy.IsZero() || prodSynced.Before(stagingHealthy) {
 		t.Fatalf("out of order: dev Healthy %v, staging synced %v, staging Healthy %v, prod synced %v", devHealthy, stagingSynced, stagingHealthy, prodSynced)
 	}
 	eventually(t, time.Minute, "the rollout finished", func() bool {
-		st, _ := e.AppSetStatus("", "roll")
+		st, _ := ctl.Status("", "roll")
 		return st.Step == -1 && st.Err == nil
 	})
 }
@@ -327,28 +315,28 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
+	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	startRun(t, e)
-	eventually(t, time.Minute, "Run running", func() bool { return e.running() != nil })
-	startAppSets(t, e, sets, DefaultAppSetOptions())
+	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
+	ctl := startAppSets(t, e, sets, DefaultOptions())
 	owns := func(names ...string) func() bool {
 		return func() bool {
-			st, _ := e.AppSetStatus("", "files")
+			st, _ := ctl.Status("", "files")
 			return slices.Equal(st.Applications, names)
 		}
 	}
 	eventually(t, time.Minute, "two apps", owns("files-a", "files-b"))
 
-	before, _ := e.AppSetStatus("", "files")
+	before, _ := ctl.Status("", "files")
 	if _, err := gs.Commit(ctx, "conf", "break", map[string][]byte{"conf/a.json": nil, "conf/b.json": []byte("{broken")}); err != nil {
 		t.Fatal(err)
 	}
 	e.Hint(url)
 	eventually(t, time.Minute, "the failed generation reported", func() bool {
-		st, _ := e.AppSetStatus("", "files")
+		st, _ := ctl.Status("", "files")
 		return st.Reconciles > before.Reconciles && st.Err != nil
 	})
-	st, _ := e.AppSetStatus("", "files")
+	st, _ := ctl.Status("", "files")
 	var ge *appset.Error
 	if !errors.As(st.Err, &ge) || ge.Set != "files" || ge.Generator != 0 || !strings.Contains(st.Err.Error(), "conf/b.json") {
 		t.Fatalf("status error %v", st.Err)
@@ -362,7 +350,7 @@ spec:
 	}
 	e.Hint(url)
 	eventually(t, time.Minute, "the app whose file is gone deleted after the repair", owns("files-b"))
-	if st, _ := e.AppSetStatus("", "files"); st.Err != nil || slices.Contains(e.ManagedApps(), "files-a") {
+	if st, _ := ctl.Status("", "files"); st.Err != nil || slices.Contains(e.ManagedApps(), "files-a") {
 		t.Fatalf("after the repair: %+v, managed %v", st, e.ManagedApps())
 	}
 }

@@ -1,11 +1,13 @@
-package engine
+package controller
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/engine"
 )
 
 // rollout advances a RollingSync (st.mu held): it returns the step in
@@ -21,8 +23,10 @@ import (
 //     (counting syncs in flight and synced Applications not yet Healthy;
 //     a percentage of the step's size, rounded down but at least one;
 //     default all); an Application synced by the rollout that goes
-//     OutOfSync again (a new commit) is synced again.
-func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
+//     OutOfSync again (a new commit) is synced again;
+//   - only the Applications this replica owns (Engine.Owns, with a
+//     Sharder) are synced here; another replica's wait in their step.
+func (r *Runner) rollout(ctx context.Context, st *setState) (int, error) {
 	steps := st.set.Spec.Strategy.RollingSync.Steps
 	for i, step := range steps {
 		var members []string
@@ -38,13 +42,13 @@ func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
 		var waiting []string
 		inflight := 0
 		for _, n := range members {
-			s, known := e.AppStatus(n)
+			s, known := r.eng.AppStatus(n)
 			switch {
 			case st.syncing[n]:
 				inflight++
-			case e.appDone(n):
+			case r.appDone(n):
 				delete(st.rolled, n)
-			case st.rolled[n] && !(known && s.Sync == OutOfSync):
+			case st.rolled[n] && !(known && s.Sync == engine.OutOfSync):
 				inflight++ // synced, not yet Healthy
 			default:
 				waiting = append(waiting, n)
@@ -61,29 +65,32 @@ func (e *Engine) rollout(ctx context.Context, st *setState) (int, error) {
 			if inflight >= limit {
 				break
 			}
-			s, ok := e.AppStatus(n)
-			if !ok || s.Sync != OutOfSync {
+			app := st.owned[n]
+			if !r.eng.Owns(v1alpha1.KeyOf(app)) {
+				continue // another replica's: its status is not read here
+			}
+			s, ok := r.eng.AppStatus(n)
+			if !ok || s.Sync != engine.OutOfSync {
 				continue // not compared yet, or in sync and not yet Healthy: the step waits for it
 			}
-			app := st.owned[n]
 			prune := st.prune[n]
 			st.syncing[n] = true
 			inflight++
 			st.syncs.Add(1)
 			go func() {
 				defer st.syncs.Done()
-				_, err := e.Sync(ctx, app, SyncRequest{Prune: prune})
+				_, err := r.eng.Sync(ctx, app, engine.SyncRequest{Prune: prune})
 				st.mu.Lock()
 				delete(st.syncing, n)
 				if err == nil {
 					st.rolled[n] = true
 				} else {
-					e.opts.Log.Info("applicationset rollout sync failed", "applicationset", st.set.Name, "app", n, "error", err.Error())
+					r.opts.Log.Info("applicationset rollout sync failed", "applicationset", st.set.Name, "app", n, "error", err.Error())
 				}
 				current := st.owned[n]
 				st.mu.Unlock()
 				if current != nil {
-					_ = e.Upsert(*current) // refresh it now
+					_ = r.eng.Upsert(*current) // refresh it now
 				}
 				select {
 				case st.hint <- struct{}{}:

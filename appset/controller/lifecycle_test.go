@@ -1,4 +1,4 @@
-package engine
+package controller
 
 import (
 	"context"
@@ -7,25 +7,26 @@ import (
 	"testing"
 	"time"
 
+	gitops "github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/appset"
 )
 
-// offlineRunEngine runs with one offline destination: Run and RunAppSets keep
+// offlineRunEngine runs with one offline destination: Run and the Runner keep
 // their app sets, refreshes fail (nothing to compare against), which is
 // all these tests look at.
-func offlineRunEngine(t *testing.T) (*Engine, func()) {
+func offlineRunEngine(t *testing.T) (*gitops.Engine, func()) {
 	t.Helper()
-	opts := DefaultOptions()
-	opts.Clusters = []ClusterConfig{{Name: "offline", Server: "https://offline.invalid"}}
+	opts := gitops.DefaultOptions()
+	opts.Clusters = []gitops.ClusterConfig{{Name: "offline", Server: "https://offline.invalid"}}
 	opts.Interval = time.Hour
-	e, err := newWithBuiltins(opts)
+	e, err := gitops.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = e.Run(ctx, nil) }()
-	eventually(t, 10*time.Second, "Run started", func() bool { return e.running() != nil })
+	eventually(t, 10*time.Second, "Run started", func() bool { return e.Running() })
 	return e, func() { cancel(); <-done; e.Close() }
 }
 
@@ -51,14 +52,14 @@ spec:
 	return sets[0]
 }
 
-func managedSorted(e *Engine) []string {
+func managedSorted(e *gitops.Engine) []string {
 	m := e.ManagedApps()
 	slices.Sort(m)
 	return m
 }
 
-// When RunAppSets returns, the apps it generated leave Run (nothing keeps
-// them generated any more); a later RunAppSets of the same set adopts
+// When Runner.Run returns, the apps it generated leave Run (nothing keeps
+// them generated any more); a later Runner of the same set adopts
 // them again, with no ownership error.
 func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
 	e, stop := offlineRunEngine(t)
@@ -68,23 +69,27 @@ func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
 	for round := range 2 {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- e.RunAppSets(ctx, []appset.ApplicationSet{set}, DefaultAppSetOptions()) }()
+		ctl, err := New(e, []appset.ApplicationSet{set}, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { done <- ctl.Run(ctx) }()
 		eventually(t, 20*time.Second, "the set's apps in Run", func() bool {
-			st, ok := e.AppSetStatus("argocd", "fleet")
+			st, ok := ctl.Status("argocd", "fleet")
 			return ok && st.Reconciles > 0 && slices.Equal(managedSorted(e), want)
 		})
-		if st, _ := e.AppSetStatus("argocd", "fleet"); st.Err != nil || !slices.Equal(st.Applications, want) {
+		if st, _ := ctl.Status("argocd", "fleet"); st.Err != nil || !slices.Equal(st.Applications, want) {
 			t.Fatalf("round %d: status %+v", round, st)
 		}
 		cancel()
 		if err := <-done; err != context.Canceled {
-			t.Fatalf("round %d: RunAppSets: %v", round, err)
+			t.Fatalf("round %d: Runner.Run: %v", round, err)
 		}
 		if got := e.ManagedApps(); len(got) != 0 {
-			t.Fatalf("round %d: apps still in Run after RunAppSets returned: %v", round, got)
+			t.Fatalf("round %d: apps still in Run after Runner.Run returned: %v", round, got)
 		}
 	}
-	// An app the host gave Run itself is not taken by RunAppSets' exit.
+	// An app the host gave Run itself is not taken by the Runner's exit.
 	own := *dirApp("mine", "/nonexistent", "ns")
 	own.Spec.Destination.Server = "https://offline.invalid"
 	if err := e.Upsert(own); err != nil {
@@ -92,12 +97,12 @@ func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- e.RunAppSets(ctx, []appset.ApplicationSet{set}, DefaultAppSetOptions()) }()
+	go func() { done <- Run(ctx, e, []appset.ApplicationSet{set}, DefaultOptions()) }()
 	eventually(t, 20*time.Second, "the set's apps in Run again", func() bool { return len(e.ManagedApps()) == 3 })
 	cancel()
 	<-done
 	if got := e.ManagedApps(); !slices.Equal(got, []string{"mine"}) {
-		t.Fatalf("after RunAppSets: %v, want only the host's app", got)
+		t.Fatalf("after Runner.Run: %v, want only the host's app", got)
 	}
 }
 
@@ -113,13 +118,13 @@ func TestRunAppSetsIgnoreApplicationDifferences(t *testing.T) {
   - name: web-prod
     jqPathExpressions: [.spec.source.path]
 `)
-	opts := DefaultAppSetOptions()
+	opts := DefaultOptions()
 	opts.Interval = 50 * time.Millisecond
-	startAppSets(t, e, []appset.ApplicationSet{set}, opts)
+	ctl := startAppSets(t, e, []appset.ApplicationSet{set}, opts)
 	eventually(t, 20*time.Second, "the set's apps in Run", func() bool { return len(e.ManagedApps()) == 2 })
 	// Another writer (a person, an image updater) changes both apps.
 	for _, name := range []string{"web-dev", "web-prod"} {
-		a := *e.currentApp(name, nil)
+		a := managedApp(t, e, name)
 		src := *a.Spec.Source
 		src.TargetRevision, src.Path = "v2.0.0", "hand/"+name
 		a.Spec.Source = &src
@@ -129,15 +134,15 @@ func TestRunAppSetsIgnoreApplicationDifferences(t *testing.T) {
 	}
 	// The set regenerates every 50 ms: wait for two more generations and
 	// for web-dev's path to be put back.
-	st0, _ := e.AppSetStatus("argocd", "fleet")
+	st0, _ := ctl.Status("argocd", "fleet")
 	eventually(t, 20*time.Second, "the set to regenerate", func() bool {
-		st, _ := e.AppSetStatus("argocd", "fleet")
-		return st.Reconciles >= st0.Reconciles+2 && e.currentApp("web-dev", nil).Spec.Source.Path == "envs/dev"
+		st, _ := ctl.Status("argocd", "fleet")
+		return st.Reconciles >= st0.Reconciles+2 && managedApp(t, e, "web-dev").Spec.Source.Path == "envs/dev"
 	})
-	if st, _ := e.AppSetStatus("argocd", "fleet"); st.Err != nil {
+	if st, _ := ctl.Status("argocd", "fleet"); st.Err != nil {
 		t.Fatal(st.Err)
 	}
-	dev, prod := e.currentApp("web-dev", nil).Spec.Source, e.currentApp("web-prod", nil).Spec.Source
+	dev, prod := managedApp(t, e, "web-dev").Spec.Source, managedApp(t, e, "web-prod").Spec.Source
 	if dev.TargetRevision != "v2.0.0" || prod.TargetRevision != "v2.0.0" {
 		t.Errorf("targetRevision (ignored for every app) overwritten: dev %q prod %q", dev.TargetRevision, prod.TargetRevision)
 	}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/source"
+)
+
+// The live-set API: what an add-on running beside Run (the ApplicationSet
+// controller of package appset/controller, an image updater) needs to
+// read and change the apps Run reconciles without reaching into it. Apps
+// are named by their v1alpha1.AppKey; the engine maps a key to its own
+// form (Engine.KeyOf) itself.
+
+// Running reports whether Run is running: the calls that change the live
+// set (Upsert, CompareAndUpsert, Remove) return ErrNotRunning otherwise.
+func (e *Engine) Running() bool {
+	return e.running() != nil
+}
+
+// Options returns the options the engine was built with, with New's
+// defaults filled in. Clusters is as New got it (SetClusters does not
+// change it) and is a copy; the seams (functions, interfaces) are shared.
+func (e *Engine) Options() Options {
+	o := e.opts
+	o.Clusters = slices.Clone(o.Clusters)
+	return o
+}
+
+// Source returns the Source the engine reads repoURL with: Options.SourceFor's
+// choice, or the engine's own Git (or folder) source, one per kind for the
+// engine's life, so that a reader sharing it shares its object store and
+// resolve cache (and Invalidate and Hint reach it). Credentials are not
+// applied: pass Options().Credentials(repoURL) in the source.Repository.
+func (e *Engine) Source(repoURL string) (source.Source, error) {
+	return e.sourceFor(repoURL)
+}
+
+// ManagedApp returns a copy of the Application Run holds under key now
+// (given to Run, upserted, or rendered by a parent app), whichever replica
+// owns it (see Owns); false when Run holds none or is not running. A
+// writer that computes its change from it passes it to CompareAndUpsert
+// as expected.
+func (e *Engine) ManagedApp(key v1alpha1.AppKey) (Application, bool) {
+	r := e.running()
+	if r == nil {
+		return Application{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.apps[e.KeyOf(key.Namespace, key.Name)]
+	if !ok || st.app == nil {
+		return Application{}, false
+	}
+	return *st.app.DeepCopy(), true
+}
+
+// CompareAndUpsert is Upsert for a writer that computed app from what Run
+// held (ManagedApp): it replaces the app of app's key only while Run
+// still holds an app equal to expected (nil: while Run holds none of that
+// key), so a change another writer made in between is never lost. It
+// reports whether it wrote; false with a nil error means the app changed
+// since expected was read (read it again and retry). Like Upsert it
+// validates app (an *InvalidApplicationError) and needs Run
+// (ErrNotRunning).
+func (e *Engine) CompareAndUpsert(expected *Application, app Application) (bool, error) {
+	if err := validateApp(&app); err != nil {
+		return false, err
+	}
+	r := e.running()
+	if r == nil {
+		return false, ErrNotRunning
+	}
+	a := app
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, held := r.apps[e.AppKey(&a)]
+	switch {
+	case expected == nil && held:
+		return false, nil
+	case expected != nil && (!held || !reflect.DeepEqual(st.app, expected)):
+		return false, nil
+	}
+	r.addLocked(&a, "")
+	return true, nil
+}
+
+// Owns reports whether this replica reconciles the app of key: Run holds
+// it and, with Options.Sharder, the Sharder gives this replica the app (or
+// the top-level app that renders it). Without a Sharder every app Run
+// holds is owned. False when Run is not running.
+func (e *Engine) Owns(key v1alpha1.AppKey) bool {
+	r := e.running()
+	if r == nil {
+		return false
+	}
+	name := e.KeyOf(key.Namespace, key.Name)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.apps[name]; !ok {
+		return false
+	}
+	return r.ownsLocked(name)
+}
