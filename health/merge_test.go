@@ -9,7 +9,9 @@ import (
 
 type constChecker struct{}
 
-func (constChecker) Check(*unstructured.Unstructured) (*Status, error) { return &Status{Code: Healthy}, nil }
+func (constChecker) Check(*unstructured.Unstructured) (*Status, error) {
+	return &Status{Code: Healthy}, nil
+}
 
 func TestWithOverrides_MergesByKindAndRefusesOtherCheckers(t *testing.T) {
 	base := DefaultOptions()
