@@ -97,7 +97,7 @@ func (e *Engine) Actions(ctx context.Context, app *Application, key resource.Key
 // tracking id: a sync neither adopts nor prunes them.
 func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.Key, action string, params map[string]string) (res ActionResult, err error) {
 	res = ActionResult{Action: action, Object: key}
-	defer func() { e.metrics.action(app.Name, action, err) }()
+	defer func() { e.metrics.Action(app.Name, action, err) }()
 	t, err := e.actionTarget(ctx, app, key)
 	if err != nil {
 		return res, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/metrics"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -315,4 +316,41 @@ func (cs *clusterState) connectedCache() ClusterCache {
 		return nil
 	}
 	return cs.cache
+}
+
+// destServer is the app's destination server URL (its cluster's, when
+// the destination names the cluster).
+func (e *Engine) destServer(app *Application) string {
+	d := app.Spec.Destination
+	if d.Server != "" || d.Name == "" {
+		return d.Server
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if cs, ok := e.clusters[d.Name]; ok {
+		return cs.cfg.Server
+	}
+	return ""
+}
+
+// clusterObjects counts the objects in each connected cluster's cache
+// that counts them.
+func (e *Engine) clusterObjects() []metrics.ClusterObjects {
+	e.mu.Lock()
+	seen := map[*clusterState]bool{}
+	var clusters []*clusterState
+	for _, cs := range e.clusters {
+		if !seen[cs] {
+			seen[cs] = true
+			clusters = append(clusters, cs)
+		}
+	}
+	e.mu.Unlock()
+	var out []metrics.ClusterObjects
+	for _, cs := range clusters {
+		if l, ok := cs.connectedCache().(interface{ Len() int }); ok {
+			out = append(out, metrics.ClusterObjects{Name: cs.cfg.Name, Server: cs.cfg.Server, Objects: l.Len()})
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
+	"github.com/kubegitops/gitops/engine/internal/metrics"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/render"
@@ -279,7 +280,7 @@ type Engine struct {
 	// is nil.
 	updates *updateIgnorer
 	actions *actions.Runner
-	metrics *metrics
+	metrics *metrics.Set
 	syncSem chan struct{}
 
 	mu       gosync.Mutex
@@ -398,13 +399,12 @@ func New(opts Options) (*Engine, error) {
 	if e.renderer, err = e.newRenderer(); err != nil {
 		return nil, err
 	}
-	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
-		return nil, err
-	}
+	var snapshot metrics.Snapshot
 	if opts.ArgoMetrics {
-		if e.metrics.argo, err = newArgoMetrics(e, opts.Registerer); err != nil {
-			return nil, err
-		}
+		snapshot = e.metricsSnapshot
+	}
+	if e.metrics, err = metrics.New(opts.Registerer, snapshot); err != nil {
+		return nil, err
 	}
 	for _, c := range opts.Clusters {
 		if c.Name == "" && c.Server == "" {

@@ -159,9 +159,7 @@ func (e *Engine) HardRefresh(ctx context.Context, app *Application) (Status, err
 func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Status, []*Application, error) {
 	start := time.Now()
 	defer func() {
-		d := time.Since(start).Seconds()
-		e.metrics.reconcile.WithLabelValues(app.Name).Observe(d)
-		e.metrics.argo.reconciled(e, app, d)
+		e.metrics.Reconciled(e.metricsApp(app), time.Since(start).Seconds())
 	}()
 	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}}
 	fail := func(ct ConditionType, err error) (Status, []*Application, error) {
@@ -205,7 +203,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 			e.keepMemo(app, cs, differ, inputs, desired, cmp)
 		}
 	}
-	e.metrics.refreshed(memoized)
+	e.metrics.Refreshed(memoized)
 	st.Revision = desired.Revision()
 	st.Resources, st.Conditions = cmp.rows, cmp.conditions
 	if c := excludedCondition(desired.excluded); c != nil {

@@ -58,7 +58,7 @@ func hasLabel(m *dto.Metric, k, v string) bool {
 // reconciles counts the refreshes of an app.
 func reconciles(e *Engine, app string) uint64 {
 	m := &dto.Metric{}
-	_ = e.metrics.reconcile.WithLabelValues(app).(prometheus.Histogram).Write(m)
+	_ = e.metrics.Reconcile.WithLabelValues(app).(prometheus.Histogram).Write(m)
 	return m.GetHistogram().GetSampleCount()
 }
 

@@ -276,8 +276,7 @@ func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target
 		return source.Revision{}, nil, err
 	}
 	snap, err := s.Snapshot(ctx, repo, rev)
-	e.metrics.gitRequest("fetch", err)
-	e.metrics.argo.gitRequest(src.RepoURL, "fetch")
+	e.metrics.SourceRequest(src.RepoURL, "fetch", err)
 	if err != nil {
 		return source.Revision{}, nil, fmt.Errorf("source %d: snapshot %s at %s: %w", i, name, rev.Commit, err)
 	}
@@ -288,8 +287,7 @@ func (e *Engine) fetch(ctx context.Context, i int, src ApplicationSource, target
 // request.
 func (e *Engine) resolveOne(ctx context.Context, i int, s source.Source, repo source.Repository, src ApplicationSource, target string) (source.Revision, error) {
 	rev, err := s.Resolve(ctx, repo, target)
-	e.metrics.gitRequest("resolve", err)
-	e.metrics.argo.gitRequest(src.RepoURL, "resolve")
+	e.metrics.SourceRequest(src.RepoURL, "resolve", err)
 	if err != nil {
 		var named *source.Error
 		if errors.As(err, &named) && named.Repository != "" {
