@@ -144,8 +144,8 @@ webhooks:
 		t.Fatal(err)
 	}
 	poll(t, "the cache to see both changes", func(ctx context.Context) (bool, error) {
-		w, ok1 := cstate.cache.Get(resource.Key{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration", Name: webhook})
-		d, ok2 := cstate.cache.Get(resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"})
+		w, ok1 := cstate.Cache().Get(resource.Key{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration", Name: webhook})
+		d, ok2 := cstate.Cache().Get(resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"})
 		if !ok1 || !ok2 {
 			return false, nil
 		}

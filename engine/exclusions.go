@@ -21,7 +21,7 @@ func (e *Engine) splitExcluded(app *Application, cs *clusterState, objs []*unstr
 	}
 	server := ""
 	if cs != nil {
-		server = cs.server()
+		server = cs.Server()
 	}
 	kept = objs[:0:0]
 	for _, o := range objs {
@@ -31,8 +31,8 @@ func (e *Engine) splitExcluded(app *Application, cs *clusterState, objs []*unstr
 			k := resource.KeyOf(o)
 			if k.Namespace == "" {
 				namespaced, known := true, false
-				if cs != nil && cs.cache != nil {
-					namespaced, known = cs.isNamespaced(k.GroupKind())
+				if cs != nil && cs.Cache() != nil {
+					namespaced, known = cs.IsNamespaced(k.GroupKind())
 				}
 				if namespaced || !known {
 					k.Namespace = app.Spec.Destination.Namespace

@@ -159,7 +159,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		sreq.NamespaceMetadata = &sync.NamespaceMetadata{Labels: p.ManagedNamespaceMetadata.Labels, Annotations: p.ManagedNamespaceMetadata.Annotations}
 	}
 	*revision = sreq.Revision
-	if opts.Has(resource.OptionFailOnSharedResource, "true") && cs.cache != nil {
+	if opts.Has(resource.OptionFailOnSharedResource, "true") && cs.Cache() != nil {
 		if err := e.sharedResources(cs, app, sreq.Desired); err != nil {
 			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
 		}

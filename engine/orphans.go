@@ -25,11 +25,11 @@ func (e *Engine) orphanCondition(proj *Project, app *Application, cs *clusterSta
 		return nil
 	}
 	var orphans []string
-	for _, key := range cs.cache.Namespace(ns) {
+	for _, key := range cs.Cache().Namespace(ns) {
 		if ignoredOrphan(key, o.Ignore) {
 			continue
 		}
-		obj, ok := cs.cache.Get(key)
+		obj, ok := cs.Cache().Get(key)
 		if !ok || len(obj.GetOwnerReferences()) > 0 || e.opts.Tracking.AppOf(obj) != "" {
 			continue
 		}

@@ -4,19 +4,9 @@ import (
 	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubegitops/gitops/sync"
 )
-
-// servedScope is the cluster's answer to "is this kind namespaced", or nil
-// for an offline (or not yet connected) destination.
-func (cs *clusterState) servedScope() func(schema.GroupKind) (namespaced, known bool) {
-	if cs == nil || cs.cache == nil {
-		return nil
-	}
-	return cs.isNamespaced
-}
 
 // settleScopes decides, once per render and for refresh and sync alike,
 // the scope of each rendered object (sync.Scope: the cluster's RESTMapper
@@ -30,7 +20,7 @@ func (cs *clusterState) servedScope() func(schema.GroupKind) (namespaced, known 
 // its metadata with the rendered one (renders are cached).
 func (e *Engine) settleScopes(app *Application, cs *clusterState, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	crds := sync.CRDScopes(objs)
-	served := cs.servedScope()
+	served := cs.ServedScope()
 	destNS := app.Spec.Destination.Namespace
 	for i, obj := range objs {
 		namespaced, from := sync.Scope(obj.GroupVersionKind().GroupKind(), served, crds)

@@ -35,13 +35,13 @@ type differEntry struct {
 func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 	opts := diff.DefaultOptions()
 	opts.Tracking = e.opts.Tracking
-	if cs.schema != nil {
-		opts.Schema = cs.schema
+	if cs.Schema() != nil {
+		opts.Schema = cs.Schema()
 	}
-	if cs.dryRun != nil {
+	if cs.DryRun() != nil {
 		// ServerSideDiff=true (an object's or the Application's
 		// compare-options, or Options.ServerSideDiff) asks the server.
-		opts.DryRun = cs.dryRun
+		opts.DryRun = cs.DryRun()
 	}
 	opts.KnownTypeFields = e.opts.KnownTypeFields
 	opts.Types = e.types // one set of built-in type trees for every app
@@ -85,7 +85,7 @@ func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
 		Sync    string
 		Compare string
 		Cluster string
-	}{app.Spec.IgnoreDifferences, syncOpts.String(), cmpOpts.String(), fmt.Sprintf("%s\x00%p", cs.cfg.Name, cs)})
+	}{app.Spec.IgnoreDifferences, syncOpts.String(), cmpOpts.String(), fmt.Sprintf("%s\x00%p", cs.Name(), cs)})
 	key := string(keyBytes)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -246,7 +246,7 @@ type comparison struct {
 func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, cs *clusterState, differ Differ, objs []*unstructured.Unstructured) (comparison, error) {
 	cmp := comparison{sync: Synced}
 	seen := e.newLiveHash()
-	tainted := cs.cache.Tainted()
+	tainted := cs.Cache().Tainted()
 	taintedGK := map[schema.GroupKind]error{}
 	for gvk, err := range tainted {
 		taintedGK[gvk.GroupKind()] = err
@@ -279,7 +279,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		// CRD of the same render knows (settleScopes); a kind neither
 		// knows is taken as namespaced when it names a namespace or the
 		// app has a destination namespace (it is reported missing).
-		namespaced, from := sync.Scope(gk, cs.servedScope(), crds)
+		namespaced, from := sync.Scope(gk, cs.ServedScope(), crds)
 		if from == sync.ScopeUnknown {
 			namespaced = obj.GetNamespace() != "" || app.Spec.Destination.Namespace != ""
 			if namespaced && obj.GetNamespace() == "" {
@@ -289,7 +289,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			}
 		}
 		key := resource.KeyOf(obj)
-		if err := cs.manages(obj, namespaced); err != nil {
+		if err := cs.Manages(obj, namespaced); err != nil {
 			return comparison{}, err
 		}
 		if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
@@ -301,7 +301,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 			}
 		}
 		if info.Hook {
-			for _, k := range hookKeys(obj, key, cs.cache.Managed(e.AppKey(app))) {
+			for _, k := range hookKeys(obj, key, cs.Cache().Managed(e.AppKey(app))) {
 				cmp.rows = append(cmp.rows, ResourceStatus{Key: k, Status: Synced, Hook: true})
 			}
 			continue
@@ -316,7 +316,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		if err := e.opts.Tracking.Set(obj, e.AppKey(app)); err != nil {
 			return comparison{}, err
 		}
-		live, _ := cs.cache.Get(key)
+		live, _ := cs.Cache().Get(key)
 		seen.desired(live)
 		row := ResourceStatus{Key: key, Status: Synced}
 		res, err := differ.Diff(ctx, obj, live)
@@ -348,7 +348,7 @@ func (e *Engine) compare(ctx context.Context, app *Application, proj *Project, c
 		}
 		cmp.merge(row)
 	}
-	managed := cs.cache.Managed(e.AppKey(app))
+	managed := cs.Cache().Managed(e.AppKey(app))
 	seen.managed(managed)
 	cmp.seen = seen.sum()
 	for _, live := range managed {

@@ -57,7 +57,7 @@ type healthLink struct{ health, row int }
 // memoInputs hashes what a refresh's render and comparison depend on
 // besides the live objects. ok is false when the app may not be memoized.
 func (e *Engine) memoInputs(app *Application, cs *clusterState, revs []source.Revision) (sum [sha256.Size]byte, ok bool) {
-	gen, counted := cs.discoveryGeneration()
+	gen, counted := cs.DiscoveryGeneration()
 	if !counted || len(e.opts.Policies) > 0 {
 		return sum, false
 	}
@@ -69,7 +69,7 @@ func (e *Engine) memoInputs(app *Application, cs *clusterState, revs []source.Re
 		Cluster     string
 		Discovery   uint64
 		Project     []byte
-	}{e.AppKey(app), app.Spec, app.Annotations, revs, cs.cfg.Name, gen, e.projectFingerprint(app)})
+	}{e.AppKey(app), app.Spec, app.Annotations, revs, cs.Name(), gen, e.projectFingerprint(app)})
 	if err != nil {
 		return sum, false
 	}
@@ -82,10 +82,10 @@ func (e *Engine) memoInputs(app *Application, cs *clusterState, revs []source.Re
 func (e *Engine) liveFingerprint(cs *clusterState, app string, keys []health.ResourceHealth) uint64 {
 	lh := e.newLiveHash()
 	for _, rh := range keys {
-		live, _ := cs.cache.Get(rh.Key)
+		live, _ := cs.Cache().Get(rh.Key)
 		lh.desired(live)
 	}
-	lh.managed(cs.cache.Managed(app))
+	lh.managed(cs.Cache().Managed(app))
 	return lh.sum()
 }
 
@@ -140,7 +140,7 @@ func (lh *liveHash) sum() uint64 { return lh.h.Sum64() }
 // keepMemo remembers cmp as the outcome of inputs for the app's differ,
 // unless cmp is volatile.
 func (e *Engine) keepMemo(app *Application, cs *clusterState, differ Differ, inputs [sha256.Size]byte, desired rendered, cmp comparison) {
-	if cmp.volatile || cmp.policyErr != nil || len(cs.cache.Tainted()) > 0 {
+	if cmp.volatile || cmp.policyErr != nil || len(cs.Cache().Tainted()) > 0 {
 		e.dropMemo(app, differ)
 		return
 	}
@@ -190,14 +190,14 @@ func (e *Engine) reuseMemo(ctx context.Context, app *Application, cs *clusterSta
 		m = d.memo
 	}
 	e.mu.Unlock()
-	if m == nil || m.inputs != inputs || len(cs.cache.Tainted()) > 0 ||
+	if m == nil || m.inputs != inputs || len(cs.Cache().Tainted()) > 0 ||
 		e.liveFingerprint(cs, e.AppKey(app), m.cmp.healths) != m.live {
 		return comparison{}, rendered{}, false
 	}
 	cmp := m.cmp.clone()
 	for _, l := range m.links {
 		key := cmp.healths[l.health].Key
-		live, ok := cs.cache.Get(key)
+		live, ok := cs.Cache().Get(key)
 		if !ok {
 			return comparison{}, rendered{}, false // gone since the fingerprint
 		}

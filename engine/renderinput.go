@@ -3,14 +3,11 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/source"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // renderVersions returns an Input holding only the destination's kube
@@ -18,11 +15,11 @@ import (
 func renderVersions(cs *clusterState) render.Input {
 	var in render.Input
 	switch {
-	case cs != nil && cs.cache != nil:
-		in.KubeVersion = cs.cache.ServerVersion()
-		in.APIVersions = apiVersions(cs)
+	case cs != nil && cs.Cache() != nil:
+		in.KubeVersion = cs.Cache().ServerVersion()
+		in.APIVersions = cs.APIVersions()
 	case cs != nil:
-		in.KubeVersion, in.APIVersions = cs.cfg.KubeVersion, cs.cfg.APIVersions
+		in.KubeVersion, in.APIVersions = cs.Config().KubeVersion, cs.Config().APIVersions
 	}
 	return in
 }
@@ -119,41 +116,4 @@ func jsonnetVars(vs []JsonnetVar) []render.JsonnetVar {
 		out[i] = render.JsonnetVar{Name: v.Name, Value: v.Value, Code: v.Code}
 	}
 	return out
-}
-
-// apiVersions lists "group/version" and "group/version/Kind" for every
-// resource the cluster serves, as Helm's .Capabilities.APIVersions wants.
-// The list is built once per discovery (see discoveryGeneration: every
-// render asked for it, and copying and sorting the cluster's resources was
-// 7% of a 10,000-app fleet's cold start); callers share it and must not
-// change it.
-func apiVersions(cs *clusterState) []string {
-	gen, counted := cs.discoveryGeneration()
-	if !counted {
-		return buildAPIVersions(cs.cache.APIResources())
-	}
-	cs.scopeMu.Lock()
-	defer cs.scopeMu.Unlock()
-	if cs.apiVersions == nil || cs.apiVersionsGen != gen {
-		cs.apiVersions, cs.apiVersionsGen = buildAPIVersions(cs.cache.APIResources()), gen
-	}
-	return cs.apiVersions
-}
-
-func buildAPIVersions(lists []metav1.APIResourceList) []string {
-	set := map[string]bool{}
-	for _, l := range lists {
-		set[l.GroupVersion] = true
-		for _, r := range l.APIResources {
-			if !strings.Contains(r.Name, "/") {
-				set[l.GroupVersion+"/"+r.Kind] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(set))
-	for v := range set {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return slices.Clip(out)
 }

@@ -73,7 +73,7 @@ func defaultIgnoreResourceUpdateList() []ResourceIgnoreDifferences {
 }
 
 // updateIgnorer judges the watched updates of the cluster caches
-// (cache.Options.SkipUpdate): an update of an object an app tracks (or
+// (cache.Collaborators.SkipUpdate): an update of an object an app tracks (or
 // that carries AnnotationIgnoreResourceUpdates: "true") is dropped when,
 // with the ignored fields removed, both versions are equal and their
 // health is the same, as Argo CD's reconcile optimisation does.

@@ -130,7 +130,7 @@ spec:
 		t.Fatal(err)
 	}
 	var rec keyEvents
-	defer cstate.cache.Subscribe(rec.add)()
+	defer cstate.Cache().Subscribe(rec.add)()
 	web := resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"}
 	marker := resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "marker"}
 
@@ -146,7 +146,7 @@ spec:
 		t.Fatal(err)
 	}
 	poll(t, "the cache to hold the status update, counted as ignored", func(context.Context) (bool, error) {
-		o, ok := cstate.cache.Get(web)
+		o, ok := cstate.Cache().Get(web)
 		if !ok {
 			return false, nil
 		}

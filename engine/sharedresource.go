@@ -35,11 +35,11 @@ func (e *Engine) sharedResources(cs *clusterState, app *Application, desired []*
 	for _, obj := range desired {
 		key := resource.KeyOf(obj)
 		if key.Namespace == "" {
-			if namespaced, known := cs.isNamespaced(key.GroupKind()); !known || namespaced {
+			if namespaced, known := cs.IsNamespaced(key.GroupKind()); !known || namespaced {
 				key.Namespace = app.Spec.Destination.Namespace
 			}
 		}
-		live, ok := cs.cache.Get(key)
+		live, ok := cs.Cache().Get(key)
 		if !ok {
 			continue
 		}

@@ -419,7 +419,7 @@ func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.
 	if err != nil {
 		return nil, "", err
 	}
-	if cs.cfg.Config != nil {
+	if cs.Config().Config != nil {
 		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
 			return nil, "", err
 		}
