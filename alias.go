@@ -332,14 +332,6 @@ type OrphanedResourceKey = engine.OrphanedResourceKey
 // See [engine.OrphanedResourcesMonitorSettings].
 type OrphanedResourcesMonitorSettings = engine.OrphanedResourcesMonitorSettings
 
-// OwnedFieldError is returned by New when Options.Cache or Options.Sync,
-// the templates of each cluster's cache and syncer options, set a field
-// the engine fills in itself. The engine would overwrite it, so the
-// setting would do nothing; Use says where it belongs instead.
-//
-// See [engine.OwnedFieldError].
-type OwnedFieldError = engine.OwnedFieldError
-
 // Policy is project.Policy: a host's own check of every object to
 // apply.
 //

@@ -55,15 +55,3 @@ func ExampleEngine() {
 	// Output:
 	// ConfigMap web-config map[color:blue]
 }
-
-// New refuses a template that sets what the engine owns, so that the
-// setting is not silently overwritten.
-func ExampleOwnedFieldError() {
-	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "ci"}}
-	opts.Sync.Tracking.AnnotationKey = "example.com/owner"
-	_, err := gitops.New(opts)
-	fmt.Println(err)
-	// Output:
-	// gitops: Options.Sync.Tracking is set by the engine; use Options.Tracking
-}

@@ -22,7 +22,9 @@ import (
 )
 
 // Apply puts the settings into opts: health overrides into a new
-// health checker (Options.Health), actions into a new actions.Runner
+// health checker (Options.Health) that also runs the Lua overrides of the
+// host's *health.DefaultChecker, if it set one (argocd-cm's win on a kind
+// both give: health.WithOverrides), actions into a new actions.Runner
 // (Options.Actions), ignore rules into Options.IgnoreDifferences,
 // ignoreAggregatedRoles into Options.IgnoreAggregatedRoles,
 // exclusions (added to the cache's default exclusions) and inclusions into
@@ -33,8 +35,9 @@ import (
 // argocd.argoproj.io/tracking-id), the ignoreResourceUpdates rules into
 // Options.IgnoreResourceUpdates (added to the host's, without repeats: a
 // loaded argocd-cm turns update ignoring on, as Argo CD 3 does; its
-// resource.ignoreResourceUpdatesEnabled: false turns it off), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace a Health or
-// Actions the host set itself.
+// resource.ignoreResourceUpdatesEnabled: false turns it off), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace Actions the host set
+// itself, or to add health scripts to a Health that is not a
+// *health.DefaultChecker.
 func (s *Settings) Apply(opts *engine.Options) error {
 	if len(s.KnownTypeFields) > 0 {
 		if _, err := diff.New(diff.Options{KnownTypeFields: s.KnownTypeFields}); err != nil {
@@ -43,14 +46,9 @@ func (s *Settings) Apply(opts *engine.Options) error {
 		opts.KnownTypeFields = append(opts.KnownTypeFields, s.KnownTypeFields...)
 	}
 	if len(s.HealthOverrides) > 0 {
-		if opts.Health != nil {
-			return fmt.Errorf("argocd-cm: health scripts given, but Options.Health is already set")
-		}
-		hopts := health.DefaultOptions()
-		hopts.Overrides = s.HealthOverrides
-		c, err := health.NewChecker(hopts)
+		c, err := health.WithOverrides(opts.Health, s.HealthOverrides)
 		if err != nil {
-			return fmt.Errorf("health overrides: %w", err)
+			return fmt.Errorf("argocd-cm: health overrides: %w", err)
 		}
 		opts.Health = c
 	}

@@ -15,8 +15,8 @@ func (c *ClusterCache) prepare(w *kindWatch, obj *unstructured.Unstructured) *en
 		obj.SetGroupVersionKind(w.res.gvk)
 	}
 	trim(obj, c.opts.KeepManagedFields, c.opts.KeepManagedFieldsOf, c.opts.KeepLastApplied)
-	app := c.opts.Tracking.AppOf(obj)
-	info, whole := c.opts.Populate(obj, app)
+	app := c.with.Tracking.AppOf(obj)
+	info, whole := c.with.Populate(obj, app)
 	return newEntry(obj, app, info, whole)
 }
 
@@ -95,12 +95,12 @@ func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstruct
 	// the entry, and the pointer is checked again under the lock.
 	var judged *entry
 	skip := false
-	if c.opts.SkipUpdate != nil && e.obj != nil {
+	if c.with.SkipUpdate != nil && e.obj != nil {
 		c.mu.RLock()
 		prev := c.store.byKey[e.key]
 		c.mu.RUnlock()
 		if prev != nil && prev.obj != nil && prev.resourceVersion != e.resourceVersion {
-			judged, skip = prev, c.opts.SkipUpdate(prev.obj, e.obj)
+			judged, skip = prev, c.with.SkipUpdate(prev.obj, e.obj)
 		}
 	}
 	c.mu.Lock()

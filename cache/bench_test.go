@@ -153,13 +153,13 @@ func bareList(b *testing.B, dyn dynamic.Interface) int {
 }
 
 // syncOnce starts a cache, waits for its sync and returns the time taken.
-func syncOnce(b *testing.B, mutate func(*Options)) (time.Duration, *ClusterCache, func()) {
+func syncOnce(b *testing.B, mutate func(*cacheSetup)) (time.Duration, *ClusterCache, func()) {
 	b.Helper()
-	opts := DefaultOptions()
+	opts := cacheSetup{Options: DefaultOptions()}
 	if mutate != nil {
 		mutate(&opts)
 	}
-	c, err := New(cluster.Config(), opts)
+	c, err := New(cluster.Config(), opts.Options, opts.Collaborators)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -185,9 +185,9 @@ func BenchmarkInitialSync(b *testing.B) {
 	bareList(b, dyn) // warm the API server's watch cache
 	for _, bc := range []struct {
 		name   string
-		mutate func(*Options)
+		mutate func(*cacheSetup)
 	}{
-		{"configmaps+pods", func(o *Options) { o.Filter.Include = benchKinds }},
+		{"configmaps+pods", func(o *cacheSetup) { o.Filter.Include = benchKinds }},
 		{"all-kinds", nil},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -236,11 +236,11 @@ func BenchmarkHeapPerObject(b *testing.B) {
 	keepAll := func(*unstructured.Unstructured, string) (any, bool) { return nil, true }
 	for _, bc := range []struct {
 		name   string
-		mutate func(*Options)
+		mutate func(*cacheSetup)
 	}{
-		{"lean", func(o *Options) { o.Filter.Include = benchKinds }},
-		{"whole-trimmed", func(o *Options) { o.Filter.Include = benchKinds; o.Populate = keepAll }},
-		{"whole-untrimmed", func(o *Options) {
+		{"lean", func(o *cacheSetup) { o.Filter.Include = benchKinds }},
+		{"whole-trimmed", func(o *cacheSetup) { o.Filter.Include = benchKinds; o.Populate = keepAll }},
+		{"whole-untrimmed", func(o *cacheSetup) {
 			o.Filter.Include = benchKinds
 			o.Populate = keepAll
 			o.KeepManagedFields, o.KeepLastApplied = true, true
@@ -286,10 +286,10 @@ func BenchmarkManagedLookup(b *testing.B) {
 	benchData(b)
 	for _, bc := range []struct {
 		name   string
-		mutate func(*Options)
+		mutate func(*cacheSetup)
 	}{
-		{"app-only", func(o *Options) { o.Namespaces = []string{benchAppNS}; o.Filter.Include = benchKinds }},
-		{"with-15000-unrelated", func(o *Options) { o.Filter.Include = benchKinds }},
+		{"app-only", func(o *cacheSetup) { o.Namespaces = []string{benchAppNS}; o.Filter.Include = benchKinds }},
+		{"with-15000-unrelated", func(o *cacheSetup) { o.Filter.Include = benchKinds }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			_, c, stop := syncOnce(b, bc.mutate)

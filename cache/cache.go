@@ -31,6 +31,7 @@ import (
 // (DeepCopy first).
 type ClusterCache struct {
 	opts    Options
+	with    Collaborators
 	dyn     dynamic.Interface
 	disc    discovery.DiscoveryInterface
 	review  accessReviewer
@@ -66,11 +67,11 @@ type ClusterCache struct {
 	startErr    error
 }
 
-// New returns a cache for the cluster cfg points at. Nothing is contacted
-// until Start. cfg is copied; its QPS and Burst are raised to opts' when
-// zero.
-func New(cfg *rest.Config, opts Options) (*ClusterCache, error) {
-	opts = opts.withDefaults()
+// New returns a cache for the cluster cfg points at, with the settings opts
+// and the collaborators with. Nothing is contacted until Start. cfg is
+// copied; its QPS and Burst are raised to opts' when zero.
+func New(cfg *rest.Config, opts Options, with Collaborators) (*ClusterCache, error) {
+	opts, with = opts.withDefaults(), with.withDefaults()
 	watchCfg := rest.CopyConfig(cfg)
 	if watchCfg.QPS == 0 {
 		watchCfg.QPS = opts.QPS
@@ -84,7 +85,7 @@ func New(cfg *rest.Config, opts Options) (*ClusterCache, error) {
 	// Deprecation warnings (v1 Endpoints) would otherwise go to klog on
 	// every list and watch.
 	watchCfg.WarningHandlerWithContext = nil
-	watchCfg.WarningHandler = warningLogger{opts.Logger}
+	watchCfg.WarningHandler = warningLogger{with.Logger}
 	reqCfg := rest.CopyConfig(watchCfg)
 	reqCfg.Timeout = opts.RequestTimeout
 
@@ -102,6 +103,7 @@ func New(cfg *rest.Config, opts Options) (*ClusterCache, error) {
 	}
 	c := &ClusterCache{
 		opts:      opts,
+		with:      with,
 		dyn:       dyn,
 		disc:      dc,
 		listSem:   make(chan struct{}, opts.ListConcurrency),
@@ -121,7 +123,7 @@ func New(cfg *rest.Config, opts Options) (*ClusterCache, error) {
 		timeout: c.withRequestTimeout,
 	}
 	c.events = newBatcher(opts.BatchInterval)
-	m, err := newMetrics(c, opts.Registerer, opts.Name)
+	m, err := newMetrics(c, with.Registerer, opts.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +176,7 @@ func (c *ClusterCache) start(ctx context.Context) error {
 	c.wg.Add(2)
 	go func() { defer c.wg.Done(); c.events.run(ctx) }()
 	go func() { defer c.wg.Done(); c.discoveryLoop(ctx) }()
-	c.opts.Logger.Info("cluster cache synced", "cluster", c.opts.Name, "objects", c.Len(), "tainted", len(c.Tainted()))
+	c.with.Logger.Info("cluster cache synced", "cluster", c.opts.Name, "objects", c.Len(), "tainted", len(c.Tainted()))
 	return nil
 }
 
@@ -195,7 +197,7 @@ func (c *ClusterCache) WaitForSync(ctx context.Context) error {
 }
 
 // Stop ends every watch and waits for the cache's goroutines, and removes
-// the cache's metrics from Options.Registerer (so a new cache of the same
+// the cache's metrics from Collaborators.Registerer (so a new cache of the same
 // Name may register them). The cached objects stay readable.
 func (c *ClusterCache) Stop() {
 	c.stopMetrics.Do(c.metrics.unregister)
@@ -391,7 +393,7 @@ func (c *ClusterCache) setTaint(id watchID, e *KindError) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, had := c.taints[id]; !had {
-		c.opts.Logger.Info("kind tainted", "cluster", c.opts.Name, "error", e.Error())
+		c.with.Logger.Info("kind tainted", "cluster", c.opts.Name, "error", e.Error())
 	}
 	c.taints[id] = e
 }
@@ -400,7 +402,7 @@ func (c *ClusterCache) clearTaint(id watchID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, had := c.taints[id]; had {
-		c.opts.Logger.Info("kind recovered", "cluster", c.opts.Name, "gvk", e.GVK.String(), "namespace", id.namespace)
+		c.with.Logger.Info("kind recovered", "cluster", c.opts.Name, "gvk", e.GVK.String(), "namespace", id.namespace)
 		delete(c.taints, id)
 	}
 }

@@ -193,7 +193,7 @@ func TestStatusOnlyUpdatesFiltered(t *testing.T) {
 	ctx := testCtx(t)
 	cs, _ := clients(t, cluster.Config())
 	ns := cluster.TestNamespace(t)
-	c := startCache(t, cluster.Config(), func(o *Options) { o.SkipUpdate = StatusOnlyUpdate })
+	c := startCache(t, cluster.Config(), func(o *cacheSetup) { o.SkipUpdate = StatusOnlyUpdate })
 	var rec recorder
 	defer c.Subscribe(rec.add)()
 	key := resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"}
@@ -281,7 +281,7 @@ func TestLoadKubeconfig(t *testing.T) {
 
 func TestMetricsOnInjectedRegisterer(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	c := startCache(t, cluster.Config(), func(o *Options) { o.Registerer = reg; o.Name = "local" })
+	c := startCache(t, cluster.Config(), func(o *cacheSetup) { o.Registerer = reg; o.Name = "local" })
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +298,7 @@ func TestMetricsOnInjectedRegisterer(t *testing.T) {
 	if objects == 0 || int(objects) > c.Len()+100 {
 		t.Errorf("objects gauge = %v, cache has %d", objects, c.Len())
 	}
-	if _, err := New(cluster.Config(), Options{Registerer: reg, Name: "local"}); err == nil {
+	if _, err := New(cluster.Config(), Options{Name: "local"}, Collaborators{Registerer: reg}); err == nil {
 		t.Error("second cache with the same name registered its metrics")
 	}
 }
@@ -308,7 +308,7 @@ func TestMetricsOnInjectedRegisterer(t *testing.T) {
 // again in one process, an operator restarted in-process) can register.
 func TestStoppedCacheFreesItsMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	named := func(o *Options) { o.Registerer = reg; o.Name = "again" }
+	named := func(o *cacheSetup) { o.Registerer = reg; o.Name = "again" }
 	c := startCache(t, cluster.Config(), named)
 	c.Stop()
 	families, err := reg.Gather()
@@ -346,7 +346,7 @@ func TestNamespacedModeWithChosenClusterKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := startCache(t, cluster.Config(), func(o *Options) {
+	c := startCache(t, cluster.Config(), func(o *cacheSetup) {
 		o.Namespaces = []string{mine}
 		o.ClusterKinds = []GroupKindMatch{{Kind: "Namespace"}}
 	})

@@ -26,7 +26,7 @@ func TestIndexesCorrectAfterChurn(t *testing.T) {
 	cs, _ := clients(t, cluster.Config())
 	ns := cluster.TestNamespace(t)
 	ctx := testCtx(t)
-	c := startCache(t, cluster.Config(), func(o *Options) { o.Namespaces = []string{ns} })
+	c := startCache(t, cluster.Config(), func(o *cacheSetup) { o.Namespaces = []string{ns} })
 
 	ownerUIDs := make([]types.UID, owners)
 	for i := range owners {

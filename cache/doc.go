@@ -35,7 +35,7 @@
 //
 // Subscribe delivers changes in batches (100 ms by default), coalesced per
 // object, each carrying the application of the object or of its nearest
-// tracked owner; Options.SkipUpdate drops the updates a host judges
+// tracked owner; Collaborators.SkipUpdate drops the updates a host judges
 // irrelevant (StatusOnlyUpdate: those that touch only status,
 // resourceVersion or managedFields; the engine's argocd-cm
 // ignoreResourceUpdates rules).

@@ -29,16 +29,23 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.RunMain(m, opts, &cluster))
 }
 
+// cacheSetup is what the tests' mutate functions may change: the
+// settings and the collaborators.
+type cacheSetup struct {
+	Options
+	Collaborators
+}
+
 // startCache starts a cache on cfg with options changed by mutate, waits for
 // it to sync and stops it when the test ends.
-func startCache(t testing.TB, cfg *rest.Config, mutate func(*Options)) *ClusterCache {
+func startCache(t testing.TB, cfg *rest.Config, mutate func(*cacheSetup)) *ClusterCache {
 	t.Helper()
-	opts := DefaultOptions()
+	opts := cacheSetup{Options: DefaultOptions()}
 	opts.RetryMax = 2 * time.Second
 	if mutate != nil {
 		mutate(&opts)
 	}
-	c, err := New(cfg, opts)
+	c, err := New(cfg, opts.Options, opts.Collaborators)
 	if err != nil {
 		t.Fatal(err)
 	}

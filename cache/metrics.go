@@ -34,7 +34,7 @@ func newMetrics(c *ClusterCache, reg prometheus.Registerer, cluster string) (*me
 			Name: "gitops_cluster_cache_relists_total", Help: "Lists restarted because a resourceVersion or continue token expired (410 Gone).", ConstLabels: labels,
 		}),
 		suppressed: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "gitops_cluster_cache_ignored_updates_total", Help: "Updates not announced to subscribers because Options.SkipUpdate said they change nothing that matters.", ConstLabels: labels,
+			Name: "gitops_cluster_cache_ignored_updates_total", Help: "Updates not announced to subscribers because Collaborators.SkipUpdate said they change nothing that matters.", ConstLabels: labels,
 		}),
 		listSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "gitops_cluster_cache_list_duration_seconds", Help: "Duration of a full paginated list of one kind.", ConstLabels: labels,

@@ -24,9 +24,6 @@ type PopulateFunc func(obj *unstructured.Unstructured, app string) (info any, ke
 type Options struct {
 	// Name identifies the cluster in logs and metric labels. Default "".
 	Name string
-	// Tracking says how objects are tied to applications (the index behind
-	// Managed). Default resource.DefaultTracking().
-	Tracking resource.Tracking
 	// Filter chooses the kinds to watch. Default: every listable and
 	// watchable kind except DefaultExclusions.
 	Filter ResourceFilter
@@ -61,10 +58,6 @@ type Options struct {
 	// DiscoveryInterval is how often discovery is refreshed even when no
 	// CRD or APIService event asked for it. Default 3 minutes.
 	DiscoveryInterval time.Duration
-	// Populate decides what is kept of each object. Default
-	// DefaultPopulate(Tracking): whole objects for tracked objects and
-	// for KeepWholeKinds, metadata for the rest.
-	Populate PopulateFunc
 	// KeepManagedFields keeps metadata.managedFields. Default false: they
 	// are often half of an object's bytes and nothing downstream reads them
 	// from the cache (server-side diff asks the server).
@@ -81,26 +74,12 @@ type Options struct {
 	// BatchInterval is how long events are gathered and coalesced before
 	// subscribers are called. Default 100 ms.
 	BatchInterval time.Duration
-	// SkipUpdate, when set, is asked about each update of an object kept
-	// whole (a tracked object, by DefaultPopulate) whose old version the
-	// cache holds whole too: true drops the event (the cache is still
-	// updated, and gitops_cluster_cache_ignored_updates_total counts it).
-	// It runs on the watch goroutine of the object's kind, outside the
-	// cache's lock, and must be safe for concurrent use. StatusOnlyUpdate
-	// drops updates that change only status. Default nil: every update
-	// is announced.
-	SkipUpdate func(old, cur *unstructured.Unstructured) bool
 	// QPS and Burst set the client rate limit when the rest.Config leaves
 	// them zero. Defaults 50 and 100.
 	QPS   float32
 	Burst int
 	// RequestTimeout bounds every request but watches. Default 60 s.
 	RequestTimeout time.Duration
-	// Logger receives progress and errors. Default logr.Discard().
-	Logger logr.Logger
-	// Registerer receives the cache's metrics, labelled with Name. Default
-	// nil: no metrics.
-	Registerer prometheus.Registerer
 }
 
 // KeepWholeKinds are kinds kept whole by DefaultPopulate whether tracked or
@@ -132,7 +111,6 @@ func DefaultPopulate() PopulateFunc {
 // DefaultOptions returns the options documented on each field.
 func DefaultOptions() Options {
 	return Options{
-		Tracking:          resource.DefaultTracking(),
 		Filter:            ResourceFilter{Exclude: DefaultExclusions()},
 		RespectRBAC:       true,
 		PageSize:          500,
@@ -145,19 +123,12 @@ func DefaultOptions() Options {
 		QPS:               50,
 		Burst:             100,
 		RequestTimeout:    60 * time.Second,
-		Logger:            logr.Discard(),
 	}
 }
 
 // withDefaults fills zero fields, so that a partly filled Options works.
 func (o Options) withDefaults() Options {
 	d := DefaultOptions()
-	if o.Tracking.AnnotationKey == "" {
-		o.Tracking.AnnotationKey = d.Tracking.AnnotationKey
-	}
-	if o.Tracking.InstanceAnnotationKey == "" {
-		o.Tracking.InstanceAnnotationKey = d.Tracking.InstanceAnnotationKey
-	}
 	if o.PageSize <= 0 {
 		o.PageSize = d.PageSize
 	}
@@ -188,11 +159,53 @@ func (o Options) withDefaults() Options {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = d.RequestTimeout
 	}
-	if o.Logger.GetSink() == nil {
-		o.Logger = logr.Discard()
-	}
-	if o.Populate == nil {
-		o.Populate = DefaultPopulate()
-	}
 	return o
+}
+
+// Collaborators are what a ClusterCache asks or reports to, as opposed to
+// the settings of Options: a host that embeds caches in something larger
+// (the engine gives its tracking, its logger and registerer, and its own
+// Populate and SkipUpdate) passes them to New beside the settings, so no
+// setting is ever silently replaced by its owner's. Every field may be
+// left zero.
+type Collaborators struct {
+	// Tracking says how objects are tied to applications (the index behind
+	// Managed). Default resource.DefaultTracking().
+	Tracking resource.Tracking
+	// Populate decides what is kept of each object. Default
+	// DefaultPopulate(Tracking): whole objects for tracked objects and
+	// for KeepWholeKinds, metadata for the rest.
+	Populate PopulateFunc
+	// SkipUpdate, when set, is asked about each update of an object kept
+	// whole (a tracked object, by DefaultPopulate) whose old version the
+	// cache holds whole too: true drops the event (the cache is still
+	// updated, and gitops_cluster_cache_ignored_updates_total counts it).
+	// It runs on the watch goroutine of the object's kind, outside the
+	// cache's lock, and must be safe for concurrent use. StatusOnlyUpdate
+	// drops updates that change only status. Default nil: every update
+	// is announced.
+	SkipUpdate func(old, cur *unstructured.Unstructured) bool
+	// Logger receives progress and errors. Default logr.Discard().
+	Logger logr.Logger
+	// Registerer receives the cache's metrics, labelled with Options.Name. Default
+	// nil: no metrics.
+	Registerer prometheus.Registerer
+}
+
+// withDefaults fills zero fields.
+func (c Collaborators) withDefaults() Collaborators {
+	d := resource.DefaultTracking()
+	if c.Tracking.AnnotationKey == "" {
+		c.Tracking.AnnotationKey = d.AnnotationKey
+	}
+	if c.Tracking.InstanceAnnotationKey == "" {
+		c.Tracking.InstanceAnnotationKey = d.InstanceAnnotationKey
+	}
+	if c.Logger.GetSink() == nil {
+		c.Logger = logr.Discard()
+	}
+	if c.Populate == nil {
+		c.Populate = DefaultPopulate()
+	}
+	return c
 }

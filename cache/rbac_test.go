@@ -74,7 +74,7 @@ func TestRestrictedUserSkipsForbiddenKinds(t *testing.T) {
 	})
 
 	t.Run("by trying", func(t *testing.T) {
-		c := startCache(t, cfg, func(o *Options) {
+		c := startCache(t, cfg, func(o *cacheSetup) {
 			o.RespectRBAC = false
 			o.Filter.Include = []GroupKindMatch{{Kind: "ConfigMap"}, {Kind: "Pod"}}
 		})

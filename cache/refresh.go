@@ -120,7 +120,7 @@ func (c *ClusterCache) discoveryLoop(ctx context.Context) {
 			}
 		}
 		if _, err := c.refresh(ctx); err != nil && ctx.Err() == nil {
-			c.opts.Logger.Error(err, "discovery refresh failed", "cluster", c.opts.Name)
+			c.with.Logger.Error(err, "discovery refresh failed", "cluster", c.opts.Name)
 		}
 		if kicked {
 			again = time.After(followUp)

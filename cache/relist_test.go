@@ -36,7 +36,7 @@ func TestGoneRelistsOnlyThatKind(t *testing.T) {
 	})
 
 	opts := DefaultOptions().withDefaults()
-	c := &ClusterCache{opts: opts, dyn: dyn, listSem: make(chan struct{}, 2), store: newStore(), taints: map[watchID]*KindError{}, events: newBatcher(opts.BatchInterval)}
+	c := &ClusterCache{opts: opts, with: Collaborators{}.withDefaults(), dyn: dyn, listSem: make(chan struct{}, 2), store: newStore(), taints: map[watchID]*KindError{}, events: newBatcher(opts.BatchInterval)}
 	m, err := newMetrics(c, nil, "")
 	if err != nil {
 		t.Fatal(err)

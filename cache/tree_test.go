@@ -22,7 +22,7 @@ func TestTreeOnLiveObjects(t *testing.T) {
 	ctx := testCtx(t)
 	cs, _ := clients(t, cluster.Config())
 	ns := cluster.TestNamespace(t)
-	c := startCache(t, cluster.Config(), func(o *Options) { o.Namespaces = []string{ns} })
+	c := startCache(t, cluster.Config(), func(o *cacheSetup) { o.Namespaces = []string{ns} })
 
 	svc, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},

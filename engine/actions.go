@@ -97,7 +97,7 @@ func (e *Engine) Actions(ctx context.Context, app *Application, key resource.Key
 // tracking id: a sync neither adopts nor prunes them.
 func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.Key, action string, params map[string]string) (res ActionResult, err error) {
 	res = ActionResult{Action: action, Object: key}
-	defer func() { e.metrics.action(app.Name, action, err) }()
+	defer func() { e.metrics.Action(app.Name, action, err) }()
 	t, err := e.actionTarget(ctx, app, key)
 	if err != nil {
 		return res, err
@@ -211,18 +211,17 @@ func (e *Engine) actionTarget(ctx context.Context, app *Application, key resourc
 	if t.cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
 		return t, wrap(err)
 	}
-	if !slices.ContainsFunc(t.cs.cache.Managed(e.AppKey(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
+	if !slices.ContainsFunc(t.cs.Cache().Managed(e.AppKey(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
 		return t, wrap(fmt.Errorf("%w %s", ErrNotInApp, app.Name))
 	}
-	t.config = rest.CopyConfig(t.cs.cfg.Config)
-	t.config.QPS, t.config.Burst = e.opts.QPS, e.opts.Burst
+	t.config = e.clusters.ClientConfig(t.cs)
 	if ns, name, ok := project.ServiceAccountFor(t.proj, app); ok {
 		t.config = ImpersonatedConfig(t.config, ns, name)
 	}
 	if t.client, err = dynamic.NewForConfig(t.config); err != nil {
 		return t, wrap(err)
 	}
-	cached, _ := t.cs.cache.Get(key)
+	cached, _ := t.cs.Cache().Get(key)
 	if cached == nil {
 		return t, wrap(fmt.Errorf("%w %s", ErrNotInApp, app.Name))
 	}
@@ -244,7 +243,7 @@ func (e *Engine) actionTarget(ctx context.Context, app *Application, key resourc
 
 // resourceOf finds the API resource serving gvk on the cluster.
 func resourceOf(cs *clusterState, gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool, error) {
-	for _, l := range cs.cache.APIResources() {
+	for _, l := range cs.Cache().APIResources() {
 		if l.GroupVersion != gvk.GroupVersion().String() {
 			continue
 		}

@@ -126,7 +126,7 @@ func TestRunActionRestartsAndScalesADeployment(t *testing.T) {
 	if err != nil || len(evs.Items) != 1 || evs.Items[0].InvolvedObject.Name != "web" || !strings.Contains(evs.Items[0].Message, "restart") {
 		t.Fatalf("events %v %+v", err, evs)
 	}
-	if got := testutil.ToFloat64(e.metrics.actions.WithLabelValues(app.Name, "restart", "ok")); got != 1 {
+	if got := testutil.ToFloat64(e.metrics.Actions.WithLabelValues(app.Name, "restart", "ok")); got != 1 {
 		t.Fatalf("metric %v", got)
 	}
 
@@ -154,7 +154,7 @@ func TestRunActionRestartsAndScalesADeployment(t *testing.T) {
 	if d, _ = cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}); d.Generation != gen {
 		t.Fatalf("a refused action changed the Deployment (generation %d -> %d)", gen, d.Generation)
 	}
-	if got := testutil.ToFloat64(e.metrics.actions.WithLabelValues(app.Name, "scale", "error")); got != 1 {
+	if got := testutil.ToFloat64(e.metrics.Actions.WithLabelValues(app.Name, "scale", "error")); got != 1 {
 		t.Fatalf("error metric %v", got)
 	}
 	// An object the app does not track has no actions.

@@ -23,9 +23,17 @@ func TestSetClustersReplacesOnlyChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
+	// at is the cluster known as k (a name or a server URL), or nil.
+	at := func(k string) *clusterState {
+		cs, err := e.destination(ApplicationDestination{Name: k})
+		if err != nil {
+			cs, _ = e.destination(ApplicationDestination{Server: k})
+		}
+		return cs
+	}
 	before := map[string]*clusterState{}
-	for k, cs := range e.clusters {
-		before[k] = cs
+	for _, k := range []string{"a", "b", "c", "https://a:6443", "https://b:6443", "https://c:6443"} {
+		before[k] = at(k)
 	}
 	next := []ClusterConfig{
 		{Name: "a", Server: "https://a:6443", Config: cfg("two")},
@@ -38,13 +46,13 @@ func TestSetClustersReplacesOnlyChanged(t *testing.T) {
 	if want := []string{"a", "c", "https://a:6443", "https://c:6443"}; !slices.Equal(changed, want) {
 		t.Errorf("changed %v, want %v", changed, want)
 	}
-	if e.clusters["b"] != before["b"] || e.clusters["https://b:6443"] != before["b"] {
+	if at("b") != before["b"] || at("https://b:6443") != before["b"] {
 		t.Error("the unchanged cluster b was replaced")
 	}
-	if e.clusters["a"] == before["a"] || e.clusters["a"].cfg.Config.BearerToken != "two" {
+	if at("a") == before["a"] || at("a").Config().Config.BearerToken != "two" {
 		t.Error("cluster a keeps its old connection after its token changed")
 	}
-	if _, ok := e.clusters["c"]; ok {
+	if at("c") != nil {
 		t.Error("cluster c is still configured")
 	}
 	// The same list again changes nothing.
@@ -54,7 +62,7 @@ func TestSetClustersReplacesOnlyChanged(t *testing.T) {
 	if _, err := e.SetClusters(context.Background(), append(next, ClusterConfig{Name: "a", Server: "https://x"})); err == nil {
 		t.Error("two clusters named a were accepted")
 	}
-	if e.clusters["a"].cfg.Config.BearerToken != "two" {
+	if at("a").Config().Config.BearerToken != "two" {
 		t.Error("a refused SetClusters changed the clusters")
 	}
 }

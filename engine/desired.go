@@ -26,8 +26,7 @@ func (e *Engine) newDesired() error {
 		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, Credentials: opts.Credentials,
 		RefCacheTTL: opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
 		GitRequest: func(repoURL, op string, err error) {
-			e.metrics.gitRequest(op, err)
-			e.metrics.argo.gitRequest(repoURL, op)
+			e.metrics.SourceRequest(repoURL, op, err)
 		},
 	})
 	renderer, err := newRenderer(opts, e.sources.Dependencies())
@@ -105,7 +104,7 @@ func newComparer(opts Options, checker health.Checker, forkDiffers bool) *compar
 // of a chosen revision); fresh (a hard refresh) resolves every source
 // again and renders past the render cache.
 func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string, fresh bool) (desired.Desired, error) {
-	return e.desired.Build(ctx, app, cs.desiredView(), desired.Request{Pinned: pinned, Hard: fresh})
+	return e.desired.Build(ctx, app, desiredView(cs), desired.Request{Pinned: pinned, Hard: fresh})
 }
 
 // sourceFor returns the Source of a repository URL (desired.Sources.For).
@@ -131,7 +130,7 @@ func (e *Engine) renderNow(ctx context.Context, app *Application) (desired.Desir
 	if err != nil {
 		return desired.Desired{}, err
 	}
-	if cs.cfg.Config != nil {
+	if cs.Config().Config != nil {
 		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
 			return desired.Desired{}, err
 		}

@@ -2,60 +2,72 @@ package engine
 
 import (
 	"context"
-	"errors"
+	"reflect"
 	"testing"
+	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 
-	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/sync"
 )
 
-// TestOwnedFieldsAreRefused: each field of the Cache and Sync templates
-// that the engine overwrites is refused by New with an *OwnedFieldError
-// naming it, instead of being silently replaced; the defaults and the
-// engine's own tracking are accepted.
-func TestOwnedFieldsAreRefused(t *testing.T) {
-	checker, err := health.NewChecker(health.DefaultOptions())
+// TestTemplatesHoldSettingsOnly: Options.Sync and Options.Cache have no
+// field for what the engine gives each cluster's syncers and cache (the
+// mistake New once refused with an OwnedFieldError, a template setting
+// Tracking or Health the engine then overwrote, can no longer be written),
+// and the settings a host sets reach every cluster's cache and syncer as
+// set, beside the engine's collaborators.
+func TestTemplatesHoldSettingsOnly(t *testing.T) {
+	for typ, fields := range map[reflect.Type][]string{
+		reflect.TypeFor[sync.Options]():  {"Tracking", "Health", "ManagedObjects", "Live", "Admit", "InSync", "Log"},
+		reflect.TypeFor[cache.Options](): {"Tracking", "Populate", "SkipUpdate", "Logger", "Registerer"},
+	} {
+		for _, f := range fields {
+			if _, ok := typ.FieldByName(f); ok {
+				t.Errorf("%s has a field %s: a collaborator the engine gives can be set as a setting", typ, f)
+			}
+		}
+	}
+
+	var (
+		gotSync      sync.Options
+		gotSyncWith  sync.Collaborators
+		gotCache     cache.Options
+		gotCacheWith cache.Collaborators
+	)
+	opts := DefaultOptions()
+	opts.Clusters = []ClusterConfig{{Name: "local", Config: cluster.Config()}}
+	opts.Tracking = resource.TrackingArgoCD()
+	opts.Sync.FieldManager, opts.Sync.WaveTimeout = "host-manager", time.Minute
+	opts.Cache.PageSize = 77
+	opts.NewClusterCache = func(cfg *rest.Config, o cache.Options, w cache.Collaborators) (ClusterCache, error) {
+		gotCache, gotCacheWith = o, w
+		return defaultNewClusterCache(cfg, o, w)
+	}
+	opts.NewSyncer = func(cfg *rest.Config, o sync.Options, w sync.Collaborators) (Syncer, error) {
+		gotSync, gotSyncWith = o, w
+		return defaultNewSyncer(cfg, o, w)
+	}
+	e, err := newWithBuiltins(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := resource.DefaultTracking()
-	other.AnnotationKey = "example.com/owner"
-	for field, set := range map[string]func(*Options){
-		"Options.Sync.Tracking":  func(o *Options) { o.Sync.Tracking = other },
-		"Options.Cache.Tracking": func(o *Options) { o.Cache.Tracking = other },
-		"Options.Sync.Health":    func(o *Options) { o.Sync.Health = checker },
-		"Options.Sync.ManagedObjects": func(o *Options) {
-			o.Sync.ManagedObjects = func(context.Context, string) ([]*unstructured.Unstructured, error) { return nil, nil }
-		},
-		"Options.Sync.Admit": func(o *Options) {
-			o.Sync.Admit = func(context.Context, *unstructured.Unstructured, bool, bool) error { return nil }
-		},
-		"Options.Sync.InSync": func(o *Options) {
-			o.Sync.InSync = func(context.Context, *unstructured.Unstructured, *unstructured.Unstructured) (bool, error) {
-				return false, nil
-			}
-		},
-	} {
-		opts := DefaultOptions()
-		opts.Clusters = []ClusterConfig{{Name: "ci"}}
-		set(&opts)
-		_, err := newWithBuiltins(opts)
-		var owned *OwnedFieldError
-		if !errors.As(err, &owned) || owned.Field != field {
-			t.Errorf("%s set: New returned %v, want an OwnedFieldError naming it", field, err)
-		}
+	defer e.Close()
+	if _, err := e.cluster(context.Background(), ApplicationDestination{Name: "local"}); err != nil {
+		t.Fatal(err)
 	}
-	// The defaults, and a template that repeats the engine's tracking, are
-	// no conflict.
-	opts := DefaultOptions()
-	opts.Clusters = []ClusterConfig{{Name: "ci"}}
-	opts.Tracking = resource.TrackingArgoCD()
-	opts.Sync.Tracking, opts.Cache.Tracking = opts.Tracking, resource.Tracking{}
-	e, err := newWithBuiltins(opts)
-	if err != nil {
-		t.Fatalf("defaults refused: %v", err)
+	if !reflect.DeepEqual(gotSync, opts.Sync) {
+		t.Errorf("the syncer's settings are not the host's:\n got %+v\nwant %+v", gotSync, opts.Sync)
 	}
-	e.Close()
+	if gotCache.PageSize != 77 || gotCache.Name != "local" || !gotCache.KeepManagedFields {
+		t.Errorf("the cache's settings: page size %d, name %q, keep managed fields %v", gotCache.PageSize, gotCache.Name, gotCache.KeepManagedFields)
+	}
+	if gotSyncWith.Tracking != opts.Tracking || gotSyncWith.Health == nil || gotSyncWith.ManagedObjects == nil || gotSyncWith.Live == nil {
+		t.Errorf("the syncer's collaborators: %+v", gotSyncWith)
+	}
+	if gotCacheWith.Tracking != opts.Tracking || gotCacheWith.Populate == nil {
+		t.Errorf("the cache's collaborators: %+v", gotCacheWith)
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
+	"github.com/kubegitops/gitops/engine/internal/clusters"
+	"github.com/kubegitops/gitops/engine/internal/metrics"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/render"
@@ -68,36 +70,42 @@ type Options struct {
 	// 256 MiB.
 	RenderStore store.Store
 	// Health judges resources. Default: health.NewChecker with defaults.
+	// ArgoCDSettings.Apply adds argocd-cm's health scripts to a
+	// *health.DefaultChecker's own Lua overrides (argocd-cm's win on the
+	// same kind).
 	Health health.Checker
 	// Actions lists and runs resource actions (Engine.Actions,
 	// Engine.RunAction). Default: actions.New with the built-in actions.
 	Actions *actions.Runner
-	// NewClusterCache builds each cluster's live-state cache. Default:
-	// cache.New.
-	NewClusterCache func(cfg *rest.Config, opts cache.Options) (ClusterCache, error)
+	// NewClusterCache builds each cluster's live-state cache, with the
+	// cluster's settings (Options.Cache, see there) and the engine's
+	// collaborators (its tracking, logger and registerer, the Populate
+	// that keeps what ResourceTree shows, the SkipUpdate of
+	// IgnoreResourceUpdates). Default: cache.New.
+	NewClusterCache func(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (ClusterCache, error)
 	// NewDiffer builds the differ of one set of app options. Default:
 	// diff.New.
 	NewDiffer func(opts diff.Options) (Differ, error)
 	// NewSyncer builds each cluster's syncer (and those that impersonate a
-	// service account). Default: sync.New.
-	NewSyncer func(cfg *rest.Config, opts sync.Options) (Syncer, error)
+	// service account), with Options.Sync and the engine's collaborators
+	// (its tracking, health checker and logger; the cluster cache answers
+	// the app's live objects and the waits). Default: sync.New.
+	NewSyncer func(cfg *rest.Config, opts sync.Options, with sync.Collaborators) (Syncer, error)
 	// Tracking says where tracking ids go and which instance this is.
 	Tracking resource.Tracking
-	// Cache is the template of each cluster's cache options. Unless it
-	// says which managedFields to keep, the engine keeps them on the
-	// objects it tracks: comparing as server-side apply will apply needs
-	// the managers of each field (set KeepManagedFieldsOf to the sync's
-	// field manager to keep only ours, at the price of reporting fields
-	// other appliers own as drift). Tracking is the engine's: New refuses
-	// a template that sets it with an *OwnedFieldError. The engine wraps
-	// Populate: a lean object with owners keeps the facts ResourceTree
-	// shows (creation time, images, external URLs, health) as its info
-	// value, unless Populate gives one of its own.
+	// Cache are the settings of each cluster's cache (cache.Options holds
+	// settings only: what the cache asks or reports to, the engine gives
+	// it, see NewClusterCache). Unless it says which managedFields to
+	// keep, the engine keeps them on the objects it tracks: comparing as
+	// server-side apply will apply needs the managers of each field (set
+	// KeepManagedFieldsOf to the sync's field manager to keep only ours,
+	// at the price of reporting fields other appliers own as drift); with
+	// Sync.ClientSideApply it keeps the last-applied annotation too. Name
+	// and Server, when empty, are each cluster's own; a cluster with
+	// Namespaces (its Secret's) watches only those.
 	Cache cache.Options
-	// Sync is the template of each cluster's syncer options. Tracking,
-	// Health, ManagedObjects, Admit and InSync are the engine's: New
-	// refuses a template that sets them with an *OwnedFieldError, which
-	// lists what the engine fills in.
+	// Sync are the settings of each cluster's syncers (sync.Options holds
+	// settings only; the engine gives the collaborators, see NewSyncer).
 	Sync sync.Options
 	// ClusterSyncTimeout bounds the wait for a cluster's cache to list
 	// everything on first use. Default 2 minutes.
@@ -276,11 +284,12 @@ type Engine struct {
 	// is nil.
 	updates *updateIgnorer
 	actions *actions.Runner
-	metrics *metrics
+	metrics *metrics.Set
 	syncSem chan struct{}
 
+	// clusters are the destinations (Options.Clusters, then SetClusters).
+	clusters *clusters.Set
 	mu       gosync.Mutex
-	clusters map[string]*clusterState // by server URL and by name
 	// comparer is the comparison part: differs, memos (newComparer).
 	comparer *compare.Comparer
 	projects *projectSet // Options.Projects, then SetProjects
@@ -305,9 +314,6 @@ func New(opts Options) (*Engine, error) {
 	}
 	if err := opts.Tracking.Validate(); err != nil {
 		return nil, fmt.Errorf("gitops: Options.Tracking: %w", err)
-	}
-	if err := checkOwnedFields(opts); err != nil {
-		return nil, err
 	}
 	if opts.ClusterSyncTimeout <= 0 {
 		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
@@ -352,7 +358,6 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{
 		opts:     opts,
 		syncSem:  make(chan struct{}, opts.SyncWorkers),
-		clusters: map[string]*clusterState{},
 		projects: newProjectSet(opts.Projects),
 	}
 	var err error
@@ -370,40 +375,21 @@ func New(opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("gitops: actions: %w", err)
 		}
 	}
-	if e.metrics, err = newMetrics(opts.Registerer); err != nil {
+	var snapshot metrics.Snapshot
+	if opts.ArgoMetrics {
+		snapshot = e.metricsSnapshot
+	}
+	if e.metrics, err = metrics.New(opts.Registerer, snapshot); err != nil {
 		return nil, err
 	}
 	if err := e.newDesired(); err != nil {
 		return nil, err
 	}
-	if opts.ArgoMetrics {
-		if e.metrics.argo, err = newArgoMetrics(e, opts.Registerer); err != nil {
-			return nil, err
-		}
-	}
-	for _, c := range opts.Clusters {
-		if c.Name == "" && c.Server == "" {
-			return nil, fmt.Errorf("gitops: a cluster has neither a name nor a server URL")
-		}
-		cs := &clusterState{cfg: c}
-		for _, k := range []string{c.Name, c.Server} {
-			if k != "" {
-				e.clusters[k] = cs
-			}
-		}
+	if e.clusters, err = clusters.New(e.clusterSettings(), e.clusterCollaborators(), clusterConfigs(opts.Clusters)); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
 
 // Close stops the engine's cluster caches.
-func (e *Engine) Close() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	seen := map[*clusterState]bool{}
-	for _, cs := range e.clusters {
-		if !seen[cs] {
-			seen[cs] = true
-			cs.stop()
-		}
-	}
-}
+func (e *Engine) Close() { e.clusters.Close() }

@@ -41,18 +41,18 @@ func (e *Engine) LiveObject(ctx context.Context, app *Application, key resource.
 	if err != nil {
 		return nil, wrap(err)
 	}
-	cached, ok := cs.cache.Get(key)
+	cached, ok := cs.Cache().Get(key)
 	if !ok {
 		return nil, wrap(fmt.Errorf("%w %s", ErrNotInApp, app.Name))
 	}
-	if slices.ContainsFunc(cs.cache.Managed(e.AppKey(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
+	if slices.ContainsFunc(cs.Cache().Managed(e.AppKey(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
 		return cached.DeepCopy(), nil // tracked: kept whole
 	}
 	gvr, namespaced, err := resourceOf(cs, cached.GroupVersionKind())
 	if err != nil {
 		return nil, wrap(err)
 	}
-	client, err := dynamic.NewForConfig(e.clientConfig(cs))
+	client, err := dynamic.NewForConfig(e.clusters.ClientConfig(cs))
 	if err != nil {
 		return nil, wrap(err)
 	}

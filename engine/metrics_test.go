@@ -22,10 +22,10 @@ func TestMetricsOnInjectedRegisterer(t *testing.T) {
 	if _, err := e.Sync(context.Background(), app, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := testutil.ToFloat64(e.metrics.syncs.WithLabelValues(app.Name, "Succeeded")); n != 1 {
+	if n := testutil.ToFloat64(e.metrics.Syncs.WithLabelValues(app.Name, "Succeeded")); n != 1 {
 		t.Fatalf("gitops_sync_total{phase=Succeeded} = %v", n)
 	}
-	if n := testutil.ToFloat64(e.metrics.gitRequests.WithLabelValues("resolve", "ok")); n < 2 {
+	if n := testutil.ToFloat64(e.metrics.GitRequests.WithLabelValues("resolve", "ok")); n < 2 {
 		t.Fatalf("resolve requests counted: %v", n)
 	}
 	families, err := reg.Gather()

@@ -162,7 +162,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		sreq.NamespaceMetadata = &sync.NamespaceMetadata{Labels: p.ManagedNamespaceMetadata.Labels, Annotations: p.ManagedNamespaceMetadata.Annotations}
 	}
 	*revision = sreq.Revision
-	if opts.Has(resource.OptionFailOnSharedResource, "true") && cs.cache != nil {
+	if opts.Has(resource.OptionFailOnSharedResource, "true") && cs.Cache() != nil {
 		if err := e.sharedResources(cs, app, sreq.Desired); err != nil {
 			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
 		}
@@ -181,12 +181,10 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	slot := &syncSlot{sem: e.syncSem, ctx: ctx}
 	slot.acquire()
 	sreq.Yield = slot.yield
-	e.metrics.applyInFlight.Inc()
+	e.metrics.SyncStarted()
 	res, err := e.runSync(ctx, syncer, app, sreq, req.latest)
-	e.metrics.applyInFlight.Dec()
+	e.metrics.SyncDone(e.metricsApp(app), string(res.Phase))
 	slot.release()
-	e.metrics.syncs.WithLabelValues(app.Name, string(res.Phase)).Inc()
-	e.metrics.argo.sync(e, app, res.Phase)
 	if res.Phase == sync.Succeeded && !req.DryRun {
 		*deployed = &desired
 	}

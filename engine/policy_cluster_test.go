@@ -45,14 +45,12 @@ func newSyncer(t *testing.T, cfg *rest.Config, admit func(context.Context, *unst
 		t.Fatal(err)
 	}
 	opts := sync.DefaultOptions()
-	opts.Health = checker
 	opts.WaveTimeout = time.Minute
-	opts.Admit = admit
 	opts.PruneClusterScoped = true
 	counter := &writeCounter{}
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
-	s, err := sync.New(cfg, opts)
+	s, err := sync.New(cfg, opts, sync.Collaborators{Health: checker, Admit: admit})
 	if err != nil {
 		t.Fatal(err)
 	}

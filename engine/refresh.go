@@ -49,7 +49,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 	}
 	out, memoized := e.reuse(ctx, app, in, hard)
 	if !memoized {
-		want, err := e.desired.Build(ctx, app, in.cs.desiredView(), desired.Request{Resolved: in.revs, Hard: hard})
+		want, err := e.desired.Build(ctx, app, desiredView(in.cs), desired.Request{Resolved: in.revs, Hard: hard})
 		if err != nil {
 			return failedRefresh(app, ConditionComparisonError, err)
 		}
@@ -65,7 +65,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 			e.comparer.Keep(e.AppKey(app), in.dest, in.differ, in.memo, out)
 		}
 	}
-	e.metrics.refreshed(memoized)
+	e.metrics.Refreshed(memoized)
 	return e.statusOf(app, in, out)
 }
 
@@ -101,7 +101,7 @@ func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool)
 	if in.revs, err = e.sources.ResolveAll(ctx, app, hard); err != nil {
 		return in, ConditionComparisonError, err
 	}
-	in.dest = in.cs.compareView()
+	in.dest = compareView(in.cs)
 	in.differ, in.differErr = e.comparer.Differ(app, e.AppKey(app), in.dest)
 	in.memo, in.memoizable = e.comparer.Inputs(app, e.AppKey(app), in.dest, in.revs, e.projectFingerprint(app))
 	in.memoizable = in.memoizable && in.differErr == nil
@@ -149,15 +149,13 @@ func failedRefresh(app *Application, ct ConditionType, err error) (Status, []*Ap
 
 // observeRefresh records the duration of a refresh that started at start.
 func (e *Engine) observeRefresh(app *Application, start time.Time) {
-	d := time.Since(start).Seconds()
-	e.metrics.reconcile.WithLabelValues(app.Name).Observe(d)
-	e.metrics.argo.reconciled(e, app, d)
+	e.metrics.Reconciled(e.metricsApp(app), time.Since(start).Seconds())
 }
 
 // differFor returns the app's Differ for its destination cs
 // (compare.Comparer.Differ).
 func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
-	return e.comparer.Differ(app, e.AppKey(app), cs.compareView())
+	return e.comparer.Differ(app, e.AppKey(app), compareView(cs))
 }
 
 // withoutChildApplications drops the Applications an app renders from what

@@ -58,8 +58,8 @@ func TestRefreshMemoKeepsTheVersionsItCompared(t *testing.T) {
 	var cc ClusterCache
 	var differ *editDuringDiff
 	e := newEngine(t, func(o *Options) {
-		o.NewClusterCache = func(cfg *rest.Config, opts cache.Options) (ClusterCache, error) {
-			c, err := defaultNewClusterCache(cfg, opts)
+		o.NewClusterCache = func(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (ClusterCache, error) {
+			c, err := defaultNewClusterCache(cfg, opts, with)
 			cc = c
 			return c, err
 		}

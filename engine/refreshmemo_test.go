@@ -51,7 +51,7 @@ func TestRefreshMemo(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	e := newEngine(t, func(o *Options) { o.Health, o.Registerer = checker, reg })
 	app := dirApp(ns, dir, ns)
-	count := func(how string) float64 { return testutil.ToFloat64(e.metrics.refreshes.WithLabelValues(how)) }
+	count := func(how string) float64 { return testutil.ToFloat64(e.metrics.Refreshes.WithLabelValues(how)) }
 	refresh := func() (Status, string) {
 		t.Helper()
 		memo, rendered := count("memoized"), count("rendered")

@@ -60,7 +60,7 @@ func DefaultIgnoreResourceUpdates() map[string]ResourceIgnoreDifferences {
 }
 
 // updateIgnorer judges the watched updates of the cluster caches
-// (cache.Options.SkipUpdate): an update of an object an app tracks (or
+// (cache.Collaborators.SkipUpdate): an update of an object an app tracks (or
 // that carries AnnotationIgnoreResourceUpdates: "true") is dropped when,
 // with the ignored fields removed, both versions are equal and their
 // health is the same, as Argo CD's reconcile optimisation does.

@@ -58,7 +58,7 @@ func hasLabel(m *dto.Metric, k, v string) bool {
 // reconciles counts the refreshes of an app.
 func reconciles(e *Engine, app string) uint64 {
 	m := &dto.Metric{}
-	_ = e.metrics.reconcile.WithLabelValues(app).(prometheus.Histogram).Write(m)
+	_ = e.metrics.Reconcile.WithLabelValues(app).(prometheus.Histogram).Write(m)
 	return m.GetHistogram().GetSampleCount()
 }
 
@@ -129,7 +129,7 @@ spec:
 		t.Fatal(err)
 	}
 	var rec keyEvents
-	defer cstate.cache.Subscribe(rec.add)()
+	defer cstate.Cache().Subscribe(rec.add)()
 	web := resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "web"}
 	marker := resource.Key{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "marker"}
 
@@ -145,7 +145,7 @@ spec:
 		t.Fatal(err)
 	}
 	poll(t, "the cache to hold the status update, counted as ignored", func(context.Context) (bool, error) {
-		o, ok := cstate.cache.Get(web)
+		o, ok := cstate.Cache().Get(web)
 		if !ok {
 			return false, nil
 		}

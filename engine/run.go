@@ -312,7 +312,7 @@ func (r *runner) watchCluster(ctx context.Context, app *Application) {
 		return
 	}
 	r.subscribed[cs] = true
-	unsubscribe := cs.cache.Subscribe(func(ev cache.Event) {
+	unsubscribe := cs.Cache().Subscribe(func(ev cache.Event) {
 		if ev.App == "" {
 			return
 		}

@@ -56,14 +56,14 @@ type Syncer interface {
 	Delete(ctx context.Context, req sync.DeleteRequest) (sync.DeleteResult, error)
 }
 
-func defaultNewClusterCache(cfg *rest.Config, opts cache.Options) (ClusterCache, error) {
-	return cache.New(cfg, opts)
+func defaultNewClusterCache(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (ClusterCache, error) {
+	return cache.New(cfg, opts, with)
 }
 
 func defaultNewDiffer(opts diff.Options) (Differ, error) { return diff.New(opts) }
 
-func defaultNewSyncer(cfg *rest.Config, opts sync.Options) (Syncer, error) {
-	return sync.New(cfg, opts)
+func defaultNewSyncer(cfg *rest.Config, opts sync.Options, with sync.Collaborators) (Syncer, error) {
+	return sync.New(cfg, opts, with)
 }
 
 var (

@@ -50,16 +50,16 @@ func TestEngineUsesInjectedSeams(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	var caches, diffs, syncs atomic.Int32
 	e := newEngine(t, func(o *Options) {
-		o.NewClusterCache = func(cfg *rest.Config, opts cache.Options) (ClusterCache, error) {
-			c, err := defaultNewClusterCache(cfg, opts)
+		o.NewClusterCache = func(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (ClusterCache, error) {
+			c, err := defaultNewClusterCache(cfg, opts, with)
 			return countingCache{c, &caches}, err
 		}
 		o.NewDiffer = func(opts diff.Options) (Differ, error) {
 			d, err := defaultNewDiffer(opts)
 			return countingDiffer{d, &diffs}, err
 		}
-		o.NewSyncer = func(cfg *rest.Config, opts sync.Options) (Syncer, error) {
-			s, err := defaultNewSyncer(cfg, opts)
+		o.NewSyncer = func(cfg *rest.Config, opts sync.Options, with sync.Collaborators) (Syncer, error) {
+			s, err := defaultNewSyncer(cfg, opts, with)
 			return countingSyncer{s, &syncs}, err
 		}
 	})

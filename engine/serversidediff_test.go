@@ -55,7 +55,7 @@ func TestServerSideDiffInTheEngine(t *testing.T) {
 				t.Fatal(err)
 			}
 			objs[0].SetNamespace(ns)
-			live, _ := clusterState.cache.Get(resource.KeyOf(objs[0]))
+			live, _ := clusterState.Cache().Get(resource.KeyOf(objs[0]))
 			if res, err := differ.Diff(ctx, objs[0], live); err != nil || res.Mode != diff.ModeServerSide {
 				t.Fatalf("mode %s (%v), want %s", res.Mode, err, diff.ModeServerSide)
 			}

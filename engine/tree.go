@@ -51,9 +51,9 @@ func (e *Engine) ResourceTree(ctx context.Context, app *Application) (*v1alpha1.
 	if err != nil {
 		return nil, v1alpha1.ApplicationSummary{}, fmt.Errorf("application %s/%s: resource tree: %w", app.Namespace, app.Name, err)
 	}
-	w := treeWalk{ctx: ctx, checker: e.health, cache: cs.cache, index: map[resource.Key]int{}}
-	w.src, _ = cs.cache.(treeSource)
-	for _, obj := range cs.cache.Managed(e.AppKey(app)) {
+	w := treeWalk{ctx: ctx, checker: e.health, cache: cs.Cache(), index: map[resource.Key]int{}}
+	w.src, _ = cs.Cache().(treeSource)
+	for _, obj := range cs.Cache().Managed(e.AppKey(app)) {
 		w.add(resource.KeyOf(obj), obj)
 	}
 	if w.src != nil {
@@ -62,7 +62,7 @@ func (e *Engine) ResourceTree(ctx context.Context, app *Application) (*v1alpha1.
 			for _, k := range w.src.Children(w.keys[i]) {
 				j, seen := w.index[k]
 				if !seen {
-					obj, ok := cs.cache.Get(k)
+					obj, ok := cs.Cache().Get(k)
 					if !ok {
 						continue
 					}

@@ -57,6 +57,8 @@ type Options struct {
 	// ("Kind" for the core group; "group_Kind" is accepted too). A key may
 	// use "*" (or Argo's "_") as a wildcard in the group or the kind, for
 	// example "*.crossplane.io/*". An override wins over every built-in.
+	// Overrides from elsewhere join these with MergeOverrides or
+	// WithOverrides (argocd-cm's, which win on a kind both give).
 	Overrides map[string]string
 	// Checks are host-supplied Go checks by group and kind, for custom
 	// resources whose health a script cannot judge well. A Go check wins
@@ -99,7 +101,10 @@ func DefaultOptions() Options { return Options{Lua: DefaultLuaOptions()} }
 // depends on map order. A script is chosen by kind alone: whatever it
 // returns is the answer, and a failing script yields Unknown and its error.
 type DefaultChecker struct {
-	lua *LuaEngine
+	// opts are the options the checker was built with (Options,
+	// WithOverrides).
+	opts Options
+	lua  *LuaEngine
 	// tiers are the four script tiers in the order of the doc comment.
 	overrideExact, shippedExact map[string]*LuaScript
 	overrideWild, shippedWild   []wildcardScript // sorted by specificity
@@ -122,6 +127,7 @@ type wildcardScript struct {
 // the checker.
 func NewChecker(opts Options) (*DefaultChecker, error) {
 	c := &DefaultChecker{
+		opts:          Options{Overrides: maps.Clone(opts.Overrides), Checks: maps.Clone(opts.Checks), DisableBuiltinScripts: opts.DisableBuiltinScripts, DisableGeneric: opts.DisableGeneric, Lua: opts.Lua},
 		lua:           NewLuaEngine(opts.Lua),
 		overrideExact: map[string]*LuaScript{},
 		shippedExact:  map[string]*LuaScript{},

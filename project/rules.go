@@ -171,7 +171,7 @@ func CheckObject(p *v1alpha1.AppProject, dest v1alpha1.ApplicationDestination, o
 }
 
 // Admission returns the check a sync runs on every object before anything
-// is written (sync.Options.Admit): the project's limits, then each policy.
+// is written (sync.Collaborators.Admit): the project's limits, then each policy.
 // Prunes are checked against the project's limits only, so that nothing
 // outside them is ever deleted.
 func Admission(p *v1alpha1.AppProject, app *v1alpha1.Application, policies ...Policy) func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error {

@@ -18,7 +18,7 @@ import (
 // finalizer).
 type DeleteRequest struct {
 	// App names the application; its objects are found through
-	// Options.ManagedObjects, which is required.
+	// Collaborators.ManagedObjects, which is required.
 	App string
 	// Propagation is the propagation policy of every delete. Default
 	// Foreground, as Argo CD's resources finalizer.
@@ -57,7 +57,7 @@ func (r DeleteResult) Done() bool {
 }
 
 // Delete deletes the live objects of an application, with these rules:
-//   - objects are the ones Options.ManagedObjects names for req.App, each
+//   - objects are the ones Collaborators.ManagedObjects names for req.App, each
 //     read again from the server (for its UID and annotations);
 //   - an object whose sync options hold Delete=false is kept (Prune=false
 //     does not protect an object from its application's deletion), and
@@ -73,13 +73,13 @@ func (r DeleteResult) Done() bool {
 //     here; all such failures come back joined in the error, each naming
 //     its object, while the other deletes go on.
 func (s *Syncer) Delete(ctx context.Context, req DeleteRequest) (DeleteResult, error) {
-	if s.opts.ManagedObjects == nil {
-		return DeleteResult{}, fmt.Errorf("sync: delete %s: Options.ManagedObjects is not set", req.App)
+	if s.with.ManagedObjects == nil {
+		return DeleteResult{}, fmt.Errorf("sync: delete %s: Collaborators.ManagedObjects is not set", req.App)
 	}
 	if req.Propagation == "" {
 		req.Propagation = metav1.DeletePropagationForeground
 	}
-	managed, err := s.opts.ManagedObjects(ctx, req.App)
+	managed, err := s.with.ManagedObjects(ctx, req.App)
 	if err != nil {
 		return DeleteResult{}, fmt.Errorf("sync: delete %s: managed objects: %w", req.App, err)
 	}

@@ -37,7 +37,7 @@ func listManaged(t *testing.T, ns string) func(context.Context, string) ([]*unst
 func TestDeleteApplication(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
-	s, _ := newSyncer(t, func(o *Options) { o.ManagedObjects = listManaged(t, ns) })
+	s, _ := newSyncer(t, func(o *syncerSetup) { o.ManagedObjects = listManaged(t, ns) })
 	ctx := context.Background()
 	objs := `apiVersion: v1
 kind: ConfigMap

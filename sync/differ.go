@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// DifferInSync adapts a diff.Differ to Options.InSync: an object is in sync
+// DifferInSync adapts a diff.Differ to Collaborators.InSync: an object is in sync
 // when the differ finds nothing to change. Sync status, the diff a person
 // sees and what a sync skips then all come from the same normalisation.
 func DifferInSync(d interface {

@@ -57,25 +57,32 @@ func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func (w *writeCounter) count() int { w.mu.Lock(); defer w.mu.Unlock(); return w.writes }
 
+// syncerSetup is what newSyncer's tweak may change: the settings and the
+// collaborators.
+type syncerSetup struct {
+	Options
+	Collaborators
+}
+
 // newSyncer returns a syncer with the real health checker, short waits, and
 // a counter of the writes it sends.
-func newSyncer(t *testing.T, tweak func(*Options)) (*Syncer, *writeCounter) {
+func newSyncer(t *testing.T, tweak func(*syncerSetup)) (*Syncer, *writeCounter) {
 	t.Helper()
 	checker, err := health.NewChecker(health.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultOptions()
-	opts.Health = checker
-	opts.WaveTimeout = 2 * time.Minute
-	opts.PollInterval = 100 * time.Millisecond
+	o := syncerSetup{Options: DefaultOptions()}
+	o.Health = checker
+	o.WaveTimeout = 2 * time.Minute
+	o.PollInterval = 100 * time.Millisecond
 	if tweak != nil {
-		tweak(&opts)
+		tweak(&o)
 	}
 	cfg := cluster.Config()
 	counter := &writeCounter{}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
-	s, err := New(cfg, opts)
+	s, err := New(cfg, o.Options, o.Collaborators)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,18 +163,18 @@ func newBenchSyncer(tb testing.TB) (*Syncer, *writeCounter) {
 		tb.Fatal(err)
 	}
 	opts := DefaultOptions()
-	opts.Health = checker
+	with := Collaborators{Health: checker}
 	opts.WaitFinalWave = false
 	differ, err := diff.New(diff.DefaultOptions())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	opts.InSync = DifferInSync(differ)
+	with.InSync = DifferInSync(differ)
 	cfg := cluster.Config()
 	cfg.QPS = -1 // no client-side rate limit: measure the work, not a token bucket
 	counter := &writeCounter{}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
-	s, err := New(cfg, opts)
+	s, err := New(cfg, opts, with)
 	if err != nil {
 		tb.Fatal(err)
 	}

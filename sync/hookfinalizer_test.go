@@ -28,7 +28,7 @@ func TestHookWithTheLegacyFinalizerIsReplaced(t *testing.T) {
 	var mu gosync.Mutex
 	var held []string
 	client := dyn(t).Resource(gvrConfigMaps).Namespace(ns)
-	s, _ := newSyncer(t, func(o *Options) {
+	s, _ := newSyncer(t, func(o *syncerSetup) {
 		o.WaveTimeout = 30 * time.Second
 		o.OnProgress = func(p Progress) {
 			cm, err := client.Get(context.Background(), "hook", metav1.GetOptions{})

@@ -60,7 +60,7 @@ func TestImmutableServiceClusterIPRecreated(t *testing.T) {
 	checkRecreated(t, res, ns, first, ips[1])
 	second, _ := get(t, gvrServices, ns, "front")
 
-	policy, _ := newSyncer(t, func(o *Options) { o.RecreateOnImmutable = true })
+	policy, _ := newSyncer(t, func(o *syncerSetup) { o.RecreateOnImmutable = true })
 	res, err = policy.Sync(ctx, Request{App: "shop", Desired: decode(t, ns, service(ips[2], "")), Namespace: ns})
 	mustSucceed(t, res, err)
 	checkRecreated(t, res, ns, second, ips[2])

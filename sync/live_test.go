@@ -39,9 +39,8 @@ func liveSyncer(t *testing.T, ns string, live func(resource.Key) (*unstructured.
 		t.Fatal(err)
 	}
 	opts := DefaultOptions()
-	opts.Health = checker
 	opts.PollInterval = 50 * time.Millisecond
-	opts.Live = live
+	with := Collaborators{Health: checker, Live: live}
 	cfg := cluster.Config()
 	rc := &readCounter{path: "/namespaces/" + ns + "/deployments/web"}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
@@ -50,7 +49,7 @@ func liveSyncer(t *testing.T, ns string, live func(resource.Key) (*unstructured.
 		rc.setMu.Unlock()
 		return rc
 	})
-	s, err := New(cfg, opts)
+	s, err := New(cfg, opts, with)
 	if err != nil {
 		t.Fatal(err)
 	}

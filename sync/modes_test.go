@@ -17,7 +17,7 @@ import (
 func TestClientSideApplyAndMigrationToServerSide(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
-	csa, _ := newSyncer(t, func(o *Options) { o.ClientSideApply = true })
+	csa, _ := newSyncer(t, func(o *syncerSetup) { o.ClientSideApply = true })
 	ctx := context.Background()
 	v1 := decode(t, ns, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: '1', b: '2', c: '3'}\n")
 	res, err := csa.Sync(ctx, Request{App: "shop", Desired: v1, Namespace: ns})

@@ -28,7 +28,99 @@ type Options struct {
 	// (Argo's ClientSideApplyMigration). Default kubectl-client-side-apply and
 	// FieldManager+"-client-side".
 	ClientSideManagers []string
+	// ApplyOutOfSyncOnly skips (neither dry-runs nor writes) objects that
+	// Collaborators.InSync reports in sync, so a resync of an application in sync sends no
+	// write at all. Default true; an application's or object's
+	// ApplyOutOfSyncOnly=false option turns it off for them (Argo CD's
+	// default is to apply everything). No effect without Collaborators.InSync.
+	ApplyOutOfSyncOnly bool
+	// ApplyParallelism bounds concurrent writes within one wave. Default 8.
+	ApplyParallelism int
+	// DryRunParallelism bounds concurrent server-side dry-runs. Default 16:
+	// dry-runs write nothing, so they can go wider than applies.
+	DryRunParallelism int
+	// WaveTimeout bounds the wait for one wave (or one hook phase) to become
+	// healthy. Default 10 minutes.
+	WaveTimeout time.Duration
+	// Timeout bounds the whole operation. Default 30 minutes.
+	Timeout time.Duration
+	// PollInterval is how often waits look at the cluster. Default 250 ms.
+	PollInterval time.Duration
+	// WaitFinalWave waits for the last wave to become healthy before the
+	// operation succeeds. Default true: Sync returns when the application
+	// works, not merely when it was written (Argo CD does not wait).
+	WaitFinalWave bool
+	// PruneClusterScoped allows pruning cluster-scoped objects. Default
+	// false: a deleted ClusterRole or Namespace affects more than one app.
+	PruneClusterScoped bool
+	// RecreateOnImmutable deletes and re-creates an object whose update is
+	// refused for an immutable field, for every object; an object's own
+	// Force=true does the same for that object alone. Default false.
+	RecreateOnImmutable bool
+	// OnProgress, when set, is called after each wave with the results so
+	// far.
+	OnProgress func(Progress)
+}
+
+// Progress is reported after each wave.
+type Progress struct {
+	// App is the application being synced.
+	App     string
+	Phase   string
+	Wave    int
+	Final   bool
+	Results []ResourceResult
+}
+
+// DefaultOptions returns the options used when none are given.
+func DefaultOptions() Options {
+	return Options{
+		FieldManager:       "gitops",
+		ForceConflicts:     true,
+		ApplyParallelism:   8,
+		DryRunParallelism:  16,
+		ApplyOutOfSyncOnly: true,
+		WaveTimeout:        10 * time.Minute,
+		Timeout:            30 * time.Minute,
+		PollInterval:       250 * time.Millisecond,
+		WaitFinalWave:      true,
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.FieldManager == "" {
+		o.FieldManager = d.FieldManager
+	}
+	if len(o.ClientSideManagers) == 0 {
+		o.ClientSideManagers = []string{"kubectl-client-side-apply", o.FieldManager + "-client-side"}
+	}
+	if o.ApplyParallelism <= 0 {
+		o.ApplyParallelism = d.ApplyParallelism
+	}
+	if o.DryRunParallelism <= 0 {
+		o.DryRunParallelism = d.DryRunParallelism
+	}
+	if o.WaveTimeout <= 0 {
+		o.WaveTimeout = d.WaveTimeout
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = d.Timeout
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = d.PollInterval
+	}
+	return o
+}
+
+// Collaborators are what a Syncer asks or reports to, as opposed to the
+// settings of Options: a host that embeds a syncer in something larger
+// (the engine gives its cluster cache's lookups, its health checker and
+// its tracking) passes them to New beside the settings, so no setting is
+// ever silently replaced by its owner's. Every field may be left zero.
+type Collaborators struct {
 	// Tracking says where tracking ids go and which instance this is.
+	// Default resource.DefaultTracking().
 	Tracking resource.Tracking
 	// Health judges resources after each wave and hooks without a
 	// completion rule of their own. Nil: every object counts as healthy once
@@ -57,97 +149,17 @@ type Options struct {
 	// operation with nothing written, naming every refused object; a refused
 	// prune is skipped and reported. Project limits and policies live here.
 	Admit func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error
-	// ApplyOutOfSyncOnly skips (neither dry-runs nor writes) objects that
-	// InSync reports in sync, so a resync of an application in sync sends no
-	// write at all. Default true; an application's or object's
-	// ApplyOutOfSyncOnly=false option turns it off for them (Argo CD's
-	// default is to apply everything). No effect without InSync.
-	ApplyOutOfSyncOnly bool
-	// ApplyParallelism bounds concurrent writes within one wave. Default 8.
-	ApplyParallelism int
-	// DryRunParallelism bounds concurrent server-side dry-runs. Default 16:
-	// dry-runs write nothing, so they can go wider than applies.
-	DryRunParallelism int
-	// WaveTimeout bounds the wait for one wave (or one hook phase) to become
-	// healthy. Default 10 minutes.
-	WaveTimeout time.Duration
-	// Timeout bounds the whole operation. Default 30 minutes.
-	Timeout time.Duration
-	// PollInterval is how often waits look at the cluster. Default 250 ms.
-	PollInterval time.Duration
-	// WaitFinalWave waits for the last wave to become healthy before the
-	// operation succeeds. Default true: Sync returns when the application
-	// works, not merely when it was written (Argo CD does not wait).
-	WaitFinalWave bool
-	// PruneClusterScoped allows pruning cluster-scoped objects. Default
-	// false: a deleted ClusterRole or Namespace affects more than one app.
-	PruneClusterScoped bool
-	// RecreateOnImmutable deletes and re-creates an object whose update is
-	// refused for an immutable field, for every object; an object's own
-	// Force=true does the same for that object alone. Default false.
-	RecreateOnImmutable bool
-	// OnProgress, when set, is called after each wave with the results so
-	// far.
-	OnProgress func(Progress)
-	// Log receives what the syncer does, at V(1) per object.
+	// Log receives what the syncer does, at V(1) per object. Default:
+	// discarded.
 	Log logr.Logger
 }
 
-// Progress is reported after each wave.
-type Progress struct {
-	// App is the application being synced.
-	App     string
-	Phase   string
-	Wave    int
-	Final   bool
-	Results []ResourceResult
-}
-
-// DefaultOptions returns the options used when none are given.
-func DefaultOptions() Options {
-	return Options{
-		FieldManager:       "gitops",
-		ForceConflicts:     true,
-		Tracking:           resource.DefaultTracking(),
-		ApplyParallelism:   8,
-		DryRunParallelism:  16,
-		ApplyOutOfSyncOnly: true,
-		WaveTimeout:        10 * time.Minute,
-		Timeout:            30 * time.Minute,
-		PollInterval:       250 * time.Millisecond,
-		WaitFinalWave:      true,
-		Log:                logr.Discard(),
+func (c Collaborators) withDefaults() Collaborators {
+	if c.Tracking.AnnotationKey == "" {
+		c.Tracking = resource.DefaultTracking()
 	}
-}
-
-func (o Options) withDefaults() Options {
-	d := DefaultOptions()
-	if o.FieldManager == "" {
-		o.FieldManager = d.FieldManager
+	if c.Log.GetSink() == nil {
+		c.Log = logr.Discard()
 	}
-	if len(o.ClientSideManagers) == 0 {
-		o.ClientSideManagers = []string{"kubectl-client-side-apply", o.FieldManager + "-client-side"}
-	}
-	if o.Tracking.AnnotationKey == "" {
-		o.Tracking = d.Tracking
-	}
-	if o.ApplyParallelism <= 0 {
-		o.ApplyParallelism = d.ApplyParallelism
-	}
-	if o.DryRunParallelism <= 0 {
-		o.DryRunParallelism = d.DryRunParallelism
-	}
-	if o.WaveTimeout <= 0 {
-		o.WaveTimeout = d.WaveTimeout
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = d.Timeout
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = d.PollInterval
-	}
-	if o.Log.GetSink() == nil {
-		o.Log = logr.Discard()
-	}
-	return o
+	return c
 }

@@ -36,7 +36,7 @@ type task struct {
 	namespaced bool
 	skipDryRun string // why the dry-run is skipped, or ""
 	inSync     bool   // InSync found the live object already as desired
-	refused    string // why Options.Admit refused this prune, or ""
+	refused    string // why Collaborators.Admit refused this prune, or ""
 	state      *TaskState
 }
 
@@ -97,7 +97,7 @@ func (s *Syncer) buildTasks(req Request, state *State) ([]*task, error) {
 			if only != nil && !only[t.key] {
 				continue
 			}
-			if err := s.opts.Tracking.Set(obj, req.App); err != nil {
+			if err := s.with.Tracking.Set(obj, req.App); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -118,7 +118,7 @@ func (s *Syncer) buildTasks(req Request, state *State) ([]*task, error) {
 			ht.obj.SetName(hooks.Name(obj, req.Revision, phase, state.StartedAt))
 			ht.obj.SetGenerateName("")
 			ht.key = resource.KeyOf(ht.obj)
-			if err := s.opts.Tracking.Set(ht.obj, req.App); err != nil {
+			if err := s.with.Tracking.Set(ht.obj, req.App); err != nil {
 				errs = append(errs, err)
 				continue
 			}

@@ -96,13 +96,13 @@ func (op *operation) prune(ctx context.Context, t *task) {
 	}
 }
 
-// managed returns the live objects of the app, from Options.ManagedObjects
+// managed returns the live objects of the app, from Collaborators.ManagedObjects
 // or, without it, by listing every listable kind in the namespaces the app
 // uses (and cluster-scoped kinds).
 func (s *Syncer) managed(ctx context.Context, req Request, tasks []*task) ([]*unstructured.Unstructured, error) {
 	var all []*unstructured.Unstructured
-	if s.opts.ManagedObjects != nil {
-		objs, err := s.opts.ManagedObjects(ctx, req.App)
+	if s.with.ManagedObjects != nil {
+		objs, err := s.with.ManagedObjects(ctx, req.App)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +116,7 @@ func (s *Syncer) managed(ctx context.Context, req Request, tasks []*task) ([]*un
 	}
 	var out []*unstructured.Unstructured
 	for _, obj := range all {
-		if s.opts.Tracking.OwnedBy(obj, req.App) {
+		if s.with.Tracking.OwnedBy(obj, req.App) {
 			out = append(out, obj)
 		}
 	}

@@ -110,7 +110,7 @@ func TestPruneSparesNamespaceInUseAndClusterScoped(t *testing.T) {
 		t.Fatalf("cluster-scoped prune without opt-in: %+v", r)
 	}
 	// With the opt-in it goes.
-	s2, _ := newSyncer(t, func(o *Options) { o.PruneClusterScoped = true })
+	s2, _ := newSyncer(t, func(o *syncerSetup) { o.PruneClusterScoped = true })
 	res, err = s2.Sync(ctx, Request{App: "shop", Desired: decode(t, ns, cm), Namespace: ns, Prune: true})
 	mustSucceed(t, res, err)
 	if r := row(t, res, "rbac.authorization.k8s.io/ClusterRole "+ns+"-reader"); r.Action != Pruned || r.Status != TaskSucceeded {
@@ -119,7 +119,7 @@ func TestPruneSparesNamespaceInUseAndClusterScoped(t *testing.T) {
 }
 
 func TestPruneNeverDeletesNamespaceStillUsed(t *testing.T) {
-	op := &operation{req: Request{Prune: true}, s: &Syncer{opts: DefaultOptions()}}
+	op := &operation{req: Request{Prune: true}, s: &Syncer{opts: DefaultOptions(), with: Collaborators{}.withDefaults()}}
 	nsLive := decodeOne(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n")
 	op.tasks = []*task{
 		{key: resource.Key{Kind: "ConfigMap", Namespace: "team-a", Name: "c"}, state: &TaskState{Status: TaskPending}},

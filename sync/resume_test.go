@@ -28,7 +28,7 @@ metadata: {name: settings}
 func TestAPIServerRestartMidSync(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	restarted := make(chan error, 1)
-	s, _ := newSyncer(t, func(o *Options) {
+	s, _ := newSyncer(t, func(o *syncerSetup) {
 		o.OnProgress = func(p Progress) {
 			if p.Phase == "PreSync" {
 				if err := cluster.StopAPIServer(); err != nil {
@@ -57,7 +57,7 @@ func TestInterruptedSyncResumesWithoutRerunningHooks(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, _ := newSyncer(t, func(o *Options) {
+	s, _ := newSyncer(t, func(o *syncerSetup) {
 		o.OnProgress = func(p Progress) {
 			if p.Phase == "Sync" && p.Wave == 0 {
 				cancel()

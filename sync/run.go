@@ -149,7 +149,7 @@ func (op *operation) recordWrite(ctx context.Context, t *task, out *unstructured
 		}
 	}
 	op.set(t, status, action, msg)
-	op.s.opts.Log.V(1).Info("wrote", "object", t.key.String(), "action", string(action), "phase", string(t.phase), "wave", t.wave)
+	op.s.with.Log.V(1).Info("wrote", "object", t.key.String(), "action", string(action), "phase", string(t.phase), "wave", t.wave)
 }
 
 // recreate deletes the object, waits until it is gone and creates it again.
@@ -396,7 +396,7 @@ func (op *operation) prepareHook(ctx context.Context, t *task) error {
 // markInSync asks InSync which objects already match their desired state;
 // with ApplyOutOfSyncOnly those are neither dry-run nor written.
 func (op *operation) markInSync(ctx context.Context) {
-	inSync := op.s.opts.InSync
+	inSync := op.s.with.InSync
 	if op.req.InSync != nil {
 		inSync = op.req.InSync
 	}
@@ -419,7 +419,7 @@ func (op *operation) markInSync(ctx context.Context) {
 	parallel(op.s.opts.DryRunParallelism, todo, func(t *task) {
 		// The comparison ignores tracking annotations, so an object that
 		// does not carry ours yet (one being adopted) is never "in sync".
-		if op.s.opts.Tracking.AppOf(t.live) != op.req.App {
+		if op.s.with.Tracking.AppOf(t.live) != op.req.App {
 			return
 		}
 		if ok, err := inSync(ctx, t.obj, t.live); err == nil && ok {

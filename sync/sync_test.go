@@ -68,7 +68,7 @@ func TestWaveWaitsForJobAndConfigMap(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
 	var atWave0 struct{ deploymentExisted, jobComplete bool }
-	s, _ := newSyncer(t, func(o *Options) {
+	s, _ := newSyncer(t, func(o *syncerSetup) {
 		o.OnProgress = func(p Progress) {
 			if p.Phase == "Sync" && p.Wave == 0 {
 				_, atWave0.deploymentExisted = get(t, gvrDeployments, ns, "web")
@@ -101,7 +101,7 @@ func TestPreSyncHookCompletesBeforeSync(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
 	var cmBeforeSync bool
-	s, _ := newSyncer(t, func(o *Options) {
+	s, _ := newSyncer(t, func(o *syncerSetup) {
 		o.OnProgress = func(p Progress) {
 			if p.Phase == "PreSync" {
 				_, cmBeforeSync = get(t, gvrConfigMaps, ns, "app")
@@ -261,7 +261,7 @@ func TestImmutableFieldRecreatedWithForce(t *testing.T) {
 func TestApplyOutOfSyncOnlyWritesNothingInSync(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
-	s, counter := newSyncer(t, func(o *Options) {
+	s, counter := newSyncer(t, func(o *syncerSetup) {
 		o.InSync = func(_ context.Context, desired, live *unstructured.Unstructured) (bool, error) {
 			d, _ := json.Marshal(desired.Object["data"])
 			l, _ := json.Marshal(live.Object["data"])
@@ -295,7 +295,7 @@ func TestApplyOutOfSyncOnlyWritesNothingInSync(t *testing.T) {
 func TestWaveThatNeverBecomesHealthyTimesOut(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
-	s, _ := newSyncer(t, func(o *Options) { o.WaveTimeout = 3 * time.Second })
+	s, _ := newSyncer(t, func(o *syncerSetup) { o.WaveTimeout = 3 * time.Second })
 	stuck := strings.Replace(deployment, "containers:", "nodeSelector: {nowhere: \"true\"}\n      containers:", 1)
 	desired := decode(t, ns, stuck+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: later, annotations: {argocd.argoproj.io/sync-wave: \"2\"}}\n")
 	start := time.Now()
@@ -411,7 +411,7 @@ func TestAdmitRefusesBeforeAnyWrite(t *testing.T) {
 		}
 		return nil
 	}
-	s, counter := newSyncer(t, func(o *Options) { o.Admit = refuse })
+	s, counter := newSyncer(t, func(o *syncerSetup) { o.Admit = refuse })
 	res, err := s.Sync(context.Background(), Request{App: "shop", Namespace: ns,
 		Desired: decode(t, ns, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: forbidden}\n")})
 	var pe *PlanError

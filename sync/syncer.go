@@ -23,16 +23,18 @@ import (
 // use by several operations (of different apps).
 type Syncer struct {
 	opts   Options
+	with   Collaborators
 	dyn    dynamic.Interface
 	disco  discovery.CachedDiscoveryInterface
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
-// New returns a Syncer that writes to the cluster of cfg.
-func New(cfg *rest.Config, opts Options) (*Syncer, error) {
-	opts = opts.withDefaults()
+// New returns a Syncer that writes to the cluster of cfg, with the settings
+// opts and the collaborators with.
+func New(cfg *rest.Config, opts Options, with Collaborators) (*Syncer, error) {
+	opts, with = opts.withDefaults(), with.withDefaults()
 	cfg = rest.CopyConfig(cfg)
-	cfg.WarningHandler = warningLogger{opts.Log}
+	cfg.WarningHandler = warningLogger{with.Log}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("sync: %w", err)
@@ -44,6 +46,7 @@ func New(cfg *rest.Config, opts Options) (*Syncer, error) {
 	cached := memory.NewMemCacheClient(dc)
 	return &Syncer{
 		opts:   opts,
+		with:   with,
 		dyn:    dyn,
 		disco:  cached,
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached),
@@ -267,10 +270,10 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 	return op.result(Succeeded, "successfully synced"), nil
 }
 
-// admit asks Options.Admit about every task. Refused objects to apply are
+// admit asks Collaborators.Admit about every task. Refused objects to apply are
 // gathered into one *PlanError; refused prunes are marked to be skipped.
 func (op *operation) admit(ctx context.Context, tasks []*task) error {
-	admit := op.s.opts.Admit
+	admit := op.s.with.Admit
 	if op.req.Admit != nil {
 		admit = op.req.Admit
 	}

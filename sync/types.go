@@ -58,7 +58,7 @@ type Request struct {
 	// Resources limits the sync to these keys (and their hooks do not run);
 	// empty means every object.
 	Resources []resource.Key
-	// Admit and InSync, when set, replace Options.Admit and Options.InSync
+	// Admit and InSync, when set, replace Collaborators.Admit and Collaborators.InSync
 	// for this operation, so that one Syncer can serve many applications,
 	// each with its own project limits and ignore rules.
 	Admit  func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error
@@ -92,7 +92,7 @@ type Request struct {
 	// as writes that need it. A host that
 	// bounds concurrent operations hands the slot of one that only waits
 	// to another: the engine's SyncWorkers bound operations that write,
-	// while waits, which read a watch-fed cache (Options.Live), cost
+	// while waits, which read a watch-fed cache (Collaborators.Live), cost
 	// nothing of the API server. resume may block until a slot is free;
 	// it must return when the operation's context ends.
 	Yield func() (resume func())

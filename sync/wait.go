@@ -187,7 +187,7 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 	})
 }
 
-// cached returns the task's object from Options.Live when the cache's copy
+// cached returns the task's object from Collaborators.Live when the cache's copy
 // can be believed: the object pruned (same UID) while it is still there,
 // else the object written (same UID) at or past the generation written.
 // Anything else (no Live, not cached, another object of the name, a copy
@@ -195,10 +195,10 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 // keeps only the metadata of some objects has) is read from the API
 // server instead.
 func (op *operation) cached(t *task) (*unstructured.Unstructured, bool) {
-	if op.s.opts.Live == nil {
+	if op.s.with.Live == nil {
 		return nil, false
 	}
-	obj, ok := op.s.opts.Live(t.key)
+	obj, ok := op.s.with.Live(t.key)
 	if !ok || obj == nil {
 		return nil, false
 	}
@@ -276,10 +276,10 @@ func (op *operation) judge(ctx context.Context, live *unstructured.Unstructured,
 	if observed, found, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration"); found && observed < applied {
 		return &health.Status{Code: health.Progressing, Message: fmt.Sprintf("waiting for the controller to observe generation %d (at %d)", applied, observed)}, nil
 	}
-	if op.s.opts.Health == nil {
+	if op.s.with.Health == nil {
 		return nil, nil
 	}
-	st, err := health.CheckContext(ctx, op.s.opts.Health, live)
+	st, err := health.CheckContext(ctx, op.s.with.Health, live)
 	if err != nil {
 		unknown := &health.Status{Code: health.Unknown, Message: err.Error()}
 		if ctx.Err() != nil {

@@ -52,12 +52,11 @@ func TestWatchExpiryRelists(t *testing.T) {
 	opts.Namespaces = []string{ns}
 	opts.Filter = cache.ResourceFilter{Include: []cache.GroupKindMatch{{Group: "", Kind: "ConfigMap"}}}
 	opts.RetryInitial, opts.RetryMax = 100*time.Millisecond, 500*time.Millisecond
-	opts.Registerer = reg
 	// The gate cuts the cache off the API server (its requests fail as a
 	// refused connection would) for as long as the test needs to change
 	// things the cache must not see by watch.
 	gate := &gate{}
-	c, err := cache.New(gate.wrap(cluster.Config()), opts)
+	c, err := cache.New(gate.wrap(cluster.Config()), opts, cache.Collaborators{Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func (h *harness) cacheSection(ctx context.Context) ([]Row, error) {
 		if mutate != nil {
 			mutate(&opts)
 		}
-		c, err := cache.New(h.restConfig(nil), opts)
+		c, err := cache.New(h.restConfig(nil), opts, cache.Collaborators{})
 		if err != nil {
 			return 0, 0, err
 		}
@@ -107,17 +107,18 @@ func (h *harness) cacheSection(ctx context.Context) ([]Row, error) {
 	h.logf("cache: sync %.3f s, bare list %.3f s, median ratio %.2f", medianDuration(syncs), medianDuration(lists), median(ratios))
 
 	keepAll := func(*unstructured.Unstructured, string) (any, bool) { return nil, true }
-	heap := func(mutate func(*cache.Options)) (float64, error) {
+	heap := func(mutate func(*cache.Options, *cache.Collaborators)) (float64, error) {
 		var per []float64
 		for range h.cfg.Repeat {
 			opts := cache.DefaultOptions()
 			opts.QPS, opts.Burst = -1, 0
 			include(&opts)
+			var with cache.Collaborators
 			if mutate != nil {
-				mutate(&opts)
+				mutate(&opts, &with)
 			}
 			before := liveHeap()
-			c, err := cache.New(h.restConfig(nil), opts)
+			c, err := cache.New(h.restConfig(nil), opts, with)
 			if err != nil {
 				return 0, err
 			}
@@ -138,7 +139,10 @@ func (h *harness) cacheSection(ctx context.Context) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	whole, err := heap(func(o *cache.Options) { o.Populate = keepAll; o.KeepManagedFields, o.KeepLastApplied = true, true })
+	whole, err := heap(func(o *cache.Options, w *cache.Collaborators) {
+		w.Populate = keepAll
+		o.KeepManagedFields, o.KeepLastApplied = true, true
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 	// find them: about 65 requests per sync here). The cache watches the
 	// whole cluster for the whole section, so its load falls on every
 	// contender alike.
-	live, err := cache.New(h.restConfig(nil), cache.DefaultOptions())
+	live, err := cache.New(h.restConfig(nil), cache.DefaultOptions(), cache.Collaborators{})
 	if err != nil {
 		return nil, err
 	}
@@ -217,14 +217,13 @@ func (h *harness) newSyncer(counter *writeCounter, live *cache.ClusterCache) (*g
 		return nil, err
 	}
 	opts := gsync.DefaultOptions()
-	opts.Health = checker
 	opts.WaitFinalWave = false
-	opts.InSync = gsync.DifferInSync(differ)
 	opts.ApplyParallelism = h.cfg.Workers
-	opts.ManagedObjects = func(_ context.Context, app string) ([]*unstructured.Unstructured, error) {
-		return live.Managed(app), nil
-	}
-	return gsync.New(h.restConfig(counter), opts)
+	with := gsync.Collaborators{Health: checker, InSync: gsync.DifferInSync(differ),
+		ManagedObjects: func(_ context.Context, app string) ([]*unstructured.Unstructured, error) {
+			return live.Managed(app), nil
+		}}
+	return gsync.New(h.restConfig(counter), opts, with)
 }
 
 // kubectlApply writes objs to file as a JSON stream and runs `kubectl

@@ -43,8 +43,8 @@ func NewClusterEvents(namespace string) *ClusterEvents {
 // NewClusterCache builds each cluster's cache as the engine does by default
 // (cache.New) and subscribes to its changes. Set it as
 // gitops.Options.NewClusterCache.
-func (ce *ClusterEvents) NewClusterCache(cfg *rest.Config, opts cache.Options) (gitops.ClusterCache, error) {
-	c, err := cache.New(cfg, opts)
+func (ce *ClusterEvents) NewClusterCache(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (gitops.ClusterCache, error) {
+	c, err := cache.New(cfg, opts, with)
 	if err != nil {
 		return nil, err
 	}

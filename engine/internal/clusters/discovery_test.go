@@ -1,4 +1,4 @@
-package engine
+package clusters
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 
 // discoveryStub is a host's cache that serves lists as its discovery.
 type discoveryStub struct {
-	ClusterCache
+	Cache
 	lists []metav1.APIResourceList
 }
 
@@ -38,40 +38,40 @@ func TestDiscoveryIsReadOncePerGeneration(t *testing.T) {
 	gk := schema.GroupKind{Group: "stable.example.com", Kind: "CronTab"}
 
 	plain := &discoveryStub{lists: crontabs(true)}
-	cs := &clusterState{cache: plain}
-	if ns, known := cs.isNamespaced(gk); !ns || !known {
+	cs := NewConnected(Config{}, plain)
+	if ns, known := cs.IsNamespaced(gk); !ns || !known {
 		t.Fatalf("uncounted: namespaced %v known %v, want both", ns, known)
 	}
 	plain.lists = crontabs(false)
-	if ns, known := cs.isNamespaced(gk); ns || !known {
+	if ns, known := cs.IsNamespaced(gk); ns || !known {
 		t.Fatalf("uncounted: after the scope changed, namespaced %v known %v", ns, known)
 	}
-	if _, known := cs.isNamespaced(schema.GroupKind{Kind: "Nothing"}); known {
+	if _, known := cs.IsNamespaced(schema.GroupKind{Kind: "Nothing"}); known {
 		t.Fatal("uncounted: a kind the cluster does not serve is known")
 	}
 
 	counted := &countedStub{discoveryStub: &discoveryStub{lists: crontabs(true)}, gen: 1}
-	cs = &clusterState{cache: counted}
-	if ns, _ := cs.isNamespaced(gk); !ns {
+	cs = NewConnected(Config{}, counted)
+	if ns, _ := cs.IsNamespaced(gk); !ns {
 		t.Fatal("counted: CronTab is not namespaced")
 	}
-	first := apiVersions(cs)
+	first := cs.APIVersions()
 	if !slices.Contains(first, "stable.example.com/v1/CronTab") || !slices.Contains(first, "stable.example.com/v1") {
 		t.Fatalf("counted: API versions %v", first)
 	}
 	counted.lists = append(crontabs(false), metav1.APIResourceList{GroupVersion: "v1",
 		APIResources: []metav1.APIResource{{Name: "configmaps", Kind: "ConfigMap", Namespaced: true}}})
-	if ns, _ := cs.isNamespaced(gk); !ns {
+	if ns, _ := cs.IsNamespaced(gk); !ns {
 		t.Fatal("counted: the scope was rebuilt within one discovery")
 	}
-	if again := apiVersions(cs); &again[0] != &first[0] {
+	if again := cs.APIVersions(); &again[0] != &first[0] {
 		t.Fatal("counted: the API versions were rebuilt within one discovery")
 	}
 	counted.gen++
-	if ns, _ := cs.isNamespaced(gk); ns {
+	if ns, _ := cs.IsNamespaced(gk); ns {
 		t.Fatal("counted: the next discovery's scope was not read")
 	}
-	if next := apiVersions(cs); !slices.Contains(next, "v1/ConfigMap") {
+	if next := cs.APIVersions(); !slices.Contains(next, "v1/ConfigMap") {
 		t.Fatalf("counted: the next discovery's API versions were not read: %v", next)
 	}
 }
