@@ -23,7 +23,7 @@ import (
 func (e *Engine) newDesired() error {
 	opts := e.opts
 	e.sources = desired.NewSources(desired.SourcesConfig{
-		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, Credentials: opts.Credentials,
+		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, Credentials: appCredentials(opts),
 		RefCacheTTL: opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
 		GitRequest: func(repoURL, op string, err error) {
 			e.metrics.SourceRequest(repoURL, op, err)
@@ -136,17 +136,6 @@ func (e *Engine) renderNow(ctx context.Context, app *Application) (desired.Desir
 		}
 	}
 	return e.render(ctx, app, cs, nil, false)
-}
-
-// RepoCredentials returns the credentials Options.Credentials gives for a
-// repository, as the engine fetches it with them; nil when there are none.
-// An add-on that writes to an app's repository (the image updater's git
-// write-back) uses the same ones.
-func (e *Engine) RepoCredentials(repoURL string) *source.Credentials {
-	if e.opts.Credentials == nil {
-		return nil
-	}
-	return e.opts.Credentials(repoURL)
 }
 
 // ChartDependencies returns the fetcher the engine's own Helm renderer

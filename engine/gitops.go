@@ -43,8 +43,21 @@ type Options struct {
 	// (HTTP(S) chart repositories and OCI registries). Default: one
 	// source/helmrepo Source with its defaults.
 	ChartSource source.Source
-	// Credentials returns the credentials of a repository, or nil.
+	// Credentials returns the credentials of a repository, or nil, for
+	// the fetches made for no app (ApplicationSet git generators) and,
+	// when ProjectCredentials is nil, for every app whatever its project.
+	// Nil while ProjectCredentials is set: ProjectCredentials with project
+	// "" (which a repository scoped to a project never serves).
 	Credentials func(repoURL string) *source.Credentials
+	// ProjectCredentials returns the credentials with which an app of
+	// project (its spec.project, "default" when empty) reads repoURL, or
+	// nil. When set, every fetch made for an app asks it (resolving and
+	// snapshotting its sources, ref sources and charts, its charts'
+	// dependencies, revision metadata, RepoCredentials), so that a host
+	// can serve a repository to the apps of some projects only (Argo CD's
+	// project-scoped repositories: source/repocreds' Store.ForProject and
+	// Live.ForProject). Renders are cached per project.
+	ProjectCredentials func(project, repoURL string) *source.Credentials
 	// Toolkit builds the renderers of the tools (Helm, Kustomize, Jsonnet,
 	// config-management plugins), given the fetcher of chart dependencies
 	// through the engine's chart source, credentials and the app project's
@@ -315,6 +328,7 @@ func New(opts Options) (*Engine, error) {
 	if err := opts.Tracking.Validate(); err != nil {
 		return nil, fmt.Errorf("gitops: Options.Tracking: %w", err)
 	}
+	opts.Credentials = unscopedCredentials(opts)
 	if opts.ClusterSyncTimeout <= 0 {
 		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
 	}

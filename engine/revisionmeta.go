@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -13,15 +14,16 @@ import (
 var ErrNoRevisionMetadata = errors.New("the source keeps no revision metadata")
 
 // RevisionMetadata returns the author, date and message of commit (a full
-// commit id, as Status.Revision and HistoryEntry.Revisions hold) of the
-// app source src, through the engine's own source of that repository and
-// its credentials (Argo CD's GetRevisionMetadata). A commit never changes:
-// callers should cache the answer by repository and commit.
-func (e *Engine) RevisionMetadata(ctx context.Context, src ApplicationSource, commit string) (source.RevisionMetadata, error) {
+// commit id, as Status.Revision and HistoryEntry.Revisions hold) of src, a
+// source of app, through the engine's own source of that repository and
+// the credentials an app of app's project reads it with (Argo CD's
+// GetRevisionMetadata). A commit never changes: callers should cache the
+// answer by project, repository and commit.
+func (e *Engine) RevisionMetadata(ctx context.Context, app *Application, src ApplicationSource, commit string) (source.RevisionMetadata, error) {
 	if src.Chart != "" {
 		return source.RevisionMetadata{}, fmt.Errorf("%s chart %s: %w", source.RedactURL(src.RepoURL), src.Chart, ErrNoRevisionMetadata)
 	}
-	s, repo, err := e.sources.Of(src)
+	s, repo, err := e.sources.Of(desired.ProjectName(app), src)
 	if err != nil {
 		return source.RevisionMetadata{}, err
 	}

@@ -95,7 +95,7 @@ func (r *runner) latestRevision(ctx context.Context, app *Application) func() st
 		var revs []string
 		for _, src := range app.Spec.AllSources() {
 			r.e.Invalidate(src.RepoURL)
-			rev, err := r.e.sources.Resolve(ctx, src, src.TargetRevision)
+			rev, err := r.e.sources.Resolve(ctx, desired.ProjectName(app), src, src.TargetRevision)
 			if err != nil {
 				return ""
 			}

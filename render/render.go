@@ -61,6 +61,12 @@ type Input struct {
 	AppName string
 	// Namespace is the destination namespace.
 	Namespace string
+	// Project is the application's project (the engine sets it). Part of
+	// the cache key, it keeps apart the renders of apps of different
+	// projects, whose repository credentials may differ (a chart
+	// dependency one project may fetch, another may not); renderers do
+	// not read it.
+	Project string `json:",omitempty"`
 	// KubeVersion is the target cluster's version ("1.37.2" or "v1.37.2");
 	// empty means the tool's default.
 	KubeVersion string

@@ -59,7 +59,7 @@ func (o *offlineFlags) credentials(opts *gitops.Options) error {
 	if err != nil {
 		return err
 	}
-	opts.Credentials = store.For
+	opts.ProjectCredentials = store.ForProject
 	return nil
 }
 

@@ -131,8 +131,10 @@
 // argocd.argoproj.io/secret-type repository or repo-creds, with
 // argocd-tls-certs-cm and argocd-ssh-known-hosts-cm, are read at start and
 // watched; a Secret created, changed or deleted takes effect at the next
-// refresh of each app (the engine's Options.Credentials reads a
+// refresh of each app (the engine's Options.ProjectCredentials reads a
 // repocreds.Live set that every change replaces), without a restart. A
+// Secret with a project field serves the apps of that project only (Argo
+// CD's project-scoped repositories). A
 // Secret that cannot be read (a field Argo CD does not define, one this
 // library does not implement, a malformed value) is left out, named in a
 // log line and a Warning Event InvalidRepositorySecret on it; the others

@@ -150,7 +150,11 @@ func (u *imageUpdates) update(ctx context.Context, app *v1alpha1.Application, cr
 		return res, false, err
 	}
 	if in.Credentials == nil && creds != nil {
-		if in.Credentials, err = creds.CredentialsFor(ctx, in.RepoURL); err != nil {
+		project := app.Spec.Project
+		if project == "" {
+			project = "default"
+		}
+		if in.Credentials, err = creds.CredentialsForProject(ctx, project, in.RepoURL); err != nil {
 			return res, false, fmt.Errorf("application %s/%s: repository credentials: %w", app.Namespace, app.Name, err)
 		}
 	}

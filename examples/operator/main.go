@@ -276,7 +276,7 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 		return nil, err
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
-	opts.Credentials = creds.For
+	opts.ProjectCredentials = creds.ForProject
 	opts.Decryptor = decryptor
 	opts.NewClusterCache = events.NewClusterCache
 	opts.Interval = f.interval

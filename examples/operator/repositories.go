@@ -23,8 +23,9 @@ import (
 // message names the Secret and the field, never a value.
 const ReasonInvalidRepositorySecret = "InvalidRepositorySecret"
 
-// repoSecrets keeps the engine's credentials (Options.Credentials reads
-// the live set) equal to Argo CD's repository and repo-creds Secrets of
+// repoSecrets keeps the engine's credentials (Options.ProjectCredentials
+// reads the live set, so a Secret with a project field serves the apps of
+// that project only) equal to Argo CD's repository and repo-creds Secrets of
 // the operator's namespace and its argocd-tls-certs-cm and
 // argocd-ssh-known-hosts-cm: each change of one of them reads them all
 // again, so the next refresh of an app uses the credentials as they are

@@ -24,15 +24,17 @@ type commitCache struct {
 	m  map[string]commitMeta
 }
 
-// commitOf returns the metadata of commit in src's repository: from the
-// cache, else through Engine.RevisionMetadata, bounded by kubeTimeout.
+// commitOf returns the metadata of commit in the repository of src, a
+// source of app: from the cache (by the app's project, whose credentials
+// read it, repository and commit), else through Engine.RevisionMetadata,
+// bounded by kubeTimeout.
 // nil when commit is empty or the source keeps no metadata (a chart) or
 // cannot be read now.
-func (s *server) commitOf(ctx context.Context, src gitops.ApplicationSource, commit string) *commitMeta {
+func (s *server) commitOf(ctx context.Context, app *gitops.Application, src gitops.ApplicationSource, commit string) *commitMeta {
 	if commit == "" || s.opts.Engine == nil {
 		return nil
 	}
-	key := src.RepoURL + "\x00" + src.Chart + "\x00" + commit
+	key := app.Spec.Project + "\x00" + src.RepoURL + "\x00" + src.Chart + "\x00" + commit
 	c := s.commits
 	c.mu.Lock()
 	md, ok := c.m[key]
@@ -42,7 +44,7 @@ func (s *server) commitOf(ctx context.Context, src gitops.ApplicationSource, com
 	}
 	ctx, cancel := context.WithTimeout(ctx, kubeTimeout)
 	defer cancel()
-	rm, err := s.opts.Engine.RevisionMetadata(ctx, src, commit)
+	rm, err := s.opts.Engine.RevisionMetadata(ctx, app, src, commit)
 	if err != nil {
 		return nil
 	}
@@ -62,5 +64,5 @@ func (s *server) firstCommit(ctx context.Context, a *gitops.Application, revisio
 		return nil
 	}
 	first, _, _ := strings.Cut(revisions, ",")
-	return s.commitOf(ctx, srcs[0], first)
+	return s.commitOf(ctx, a, srcs[0], first)
 }

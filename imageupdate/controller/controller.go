@@ -43,7 +43,7 @@ func AppOf(ctx context.Context, e *engine.Engine, app *engine.Application) (imag
 	}
 	out := imageupdate.App{
 		Name: app.Name, Annotations: app.Annotations, RepoURL: src.RepoURL, Path: src.Path, TargetRevision: src.TargetRevision,
-		SourceType: st, Images: imageupdate.ImagesOf(objs), Credentials: e.RepoCredentials(src.RepoURL),
+		SourceType: st, Images: imageupdate.ImagesOf(objs), Credentials: e.RepoCredentials(app, src.RepoURL),
 	}
 	if src.Helm != nil {
 		for _, p := range src.Helm.Parameters {

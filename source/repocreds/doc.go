@@ -18,6 +18,13 @@
 //     certificates trusted for it, and argocd-ssh-known-hosts-cm holds the
 //     ssh_known_hosts used for SSH repositories.
 //
+// A Secret's project field scopes it, as Argo CD's project-scoped
+// repositories: ForProject gives an application of a project the Secret of
+// its repository scoped to that project, else the unscoped one, never one
+// scoped to another project (templates likewise, by longest prefix, the
+// project's own first at equal length); For, the lookup made for no
+// project, sees unscoped Secrets only.
+//
 // They are read from a YAML stream (Load, LoadFile) or from a namespace of
 // a cluster (LoadNamespace). URLs are compared as Argo CD compares them:
 // case-insensitively and without a trailing ".git" or "/".

@@ -20,13 +20,18 @@ func (l *Live) Set(s *Store) { l.s.Store(s) }
 // Store returns the Store set last, or nil.
 func (l *Live) Store() *Store { return l.s.Load() }
 
-// For returns the credentials of repoURL in the Store set last (see
-// Store.For), nil when none is set. Its signature fits
-// gitops.Options.Credentials.
-func (l *Live) For(repoURL string) *source.Credentials {
+// For returns the credentials of repoURL for a fetch made for no project
+// in the Store set last (see Store.For), nil when none is set. Its
+// signature fits engine.Options.Credentials.
+func (l *Live) For(repoURL string) *source.Credentials { return l.ForProject("", repoURL) }
+
+// ForProject returns the credentials with which an application of project
+// reads repoURL in the Store set last (see Store.ForProject), nil when
+// none is set. Its signature fits engine.Options.ProjectCredentials.
+func (l *Live) ForProject(project, repoURL string) *source.Credentials {
 	s := l.s.Load()
 	if s == nil {
 		return nil
 	}
-	return s.For(repoURL)
+	return s.ForProject(project, repoURL)
 }

@@ -16,10 +16,7 @@ import (
 // URL and target revision, and the target cluster's version and API
 // versions (comma separated).
 func buildEnv(app *v1alpha1.Application, src v1alpha1.ApplicationSource, rev source.Revision, in render.Input) map[string]string {
-	project := app.Spec.Project
-	if project == "" {
-		project = "default"
-	}
+	project := ProjectName(app)
 	short := func(n int) string {
 		if len(rev.Commit) > n {
 			return rev.Commit[:n]

@@ -139,7 +139,7 @@ func (b *Builder) Build(ctx context.Context, app *v1alpha1.Application, dest Des
 	var out Desired
 	refs := map[string]source.Snapshot{}
 	for i, src := range srcs {
-		rev, snap, err := b.fetch(ctx, i, len(srcs), src, req)
+		rev, snap, err := b.fetch(ctx, ProjectName(app), i, len(srcs), src, req)
 		if err != nil {
 			return Desired{}, err
 		}
@@ -173,9 +173,10 @@ func (b *Builder) Build(ctx context.Context, app *v1alpha1.Application, dest Des
 	return out, nil
 }
 
-// fetch resolves source i of n at its target (or its pinned revision)
-// unless the request holds its revision, and opens its snapshot.
-func (b *Builder) fetch(ctx context.Context, i, n int, src v1alpha1.ApplicationSource, req Request) (source.Revision, source.Snapshot, error) {
+// fetch resolves source i of n of an app of project at its target (or its
+// pinned revision) unless the request holds its revision, and opens its
+// snapshot.
+func (b *Builder) fetch(ctx context.Context, project string, i, n int, src v1alpha1.ApplicationSource, req Request) (source.Revision, source.Snapshot, error) {
 	target := src.TargetRevision
 	if len(req.Pinned) == n && req.Pinned[i] != "" {
 		target = req.Pinned[i]
@@ -186,7 +187,7 @@ func (b *Builder) fetch(ctx context.Context, i, n int, src v1alpha1.ApplicationS
 	} else if req.Hard {
 		b.cfg.Sources.Invalidate(src.RepoURL)
 	}
-	return b.cfg.Sources.fetch(ctx, i, src, target, known)
+	return b.cfg.Sources.fetch(ctx, i, project, src, target, known)
 }
 
 // renderSource renders source i of app from its snapshot: ref mounts and
@@ -226,7 +227,11 @@ func (b *Builder) renderSource(ctx context.Context, app *v1alpha1.Application, p
 		}
 		in.Helm.DependencyRepos = repos
 	}
-	rctx, done := b.renderTimeout(ctx, app.Name)
+	// The project picks the credentials of chart dependencies (through
+	// the context, to the dependency fetcher) and, in the render cache
+	// key, keeps apart renders of apps of different projects.
+	in.Project = ProjectName(app)
+	rctx, done := b.renderTimeout(withProject(ctx, in.Project), app.Name)
 	objs, err := b.renderOne(rctx, in, fresh)
 	if err = done(err); err != nil {
 		// The renderer names the tool and the path; the revision

@@ -17,7 +17,9 @@ type chartArchiver interface {
 
 // Dependencies returns the fetcher of the dependencies a chart's charts/
 // lacks, through the chart source: the same disk cache, the host's
-// credentials for the dependency's repository, and the app project's
+// credentials for the dependency's repository as an app of the rendering
+// app's project reads it (the Builder puts the project in the render's
+// context; a render without one reads as no project), and the app project's
 // sourceRepos, which apply to dependency repositories as to the app's own
 // (a policy decision: a project that may not deploy from a repository may
 // not pull code from it either).
@@ -39,10 +41,25 @@ func (f dependencyFetcher) FetchDependency(ctx context.Context, req render.Depen
 	if !ok {
 		return nil, fmt.Errorf("%s: Options.ChartSource cannot fetch chart archives (it has no Archive method)", name)
 	}
-	repo := source.Repository{URL: req.Repository, Chart: req.Name, Credentials: f.s.credentials(req.Repository)}
+	repo := source.Repository{URL: req.Repository, Chart: req.Name, Credentials: f.s.credentials(projectFrom(ctx), req.Repository)}
 	_, data, err := a.Archive(ctx, repo, req.Version)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return data, nil
+}
+
+// projectKey is the context key of the project of the app being rendered.
+type projectKey struct{}
+
+// withProject returns ctx carrying the project of the app being rendered,
+// for the dependency fetcher's credentials.
+func withProject(ctx context.Context, project string) context.Context {
+	return context.WithValue(ctx, projectKey{}, project)
+}
+
+// projectFrom returns the project withProject put in ctx, or "".
+func projectFrom(ctx context.Context) string {
+	p, _ := ctx.Value(projectKey{}).(string)
+	return p
 }

@@ -27,8 +27,9 @@ type SourcesConfig struct {
 	// ChartSource reads chart sources (Options.ChartSource). Nil: one
 	// source/helmrepo Source with its defaults.
 	ChartSource source.Source
-	// Credentials returns a repository's credentials, or nil.
-	Credentials func(repoURL string) *source.Credentials
+	// Credentials returns the credentials with which an app of project
+	// (ProjectName) reads repoURL, or nil. Nil: none.
+	Credentials func(project, repoURL string) *source.Credentials
 	// RefCacheTTL is the built-in Git source's resolve cache TTL.
 	RefCacheTTL time.Duration
 	// Registerer and Log go to the built-in sources.
@@ -110,12 +111,22 @@ func (s *Sources) Chart() (source.Source, error) {
 	return src, nil
 }
 
-// credentials returns the credentials of a repository, or nil.
-func (s *Sources) credentials(repoURL string) *source.Credentials {
+// credentials returns the credentials with which an app of project reads
+// a repository, or nil.
+func (s *Sources) credentials(project, repoURL string) *source.Credentials {
 	if s.cfg.Credentials == nil {
 		return nil
 	}
-	return s.cfg.Credentials(repoURL)
+	return s.cfg.Credentials(project, repoURL)
+}
+
+// ProjectName is the name of an app's project: spec.project, "default"
+// when empty (Argo CD's default).
+func ProjectName(app *v1alpha1.Application) string {
+	if app.Spec.Project == "" {
+		return "default"
+	}
+	return app.Spec.Project
 }
 
 // Invalidate forgets what the sources know of a repository's branches
@@ -135,13 +146,15 @@ func (s *Sources) Invalidate(repoURL string) {
 	}
 }
 
-// Of returns the Source and Repository of one app source: the chart
-// source for a chart, else the source of its repository URL.
-func (s *Sources) Of(src v1alpha1.ApplicationSource) (source.Source, source.Repository, error) {
+// Of returns the Source and Repository of one source of an app of
+// project (ProjectName): the chart source for a chart, else the source of
+// its repository URL, with the credentials an app of project reads it
+// with.
+func (s *Sources) Of(project string, src v1alpha1.ApplicationSource) (source.Source, source.Repository, error) {
 	if src.Helm != nil && src.Helm.PassCredentials {
 		return nil, source.Repository{}, fmt.Errorf("%s: helm.passCredentials is not supported: a repository's credentials are only sent to its own host", source.RedactURL(src.RepoURL))
 	}
-	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, Credentials: s.credentials(src.RepoURL)}
+	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, Credentials: s.credentials(project, src.RepoURL)}
 	var got source.Source
 	var err error
 	if src.Chart != "" {
@@ -152,9 +165,9 @@ func (s *Sources) Of(src v1alpha1.ApplicationSource) (source.Source, source.Repo
 	return got, repo, err
 }
 
-// Resolve resolves one app source at target.
-func (s *Sources) Resolve(ctx context.Context, src v1alpha1.ApplicationSource, target string) (source.Revision, error) {
-	got, repo, err := s.Of(src)
+// Resolve resolves one source of an app of project at target.
+func (s *Sources) Resolve(ctx context.Context, project string, src v1alpha1.ApplicationSource, target string) (source.Revision, error) {
+	got, repo, err := s.Of(project, src)
 	if err != nil {
 		return source.Revision{}, err
 	}
@@ -168,7 +181,7 @@ func (s *Sources) ResolveAll(ctx context.Context, app *v1alpha1.Application, fre
 	srcs := app.Spec.AllSources()
 	revs := make([]source.Revision, len(srcs))
 	for i, src := range srcs {
-		got, repo, err := s.Of(src)
+		got, repo, err := s.Of(ProjectName(app), src)
 		if err != nil {
 			return nil, err
 		}
@@ -182,10 +195,10 @@ func (s *Sources) ResolveAll(ctx context.Context, app *v1alpha1.Application, fre
 	return revs, nil
 }
 
-// fetch resolves one source at target (unless known holds its revision
-// already) and opens its snapshot.
-func (s *Sources) fetch(ctx context.Context, i int, src v1alpha1.ApplicationSource, target string, known *source.Revision) (source.Revision, source.Snapshot, error) {
-	got, repo, err := s.Of(src)
+// fetch resolves one source of an app of project at target (unless known
+// holds its revision already) and opens its snapshot.
+func (s *Sources) fetch(ctx context.Context, i int, project string, src v1alpha1.ApplicationSource, target string, known *source.Revision) (source.Revision, source.Snapshot, error) {
+	got, repo, err := s.Of(project, src)
 	if err != nil {
 		return source.Revision{}, nil, err
 	}
