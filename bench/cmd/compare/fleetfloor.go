@@ -49,7 +49,11 @@ var floorOrder = []struct {
 // server must do to validate every object before writing; the engine's
 // distance to the second is what the engine adds. counter, when not nil,
 // counts the requests.
-func (h *harness) fleetFloor(ctx context.Context, n int, dryRun bool, counter *writeCounter) (time.Duration, error) {
+//
+// The floor's namespaces are appended to *made, for the caller to delete
+// once every floor is measured (a namespace being deleted loads the
+// controllers while the next floor runs).
+func (h *harness) fleetFloor(ctx context.Context, n int, dryRun bool, counter *writeCounter, made *[]string) (time.Duration, error) {
 	dyn, err := h.dynamic(counter)
 	if err != nil {
 		return 0, err
@@ -61,10 +65,11 @@ func (h *harness) fleetFloor(ctx context.Context, n int, dryRun bool, counter *w
 	nss := make([]string, min(fleetNamespaces, n))
 	for i := range nss {
 		if nss[i], err = h.createNamespace(ctx, dyn, fmt.Sprintf("%s-%02d", prefix, i)); err != nil {
+			*made = append(*made, nss[:i]...)
 			return 0, err
 		}
 	}
-	defer deleteNamespaces(dyn, nss)
+	*made = append(*made, nss...)
 	objs := make([][]*unstructured.Unstructured, n)
 	for i := range n {
 		files := fleetApp(i, "1")

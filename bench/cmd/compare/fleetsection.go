@@ -281,12 +281,14 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		close(ended)
 		done = ended // the deferred stop waits on done again
 		e.Close()
-		floor, err := h.fleetFloor(ctx, floorApps, false, nil)
+		var floorNss []string
+		defer func() { deleteNamespaces(dyn, floorNss) }()
+		floor, err := h.fleetFloor(ctx, floorApps, false, nil, &floorNss)
 		if err != nil {
 			return nil, err
 		}
 		floorReqs := &writeCounter{}
-		floorDry, err := h.fleetFloor(ctx, floorApps, true, floorReqs)
+		floorDry, err := h.fleetFloor(ctx, floorApps, true, floorReqs, &floorNss)
 		if err != nil {
 			return nil, err
 		}
