@@ -309,6 +309,18 @@ func (cs *clusterState) live(key resource.Key) (*unstructured.Unstructured, bool
 	return c.Get(key)
 }
 
+// absent reports that the cluster's cache, connected, does not hold key:
+// a sync then leaves the object unread until its dry-run tells
+// (sync.Options.Absent). Without a connected cache nothing is said absent.
+func (cs *clusterState) absent(key resource.Key) bool {
+	c := cs.connectedCache()
+	if c == nil {
+		return false
+	}
+	_, ok := c.Get(key)
+	return !ok
+}
+
 // connectedCache is the cluster's cache once connected, else nil.
 func (cs *clusterState) connectedCache() ClusterCache {
 	if !cs.connected.Load() {

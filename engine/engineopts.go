@@ -21,7 +21,7 @@ import (
 //   - Sync.Tracking and Cache.Tracking: Options.Tracking (a template's
 //     value may only be the zero value or the package default);
 //   - Sync.Health: Options.Health;
-//   - Sync.ManagedObjects and Sync.Live: the engine answers from its
+//   - Sync.ManagedObjects, Sync.Live and Sync.Absent: the engine answers from its
 //     cluster cache;
 //   - Sync.Admit: the app's project and Options.Policies;
 //   - Sync.InSync: the app's differ (ApplyOutOfSyncOnly asks it).
@@ -58,6 +58,7 @@ func checkOwnedFields(opts Options) error {
 		{s.Health != nil, "Options.Sync.Health", "Options.Health"},
 		{s.ManagedObjects != nil, "Options.Sync.ManagedObjects", "nothing (the engine answers from its cluster cache)"},
 		{s.Live != nil, "Options.Sync.Live", "nothing (the engine answers from its cluster cache)"},
+		{s.Absent != nil, "Options.Sync.Absent", "nothing (the engine answers from its cluster cache)"},
 		{s.Admit != nil, "Options.Sync.Admit", "Options.Policies or the app's project"},
 		{s.InSync != nil, "Options.Sync.InSync", "nothing (the app's differ decides, with ApplyOutOfSyncOnly)"},
 	} {
@@ -77,6 +78,7 @@ func (e *Engine) syncerOptions(cs *clusterState) sync.Options {
 	opts.Health = e.health
 	opts.ManagedObjects = cs.managed
 	opts.Live = cs.live
+	opts.Absent = cs.absent
 	if opts.Log.GetSink() == nil {
 		opts.Log = e.opts.Log
 	}
