@@ -143,6 +143,15 @@ type Collaborators struct {
 	// that name, is read from the API server as without Live. Nil: every
 	// wait reads the API server.
 	Live func(key resource.Key) (*unstructured.Unstructured, bool)
+	// Absent, when set, reports that a watch-fed cache in sync does not
+	// hold key (a cluster cache's Get missing). A sync then sends no GET
+	// for that object before its server-side dry-run, whose answer tells
+	// whether the object exists after all (then it is read, before any
+	// write); the dry-run of every object still precedes every write. Only
+	// objects applied server-side (not hooks, not Replace=true) are read so.
+	// On a first sync this saves a GET per object. Nil: every object is
+	// read before the dry-run.
+	Absent func(key resource.Key) bool
 	// Admit, when set, is asked about every object of the plan before the
 	// dry-run and before any write: the objects to apply (prune false) and
 	// the objects to prune (prune true). A refused object to apply fails the

@@ -36,8 +36,11 @@ type task struct {
 	namespaced bool
 	skipDryRun string // why the dry-run is skipped, or ""
 	inSync     bool   // InSync found the live object already as desired
-	refused    string // why Collaborators.Admit refused this prune, or ""
-	state      *TaskState
+	// unread: live was not read because Collaborators.Absent said the object is
+	// absent; the dry-run's answer (or readUnread before the write) tells.
+	unread  bool
+	refused string // why Collaborators.Admit refused this prune, or ""
+	state   *TaskState
 }
 
 func taskID(key resource.Key, phase hooks.Phase) string { return key.String() + ":" + string(phase) }
@@ -304,6 +307,48 @@ func groups(tasks []*task) [][]*task {
 	return out
 }
 
+// absent reports whether the task's live object is left unread on
+// Collaborators.Absent's word: a server-side apply's dry-run will tell.
+func (s *Syncer) absent(t *task) bool {
+	return s.with.Absent != nil && !t.hook && s.useSSA(t) && !t.opts.Has(resource.OptionReplace, "true") && s.with.Absent(t.key)
+}
+
+// learnLive settles an unread task from its server-side dry-run's answer:
+// an object the server would create comes back without a resourceVersion
+// (it is absent); one that exists after all is read.
+func (s *Syncer) learnLive(ctx context.Context, t *task, dryRunOut *unstructured.Unstructured) error {
+	if !t.unread {
+		return nil
+	}
+	if dryRunOut != nil && dryRunOut.GetResourceVersion() == "" {
+		t.unread = false
+		return nil
+	}
+	return s.readUnread(ctx, t)
+}
+
+// readUnread reads the live object of a task left unread (see absent).
+func (s *Syncer) readUnread(ctx context.Context, t *task) error {
+	if !t.unread {
+		return nil
+	}
+	var obj *unstructured.Unstructured
+	err := retryTransient(ctx, func() error {
+		var err error
+		obj, err = s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
+		return err
+	})
+	switch {
+	case err == nil:
+		t.live = obj
+	case apierrors.IsNotFound(err), apierrors.IsForbidden(err):
+	default:
+		return fmt.Errorf("get %s: %w", t.key, err)
+	}
+	t.unread = false
+	return nil
+}
+
 var errEmptyPrune = errors.New("refusing to prune: the desired state is empty (set AllowEmpty to delete every resource of the application)")
 
 // liveState attaches the live object to each task, read as byScope says
@@ -312,9 +357,14 @@ var errEmptyPrune = errors.New("refusing to prune: the desired state is empty (s
 func (s *Syncer) liveState(ctx context.Context, tasks []*task) error {
 	var want []*task
 	for _, t := range tasks {
-		if t.mapped && !t.prune {
-			want = append(want, t)
+		if !t.mapped || t.prune {
+			continue
 		}
+		if s.absent(t) {
+			t.unread = true
+			continue
+		}
+		want = append(want, t)
 	}
 	listed, singles := byScope(want)
 	live := map[resource.Key]*unstructured.Unstructured{}

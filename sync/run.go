@@ -99,6 +99,12 @@ func (op *operation) write(ctx context.Context, t *task) {
 		op.recordWrite(ctx, t, t.live, Unchanged)
 		return
 	}
+	// A task left unread whose dry-run did not settle it (skipped, or
+	// done by an earlier attempt of a resumed operation) is read now.
+	if err := op.s.readUnread(ctx, t); err != nil {
+		op.failTask(ctx, t, err.Error())
+		return
+	}
 	out, action, err := op.s.apply(ctx, t, false)
 	if fields, ok := immutableFields(err, t.key.GroupKind(), t.obj, t.live); ok {
 		if t.opts.Has(resource.OptionForce, "true") || op.s.opts.RecreateOnImmutable {
@@ -268,7 +274,11 @@ func (op *operation) dryRunAll(ctx context.Context) []error {
 				err = nil
 			}
 		default:
-			_, _, err = op.s.apply(ctx, t, true)
+			var out *unstructured.Unstructured
+			out, _, err = op.s.apply(ctx, t, true)
+			if err == nil {
+				err = op.s.learnLive(ctx, t, out)
+			}
 			if fields, ok := immutableFields(err, t.key.GroupKind(), t.obj, t.live); ok {
 				if t.opts.Has(resource.OptionForce, "true") || op.s.opts.RecreateOnImmutable {
 					err = nil // it will be re-created

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,6 +47,14 @@ type writeCounter struct {
 
 	mu    sync.Mutex
 	first []string // the first writes, "METHOD path", for the log
+	verbs map[string]*verbStat
+}
+
+// verbStat is the number of requests of one verb and the time they took
+// (to the response's headers).
+type verbStat struct {
+	n     int64
+	total time.Duration
 }
 
 // maxWritesNamed is how many writes a writeCounter remembers by name.
@@ -55,6 +64,8 @@ const maxWritesNamed = 10
 // it on.
 func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	w.requests.Add(1)
+	start := time.Now()
+	defer func() { w.observe(verbOf(r), time.Since(start)) }()
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 		// A dry run, or an access review (a question the cache asks of
@@ -69,6 +80,114 @@ func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return w.next.RoundTrip(r)
+}
+
+// verbOf names a request's verb as the API server's audit log would, with
+// a dry-run set apart: "get", "list", "watch", "apply" (a server-side apply
+// patch), "patch", "create", "update", "delete", each with " (dry-run)"
+// when it stores nothing.
+func verbOf(r *http.Request) string {
+	q := r.URL.Query()
+	var v string
+	switch r.Method {
+	case http.MethodGet:
+		switch {
+		case q.Get("watch") == "true" || q.Get("watch") == "1":
+			v = "watch"
+		default:
+			v = getKind(r.URL.Path)
+		}
+	case http.MethodPatch:
+		v = "patch"
+		if r.Header.Get("Content-Type") == "application/apply-patch+yaml" {
+			v = "apply"
+		}
+	case http.MethodPost:
+		v = "create"
+	case http.MethodPut:
+		v = "update"
+	case http.MethodDelete:
+		v = "delete"
+	default:
+		v = strings.ToLower(r.Method)
+	}
+	if q.Get("dryRun") == "All" {
+		v += " (dry-run)"
+	}
+	return v
+}
+
+// getKind tells a GET of one object ("get") from a list ("list") and from
+// discovery ("discovery"), by the path's shape: /api/v1 or /apis/G/V, then
+// [namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]].
+func getKind(path string) string {
+	seg := strings.Split(strings.Trim(path, "/"), "/")
+	var rest []string
+	switch {
+	case len(seg) >= 2 && seg[0] == "api":
+		rest = seg[2:]
+	case len(seg) >= 3 && seg[0] == "apis":
+		rest = seg[3:]
+	default:
+		return "discovery"
+	}
+	if len(rest) >= 3 && rest[0] == "namespaces" {
+		rest = rest[2:]
+	}
+	switch len(rest) {
+	case 0:
+		return "discovery"
+	case 1:
+		return "list"
+	}
+	return "get"
+}
+
+func (w *writeCounter) observe(verb string, d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.verbs == nil {
+		w.verbs = map[string]*verbStat{}
+	}
+	st := w.verbs[verb]
+	if st == nil {
+		st = &verbStat{}
+		w.verbs[verb] = st
+	}
+	st.n++
+	st.total += d
+}
+
+// verbSnapshot returns the requests per verb counted so far.
+func (w *writeCounter) verbSnapshot() map[string]verbStat {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]verbStat, len(w.verbs))
+	for k, v := range w.verbs {
+		out[k] = *v
+	}
+	return out
+}
+
+// verbsSince describes the requests per verb sent since before (a
+// verbSnapshot): "apply: 1000 (mean 4.1 ms), get: 2 (mean 1.0 ms)".
+func (w *writeCounter) verbsSince(before map[string]verbStat) string {
+	now := w.verbSnapshot()
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(now)) {
+		n, total := now[k].n-before[k].n, now[k].total-before[k].total
+		if n == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d (mean %.1f ms)", k, n, total.Seconds()*1000/float64(n)))
+	}
+	if len(parts) == 0 {
+		return "no requests"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // named returns the first writes counted, "METHOD path".
@@ -181,6 +300,41 @@ func applyFloor(ctx context.Context, dyn dynamic.Interface, objs []*unstructured
 		if _, err := dyn.Resource(gvr).Namespace(o.GetNamespace()).Patch(ctx, o.GetName(), types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: "floor", Force: &force}); err != nil {
 			return fmt.Errorf("floor apply %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+		}
+		return nil
+	})
+}
+
+// applyFloorDryRun is the second floor, the same requests as the engine's
+// first sync: a server-side dry-run of every object (as many at once as
+// the syncer's DryRunParallelism), and only when every one passed, the
+// same server-side applies as applyFloor. Its distance to applyFloor is
+// what the API server must do to validate before writing; the engine's
+// distance to it is what the engine adds.
+func applyFloorDryRun(ctx context.Context, dyn dynamic.Interface, objs []*unstructured.Unstructured, dryRunWorkers, workers int) error {
+	if err := dryRunFloor(ctx, dyn, objs, dryRunWorkers); err != nil {
+		return err
+	}
+	return applyFloor(ctx, dyn, objs, workers)
+}
+
+// dryRunFloor sends a server-side apply dry-run of each object, workers at
+// a time, and returns the first refusal.
+func dryRunFloor(ctx context.Context, dyn dynamic.Interface, objs []*unstructured.Unstructured, workers int) error {
+	force := true
+	return parallel(len(objs), workers, func(i int) error {
+		o := objs[i]
+		gvr, err := gvrOf(o)
+		if err != nil {
+			return err
+		}
+		body, err := json.Marshal(o.Object)
+		if err != nil {
+			return err
+		}
+		if _, err := dyn.Resource(gvr).Namespace(o.GetNamespace()).Patch(ctx, o.GetName(), types.ApplyPatchType, body,
+			metav1.PatchOptions{FieldManager: "floor", Force: &force, DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}); err != nil {
+			return fmt.Errorf("floor dry-run %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 		return nil
 	})

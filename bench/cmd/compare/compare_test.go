@@ -41,7 +41,7 @@ func TestRunTinySizes(t *testing.T) {
 	for _, r := range rows {
 		bySection[r.Section] = append(bySection[r.Section], r)
 	}
-	want := map[string]int{"diff": 10, "cache": 4, "sync": 10, "helm": 3, "git": 2}
+	want := map[string]int{"diff": 10, "cache": 4, "sync": 14, "helm": 3, "git": 2}
 	for s, n := range want {
 		if len(bySection[s]) != n {
 			t.Errorf("section %s: %d rows, want %d", s, len(bySection[s]), n)
@@ -52,10 +52,18 @@ func TestRunTinySizes(t *testing.T) {
 			if r.Ours != 0 {
 				t.Errorf("%s / %s: our resync sent %.0f writes, want 0", r.Measure, r.TheirName, r.Ours)
 			}
-			if r.TheirName == "floor" && r.Theirs != float64(cfg.SyncObjects) {
-				t.Errorf("the floor's resync sent %.0f writes, want %d", r.Theirs, cfg.SyncObjects)
+			if (r.TheirName == "floor" || r.TheirName == sameRequestsLabel) && r.Theirs != float64(cfg.SyncObjects) {
+				t.Errorf("%s's resync sent %.0f writes, want %d", r.TheirName, r.Theirs, cfg.SyncObjects)
 			}
 			continue
+		}
+		if r.Unit == Requests && r.Section == "sync" {
+			// The floor applies each object once; the second floor
+			// dry-runs and applies each, as Sync does.
+			want := map[string]float64{"floor": float64(cfg.SyncObjects), sameRequestsLabel: 2 * float64(cfg.SyncObjects)}
+			if w, ok := want[r.TheirName]; ok && r.Theirs != w {
+				t.Errorf("%s's first sync sent %.0f requests, want %.0f", r.TheirName, r.Theirs, w)
+			}
 		}
 		ours := r.Ours > 0 || (r.Unit == AllocsPerObj && r.Ours == 0) // a memo hit may allocate nothing
 		if !ours || !(r.Theirs > 0) || math.IsInf(r.Ours, 0) {
@@ -76,7 +84,8 @@ func TestRunTinySizes(t *testing.T) {
 // renders exactly that app, a commit touching all gets them all Synced,
 // an engine restarted over the same Redis render store gets every app
 // Synced again with no render and no write, and the cluster floor (a bare
-// client applying the same apps) is measured beside the cold start.
+// client applying the same apps, then one dry-running each app before
+// applying it) is measured beside the cold start.
 func TestFleetTinySize(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -89,8 +98,8 @@ func TestFleetTinySize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 17 {
-		t.Fatalf("%d rows, want 17", len(rows))
+	if len(rows) != 19 {
+		t.Fatalf("%d rows, want 19", len(rows))
 	}
 	for _, r := range rows {
 		switch {

@@ -41,18 +41,35 @@ var floorOrder = []struct {
 // Available. n divided by that time is the most apps per second any
 // engine could reach against this cluster; the engine's cold start is
 // compared with it in the same run.
-func (h *harness) fleetFloor(ctx context.Context, n int) (time.Duration, error) {
-	dyn, err := h.dynamic(nil)
+//
+// With dryRun, it is the second floor, which sends the same requests as
+// the engine's first sync of each app: a server-side dry-run of each of
+// the app's objects (all five at once), and only when all passed, the
+// same applies. The distance between the two floors is what the API
+// server must do to validate every object before writing; the engine's
+// distance to the second is what the engine adds. counter, when not nil,
+// counts the requests.
+//
+// The floor's namespaces are appended to *made, for the caller to delete
+// once every floor is measured (a namespace being deleted loads the
+// controllers while the next floor runs).
+func (h *harness) fleetFloor(ctx context.Context, n int, dryRun bool, counter *writeCounter, made *[]string) (time.Duration, error) {
+	dyn, err := h.dynamic(counter)
 	if err != nil {
 		return 0, err
 	}
+	prefix := "floor"
+	if dryRun {
+		prefix = "floordry"
+	}
 	nss := make([]string, min(fleetNamespaces, n))
 	for i := range nss {
-		if nss[i], err = h.createNamespace(ctx, dyn, fmt.Sprintf("floor-%02d", i)); err != nil {
+		if nss[i], err = h.createNamespace(ctx, dyn, fmt.Sprintf("%s-%02d", prefix, i)); err != nil {
+			*made = append(*made, nss[:i]...)
 			return 0, err
 		}
 	}
-	defer deleteNamespaces(dyn, nss)
+	*made = append(*made, nss...)
 	objs := make([][]*unstructured.Unstructured, n)
 	for i := range n {
 		files := fleetApp(i, "1")
@@ -74,6 +91,19 @@ func (h *harness) fleetFloor(ctx context.Context, n int) (time.Duration, error) 
 	}
 	start := time.Now()
 	err = parallel(n, floorWorkers, func(i int) error {
+		if dryRun {
+			if err := parallel(len(objs[i]), len(objs[i]), func(k int) error {
+				obj := objs[i][k]
+				_, err := dyn.Resource(floorOrder[k].gvr).Namespace(obj.GetNamespace()).Apply(ctx, obj.GetName(), obj,
+					metav1.ApplyOptions{FieldManager: "bench-floor", Force: true, DryRun: []string{metav1.DryRunAll}})
+				if err != nil {
+					return fmt.Errorf("floor: dry-run %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
 		for k, obj := range objs[i] {
 			_, err := dyn.Resource(floorOrder[k].gvr).Namespace(obj.GetNamespace()).Apply(ctx, obj.GetName(), obj,
 				metav1.ApplyOptions{FieldManager: "bench-floor", Force: true})

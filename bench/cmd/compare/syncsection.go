@@ -35,6 +35,13 @@ func syncObjects(ns string, n int) ([]*unstructured.Unstructured, error) {
 	return resource.Decode("sync.yaml", []byte(sb.String()), resource.DefaultDecodeOptions())
 }
 
+// sameRequestsFloor names the sync section's second floor: a bare client
+// sending the requests Sync's first sync sends (applyFloorDryRun).
+const sameRequestsFloor = "floor+dry"
+
+// sameRequestsLabel is the second floor's name in the table.
+const sameRequestsLabel = "floor with dry-run (same requests)"
+
 // contender is one way of applying the objects: first into a fresh
 // namespace, then again (the resync).
 type contender struct {
@@ -45,7 +52,7 @@ type contender struct {
 }
 
 // syncSection measures first sync and resync of cfg.SyncObjects objects
-// with the floor, Sync, kubectl and Flux, back to back, cfg.Repeat times
+// with the floor, the same-requests floor, Sync, kubectl and Flux, back to back, cfg.Repeat times
 // (the order rotated each time), and reports medians.
 func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 	dyn, err := h.dynamic(nil)
@@ -69,6 +76,17 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 	}
 	floor.apply = func(ctx context.Context, _ string, objs []*unstructured.Unstructured) error {
 		return applyFloor(ctx, floorDyn, objs, h.cfg.Workers)
+	}
+
+	// The second floor sends the same requests as Sync's first sync: a
+	// dry-run of every object, then the applies.
+	floorDry := &contender{name: sameRequestsFloor, writes: &writeCounter{}}
+	floorDryDyn, err := h.dynamic(floorDry.writes)
+	if err != nil {
+		return nil, err
+	}
+	floorDry.apply = func(ctx context.Context, _ string, objs []*unstructured.Unstructured) error {
+		return applyFloorDryRun(ctx, floorDryDyn, objs, gsync.DefaultOptions().DryRunParallelism, h.cfg.Workers)
 	}
 
 	ours := &contender{name: "Sync", writes: &writeCounter{}}
@@ -119,7 +137,7 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 		return err
 	}
 
-	all := []*contender{floor, ours, kube, flux}
+	all := []*contender{floor, floorDry, ours, kube, flux}
 	first := map[string][]time.Duration{}
 	again := map[string][]time.Duration{}
 	againWrites := map[string][]float64{}
@@ -138,7 +156,7 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			reqBefore := c.writes.requestCount()
+			reqBefore, verbsBefore := c.writes.requestCount(), c.writes.verbSnapshot()
 			start := time.Now()
 			if err := c.apply(ctx, ns, objs); err != nil {
 				return nil, fmt.Errorf("%s, first sync: %w", c.name, err)
@@ -146,6 +164,7 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 			d1 := time.Since(start)
 			if c.writes != nil {
 				firstRequests[c.name] = append(firstRequests[c.name], float64(c.writes.requestCount()-reqBefore))
+				h.logf("sync run %d %-8s first sync's requests: %s", rep+1, c.name, c.writes.verbsSince(verbsBefore))
 			}
 			before := c.writes.count()
 			start = time.Now()
@@ -179,6 +198,7 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 	var rows []Row
 	for _, c := range []struct{ name, firstTarget, againTarget string }{
 		{"floor", "1.3 or less (issue 8)", ""},
+		{sameRequestsFloor, "", ""},
 		{"kubectl", "0.33 or less (3x faster, issue 8)", ""},
 		{"Flux ssa", "", ""},
 	} {
@@ -188,6 +208,9 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 		}
 		if c.name == "kubectl" {
 			label = "kubectl apply --server-side"
+		}
+		if c.name == sameRequestsFloor {
+			label = sameRequestsLabel
 		}
 		rows = append(rows,
 			Row{Section: "sync", Measure: fmt.Sprintf("first sync, %d objects", n), Ours: o1, Theirs: medianDuration(first[c.name]), TheirName: label, Unit: Seconds, Target: c.firstTarget, PairedRatio: paired(first, c.name)},

@@ -288,6 +288,19 @@ func (cs *Cluster) live(key resource.Key) (*unstructured.Unstructured, bool) {
 	return c.Get(key)
 }
 
+// absent reports that the cluster's cache, connected, does not hold key:
+// a sync then leaves the object unread until its dry-run tells
+// (sync.Collaborators.Absent). Without a connected cache nothing is said
+// absent.
+func (cs *Cluster) absent(key resource.Key) bool {
+	c := cs.ConnectedCache()
+	if c == nil {
+		return false
+	}
+	_, ok := c.Get(key)
+	return !ok
+}
+
 // ConnectedCache is the cluster's cache once connected, else nil; unlike
 // Cache it may be read while a connection is being made.
 func (cs *Cluster) ConnectedCache() Cache {

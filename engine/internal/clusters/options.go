@@ -30,11 +30,13 @@ func (s *Set) cacheOptions(cs *Cluster) cache.Options {
 
 // syncCollaborators are the collaborators of every syncer of cluster cs
 // (its own and those that impersonate a service account): the Set's, with
-// the app's live objects and the waits answered from the cluster's cache.
+// the app's live objects, the waits and the absent objects of a first sync
+// answered from the cluster's cache.
 func (s *Set) syncCollaborators(cs *Cluster) sync.Collaborators {
 	with := s.with.Sync
 	with.ManagedObjects = cs.managed
 	with.Live = cs.live
+	with.Absent = cs.absent
 	return with
 }
 
