@@ -21,10 +21,25 @@ func desiredView(cs *clusterState) desired.Destination {
 	return d
 }
 
-// compareView is what the comparison part needs of the connected
+// compareView is compareViewOf(cs), made once per connected cluster and
+// then shared: a refresh asks for it every time, and building it allocates
+// (the ID, the method values). A cluster not yet connected is not kept, so
+// its view is made again once it is.
+func (e *Engine) compareView(cs *clusterState) compare.Destination {
+	if v, ok := e.views.Load(cs); ok {
+		return v.(compare.Destination)
+	}
+	d := compareViewOf(cs)
+	if d.Cache != nil {
+		e.views.Store(cs, d)
+	}
+	return d
+}
+
+// compareViewOf is what the comparison part needs of the connected
 // destination cs: its cache, scopes, namespaced mode, discovery, schema
 // and dry-runner, and an ID of this connection (a differ is kept per ID).
-func compareView(cs *clusterState) compare.Destination {
+func compareViewOf(cs *clusterState) compare.Destination {
 	d := compare.Destination{Name: cs.Name(), ID: fmt.Sprintf("%s\x00%p", cs.Name(), cs), Scope: cs.ServedScope(),
 		Manages: cs.Manages, Discovery: cs.DiscoveryGeneration, Schema: cs.Schema(), DryRun: cs.DryRun()}
 	if c := cs.Cache(); c != nil {

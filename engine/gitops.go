@@ -302,7 +302,10 @@ type Engine struct {
 
 	// clusters are the destinations (Options.Clusters, then SetClusters).
 	clusters *clusters.Set
-	mu       gosync.Mutex
+	// views are the comparison's views of connected clusters, by
+	// *clusterState (compareView).
+	views gosync.Map
+	mu    gosync.Mutex
 	// comparer is the comparison part: differs, memos (newComparer).
 	comparer *compare.Comparer
 	projects *projectSet // Options.Projects, then SetProjects

@@ -101,7 +101,7 @@ func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool)
 	if in.revs, err = e.sources.ResolveAll(ctx, app, hard); err != nil {
 		return in, ConditionComparisonError, err
 	}
-	in.dest = compareView(in.cs)
+	in.dest = e.compareView(in.cs)
 	in.differ, in.differErr = e.comparer.Differ(app, e.AppKey(app), in.dest)
 	in.memo, in.memoizable = e.comparer.Inputs(app, e.AppKey(app), in.dest, in.revs, e.projectFingerprint(app))
 	in.memoizable = in.memoizable && in.differErr == nil
@@ -155,7 +155,7 @@ func (e *Engine) observeRefresh(app *Application, start time.Time) {
 // differFor returns the app's Differ for its destination cs
 // (compare.Comparer.Differ).
 func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
-	return e.comparer.Differ(app, e.AppKey(app), compareView(cs))
+	return e.comparer.Differ(app, e.AppKey(app), e.compareView(cs))
 }
 
 // withoutChildApplications drops the Applications an app renders from what
