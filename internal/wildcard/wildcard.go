@@ -1,6 +1,7 @@
 package wildcard
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gobwas/glob"
@@ -23,6 +24,11 @@ func Compile(pattern string, separators ...rune) (glob.Glob, error) {
 func Match(pattern, s string, separators ...rune) bool {
 	if !strings.ContainsAny(pattern, metaChars) {
 		return pattern == s
+	}
+	if pattern == "*" || pattern == "**" {
+		// The patterns of an allow-all project, matched at every refresh:
+		// "**" matches everything, "*" everything without a separator.
+		return pattern == "**" || !strings.ContainsFunc(s, func(r rune) bool { return slices.Contains(separators, r) })
 	}
 	g, err := glob.Compile(pattern, separators...)
 	return err == nil && g.Match(s)

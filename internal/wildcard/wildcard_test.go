@@ -1,6 +1,10 @@
 package wildcard
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gobwas/glob"
+)
 
 func TestMatch(t *testing.T) {
 	cases := []struct {
@@ -86,5 +90,23 @@ func TestMatchNegatable(t *testing.T) {
 	g, err := Compile("lit")
 	if err != nil || !g.Match("lit") || g.Match("li") {
 		t.Errorf("literal compile: %v", err)
+	}
+}
+
+// The allow-all patterns take a path without gobwas' compiler; they must
+// mean what the compiled pattern means.
+func TestStarPatternsMatchAsCompiled(t *testing.T) {
+	for _, s := range []string{"", "a", "a/b", "a.b", "/", "a/b/c"} {
+		for _, seps := range [][]rune{nil, {'/'}, {'.'}, {'/', '.'}} {
+			for _, p := range []string{"*", "**"} {
+				g, err := glob.Compile(p, seps...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := Match(p, s, seps...), g.Match(s); got != want {
+					t.Errorf("Match(%q, %q, %q) = %v, compiled %v", p, s, string(seps), got, want)
+				}
+			}
+		}
 	}
 }
