@@ -110,18 +110,17 @@ func (n *pageNudges) due(now time.Time) (apps map[string]bool, wait time.Duratio
 func (s *server) watchPages(ctx context.Context, n *pageNudges) {
 	stop := s.opts.Engine.OnStatus(func(k v1alpha1.AppKey, _ gitops.Status) { n.nudge(k.Name) })
 	defer stop()
-	var timer *time.Timer
-	var fire <-chan time.Time
+	// gap fires when the first app held back by pageGap is due; it is
+	// armed only while one is.
+	gap := time.NewTimer(time.Hour)
+	gap.Stop()
+	defer gap.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			if timer != nil {
-				timer.Stop()
-			}
 			return
 		case <-n.wake:
-		case <-fire:
-			fire = nil
+		case <-gap.C:
 		}
 		apps, wait := n.due(time.Now())
 		for name, whole := range apps {
@@ -129,9 +128,9 @@ func (s *server) watchPages(ctx context.Context, n *pageNudges) {
 				s.pushPage(ctx, a, whole)
 			}
 		}
-		if wait > 0 && fire == nil {
-			timer = time.NewTimer(wait)
-			fire = timer.C
+		gap.Stop()
+		if wait > 0 {
+			gap.Reset(wait)
 		}
 	}
 }
