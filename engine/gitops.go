@@ -312,6 +312,8 @@ type Engine struct {
 	runner   *runner     // set while Run runs
 	// hints are OnHint's subscribers.
 	hints hintSubscribers
+	// statuses are OnStatus's subscribers.
+	statuses statusSubscribers
 	// stateMu serialises the load-modify-save of app state records.
 	stateMu gosync.Mutex
 	// ops are the sync operations Terminate can reach.

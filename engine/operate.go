@@ -96,6 +96,7 @@ func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, st
 			op.Request, op.Checkpoint = asked, &st
 		}
 		e.record(context.WithoutCancel(ctx), app, op, deployed)
+		e.notifyRecordedStatus(app)
 	}
 	return res, err
 }

@@ -21,6 +21,7 @@ import (
 // the Status then says Unknown and carries the error as a condition.
 func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) {
 	st, _, err := e.refresh(ctx, app, false)
+	e.notifyStatus(app, st)
 	return st, err
 }
 
@@ -31,6 +32,7 @@ func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) 
 // every Options.HardInterval.
 func (e *Engine) HardRefresh(ctx context.Context, app *Application) (Status, error) {
 	st, _, err := e.refresh(ctx, app, true)
+	e.notifyStatus(app, st)
 	return st, err
 }
 

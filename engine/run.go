@@ -264,12 +264,14 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 	return r.nextRefresh(st), false
 }
 
-// record keeps the status and tells the host what changed.
+// record keeps the status and tells the host: OnStatus each time, Notify
+// what changed.
 func (r *runner) record(st *appState, app *Application, status Status) {
 	r.mu.Lock()
 	prev, had := st.status, st.hasState
 	st.status, st.hasState = status, true
 	r.mu.Unlock()
+	r.e.notifyStatus(app, status)
 	if !had || prev.Health.Code != status.Health.Code {
 		r.e.notify(Notification{Type: NotifyHealthChanged, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
 	}

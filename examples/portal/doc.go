@@ -15,7 +15,10 @@
 // scripts: web/app.js for the resource panel, the sync dialog (reset to
 // its defaults at each opening) and what server-sent events push: the live
 // progress of a sync, the status badges, and the tree, history and last
-// operation after each refresh or sync; web/list.js for the list's bulk
+// operation after each refresh or sync (the engine's OnStatus, after every
+// refresh its run loop records, which a change in the cluster to one of the
+// app's objects or their descendants queues, and after each Refresh and
+// Sync; at most one push per app per 100 ms, nothing on a timer); web/list.js for the list's bulk
 // sync, create dialog and pushed rows; web/manage.js for the app page's
 // delete dialogs. Nothing is built with Node; the assets are embedded.
 // app.js passes each pushed page on as a

@@ -99,10 +99,12 @@ func newServer(opts serverOptions) (*server, error) {
 	}
 	s.bg, s.stopBg = context.WithCancel(context.Background())
 	if opts.Hooks != nil && opts.Engine != nil {
+		nudges := newPageNudges()
+		opts.Hooks.broker.onJoin(nudges.joined)
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.watchPages(s.bg)
+			s.watchPages(s.bg, nudges)
 		}()
 	}
 	s.routes()

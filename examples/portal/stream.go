@@ -24,6 +24,16 @@ type broker struct {
 	subs map[string]map[chan streamEvent]struct{}
 	// last is what was last pushed per watched app.
 	last map[string]*pageMemo
+	// joined, when set (onJoin), is told of each new subscriber's app,
+	// outside mu: the app's page gets its state pushed at once.
+	joined func(app string)
+}
+
+// onJoin sets the function told of each new subscriber's app.
+func (b *broker) onJoin(fn func(app string)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.joined = fn
 }
 
 func newBroker() *broker {
@@ -64,7 +74,11 @@ func (b *broker) subscribe(app string) (<-chan streamEvent, func()) {
 		b.subs[app] = map[chan streamEvent]struct{}{}
 	}
 	b.subs[app][ch] = struct{}{}
+	joined := b.joined
 	b.mu.Unlock()
+	if joined != nil {
+		joined(app)
+	}
 	return ch, func() {
 		b.mu.Lock()
 		delete(b.subs[app], ch)
