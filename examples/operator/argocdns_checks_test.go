@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/internal/sopsexe"
 	"github.com/kubegitops/gitops/notify"
 	"github.com/kubegitops/gitops/testenv"
 	corev1 "k8s.io/api/core/v1"
@@ -169,5 +170,15 @@ func (a *argoNamespace) rotateStaging(t *testing.T, cfg *rest.Config) {
 		}
 		cur.StringData = rotated.StringData
 		return a.c.Update(ctx, cur) == nil
+	})
+}
+
+// waitPlaintext waits until Secret db (platform/secret.enc.yaml,
+// SOPS-encrypted in Git) is on the cluster of c in stagingNS, decrypted.
+func (a *argoNamespace) waitPlaintext(t *testing.T, c client.Client) {
+	t.Helper()
+	secret := &corev1.Secret{}
+	waitUntil(t, func() string { return fmt.Sprintf("Secret %s/db in plaintext: keys %v", a.stagingNS, len(secret.Data)) }, func(ctx context.Context) bool {
+		return c.Get(ctx, types.NamespacedName{Namespace: a.stagingNS, Name: "db"}, secret) == nil && string(secret.Data["password"]) == sopsexe.Plaintext
 	})
 }

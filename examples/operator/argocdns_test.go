@@ -14,7 +14,10 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/sopsexe"
 	"github.com/kubegitops/gitops/resource"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -55,6 +58,13 @@ type argoNamespace struct {
 	head                string        // the repository's revision
 	recv                *hookReceiver // the webhook
 	localCfg, remoteCfg *rest.Config
+	sops                string // the gitops-sops program
+}
+
+// operatorArgs are README.md's command line's test-only additions: the
+// interval, and SOPS with the age key of the Secret sops-age.
+func (a *argoNamespace) operatorArgs() []string {
+	return []string{"-interval", "5s", "-sops", a.sops, "-sops-age-key-secret", "sops-age"}
 }
 
 // TestServesArgoCDNamespace applies testdata/argocd-namespace.yaml (an
@@ -68,18 +78,19 @@ type argoNamespace struct {
 // naming the object and key, and nothing else stops: the apps of both
 // projects sync and are Healthy, on the in-cluster destination and on the
 // second cluster; the app outside its project's destinations is refused
-// with Argo CD's condition; each subscribed app is notified once to a
-// real webhook, and again not after the operator restarts; a cluster
+// with Argo CD's condition; a SOPS-encrypted Secret of Git is synced in
+// plaintext; each subscribed app is notified once to a real webhook, and again not after the operator restarts; a cluster
 // Secret rotated to another API server moves its apps there without a
 // restart; and the README holds the commands run here.
 func TestServesArgoCDNamespace(t *testing.T) {
 	a := applyArgoCDNamespace(t)
 	// go run ./examples/operator -namespace argocd (and test-only
 	// addresses and interval).
-	stop := startOperatorArgs(t, a.ns, "-interval", "5s")
+	stop := startOperatorArgs(t, a.ns, a.operatorArgs()...)
 
 	a.waitSyncedOn(t, a.remote, map[string]string{"web-staging": "web", "platform-staging": "platform"})
 	a.waitSyncedOn(t, a.c, map[string]string{"web": "web"})
+	a.waitPlaintext(t, a.remote)
 	a.waitRefused(t)
 	a.waitBadInputReported(t)
 	want := map[string]int{"web-staging@" + a.head: 1, "web@" + a.head: 1}
@@ -88,7 +99,7 @@ func TestServesArgoCDNamespace(t *testing.T) {
 	// A new operator instance: the notified annotation says what was sent.
 	stop()
 	before := evaluations(t)
-	startOperatorArgs(t, a.ns, "-interval", "5s")
+	startOperatorArgs(t, a.ns, a.operatorArgs()...)
 	waitUntil(t, func() string { return "the restarted operator evaluates both subscribed apps" }, func(context.Context) bool {
 		return evaluations(t) >= before+2
 	})
@@ -98,6 +109,7 @@ func TestServesArgoCDNamespace(t *testing.T) {
 	// apps follow without a restart.
 	a.rotateStaging(t, a.localCfg)
 	a.waitSyncedOn(t, a.c, map[string]string{"web-staging": "web", "platform-staging": "platform"})
+	a.waitPlaintext(t, a.c)
 	a.waitNotifications(t, "no notification after the restart and the rotation (same revision)", want)
 
 	got := &v1alpha1.Application{}
@@ -105,8 +117,8 @@ func TestServesArgoCDNamespace(t *testing.T) {
 		if err := a.c.Get(context.Background(), types.NamespacedName{Namespace: a.ns, Name: name}, got); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(fmt.Sprint(got.Status), "deploy-SECRET-pw") {
-			t.Errorf("%s: the status holds the repository password", name)
+		if st := fmt.Sprint(got.Status); strings.Contains(st, "deploy-SECRET-pw") || strings.Contains(st, sopsexe.Plaintext) {
+			t.Errorf("%s: the status holds the repository password or the decrypted Secret", name)
 		}
 	}
 }
@@ -139,6 +151,8 @@ func applyArgoCDNamespace(t *testing.T) *argoNamespace {
 	a.head, err = gs.CreateRepository(ctx, "team", fstest.MapFS{
 		"app/cm.yaml":      {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {greeting: hello}\n")},
 		"platform/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: platform}\ndata: {greeting: hello}\n")},
+		// Secret db, SOPS-encrypted for the age key of Secret sops-age.
+		"platform/secret.enc.yaml": {Data: []byte(sopsexe.SecretYAML)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +180,12 @@ func applyArgoCDNamespace(t *testing.T) *argoNamespace {
 			return a.c.Create(ctx, o.DeepCopy()) == nil
 		})
 	}
+	// The age key, as KSOPS users keep it: keys.txt of a Secret.
+	keys := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.ns, Name: "sops-age"}, StringData: map[string]string{"keys.txt": sopsexe.AgeKeys}}
+	if err := a.c.Create(ctx, keys); err != nil {
+		t.Fatal(err)
+	}
+	a.sops = sopsexe.Build(t)
 	return a
 }
 
