@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/config"
+	"github.com/kubegitops/gitops/internal/chartserver"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/sopsexe"
 	"github.com/kubegitops/gitops/resource"
@@ -59,12 +60,14 @@ type argoNamespace struct {
 	recv                *hookReceiver // the webhook
 	localCfg, remoteCfg *rest.Config
 	sops                string // the gitops-sops program
+	gs                  *gitserver.Server
+	reg                 *chartserver.Registry // images of platform-images
 }
 
 // operatorArgs are README.md's command line's test-only additions: the
 // interval, and SOPS with the age key of the Secret sops-age.
 func (a *argoNamespace) operatorArgs() []string {
-	return []string{"-interval", "5s", "-sops", a.sops, "-sops-age-key-secret", "sops-age"}
+	return []string{"-interval", "5s", "-image-update-interval", "2s", "-sops", a.sops, "-sops-age-key-secret", "sops-age"}
 }
 
 // TestServesArgoCDNamespace applies testdata/argocd-namespace.yaml (an
@@ -81,7 +84,10 @@ func (a *argoNamespace) operatorArgs() []string {
 // with Argo CD's condition; a SOPS-encrypted Secret of Git is synced in
 // plaintext; each subscribed app is notified once to a real webhook, and again not after the operator restarts; a cluster
 // Secret rotated to another API server moves its apps there without a
-// restart; and the README holds the commands run here.
+// restart; an Application with Image Updater annotations gets a new tag
+// committed to the Git server (write-back git) and syncs it, while the
+// other apps, whose manifests did not change, are Synced at it without a
+// sync or a notification; and the README holds the commands run here.
 func TestServesArgoCDNamespace(t *testing.T) {
 	a := applyArgoCDNamespace(t)
 	// go run ./examples/operator -namespace argocd (and test-only
@@ -111,6 +117,16 @@ func TestServesArgoCDNamespace(t *testing.T) {
 	a.waitSyncedOn(t, a.c, map[string]string{"web-staging": "web", "platform-staging": "platform"})
 	a.waitPlaintext(t, a.c)
 	a.waitNotifications(t, "no notification after the restart and the rotation (same revision)", want)
+
+	// Image Updater: a new tag is committed to the Git server. The other
+	// apps of the repository see the revision at their next refresh
+	// (argocd-cm's timeout.reconciliation is 180s, so ask for one as a Git
+	// webhook would): their manifests did not change, so, as in Argo CD,
+	// they are Synced at it without a sync, and nothing is notified.
+	rev := a.updateImage(t)
+	a.refresh(t, "web", "web-staging")
+	a.waitRevision(t, rev, "web", "web-staging")
+	a.waitNotifications(t, "no notification for a revision that needed no sync", want)
 
 	got := &v1alpha1.Application{}
 	for _, name := range []string{"web", "web-staging", "platform-staging", "outside"} {
@@ -143,12 +159,18 @@ func applyArgoCDNamespace(t *testing.T) *argoNamespace {
 	a.c = newArgoClient(t, a.localCfg)
 	gopts := gitserver.DefaultOptions()
 	gopts.ReadUsername, gopts.ReadPassword = "deploy", "deploy-SECRET-pw"
+	// The Image Updater pushes with the repository Secret's credentials.
+	gopts.PushUsername, gopts.PushPassword = gopts.ReadUsername, gopts.ReadPassword
 	gs, err := gitserver.Start(ctx, gopts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = gs.Close() })
+	a.gs, a.reg = gs, chartserver.NewRegistry(t, "", "")
+	a.reg.PushImage("team/app", "1.0.0")
+	kust := "resources: [cronjob.yaml]\nimages:\n- name: app\n  newName: " + a.reg.Host + "/team/app\n  newTag: 1.0.0\n"
 	a.head, err = gs.CreateRepository(ctx, "team", fstest.MapFS{
+		"images/kustomization.yaml": {Data: []byte(kust)}, "images/cronjob.yaml": {Data: []byte(webCronJob)},
 		"app/cm.yaml":      {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {greeting: hello}\n")},
 		"platform/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: platform}\ndata: {greeting: hello}\n")},
 		// Secret db, SOPS-encrypted for the age key of Secret sops-age.
