@@ -82,16 +82,17 @@ func (a *argoNamespace) operatorArgs() []string {
 // projects sync and are Healthy, on the in-cluster destination and on the
 // second cluster; the app outside its project's destinations is refused
 // with Argo CD's condition; a SOPS-encrypted Secret of Git is synced in
-// plaintext; each subscribed app is notified once to a real webhook, and again not after the operator restarts; a cluster
-// Secret rotated to another API server moves its apps there without a
-// restart; an Application with Image Updater annotations gets a new tag
-// committed to the Git server (write-back git) and syncs it, while the
-// other apps, whose manifests did not change, are Synced at it without a
-// sync or a notification; and the README holds the commands run here.
+// plaintext; each subscribed app is notified once to a real webhook, and
+// not again after the operator restarts; a cluster Secret rotated to
+// another API server moves its apps there without a restart; an
+// Application with Image Updater annotations gets a new tag committed to
+// the Git server (write-back git) and syncs it, while the other apps,
+// whose manifests did not change, are Synced at it without a sync or a
+// notification; and the README holds the commands run here.
 func TestServesArgoCDNamespace(t *testing.T) {
 	a := applyArgoCDNamespace(t)
 	// go run ./examples/operator -namespace argocd (and test-only
-	// addresses and interval).
+	// addresses, intervals and SOPS program: operatorArgs).
 	stop := startOperatorArgs(t, a.ns, a.operatorArgs()...)
 
 	a.waitSyncedOn(t, a.remote, map[string]string{"web-staging": "web", "platform-staging": "platform"})
