@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -46,9 +48,25 @@ func TestArgoCDDefaultsPruneClusterScopedObjects(t *testing.T) {
 		if res, err := e.Sync(ctx, app, gitops.SyncRequest{Prune: true}); err != nil || res.Phase != sync.Succeeded {
 			t.Fatalf("argo=%v prune: %s %v", argo, res.Phase, err)
 		}
-		_, err := cs.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})
-		if pruned := apierrors.IsNotFound(err); pruned != argo {
+		// A prune deletes with Argo CD's foreground propagation: the
+		// object may stay, with a deletion timestamp, until the garbage
+		// collector has seen to its dependents.
+		got, err := cs.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})
+		pruned := apierrors.IsNotFound(err) || (err == nil && got.DeletionTimestamp != nil)
+		if pruned != argo {
 			t.Fatalf("argo=%v: ClusterRole pruned=%v (get: %v)", argo, pruned, err)
+		}
+		if argo {
+			gone := func(ctx context.Context) (bool, error) {
+				_, err := cs.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})
+				return apierrors.IsNotFound(err), nil
+			}
+			pctx, cancel := context.WithTimeout(ctx, time.Minute)
+			err := wait.PollUntilContextCancel(pctx, 200*time.Millisecond, true, gone)
+			cancel()
+			if err != nil {
+				t.Fatalf("argo=true: the pruned ClusterRole is still there after a minute: %v", err)
+			}
 		}
 	}
 }
