@@ -216,7 +216,7 @@ metadata: {name: w1}
 spec: {size: 3}
 `
 	desired := decode(t, ns, strings.ReplaceAll(crd, "GROUP", group))
-	res, err := s.Sync(context.Background(), Request{App: "shop", Revision: "abc", Desired: desired, Namespace: ns})
+	res, err := s.Sync(context.Background(), Request{App: "crd-and-objects", Revision: "abc", Desired: desired, Namespace: ns})
 	mustSucceed(t, res, err)
 	if r := row(t, res, group+"/Widget "+ns+"/w1"); r.Status != TaskSucceeded || r.Action != Created {
 		t.Fatalf("widget row %+v", r)
@@ -260,6 +260,10 @@ func TestImmutableFieldRecreatedWithForce(t *testing.T) {
 
 func TestApplyOutOfSyncOnlyWritesNothingInSync(t *testing.T) {
 	t.Parallel()
+	// An app name of its own: this syncer has no ManagedObjects lookup, so
+	// it scans the cluster for the app's objects, and a cluster-scoped
+	// object another parallel test synced under a shared name would be
+	// counted as this app's (pruned or reported).
 	ns := cluster.TestNamespace(t)
 	s, counter := newSyncer(t, func(o *syncerSetup) {
 		o.InSync = func(_ context.Context, desired, live *unstructured.Unstructured) (bool, error) {
@@ -274,13 +278,13 @@ func TestApplyOutOfSyncOnlyWritesNothingInSync(t *testing.T) {
 	}
 	desired := decode(t, ns, yaml.String())
 	opts, _ := resource.ParseOptions("ApplyOutOfSyncOnly=true")
-	res, err := s.Sync(context.Background(), Request{App: "shop", Desired: desired, Namespace: ns, Options: opts})
+	res, err := s.Sync(context.Background(), Request{App: "out-of-sync-only", Desired: desired, Namespace: ns, Options: opts})
 	mustSucceed(t, res, err)
 	written := counter.count()
 	if written < 5 {
 		t.Fatalf("first sync wrote %d times, want at least 5", written)
 	}
-	res, err = s.Sync(context.Background(), Request{App: "shop", Desired: desired, Namespace: ns, Options: opts})
+	res, err = s.Sync(context.Background(), Request{App: "out-of-sync-only", Desired: desired, Namespace: ns, Options: opts})
 	mustSucceed(t, res, err)
 	if counter.count() != written {
 		t.Fatalf("resync of objects in sync wrote %d times", counter.count()-written)
