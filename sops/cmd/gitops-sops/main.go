@@ -45,6 +45,7 @@ const (
 // maxInput bounds the file read from standard input.
 const maxInput = 64 << 20
 
+// main runs the command with the process's arguments and streams.
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
@@ -52,7 +53,10 @@ func main() {
 // listFlag collects a repeatable flag.
 type listFlag []string
 
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+// String implements flag.Value.
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+// Set implements flag.Value: each use of the flag adds a value.
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // run is the program, returning its exit status.
