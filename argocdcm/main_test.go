@@ -1,12 +1,8 @@
 package argocdcm
 
 import (
-	"context"
 	"os"
 	"testing"
-	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -32,31 +28,12 @@ func newEngine(t *testing.T, tweak func(*gitops.Options)) *gitops.Engine {
 func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
 
 // dirApp is an app of the folder dir's app/ into namespace ns.
-func dirApp(name, dir, ns string) *gitops.Application {
-	a := &gitops.Application{Spec: gitops.ApplicationSpec{
-		Source:      &gitops.ApplicationSource{RepoURL: dir, Path: "app"},
-		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
-	}}
-	a.Name = name
-	return a
-}
+func dirApp(name, dir, ns string) *gitops.Application { return testengine.DirApp(name, dir, ns) }
 
 const webApp = testfiles.WebApp
 
-// refreshUntil refreshes until cond holds (the cache follows the cluster
-// by watch, so a refresh right after a sync may still see the old state).
+// refreshUntil refreshes app until cond holds (testengine.RefreshUntil).
 func refreshUntil(t *testing.T, e *gitops.Engine, app *gitops.Application, what string, cond func(gitops.Status) bool) gitops.Status {
 	t.Helper()
-	var last gitops.Status
-	var lastErr error
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		last, lastErr = e.Refresh(ctx, app)
-		return lastErr == nil && cond(last), nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: last status %+v, err %v", what, last, lastErr)
-	}
-	return last
+	return testengine.RefreshUntil(t, e, app, what, cond)
 }

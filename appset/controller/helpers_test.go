@@ -9,38 +9,19 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/internal/testfiles"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"github.com/kubegitops/gitops/internal/testfiles/testengine"
 )
 
-// newEngine is an engine on the test cluster (the root package's test
-// helper of the same name).
+// newEngine is an engine on the test cluster (testengine.New).
 func newEngine(t *testing.T, tweak func(*gitops.Options)) *gitops.Engine {
 	t.Helper()
-	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "in-cluster", Server: "https://kubernetes.default.svc", Config: cluster.Config()}}
-	opts.Sync.WaveTimeout = time.Minute
-	if tweak != nil {
-		tweak(&opts)
-	}
-	e, err := gitops.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return e
+	return testengine.New(t, cluster.Config(), tweak)
 }
 
 // startRun runs the engine on apps until the test ends.
 func startRun(t *testing.T, e *gitops.Engine, apps ...*gitops.Application) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	vals := make([]gitops.Application, len(apps))
-	for i, a := range apps {
-		vals[i] = *a
-	}
-	go func() { defer close(done); _ = e.Run(ctx, vals) }()
-	t.Cleanup(func() { cancel(); <-done })
+	testengine.StartRun(t, e, apps...)
 }
 
 // startAppSets runs a Runner of sets on e until the test ends.
@@ -62,26 +43,17 @@ func startAppSets(t *testing.T, e *gitops.Engine, sets []appset.ApplicationSet, 
 	return r
 }
 
+// eventually waits until cond holds (testengine.Eventually).
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil }); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
+	testengine.Eventually(t, timeout, what, cond)
 }
 
 // repoDir writes files into a folder that serves as an app's source.
 func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
 
-func dirApp(name, dir, ns string) *gitops.Application {
-	a := &gitops.Application{Spec: gitops.ApplicationSpec{
-		Source:      &gitops.ApplicationSource{RepoURL: dir, Path: "app"},
-		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
-	}}
-	a.Name = name
-	return a
-}
+// dirApp is an app of the folder dir's app/ into namespace ns.
+func dirApp(name, dir, ns string) *gitops.Application { return testengine.DirApp(name, dir, ns) }
 
 // managedApp is the app the engine's Run holds under the bare name (an
 // app of the control namespace).

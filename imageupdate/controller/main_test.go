@@ -1,12 +1,9 @@
 package controller
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -32,14 +29,7 @@ func newEngine(t *testing.T, tweak func(*gitops.Options)) *gitops.Engine {
 func repoDir(t *testing.T, files map[string]string) string { return testfiles.Tree(t, files) }
 
 // dirApp is an app of the folder dir's app/ into namespace ns.
-func dirApp(name, dir, ns string) *gitops.Application {
-	a := &gitops.Application{Spec: gitops.ApplicationSpec{
-		Source:      &gitops.ApplicationSource{RepoURL: dir, Path: "app"},
-		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
-	}}
-	a.Name = name
-	return a
-}
+func dirApp(name, dir, ns string) *gitops.Application { return testengine.DirApp(name, dir, ns) }
 
 // gitApp is an automated app of url's app/ at branch into namespace ns.
 func gitApp(name, url, branch, ns string) *gitops.Application {
@@ -60,22 +50,11 @@ func automated(a *gitops.Application) *gitops.Application {
 // startRun runs the engine on apps until the test ends.
 func startRun(t *testing.T, e *gitops.Engine, apps ...*gitops.Application) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	vals := make([]gitops.Application, len(apps))
-	for i, a := range apps {
-		vals[i] = *a
-	}
-	go func() { defer close(done); _ = e.Run(ctx, vals) }()
-	t.Cleanup(func() { cancel(); <-done })
+	testengine.StartRun(t, e, apps...)
 }
 
-// eventually waits until cond holds, failing the test after timeout.
+// eventually waits until cond holds (testengine.Eventually).
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil }); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
+	testengine.Eventually(t, timeout, what, cond)
 }

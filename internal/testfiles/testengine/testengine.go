@@ -10,9 +10,11 @@
 package testengine
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops"
@@ -38,4 +40,57 @@ func New(t testing.TB, cfg *rest.Config, tweak func(*gitops.Options)) *gitops.En
 	}
 	t.Cleanup(e.Close)
 	return e
+}
+
+// DirApp is an app of the folder dir's app/ into namespace ns of the
+// in-cluster destination.
+func DirApp(name, dir, ns string) *gitops.Application {
+	a := &gitops.Application{Spec: gitops.ApplicationSpec{
+		Source:      &gitops.ApplicationSource{RepoURL: dir, Path: "app"},
+		Destination: gitops.ApplicationDestination{Server: v1alpha1.KubernetesInternalAPIServerAddr, Namespace: ns},
+	}}
+	a.Name = name
+	return a
+}
+
+// StartRun runs e on apps until the test ends.
+func StartRun(t testing.TB, e *gitops.Engine, apps ...*gitops.Application) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	vals := make([]gitops.Application, len(apps))
+	for i, a := range apps {
+		vals[i] = *a
+	}
+	go func() { defer close(done); _ = e.Run(ctx, vals) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// RefreshUntil refreshes app until cond holds, for at most a minute (the
+// cache follows the cluster by watch, so a refresh right after a sync may
+// still see the old state), and returns the status that met it.
+func RefreshUntil(t testing.TB, e *gitops.Engine, app *gitops.Application, what string, cond func(gitops.Status) bool) gitops.Status {
+	t.Helper()
+	var last gitops.Status
+	var lastErr error
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		last, lastErr = e.Refresh(ctx, app)
+		return lastErr == nil && cond(last), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: last status %+v, err %v", what, last, lastErr)
+	}
+	return last
+}
+
+// Eventually waits until cond holds, failing the test after timeout.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil }); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
 }
