@@ -124,8 +124,9 @@ type CELPolicy = engine.CELPolicy
 // See [engine.CELRule].
 type CELRule = engine.CELRule
 
-// ClusterCache is what the engine needs of a cluster's live-state cache;
-// *cache.ClusterCache is the default (Options.NewClusterCache).
+// ClusterCache is what the engine needs of a cluster's live-state cache
+// (cache.Interface); *cache.ClusterCache is the default
+// (Options.NewClusterCache).
 //
 // See [engine.ClusterCache].
 type ClusterCache = engine.ClusterCache
@@ -446,8 +447,8 @@ type SyncWindow = engine.SyncWindow
 // See [engine.SyncWindowError].
 type SyncWindowError = engine.SyncWindowError
 
-// Syncer runs sync operations against one cluster; *sync.Syncer is the
-// default (Options.NewSyncer).
+// Syncer runs sync operations against one cluster (sync.Interface);
+// *sync.Syncer is the default (Options.NewSyncer).
 //
 // See [engine.Syncer].
 type Syncer = engine.Syncer

@@ -5,37 +5,15 @@ import (
 
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/diff"
-	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 )
 
-// ClusterCache is what the engine needs of a cluster's live-state cache;
-// *cache.ClusterCache is the default (Options.NewClusterCache).
-type ClusterCache interface {
-	// Start lists and watches until ctx ends.
-	Start(ctx context.Context) error
-	// WaitForSync blocks until the first listing is done, or ctx ends.
-	WaitForSync(ctx context.Context) error
-	// Stop ends the watches.
-	Stop()
-	// Get returns the cached object of key.
-	Get(key resource.Key) (*unstructured.Unstructured, bool)
-	// Managed returns the objects an app's tracking id names.
-	Managed(app string) []*unstructured.Unstructured
-	// Namespace returns the keys of the cached objects of a namespace.
-	Namespace(ns string) []resource.Key
-	// Tainted returns the kinds that cannot be served, with why.
-	Tainted() map[schema.GroupVersionKind]error
-	// APIResources and ServerVersion describe the cluster for renderers.
-	APIResources() []metav1.APIResourceList
-	ServerVersion() string
-	// Subscribe calls fn with changes until unsubscribed.
-	Subscribe(fn func(cache.Event)) (unsubscribe func())
-}
+// ClusterCache is what the engine needs of a cluster's live-state cache
+// (cache.Interface); *cache.ClusterCache is the default
+// (Options.NewClusterCache).
+type ClusterCache = cache.Interface
 
 // Differ compares one desired object with its live object; *diff.Differ is
 // the default (Options.NewDiffer).
@@ -47,14 +25,9 @@ type Differ interface {
 	KeepIgnored(ctx context.Context, desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
-// Syncer runs sync operations against one cluster; *sync.Syncer is the
-// default (Options.NewSyncer).
-type Syncer interface {
-	Sync(ctx context.Context, req sync.Request) (sync.Result, error)
-	// Delete deletes the objects an application manages (cascading
-	// deletion of the application).
-	Delete(ctx context.Context, req sync.DeleteRequest) (sync.DeleteResult, error)
-}
+// Syncer runs sync operations against one cluster (sync.Interface);
+// *sync.Syncer is the default (Options.NewSyncer).
+type Syncer = sync.Interface
 
 func defaultNewClusterCache(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (ClusterCache, error) {
 	return cache.New(cfg, opts, with)
@@ -66,11 +39,7 @@ func defaultNewSyncer(cfg *rest.Config, opts sync.Options, with sync.Collaborato
 	return sync.New(cfg, opts, with)
 }
 
-var (
-	_ ClusterCache = (*cache.ClusterCache)(nil)
-	_ Differ       = (*diff.Differ)(nil)
-	_ Syncer       = (*sync.Syncer)(nil)
-)
+var _ Differ = (*diff.Differ)(nil)
 
 // Sharder decides which applications this replica reconciles when several
 // replicas of a host share them (Options.Sharder); *shard.Membership is
