@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -21,11 +22,7 @@ import (
 func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	if _, err := gs.CreateRepository(ctx, "live", fstest.MapFS{
 		"one/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\ndata: {k: v}\n")},
 		"two/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: two}\ndata: {k: v}\n")},

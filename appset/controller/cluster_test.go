@@ -14,6 +14,7 @@ import (
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
+	"github.com/kubegitops/gitops/internal/testfiles"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -61,11 +62,7 @@ spec:
 func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	if _, err := gs.CreateRepository(ctx, "sets", fstest.MapFS{
 		"apps/one/cm.yaml": {Data: cmFile("one")},
 		"apps/two/cm.yaml": {Data: cmFile("two")},
@@ -160,11 +157,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 func TestAppSetRollingSyncWaitsForHealth(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	deploy := func(selector string) []byte {
 		return []byte(`apiVersion: apps/v1
 kind: Deployment
@@ -286,11 +279,7 @@ spec:
 func TestAppSetFailedGeneratorDeletesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	gs, err := gitserver.Start(ctx, gitserver.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	if _, err := gs.CreateRepository(ctx, "conf", fstest.MapFS{
 		"conf/a.json":    {Data: []byte(`{"app": "a"}`)},
 		"conf/b.json":    {Data: []byte(`{"app": "b"}`)},
