@@ -2,7 +2,6 @@ package engine
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/engine/internal/clusters"
@@ -40,14 +39,9 @@ func (e *Engine) clusterCollaborators() clusters.Collaborators {
 		skip = e.updates.skip
 		populate = keepAnnotatedWhole(populate)
 	}
-	newCache, newSyncer := e.opts.NewClusterCache, e.opts.NewSyncer
 	return clusters.Collaborators{
-		NewCache: func(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (clusters.Cache, error) {
-			return newCache(cfg, opts, with)
-		},
-		NewSyncer: func(cfg *rest.Config, opts sync.Options, with sync.Collaborators) (clusters.Syncer, error) {
-			return newSyncer(cfg, opts, with)
-		},
+		NewCache:  e.opts.NewClusterCache,
+		NewSyncer: e.opts.NewSyncer,
 		Cache: cache.Collaborators{Tracking: e.opts.Tracking, Populate: withNodeFacts(populate, e.health), SkipUpdate: skip,
 			Logger: e.opts.Log, Registerer: e.opts.Registerer},
 		Sync: sync.Collaborators{Tracking: e.opts.Tracking, Health: e.health, Log: e.opts.Log},
