@@ -35,8 +35,10 @@ test:
 	echo "make test: all stages took $$(( $$(date +%s) - total )) s"
 
 # Build the local cluster's programs once, before parallel test packages need them.
+# gitopsctl runs with -race, as vet and the tests compile every package: its
+# packages compiled here are the ones they use (no second compile when cold).
 tools:
-	$(GO) run ./examples/gitopsctl cluster build
+	$(GO) run -race ./examples/gitopsctl cluster build
 
 # Install redis-server when missing and possible (root with apt-get).
 redis:

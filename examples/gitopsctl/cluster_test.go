@@ -36,7 +36,9 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func TestClusterUp(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "gitopsctl")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	// -race, as make vet and make test compile every package: the build
+	// links objects already in the cache instead of compiling them again.
+	if out, err := exec.Command("go", "build", "-race", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")

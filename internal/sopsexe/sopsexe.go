@@ -43,7 +43,9 @@ func Build(t testing.TB) string {
 	out := filepath.Join(t.TempDir(), "gitops-sops")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/gitops-sops")
+	// -race, as make sops-check compiles the sops module: on a cold build
+	// cache its SDKs are compiled once, here or there, not once each.
+	cmd := exec.CommandContext(ctx, "go", "build", "-race", "-o", out, "./cmd/gitops-sops")
 	cmd.Dir = module
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if msg, err := cmd.CombinedOutput(); err != nil {

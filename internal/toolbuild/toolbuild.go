@@ -163,9 +163,34 @@ func (m Module) build(ctx context.Context, cacheDir, src, binDir string, todo []
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return fmt.Errorf("toolbuild: %w", err)
 	}
+	// One go build for all of them: the go command compiles their shared
+	// packages once and overlaps one program's link with another's
+	// compiles, where a build per program ran the links one after another.
+	// go build -o dir/ names each binary after its import path
+	// (execName); programs whose names would collide are built apart.
+	byExec := map[string]Program{}
+	var together, apart []Program
 	for _, p := range todo {
-		// One program at a time: go build -o names binaries after their
-		// import path, which is ambiguous for .../v3 style paths.
+		if _, dup := byExec[execName(p.Package)]; dup {
+			apart = append(apart, p)
+			continue
+		}
+		byExec[execName(p.Package)] = p
+		together = append(together, p)
+	}
+	args := []string{"build", "-trimpath", "-ldflags", m.LDFlags, "-o", staging + string(filepath.Separator)}
+	for _, p := range together {
+		args = append(args, p.Package)
+	}
+	if log, err := GoRun(ctx, opts, src, args...); err != nil {
+		return fmt.Errorf("toolbuild: go build %s: %w\n%s", strings.Join(args[6:], " "), err, Tail(log, 4000))
+	}
+	for _, p := range together {
+		if err := os.Rename(filepath.Join(staging, execName(p.Package)), filepath.Join(binDir, p.Name)); err != nil {
+			return fmt.Errorf("toolbuild: install %s: %w", p.Name, err)
+		}
+	}
+	for _, p := range apart {
 		out := filepath.Join(staging, p.Name)
 		args := []string{"build", "-trimpath", "-ldflags", m.LDFlags, "-o", out, p.Package}
 		if log, err := GoRun(ctx, opts, src, args...); err != nil {
@@ -176,6 +201,18 @@ func (m Module) build(ctx context.Context, cacheDir, src, binDir string, todo []
 		}
 	}
 	return nil
+}
+
+// execName is the file name go build gives the binary of the main package
+// importPath: its last element, or the one before a major-version suffix
+// (go.etcd.io/etcd/server/v3 is "server"), as cmd/go's DefaultExecName.
+func execName(importPath string) string {
+	elems := strings.Split(importPath, "/")
+	name := elems[len(elems)-1]
+	if len(elems) > 1 && len(name) > 1 && name[0] == 'v' && name[1] != '0' && name != "v1" && strings.Trim(name[1:], "0123456789") == "" {
+		name = elems[len(elems)-2]
+	}
+	return name
 }
 
 // ModuleDir returns where the module cache holds modulePath, as required by

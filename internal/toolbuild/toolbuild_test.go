@@ -90,3 +90,41 @@ func TestBuildErrorNamesPackage(t *testing.T) {
 		t.Fatalf("error %q does not name %s", err, want)
 	}
 }
+
+// Several programs are built by one go build and installed under their own
+// names; two whose default binary names collide (both "gofmt") still both
+// arrive.
+func TestEnsureBuildsSeveralPrograms(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	progs := []Program{
+		{Name: "fmt-a", Package: "cmd/gofmt"},
+		{Name: "vet-b", Package: "cmd/vet"},
+		{Name: "fmt-c", Package: "cmd/gofmt"},
+	}
+	paths, err := testModule().Ensure(ctx, progs, Options{CacheDir: t.TempDir()}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range progs {
+		if !IsExecutable(paths[p.Name]) {
+			t.Errorf("%s: %q is not an executable", p.Name, paths[p.Name])
+		}
+	}
+}
+
+func TestExecNameFollowsGoBuild(t *testing.T) {
+	for path, want := range map[string]string{
+		"go.etcd.io/etcd/server/v3":            "server",
+		"k8s.io/kubernetes/cmd/kube-apiserver": "kube-apiserver",
+		"example.com/cmd/v1":                   "v1",
+		"example.com/cmd/v02":                  "v02",
+		"example.com/cmd/v10":                  "cmd",
+		"v2":                                   "v2",
+		"cmd/gofmt":                            "gofmt",
+	} {
+		if got := execName(path); got != want {
+			t.Errorf("execName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
