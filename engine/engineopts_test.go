@@ -71,3 +71,44 @@ func TestTemplatesHoldSettingsOnly(t *testing.T) {
 		t.Errorf("the cache's collaborators: %+v", gotCacheWith)
 	}
 }
+
+// TestQPSReachesEveryClusterClient: the default limit, a host's own, and a
+// negative QPS that turns the client-side limit off (as in client-go), each
+// reach the syncer's client as set; the negative one is not replaced by
+// the default.
+func TestQPSReachesEveryClusterClient(t *testing.T) {
+	for _, tc := range []struct {
+		qps       float32
+		burst     int
+		wantQPS   float32
+		wantBurst int
+	}{
+		{0, 0, 200, 400},
+		{50, 100, 50, 100},
+		{-1, 0, -1, 0},
+	} {
+		var got *rest.Config
+		opts := DefaultOptions()
+		opts.QPS, opts.Burst = tc.qps, tc.burst
+		opts.Clusters = []ClusterConfig{{Name: "local", Config: cluster.Config()}}
+		opts.NewSyncer = func(cfg *rest.Config, o sync.Options, w sync.Collaborators) (Syncer, error) {
+			got = cfg
+			return defaultNewSyncer(cfg, o, w)
+		}
+		e, err := newWithBuiltins(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.cluster(context.Background(), ApplicationDestination{Name: "local"}); err != nil {
+			e.Close()
+			t.Fatal(err)
+		}
+		e.Close()
+		if got == nil {
+			t.Fatalf("Options.QPS %v: no syncer was made", tc.qps)
+		}
+		if got.QPS != tc.wantQPS || got.Burst != tc.wantBurst {
+			t.Errorf("Options.QPS %v, Burst %d: the syncer's client got QPS %v, Burst %d, want %v, %d", tc.qps, tc.burst, got.QPS, got.Burst, tc.wantQPS, tc.wantBurst)
+		}
+	}
+}

@@ -197,7 +197,12 @@ type Options struct {
 	RenderTimeout time.Duration
 	// QPS and Burst bound each cluster client. Default 200 and 400: a sync
 	// of 1,000 objects sends about 2,000 requests (dry-run and apply), and
-	// the API server's own priority and fairness protects it.
+	// the API server's own priority and fairness protects it. A negative
+	// QPS turns the client-side limit off, as in client-go's rest.Config,
+	// leaving the API server's priority and fairness the only bound: a
+	// cold start of 1,000 apps sends about 10,900 requests, so at the
+	// default limit it takes at least 55 s whatever the cluster could do
+	// (BENCHMARKS.md, issue 37).
 	QPS   float32
 	Burst int
 	// Registerer receives the engine's metrics. Nil: none are registered.
@@ -355,8 +360,11 @@ func New(opts Options) (*Engine, error) {
 	if opts.SyncWorkers <= 0 {
 		opts.SyncWorkers = d.SyncWorkers
 	}
-	if opts.QPS <= 0 {
+	if opts.QPS == 0 {
 		opts.QPS, opts.Burst = d.QPS, d.Burst
+	}
+	if opts.QPS < 0 {
+		opts.QPS, opts.Burst = -1, 0
 	}
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log

@@ -15,19 +15,40 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// readCounter counts the GET requests a client sends for one resource path.
+// readCounter counts the GET requests a client sends for one resource path
+// and notes when they were sent, and when the object was last applied.
 type readCounter struct {
-	path  string
-	gets  atomic.Int64
-	next  http.RoundTripper
-	setMu gosync.Mutex
+	path    string
+	next    http.RoundTripper
+	setMu   gosync.Mutex
+	mu      gosync.Mutex
+	getsAt  []time.Time
+	applyAt time.Time
 }
 
 func (c *readCounter) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, c.path) {
-		c.gets.Add(1)
+	if strings.HasSuffix(r.URL.Path, c.path) {
+		switch {
+		case r.Method == http.MethodGet:
+			c.mu.Lock()
+			c.getsAt = append(c.getsAt, time.Now())
+			c.mu.Unlock()
+		case r.Method == http.MethodPatch && r.URL.Query().Get("dryRun") == "":
+			resp, err := c.next.RoundTrip(r)
+			c.mu.Lock()
+			c.applyAt = time.Now() // once answered: the syncer's write time is after it
+			c.mu.Unlock()
+			return resp, err
+		}
 	}
 	return c.next.RoundTrip(r)
+}
+
+// applied returns when the object was last applied (zero: not yet).
+func (c *readCounter) applied() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.applyAt
 }
 
 // liveSyncer is a syncer whose waits read through live, and a count of
@@ -72,15 +93,18 @@ spec:
 
 // TestWaitReadsLiveWhenItCanBeBelieved: a wait for health reads the copy
 // Options.Live gives (no GET of its own) when that copy is the object
-// written at the generation written, and reads the API server instead
-// while the copy is older than the write. The Deployment never becomes
+// written at the generation written. While the copy is older than the
+// write, the wait leaves it to the cache for cacheGrace after the write (no
+// GET), then reads the API server instead. The Deployment never becomes
 // Available on the server; the Live copy, once current, says it is: the
 // sync succeeds only by believing it.
 func TestWaitReadsLiveWhenItCanBeBelieved(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
 	d := dyn(t)
-	var calls atomic.Int64
+	var s *Syncer
+	var reads *readCounter
+	staleFor := cacheGrace + 500*time.Millisecond
 	live := func(key resource.Key) (*unstructured.Unstructured, bool) {
 		if key.Kind != "Deployment" || key.Name != "web" {
 			return nil, false
@@ -89,7 +113,7 @@ func TestWaitReadsLiveWhenItCanBeBelieved(t *testing.T) {
 		if err != nil {
 			return nil, false
 		}
-		if calls.Add(1) <= 2 {
+		if at := reads.applied(); at.IsZero() || time.Since(at) < staleFor {
 			// A lagging watch: the copy from before the write.
 			obj.SetGeneration(obj.GetGeneration() - 1)
 			return obj, true
@@ -106,7 +130,7 @@ func TestWaitReadsLiveWhenItCanBeBelieved(t *testing.T) {
 		}
 		return obj, true
 	}
-	s, reads := liveSyncer(t, ns, live)
+	s, reads = liveSyncer(t, ns, live)
 	var yields, resumes atomic.Int64
 	req := Request{App: "shop", Revision: "abc", Desired: decode(t, ns, stuckDeployment), Namespace: ns,
 		Yield: func() func() { yields.Add(1); return func() { resumes.Add(1) } }}
@@ -117,14 +141,26 @@ func TestWaitReadsLiveWhenItCanBeBelieved(t *testing.T) {
 	if r := row(t, res, "apps/Deployment "+ns+"/web"); r.Health == nil || r.Health.Code != health.Healthy {
 		t.Fatalf("deployment row %+v", r)
 	}
-	if got := calls.Load(); got != 3 {
-		t.Fatalf("Live was asked %d times, want 3 (two stale copies, then the current one)", got)
-	}
 	// The plan reads the one Deployment by a GET (a kind of fewer than
-	// listThreshold objects is not listed); then each stale copy cost one
-	// GET of the wait's own, the current one none.
-	if got := reads.gets.Load(); got != 3 {
-		t.Fatalf("the syncer's own GETs of the Deployment: %d, want 3 (the plan's, then one per stale copy)", got)
+	// listThreshold objects is not listed) before the write; after it, no
+	// GET within cacheGrace of the write while the cache lags, then the
+	// wait's own GETs until the copy is current.
+	applied := reads.applied()
+	var before, early, late int
+	reads.mu.Lock()
+	for _, at := range reads.getsAt {
+		switch {
+		case at.Before(applied):
+			before++
+		case at.Sub(applied) < cacheGrace:
+			early++
+		default:
+			late++
+		}
+	}
+	reads.mu.Unlock()
+	if before != 1 || early != 0 || late == 0 {
+		t.Fatalf("GETs of the Deployment: %d before the write, %d within %s of it, %d after; want 1, 0 and some (the stale copy read from the API server once the grace ended)", before, early, cacheGrace, late)
 	}
 	// Yield and resume at the start (take a slot), Yield again for the
 	// last wave's wait, never resumed: nothing is written after it.

@@ -1,6 +1,8 @@
 package sync
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -41,6 +43,9 @@ type task struct {
 	unread  bool
 	refused string // why Collaborators.Admit refused this prune, or ""
 	state   *TaskState
+	// written is when this operation wrote the object (zero: not by this
+	// run of the operation); see cacheGrace.
+	written time.Time
 }
 
 func taskID(key resource.Key, phase hooks.Phase) string { return key.String() + ":" + string(phase) }

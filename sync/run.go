@@ -1,6 +1,8 @@
 package sync
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -142,6 +144,7 @@ func (op *operation) recordWrite(ctx context.Context, t *task, out *unstructured
 	t.state.UID = out.GetUID()
 	t.state.Generation = out.GetGeneration()
 	t.state.Name = out.GetName()
+	t.written = time.Now()
 	op.mu.Unlock()
 	status, msg := TaskRunning, ""
 	if !t.hook {

@@ -152,6 +152,9 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 			op.observeObject(ctx, t, live, nil)
 			continue
 		}
+		if op.cacheMayShow(t) {
+			continue // looked at again at the next poll
+		}
 		if t.hook || t.prune {
 			singles = append(singles, t)
 			continue
@@ -185,6 +188,28 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 		live, err := op.s.resourceFor(t.gvr, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
 		op.observeObject(ctx, t, live, err)
 	})
+}
+
+// cacheGrace is how long after writing an object a wait leaves it to a
+// connected cluster cache (Collaborators.Live) to show it, before reading
+// it from the API server. A watch shows a write within milliseconds, and
+// an object just written is seldom healthy yet (a new Deployment has no
+// available replica), so a read at once mostly cost the API server a
+// request that said Progressing: 610 of them in a cold start of 1,000
+// apps (BENCHMARKS.md, issue 37).
+const cacheGrace = time.Second
+
+// cacheMayShow reports whether t's object was written by this operation
+// less than cacheGrace ago and a cluster cache is connected, so that the
+// wait looks at the cache again before reading the API server.
+func (op *operation) cacheMayShow(t *task) bool {
+	if op.s.with.Live == nil || t.prune {
+		return false
+	}
+	op.mu.Lock()
+	written := t.written
+	op.mu.Unlock()
+	return !written.IsZero() && time.Since(written) < cacheGrace
 }
 
 // cached returns the task's object from Collaborators.Live when the cache's copy

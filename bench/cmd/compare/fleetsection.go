@@ -87,6 +87,9 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	if h.cfg.FleetSyncWorkers > 0 {
 		opts.SyncWorkers = h.cfg.FleetSyncWorkers
 	}
+	// The engine's Options.QPS, not the rest.Config's, limits its clients:
+	// the harness's rule (no client-side limit) is set here.
+	opts.QPS = float32(h.cfg.FleetQPS)
 	gitSource, err := git.New(git.Options{CacheDir: h.cfg.FleetCacheDir, ResolveTTL: min(time.Minute, h.cfg.FleetInterval)})
 	if err != nil {
 		return nil, err
@@ -113,7 +116,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		a.Spec.SyncPolicy = &gitops.SyncPolicy{Automated: &gitops.SyncPolicyAutomated{Prune: true, SelfHeal: true}}
 	}
 
-	h.logf("fleet: %d apps of 5 objects over %d namespaces, interval %s", n, len(nss), opts.Interval)
+	h.logf("fleet: %d apps of 5 objects over %d namespaces, interval %s, %d sync workers, QPS %s", n, len(nss), opts.Interval, e.Options().SyncWorkers, qpsName(e.Options().QPS))
 	prof, err := startPhase(h.cfg.FleetProfile, "cold")
 	if err != nil {
 		return nil, err
@@ -388,4 +391,15 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// qpsName says what an engine's Options.QPS means.
+func qpsName(qps float32) string {
+	switch {
+	case qps < 0:
+		return "unlimited (client-side)"
+	case qps == 0:
+		return "the engine's default"
+	}
+	return fmt.Sprintf("%g", qps)
 }

@@ -66,6 +66,10 @@ type Config struct {
 	// FleetSyncWorkers, when above zero, is the fleet engine's
 	// Options.SyncWorkers (0: the engine's default).
 	FleetSyncWorkers int
+	// FleetQPS is the fleet engine's Options.QPS. Default -1: no
+	// client-side limit, as every client of the harness (its floors too);
+	// 0 measures at the engine's default limit (200).
+	FleetQPS float64
 	// FleetProfile, when set, is a folder that receives pprof profiles of
 	// each fleet phase (cold, steady, commit).
 	FleetProfile string
@@ -84,7 +88,7 @@ func DefaultConfig() Config {
 		SyncObjects:  1000, Workers: 8,
 		HelmTemplates: 50, HelmRuns: 10,
 		GitCommits: 10000, GitFiles: 1000,
-		FleetApps: 1000, FleetInterval: 3 * time.Minute, FleetSteady: 3 * time.Minute, FleetTimeout: 30 * time.Minute,
+		FleetApps: 1000, FleetQPS: -1, FleetInterval: 3 * time.Minute, FleetSteady: 3 * time.Minute, FleetTimeout: 30 * time.Minute,
 		Log: os.Stderr,
 	}
 }
@@ -113,6 +117,7 @@ func main() {
 	flag.IntVar(&cfg.ClusterQPS, "cluster-qps", cfg.ClusterQPS, "client rate limit of the full cluster's controller manager and scheduler (0: their defaults)")
 	flag.IntVar(&cfg.FleetFloorApps, "fleet-floor-apps", cfg.FleetFloorApps, "apps the cluster floor applies with a bare client (0: -fleet-apps, at most 1000; negative: no floor)")
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
+	flag.Float64Var(&cfg.FleetQPS, "fleet-qps", cfg.FleetQPS, "the fleet engine's QPS (-1: no client-side limit, as the floors; 0: the engine's default)")
 	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")
 	flag.Parse()
 
