@@ -254,6 +254,9 @@ func TestAttachToExternalCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.ProcessCPU(); err != ErrExternal {
+		t.Fatalf("ProcessCPU of an external cluster: %v, want ErrExternal", err)
+	}
 	if !c.External() || c.RestartAPIServer(context.Background()) != ErrExternal || c.Stop() != nil {
 		t.Fatal("external cluster not treated as external")
 	}
@@ -264,4 +267,35 @@ func TestAttachToExternalCluster(t *testing.T) {
 	if _, err := cs.Discovery().ServerVersion(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ProcessCPU names every process of the cluster, and the API server's CPU
+// time grows with the requests it serves.
+func TestProcessCPU(t *testing.T) {
+	t.Parallel()
+	before, err := cluster.ProcessCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"} {
+		if _, ok := before[name]; !ok {
+			t.Errorf("ProcessCPU has no %s: %v", name, before)
+		}
+	}
+	if before["kube-apiserver"] <= 0 {
+		t.Fatalf("the API server used %s of CPU to start, want more than none", before["kube-apiserver"])
+	}
+	cs := clientset(t)
+	waitUntil(t, time.Minute, "the API server's CPU time to grow", func(ctx context.Context) (bool, error) {
+		for range 50 {
+			if _, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
+				return false, err
+			}
+		}
+		after, err := cluster.ProcessCPU()
+		if err != nil {
+			return false, err
+		}
+		return after["kube-apiserver"] > before["kube-apiserver"], nil
+	})
 }

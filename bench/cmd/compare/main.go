@@ -63,6 +63,11 @@ type Config struct {
 	// applies with a bare client (fleetFloor); 0 means FleetApps, at most
 	// 1,000; negative skips the floor.
 	FleetFloorApps int
+	// FleetFloorFirst measures the floors before the engine, on the empty
+	// cluster, and then gives the engine a fresh cluster (issue 37's rule
+	// for 10,000 apps). Otherwise they run after it, with its apps still
+	// in the cluster.
+	FleetFloorFirst bool
 	// FleetSyncWorkers, when above zero, is the fleet engine's
 	// Options.SyncWorkers (0: the engine's default).
 	FleetSyncWorkers int
@@ -116,6 +121,7 @@ func main() {
 	flag.DurationVar(&cfg.FleetTimeout, "fleet-timeout", cfg.FleetTimeout, "bound of each wait of the fleet section")
 	flag.IntVar(&cfg.ClusterQPS, "cluster-qps", cfg.ClusterQPS, "client rate limit of the full cluster's controller manager and scheduler (0: their defaults)")
 	flag.IntVar(&cfg.FleetFloorApps, "fleet-floor-apps", cfg.FleetFloorApps, "apps the cluster floor applies with a bare client (0: -fleet-apps, at most 1000; negative: no floor)")
+	flag.BoolVar(&cfg.FleetFloorFirst, "fleet-floor-first", cfg.FleetFloorFirst, "measure the fleet's floors first on the empty cluster, then start a fresh cluster for the engine")
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
 	flag.Float64Var(&cfg.FleetQPS, "fleet-qps", cfg.FleetQPS, "the fleet engine's QPS (-1: no client-side limit, as the floors; 0: the engine's default)")
 	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")
@@ -160,15 +166,15 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	opts.Build.Log = logf
 	opts.ControllerQPS = cfg.ClusterQPS
-	var cluster *testenv.Cluster
+	h := &harness{cfg: cfg, clusterOpts: opts, logf: logf}
 	if only["diff"] || only["cache"] || only["sync"] || only["fleet"] {
 		logf("starting the local cluster (%s)", cfg.Cluster)
-		if cluster, err = testenv.Start(ctx, opts); err != nil {
+		if h.cluster, err = testenv.Start(ctx, opts); err != nil {
 			return nil, err
 		}
-		defer cluster.Stop()
+		// h.cluster, not the first one: freshCluster may replace it.
+		defer func() { h.cluster.Stop() }()
 	}
-	h := &harness{cfg: cfg, cluster: cluster, logf: logf}
 	var rows []Row
 	for _, s := range []struct {
 		name string
@@ -198,9 +204,24 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 
 // harness carries what every section needs.
 type harness struct {
-	cfg     Config
-	cluster *testenv.Cluster
-	logf    func(format string, args ...any)
+	cfg         Config
+	cluster     *testenv.Cluster
+	clusterOpts testenv.Options
+	logf        func(format string, args ...any)
+}
+
+// freshCluster stops the local cluster and starts a new, empty one with the
+// same options in its place.
+func (h *harness) freshCluster(ctx context.Context) error {
+	if err := h.cluster.Stop(); err != nil {
+		return fmt.Errorf("stop the cluster: %w", err)
+	}
+	c, err := testenv.Start(ctx, h.clusterOpts)
+	if err != nil {
+		return fmt.Errorf("start a fresh cluster: %w", err)
+	}
+	h.cluster = c
+	return nil
 }
 
 // loadAverage returns the first three fields of /proc/loadavg, or "?".

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -142,6 +143,9 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 	again := map[string][]time.Duration{}
 	againWrites := map[string][]float64{}
 	firstRequests := map[string][]float64{}
+	// The control plane's CPU (API server and etcd) during each first
+	// sync: what the cluster had to do for each contender's requests.
+	firstCPU := map[string][]float64{}
 	var namespaces []string
 	defer func() { deleteNamespaces(dyn, namespaces) }()
 	for rep := range h.cfg.Repeat {
@@ -157,11 +161,15 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 				return nil, err
 			}
 			reqBefore, verbsBefore := c.writes.requestCount(), c.writes.verbSnapshot()
+			cpuBefore, cpuErr := h.controlPlaneCPU()
 			start := time.Now()
 			if err := c.apply(ctx, ns, objs); err != nil {
 				return nil, fmt.Errorf("%s, first sync: %w", c.name, err)
 			}
 			d1 := time.Since(start)
+			if cpuAfter, err := h.controlPlaneCPU(); err == nil && cpuErr == nil {
+				firstCPU[c.name] = append(firstCPU[c.name], (cpuAfter - cpuBefore).Seconds())
+			}
 			if c.writes != nil {
 				firstRequests[c.name] = append(firstRequests[c.name], float64(c.writes.requestCount()-reqBefore))
 				h.logf("sync run %d %-8s first sync's requests: %s", rep+1, c.name, c.writes.verbsSince(verbsBefore))
@@ -216,13 +224,65 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 			Row{Section: "sync", Measure: fmt.Sprintf("first sync, %d objects", n), Ours: o1, Theirs: medianDuration(first[c.name]), TheirName: label, Unit: Seconds, Target: c.firstTarget, PairedRatio: paired(first, c.name)},
 			Row{Section: "sync", Measure: fmt.Sprintf("resync, %d objects in sync", n), Ours: o2, Theirs: medianDuration(again[c.name]), TheirName: label, Unit: Seconds, Target: c.againTarget, PairedRatio: paired(again, c.name)},
 		)
+		if len(firstCPU[c.name]) > 0 {
+			rows = append(rows, Row{Section: "sync", Measure: "API server and etcd CPU during the first sync", Ours: median(firstCPU["Sync"]), Theirs: median(firstCPU[c.name]), TheirName: label, Unit: CPUSeconds, PairedRatio: pairedValues(firstCPU, c.name)})
+		}
 		if c.name != "kubectl" {
 			rows = append(rows,
 				Row{Section: "sync", Measure: "requests sent by the first sync", Ours: median(firstRequests["Sync"]), Theirs: median(firstRequests[c.name]), TheirName: label, Unit: Requests},
 				Row{Section: "sync", Measure: "writes sent by the resync", Ours: ow, Theirs: median(againWrites[c.name]), TheirName: label, Unit: Writes, Target: "0 (issue 8)"})
 		}
 	}
+	if bound, ok := dryRunBound(first, firstCPU); ok {
+		h.logf("sync: the same requests as ours (a dry-run, then an apply, of every object) cost the API server and etcd %.2f CPU s; on %d cores that is at least %.2f s of wall time, so no sync that dry-runs every object first can take less than %.2fx the floor's %.2f s here",
+			bound.cpu, runtime.NumCPU(), bound.wall, bound.ratio, bound.floor)
+		rows = append(rows, Row{Section: "sync", Measure: fmt.Sprintf("first sync, %d objects: least ratio to the floor of any client that dry-runs every object first (control-plane CPU of those requests / (%d cores x floor time))", n, runtime.NumCPU()),
+			Ours: bound.ratio, Unit: Times, Target: "at most 1.3, or issue 37's 1.3x cannot be met here"})
+	}
 	return rows, nil
+}
+
+// pairedValues returns the median over runs of Sync's value over c's.
+func pairedValues(values map[string][]float64, c string) float64 {
+	var rs []float64
+	for i := range min(len(values[c]), len(values["Sync"])) {
+		if values[c][i] > 0 {
+			rs = append(rs, values["Sync"][i]/values[c][i])
+		}
+	}
+	if len(rs) == 0 {
+		return 0
+	}
+	return median(rs)
+}
+
+// syncBound is the least time any client that dry-runs every object
+// before writing can take on this machine.
+type syncBound struct {
+	cpu   float64 // control-plane CPU s the same-requests floor cost
+	wall  float64 // the least wall time that CPU takes on this machine's cores
+	floor float64 // the floor's (apply only) time, s
+	ratio float64 // wall / floor: the least first-sync ratio
+}
+
+// dryRunBound derives, from the medians of one run, a lower bound on the
+// first-sync ratio of any client that dry-runs every object before it
+// applies it: such a client makes the API server and etcd do at least the
+// work they did for the same-requests floor, and that CPU cannot be spread
+// over more than this machine's cores, so its wall time is at least that
+// CPU divided by the cores. The bound ignores the client's own CPU, which
+// shares the same cores, so the true least ratio is higher.
+func dryRunBound(first map[string][]time.Duration, cpu map[string][]float64) (syncBound, bool) {
+	if len(cpu[sameRequestsFloor]) == 0 || len(first["floor"]) == 0 {
+		return syncBound{}, false
+	}
+	floor := medianDuration(first["floor"])
+	if floor <= 0 {
+		return syncBound{}, false
+	}
+	c := median(cpu[sameRequestsFloor])
+	wall := c / float64(runtime.NumCPU())
+	return syncBound{cpu: c, wall: wall, floor: floor, ratio: wall / floor}, true
 }
 
 // newSyncer returns a Syncer as an engine would build one for bulk
@@ -269,4 +329,14 @@ func kubectlApply(ctx context.Context, kubectl, kubeconfig, file string, objs []
 		return fmt.Errorf("kubectl: %w\n%s", err, out)
 	}
 	return nil
+}
+
+// controlPlaneCPU returns the CPU seconds the local cluster's API server
+// and etcd have used so far (an error for an attached cluster).
+func (h *harness) controlPlaneCPU() (time.Duration, error) {
+	cpu, err := h.cluster.ProcessCPU()
+	if err != nil {
+		return 0, err
+	}
+	return cpu["kube-apiserver"] + cpu["etcd"], nil
 }

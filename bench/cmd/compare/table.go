@@ -25,6 +25,8 @@ const (
 	Requests     Unit = "requests"
 	MiB          Unit = "MiB"
 	Count        Unit = "count"
+	CPUSeconds   Unit = "CPU s"
+	Times        Unit = "x"
 )
 
 // higherIsBetter reports whether a bigger figure is a better one.
@@ -84,6 +86,8 @@ func (r Row) Verdict() string {
 	switch r.Unit {
 	case AllocsPerObj, BytesPerObj, Writes, Requests:
 		word = map[bool]string{true: "fewer", false: "more"}
+	case CPUSeconds:
+		word = map[bool]string{true: "less", false: "more"}
 	}
 	return fmt.Sprintf("%.2fx %s", f, word[better])
 }
@@ -96,6 +100,10 @@ func format(v float64, u Unit) string {
 	switch u {
 	case Seconds:
 		return fmt.Sprintf("%.3f s", v)
+	case CPUSeconds:
+		return fmt.Sprintf("%.2f CPU s", v)
+	case Times:
+		return fmt.Sprintf("%.2fx", v)
 	case Millis:
 		return fmt.Sprintf("%.2f ms", v)
 	case Micros:
