@@ -41,7 +41,7 @@ func TestRunTinySizes(t *testing.T) {
 	for _, r := range rows {
 		bySection[r.Section] = append(bySection[r.Section], r)
 	}
-	want := map[string]int{"diff": 10, "cache": 4, "sync": 19, "helm": 3, "git": 2}
+	want := map[string]int{"diff": 10, "cache": 4, "sync": 22, "helm": 3, "git": 2}
 	for s, n := range want {
 		if len(bySection[s]) != n {
 			t.Errorf("section %s: %d rows, want %d", s, len(bySection[s]), n)
