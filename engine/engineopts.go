@@ -36,8 +36,8 @@ func (e *Engine) clusterCollaborators() clusters.Collaborators {
 	populate := cache.DefaultPopulate()
 	var skip func(old, cur *unstructured.Unstructured) bool
 	if e.updates != nil {
-		skip = e.updates.skip
-		populate = keepAnnotatedWhole(populate)
+		skip = e.updates.Skip
+		populate = clusters.KeepAnnotatedWhole(populate)
 	}
 	return clusters.Collaborators{
 		NewCache:  e.opts.NewClusterCache,

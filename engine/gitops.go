@@ -300,7 +300,7 @@ type Engine struct {
 	health  health.Checker
 	// updates judges watched updates (Options.IgnoreResourceUpdates), or
 	// is nil.
-	updates *updateIgnorer
+	updates *clusters.UpdateIgnorer
 	actions *actions.Runner
 	metrics *metrics.Set
 	syncSem chan struct{}

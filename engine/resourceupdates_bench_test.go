@@ -49,7 +49,7 @@ func BenchmarkUpdateIgnorer(b *testing.B) {
 		cur := dep(1, 1)
 		b.ReportAllocs()
 		for b.Loop() {
-			if !u.skip(old, cur) {
+			if !u.Skip(old, cur) {
 				b.Fatal("not skipped")
 			}
 		}
@@ -58,7 +58,7 @@ func BenchmarkUpdateIgnorer(b *testing.B) {
 		cur := dep(2, 0)
 		b.ReportAllocs()
 		for b.Loop() {
-			if u.skip(old, cur) {
+			if u.Skip(old, cur) {
 				b.Fatal("skipped")
 			}
 		}

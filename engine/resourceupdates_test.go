@@ -78,7 +78,7 @@ func TestUpdateIgnorerJudgesChanges(t *testing.T) {
 		}), false},
 	}
 	for name, c := range cases {
-		if got := u.skip(base, c.cur); got != c.skip {
+		if got := u.Skip(base, c.cur); got != c.skip {
 			t.Errorf("%s: skip = %v, want %v", name, got, c.skip)
 		}
 	}
@@ -88,16 +88,16 @@ func TestUpdateIgnorerJudgesChanges(t *testing.T) {
 		o.SetAnnotations(ann)
 		return o
 	}
-	if u.skip(untracked(nil, "1"), untracked(nil, "2")) {
+	if u.Skip(untracked(nil, "1"), untracked(nil, "2")) {
 		t.Error("an untracked object's update was judged")
 	}
 	ann := map[string]string{AnnotationIgnoreResourceUpdates: "true"}
-	if !u.skip(untracked(ann, "1"), untracked(ann, "2")) {
+	if !u.Skip(untracked(ann, "1"), untracked(ann, "2")) {
 		t.Error("an annotated untracked object's change of an ignored field needs a refresh")
 	}
 	changed := untracked(ann, "2")
 	changed.Object["data"].(map[string]any)["k"] = "w"
-	if u.skip(untracked(ann, "1"), changed) {
+	if u.Skip(untracked(ann, "1"), changed) {
 		t.Error("a change of data.k was ignored")
 	}
 }
@@ -123,7 +123,7 @@ func TestUpdateIgnorerFailingRuleRefreshes(t *testing.T) {
 		}
 		return o
 	}
-	if u.skip(cm("1"), cm("2")) {
+	if u.Skip(cm("1"), cm("2")) {
 		t.Fatal("an update judged by a failing rule was dropped")
 	}
 	// A rule that does not compile is refused when the engine is built.

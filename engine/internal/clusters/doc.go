@@ -19,6 +19,12 @@
 // (Manages: a cluster restricted to namespaces, as an Argo CD cluster
 // Secret's namespaces restrict it).
 //
+// An UpdateIgnorer judges each cache's watched updates by Argo CD's
+// ignoreResourceUpdates rules (a change of ignored fields only, with the
+// object's health unchanged, refreshes nothing), and KeepAnnotatedWhole
+// keeps the objects that ask for that judgement by annotation whole in the
+// cache.
+//
 // A cluster that cannot be reached, or whose cache cannot list, is an
 // *UnavailableError naming it; only the apps of that cluster are affected.
 package clusters
