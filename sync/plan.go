@@ -1,14 +1,13 @@
 package sync
 
 import (
-	"time"
-
 	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	gosync "sync"
+	"time"
 
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"

@@ -1,12 +1,11 @@
 package sync
 
 import (
-	"time"
-
 	"context"
 	"errors"
 	"fmt"
 	gosync "sync"
+	"time"
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"

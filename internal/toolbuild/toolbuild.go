@@ -178,12 +178,13 @@ func (m Module) build(ctx context.Context, cacheDir, src, binDir string, todo []
 		byExec[execName(p.Package)] = p
 		together = append(together, p)
 	}
-	args := []string{"build", "-trimpath", "-ldflags", m.LDFlags, "-o", staging + string(filepath.Separator)}
+	var pkgs []string
 	for _, p := range together {
-		args = append(args, p.Package)
+		pkgs = append(pkgs, p.Package)
 	}
+	args := append([]string{"build", "-trimpath", "-ldflags", m.LDFlags, "-o", staging + string(filepath.Separator)}, pkgs...)
 	if log, err := GoRun(ctx, opts, src, args...); err != nil {
-		return fmt.Errorf("toolbuild: go build %s: %w\n%s", strings.Join(args[6:], " "), err, Tail(log, 4000))
+		return fmt.Errorf("toolbuild: go build %s: %w\n%s", strings.Join(pkgs, " "), err, Tail(log, 4000))
 	}
 	for _, p := range together {
 		if err := os.Rename(filepath.Join(staging, execName(p.Package)), filepath.Join(binDir, p.Name)); err != nil {
