@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	gosync "sync"
 	"testing"
 	"time"
 )
@@ -92,22 +93,51 @@ func TestRunTinySizes(t *testing.T) {
 // an engine restarted over the same Redis render store gets every app
 // Synced again with no render and no write, and the cluster floor (a bare
 // client applying the same apps, then one dry-running each app before
-// applying it) is measured beside the cold start.
+// applying it) is measured beside the cold start, with the CPU each cost
+// the cluster and the client and the bound derived from it. It runs both
+// orders: the floors after the fleet on the same cluster, and the floors
+// first, each on a fresh, empty cluster.
 func TestFleetTinySize(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cfg := DefaultConfig()
-	cfg.Only, cfg.Cluster = "fleet", "full"
-	cfg.FleetApps, cfg.FleetInterval, cfg.FleetSteady, cfg.FleetTimeout = 20, 5*time.Second, 6*time.Second, 3*time.Minute
-	cfg.FleetCacheDir = t.TempDir()
-	cfg.Log = testWriter{t}
-	rows, err := Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
+	for _, first := range []bool{false, true} {
+		t.Run(map[bool]string{false: "floors after", true: "floors first"}[first], func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cfg := DefaultConfig()
+			cfg.Only, cfg.Cluster = "fleet", "full"
+			cfg.FleetApps, cfg.FleetInterval, cfg.FleetSteady, cfg.FleetTimeout = 20, 5*time.Second, 6*time.Second, 3*time.Minute
+			cfg.FleetFloorFirst = first
+			cfg.FleetCacheDir = t.TempDir()
+			log := &logRecorder{t: t}
+			cfg.Log = log
+			rows, err := Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFleetRows(t, rows)
+			where := "same cluster, same run"
+			if first {
+				where = "empty cluster before the fleet, same run"
+				// Each floor and the fleet had a cluster of its own.
+				if got := strings.Count(log.String(), "fresh, empty cluster for the same-requests floor"); got != 1 {
+					t.Errorf("the same-requests floor had a fresh cluster %d times, want 1", got)
+				}
+			}
+			for _, r := range rows {
+				if r.TheirName != "" && !strings.HasSuffix(r.TheirName, where) {
+					t.Errorf("%s: compared with %q, want a floor measured on the %s", r.Measure, r.TheirName, where)
+				}
+			}
+		})
 	}
-	if len(rows) != 19 {
-		t.Fatalf("%d rows, want 19", len(rows))
+}
+
+// checkFleetRows checks the fleet section's rows of a tiny run.
+func checkFleetRows(t *testing.T, rows []Row) {
+	t.Helper()
+	if len(rows) != 23 {
+		t.Fatalf("%d rows, want 23", len(rows))
 	}
+	bound := 0
 	for _, r := range rows {
 		switch {
 		case strings.Contains(r.Measure, "writes"), strings.Contains(r.Measure, "restart") && strings.Contains(r.Measure, "renders"):
@@ -120,15 +150,49 @@ func TestFleetTinySize(t *testing.T) {
 			}
 		case strings.Contains(r.Measure, "Git requests"):
 			// A resolve cache may answer a short window without a request.
+		case r.Unit == CPUMillis:
+			if !(r.Ours > 0) || !(r.Theirs > 0) {
+				t.Errorf("%s: %v against %v, want both positive", r.Measure, r.Ours, r.Theirs)
+			}
+		case r.Unit == Times:
+			bound++
+			if !(r.Ours > 0) || math.IsInf(r.Ours, 0) {
+				t.Errorf("%s: bound %v, want positive and finite", r.Measure, r.Ours)
+			}
 		default:
 			if !(r.Ours > 0) {
 				t.Errorf("%s: %v, want positive", r.Measure, r.Ours)
 			}
 		}
 	}
+	if bound != 1 {
+		t.Errorf("%d bound rows, want 1", bound)
+	}
 	var table strings.Builder
 	PrintTable(&table, rows)
 	t.Log("\n" + table.String())
+}
+
+// logRecorder logs the harness's lines to the test and keeps them.
+type logRecorder struct {
+	t  *testing.T
+	mu gosync.Mutex
+	sb strings.Builder
+}
+
+func (l *logRecorder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.sb.Write(p)
+	l.mu.Unlock()
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// String returns every line logged so far.
+func (l *logRecorder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sb.String()
 }
 
 func TestMedianAndVerdict(t *testing.T) {

@@ -46,7 +46,11 @@ func fleetApp(i int, rev string) map[string]string {
 // the renders it cost); a commit touching all; a restart over the warm
 // Redis render store; and, with the engine stopped, the cluster floor
 // (fleetFloor), without and with a dry-run of each app first, that the
-// cold start's rate is compared with.
+// cold start's rate is compared with; with cfg.FleetFloorFirst, the floors
+// run first, each on a fresh, empty cluster, and the fleet on a third.
+// Beside the rates it reports what the cold start and each floor cost the
+// cluster's processes and this process in CPU, and the most any client
+// that dry-runs every object first could reach here (fleetCPURows).
 func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	if h.cfg.Cluster != "full" {
 		return nil, fmt.Errorf("the fleet section needs -cluster full (kwok reports the Deployments' rollout)")
@@ -59,7 +63,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	var floors *fleetFloors
 	if h.cfg.FleetFloorFirst && floorApps > 0 {
 		h.logf("fleet: the floors first, on the empty cluster")
-		f, err := h.measureFloors(ctx, floorApps)
+		f, err := h.measureFloors(ctx, floorApps, true)
 		if err != nil {
 			return nil, err
 		}
@@ -139,6 +143,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
+	cpuBefore := h.readCPU()
 	start := time.Now()
 	go func() { done <- e.Run(runCtx, apps) }()
 	defer func() { stop(); <-done }()
@@ -158,6 +163,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		return nil, fmt.Errorf("cold start: not every app Synced and Healthy at %s within %s: %w", head, h.cfg.FleetTimeout, err)
 	}
 	cold := time.Since(start)
+	coldCPU := h.readCPU().since(cpuBefore)
 	if err := prof.stop(); err != nil {
 		return nil, err
 	}
@@ -297,7 +303,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 			close(ended)
 			done = ended // the deferred stop waits on done again
 			e.Close()
-			f, err := h.measureFloors(ctx, floorApps)
+			f, err := h.measureFloors(ctx, floorApps, false)
 			if err != nil {
 				return nil, err
 			}
@@ -318,6 +324,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 			{Section: "fleet", Measure: fmt.Sprintf("same-requests floor: %d apps dry-run then server-side applied by a bare client (%d at once), time to all Available", floorApps, floorWorkers), Ours: floors.dry.Seconds(), Unit: Seconds},
 			{Section: "fleet", Measure: fmt.Sprintf("%d apps: cold start rate against the same-requests floor's", n), Ours: coldRate, Theirs: floorDryRate, TheirName: "bare client dry-running then applying, " + where, Unit: AppsPerSec, Target: "0.95 or more (issue 37)"},
 		}
+		floorRows = append(floorRows, h.fleetCPURows(n, floorApps, coldCPU, *floors, where)...)
 	}
 
 	name := fmt.Sprintf("%d apps, 5 objects each", n)
@@ -418,27 +425,42 @@ func qpsName(qps float32) string {
 
 // fleetFloors are the two floors' times for the same number of apps.
 type fleetFloors struct {
-	floor, dry  time.Duration
-	dryRequests string // the same-requests floor's requests by verb
+	floor, dry       time.Duration
+	dryRequests      string // the same-requests floor's requests by verb
+	floorCPU, dryCPU cpuUse // what each floor cost the cluster and the client
 }
 
 // measureFloors measures the no-dry-run floor, then the same-requests
-// floor, each into namespaces of its own kept until both are measured.
-func (h *harness) measureFloors(ctx context.Context, apps int) (fleetFloors, error) {
-	dyn, err := h.dynamic(nil)
-	if err != nil {
+// floor. With fresh, the second floor runs on a new, empty cluster, as the
+// first did (floors first); without, each floor's namespaces are kept
+// until both are measured, then deleted.
+func (h *harness) measureFloors(ctx context.Context, apps int, fresh bool) (fleetFloors, error) {
+	var nss []string
+	defer func() {
+		if dyn, err := h.dynamic(nil); err == nil {
+			deleteNamespaces(dyn, nss)
+		}
+	}()
+	var f fleetFloors
+	var err error
+	before := h.readCPU()
+	if f.floor, err = h.fleetFloor(ctx, apps, false, nil, &nss); err != nil {
 		return fleetFloors{}, err
 	}
-	var nss []string
-	defer func() { deleteNamespaces(dyn, nss) }()
-	floor, err := h.fleetFloor(ctx, apps, false, nil, &nss)
-	if err != nil {
-		return fleetFloors{}, err
+	f.floorCPU = h.readCPU().since(before)
+	if fresh {
+		h.logf("fleet: a fresh, empty cluster for the same-requests floor")
+		if err := h.freshCluster(ctx); err != nil {
+			return fleetFloors{}, err
+		}
+		nss = nil // gone with the cluster
 	}
 	reqs := &writeCounter{}
-	dry, err := h.fleetFloor(ctx, apps, true, reqs, &nss)
-	if err != nil {
+	before = h.readCPU()
+	if f.dry, err = h.fleetFloor(ctx, apps, true, reqs, &nss); err != nil {
 		return fleetFloors{}, err
 	}
-	return fleetFloors{floor: floor, dry: dry, dryRequests: reqs.verbsSince(nil)}, nil
+	f.dryCPU = h.readCPU().since(before)
+	f.dryRequests = reqs.verbsSince(nil)
+	return f, nil
 }

@@ -63,10 +63,10 @@ type Config struct {
 	// applies with a bare client (fleetFloor); 0 means FleetApps, at most
 	// 1,000; negative skips the floor.
 	FleetFloorApps int
-	// FleetFloorFirst measures the floors before the engine, on the empty
-	// cluster, and then gives the engine a fresh cluster (issue 37's rule
-	// for 10,000 apps). Otherwise they run after it, with its apps still
-	// in the cluster.
+	// FleetFloorFirst measures the floors before the engine, each on an
+	// empty cluster of its own, and then gives the engine a fresh cluster
+	// (issue 37's rule for 10,000 apps). Otherwise they run after it, with
+	// its apps still in the cluster.
 	FleetFloorFirst bool
 	// FleetSyncWorkers, when above zero, is the fleet engine's
 	// Options.SyncWorkers (0: the engine's default).
@@ -121,7 +121,7 @@ func main() {
 	flag.DurationVar(&cfg.FleetTimeout, "fleet-timeout", cfg.FleetTimeout, "bound of each wait of the fleet section")
 	flag.IntVar(&cfg.ClusterQPS, "cluster-qps", cfg.ClusterQPS, "client rate limit of the full cluster's controller manager and scheduler (0: their defaults)")
 	flag.IntVar(&cfg.FleetFloorApps, "fleet-floor-apps", cfg.FleetFloorApps, "apps the cluster floor applies with a bare client (0: -fleet-apps, at most 1000; negative: no floor)")
-	flag.BoolVar(&cfg.FleetFloorFirst, "fleet-floor-first", cfg.FleetFloorFirst, "measure the fleet's floors first on the empty cluster, then start a fresh cluster for the engine")
+	flag.BoolVar(&cfg.FleetFloorFirst, "fleet-floor-first", cfg.FleetFloorFirst, "measure the fleet's floors first, each on a fresh, empty cluster, then start a fresh cluster for the engine")
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
 	flag.Float64Var(&cfg.FleetQPS, "fleet-qps", cfg.FleetQPS, "the fleet engine's QPS (-1: no client-side limit, as the floors; 0: the engine's default)")
 	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")

@@ -26,6 +26,7 @@ const (
 	MiB          Unit = "MiB"
 	Count        Unit = "count"
 	CPUSeconds   Unit = "CPU s"
+	CPUMillis    Unit = "CPU ms"
 	Times        Unit = "x"
 )
 
@@ -86,7 +87,7 @@ func (r Row) Verdict() string {
 	switch r.Unit {
 	case AllocsPerObj, BytesPerObj, Writes, Requests:
 		word = map[bool]string{true: "fewer", false: "more"}
-	case CPUSeconds:
+	case CPUSeconds, CPUMillis:
 		word = map[bool]string{true: "less", false: "more"}
 	}
 	return fmt.Sprintf("%.2fx %s", f, word[better])
@@ -102,6 +103,8 @@ func format(v float64, u Unit) string {
 		return fmt.Sprintf("%.3f s", v)
 	case CPUSeconds:
 		return fmt.Sprintf("%.2f CPU s", v)
+	case CPUMillis:
+		return fmt.Sprintf("%.1f CPU ms", v)
 	case Times:
 		return fmt.Sprintf("%.2fx", v)
 	case Millis:
