@@ -350,15 +350,30 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 // fleetReady reports whether the apps idx of e's Run are Synced and
 // Healthy at rev; an ended Run is an error.
 func fleetReady(e *gitops.Engine, apps []gitops.Application, idx []int, rev string, done <-chan error) func(context.Context) (bool, error) {
+	ready := func(i int) bool {
+		st, ok := e.AppStatus(apps[i].Name)
+		return ok && st.Sync == gitops.Synced && st.Health.Code == health.Healthy && strings.HasPrefix(st.Revision, rev)
+	}
+	// A poll resumes at the first app the last one found not ready, so
+	// that polling 10,000 apps does not take the CPU the engine and the
+	// cluster share; once the rest are ready, every app is checked again,
+	// so that an app that left the state since counts.
+	from := 0
 	return func(context.Context) (bool, error) {
 		select {
 		case err := <-done:
 			return false, fmt.Errorf("Engine.Run ended: %w", err)
 		default:
 		}
-		for _, i := range idx {
-			st, ok := e.AppStatus(apps[i].Name)
-			if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy || !strings.HasPrefix(st.Revision, rev) {
+		for k := from; k < len(idx); k++ {
+			if !ready(idx[k]) {
+				from = k
+				return false, nil
+			}
+		}
+		for k, i := range idx {
+			if !ready(i) {
+				from = k
 				return false, nil
 			}
 		}
