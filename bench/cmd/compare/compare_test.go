@@ -95,8 +95,8 @@ func TestRunTinySizes(t *testing.T) {
 // client applying the same apps, then one dry-running each app before
 // applying it) is measured beside the cold start, with the CPU each cost
 // the cluster and the client and the bound derived from it. It runs both
-// orders: the floors after the fleet on the same cluster, and the floors
-// first, each on a fresh, empty cluster.
+// orders: the floors after the fleet on the same cluster (with the third,
+// watched floor), and the floors first, each on a fresh, empty cluster.
 func TestFleetTinySize(t *testing.T) {
 	for _, first := range []bool{false, true} {
 		t.Run(map[bool]string{false: "floors after", true: "floors first"}[first], func(t *testing.T) {
@@ -106,6 +106,7 @@ func TestFleetTinySize(t *testing.T) {
 			cfg.Only, cfg.Cluster = "fleet", "full"
 			cfg.FleetApps, cfg.FleetInterval, cfg.FleetSteady, cfg.FleetTimeout = 20, 5*time.Second, 6*time.Second, 3*time.Minute
 			cfg.FleetFloorFirst = first
+			cfg.FleetWatchedFloor = !first // the third floor, in one order only
 			cfg.FleetCacheDir = t.TempDir()
 			log := &logRecorder{t: t}
 			cfg.Log = log
@@ -113,7 +114,7 @@ func TestFleetTinySize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkFleetRows(t, rows)
+			checkFleetRows(t, rows, cfg.FleetWatchedFloor)
 			where := "same cluster, same run"
 			if first {
 				where = "empty cluster before the fleet, same run"
@@ -132,10 +133,14 @@ func TestFleetTinySize(t *testing.T) {
 }
 
 // checkFleetRows checks the fleet section's rows of a tiny run.
-func checkFleetRows(t *testing.T, rows []Row) {
+func checkFleetRows(t *testing.T, rows []Row, watched bool) {
 	t.Helper()
-	if len(rows) != 23 {
-		t.Fatalf("%d rows, want 23", len(rows))
+	want, bounds := 23, 1
+	if watched {
+		want, bounds = 28, 2 // its time, rate, two CPU rows and its bound
+	}
+	if len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
 	bound := 0
 	for _, r := range rows {
@@ -165,8 +170,8 @@ func checkFleetRows(t *testing.T, rows []Row) {
 			}
 		}
 	}
-	if bound != 1 {
-		t.Errorf("%d bound rows, want 1", bound)
+	if bound != bounds {
+		t.Errorf("%d bound rows, want %d", bound, bounds)
 	}
 	var table strings.Builder
 	PrintTable(&table, rows)

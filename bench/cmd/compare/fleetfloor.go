@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubegitops/gitops/cache"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,26 +43,27 @@ var floorOrder = []struct {
 // engine could reach against this cluster; the engine's cold start is
 // compared with it in the same run.
 //
-// With dryRun, it is the second floor, which sends the same requests as
+// With floorDryRun, it is the second floor, which sends the same requests as
 // the engine's first sync of each app: a server-side dry-run of each of
 // the app's objects (all five at once), and only when all passed, the
 // same applies. The distance between the two floors is what the API
 // server must do to validate every object before writing; the engine's
-// distance to the second is what the engine adds. counter, when not nil,
+// distance to the second is what the engine adds. With floorWatched, the
+// second floor runs beside a cluster cache watching the cluster (started
+// and synced before the clock starts); its distance to the second is what
+// watching costs, which every engine that keeps a live cache pays. counter, when not nil,
 // counts the requests.
 //
 // The floor's namespaces are appended to *made, for the caller to delete
 // once every floor is measured (a namespace being deleted loads the
 // controllers while the next floor runs).
-func (h *harness) fleetFloor(ctx context.Context, n int, dryRun bool, counter *writeCounter, made *[]string) (time.Duration, error) {
+func (h *harness) fleetFloor(ctx context.Context, n int, kind floorKind, counter *writeCounter, made *[]string) (time.Duration, error) {
 	dyn, err := h.dynamic(counter)
 	if err != nil {
 		return 0, err
 	}
-	prefix := "floor"
-	if dryRun {
-		prefix = "floordry"
-	}
+	prefix := [...]string{"floor", "floordry", "floorwatch"}[kind]
+	dryRun := kind != floorApply
 	nss := make([]string, min(fleetNamespaces, n))
 	for i := range nss {
 		if nss[i], err = h.createNamespace(ctx, dyn, fmt.Sprintf("%s-%02d", prefix, i)); err != nil {
@@ -88,6 +90,18 @@ func (h *harness) fleetFloor(ctx context.Context, n int, dryRun bool, counter *w
 	ours := map[string]bool{}
 	for _, ns := range nss {
 		ours[ns] = true
+	}
+	if kind == floorWatched {
+		live, err := cache.New(h.restConfig(nil), cache.DefaultOptions(), cache.Collaborators{})
+		if err != nil {
+			return 0, err
+		}
+		cacheCtx, stopCache := context.WithCancel(ctx)
+		defer stopCache()
+		go func() { _ = live.Start(cacheCtx) }()
+		if err := live.WaitForSync(ctx); err != nil {
+			return 0, fmt.Errorf("floor: cluster cache: %w", err)
+		}
 	}
 	start := time.Now()
 	err = parallel(n, floorWorkers, func(i int) error {
@@ -136,4 +150,82 @@ func (h *harness) fleetFloor(ctx context.Context, n int, dryRun bool, counter *w
 		return 0, fmt.Errorf("floor: not every Deployment of %d apps Available within %s: %w", n, h.cfg.FleetTimeout, err)
 	}
 	return time.Since(start), nil
+}
+
+// floorKind is one of the fleet's bare-client floors.
+type floorKind int
+
+const (
+	// floorApply applies each app's objects: no dry-run, no reads.
+	floorApply floorKind = iota
+	// floorDryRun sends the engine's requests: a dry-run of each of an
+	// app's objects, then the same applies.
+	floorDryRun
+	// floorWatched is floorDryRun while a cluster cache (package cache,
+	// with its default options, as an engine builds one) watches the
+	// whole cluster in this process: what watching costs the cluster and
+	// the client, apart from what the engine adds beyond it.
+	floorWatched
+)
+
+// String names the floor in the harness's log.
+func (k floorKind) String() string {
+	return [...]string{"no-dry-run", "same-requests", "watched same-requests"}[k]
+}
+
+// fleetFloors are the floors' times for the same number of apps.
+type fleetFloors struct {
+	floor, dry       time.Duration
+	dryRequests      string // the same-requests floor's requests by verb
+	floorCPU, dryCPU cpuUse // what each floor cost the cluster and the client
+	// watched is the floorWatched floor (zero when not measured).
+	watched    time.Duration
+	watchedCPU cpuUse
+}
+
+// measureFloors measures the no-dry-run floor, then the same-requests
+// floor, then, with watched, the watched same-requests floor. With fresh,
+// each floor after the first runs on a new, empty cluster, as the first
+// did (floors first); without, each floor's namespaces are kept until all
+// are measured, then deleted.
+func (h *harness) measureFloors(ctx context.Context, apps int, fresh, watched bool) (fleetFloors, error) {
+	var nss []string
+	defer func() {
+		if dyn, err := h.dynamic(nil); err == nil {
+			deleteNamespaces(dyn, nss)
+		}
+	}()
+	kinds := []floorKind{floorApply, floorDryRun}
+	if watched {
+		kinds = append(kinds, floorWatched)
+	}
+	var f fleetFloors
+	for i, kind := range kinds {
+		if fresh && i > 0 {
+			h.logf("fleet: a fresh, empty cluster for the %s floor", kind)
+			if err := h.freshCluster(ctx); err != nil {
+				return fleetFloors{}, err
+			}
+			nss = nil // gone with the cluster
+		}
+		var reqs *writeCounter
+		if kind == floorDryRun {
+			reqs = &writeCounter{}
+		}
+		before := h.readCPU()
+		took, err := h.fleetFloor(ctx, apps, kind, reqs, &nss)
+		if err != nil {
+			return fleetFloors{}, err
+		}
+		used := h.readCPU().since(before)
+		switch kind {
+		case floorApply:
+			f.floor, f.floorCPU = took, used
+		case floorDryRun:
+			f.dry, f.dryCPU, f.dryRequests = took, used, reqs.verbsSince(nil)
+		case floorWatched:
+			f.watched, f.watchedCPU = took, used
+		}
+	}
+	return f, nil
 }

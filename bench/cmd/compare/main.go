@@ -68,6 +68,12 @@ type Config struct {
 	// (issue 37's rule for 10,000 apps). Otherwise they run after it, with
 	// its apps still in the cluster.
 	FleetFloorFirst bool
+	// FleetWatchedFloor measures a third floor: the same-requests floor
+	// while a cluster cache (package cache, as the engine builds one)
+	// watches the whole cluster in this process, so that the report tells
+	// what watching costs the cluster and the client from what the engine
+	// adds beyond it.
+	FleetWatchedFloor bool
 	// FleetSyncWorkers, when above zero, is the fleet engine's
 	// Options.SyncWorkers (0: the engine's default).
 	FleetSyncWorkers int
@@ -121,6 +127,7 @@ func main() {
 	flag.DurationVar(&cfg.FleetTimeout, "fleet-timeout", cfg.FleetTimeout, "bound of each wait of the fleet section")
 	flag.IntVar(&cfg.ClusterQPS, "cluster-qps", cfg.ClusterQPS, "client rate limit of the full cluster's controller manager and scheduler (0: their defaults)")
 	flag.IntVar(&cfg.FleetFloorApps, "fleet-floor-apps", cfg.FleetFloorApps, "apps the cluster floor applies with a bare client (0: -fleet-apps, at most 1000; negative: no floor)")
+	flag.BoolVar(&cfg.FleetWatchedFloor, "fleet-watched-floor", cfg.FleetWatchedFloor, "measure a third floor: the same-requests floor while a cluster cache watches the cluster")
 	flag.BoolVar(&cfg.FleetFloorFirst, "fleet-floor-first", cfg.FleetFloorFirst, "measure the fleet's floors first, each on a fresh, empty cluster, then start a fresh cluster for the engine")
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
 	flag.Float64Var(&cfg.FleetQPS, "fleet-qps", cfg.FleetQPS, "the fleet engine's QPS (-1: no client-side limit, as the floors; 0: the engine's default)")
