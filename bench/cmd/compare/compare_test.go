@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -242,4 +243,39 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// TestFleetBounds checks the two bounds' arithmetic on figures whose
+// answer is known: cores over the least CPU per app, over the floor's rate.
+func TestFleetBounds(t *testing.T) {
+	cores := float64(runtime.NumCPU())
+	f := fleetFloors{
+		floor: 100 * time.Second, dry: 100 * time.Second, watched: 125 * time.Second,
+		floorCPU:   cpuUse{cluster: 180, self: 10, ok: true},
+		dryCPU:     cpuUse{cluster: 170, self: 12, ok: true},
+		watchedCPU: cpuUse{cluster: 200, self: 40, ok: true},
+	}
+	// The cold start cost the cluster more than the same-requests floor:
+	// the floor's 0.17 s per app is the least; the client's side is the
+	// no-dry-run floor's 0.01 s.
+	b, ok := dryRunFleetBound(1000, 1000, cpuUse{cluster: 190, self: 30, ok: true}, f)
+	if !ok {
+		t.Fatal("no bound from complete figures")
+	}
+	if want := cores / 0.18 / 10; math.Abs(b.ratio-want) > 1e-9 {
+		t.Errorf("dry-run-first bound %v, want %v", b.ratio, want)
+	}
+	if want := 190 / (cores * 100); math.Abs(b.utilisation-want) > 1e-9 {
+		t.Errorf("utilisation %v, want %v", b.utilisation, want)
+	}
+	w, ok := watchedBound(1000, f)
+	if !ok {
+		t.Fatal("no watched bound from complete figures")
+	}
+	if want := cores / 0.24 / 10; math.Abs(w.ratio-want) > 1e-9 {
+		t.Errorf("watched bound %v, want %v", w.ratio, want)
+	}
+	if _, ok := dryRunFleetBound(1000, 1000, cpuUse{}, f); ok {
+		t.Error("a bound without the cold start's CPU readings")
+	}
 }
