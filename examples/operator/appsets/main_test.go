@@ -60,6 +60,19 @@ func newScheme(t *testing.T) *runtime.Scheme {
 	return s
 }
 
+// installCRDs installs the operator's CRDs once per test binary.
+func installCRDs(t *testing.T, c client.Client) {
+	t.Helper()
+	crdOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		crdErr = config.Install(ctx, c, time.Minute)
+	})
+	if crdErr != nil {
+		t.Fatal(crdErr)
+	}
+}
+
 // env is a running operator (the Application and ApplicationSet
 // reconcilers in one manager, as main wires them) serving namespace ns,
 // a direct client, and a Git server.
@@ -85,14 +98,7 @@ func startWith(t *testing.T, tweak func(*gitops.Options), projects bool) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crdOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		crdErr = config.Install(ctx, c, time.Minute)
-	})
-	if crdErr != nil {
-		t.Fatal(crdErr)
-	}
+	installCRDs(t, c)
 	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
 	cs, err := kubernetes.NewForConfig(cluster.Config())
 	if err != nil {

@@ -57,6 +57,12 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// Log receives what the reconciler does.
 	Log logr.Logger
+	// Reader reads a set past the informer's cache when the cached copy
+	// is not the version this reconciler last wrote or read (it may lag
+	// behind the reconciler's own status writes).
+	// Default: the manager's API reader (SetupWithManager), or the client
+	// given to New when there is no manager.
+	Reader client.Reader
 	// Projects, when set, are the AppProjects the generated Applications
 	// must name, as in Argo CD: they are loaded into Engine before the
 	// first generation, and every set is generated again when one
@@ -79,6 +85,9 @@ type Reconciler struct {
 	opts   Options
 	runner *appset.Runner
 	now    func() time.Time
+	// versions holds, per set, the resourceVersion this reconciler last
+	// wrote or read (controller.Current).
+	versions controller.Versions
 	// projectsLoaded is set once Options.Projects loaded.
 	projectsLoaded atomic.Bool
 }
@@ -115,8 +124,17 @@ const ownerIndex = ".metadata.controller.applicationset"
 
 // SetupWithManager registers the reconciler with mgr: it watches sets
 // (changes of spec, annotations, finalizers and deletion; not its own
-// status writes) and the Applications they own (see appChanged).
+// status writes) and the Applications they own (see appChanged). A set
+// is read from the manager's cache, and afresh through its API reader
+// when the cached copy is not the version this reconciler last wrote: a
+// reconcile queued by an Application's change may start before the
+// status the one before it wrote has come back through the watch, and a
+// rollout judged against a stale status would wait forever for a sync
+// that has already run.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
+	if r.opts.Reader == nil {
+		r.opts.Reader = mgr.GetAPIReader()
+	}
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Application{}, ownerIndex, func(o client.Object) []string {
 		if ref := metav1.GetControllerOf(o); ref != nil && ref.APIVersion == v1alpha1.APIVersion && ref.Kind == v1alpha1.ApplicationSetKind {
 			return []string{ref.Name}
@@ -148,9 +166,14 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 // rollout and writes its status. It returns when to look again.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	set := &v1alpha1.ApplicationSet{}
-	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
+	err := r.client.Get(ctx, req.NamespacedName, set)
+	if err == nil {
+		set, err = controller.Current(ctx, &r.versions, r.reader(), set)
+	}
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			r.runner.Forget(req.Namespace, req.Name)
+			r.versions.Forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -189,11 +212,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.writeStatus(ctx, set, out, roll, genErr); err != nil {
 		return reconcile.Result{}, err
 	}
+	r.versions.Remember(set)
 	if refresh {
 		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, AnnotationRefresh)
 		if err := r.client.Patch(ctx, set, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
 			return reconcile.Result{}, &Error{Set: keyOf(set), Err: fmt.Errorf("remove %s: %w", AnnotationRefresh, err)}
 		}
+		r.versions.Remember(set)
 	}
 	again := r.opts.Interval
 	if d := appset.RequeueAfter(set.Spec.Generators); d > 0 && d < again {
@@ -205,6 +230,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		again = time.Second
 	}
 	return reconcile.Result{RequeueAfter: again}, nil
+}
+
+// reader is Options.Reader, or the client given to New.
+func (r *Reconciler) reader() client.Reader {
+	if r.opts.Reader != nil {
+		return r.opts.Reader
+	}
+	return r.client
 }
 
 // rollingSync reports whether the set rolls out step by step.

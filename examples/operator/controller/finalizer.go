@@ -85,7 +85,7 @@ func (r *Reconciler) finalize(ctx context.Context, app *v1alpha1.Application, lo
 	if err := r.client.Patch(ctx, app, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("application %s: remove finalizer: %w", nameOf(app), err)
 	}
-	r.forget(nameOf(app)) // the Application goes
+	r.forget(client.ObjectKeyFromObject(app)) // the Application goes
 	return reconcile.Result{}, nil
 }
 

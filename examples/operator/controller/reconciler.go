@@ -94,9 +94,9 @@ type Reconciler struct {
 	// terminate holds the apps whose termination was asked for before
 	// their operation was registered in the engine.
 	terminate gosync.Map
-	// known holds, per app, the resourceVersion this reconciler last
+	// versions holds, per app, the resourceVersion this reconciler last
 	// wrote or read itself (see current).
-	known gosync.Map
+	versions Versions
 	// projectsLoaded is set once Options.Projects loaded; the project
 	// watch keeps them current after that.
 	projectsLoaded atomic.Bool
@@ -217,7 +217,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			r.forget(req.Namespace + "/" + req.Name)
+			r.forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
