@@ -7,13 +7,13 @@ import (
 )
 
 // cpuReading is the CPU time the local cluster's processes (API server,
-// etcd, controller manager, scheduler, kwok) and this process had used at
-// one moment. Two readings of the same cluster give what a phase cost;
-// ok is false when the cluster's processes cannot be read (an attached
-// cluster, no /proc).
+// etcd, controller manager, scheduler, kwok), its control plane alone
+// (API server and etcd) and this process had used at one moment. Two
+// readings of the same cluster give what a phase cost; ok is false when
+// the cluster's processes cannot be read (an attached cluster, no /proc).
 type cpuReading struct {
-	cluster, self time.Duration
-	ok            bool
+	cluster, controlPlane, self time.Duration
+	ok                          bool
 }
 
 // readCPU takes a cpuReading of the harness's current cluster.
@@ -27,20 +27,21 @@ func (h *harness) readCPU() cpuReading {
 	for _, d := range cpu {
 		sum += d
 	}
-	return cpuReading{cluster: sum, self: self, ok: true}
+	return cpuReading{cluster: sum, controlPlane: cpu["kube-apiserver"] + cpu["etcd"], self: self, ok: true}
 }
 
-// cpuUse is what one phase cost in CPU seconds: the cluster's processes
-// and this process (the client).
+// cpuUse is what one phase cost in CPU seconds: the cluster's processes,
+// its control plane alone, and this process (the client).
 type cpuUse struct {
-	cluster, self float64
-	ok            bool
+	cluster, controlPlane, self float64
+	ok                          bool
 }
 
 // since returns the CPU used between before and r, both read from the
 // same cluster.
 func (r cpuReading) since(before cpuReading) cpuUse {
-	return cpuUse{cluster: (r.cluster - before.cluster).Seconds(), self: (r.self - before.self).Seconds(), ok: r.ok && before.ok}
+	return cpuUse{cluster: (r.cluster - before.cluster).Seconds(), controlPlane: (r.controlPlane - before.controlPlane).Seconds(),
+		self: (r.self - before.self).Seconds(), ok: r.ok && before.ok}
 }
 
 // fleetBound is the most any client that dry-runs every object before

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubegitops/gitops/cache"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,16 +42,16 @@ var floorOrder = []struct {
 // engine could reach against this cluster; the engine's cold start is
 // compared with it in the same run.
 //
-// With floorDryRun, it is the second floor, which sends the same requests as
-// the engine's first sync of each app: a server-side dry-run of each of
-// the app's objects (all five at once), and only when all passed, the
-// same applies. The distance between the two floors is what the API
-// server must do to validate every object before writing; the engine's
-// distance to the second is what the engine adds. With floorWatched, the
-// second floor runs beside a cluster cache watching the cluster (started
-// and synced before the clock starts); its distance to the second is what
-// watching costs, which every engine that keeps a live cache pays. counter, when not nil,
-// counts the requests.
+// With floorDryRun, it is the second floor, which sends the same
+// requests as the engine's first sync of each app: a server-side dry-run
+// of each of the app's objects (all five at once), and only when all
+// passed, the same applies. The distance between the two floors is what
+// the API server must do to validate every object before writing; the
+// engine's distance to the second is what the engine adds. With
+// floorWatched, the second floor runs beside a cluster cache watching the
+// cluster (started and synced before the clock starts); its distance to
+// the second is what watching costs, which every engine that keeps a live
+// cache pays. counter, when not nil, counts the requests.
 //
 // The floor's namespaces are appended to *made, for the caller to delete
 // once every floor is measured (a namespace being deleted loads the
@@ -92,16 +91,11 @@ func (h *harness) fleetFloor(ctx context.Context, n int, kind floorKind, counter
 		ours[ns] = true
 	}
 	if kind == floorWatched {
-		live, err := cache.New(h.restConfig(nil), cache.DefaultOptions(), cache.Collaborators{})
+		live, err := h.watchCluster(ctx)
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("floor: %w", err)
 		}
-		cacheCtx, stopCache := context.WithCancel(ctx)
-		defer stopCache()
-		go func() { _ = live.Start(cacheCtx) }()
-		if err := live.WaitForSync(ctx); err != nil {
-			return 0, fmt.Errorf("floor: cluster cache: %w", err)
-		}
+		defer live.Stop()
 	}
 	start := time.Now()
 	err = parallel(n, floorWorkers, func(i int) error {

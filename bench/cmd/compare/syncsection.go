@@ -96,16 +96,11 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 	// find them: about 65 requests per sync here). The cache watches the
 	// whole cluster for the whole section, so its load falls on every
 	// contender alike.
-	live, err := cache.New(h.restConfig(nil), cache.DefaultOptions(), cache.Collaborators{})
+	live, err := h.watchCluster(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cacheCtx, stopCache := context.WithCancel(ctx)
-	defer stopCache()
-	go func() { _ = live.Start(cacheCtx) }()
-	if err := live.WaitForSync(ctx); err != nil {
-		return nil, fmt.Errorf("cluster cache: %w", err)
-	}
+	defer live.Stop()
 	syncer, err := h.newSyncer(ours.writes, live)
 	if err != nil {
 		return nil, err
@@ -164,17 +159,17 @@ func (h *harness) syncSection(ctx context.Context) ([]Row, error) {
 				return nil, err
 			}
 			reqBefore, verbsBefore := c.writes.requestCount(), c.writes.verbSnapshot()
-			cpuBefore, cpuErr := h.controlPlaneCPU()
-			selfBefore := processCPU()
+			cpuBefore := h.readCPU()
 			start := time.Now()
 			if err := c.apply(ctx, ns, objs); err != nil {
 				return nil, fmt.Errorf("%s, first sync: %w", c.name, err)
 			}
 			d1 := time.Since(start)
-			if cpuAfter, err := h.controlPlaneCPU(); err == nil && cpuErr == nil {
-				firstCPU[c.name] = append(firstCPU[c.name], (cpuAfter - cpuBefore).Seconds())
+			used := h.readCPU().since(cpuBefore)
+			if used.ok {
+				firstCPU[c.name] = append(firstCPU[c.name], used.controlPlane)
 			}
-			selfCPU[c.name] = append(selfCPU[c.name], (processCPU() - selfBefore).Seconds())
+			selfCPU[c.name] = append(selfCPU[c.name], used.self)
 			if c.writes != nil {
 				firstRequests[c.name] = append(firstRequests[c.name], float64(c.writes.requestCount()-reqBefore))
 				h.logf("sync run %d %-8s first sync's requests: %s", rep+1, c.name, c.writes.verbsSince(verbsBefore))
@@ -344,14 +339,4 @@ func kubectlApply(ctx context.Context, kubectl, kubeconfig, file string, objs []
 		return fmt.Errorf("kubectl: %w\n%s", err, out)
 	}
 	return nil
-}
-
-// controlPlaneCPU returns the CPU seconds the local cluster's API server
-// and etcd have used so far (an error for an attached cluster).
-func (h *harness) controlPlaneCPU() (time.Duration, error) {
-	cpu, err := h.cluster.ProcessCPU()
-	if err != nil {
-		return 0, err
-	}
-	return cpu["kube-apiserver"] + cpu["etcd"], nil
 }
