@@ -11,12 +11,12 @@ import (
 
 // TestProjectSourceNamespaces: an Application in a namespace other than
 // the control plane's may use a project only when its sourceNamespaces
-// list that namespace (Argo CD's apps in any namespace); it was accepted
-// and ignored.
+// list that namespace (Argo CD's apps in any namespace), by a glob or by
+// a regular expression between slashes; it was accepted and ignored.
 func TestProjectSourceNamespaces(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
-	proj := Project{Spec: ProjectSpec{SourceRepos: []string{"*"}, SourceNamespaces: []string{"team-*"},
+	proj := Project{Spec: ProjectSpec{SourceRepos: []string{"*"}, SourceNamespaces: []string{"team-*", "/^ops-[0-9]+$/"},
 		Destinations: []ApplicationDestination{{Server: "*", Namespace: "*"}}}}
 	proj.Name = "shared"
 	e := newEngine(t, func(o *Options) { o.Projects = []Project{proj} })
@@ -24,7 +24,7 @@ func TestProjectSourceNamespaces(t *testing.T) {
 	for _, c := range []struct {
 		namespace string
 		allowed   bool
-	}{{"", true}, {"argocd", true}, {"team-payments", true}, {"other", false}} {
+	}{{"", true}, {"argocd", true}, {"team-payments", true}, {"ops-42", true}, {"other", false}, {"ops-x", false}} {
 		app := dirApp(ns, dir, ns)
 		app.Namespace = c.namespace
 		app.Spec.Project = "shared"

@@ -1,7 +1,10 @@
 package project
 
 import (
+	"regexp"
 	"strings"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 
 	"github.com/kubegitops/gitops/internal/wildcard"
 )
@@ -15,6 +18,28 @@ func Glob(pattern, s string) bool { return wildcard.Match(pattern, s) }
 
 // GlobAny reports whether s matches any of the patterns.
 func GlobAny(patterns []string, s string) bool { return wildcard.Any(patterns, s) }
+
+// NamespacePermitted is Argo CD's rule for a project's sourceNamespaces:
+// a namespace is permitted when it matches any pattern as a glob (Glob),
+// or any pattern written between slashes ("/^team-[a-z]+$/") as a
+// regular expression, which matches anywhere in the namespace unless
+// anchored. Expressions are Go's (RE2): Argo CD's regexp2 dialect also has
+// lookarounds and backreferences, and a project using them fails
+// AppProject.Validate; an expression that does not compile matches
+// nothing.
+func NamespacePermitted(patterns []string, ns string) bool {
+	for _, p := range patterns {
+		if expr, ok := v1alpha1.SlashRegexp(p); ok {
+			if re, err := regexp.Compile(expr); err == nil && re.MatchString(ns) {
+				return true
+			}
+		}
+		if Glob(p, ns) {
+			return true
+		}
+	}
+	return false
+}
 
 // SourcePermitted is Argo CD's sourceRepos rule (AppProject's
 // IsSourcePermitted): each pattern is a glob with '/' as its separator

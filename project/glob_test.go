@@ -60,3 +60,38 @@ func TestGlobClassesAndAlternatives(t *testing.T) {
 		}
 	}
 }
+
+// sourceNamespaces as Argo CD reads them: globs, and expressions between
+// slashes that match anywhere unless anchored.
+func TestNamespacePermitted(t *testing.T) {
+	for _, c := range []struct {
+		patterns []string
+		ns       string
+		want     bool
+	}{
+		{[]string{"*"}, "anything", true},
+		{[]string{"team-*"}, "team-payments", true},
+		{[]string{"team-*"}, "ops", false},
+		{[]string{"/^team-[a-z]+$/"}, "team-payments", true},
+		{[]string{"/^team-[a-z]+$/"}, "team-42", false},
+		{[]string{"/pay/"}, "team-payments", true}, // unanchored, as regexp2's MatchString
+		{[]string{"/^pay/"}, "team-payments", false},
+		{[]string{"ops", "/^team-/"}, "team-a", true},
+		{[]string{"/(?<=a)b/"}, "ab", false}, // RE2 cannot compile it: matches nothing (Validate refuses it)
+		{[]string{"/"}, "/", true},           // one slash is a glob, not an expression
+		{nil, "team-a", false},
+	} {
+		if got := NamespacePermitted(c.patterns, c.ns); got != c.want {
+			t.Errorf("NamespacePermitted(%q, %q) = %v, want %v", c.patterns, c.ns, got, c.want)
+		}
+	}
+	p := &v1alpha1.AppProject{Spec: v1alpha1.AppProjectSpec{SourceNamespaces: []string{"/^team-[a-z]+$/"}}}
+	p.Name = "team"
+	if err := CheckSourceNamespace(p, "team-a", "argocd"); err != nil {
+		t.Errorf("team-a: %v", err)
+	}
+	var pe *PolicyError
+	if err := CheckSourceNamespace(p, "team-1", "argocd"); !errors.As(err, &pe) || pe.Rule != "sourceNamespaces" {
+		t.Errorf("team-1: %v, want a sourceNamespaces PolicyError", err)
+	}
+}

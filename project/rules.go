@@ -60,9 +60,10 @@ func CheckSource(p *v1alpha1.AppProject, repoURL string) error {
 // the project does not serve, as Argo CD's apps in any namespace do: an
 // Application in the control plane's namespace (controlNamespace), or in
 // none (a file), may use any project; one in another namespace only a
-// project whose sourceNamespaces match it (globs).
+// project whose sourceNamespaces match it (NamespacePermitted: globs and
+// regular expressions between slashes).
 func CheckSourceNamespace(p *v1alpha1.AppProject, appNamespace, controlNamespace string) error {
-	if appNamespace == "" || appNamespace == controlNamespace || GlobAny(p.Spec.SourceNamespaces, appNamespace) {
+	if appNamespace == "" || appNamespace == controlNamespace || NamespacePermitted(p.Spec.SourceNamespaces, appNamespace) {
 		return nil
 	}
 	return &PolicyError{Project: p.Name, Rule: "sourceNamespaces", Subject: "Application namespace " + appNamespace,

@@ -171,6 +171,14 @@ func TestValidateInMemory(t *testing.T) {
 	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "spec.syncWindows[0].kind") || !strings.Contains(err.Error(), "spec.syncWindows[0].schedule") {
 		t.Errorf("project Validate = %v", err)
 	}
+	// A sourceNamespaces expression Argo CD's regexp2 reads and RE2 does
+	// not (a lookbehind) is refused by name; globs and RE2 expressions pass.
+	p = &AppProject{Spec: AppProjectSpec{SourceNamespaces: []string{"team-*", "/^ops-[0-9]+$/", "/(?<=a)b/"}}}
+	p.Name = "p"
+	if err := p.Validate(); !errors.As(err, &ve) || !strings.Contains(err.Error(), "spec.sourceNamespaces[2]") ||
+		strings.Contains(err.Error(), "spec.sourceNamespaces[1]") || strings.Contains(err.Error(), "spec.sourceNamespaces[0]") {
+		t.Errorf("project Validate = %v, want spec.sourceNamespaces[2] refused alone", err)
+	}
 }
 
 // TestEmptyStatusIsNotWritten: an Application without status marshals

@@ -58,7 +58,9 @@ type AppProjectSpec struct {
 	// SyncWindows allow or deny syncs at times.
 	SyncWindows []SyncWindow `json:"syncWindows,omitempty"`
 	// SourceNamespaces are the namespaces whose Application objects may use
-	// this project (apps in any namespace).
+	// this project (apps in any namespace): globs, or regular expressions
+	// between slashes ("/^team-[a-z]+$/"), as project.NamespacePermitted
+	// matches them.
 	SourceNamespaces []string `json:"sourceNamespaces,omitempty"`
 	// DestinationServiceAccounts name the service account that syncs to a
 	// destination impersonate, so an app can do no more than that account's

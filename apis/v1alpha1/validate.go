@@ -174,6 +174,17 @@ func ParseBackoffDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// SlashRegexp returns the regular expression of a pattern written between
+// slashes ("/^team-.*$/"), and whether it is one: Argo CD's way of telling
+// a regular expression from a glob in a list of patterns such as an
+// AppProject's sourceNamespaces.
+func SlashRegexp(pattern string) (string, bool) {
+	if len(pattern) < 2 || !strings.HasPrefix(pattern, "/") || !strings.HasSuffix(pattern, "/") {
+		return "", false
+	}
+	return pattern[1 : len(pattern)-1], true
+}
+
 // Validate reports what is wrong with the project, as the loader does:
 // nil, or a *ValidationError listing every bad field.
 func (p *AppProject) Validate() error {
@@ -188,6 +199,14 @@ func (p *AppProject) validate() field.ErrorList {
 	for i, d := range p.Spec.Destinations {
 		if d.Server == "" && d.Name == "" {
 			errs = append(errs, fieldErrorf(fmt.Sprintf("spec.destinations[%d]", i), "server or name is required (use \"*\" for any)"))
+		}
+	}
+	for i, ns := range p.Spec.SourceNamespaces {
+		if expr, ok := SlashRegexp(ns); ok {
+			if _, err := regexp.Compile(expr); err != nil {
+				errs = append(errs, fieldErrorf(fmt.Sprintf("spec.sourceNamespaces[%d]", i),
+					"%q is not a regular expression Go's RE2 syntax accepts (no lookarounds or backreferences): %v", ns, err))
+			}
 		}
 	}
 	for i, w := range p.Spec.SyncWindows {
