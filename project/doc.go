@@ -3,7 +3,8 @@
 //
 //   - sources: CheckSource (sourceRepos, SourcePermitted: globs with '/'
 //     as separator and "!" denials) and CheckSourceNamespace
-//     (sourceNamespaces: apps in any namespace);
+//     (sourceNamespaces: apps in any namespace; NamespacePermitted: globs
+//     and regular expressions between slashes);
 //   - destinations and kinds: CheckDestination, CheckObject and
 //     CheckApplication (destinations with "!" denials; cluster- and
 //     namespace-scoped allow and deny lists);
