@@ -27,7 +27,7 @@ func TestNotifyTellsNamespacesApart(t *testing.T) {
 		app.Annotations = map[string]string{"notifications.argoproj.io/subscribe.on-running.hook": ""}
 		apps[v1alpha1.KeyOf(app)] = app
 	}
-	c, err := NewController(cfg, ControllerOptions{Retry: fastRetry(),
+	c, err := NewController(cfg, ControllerOptions{
 		ApplicationOf: func(key v1alpha1.AppKey) (*v1alpha1.Application, bool) { app, ok := apps[key]; return app, ok }})
 	if err != nil {
 		t.Fatal(err)
