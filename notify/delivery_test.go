@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"net"
+	"net/http"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -339,5 +340,51 @@ func TestOncePerKeyIsNeverForgotten(t *testing.T) {
 	waitFor(t, "the new revision's webhook", func() bool { return len(recv.requests()) >= 2 && c.Idle() })
 	if reqs := recv.requests(); len(reqs) != 2 || !strings.Contains(reqs[1].Body, `"def"`) {
 		t.Errorf("%d webhooks, want 2 (abc once, def once): the self-heal of abc sent again", len(reqs))
+	}
+}
+
+// TestCatalogTemplateToWebhookIsOneGETOfItsMessage: Argo CD's catalog (the
+// release's file) subscribed to a webhook service: app-deployed has no
+// webhook block, so on-deployed sends one GET to the service's URL whose
+// body is the template's message, as notifications-engine's webhook does;
+// it is recorded once delivered, and the next evaluation sends nothing.
+func TestCatalogTemplateToWebhookIsOneGETOfItsMessage(t *testing.T) {
+	recv := newReceiver(t)
+	repo := newGitRepo(t)
+	data := catalogData(t)
+	data["service.webhook.hook"] = "url: " + recv.URL + "/deployed"
+	data["context"] = "argocdUrl: https://cd.example"
+	c, err := Load(data, nil, LoadOptions{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := NewMemoryState()
+	ctl, err := NewController(c, ControllerOptions{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, ctl)
+	app := testApp("web", map[string]any{"notifications.argoproj.io/subscribe.on-deployed.hook": ""}, succeeded(repo.head, "Healthy"))
+	ctl.Observe(app)
+	waitFor(t, "the webhook", func() bool { return len(recv.requests()) == 1 && ctl.Idle() })
+	want, err := c.RenderFor("app-deployed", app, Destination{Service: "hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := recv.requests()[0]
+	if got.Method != http.MethodGet || got.Path != "/deployed" || got.Body != want.Notification.Message ||
+		!strings.Contains(got.Body, "Application web is now running new version of deployments manifests") {
+		t.Errorf("request %s %s body %q, want GET /deployed with the message %q", got.Method, got.Path, got.Body, want.Notification.Message)
+	}
+	state.mu.Lock()
+	recorded := len(state.keys)
+	state.mu.Unlock()
+	if recorded != 1 {
+		t.Errorf("%d keys recorded, want the delivery", recorded)
+	}
+	ctl.Observe(app)
+	waitFor(t, "the next evaluation", ctl.Idle)
+	if n := len(recv.requests()); n != 1 {
+		t.Errorf("%d requests after the next evaluation, want still 1", n)
 	}
 }
