@@ -54,8 +54,8 @@ type ControllerOptions struct {
 	// OnFailure, when set, is called with each delivery that failed (after
 	// its attempts): the Application's key and the error, which names the
 	// trigger, template and destination and holds no secret. The
-	// notification is not recorded as sent. It is called from a sender's
-	// goroutine and must not block long. The operator writes a Warning
+	// notification is not recorded as sent. It is called from the
+	// controller's goroutines and must not block long. The operator writes a Warning
 	// Event on the Application.
 	OnFailure func(app v1alpha1.AppKey, err *DeliveryError)
 	// ApplicationOf and StatusOf let Notify (the engine's Options.Notify)
@@ -370,8 +370,12 @@ func (c *Controller) failed(cfg *Config, d delivery, err error) {
 	c.opts.Log.Info("notification not delivered", "app", appID(d.app), "error", derr.Error())
 	if retryable(err) {
 		c.retryLater(d.app)
-	} else if err := c.opts.State.SetNotified(context.Background(), d.key, true); err != nil {
-		c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), c.opts.SendTimeout)
+		if err := c.opts.State.SetNotified(ctx, d.key, true); err != nil {
+			c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
+		}
+		cancel()
 	}
 	if c.opts.OnFailure != nil {
 		c.opts.OnFailure(appKey(d.app), derr)

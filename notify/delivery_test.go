@@ -2,8 +2,10 @@ package notify
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -386,5 +388,52 @@ func TestCatalogTemplateToWebhookIsOneGETOfItsMessage(t *testing.T) {
 	waitFor(t, "the next evaluation", ctl.Idle)
 	if n := len(recv.requests()); n != 1 {
 		t.Errorf("%d requests after the next evaluation, want still 1", n)
+	}
+}
+
+// TestGitHubStatusLimitIsNotRetried: as notifications-engine decides,
+// GitHub's refusal of more commit statuses for a commit (422) is not
+// retried: it is reported and recorded, so the next evaluation sends
+// nothing.
+func TestGitHubStatusLimitIsNotRetried(t *testing.T) {
+	var mu gosync.Mutex
+	statuses := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/statuses/") {
+			mu.Lock()
+			statuses++
+			mu.Unlock()
+			reply(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed"})
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		_, _, _ = githubAPI(w, r, body)
+	}))
+	t.Cleanup(srv.Close)
+	c := mustLoad(t, map[string]string{
+		"service.github":    "appID: 1\ninstallationID: 2\nprivateKey: $key\nenterpriseBaseURL: " + srv.URL + "/api/v3",
+		"template.status":   "message: deployed\ngithub:\n  status: {state: success, label: argocd/web}",
+		"trigger.on-synced": "- when: app.status.operationState.phase in ['Succeeded']\n  send: [status]",
+	}, map[string]string{"key": rsaKeyPEM(t)})
+	var reported []string
+	state := NewMemoryState()
+	ctl, _ := NewController(c, ControllerOptions{State: state, OnFailure: func(_ v1alpha1.AppKey, err *DeliveryError) {
+		mu.Lock()
+		defer mu.Unlock()
+		reported = append(reported, err.Error())
+	}})
+	runController(t, ctl)
+	app := testApp("web", map[string]any{"notifications.argoproj.io/subscribe.on-synced.github": ""}, succeeded("4f2a9c1e", "Healthy"))
+	ctl.Observe(app)
+	waitFor(t, "the refusal", func() bool { mu.Lock(); defer mu.Unlock(); return len(reported) == 1 })
+	waitFor(t, "the controller", ctl.Idle)
+	ctl.Observe(app)
+	waitFor(t, "the next evaluation", ctl.Idle)
+	mu.Lock()
+	defer mu.Unlock()
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if statuses != 1 || len(state.keys) != 1 || !strings.Contains(reported[0], "too many commit statuses for sha 4f2a9c1e and context argocd/web") {
+		t.Errorf("%d status requests, %d keys recorded, reported %q; want one request, recorded and reported", statuses, len(state.keys), reported)
 	}
 }
