@@ -104,11 +104,22 @@
 // subscribes to (notifications.argoproj.io/subscribe.* annotations, the
 // ConfigMap's subscriptions and defaultTriggers), and what was sent is kept
 // in the Application's notified.notifications.argoproj.io annotation, so a
-// restarted operator sends nothing again. A key of the ConfigMap that is
-// bad (a template that does not parse, a trigger that does not compile, a
-// service missing its secret, ...) is left out and reported, by a log line
-// and a Warning Event with reason InvalidNotificationConfig on the
-// ConfigMap naming the key; the other keys deliver.
+// restarted operator sends nothing again. Every service type Argo CD
+// documents delivers, with Argo CD's notifications-engine (webhook, slack,
+// email, teams, teams-workflows, opsgenie, pagerduty, pagerdutyv2, github,
+// googlechat, mattermost, rocketchat, telegram, grafana, alertmanager,
+// webex, pushover, newrelic, awssqs, gcppubsub, nats). A notification is
+// recorded only once delivered; one that fails is a Warning Event with
+// reason NotificationDeliveryFailed on the Application, naming the
+// trigger, template, destination and the service's error, and is sent
+// again by the next evaluation of the Application (its next change, or a
+// minute later). A key of the ConfigMap that is bad (a template that does
+// not parse, a trigger that does not compile, a service missing its
+// secret, ...) is left out and reported, by a log line and a Warning Event
+// with reason InvalidNotificationConfig on the ConfigMap naming the key;
+// the other keys deliver. A field Argo CD ignores (one a service's options
+// or a template's block do not have) is ignored and named by the same
+// Event.
 //
 // It runs Argo CD Image Updater continuously (imageupdates.go, package
 // imageupdate; -image-update-interval, default 2m as Image Updater's
