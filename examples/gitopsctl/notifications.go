@@ -152,7 +152,8 @@ func triggerRun(cfg *notify.Config, name string, app map[string]any, stdout io.W
 }
 
 // templateNotify prints the template rendered for each configured service
-// (or once, for no service type, when none is configured).
+// (or once, for no service type, when none is configured): its message and
+// its service blocks as YAML, as notifications-engine renders them.
 func templateNotify(cfg *notify.Config, name string, app map[string]any, recipient string, stdout io.Writer) error {
 	if _, err := cfg.Template(name); err != nil {
 		return err
