@@ -204,6 +204,8 @@ func generatorTemplate(g *Generator) *Template {
 		return g.PullRequest.Template
 	case g.ClusterDecisionResource != nil:
 		return g.ClusterDecisionResource.Template
+	case g.Plugin != nil:
+		return g.Plugin.Template
 	}
 	return nil
 }
@@ -293,6 +295,8 @@ func (c *genCtx) params(ctx context.Context, g *Generator, depth int) ([]Params,
 		ps, err = c.pullRequest(ctx, g.PullRequest)
 	case g.ClusterDecisionResource != nil:
 		ps, err = c.clusterDecisionResource(ctx, g.ClusterDecisionResource)
+	case g.Plugin != nil:
+		ps, err = c.plugin(ctx, g.Plugin)
 	default:
 		return nil, fmt.Errorf("want exactly one generator kind")
 	}
