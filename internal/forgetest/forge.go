@@ -54,9 +54,9 @@ type Forge struct {
 	Token string
 	// PageSize caps every page the forge answers, so that three
 	// repositories take two pages. Default 2.
-	PageSize int
-	repos    []*Repo
-	prs      []*PR
+	PageSize  int
+	repos     []*Repo
+	prs       []*PR
 	limits    []Limit
 	requests  []string
 	appTokens int
