@@ -168,7 +168,9 @@ func TestSCMProviderForges(t *testing.T) {
 			if a := res.Applications[0].GetAnnotations(); a["url"] != fc.httpsURL || a["sha"] != "aaaa111" {
 				t.Errorf("svc-a: url %q sha %q, want %q aaaa111", a["url"], a["sha"], fc.httpsURL)
 			}
-			if fc.paged != "" && !slices.ContainsFunc(f.Requests(), func(r string) bool { return strings.HasPrefix(r, fc.paged) || (strings.HasPrefix(r, strings.Split(fc.paged, "?")[0]) && strings.Contains(r, "page=2")) }) {
+			if fc.paged != "" && !slices.ContainsFunc(f.Requests(), func(r string) bool {
+				return strings.HasPrefix(r, fc.paged) || (strings.HasPrefix(r, strings.Split(fc.paged, "?")[0]) && strings.Contains(r, "page=2"))
+			}) {
 				t.Errorf("the second page was not asked (%s): %v", fc.paged, f.Requests())
 			}
 		})
