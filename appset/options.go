@@ -28,7 +28,9 @@ type Cluster struct {
 }
 
 // Clusters lists the Argo CD cluster Secrets a clusters generator selects
-// from (without the local cluster; Options.LocalCluster adds it).
+// from (without the local cluster; Options.LocalCluster adds it). A
+// *ClustersError returned with the list names Secrets that could not be
+// read: the others are generated for, and the set reports the error.
 type Clusters interface {
 	Clusters(ctx context.Context) ([]Cluster, error)
 }
@@ -44,6 +46,10 @@ type Options struct {
 	// leaves it out. It is selected only by a clusters generator without a
 	// selector, as in Argo CD, unless a Secret describes it.
 	LocalCluster *Cluster
+	// InClusterEnabled, when set, is asked at each generation whether
+	// the local cluster exists (Argo CD's argocd-cm
+	// cluster.inClusterEnabled: "false" turns it off); nil: it does.
+	InClusterEnabled func(ctx context.Context) (bool, error)
 	// SCMProviders serve scmProvider generators, by provider key
 	// ("github", "gitlab", "gitea", "bitbucket", "bitbucketServer",
 	// "azureDevOps"); package appset/scm/all returns Argo CD's.
