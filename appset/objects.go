@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
 )
 
 // StaticObjects serves ConfigMaps and Secrets from manifests (a test's,
@@ -82,24 +81,4 @@ func (s StaticObjects) Secret(_ context.Context, namespace, name string) (*corev
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, name)
 	}
 	return sec, nil
-}
-
-// KubeObjects reads ConfigMaps and Secrets through a clientset (each
-// request bounded by the clientset's rest.Config timeout).
-type KubeObjects struct{ Client kubernetes.Interface }
-
-var _ Objects = KubeObjects{}
-
-// ConfigMap implements Objects.
-func (k KubeObjects) ConfigMap(ctx context.Context, namespace, name string) (map[string]string, error) {
-	cm, err := k.Client.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return cm.Data, nil
-}
-
-// Secret implements Objects.
-func (k KubeObjects) Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
-	return k.Client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 }
