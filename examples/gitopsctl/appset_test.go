@@ -164,8 +164,10 @@ spec:
       github: {owner: myorg, repo: svc-a, api: '%[1]s/', tokenRef: {secretName: github-token, key: token}}
   - plugin:
       configMapRef: {name: my-plugin}
+      template:
+        metadata: {name: 'plugin-{{name}}'}
   template:
-    metadata: {name: 'preview-{{number}}{{name}}'}
+    metadata: {name: 'preview-{{number}}'}
     spec: {project: default, source: {repoURL: https://github.test/myorg/svc-a.git, targetRevision: '{{head_sha}}', path: deploy}, destination: {server: https://kubernetes.default.svc, namespace: previews}}
 `, api),
 		"objects.yaml": fmt.Sprintf(`apiVersion: v1
@@ -196,7 +198,7 @@ data: {baseUrl: '%s', token: $plugin.token}
 	for _, a := range apps {
 		got = append(got, a.Name)
 	}
-	if strings.Join(got, " ") != "preview-12 preview-from-plugin svc-a svc-b" {
+	if strings.Join(got, " ") != "plugin-from-plugin preview-12 svc-a svc-b" {
 		t.Fatalf("apps = %v", got)
 	}
 	if strings.Contains(out, "ghp_forge-token") || strings.Contains(out, "plugin-token") {
