@@ -3,6 +3,7 @@ package repocreds_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kubegitops/gitops/internal/chartserver"
@@ -76,5 +77,29 @@ func TestSchemeLessSecretServesOCIURL(t *testing.T) {
 	_, err = charts.Resolve(context.Background(), source.Repository{URL: url, Chart: "web"}, "1.x")
 	if !errors.Is(err, helmrepo.ErrPlainHTTPRegistry) {
 		t.Fatalf("no Secret: %v", err)
+	}
+}
+
+// repository-write and repo-write-creds Secrets (the source hydrator's)
+// are read, named once in a Warning, and never serve a read.
+func TestWriteSecretsAreReadNotUsed(t *testing.T) {
+	s := load(t, repocreds.DefaultOptions(),
+		repoSecret("write", "repository-write", map[string]string{"url": "https://git.example.com/org/app", "password": "write-pw"}),
+		repoSecret("write-creds", "repo-write-creds", map[string]string{"url": "https://git.example.com/", "password": "write-pw"}))
+	if c := s.For("https://git.example.com/org/app"); c != nil {
+		t.Errorf("a write Secret serves a read: %v", c)
+	}
+	repos, templates := s.WriteRepositories()
+	if len(repos) != 1 || len(templates) != 1 || !repos[0].Write {
+		t.Errorf("write repositories %v, templates %v", repos, templates)
+	}
+	named := map[string]bool{}
+	for _, w := range s.Warnings() {
+		if w.Field == "" && strings.Contains(w.Message, "source hydrator") {
+			named[w.Secret] = true
+		}
+	}
+	if !named["argocd/write"] || !named["argocd/write-creds"] {
+		t.Errorf("warnings %v, want each write Secret named", s.Warnings())
 	}
 }
