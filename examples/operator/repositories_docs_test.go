@@ -224,14 +224,13 @@ func TestArgoCDRepositoryDocsLoadWholeAndSync(t *testing.T) {
 	apply(tlsCM)
 	apply(reposDoc)
 	apply(credsDoc)
+	startOperatorArgs(t, ns, "-interval", "5s", "-notifications=false")
 	for _, p := range []string{"my-project", "myproject"} {
 		proj := &v1alpha1.AppProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: p}, Spec: v1alpha1.AppProjectSpec{
 			SourceRepos: []string{"*"}, Destinations: []v1alpha1.ApplicationDestination{{Server: "*", Namespace: "*"}}}}
-		if err := c.Create(ctx, proj); err != nil {
-			t.Fatal(err)
-		}
+		// The operator installs the CRDs: create once they are served.
+		waitUntil(t, func() string { return "create AppProject " + p }, func(ctx context.Context) bool { return c.Create(ctx, proj.DeepCopy()) == nil })
 	}
-	startOperatorArgs(t, ns, "-interval", "5s", "-notifications=false")
 
 	apps := map[string]v1alpha1.ApplicationSource{
 		"https-lfs":    {RepoURL: "https://" + httpsHost + "/argocd-example-apps.git", Path: "app", TargetRevision: "main"},
