@@ -2,11 +2,13 @@ package appset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
 
 	"github.com/kubegitops/gitops/internal/clustersecret"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -19,23 +21,79 @@ const SecretTypeLabel = clustersecret.TypeLabel
 // argocd.argoproj.io/secret-type: cluster, with name, server and project
 // in data (base64) or stringData. Other objects are skipped. They are read
 // by the parser the engine's destinations use (gitops.ClusterFromSecret),
-// so a Secret the engine refuses (no server, a malformed config) is an
-// error here too, naming the Secret and the key, as Argo CD's generator
-// fails on a Secret it cannot read.
+// so a Secret the engine refuses (no server, a malformed config) is not
+// read here either: the clusters that were read come back with a
+// *ClustersError naming each Secret left out and its key.
 func ClustersFromSecrets(objs []*unstructured.Unstructured) ([]Cluster, error) {
 	var out []Cluster
+	var bad ClustersError
 	for _, o := range objs {
 		if o.GetKind() != "Secret" || !clustersecret.IsClusterSecret(o.GetLabels()) {
 			continue
 		}
 		c, err := clustersecret.FromUnstructured(o)
 		if err != nil {
-			return nil, err
+			bad.Errs = append(bad.Errs, err)
+			continue
 		}
-		out = append(out, Cluster{Name: c.Name, Server: c.Server, Project: c.Project, Labels: c.Labels, Annotations: c.Annotations})
+		out = append(out, clusterOf(c))
 	}
-	return out, nil
+	return out, bad.orNil()
 }
+
+// ClustersFromTypedSecrets is ClustersFromSecrets for Secrets read from a
+// cluster (a client's list).
+func ClustersFromTypedSecrets(secrets []corev1.Secret) ([]Cluster, error) {
+	var out []Cluster
+	var bad ClustersError
+	for i := range secrets {
+		if !clustersecret.IsClusterSecret(secrets[i].Labels) {
+			continue
+		}
+		c, err := clustersecret.FromSecret(&secrets[i])
+		if err != nil {
+			bad.Errs = append(bad.Errs, err)
+			continue
+		}
+		out = append(out, clusterOf(c))
+	}
+	return out, bad.orNil()
+}
+
+func clusterOf(c clustersecret.Cluster) Cluster {
+	return Cluster{Name: c.Name, Server: c.Server, Project: c.Project, Labels: c.Labels, Annotations: c.Annotations}
+}
+
+// ClustersError names the cluster Secrets that could not be read. A
+// Clusters lister returns it with the clusters it could read: a clusters
+// generator then yields those, and the set reports the error (its
+// ParametersGenerated condition is False, never "Successfully generated
+// parameters for all Applications") and deletes nothing.
+type ClustersError struct {
+	Errs []error
+}
+
+// Error implements error.
+func (e *ClustersError) Error() string {
+	return fmt.Sprintf("%d cluster secret(s) could not be read: %v", len(e.Errs), errors.Join(e.Errs...))
+}
+
+// Unwrap returns the errors of each Secret.
+func (e *ClustersError) Unwrap() []error { return e.Errs }
+
+func (e *ClustersError) orNil() error {
+	if e == nil || len(e.Errs) == 0 {
+		return nil
+	}
+	return e
+}
+
+// partialError is a generator's failure that still yielded parameter
+// sets (a clusters generator some of whose Secrets could not be read).
+type partialError struct{ err error }
+
+func (e *partialError) Error() string { return e.err.Error() }
+func (e *partialError) Unwrap() error { return e.err }
 
 // StaticClusters is a fixed list of clusters (a host's, a test's, or
 // the CLI's --clusters file).
@@ -47,13 +105,22 @@ func (s StaticClusters) Clusters(context.Context) ([]Cluster, error) { return s,
 // clusters yields one set per cluster matching the selector: name,
 // nameNormalized, server, project, metadata.labels.<k>,
 // metadata.annotations.<k> and values.<k> (nested under goTemplate). The
-// local cluster joins when there is no selector and no Secret describes
-// it. flatList yields one set {clusters: [...]} instead.
+// local cluster joins when there is no selector, no Secret describes it
+// and Options.InClusterEnabled does not say no. flatList yields one set
+// {clusters: [...]} instead. Cluster Secrets that could not be read
+// (*ClustersError) leave the others generated and fail the generator
+// with a partial result: the set keeps the Applications it had for them.
 func (c *genCtx) clusters(ctx context.Context, g *ClustersGenerator) ([]Params, error) {
 	var all []Cluster
+	var unread error
 	if c.r.opts.Clusters != nil {
 		var err error
-		if all, err = c.r.opts.Clusters.Clusters(ctx); err != nil {
+		all, err = c.r.opts.Clusters.Clusters(ctx)
+		var ce *ClustersError
+		switch {
+		case errors.As(err, &ce):
+			unread = err
+		case err != nil:
 			return nil, fmt.Errorf("clusters: %w", err)
 		}
 	}
@@ -61,8 +128,11 @@ func (c *genCtx) clusters(ctx context.Context, g *ClustersGenerator) ([]Params, 
 	if err != nil {
 		return nil, fmt.Errorf("selector: %w", err)
 	}
+	local, err := c.localCluster(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var picked []Cluster
-	local := c.r.opts.LocalCluster
 	for _, cl := range all {
 		if local != nil && cl.Server == local.Server {
 			local = nil
@@ -98,9 +168,29 @@ func (c *genCtx) clusters(ctx context.Context, g *ClustersGenerator) ([]Params, 
 		for i, p := range out {
 			list[i] = map[string]any(p)
 		}
-		return []Params{{"clusters": list}}, nil
+		out = []Params{{"clusters": list}}
+	}
+	if unread != nil {
+		return out, &partialError{err: fmt.Errorf("clusters: %w", unread)}
 	}
 	return out, nil
+}
+
+// localCluster is Options.LocalCluster unless Options.InClusterEnabled
+// says Argo CD's cluster.inClusterEnabled is "false".
+func (c *genCtx) localCluster(ctx context.Context) (*Cluster, error) {
+	l := c.r.opts.LocalCluster
+	if l == nil || c.r.opts.InClusterEnabled == nil {
+		return l, nil
+	}
+	on, err := c.r.opts.InClusterEnabled(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("clusters: in-cluster enabled: %w", err)
+	}
+	if !on {
+		return nil, nil
+	}
+	return l, nil
 }
 
 func anyMap(m map[string]string) map[string]any {

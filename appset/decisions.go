@@ -96,3 +96,89 @@ func (d *ClusterDecisions) List(ctx context.Context, apiVersion, kind, name stri
 	}
 	return out, nil
 }
+
+// DecisionReader reads what clusterDecisionResource generators need from
+// the cluster Argo CD runs in: the ConfigMap that names the duck type,
+// and the resources of that type.
+type DecisionReader interface {
+	// ConfigMap returns the data of a ConfigMap in the controller's
+	// namespace.
+	ConfigMap(ctx context.Context, name string) (map[string]string, error)
+	// List returns the objects of apiVersion and kind with name (when not
+	// empty) matching selector.
+	List(ctx context.Context, apiVersion, kind, name string, selector labels.Selector) ([]*unstructured.Unstructured, error)
+}
+
+// clusterDecisionResource reads the duck type from the ConfigMap
+// (apiVersion, kind, statusListKey, matchKey), lists its resources and
+// yields a set per entry of their status.<statusListKey> list whose
+// matchKey names a known cluster: the entry's string fields, name,
+// server (of that cluster) and values.
+func (c *genCtx) clusterDecisionResource(ctx context.Context, g *ClusterDecisionResourceGenerator) ([]Params, error) {
+	dr := c.r.opts.Decisions
+	if dr == nil {
+		return nil, fmt.Errorf("%w: no cluster to read clusterDecisionResource from", ErrNoProvider)
+	}
+	cm, err := dr.ConfigMap(ctx, g.ConfigMapRef)
+	if err != nil {
+		return nil, fmt.Errorf("configMapRef %s: %w", g.ConfigMapRef, err)
+	}
+	for _, k := range []string{"apiVersion", "kind", "statusListKey", "matchKey"} {
+		if cm[k] == "" {
+			return nil, fmt.Errorf("configMapRef %s: data.%s is missing", g.ConfigMapRef, k)
+		}
+	}
+	if g.Name == "" && len(g.LabelSelector.MatchLabels) == 0 && len(g.LabelSelector.MatchExpressions) == 0 {
+		return nil, fmt.Errorf("clusterDecisionResource needs a name or a labelSelector")
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&g.LabelSelector)
+	if err != nil {
+		return nil, fmt.Errorf("labelSelector: %w", err)
+	}
+	objs, err := dr.List(ctx, cm["apiVersion"], cm["kind"], g.Name, sel)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", cm["apiVersion"], cm["kind"], err)
+	}
+	servers := map[string]string{}
+	if c.r.opts.Clusters != nil {
+		cls, err := c.r.opts.Clusters.Clusters(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, cl := range cls {
+			servers[cl.Name] = cl.Server
+		}
+	}
+	if l := c.r.opts.LocalCluster; l != nil {
+		if _, ok := servers[l.Name]; !ok {
+			servers[l.Name] = l.Server
+		}
+	}
+	var out []Params
+	for _, o := range objs {
+		list, _, _ := unstructured.NestedSlice(o.Object, "status", cm["statusListKey"])
+		for _, el := range list {
+			m, ok := el.(map[string]any)
+			if !ok {
+				continue
+			}
+			name, _ := m[cm["matchKey"]].(string)
+			server, known := servers[name]
+			if !known {
+				continue // Argo CD skips decisions for unknown clusters
+			}
+			p := Params{}
+			for k, v := range m {
+				if s, ok := v.(string); ok {
+					p[k] = s
+				}
+			}
+			p["name"], p["server"] = name, server
+			if err := c.addValues(p, g.Values); err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

@@ -9,11 +9,16 @@
 //     path.basenameNormalized, path[n] / path.segments; exclude) and git
 //     files (JSON or YAML, "**" globs, flattened keys or nested ones under
 //     goTemplate), matrix (two generators; either may use the other's
-//     parameters, not both), merge (mergeKeys), scmProvider and pullRequest (through
-//     providers a host registers: there is no built-in network provider;
-//     StaticSCM and StaticPullRequests serve fixed lists) and
+//     parameters, not both), merge (mergeKeys), scmProvider and
+//     pullRequest (through providers by key: appset/scm/all registers
+//     Argo CD's forges; StaticSCM and StaticPullRequests serve fixed
+//     lists) with Argo CD's filters (repository filters before branches,
+//     branch filters after; titleMatch), cloneProtocol, values and
+//     continueOnRepoNotFoundError, under an SCMPolicy;
 //     clusterDecisionResource (a duck-typed resource a DecisionReader
-//     reads); selector on any generator;
+//     reads); plugin (an HTTP POST of its input to the plugin its
+//     ConfigMap names, with the token of argocd-secret or another Secret,
+//     read through Objects); selector on any generator;
 //   - templates: the fasttemplate default ({{path.basename}}; unknown tags
 //     are left as written) or goTemplate (text/template, sprig without
 //     env/expandenv/getHostByName, plus normalize, slugify, toYaml,
@@ -26,9 +31,13 @@
 //
 // Failures are *Error values naming the set and the generator, wrapping
 // ErrMissingKey, ErrInvalidApplication, ErrDuplicateName, ErrTooMany,
-// ErrTemplateLoop or ErrNoProvider. A generator that fails keeps its last
-// good output (Argo CD's rule: nothing previously generated is deleted
-// because a generator failed).
+// ErrTemplateLoop, ErrNoProvider, ErrRepositoryNotFound, ErrSCMDisabled,
+// ErrSCMNotAllowed, a *PluginError or a *ClustersError. A generator that
+// fails keeps its last good output (Argo CD's rule: nothing previously
+// generated is deleted because a generator failed); a clusters generator
+// some of whose Secrets could not be read yields the others and keeps the
+// last Applications of the missing ones, and still fails, so a set never
+// says it generated everything when a cluster is missing.
 //
 // KeepIgnoredDifferences applies spec.ignoreApplicationDifferences (JSON
 // pointers and jq paths, for every Application or one by name) to an

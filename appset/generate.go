@@ -102,6 +102,12 @@ func (r *Runner) Generate(ctx context.Context, set *ApplicationSet) (Result, err
 			if last != nil && (last[i].Err == nil || last[i].Stale) {
 				gr.Applications, gr.Stale = last[i].Applications, true
 			}
+			if apps != nil {
+				// A partial result: what was generated, plus the last
+				// good Applications it lacks (nothing is lost because
+				// part of the input could not be read).
+				gr.Applications, gr.Stale = union(apps, gr.Applications), true
+			}
 			res.Generators[i] = gr
 			continue
 		}
@@ -127,6 +133,21 @@ func (r *Runner) Generate(ctx context.Context, set *ApplicationSet) (Result, err
 	r.last[key] = res.Generators
 	r.mu.Unlock()
 	return res, errors.Join(errs...)
+}
+
+// union is apps, then the Applications of old whose names apps lacks.
+func union(apps, old []*unstructured.Unstructured) []*unstructured.Unstructured {
+	have := make(map[string]bool, len(apps))
+	for _, a := range apps {
+		have[a.GetName()] = true
+	}
+	out := append([]*unstructured.Unstructured(nil), apps...)
+	for _, a := range old {
+		if !have[a.GetName()] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func assemble(gens []GeneratorResult) Result {
@@ -160,7 +181,8 @@ type genCtx struct {
 func (r *Runner) generateOne(ctx context.Context, set *ApplicationSet, g *Generator, tm *templater, base map[string]any) ([]*unstructured.Unstructured, error) {
 	c := &genCtx{r: r, set: set, tmpl: tm}
 	params, err := c.params(ctx, g, 0)
-	if err != nil {
+	var partial *partialError
+	if err != nil && !errors.As(err, &partial) {
 		return nil, err
 	}
 	tree := base
@@ -181,6 +203,9 @@ func (r *Runner) generateOne(ctx context.Context, set *ApplicationSet, g *Genera
 			return nil, err
 		}
 		apps = append(apps, app)
+	}
+	if partial != nil {
+		return apps, partial.err
 	}
 	return apps, nil
 }
@@ -204,6 +229,8 @@ func generatorTemplate(g *Generator) *Template {
 		return g.PullRequest.Template
 	case g.ClusterDecisionResource != nil:
 		return g.ClusterDecisionResource.Template
+	case g.Plugin != nil:
+		return g.Plugin.Template
 	}
 	return nil
 }
@@ -293,17 +320,20 @@ func (c *genCtx) params(ctx context.Context, g *Generator, depth int) ([]Params,
 		ps, err = c.pullRequest(ctx, g.PullRequest)
 	case g.ClusterDecisionResource != nil:
 		ps, err = c.clusterDecisionResource(ctx, g.ClusterDecisionResource)
+	case g.Plugin != nil:
+		ps, err = c.plugin(ctx, g.Plugin)
 	default:
 		return nil, fmt.Errorf("want exactly one generator kind")
 	}
-	if err != nil {
-		return nil, err
+	var partial *partialError
+	if err != nil && (depth > 0 || !errors.As(err, &partial)) {
+		return nil, err // a partial result counts only at the top level
 	}
 	if len(ps) > c.r.opts.MaxApplications {
 		return nil, fmt.Errorf("%w: %d parameter sets, over the limit of %d", ErrTooMany, len(ps), c.r.opts.MaxApplications)
 	}
 	if g.Selector == nil {
-		return ps, nil
+		return ps, partialOrNil(partial)
 	}
 	sel, err := metav1.LabelSelectorAsSelector(g.Selector)
 	if err != nil {
@@ -315,5 +345,12 @@ func (c *genCtx) params(ctx context.Context, g *Generator, depth int) ([]Params,
 			kept = append(kept, p)
 		}
 	}
-	return kept, nil
+	return kept, partialOrNil(partial)
+}
+
+func partialOrNil(p *partialError) error {
+	if p == nil {
+		return nil
+	}
+	return p
 }

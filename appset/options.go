@@ -2,9 +2,11 @@ package appset
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/source"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Repos opens the repositories git generators read.
@@ -26,7 +28,9 @@ type Cluster struct {
 }
 
 // Clusters lists the Argo CD cluster Secrets a clusters generator selects
-// from (without the local cluster; Options.LocalCluster adds it).
+// from (without the local cluster; Options.LocalCluster adds it). A
+// *ClustersError returned with the list names Secrets that could not be
+// read: the others are generated for, and the set reports the error.
 type Clusters interface {
 	Clusters(ctx context.Context) ([]Cluster, error)
 }
@@ -42,11 +46,27 @@ type Options struct {
 	// leaves it out. It is selected only by a clusters generator without a
 	// selector, as in Argo CD, unless a Secret describes it.
 	LocalCluster *Cluster
+	// InClusterEnabled, when set, is asked at each generation whether
+	// the local cluster exists (Argo CD's argocd-cm
+	// cluster.inClusterEnabled: "false" turns it off); nil: it does.
+	InClusterEnabled func(ctx context.Context) (bool, error)
 	// SCMProviders serve scmProvider generators, by provider key
-	// ("github", "gitlab", ...). None is built in.
+	// ("github", "gitlab", "gitea", "bitbucket", "bitbucketServer",
+	// "azureDevOps"); package appset/scm/all returns Argo CD's.
 	SCMProviders map[string]SCMProvider
 	// PullRequestProviders serve pullRequest generators, by provider key.
 	PullRequestProviders map[string]PullRequestProvider
+	// SCM is what scmProvider and pullRequest generators may reach.
+	SCM SCMPolicy
+	// Objects reads the ConfigMaps and Secrets plugin generators name;
+	// nil refuses plugin generators (ErrNoProvider).
+	Objects Objects
+	// ControllerNamespace is where plugin ConfigMaps and their token
+	// Secrets are read (Argo CD's namespace). Default "argocd".
+	ControllerNamespace string
+	// HTTPClient calls plugin services; nil: http.DefaultClient. Each
+	// request is bounded by the plugin's requestTimeout.
+	HTTPClient *http.Client
 	// Decisions reads the duck-typed resources of clusterDecisionResource
 	// generators; nil refuses them.
 	Decisions DecisionReader
@@ -62,13 +82,22 @@ type Options struct {
 	MaxApplications int
 }
 
-// DefaultOptions returns the local cluster, 10,000 files and 50,000
-// Applications.
+// Objects reads ConfigMaps and Secrets of a cluster.
+type Objects interface {
+	// ConfigMap returns the data of a ConfigMap.
+	ConfigMap(ctx context.Context, namespace, name string) (map[string]string, error)
+	// Secret returns a Secret (its labels matter to tokenRef checks).
+	Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
+}
+
+// DefaultOptions returns the local cluster, the namespace "argocd",
+// 10,000 files and 50,000 Applications.
 func DefaultOptions() Options {
 	return Options{
-		LocalCluster:    &Cluster{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr},
-		MaxFiles:        10_000,
-		MaxApplications: 50_000,
+		LocalCluster:        &Cluster{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr},
+		ControllerNamespace: "argocd",
+		MaxFiles:            10_000,
+		MaxApplications:     50_000,
 	}
 }
 
@@ -79,6 +108,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxApplications <= 0 {
 		o.MaxApplications = d.MaxApplications
+	}
+	if o.ControllerNamespace == "" {
+		o.ControllerNamespace = d.ControllerNamespace
 	}
 	return o
 }

@@ -74,6 +74,8 @@ func RequeueAfter(gens []Generator) time.Duration {
 			take(secs(g.PullRequest.RequeueAfterSeconds))
 		case g.ClusterDecisionResource != nil:
 			take(secs(g.ClusterDecisionResource.RequeueAfterSeconds))
+		case g.Plugin != nil:
+			take(secs(g.Plugin.RequeueAfterSeconds))
 		case g.Matrix != nil:
 			take(RequeueAfter(g.Matrix.Generators))
 		case g.Merge != nil:

@@ -49,6 +49,8 @@ type (
 	PullRequestFilter = v1alpha1.PullRequestGeneratorFilter
 	// ClusterDecisionResourceGenerator is v1alpha1.DuckTypeGenerator.
 	ClusterDecisionResourceGenerator = v1alpha1.DuckTypeGenerator
+	// PluginGenerator is v1alpha1.PluginGenerator.
+	PluginGenerator = v1alpha1.PluginGenerator
 )
 
 // The values of SyncPolicy.ApplicationsSync.

@@ -55,6 +55,30 @@ type Credentials struct {
 	// OCI charts) over plain HTTP instead of HTTPS (Argo CD's
 	// insecureOCIForceHttp). Credentials then travel in clear.
 	InsecureOCIForceHTTP bool
+	// InsecureSkipTLSVerify accepts any TLS server certificate of the
+	// repository's host (Argo CD's insecure). The connection is encrypted
+	// but not authenticated: credentials go to whoever answers.
+	InsecureSkipTLSVerify bool
+	// ForceBasicAuth sends Username and Password as HTTP basic auth even
+	// when BearerToken is set (Argo CD's forceHttpBasicAuth, which skips
+	// the negotiation of an auth method). Basic credentials are always
+	// sent with the first request, never only after a 401 challenge, so a
+	// server that answers anonymous clients with 404 or a redirect (as
+	// GitHub and Bitbucket do for private repositories) is served whether
+	// or not this is set.
+	ForceBasicAuth bool
+	// EnableLFS makes a Git snapshot hold the content of the Git LFS
+	// objects its files point to, fetched from the repository's LFS
+	// server with these credentials (Argo CD's enableLfs), instead of
+	// the pointer files.
+	EnableLFS bool
+	// Err, when set, is why these credentials cannot be used: a
+	// repository Secret applies to the repository but one of its fields
+	// is malformed, or a token it names could not be obtained. Every
+	// source refuses a fetch with them, with Err, rather than read the
+	// repository anonymously or with part of its settings. It names the
+	// Secret and the field, never a value.
+	Err error
 	// Proxy is the HTTP(S) proxy URL requests to this repository go
 	// through (Argo CD's proxy), and NoProxy the comma-separated hosts,
 	// domains and CIDRs that bypass it (Argo CD's noProxy). With a Proxy
@@ -77,11 +101,14 @@ type Credentials struct {
 }
 
 // Kind names the kind of credentials: "basic", "bearer", "ssh",
-// "tls-client" (a client certificate only) or "none".
+// "tls-client" (a client certificate only) or "none". A bearer token wins
+// over a user and password unless ForceBasicAuth is set with a password.
 func (c Credentials) Kind() string {
 	switch {
 	case len(c.SSHPrivateKey) > 0:
 		return "ssh"
+	case c.ForceBasicAuth && c.Password != "":
+		return "basic"
 	case c.BearerToken != "":
 		return "bearer"
 	case c.Username != "" || c.Password != "":
@@ -202,13 +229,15 @@ func (c *Credentials) identity() string {
 		return ""
 	}
 	if c.CacheIdentity != "" {
-		sum := sha256.Sum256([]byte("cache-identity\x00" + c.CacheIdentity + "\x00" + c.Scope + "\x00" + c.Proxy + "\x00" + string(c.CAData) + "\x00" + string(c.TLSClientCertData)))
+		sum := sha256.Sum256([]byte("cache-identity\x00" + c.CacheIdentity + "\x00" + c.Scope + "\x00" + c.Proxy + "\x00" + string(c.CAData) + "\x00" + string(c.TLSClientCertData) +
+			"\x00" + strconv.FormatBool(c.InsecureSkipTLSVerify) + strconv.FormatBool(c.EnableLFS)))
 		return hex.EncodeToString(sum[:])
 	}
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey,
 		[]byte(c.SSHPassphrase), c.KnownHosts, []byte(c.Scope), []byte(strconv.FormatBool(c.InsecureIgnoreHostKey)),
-		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI)), []byte(strconv.FormatBool(c.InsecureOCIForceHTTP)), []byte(c.Proxy), []byte(c.NoProxy)} {
+		c.TLSClientCertData, c.TLSClientKeyData, c.CAData, []byte(strconv.FormatBool(c.EnableOCI)), []byte(strconv.FormatBool(c.InsecureOCIForceHTTP)), []byte(c.Proxy), []byte(c.NoProxy),
+		[]byte(strconv.FormatBool(c.InsecureSkipTLSVerify)), []byte(strconv.FormatBool(c.ForceBasicAuth)), []byte(strconv.FormatBool(c.EnableLFS))} {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{0})
 		h.Write(part)
@@ -217,14 +246,15 @@ func (c *Credentials) identity() string {
 }
 
 // TLSConfig returns the TLS client configuration of c: the system roots
-// plus CAData, and the client certificate of TLSClientCertData and
-// TLSClientKeyData. It is nil (use the defaults) when c sets neither. The
-// error never quotes key material.
+// plus CAData, the client certificate of TLSClientCertData and
+// TLSClientKeyData, and no verification of the server's certificate with
+// InsecureSkipTLSVerify. It is nil (use the defaults) when c sets none of
+// them. The error never quotes key material.
 func (c *Credentials) TLSConfig() (*tls.Config, error) {
-	if c == nil || (len(c.CAData) == 0 && len(c.TLSClientCertData) == 0) {
+	if c == nil || (len(c.CAData) == 0 && len(c.TLSClientCertData) == 0 && !c.InsecureSkipTLSVerify) {
 		return nil, nil
 	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureSkipTLSVerify} //nolint:gosec // the repository's own insecure setting
 	if len(c.CAData) > 0 {
 		pool, err := x509.SystemCertPool()
 		if err != nil || pool == nil {

@@ -7,7 +7,10 @@
 //
 //   - Repository names a repository (URL, the Chart of a chart repository,
 //     and Credentials: basic, bearer, SSH key and known hosts, CA bundle
-//     and TLS client certificate, EnableOCI). Credentials never
+//     and TLS client certificate, and the repository's settings: EnableOCI,
+//     InsecureOCIForceHTTP, InsecureSkipTLSVerify, ForceBasicAuth,
+//     EnableLFS, Proxy and NoProxy; Err refuses every fetch with the
+//     reason a host's credentials cannot be used). Credentials never
 //     print, marshal or log their secrets: String, GoString, MarshalJSON and
 //     MarshalText all redact, and Repository.String strips any user
 //     information written into the URL.

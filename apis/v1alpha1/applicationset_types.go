@@ -111,6 +111,19 @@ type ApplicationSetSpec struct {
 	// IgnoreApplicationDifferences are fields of generated Applications
 	// the set does not overwrite once the Application exists.
 	IgnoreApplicationDifferences []ApplicationSetResourceIgnoreDifferences `json:"ignoreApplicationDifferences,omitempty"`
+	// PreservedFields are annotations and labels of generated Applications
+	// the set keeps at their live values (Argo CD's older form of
+	// IgnoreApplicationDifferences).
+	PreservedFields *ApplicationPreservedFields `json:"preservedFields,omitempty"`
+}
+
+// ApplicationPreservedFields names the annotations and labels of generated
+// Applications whose live values a set keeps.
+type ApplicationPreservedFields struct {
+	// Annotations are the keys of the annotations kept.
+	Annotations []string `json:"annotations,omitempty"`
+	// Labels are the keys of the labels kept.
+	Labels []string `json:"labels,omitempty"`
 }
 
 // ApplicationSetTemplate is an Application without kind: its metadata and spec. The spec
@@ -223,15 +236,17 @@ type ApplicationSetGenerator struct {
 	Matrix *MatrixGenerator `json:"matrix,omitempty"`
 	// Merge merges the parameter sets of several generators by key.
 	Merge *MergeGenerator `json:"merge,omitempty"`
-	// SCMProvider yields a parameter set per repository of a provider the host
-	// registered.
+	// SCMProvider yields a parameter set per repository (or branch) of an
+	// organisation on a forge.
 	SCMProvider *SCMProviderGenerator `json:"scmProvider,omitempty"`
-	// PullRequest yields a parameter set per open pull request of a provider
-	// the host registered.
+	// PullRequest yields a parameter set per open pull request of a
+	// repository on a forge.
 	PullRequest *PullRequestGenerator `json:"pullRequest,omitempty"`
 	// ClusterDecisionResource yields a parameter set per cluster a duck-typed
 	// resource decides on.
 	ClusterDecisionResource *DuckTypeGenerator `json:"clusterDecisionResource,omitempty"`
+	// Plugin yields the parameter sets a plugin service answers over HTTP.
+	Plugin *PluginGenerator `json:"plugin,omitempty"`
 	// Selector keeps only the parameter sets whose (flattened) values
 	// match it.
 	Selector *metav1.LabelSelector `json:"selector,omitempty"`
@@ -326,34 +341,34 @@ type MergeGenerator struct {
 }
 
 // SCMProviderGenerator yields a set per repository of an SCM provider.
-// Exactly one provider key (github, gitlab, ...) is set; its config is
-// passed unchanged to the provider the host registered under that key
-// (Options.SCMProviders). There is no built-in network provider.
+// Exactly one provider key (github, gitlab, ...) is set; its config (Argo
+// CD's fields for that forge) is decoded strictly by the provider
+// registered under that key (appset Options.SCMProviders; package
+// appset/scm/all registers Argo CD's).
 type SCMProviderGenerator struct {
-	// Github is the configuration given to the provider the host registered as
-	// "github".
+	// Github is the configuration of the provider registered as "github"
+	// (GitHub and GitHub Enterprise: organization, api, tokenRef,
+	// appSecretName, allBranches, excludeArchivedRepos).
 	Github json.RawMessage `json:"github,omitempty"`
-	// Gitlab is the configuration given to the provider the host registered as
-	// "gitlab".
+	// Gitlab is the configuration of the provider registered as "gitlab".
 	Gitlab json.RawMessage `json:"gitlab,omitempty"`
-	// Gitea is the configuration given to the provider the host registered as
-	// "gitea".
+	// Gitea is the configuration of the provider registered as "gitea".
 	Gitea json.RawMessage `json:"gitea,omitempty"`
-	// Bitbucket is the configuration given to the provider the host registered
-	// as "bitbucket".
+	// Bitbucket is the configuration of the provider registered as
+	// "bitbucket" (Bitbucket Cloud).
 	Bitbucket json.RawMessage `json:"bitbucket,omitempty"`
-	// BitbucketServer is the configuration given to the provider the host
-	// registered as "bitbucketServer".
+	// BitbucketServer is the configuration of the provider registered as
+	// "bitbucketServer".
 	BitbucketServer json.RawMessage `json:"bitbucketServer,omitempty"`
-	// AzureDevOps is the configuration given to the provider the host
-	// registered as "azureDevOps".
+	// AzureDevOps is the configuration of the provider registered as
+	// "azureDevOps".
 	AzureDevOps json.RawMessage `json:"azureDevOps,omitempty"`
-	// AWSCodeCommit is the configuration given to the provider the host
-	// registered as "awsCodeCommit".
+	// AWSCodeCommit is the configuration of the provider registered as
+	// "awsCodeCommit" (none is built in).
 	AWSCodeCommit json.RawMessage `json:"awsCodeCommit,omitempty"`
-	// CloneProtocol is Argo CD's choice of the clone URL (ssh or https) a
-	// repository's url parameter holds. It is refused (ErrUnsupported): url
-	// is the clone URL the host's provider returns.
+	// CloneProtocol chooses the clone URL a repository's url parameter
+	// holds: "ssh" (the default where the forge has one), "https", or
+	// another the forge offers (Argo CD's per-forge choice).
 	CloneProtocol string `json:"cloneProtocol,omitempty"`
 	// Filters keep the repositories that pass any one of them; with none,
 	// every repository is kept.
@@ -385,27 +400,32 @@ type SCMProviderGeneratorFilter struct {
 }
 
 // PullRequestGenerator yields a set per open pull request, from the
-// provider the host registered under the key that is set
-// (Options.PullRequestProviders). There is no built-in network provider.
+// provider registered under the key that is set (appset
+// Options.PullRequestProviders; package appset/scm/all registers Argo
+// CD's), which decodes its config strictly.
 type PullRequestGenerator struct {
-	// Github is the configuration given to the provider the host registered as
-	// "github".
+	// Github is the configuration of the provider registered as "github"
+	// (owner, repo, api, tokenRef, appSecretName, labels).
 	Github json.RawMessage `json:"github,omitempty"`
-	// Gitlab is the configuration given to the provider the host registered as
-	// "gitlab".
+	// Gitlab is the configuration of the provider registered as "gitlab".
 	Gitlab json.RawMessage `json:"gitlab,omitempty"`
-	// Gitea is the configuration given to the provider the host registered as
-	// "gitea".
+	// Gitea is the configuration of the provider registered as "gitea".
 	Gitea json.RawMessage `json:"gitea,omitempty"`
-	// Bitbucket is the configuration given to the provider the host registered
-	// as "bitbucket".
+	// Bitbucket is the configuration of the provider registered as
+	// "bitbucket" (Bitbucket Cloud).
 	Bitbucket json.RawMessage `json:"bitbucket,omitempty"`
-	// BitbucketServer is the configuration given to the provider the host
-	// registered as "bitbucketServer".
+	// BitbucketServer is the configuration of the provider registered as
+	// "bitbucketServer".
 	BitbucketServer json.RawMessage `json:"bitbucketServer,omitempty"`
-	// AzureDevOps is the configuration given to the provider the host
-	// registered as "azureDevOps".
-	AzureDevOps json.RawMessage `json:"azureDevOps,omitempty"`
+	// AzureDevOps is the configuration of the provider registered as
+	// "azureDevOps" (Argo CD spells the key azuredevops here).
+	AzureDevOps json.RawMessage `json:"azuredevops,omitempty"`
+	// Values are extra parameters (values.<key>), themselves templates
+	// rendered with the pull request's parameters.
+	Values map[string]string `json:"values,omitempty"`
+	// ContinueOnRepoNotFoundError yields no parameter set, instead of
+	// failing, when the forge answers that the repository does not exist.
+	ContinueOnRepoNotFoundError bool `json:"continueOnRepoNotFoundError,omitempty"`
 	// Filters keep the pull requests that pass any one of them; with none,
 	// every open pull request is kept.
 	Filters []PullRequestGeneratorFilter `json:"filters,omitempty"`
@@ -416,13 +436,15 @@ type PullRequestGenerator struct {
 	Template *ApplicationSetTemplate `json:"template,omitempty"`
 }
 
-// PullRequestGeneratorFilter keeps pull requests whose branches match (regular
-// expressions).
+// PullRequestGeneratorFilter keeps pull requests whose branches and title
+// match (regular expressions; all the fields set).
 type PullRequestGeneratorFilter struct {
 	// BranchMatch is a regular expression the pull request's branch matches.
 	BranchMatch *string `json:"branchMatch,omitempty"`
 	// TargetBranchMatch is a regular expression the branch it targets matches.
 	TargetBranchMatch *string `json:"targetBranchMatch,omitempty"`
+	// TitleMatch is a regular expression the pull request's title matches.
+	TitleMatch *string `json:"titleMatch,omitempty"`
 }
 
 // DuckTypeGenerator yields a set per decision of a
@@ -446,4 +468,38 @@ type DuckTypeGenerator struct {
 	// Values are extra parameters (values.<key>), themselves templates
 	// rendered with the decision's parameters.
 	Values map[string]string `json:"values,omitempty"`
+}
+
+// PluginGenerator asks a plugin service for parameter sets: an HTTP POST of
+// its input to the baseUrl the ConfigMap names, with the ConfigMap's
+// token, as Argo CD's plugin generator does.
+type PluginGenerator struct {
+	// ConfigMapRef names the ConfigMap, in the controller's namespace, that
+	// holds the plugin's baseUrl, token ("$key" of argocd-secret or
+	// "$secret:key") and requestTimeout (seconds). Required.
+	ConfigMapRef PluginConfigMapRef `json:"configMapRef"`
+	// Input is sent to the plugin.
+	Input PluginInput `json:"input,omitempty"`
+	// RequeueAfterSeconds is how often the set is generated again, at least;
+	// the shortest of a set's generators applies. Default 30 minutes.
+	RequeueAfterSeconds *int64 `json:"requeueAfterSeconds,omitempty"`
+	// Template overlays the set's template for this generator's Applications.
+	Template *ApplicationSetTemplate `json:"template,omitempty"`
+	// Values are extra parameters (values.<key>), themselves templates
+	// rendered with the plugin's parameters; they are not sent to the
+	// plugin.
+	Values map[string]string `json:"values,omitempty"`
+}
+
+// PluginConfigMapRef names a plugin's ConfigMap.
+type PluginConfigMapRef struct {
+	// Name is the ConfigMap's name.
+	Name string `json:"name"`
+}
+
+// PluginInput is what a plugin generator sends to its plugin.
+type PluginInput struct {
+	// Parameters are sent as input.parameters (any JSON values) and are
+	// the generated parameter sets' generator.input.parameters.
+	Parameters map[string]json.RawMessage `json:"parameters,omitempty"`
 }

@@ -129,9 +129,9 @@ func validateGenerator(g *ApplicationSetGenerator, path string, depth int, add f
 		for i := range g.Merge.Generators {
 			validateGenerator(&g.Merge.Generators[i], fmt.Sprintf("%s.merge.generators[%d]", path, i), depth+1, add)
 		}
-	case g.SCMProvider != nil:
-		if g.SCMProvider.CloneProtocol != "" {
-			add(path+".scmProvider.cloneProtocol", "%w: %q: the url parameter is the clone URL the host's provider returns", ErrUnsupported, g.SCMProvider.CloneProtocol)
+	case g.Plugin != nil:
+		if g.Plugin.ConfigMapRef.Name == "" {
+			add(path+".plugin.configMapRef.name", "is required")
 		}
 	case g.ClusterDecisionResource != nil:
 		if g.ClusterDecisionResource.ConfigMapRef == "" {
@@ -150,6 +150,7 @@ func (g *ApplicationSetGenerator) kinds() []string {
 		{"list", g.List != nil}, {"clusters", g.Clusters != nil}, {"git", g.Git != nil},
 		{"matrix", g.Matrix != nil}, {"merge", g.Merge != nil}, {"scmProvider", g.SCMProvider != nil},
 		{"pullRequest", g.PullRequest != nil}, {"clusterDecisionResource", g.ClusterDecisionResource != nil},
+		{"plugin", g.Plugin != nil},
 	} {
 		if c.set {
 			k = append(k, c.name)

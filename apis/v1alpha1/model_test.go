@@ -196,7 +196,7 @@ func TestEmptyStatusIsNotWritten(t *testing.T) {
 
 // TestApplicationSetStatusLoads: an ApplicationSet as kubectl prints it,
 // with Argo CD's status, loads; the status is kept, and a field of spec
-// the engine cannot run is still refused by name.
+// unknown to Argo CD is still refused by name.
 func TestApplicationSetStatusLoads(t *testing.T) {
 	set := `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
@@ -223,18 +223,17 @@ status:
 	if len(st.Conditions) != 1 || st.Conditions[0].Reason != "ApplicationSetUpToDate" || len(st.Resources) != 1 || st.ResourcesCount != 1 {
 		t.Errorf("status = %+v", st)
 	}
-	_, err = LoadApplicationSets(strings.NewReader(strings.Replace(set, "  generators:", "  preservedFields: {}\n  generators:", 1)))
+	_, err = LoadApplicationSets(strings.NewReader(strings.Replace(set, "  generators:", "  preservedFieldz: {}\n  generators:", 1)))
 	var le *LoadError
-	if !errors.As(err, &le) || le.Path != "spec.preservedFields" {
+	if !errors.As(err, &le) || le.Path != "spec.preservedFieldz" {
 		t.Errorf("unknown spec field: %v", err)
 	}
 }
 
-// TestApplicationSetRefusesCloneProtocol: an scmProvider's cloneProtocol
-// asks for ssh or https clone URLs, which the engine cannot honour (the
-// url parameter is what the host's provider returns), so it is refused
-// by name rather than accepted and ignored; a set without it loads.
-func TestApplicationSetRefusesCloneProtocol(t *testing.T) {
+// TestApplicationSetCloneProtocolLoads: an scmProvider's cloneProtocol
+// (ssh or https clone URLs) is Argo CD's field the providers honour, so a
+// set with it loads and keeps it.
+func TestApplicationSetCloneProtocolLoads(t *testing.T) {
 	set := `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata: {name: repos}
@@ -242,16 +241,16 @@ spec:
   generators:
   - scmProvider:
       github: {organization: example}
-      cloneProtocol: ssh
+      cloneProtocol: https
   template:
     metadata: {name: '{{repository}}'}
     spec: {}
 `
-	_, err := LoadApplicationSets(strings.NewReader(set))
-	if err == nil || !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "spec.generators[0].scmProvider.cloneProtocol") {
-		t.Fatalf("cloneProtocol: got %v, want ErrUnsupported naming spec.generators[0].scmProvider.cloneProtocol", err)
+	sets, err := LoadApplicationSets(strings.NewReader(set))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := LoadApplicationSets(strings.NewReader(strings.Replace(set, "      cloneProtocol: ssh\n", "", 1))); err != nil {
-		t.Fatalf("without cloneProtocol: %v", err)
+	if got := sets[0].Spec.Generators[0].SCMProvider.CloneProtocol; got != "https" {
+		t.Fatalf("cloneProtocol = %q, want https", got)
 	}
 }

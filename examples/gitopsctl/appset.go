@@ -14,6 +14,8 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/appset/scm"
+	"github.com/kubegitops/gitops/appset/scm/all"
 	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -35,32 +37,39 @@ func (r repoDirs) Set(v string) error {
 	return nil
 }
 
-// runAppSet is `gitopsctl appset generate`: it prints the Applications the
-// ApplicationSets of --appset generate, sorted by namespace and name, as
-// a YAML stream, without a cluster or a network: git generators read the
-// folders given by --repo-dir, clusters generators the cluster Secrets of
-// --clusters (and the local cluster, in-cluster). Any failure (a bad
-// manifest, a generator or template error, an invalid generated
+// runAppSet prints the Applications the ApplicationSets of --appset
+// generate, as a YAML stream sorted by namespace and name, without a
+// cluster: git generators read the folders given by --repo-dir, clusters
+// generators the cluster Secrets of --clusters (and the local cluster,
+// in-cluster), plugin generators and tokenRefs the ConfigMaps and Secrets
+// of --objects. scmProvider, pullRequest and plugin generators call their
+// forge or plugin (Argo CD's providers, tokens from --objects);
+// --offline refuses them, so nothing leaves the machine. Any failure (a
+// bad manifest, a generator or template error, an invalid generated
 // Application) prints nothing on stdout and exits 2.
 func runAppSet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "generate" {
-		fmt.Fprintln(stderr, "usage: gitopsctl appset generate --appset FILE [--clusters FILE] [--repo-dir URL=DIR ...]")
+		fmt.Fprintln(stderr, "usage: gitopsctl appset generate --appset FILE [--clusters FILE] [--objects FILE] [--repo-dir URL=DIR ...] [--namespace NS] [--offline]")
 		return 2
 	}
 	fs := flag.NewFlagSet("appset generate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	setFile := fs.String("appset", "", "file holding ApplicationSets (argoproj.io/v1alpha1)")
-	clustersFile := fs.String("clusters", "", "file holding Argo CD cluster Secrets (argocd.argoproj.io/secret-type: cluster)")
-	dirs := repoDirs{}
-	fs.Var(dirs, "repo-dir", "serve a git generator's repoURL from a local folder: URL=DIR (repeatable)")
+	var in genInputs
+	fs.StringVar(&in.setFile, "appset", "", "file holding ApplicationSets (argoproj.io/v1alpha1)")
+	fs.StringVar(&in.clustersFile, "clusters", "", "file holding Argo CD cluster Secrets (argocd.argoproj.io/secret-type: cluster)")
+	fs.StringVar(&in.objectsFile, "objects", "", "file holding the ConfigMaps and Secrets generators read: plugin ConfigMaps, argocd-secret, tokenRef Secrets")
+	fs.StringVar(&in.namespace, "namespace", "argocd", "Argo CD's namespace: where plugin ConfigMaps and GitHub App Secrets are read, and the namespace of --objects manifests without one")
+	fs.BoolVar(&in.offline, "offline", false, "refuse scmProvider, pullRequest and plugin generators instead of calling their forge or plugin")
+	in.dirs = repoDirs{}
+	fs.Var(in.dirs, "repo-dir", "serve a git generator's repoURL from a local folder: URL=DIR (repeatable)")
 	if !parseFlags(fs, args[1:]) {
 		return 2
 	}
-	if *setFile == "" {
+	if in.setFile == "" {
 		fmt.Fprintln(stderr, "gitopsctl appset generate: --appset is required")
 		return 2
 	}
-	apps, err := generateAppSets(ctx, *setFile, *clustersFile, dirs)
+	apps, err := generateAppSets(ctx, in)
 	if err != nil {
 		return fail(stderr, "appset generate", err)
 	}
@@ -79,18 +88,34 @@ func runAppSet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
-func generateAppSets(ctx context.Context, setFile, clustersFile string, dirs repoDirs) ([]*unstructured.Unstructured, error) {
-	f, err := os.Open(setFile)
+// genInputs are appset generate's flags.
+type genInputs struct {
+	setFile, clustersFile, objectsFile, namespace string
+	dirs                                          repoDirs
+	offline                                       bool
+}
+
+func decodeFile(name string) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return resource.Decode(name, data, resource.DefaultDecodeOptions())
+}
+
+func generateAppSets(ctx context.Context, in genInputs) ([]*unstructured.Unstructured, error) {
+	f, err := os.Open(in.setFile)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	sets, err := appset.Load(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", setFile, err)
+		return nil, fmt.Errorf("%s: %w", in.setFile, err)
 	}
 	opts := appset.DefaultOptions()
-	opts.Repos = appset.DirRepos(dirs)
+	opts.ControllerNamespace = in.namespace
+	opts.Repos = appset.DirRepos(in.dirs)
 	opts.Validate = func(obj map[string]any) error {
 		js, err := json.Marshal(obj)
 		if err != nil {
@@ -99,22 +124,35 @@ func generateAppSets(ctx context.Context, setFile, clustersFile string, dirs rep
 		_, err = gitops.LoadApplications(bytes.NewReader(js))
 		return err
 	}
-	if clustersFile != "" {
-		data, err := os.ReadFile(clustersFile)
-		if err != nil {
-			return nil, err
-		}
-		objs, err := resource.Decode(clustersFile, data, resource.DefaultDecodeOptions())
+	if in.clustersFile != "" {
+		objs, err := decodeFile(in.clustersFile)
 		if err != nil {
 			return nil, err
 		}
 		cls, err := appset.ClustersFromSecrets(objs)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", clustersFile, err)
+			return nil, fmt.Errorf("%s: %w", in.clustersFile, err)
 		}
 		opts.Clusters = appset.StaticClusters(cls)
 	}
-	var all []*unstructured.Unstructured
+	if in.objectsFile != "" {
+		objs, err := decodeFile(in.objectsFile)
+		if err != nil {
+			return nil, err
+		}
+		st, err := appset.ObjectsFromManifests(objs, in.namespace)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.objectsFile, err)
+		}
+		opts.Objects = st
+	}
+	if in.offline {
+		opts.SCM.Disabled = true
+		opts.Objects = nil // plugin generators: ErrNoProvider
+	} else {
+		all.Register(&opts, scm.Options{Objects: opts.Objects, ControllerNamespace: in.namespace})
+	}
+	var out []*unstructured.Unstructured
 	var errs []error
 	for i := range sets {
 		res, err := appset.Generate(ctx, &sets[i], opts)
@@ -122,16 +160,16 @@ func generateAppSets(ctx context.Context, setFile, clustersFile string, dirs rep
 			errs = append(errs, err)
 			continue
 		}
-		all = append(all, res.Applications...)
+		out = append(out, res.Applications...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].GetNamespace() != all[j].GetNamespace() {
-			return all[i].GetNamespace() < all[j].GetNamespace()
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].GetNamespace() != out[j].GetNamespace() {
+			return out[i].GetNamespace() < out[j].GetNamespace()
 		}
-		return all[i].GetName() < all[j].GetName()
+		return out[i].GetName() < out[j].GetName()
 	})
-	return all, nil
+	return out, nil
 }

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/internal/forgetest"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -107,5 +112,100 @@ stringData: {name: dev, server: "https://dev.example.com"}
 	if code, _, errOut = runCLI(t, "appset", "generate", "--appset", filepath.Join(dir, "set.yaml"), "--clusters", filepath.Join(dir, "clusters.yaml")); code != 2 ||
 		!strings.Contains(errOut, "no folder given for repository https://git.example.com/org/deploy.git") {
 		t.Fatalf("missing --repo-dir: exit %d, %s", code, errOut)
+	}
+}
+
+// TestAppSetGenerateForges: `appset generate` runs scmProvider,
+// pullRequest and plugin generators against their forge and plugin, with
+// the token Secrets and plugin ConfigMap of --objects: an organisation of
+// three repositories (one filtered out) prints two Applications, each
+// open pull request one preview, the plugin its parameter sets; the
+// tokens never reach the output; --offline refuses them and exits 2.
+func TestAppSetGenerateForges(t *testing.T) {
+	f := forgetest.New()
+	f.Token = "ghp_forge-token"
+	for _, r := range []forgetest.Repo{
+		{Org: "myorg", Name: "svc-a", DefaultBranch: "main", Branches: map[string]string{"main": "aaaa1111"}},
+		{Org: "myorg", Name: "svc-b", DefaultBranch: "main", Branches: map[string]string{"main": "bbbb2222"}},
+		{Org: "myorg", Name: "docs", DefaultBranch: "main", Branches: map[string]string{"main": "dddd4444"}},
+	} {
+		f.AddRepo(r)
+	}
+	f.OpenPR(forgetest.PR{Org: "myorg", Repo: "svc-a", Number: 12, Title: "feat", Branch: "feat", Target: "main", SHA: "1234567890", Author: "ann"})
+	api := f.GitHub(t)
+	plugin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer plugin-token" || r.URL.Path != "/api/v1/getparams.execute" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		_, _ = io.WriteString(w, `{"output":{"parameters":[{"name":"from-plugin"}]}}`)
+	}))
+	t.Cleanup(plugin.Close)
+	dir := writeFiles(t, map[string]string{
+		"sets.yaml": fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: repos, namespace: argocd}
+spec:
+  generators:
+  - scmProvider:
+      cloneProtocol: https
+      github: {organization: myorg, api: '%[1]s/', tokenRef: {secretName: github-token, key: token}}
+      filters: [{repositoryMatch: ^svc}]
+  template:
+    metadata: {name: '{{repository}}'}
+    spec: {project: default, source: {repoURL: '{{url}}', targetRevision: '{{sha}}', path: deploy}, destination: {server: https://kubernetes.default.svc, namespace: '{{repository}}'}}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: previews, namespace: argocd}
+spec:
+  generators:
+  - pullRequest:
+      github: {owner: myorg, repo: svc-a, api: '%[1]s/', tokenRef: {secretName: github-token, key: token}}
+  - plugin:
+      configMapRef: {name: my-plugin}
+      template:
+        metadata: {name: 'plugin-{{name}}'}
+  template:
+    metadata: {name: 'preview-{{number}}'}
+    spec: {project: default, source: {repoURL: https://github.test/myorg/svc-a.git, targetRevision: '{{head_sha}}', path: deploy}, destination: {server: https://kubernetes.default.svc, namespace: previews}}
+`, api),
+		"objects.yaml": fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: github-token}
+stringData: {token: ghp_forge-token}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: argocd-secret}
+stringData: {plugin.token: plugin-token}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: my-plugin}
+data: {baseUrl: '%s', token: $plugin.token}
+`, plugin.URL),
+	})
+	code, out, errOut := runCLI(t, "appset", "generate", "--appset", filepath.Join(dir, "sets.yaml"), "--objects", filepath.Join(dir, "objects.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	apps, err := gitops.LoadApplications(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("output does not load: %v\n%s", err, out)
+	}
+	var got []string
+	for _, a := range apps {
+		got = append(got, a.Name)
+	}
+	if strings.Join(got, " ") != "plugin-from-plugin preview-12 svc-a svc-b" {
+		t.Fatalf("apps = %v", got)
+	}
+	if strings.Contains(out, "ghp_forge-token") || strings.Contains(out, "plugin-token") {
+		t.Fatal("a token reached the output")
+	}
+	code, out, errOut = runCLI(t, "appset", "generate", "--appset", filepath.Join(dir, "sets.yaml"), "--objects", filepath.Join(dir, "objects.yaml"), "--offline")
+	if code != 2 || out != "" || !strings.Contains(errOut, "scm providers are disabled") || !strings.Contains(errOut, "no provider") {
+		t.Fatalf("--offline: exit %d, stdout %q, stderr %s", code, out, errOut)
 	}
 }

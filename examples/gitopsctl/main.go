@@ -31,7 +31,7 @@ func commands() []command {
 		{"action", "list or run an object's resource actions (action list|run --app FILE RESOURCE [ACTION])", runAction},
 		{"image-update", "check an application's images like Argo CD Image Updater (--app FILE [--dry-run])", runImageUpdate},
 		{"action-test", "run Argo CD format resource action tests under a folder", runActionTest},
-		{"appset", "print the Applications an ApplicationSet generates, offline (appset generate --appset FILE)", runAppSet},
+		{"appset", "print the Applications an ApplicationSet generates, without a cluster (appset generate --appset FILE)", runAppSet},
 		{"preview", "what a Git change does to every app, for a pull request (preview --repo URL|DIR --base REF --head REF --apps FILE|DIR)", runPreview},
 	}
 }

@@ -50,14 +50,18 @@ func (s *stringList) Set(v string) error {
 	return nil
 }
 
-// credentials installs the --repositories file's credentials.
-func (o *offlineFlags) credentials(opts *gitops.Options) error {
+// credentials installs the --repositories file's credentials; each
+// field read without effect (or malformed) is named on stderr.
+func (o *offlineFlags) credentials(stderr io.Writer, opts *gitops.Options) error {
 	if o.repositories == "" {
 		return nil
 	}
 	store, err := repocreds.LoadFile(o.repositories)
 	if err != nil {
 		return err
+	}
+	for _, w := range store.Warnings() {
+		fmt.Fprintf(stderr, "gitopsctl: --repositories: %s\n", w)
 	}
 	opts.ProjectCredentials = store.ForProject
 	return nil
@@ -85,7 +89,7 @@ func (o *offlineFlags) offlineEngine(stderr io.Writer, cmd *appCommand) error {
 		server = "https://" + name + ".offline.invalid"
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: name, Server: server, KubeVersion: o.kubeVersion, APIVersions: o.apiVersions}}
-	if err := o.credentials(&opts); err != nil {
+	if err := o.credentials(stderr, &opts); err != nil {
 		return err
 	}
 	if err := cmd.cluster.engine.sops.apply(context.Background(), &opts); err != nil {
@@ -116,7 +120,7 @@ func (o *offlineFlags) setupMaybeOffline(stderr io.Writer, cmd *appCommand, twea
 		if tweak != nil {
 			tweak(opts)
 		}
-		if err := o.credentials(opts); err != nil {
+		if err := o.credentials(stderr, opts); err != nil {
 			fmt.Fprintf(stderr, "gitopsctl: --repositories: %v\n", err)
 		}
 	})

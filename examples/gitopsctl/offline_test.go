@@ -86,6 +86,22 @@ func TestRenderOffline(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "rendering offline") || strings.Count(errOut, "\n") != 1 || !strings.Contains(out, `hasWidgets: "false"`) {
 		t.Fatalf("render without a kubeconfig: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	// A field Argo CD reads elsewhere, or not at all, costs nothing but a
+	// line on stderr naming it: the Secret still serves.
+	data, err := os.ReadFile(reposFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTypo := filepath.Join(t.TempDir(), "repos.yaml")
+	body := strings.Replace(string(data), "password: ci-SECRET-pw}", "password: ci-SECRET-pw, passwd: typo-SECRET, enableLfs: \"true\"}", 1)
+	if err := os.WriteFile(withTypo, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "render", "--offline", "--app", appFile, "--repositories", withTypo)
+	if code != 0 || !strings.Contains(out, "name: caps") || !strings.Contains(errOut, `"passwd"`) || !strings.Contains(errOut, `"enableLfs"`) ||
+		strings.Contains(errOut, "SECRET") {
+		t.Fatalf("render with a misspelt field: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	// Without the credentials the repository refuses, and says so.
 	code, _, errOut = runCLI(t, "render", "--offline", "--app", appFile)
 	if code == 0 || strings.Contains(errOut, "ci-SECRET-pw") {

@@ -62,6 +62,9 @@ type flags struct {
 	verbosity   int
 	// appSets serves ApplicationSets (package appsets) beside Applications.
 	appSets bool
+	// appSetWebhook is the address of the ApplicationSet webhook (Argo
+	// CD's :7000 /api/webhook); "0" or empty turns it off.
+	appSetWebhook string
 	// stateNamespace, when set, keeps each app's operation checkpoints
 	// and engine history in ConfigMaps there, so that a restarted
 	// operator resumes a sync it was killed in.
@@ -93,6 +96,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.workers, "workers", 20, "Applications reconciled at once (default: Argo CD's controller.status.processors default; argocd-cmd-params-cm sets it when the flag is not given)")
 	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io, applicationsets.argoproj.io and appprojects.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")
+	fs.StringVar(&f.appSetWebhook, "applicationset-webhook-bind-address", "0", "address of the ApplicationSet webhook (/api/webhook: pull request events refresh pullRequest generators at once, pushes git generators), verified with argocd-secret's webhook.* keys (0 turns it off)")
 	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops/source/repocreds"
@@ -19,9 +20,19 @@ import (
 )
 
 // ReasonInvalidRepositorySecret is the reason of the Warning Event
-// written on a repository or repo-creds Secret that was left out; the
-// message names the Secret and the field, never a value.
+// written on a repository or repo-creds Secret that was left out (it has
+// no url); the message names the Secret and the field, never a value.
 const ReasonInvalidRepositorySecret = "InvalidRepositorySecret"
+
+// ReasonRepositorySecretField is the reason of the Warning Event written
+// once on a repository Secret that is served but has a field without
+// effect here (a misspelt or unknown one, one Argo CD does not read on
+// that kind of Secret, one another Argo CD component owns), a malformed
+// one (the apps of its repositories are then refused with a condition
+// naming it), or that is the source hydrator's (repository-write,
+// repo-write-creds), which is read and not used. The message names the
+// Secret and the field, never a value.
+const ReasonRepositorySecretField = "RepositorySecretField"
 
 // repoSecrets keeps the engine's credentials (Options.ProjectCredentials
 // reads the live set, so a Secret with a project field serves the apps of
@@ -36,6 +47,20 @@ type repoSecrets struct {
 	recorder  record.EventRecorder
 	namespace string
 	log       logr.Logger
+	// opts read every load: the process's Azure workload identity and a
+	// token cache kept across loads.
+	opts repocreds.Options
+	// reported are the Events written, by Secret UID and message, so
+	// that each is written once, not at every load.
+	mu       sync.Mutex
+	reported map[string]bool
+}
+
+// newRepoSecrets returns the reader of namespace's repository Secrets.
+func newRepoSecrets(kube kubernetes.Interface, live *repocreds.Live, namespace string, log logr.Logger) *repoSecrets {
+	opts := repocreds.DefaultOptions()
+	opts.Tokens = repocreds.NewTokenCache()
+	return &repoSecrets{kube: kube, live: live, namespace: namespace, log: log.WithName("repositories"), opts: opts, reported: map[string]bool{}}
 }
 
 // loadRepoSecrets reads the namespace's repository Secrets into live once,
@@ -43,7 +68,7 @@ type repoSecrets struct {
 // them; a Secret that cannot be read is logged by name (and reported as
 // an Event once the watch runs).
 func loadRepoSecrets(ctx context.Context, kube kubernetes.Interface, namespace string, log logr.Logger) (*repocreds.Live, error) {
-	r := &repoSecrets{kube: kube, live: &repocreds.Live{}, namespace: namespace, log: log.WithName("repositories")}
+	r := newRepoSecrets(kube, &repocreds.Live{}, namespace, log)
 	if err := r.load(ctx); err != nil {
 		return nil, err
 	}
@@ -53,11 +78,14 @@ func loadRepoSecrets(ctx context.Context, kube kubernetes.Interface, namespace s
 // setupRepoSecrets watches the repository Secrets and the two ConfigMaps
 // of f.namespace, keeping live current.
 func setupRepoSecrets(mgr manager.Manager, kube kubernetes.Interface, live *repocreds.Live, f flags, log logr.Logger) error {
-	r := &repoSecrets{kube: kube, live: live, namespace: f.namespace, log: log.WithName("repositories"),
-		recorder: mgr.GetEventRecorderFor("gitops-operator")}
+	r := newRepoSecrets(kube, live, f.namespace, log)
+	r.recorder = mgr.GetEventRecorderFor("gitops-operator")
 	isRepoSecret := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		t := o.GetLabels()[repocreds.SecretTypeLabel]
-		return o.GetNamespace() == f.namespace && (t == repocreds.TypeRepository || t == repocreds.TypeRepoCreds)
+		switch o.GetLabels()[repocreds.SecretTypeLabel] {
+		case repocreds.TypeRepository, repocreds.TypeRepoCreds, repocreds.TypeRepositoryWrite, repocreds.TypeRepoWriteCreds:
+			return o.GetNamespace() == f.namespace
+		}
+		return false
 	})
 	isRepoConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == f.namespace && (o.GetName() == repocreds.TLSCertsConfig || o.GetName() == repocreds.KnownHostsConfig)
@@ -69,15 +97,16 @@ func setupRepoSecrets(mgr manager.Manager, kube kubernetes.Interface, live *repo
 }
 
 // Reconcile reads every repository Secret again (any one changed) and
-// replaces the live set: a Secret that cannot be read is left out and
-// named in a Warning Event on it; the others are served.
+// replaces the live set: a Secret that cannot be read (no url) is left
+// out and named in a Warning Event on it; the others are served, each
+// field without effect or malformed named once in a Warning Event.
 func (r *repoSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
 	return ctrl.Result{}, r.load(ctx)
 }
 
 // load lists the Secrets and ConfigMaps and replaces the live set.
 func (r *repoSecrets) load(ctx context.Context) error {
-	store, bad, err := repocreds.LoadNamespaceSkipping(ctx, r.kube, r.namespace)
+	store, bad, err := repocreds.LoadNamespaceWith(ctx, r.kube, r.namespace, r.opts)
 	if err != nil {
 		return err
 	}
@@ -87,14 +116,32 @@ func (r *repoSecrets) load(ctx context.Context) error {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		r.log.Error(bad[id], "repository secret left out", "secret", id)
-		if r.recorder != nil {
-			r.recorder.Event(r.secretRef(ctx, id), corev1.EventTypeWarning, ReasonInvalidRepositorySecret, bad[id].Error())
-		}
+		r.report(ctx, id, ReasonInvalidRepositorySecret, bad[id].Error())
+	}
+	for _, w := range store.Warnings() {
+		r.report(ctx, w.Secret, ReasonRepositorySecretField, w.String())
 	}
 	r.live.Set(store)
 	r.log.V(1).Info("repository credentials loaded", "store", store.String())
 	return nil
+}
+
+// report logs msg about Secret id and writes it as a Warning Event on
+// the Secret, once per Secret (UID) and message.
+func (r *repoSecrets) report(ctx context.Context, id, reason, msg string) {
+	ref := r.secretRef(ctx, id)
+	key := string(ref.UID) + "\x00" + id + "\x00" + msg
+	r.mu.Lock()
+	seen := r.reported[key]
+	r.reported[key] = true
+	r.mu.Unlock()
+	if seen {
+		return
+	}
+	r.log.Info("repository secret: "+msg, "secret", id, "reason", reason)
+	if r.recorder != nil {
+		r.recorder.Event(ref, corev1.EventTypeWarning, reason, msg)
+	}
 }
 
 // secretRef is the Secret namespace/name, read for its UID so that the

@@ -19,17 +19,22 @@ import (
 )
 
 // TestRepositorySecretsAreLive: a private repository on the real Git
-// server (basic auth) is refused while no Secret gives its credentials; an
-// Argo CD repository Secret created while the operator runs makes it sync,
-// a changed password makes it fail again (the message names neither
+// server (basic auth, answering 404 without a challenge as GitHub does) is
+// refused while no Secret gives its credentials; an Argo CD repository
+// Secret created while the operator runs, with forceHttpBasicAuth and
+// enableLfs (fields that once dropped the whole Secret), makes it sync, a
+// changed password makes it fail again (the message names neither
 // password), the right one syncs a new commit, and once the Secret is
-// deleted the next refresh fails again. A Secret with a misspelt field is
-// named in a Warning Event and leaves the others served.
+// deleted the next refresh fails again. A repo-creds template with a
+// misspelt field is named once in a Warning Event, and its credentials
+// serve (without the misspelt password: refused); when its password is
+// fixed the app syncs through it, and when it is deleted it is refused.
 func TestRepositorySecretsAreLive(t *testing.T) {
 	ctx := context.Background()
 	ns, dest := cluster.TestNamespace(t), cluster.TestNamespace(t)
 	opts := gitserver.DefaultOptions()
 	opts.ReadUsername, opts.ReadPassword = "reader", "right-SECRET-pw"
+	opts.NoChallenge = true
 	gs, err := gitserver.Start(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +97,8 @@ func TestRepositorySecretsAreLive(t *testing.T) {
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "private-repo",
 		Labels: map[string]string{"argocd.argoproj.io/secret-type": "repository"}},
-		StringData: map[string]string{"url": gs.RepoURL("private"), "username": "reader", "password": "right-SECRET-pw"}}
+		StringData: map[string]string{"url": gs.RepoURL("private"), "username": "reader", "password": "right-SECRET-pw",
+			"forceHttpBasicAuth": "true", "enableLfs": "true", "useAzureWorkloadIdentity": "false"}}
 	if err := c.Create(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
@@ -121,34 +127,55 @@ func TestRepositorySecretsAreLive(t *testing.T) {
 	setPassword("right-SECRET-pw")
 	deployed("password changed back", "2")
 
-	// A misspelt field: the Secret is named, the good one still serves.
+	// A misspelt field: the Secret is named once, the good one still
+	// serves.
 	typo := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "typo-repo",
 		Labels: map[string]string{"argocd.argoproj.io/secret-type": "repo-creds"}},
 		StringData: map[string]string{"url": gs.URL(), "username": "reader", "passwd": "typo-SECRET"}}
 	if err := c.Create(ctx, typo); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, func() string { return "Warning Event naming typo-repo and passwd" }, func(ctx context.Context) bool {
+	typoEvent := func() *corev1.Event {
 		var evs corev1.EventList
 		if err := c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
-			return false
+			return nil
 		}
-		for _, ev := range evs.Items {
-			if ev.InvolvedObject.Name == "typo-repo" && ev.Reason == ReasonInvalidRepositorySecret && strings.Contains(ev.Message, `"passwd"`) {
+		for i, ev := range evs.Items {
+			if ev.InvolvedObject.Name == "typo-repo" && ev.Reason == ReasonRepositorySecretField && strings.Contains(ev.Message, `"passwd"`) {
 				if strings.Contains(ev.Message, "SECRET") {
 					t.Fatalf("the Event holds a secret: %s", ev.Message)
 				}
-				return true
+				return &evs.Items[i]
 			}
 		}
-		return false
-	})
+		return nil
+	}
+	waitUntil(t, func() string { return "Warning Event naming typo-repo and passwd" }, func(ctx context.Context) bool { return typoEvent() != nil })
 	commit("3")
-	deployed("a bad Secret beside the good one", "3")
+	deployed("a Secret with a misspelt field beside the good one", "3")
 
 	if err := c.Delete(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
 	commit("4")
-	refused("Secret deleted")
+	refused("Secret deleted: the template has no password")
+
+	// The template rotated to a right password: the app syncs through it.
+	cur := &corev1.Secret{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(typo), cur); err != nil {
+		t.Fatal(err)
+	}
+	cur.Data["password"] = []byte("right-SECRET-pw")
+	if err := c.Update(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	deployed("repo-creds template with the right password", "4")
+	if ev := typoEvent(); ev == nil || ev.Count > 1 {
+		t.Errorf("the misspelt field's Event, after several loads: %+v, want it written once", ev)
+	}
+	if err := c.Delete(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	commit("5")
+	refused("repo-creds template deleted")
 }

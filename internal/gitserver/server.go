@@ -41,6 +41,21 @@ type Options struct {
 	// fetch and clone need these basic credentials (a private repository);
 	// one without them gets 401. Unset: anyone may read.
 	ReadUsername, ReadPassword string
+	// ReadBearerToken, when set, makes every fetch need
+	// "Authorization: Bearer" with it (or ReadPassword's basic
+	// credentials, when both are set).
+	ReadBearerToken string
+	// ReadCheck, when set, decides instead whether a fetch's request may
+	// read (for tokens a test issues): true lets it.
+	ReadCheck func(r *http.Request) bool
+	// NoChallenge answers a fetch without valid read credentials with 404
+	// and no WWW-Authenticate challenge, as GitHub and Bitbucket answer
+	// for a private repository, instead of 401: a client that waits for a
+	// challenge before it sends credentials never gets in.
+	NoChallenge bool
+	// TLS serves HTTPS with a certificate of httptest's own CA
+	// (Server.CAPEM), valid for 127.0.0.1.
+	TLS bool
 }
 
 // DefaultOptions returns a temporary folder, branch main, a demo author and
@@ -66,6 +81,9 @@ type Server struct {
 	srv      *http.Server
 	done     chan error
 	requests atomic.Int64
+	anon     atomic.Int64
+	caPEM    []byte
+	tls      bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -143,6 +161,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.requests.Add(1)
+			if r.Header.Get("Authorization") == "" {
+				s.anon.Add(1)
+			}
 			if opts.PushPassword != "" && isReceivePack(r) {
 				if !basicAuth(w, r, opts.PushUsername, opts.PushPassword) {
 					return
@@ -150,12 +171,18 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 				pushHandler.ServeHTTP(w, r)
 				return
 			}
-			if opts.ReadPassword != "" && !isReceivePack(r) && !basicAuth(w, r, opts.ReadUsername, opts.ReadPassword) {
+			if !isReceivePack(r) && !s.mayRead(w, r) {
 				return
 			}
 			handler.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
+	}
+	if opts.TLS {
+		if err := s.serveTLS(); err != nil {
+			s.cleanup()
+			return nil, err
+		}
 	}
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.srv.Serve(s.ln) }()
@@ -179,8 +206,21 @@ func isReceivePack(r *http.Request) bool {
 	return r.URL.Query().Get("service") == "git-receive-pack" || strings.HasSuffix(r.URL.Path, "/git-receive-pack")
 }
 
-// URL returns the server's base URL ("http://127.0.0.1:PORT").
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+// URL returns the server's base URL ("http://127.0.0.1:PORT", https://
+// with Options.TLS).
+func (s *Server) URL() string {
+	if s.tls {
+		return "https://" + s.ln.Addr().String()
+	}
+	return "http://" + s.ln.Addr().String()
+}
+
+// CAPEM returns the PEM certificate clients must trust with Options.TLS.
+func (s *Server) CAPEM() []byte { return s.caPEM }
+
+// AnonymousRequests returns how many requests came without an
+// Authorization header.
+func (s *Server) AnonymousRequests() int64 { return s.anon.Load() }
 
 // RepoURL returns the clone URL of a repository.
 func (s *Server) RepoURL(name string) string { return s.URL() + "/" + name + ".git" }

@@ -36,7 +36,24 @@
 // strict by default) are bound to Credentials.Scope, by default the exact
 // scheme, host and port of the repository URL. HTTP credentials are added
 // per request only when the request's URL is in scope, so a redirect to
-// another origin goes out anonymous; submodules are never fetched. Errors
+// another origin goes out anonymous; basic credentials go with the first
+// request, never only after a 401 challenge (a server that answers 404
+// to anonymous clients is read either way), and win over a bearer token
+// with Credentials.ForceBasicAuth. Credentials.InsecureSkipTLSVerify
+// accepts any server certificate, Proxy and NoProxy pick the way out;
+// credentials whose Err is set are refused with it. Submodules are never
+// fetched.
+//
+// Git LFS: when the credentials set EnableLFS, Snapshot finds the LFS
+// pointer files of the commit's tree (once per commit), asks the
+// repository's LFS server (lfs.url of the tree's .lfsconfig, else
+// <url>.git/info/lfs) for the objects through the batch API with the
+// repository's credentials, checks each object's size and sha256 and
+// keeps it on disk by oid beside the object store (per repository and
+// identity), so that no object is fetched twice; the snapshot then reads
+// each pointer file as its object. LFSOptions bound the files looked at,
+// the objects, their sizes and the time taken; failures are *LFSError
+// values naming the file and the object. Errors
 // are *source.Error values that carry the redacted URL and a classified
 // cause (source.ErrAuthentication, ErrRepositoryNotFound, ErrTimeout,
 // ErrURLNotAllowed, ...), never a secret and never the body of a server's

@@ -44,6 +44,11 @@ func parseEndpoint(repo source.Repository, policy *source.URLPolicy) (endpoint, 
 		u.Host = fmt.Sprintf("[%s]:%d", tep.Host, tep.Port)
 	}
 	creds := repo.Credentials
+	if creds != nil && creds.Err != nil {
+		// A repository Secret that cannot be used: refuse rather than read
+		// anonymously or with part of its settings.
+		return endpoint{}, creds.Err
+	}
 	switch u.Scheme {
 	case "http", "https":
 		if tep.User != "" || tep.Password != "" {
@@ -89,6 +94,12 @@ func (e endpoint) storeKey() string {
 		for _, part := range [][]byte{[]byte(c.Username), []byte(c.Password), []byte(c.BearerToken), c.SSHPrivateKey, []byte(c.Scope), c.KnownHosts, insecure} {
 			h.Write([]byte{0})
 			h.Write(part)
+		}
+		if c.InsecureSkipTLSVerify || c.ForceBasicAuth {
+			// An unverified server's objects are never mixed with a
+			// verified one's, and basic and bearer are two identities.
+			h.Write([]byte{0})
+			fmt.Fprintf(h, "insecure-tls=%t force-basic=%t", c.InsecureSkipTLSVerify, c.ForceBasicAuth)
 		}
 		if len(c.CAData)+len(c.TLSClientCertData)+len(c.TLSClientKeyData)+len(c.Proxy) > 0 {
 			// Trust, client identity and the way out decide access too

@@ -37,6 +37,10 @@ type Options struct {
 	// Registerer, when set, receives the request, resolve-cache and fetch
 	// duration metrics (gitops_source_git_*).
 	Registerer prometheus.Registerer
+	// LFS bounds the Git LFS objects a snapshot fetches when its
+	// repository's credentials set EnableLFS. Zero fields take
+	// DefaultLFSOptions'.
+	LFS LFSOptions
 }
 
 // DefaultOptions returns the defaults: DefaultCacheDir, 90 s timeout,
@@ -49,6 +53,7 @@ func DefaultOptions() Options {
 		ResolveTTL: time.Minute,
 		Depth:      1,
 		Logger:     logr.Discard(),
+		LFS:        DefaultLFSOptions(),
 	}
 }
 

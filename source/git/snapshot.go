@@ -23,10 +23,26 @@ import (
 // wrapping source.ErrOutsideRepository. Submodules appear as empty
 // directories: their content lives in other repositories and is not
 // fetched, so no credential ever goes to a submodule's host.
+//
+// When the repository's credentials set EnableLFS, a file that is a Git
+// LFS pointer reads as the object it points to (fetched when the snapshot
+// is opened, see LFSOptions), and TreeHash returns the Git id prefixed
+// with "lfs:", so that caches keyed by it never mix the content of a
+// snapshot with LFS and one without.
 type Snapshot struct {
 	*treefs.FS
 	rev source.Revision
 	rel *releaser
+	lfs bool
+}
+
+// TreeHash implements source.Snapshot (see Snapshot for LFS).
+func (s *Snapshot) TreeHash(name string) (string, error) {
+	h, err := s.FS.TreeHash(name)
+	if err != nil || !s.lfs {
+		return h, err
+	}
+	return "lfs:" + h, nil
 }
 
 var _ source.Snapshot = (*Snapshot)(nil)

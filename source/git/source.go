@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/kubegitops/gitops/source"
@@ -41,6 +42,8 @@ type Source struct {
 	// tlsTransports are connection pools of credentials with their own
 	// CA or client certificate, by credentials identity.
 	tlsTransports map[string]*http.Transport
+	// lfsScans are the LFS pointers of the commits read with EnableLFS.
+	lfsScans *lru.Cache[string, *lfsScan]
 }
 
 var _ source.Source = (*Source)(nil)
@@ -54,6 +57,9 @@ var _ source.Source = (*Source)(nil)
 // 10,000 entries would be 160 to 250 MB, a bound no real repository
 // reaches.
 const sharedTrees = 256
+
+// lfsScanEntries is how many commits' LFS pointer lists a Source keeps.
+const lfsScanEntries = 1024
 
 // session is the part of a go-git upload-pack session this package uses;
 // the SSH transport of this package implements it too.
@@ -86,7 +92,10 @@ func New(opts Options) (*Source, error) {
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = def.Logger
 	}
+	opts.LFS = opts.LFS.withDefaults()
+	scans, _ := lru.New[string, *lfsScan](lfsScanEntries) // errs only for a size below one
 	return &Source{
+		lfsScans:         scans,
 		opts:             opts,
 		trees:            treefs.NewTrees(sharedTrees),
 		httpTransport:    newHTTPTransport(opts),
@@ -199,6 +208,14 @@ func (s *Source) snapshot(ctx context.Context, repo source.Repository, rev sourc
 				snap, err := openSnapshot(g, h, rev, s.trees)
 				if err != nil {
 					return nil, wrapErr(e, "snapshot", rev.Commit, err)
+				}
+				if e.creds != nil && e.creds.EnableLFS {
+					if err := s.attachLFS(ctx, e, snap, h); err != nil {
+						_ = snap.Close()
+						// An *LFSError names files and objects and quotes
+						// no server: it stays in the chain.
+						return nil, &source.Error{Repository: e.redacted, Op: "lfs", Revision: rev.Commit, Err: err}
+					}
 				}
 				return snap, nil
 			}

@@ -69,14 +69,7 @@ type authRoundTripper struct {
 func (a *authRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Del("Authorization")
-	if a.creds != nil && a.creds.AppliesTo(a.scopeURL, req.URL.String()) {
-		switch a.creds.Kind() {
-		case "bearer":
-			req.Header.Set("Authorization", "Bearer "+a.creds.BearerToken)
-		case "basic":
-			req.SetBasicAuth(a.creds.Username, a.creds.Password)
-		}
-	}
+	setAuthorization(req, a.creds, a.scopeURL)
 	res, err := a.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -89,6 +82,23 @@ func (a *authRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 		res.Body = limitedBody{Reader: io.LimitReader(res.Body, maxAdvertisementBytes), Closer: res.Body}
 	}
 	return res, nil
+}
+
+// setAuthorization sets the Authorization header of creds on req when
+// req's URL is in their scope (scopeURL, see source.Credentials.AppliesTo):
+// a bearer token, or basic credentials (also when a bearer token is set,
+// with ForceBasicAuth), always on the first request, never waiting for a
+// challenge.
+func setAuthorization(req *http.Request, creds *source.Credentials, scopeURL string) {
+	if creds == nil || !creds.AppliesTo(scopeURL, req.URL.String()) {
+		return
+	}
+	switch creds.Kind() {
+	case "bearer":
+		req.Header.Set("Authorization", "Bearer "+creds.BearerToken)
+	case "basic":
+		req.SetBasicAuth(creds.Username, creds.Password)
+	}
 }
 
 type limitedBody struct {

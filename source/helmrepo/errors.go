@@ -20,9 +20,11 @@ var (
 	// repository index announced.
 	ErrDigestMismatch = errors.New("chart digest mismatch")
 	// ErrPlainHTTPRegistry: an OCI registry answered HTTPS with plain
-	// HTTP; set insecureOCIForceHttp on its repository
-	// (source.Credentials.InsecureOCIForceHTTP) to reach it over HTTP.
-	ErrPlainHTTPRegistry = errors.New("the OCI registry speaks plain HTTP, not HTTPS: set insecureOCIForceHttp: \"true\" on its repository (source.Credentials.InsecureOCIForceHTTP) to allow it")
+	// HTTP, and the credentials of the repository do not say
+	// insecureOCIForceHttp (source.Credentials.InsecureOCIForceHTTP).
+	ErrPlainHTTPRegistry = errors.New("the OCI registry speaks plain HTTP, not HTTPS, and the credentials this repository was read with " +
+		"do not set insecureOCIForceHttp: no repository Secret (or repo-creds template) that applies to this URL and the app's project sets it " +
+		"(a Secret's url matches with or without oci://)")
 )
 
 // ArchiveError is the error of a chart archive that cannot be unpacked

@@ -110,10 +110,10 @@ func (s *Source) get(ctx context.Context, r source.Repository, target string, ma
 		req.SetBasicAuth(req.URL.User.Username(), pw)
 		req.URL.User = nil
 	} else if cr := r.Credentials; cr != nil && cr.AppliesTo(r.URL, target) {
-		switch {
-		case cr.BearerToken != "":
+		switch httpAuth(cr) {
+		case "bearer":
 			req.Header.Set("Authorization", "Bearer "+cr.BearerToken)
-		case cr.Username != "" || cr.Password != "":
+		case "basic":
 			req.SetBasicAuth(cr.Username, cr.Password)
 		}
 	}

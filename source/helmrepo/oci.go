@@ -25,10 +25,10 @@ func newRegistryClient(opts Options, creds *source.Credentials, hc *http.Client)
 		if creds == nil || !hostMatches(creds, hostport) {
 			return auth.EmptyCredential, nil
 		}
-		switch {
-		case creds.BearerToken != "":
+		switch httpAuth(creds) {
+		case "bearer":
 			return auth.Credential{AccessToken: creds.BearerToken}, nil
-		case creds.Username != "" || creds.Password != "":
+		case "basic":
 			return auth.Credential{Username: creds.Username, Password: creds.Password}, nil
 		}
 		return auth.EmptyCredential, nil

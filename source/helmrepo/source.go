@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,10 +75,23 @@ func (s *Source) Stats() Stats {
 // CacheBytes returns the bytes of indexes and archives held on disk.
 func (s *Source) CacheBytes() int64 { return s.store.bytes() }
 
-// IsOCI reports whether repo is read as an OCI registry: an oci:// URL, or
-// credentials with EnableOCI.
+// IsOCI reports whether repo is read as an OCI registry: an oci:// URL,
+// credentials with EnableOCI, or, as Argo CD decides it, a URL without a
+// scheme whose first element is a host ("registry.example.com/charts",
+// "10.0.0.7:5000/charts"): a chart repository over HTTP always has one.
 func IsOCI(repo source.Repository) bool {
-	return strings.HasPrefix(repo.URL, "oci://") || (repo.Credentials != nil && repo.Credentials.EnableOCI)
+	return strings.HasPrefix(repo.URL, "oci://") || (repo.Credentials != nil && repo.Credentials.EnableOCI) || schemeLessRegistry(repo.URL)
+}
+
+// schemeLessRegistry reports whether u is a registry reference without a
+// scheme: no "://", and a host (with an optional port) before the first
+// "/".
+func schemeLessRegistry(u string) bool {
+	if u == "" || strings.Contains(u, "://") {
+		return false
+	}
+	parsed, err := url.ParseRequestURI("registry://" + u)
+	return err == nil && parsed.Host != ""
 }
 
 // Resolve implements source.Source: revision is a chart version or a
@@ -202,6 +216,11 @@ func pinKey(repo source.Repository, version string) string {
 func repoBase(repo source.Repository) string { return strings.TrimSuffix(repo.URL, "/") }
 
 func checkRepo(repo source.Repository) error {
+	if c := repo.Credentials; c != nil && c.Err != nil {
+		// A repository Secret that cannot be used: refuse rather than read
+		// anonymously or with part of its settings.
+		return c.Err
+	}
 	if repo.Chart == "" {
 		return fmt.Errorf("%w: no chart name", source.ErrInvalidRepository)
 	}

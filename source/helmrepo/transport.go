@@ -125,3 +125,19 @@ func classify(err error) error {
 	}
 	return source.ErrUnavailable
 }
+
+// httpAuth is how creds authenticate over HTTP: "bearer", "basic" or
+// "none". A bearer token wins over a user and password unless
+// ForceBasicAuth is set with a password (Argo CD's forceHttpBasicAuth); an
+// SSH key, which no chart repository takes, does not hide them.
+func httpAuth(creds *source.Credentials) string {
+	switch {
+	case creds.ForceBasicAuth && creds.Password != "":
+		return "basic"
+	case creds.BearerToken != "":
+		return "bearer"
+	case creds.Username != "" || creds.Password != "":
+		return "basic"
+	}
+	return "none"
+}

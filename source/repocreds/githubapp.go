@@ -49,16 +49,18 @@ type GitHubApp struct {
 // URL itself (Argo CD documents it with its /api/v3 suffix).
 const gitHubAPI = "https://api.github.com"
 
-// newGitHubApp parses the Secret's GitHub App fields.
-func newGitHubApp(id string, fields map[string]string) (*GitHubApp, error) {
-	appID, err1 := strconv.ParseInt(fields["githubAppID"], 10, 64)
-	inst, err2 := strconv.ParseInt(fields["githubAppInstallationID"], 10, 64)
-	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("repository secret %s: githubAppID and githubAppInstallationID must be numbers", id)
+// newGitHubApp parses a Secret's GitHub App fields; the error is a
+// *FieldError naming the Secret and the field, never the key.
+func newGitHubApp(id string, appID, inst int64, keyPEM, base string, timeout time.Duration) (*GitHubApp, error) {
+	bad := func(field, reason string) error {
+		return &FieldError{Secret: id, Field: field, Reason: reason, Err: source.ErrInvalidRepository}
 	}
-	block, _ := pem.Decode([]byte(fields["githubAppPrivateKey"]))
+	if inst == 0 {
+		return nil, bad("githubAppInstallationID", "required here (the installation is not looked up from the repository's organization)")
+	}
+	block, _ := pem.Decode([]byte(keyPEM))
 	if block == nil {
-		return nil, fmt.Errorf("repository secret %s: githubAppPrivateKey is not a PEM key", id)
+		return nil, bad("githubAppPrivateKey", "not a PEM key")
 	}
 	var key *rsa.PrivateKey
 	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
@@ -67,14 +69,30 @@ func newGitHubApp(id string, fields map[string]string) (*GitHubApp, error) {
 		key, _ = k.(*rsa.PrivateKey)
 	}
 	if key == nil {
-		return nil, fmt.Errorf("repository secret %s: githubAppPrivateKey is not an RSA private key", id)
+		return nil, bad("githubAppPrivateKey", "not an RSA private key")
 	}
-	base := strings.TrimSuffix(fields["githubAppEnterpriseBaseUrl"], "/")
+	base = strings.TrimSuffix(base, "/")
 	if base == "" {
 		base = gitHubAPI
 	}
 	return &GitHubApp{appID: appID, installationID: inst, baseURL: base, key: key,
-		client: &http.Client{Timeout: 30 * time.Second}, now: time.Now}, nil
+		client: &http.Client{Timeout: timeout}, now: time.Now}, nil
+}
+
+// apply implements minter: user x-access-token, the installation token
+// as the password.
+func (g *GitHubApp) apply(ctx context.Context, _ string, c *source.Credentials) error {
+	tok, err := g.Token(ctx)
+	if err != nil {
+		return err
+	}
+	c.Username, c.Password, c.BearerToken = "x-access-token", tok, ""
+	return nil
+}
+
+// cacheIdentity implements minter.
+func (g *GitHubApp) cacheIdentity() string {
+	return fmt.Sprintf("github-app:%s:%d:%d", g.baseURL, g.appID, g.installationID)
 }
 
 // Token returns a valid installation token, minting one when none is held

@@ -86,8 +86,7 @@ func TestGitHubAppMintsAndRefreshesTokens(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	gh := newFakeGitHub(t, &key.PublicKey, now)
-	app, err := newGitHubApp("argocd/app", map[string]string{"githubAppID": "7", "githubAppInstallationID": "42",
-		"githubAppPrivateKey": keyPEM, "githubAppEnterpriseBaseUrl": gh.srv.URL + "/"})
+	app, err := newGitHubApp("argocd/app", 7, 42, keyPEM, gh.srv.URL+"/", 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,13 +133,14 @@ func TestGitHubAppMintsAndRefreshesTokens(t *testing.T) {
 
 func TestGitHubAppSecretsAreValidated(t *testing.T) {
 	_, keyPEM := appKey(t)
-	for fields, want := range map[*map[string]string]string{
-		{"githubAppID": "x", "githubAppInstallationID": "1", "githubAppPrivateKey": keyPEM}:   "must be numbers",
-		{"githubAppID": "1", "githubAppInstallationID": "1", "githubAppPrivateKey": "SECRET"}: "not a PEM key",
-	} {
-		_, err := newGitHubApp("argocd/s", *fields)
-		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "SECRET") {
-			t.Errorf("%v: %v", want, err)
+	for _, c := range []struct {
+		inst      int64
+		key, want string
+	}{{0, keyPEM, `"githubAppInstallationID": required`}, {1, "SECRET", `"githubAppPrivateKey": not a PEM key`}} {
+		_, err := newGitHubApp("argocd/s", 1, c.inst, c.key, "", time.Second)
+		var fe *FieldError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%v: %v", c.want, err)
 		}
 	}
 }
@@ -191,8 +191,14 @@ stringData:
 	}
 	gh.fail.Store(true)
 	store2, _ := Load("repos.yaml", []byte(secret))
-	if c := store2.For(repo.URL); c != nil || !errors.Is(store2.LastError(), source.ErrAuthentication) {
-		t.Errorf("a refused mint: credentials %v, last error %v", c, store2.LastError())
+	// A refused mint: the credentials carry the error, and the source
+	// refuses with it rather than reading anonymously.
+	c := store2.For(repo.URL)
+	if c == nil || !errors.Is(c.Err, source.ErrAuthentication) || !errors.Is(store2.LastError(), source.ErrAuthentication) {
+		t.Fatalf("a refused mint: credentials %v, last error %v", c, store2.LastError())
+	}
+	if _, err := charts.Resolve(context.Background(), source.Repository{URL: repo.URL, Chart: "web", Credentials: c}, "1.x"); !errors.Is(err, source.ErrAuthentication) {
+		t.Errorf("resolve with a refused mint: %v, want the mint's error", err)
 	}
 }
 

@@ -17,133 +17,157 @@ func (s *Store) For(repoURL string) *source.Credentials { return s.ForProject(""
 // ForProject returns the credentials with which an application of project
 // (its spec.project) reads repoURL, as Argo CD picks them:
 //
-//   - the repository Secret of repoURL scoped to project (project field
-//     equal to it) when there is one, else the unscoped one (no project
-//     field); a Secret scoped to another project is never used;
-//   - when that Secret has no credentials, or there is none, those of the
-//     credential template (repo-creds) with the longest URL prefix of
-//     repoURL among the templates scoped to project and the unscoped ones;
-//     at equal length the one scoped to project wins;
-//   - then the CA certificates of its host (argocd-tls-certs-cm) and, for
-//     SSH, the known hosts are added.
+//   - the repository Secret of repoURL (URLs compared as Argo CD compares
+//     them, see lookupForms) scoped to project (project field equal to
+//     it) when there is one, else the unscoped one (no project field); a
+//     Secret scoped to another project is never used;
+//   - when that Secret has no credentials (Argo CD's HasCredentials: no
+//     username, password, bearer token, SSH key, client certificate,
+//     GitHub App key, Azure workload identity or service principal
+//     secret), or there is none, the credential template (repo-creds)
+//     with the longest URL prefix of repoURL among the templates scoped
+//     to project and the unscoped ones (at equal length the one scoped to
+//     project) fills in what the repository Secret leaves empty, as Argo
+//     CD's CopyCredentialsFrom: its forceHttpBasicAuth and
+//     useAzureWorkloadIdentity replace the repository's, and its enableOCI
+//     and insecureOCIForceHttp add to them;
+//   - the CA certificates of its host (argocd-tls-certs-cm) are added
+//     and, for SSH, the known hosts;
+//   - a token is minted when the Secret names no password, bearer token
+//     or SSH key: a GitHub App's installation token (user
+//     x-access-token), a Google Cloud access token (gcpServiceAccountKey,
+//     Git repositories: user the key's client_email), an Azure token
+//     (useAzureWorkloadIdentity: the bearer token of an Azure DevOps Git
+//     repository, or an Azure Container Registry refresh token for a Helm
+//     or OCI repository; an Azure service principal: the bearer token of
+//     an Azure DevOps Git repository). Tokens are reused until 5 minutes
+//     before they expire.
 //
-// nil when nothing applies. Its signature fits
+// nil when nothing applies. When a Secret that applies has a malformed
+// field, or its token cannot be minted, the credentials carry the error
+// in Err (sources then refuse the repository with it, never reading it
+// anonymously) and LastError reports it too. Its signature fits
 // engine.Options.ProjectCredentials.
-//
-// A GitHub App's installation token is minted (or reused) on the way; when
-// that fails ForProject returns nil (the repository is then read
-// anonymously and refuses) and LastError reports why.
-// CredentialsForProject returns the error.
 func (s *Store) ForProject(project, repoURL string) *source.Credentials {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	timeout := s.opts.TokenTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*timeout)
 	defer cancel()
 	c, err := s.CredentialsForProject(ctx, project, repoURL)
 	s.mu.Lock()
 	s.lastErr = err
 	s.mu.Unlock()
-	if err != nil {
-		return nil
-	}
 	return c
 }
 
 // LastError returns the error of the last For or ForProject, if any (a
-// GitHub App token that could not be minted).
+// malformed field, a token that could not be minted).
 func (s *Store) LastError() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastErr
 }
 
-// CredentialsFor is For with a context and the error of minting a GitHub
-// App token: CredentialsForProject with project "".
+// CredentialsFor is For with a context and the error:
+// CredentialsForProject with project "".
 func (s *Store) CredentialsFor(ctx context.Context, repoURL string) (*source.Credentials, error) {
 	return s.CredentialsForProject(ctx, "", repoURL)
 }
 
-// CredentialsForProject is ForProject with a context and the error of
-// minting a GitHub App token.
+// CredentialsForProject is ForProject with a context, returning the error
+// that the credentials also carry in Err.
 func (s *Store) CredentialsForProject(ctx context.Context, project, repoURL string) (*source.Credentials, error) {
-	key := normalise(repoURL)
-	var c *source.Credentials
-	var app *GitHubApp
-	if r := s.repository(project, key); r != nil && r.Credentials != nil {
-		cp := *r.Credentials
-		c = &cp
-		app = r.GitHubApp
+	forms := lookupForms(repoURL)
+	var set settings
+	var err error
+	owner := ""
+	found := false
+	r := s.repository(project, forms)
+	if r != nil {
+		set, err, owner, found = r.set, r.Err, r.Secret, true
 	}
-	if (c == nil || c.Kind() == "none") && app == nil {
-		if t := s.template(project, key); t != nil {
-			app = t.GitHubApp
-			cp := *t.Credentials
-			if own := c; own != nil {
-				// The repository's own settings stay: enableOCI,
-				// insecureOCIForceHttp, and its proxy unless the
-				// template has one.
-				cp.EnableOCI = cp.EnableOCI || own.EnableOCI
-				cp.InsecureOCIForceHTTP = cp.InsecureOCIForceHTTP || own.InsecureOCIForceHTTP
-				if cp.Proxy == "" {
-					cp.Proxy, cp.NoProxy = own.Proxy, own.NoProxy
-				}
+	if r == nil || !hasCredentials(r.set) {
+		if t := s.template(project, forms); t != nil {
+			// The template's credentials are the ones minted from.
+			set, owner, found = inherit(set, t.set), t.Secret, true
+			if err == nil {
+				err = t.Err
 			}
-			c = &cp
 		}
 	}
-	if ca := s.caByHost[hostOf(repoURL)]; len(ca) > 0 {
-		if c == nil {
-			c = &source.Credentials{}
-		}
+	ca := s.caByHost[hostOf(repoURL)]
+	if !found && len(ca) == 0 {
+		return nil, nil
+	}
+	typ := effectiveType(set.str("type"), repoURL)
+	c := buildCredentials(typ, set)
+	if len(ca) > 0 {
 		c.CAData = append(append([]byte{}, c.CAData...), ca...)
 	}
-	if c != nil && len(c.SSHPrivateKey) > 0 && len(c.KnownHosts) == 0 {
+	if len(c.SSHPrivateKey) > 0 && len(c.KnownHosts) == 0 {
 		c.KnownHosts = s.knownHost
 	}
-	if app != nil {
-		token, err := app.Token(ctx)
-		if err != nil {
-			return nil, err
+	if err == nil && found {
+		var m minter
+		if m, err = s.minterFor(owner, typ, set, c); err == nil && m != nil {
+			c.CacheIdentity = m.cacheIdentity()
+			err = m.apply(ctx, repoURL, c)
 		}
-		c.Username, c.Password = "x-access-token", token
+	}
+	if err != nil {
+		c.Err = err
+		return c, err
 	}
 	return c, nil
 }
 
-// repository returns the repository Secret of the normalised URL key for
-// project: the one scoped to project, else the unscoped one, else nil (a
-// Secret scoped to another project is skipped, as Argo CD skips it).
-func (s *Store) repository(project, key string) *Repository {
-	var unscoped *Repository
-	for i := range s.repos {
-		r := &s.repos[i]
-		if normalise(r.URL) != key {
-			continue
+// repository returns the repository Secret of the first of forms that has
+// one, for project: the one scoped to project, else the unscoped one, else
+// nil (a Secret scoped to another project is skipped, as Argo CD skips
+// it).
+func (s *Store) repository(project string, forms []string) *Repository {
+	for _, form := range forms {
+		var unscoped *Repository
+		for i := range s.repos {
+			r := &s.repos[i]
+			if normalizeURL(r.URL) != form {
+				continue
+			}
+			if r.Project == project {
+				return r
+			}
+			if r.Project == "" && unscoped == nil {
+				unscoped = r
+			}
 		}
-		if r.Project == project {
-			return r
-		}
-		if r.Project == "" && unscoped == nil {
-			unscoped = r
+		if unscoped != nil {
+			return unscoped
 		}
 	}
-	return unscoped
+	return nil
 }
 
-// template returns the credential template with credentials whose URL is
-// the longest prefix of the normalised URL key among those scoped to
-// project and the unscoped ones; at equal length the one scoped to
-// project. nil when none applies.
-func (s *Store) template(project, key string) *Repository {
+// template returns the credential template whose URL is the longest
+// prefix of one of forms among those scoped to project and the unscoped
+// ones; at equal length the one scoped to project. nil when none applies.
+func (s *Store) template(project string, forms []string) *Repository {
 	var best *Repository
 	bestLen := -1
 	for i := range s.templates {
 		t := &s.templates[i]
-		prefix := normalise(t.URL)
-		if t.Credentials == nil || !strings.HasPrefix(key, prefix) || (t.Project != "" && t.Project != project) {
+		prefix := normalizeURL(t.URL)
+		if t.Project != "" && t.Project != project {
 			continue
 		}
-		// Templates are sorted longest prefix first: the first of a
-		// length wins unless a later one of that length is the
-		// project's own.
+		matches := false
+		for _, form := range forms {
+			matches = matches || strings.HasPrefix(form, prefix)
+		}
+		if !matches {
+			continue
+		}
 		if len(prefix) > bestLen || (len(prefix) == bestLen && t.Project == project && best.Project != project) {
 			best, bestLen = t, len(prefix)
 		}

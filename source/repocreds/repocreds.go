@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,12 +22,17 @@ import (
 
 // Label keys and values of Argo CD's repository Secrets.
 const (
-	SecretTypeLabel  = "argocd.argoproj.io/secret-type"
-	TypeRepository   = "repository"
-	TypeRepoCreds    = "repo-creds"
-	TLSCertsConfig   = "argocd-tls-certs-cm"
-	KnownHostsConfig = "argocd-ssh-known-hosts-cm"
+	SecretTypeLabel     = "argocd.argoproj.io/secret-type"
+	TypeRepository      = "repository"
+	TypeRepoCreds       = "repo-creds"
+	TypeRepositoryWrite = "repository-write"
+	TypeRepoWriteCreds  = "repo-write-creds"
+	TLSCertsConfig      = "argocd-tls-certs-cm"
+	KnownHostsConfig    = "argocd-ssh-known-hosts-cm"
 )
+
+// errInvalid is the sentinel of a malformed field.
+var errInvalid = source.ErrInvalidRepository
 
 // Repository is one repository or credential template as a Secret
 // describes it.
@@ -36,99 +41,68 @@ type Repository struct {
 	Secret string
 	// URL is the repository URL (for a template, a URL prefix).
 	URL string
-	// Type is "git" (default), "helm" or "oci".
+	// Type is "git" (default; "oci" for an oci:// URL without a type),
+	// "helm" or "oci".
 	Type string
 	// Name and Project are Argo CD's display name and project scoping.
 	Name, Project string
-	// Credentials are the Secret's credentials (nil when it has none).
+	// Write is set for the source hydrator's write credentials
+	// (repository-write and repo-write-creds Secrets), which are read but
+	// never used to read a repository.
+	Write bool
+	// Credentials are the Secret's own credentials and settings (nil when
+	// it has none); the tokens of GitHub Apps, Azure and Google Cloud are
+	// minted when the repository is looked up.
 	Credentials *source.Credentials
-	// GitHubApp, when the Secret names a GitHub App, mints the token that
-	// For returns as the password of user x-access-token.
-	GitHubApp *GitHubApp
+	// Err is the Secret's malformed field, if any (a *FieldError): the
+	// lookups it serves carry it in source.Credentials.Err.
+	Err error
+
+	set settings
+}
+
+// Options configure how Secrets are read. Start from DefaultOptions.
+type Options struct {
+	// Azure is the workload identity of the Secrets that set
+	// useAzureWorkloadIdentity. DefaultOptions reads it from the
+	// process's environment.
+	Azure AzureWorkloadIdentity
+	// TokenTimeout bounds each request to a token endpoint (GitHub,
+	// Microsoft Entra ID, a registry's token exchange, Google). Default
+	// 30 s.
+	TokenTimeout time.Duration
+	// Tokens, when set, keeps token minters across the Stores read with
+	// these Options (a host that reloads its Secrets); nil: each Store
+	// keeps its own.
+	Tokens *TokenCache
+}
+
+// DefaultOptions returns the process's Azure workload identity
+// (AzureWorkloadIdentityFromEnv(os.Getenv)), a 30 s token timeout and no
+// shared token cache.
+func DefaultOptions() Options {
+	return Options{Azure: AzureWorkloadIdentityFromEnv(os.Getenv), TokenTimeout: 30 * time.Second}
 }
 
 // Store answers which credentials a repository URL uses. Its
 // configuration is immutable; it is safe for concurrent use.
 type Store struct {
+	opts    Options
 	mu      sync.Mutex
 	lastErr error
 
-	repos     []Repository // by normalised URL
-	templates []Repository // longest prefix first
-	caByHost  map[string][]byte
-	knownHost []byte
-}
-
-// UnsupportedFieldError is a Secret field Argo CD defines that this
-// package does not implement.
-type UnsupportedFieldError struct {
-	Secret, Field string
-}
-
-// Error implements error.
-func (e *UnsupportedFieldError) Error() string {
-	return fmt.Sprintf("repository secret %s: field %q is not supported (remove it or provide the credentials another way)", e.Secret, e.Field)
-}
-
-// UnknownFieldError is a Secret field Argo CD does not define (a typo
-// such as passwd, or another tool's key): it is refused rather than
-// ignored, so that credentials never silently go unused.
-type UnknownFieldError struct {
-	Secret, Field string
-}
-
-// Error implements error.
-func (e *UnknownFieldError) Error() string {
-	return fmt.Sprintf("repository secret %s: field %q is not a field of Argo CD's repository secrets (check its spelling)", e.Secret, e.Field)
-}
-
-// unsupported are Argo CD's Secret fields this package refuses; the
-// boolean ones among them (unsupportedBool) are accepted when false, which
-// is what leaving them out means.
-var (
-	unsupported     = []string{"gcpServiceAccountKey", "useAzureWorkloadIdentity", "forceHttpBasicAuth", "enableLfs", "insecure"}
-	unsupportedBool = map[string]bool{"useAzureWorkloadIdentity": true, "forceHttpBasicAuth": true, "enableLfs": true, "insecure": true}
-)
-
-// known are the fields of Argo CD's repository and repo-creds Secrets
-// this package reads.
-var known = map[string]bool{
-	"url": true, "type": true, "name": true, "project": true,
-	"username": true, "password": true, "bearerToken": true, "sshPrivateKey": true,
-	"tlsClientCertData": true, "tlsClientCertKey": true, "proxy": true, "noProxy": true,
-	"enableOCI": true, "insecureIgnoreHostKey": true, "insecureOCIForceHttp": true,
-	"githubAppID": true, "githubAppInstallationID": true, "githubAppPrivateKey": true, "githubAppEnterpriseBaseUrl": true,
-}
-
-// checkFields refuses, by name, the fields this package does not
-// implement (an *UnsupportedFieldError) and those Argo CD does not define
-// (an *UnknownFieldError), in the order of their names.
-func checkFields(id string, fields map[string]string) error {
-	for _, f := range unsupported {
-		v := fields[f]
-		if v == "" {
-			continue
-		}
-		if b, err := strconv.ParseBool(v); unsupportedBool[f] && err == nil && !b {
-			continue
-		}
-		return &UnsupportedFieldError{Secret: id, Field: f}
-	}
-	names := make([]string, 0, len(fields))
-	for f := range fields {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	for _, f := range names {
-		if !known[f] && !slices.Contains(unsupported, f) {
-			return &UnknownFieldError{Secret: id, Field: f}
-		}
-	}
-	return nil
+	repos          []Repository // repository Secrets
+	templates      []Repository // repo-creds, longest prefix first
+	writeRepos     []Repository // repository-write Secrets
+	writeTemplates []Repository // repo-write-creds Secrets
+	warnings       []Warning
+	caByHost       map[string][]byte
+	knownHost      []byte
 }
 
 // LoadFile reads Secrets and ConfigMaps from a YAML file (documents of
-// other kinds, and Secrets without the secret-type label, are skipped).
+// other kinds, and Secrets without the secret-type label, are skipped),
+// with DefaultOptions.
 func LoadFile(path string) (*Store, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -137,17 +111,21 @@ func LoadFile(path string) (*Store, error) {
 	return Load(path, data)
 }
 
-// Load reads Secrets and ConfigMaps from a YAML stream named file.
-func Load(file string, data []byte) (*Store, error) {
+// Load reads Secrets and ConfigMaps from a YAML stream named file, with
+// DefaultOptions.
+func Load(file string, data []byte) (*Store, error) { return LoadWith(file, data, DefaultOptions()) }
+
+// LoadWith is Load with opts.
+func LoadWith(file string, data []byte, opts Options) (*Store, error) {
 	objs, err := resource.Decode(file, data, resource.DecodeOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return FromObjects(objs)
+	return FromObjectsWith(objs, opts)
 }
 
 // LoadNamespace lists the repository Secrets and the two ConfigMaps of a
-// namespace (Argo CD's own, usually "argocd").
+// namespace (Argo CD's own, usually "argocd"), with DefaultOptions.
 func LoadNamespace(ctx context.Context, cs kubernetes.Interface, namespace string) (*Store, error) {
 	objs, err := namespaceObjects(ctx, cs, namespace)
 	if err != nil {
@@ -157,24 +135,33 @@ func LoadNamespace(ctx context.Context, cs kubernetes.Interface, namespace strin
 }
 
 // LoadNamespaceSkipping is LoadNamespace for a host that keeps serving
-// while one Secret is wrong: each Secret that cannot be read is left out
-// and returned in bad (keyed by namespace/name, each error naming the
-// Secret and the field, never a value); err is set only when the namespace
-// could not be listed.
+// while one Secret is wrong: each Secret that cannot be read at all (it
+// has no url) is left out and returned in bad (keyed by namespace/name,
+// each error naming the Secret and the field, never a value); err is set
+// only when the namespace could not be listed. A Secret with a field that
+// has no effect here, or a malformed one, is loaded: see Store.Warnings.
 func LoadNamespaceSkipping(ctx context.Context, cs kubernetes.Interface, namespace string) (s *Store, bad map[string]error, err error) {
+	return LoadNamespaceWith(ctx, cs, namespace, DefaultOptions())
+}
+
+// LoadNamespaceWith is LoadNamespaceSkipping with opts.
+func LoadNamespaceWith(ctx context.Context, cs kubernetes.Interface, namespace string, opts Options) (s *Store, bad map[string]error, err error) {
 	objs, err := namespaceObjects(ctx, cs, namespace)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, bad = fromObjects(objs)
+	s, bad = fromObjects(objs, opts)
 	return s, bad, nil
 }
+
+// secretTypes are the secret-type label values read.
+var secretTypes = []string{TypeRepository, TypeRepoCreds, TypeRepositoryWrite, TypeRepoWriteCreds}
 
 // namespaceObjects lists the repository Secrets and the two ConfigMaps of
 // a namespace as objects.
 func namespaceObjects(ctx context.Context, cs kubernetes.Interface, namespace string) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
-	secrets, err := cs.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: SecretTypeLabel + " in (" + TypeRepository + "," + TypeRepoCreds + ")"})
+	secrets, err := cs.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: SecretTypeLabel + " in (" + strings.Join(secretTypes, ",") + ")"})
 	if err != nil {
 		return nil, fmt.Errorf("list repository secrets in %s: %w", namespace, err)
 	}
@@ -209,10 +196,16 @@ func namespaceObjects(ctx context.Context, cs kubernetes.Interface, namespace st
 	return objs, nil
 }
 
-// FromObjects builds a Store from Secret and ConfigMap objects; the first
-// Secret (by namespace/name) that cannot be read is the error.
+// FromObjects builds a Store from Secret and ConfigMap objects with
+// DefaultOptions; the first Secret (by namespace/name) that cannot be read
+// at all (no url) is the error.
 func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
-	s, bad := fromObjects(objs)
+	return FromObjectsWith(objs, DefaultOptions())
+}
+
+// FromObjectsWith is FromObjects with opts.
+func FromObjectsWith(objs []*unstructured.Unstructured, opts Options) (*Store, error) {
+	s, bad := fromObjects(objs, opts)
 	if len(bad) > 0 {
 		ids := make([]string, 0, len(bad))
 		for id := range bad {
@@ -226,8 +219,15 @@ func FromObjects(objs []*unstructured.Unstructured) (*Store, error) {
 
 // fromObjects builds a Store of the Secrets that can be read, and returns
 // the errors of the others by namespace/name.
-func fromObjects(objs []*unstructured.Unstructured) (*Store, map[string]error) {
-	s := &Store{caByHost: map[string][]byte{}}
+func fromObjects(objs []*unstructured.Unstructured, opts Options) (*Store, map[string]error) {
+	def := DefaultOptions()
+	if opts.TokenTimeout <= 0 {
+		opts.TokenTimeout = def.TokenTimeout
+	}
+	if opts.Tokens == nil {
+		opts.Tokens = NewTokenCache()
+	}
+	s := &Store{opts: opts, caByHost: map[string][]byte{}}
 	bad := map[string]error{}
 	for _, o := range objs {
 		id := o.GetNamespace() + "/" + o.GetName()
@@ -244,88 +244,74 @@ func fromObjects(objs []*unstructured.Unstructured) (*Store, map[string]error) {
 			}
 		case "Secret":
 			typ := o.GetLabels()[SecretTypeLabel]
-			if typ != TypeRepository && typ != TypeRepoCreds {
+			if !slices.Contains(secretTypes, typ) {
 				continue
 			}
-			r, err := secretRepository(id, o)
+			creds := typ == TypeRepoCreds || typ == TypeRepoWriteCreds
+			r, warnings, err := secretRepository(id, o, creds)
+			s.warnings = append(s.warnings, warnings...)
 			if err != nil {
 				bad[id] = err
 				continue
 			}
-			if typ == TypeRepository {
+			switch typ {
+			case TypeRepository:
 				s.repos = append(s.repos, r)
-			} else {
+			case TypeRepoCreds:
 				s.templates = append(s.templates, r)
+			case TypeRepositoryWrite, TypeRepoWriteCreds:
+				r.Write = true
+				s.warnings = append(s.warnings, Warning{Secret: id, Message: "a " + typ + " Secret holds the write credentials of Argo CD's source hydrator, " +
+					"which is not implemented here: it is read, and never used to read a repository"})
+				if typ == TypeRepositoryWrite {
+					s.writeRepos = append(s.writeRepos, r)
+				} else {
+					s.writeTemplates = append(s.writeTemplates, r)
+				}
 			}
 		}
 	}
-	sort.SliceStable(s.templates, func(i, j int) bool { return len(normalise(s.templates[i].URL)) > len(normalise(s.templates[j].URL)) })
+	sort.SliceStable(s.templates, func(i, j int) bool {
+		return len(normalizeURL(s.templates[i].URL)) > len(normalizeURL(s.templates[j].URL))
+	})
+	sort.SliceStable(s.warnings, func(i, j int) bool {
+		a, b := s.warnings[i], s.warnings[j]
+		return a.Secret < b.Secret || (a.Secret == b.Secret && a.Field < b.Field)
+	})
 	return s, bad
 }
 
-// secretRepository reads one Secret's fields (data, base64, overridden by
-// stringData, as the API server merges them).
-func secretRepository(id string, o *unstructured.Unstructured) (Repository, error) {
-	fields := map[string]string{}
-	data, _, _ := unstructured.NestedStringMap(o.Object, "data")
-	for k, v := range data {
-		b, err := base64.StdEncoding.DecodeString(v)
-		if err != nil {
-			return Repository{}, fmt.Errorf("repository secret %s: data.%s is not base64", id, k)
-		}
-		fields[k] = string(b)
-	}
-	sdata, _, _ := unstructured.NestedStringMap(o.Object, "stringData")
-	for k, v := range sdata {
-		fields[k] = v
-	}
-	if err := checkFields(id, fields); err != nil {
-		return Repository{}, err
-	}
-	r := Repository{Secret: id, URL: fields["url"], Type: fields["type"], Name: fields["name"], Project: fields["project"]}
+// secretRepository reads one Secret. Only a Secret without a url is an
+// error (it cannot serve any repository); a field without effect is a
+// Warning, and a malformed one the Repository's Err.
+func secretRepository(id string, o *unstructured.Unstructured, creds bool) (Repository, []Warning, error) {
+	f := readFields(id, o)
+	set, warnings, ferr := f.parse(creds)
+	r := Repository{Secret: id, URL: strings.TrimSpace(set.str("url")), Type: set.str("type"), Name: set.str("name"), Project: set.str("project"), set: set}
 	if r.URL == "" {
-		return Repository{}, fmt.Errorf("repository secret %s: url is required", id)
+		if reason, ok := f.bad["url"]; ok {
+			return Repository{}, warnings, fmt.Errorf("repository secret %s: %s", id, reason)
+		}
+		return Repository{}, warnings, fmt.Errorf("repository secret %s: url is required", id)
 	}
-	if r.Type == "" {
+	if ferr != nil {
+		r.Err = ferr
+	}
+	switch r.Type {
+	case "":
+		r.Type = "git"
+		if strings.HasPrefix(strings.ToLower(r.URL), "oci://") {
+			r.Type = "oci"
+		}
+	case "git", "helm", "oci":
+	default:
+		warnings = append(warnings, Warning{Secret: id, Field: "type", Message: "type " + strconv.Quote(r.Type) + " is not git, helm or oci: read as git"})
 		r.Type = "git"
 	}
-	if r.Type != "git" && r.Type != "helm" && r.Type != "oci" {
-		return Repository{}, fmt.Errorf("repository secret %s: type %q is not git, helm or oci", id, r.Type)
+	if c := staticCredentials(r.Type, set); c != nil {
+		r.Credentials = c
 	}
-	c := source.Credentials{
-		Username: fields["username"], Password: fields["password"], BearerToken: fields["bearerToken"],
-		SSHPrivateKey: []byte(fields["sshPrivateKey"]), TLSClientCertData: []byte(fields["tlsClientCertData"]),
-		TLSClientKeyData: []byte(fields["tlsClientCertKey"]),
-		Proxy:            fields["proxy"], NoProxy: fields["noProxy"],
-	}
-	for _, b := range []struct {
-		name string
-		to   *bool
-	}{{"enableOCI", &c.EnableOCI}, {"insecureIgnoreHostKey", &c.InsecureIgnoreHostKey}, {"insecureOCIForceHttp", &c.InsecureOCIForceHTTP}} {
-		if v := fields[b.name]; v != "" {
-			parsed, err := strconv.ParseBool(v)
-			if err != nil {
-				return Repository{}, fmt.Errorf("repository secret %s: %s is not a boolean", id, b.name)
-			}
-			*b.to = parsed
-		}
-	}
-	if r.Type == "oci" {
-		c.EnableOCI = true
-	}
-	if fields["githubAppID"] != "" || fields["githubAppPrivateKey"] != "" {
-		app, err := newGitHubApp(id, fields)
-		if err != nil {
-			return Repository{}, err
-		}
-		r.GitHubApp = app
-		// Rotating tokens of one installation share the caches of it.
-		c.CacheIdentity = fmt.Sprintf("github-app:%s:%d:%d", app.baseURL, app.appID, app.installationID)
-	}
-	if c.Kind() != "none" || c.EnableOCI || c.InsecureOCIForceHTTP || c.Proxy != "" || r.GitHubApp != nil {
-		r.Credentials = &c
-	}
-	return r, nil
+	return r, warnings, nil
 }
 
 // Repositories returns the repositories and templates read, credentials
@@ -333,6 +319,28 @@ func secretRepository(id string, o *unstructured.Unstructured) (Repository, erro
 func (s *Store) Repositories() (repos, templates []Repository) {
 	return append([]Repository{}, s.repos...), append([]Repository{}, s.templates...)
 }
+
+// String describes r without any secret.
+func (r Repository) String() string {
+	creds := "none"
+	if r.Credentials != nil {
+		creds = r.Credentials.String()
+	}
+	return fmt.Sprintf("repocreds.Repository(%s, %s, type %s, project %q, %s)", r.Secret, source.RedactURL(r.URL), r.Type, r.Project, creds)
+}
+
+// Format implements fmt.Formatter: every verb prints String.
+func (r Repository) Format(f fmt.State, _ rune) { fmt.Fprint(f, r.String()) }
+
+// WriteRepositories returns the repository-write and repo-write-creds
+// Secrets read (the source hydrator's, which nothing here uses).
+func (s *Store) WriteRepositories() (repos, templates []Repository) {
+	return append([]Repository{}, s.writeRepos...), append([]Repository{}, s.writeTemplates...)
+}
+
+// Warnings returns, by Secret and field, the fields read without effect
+// and the malformed ones of the Secrets loaded (never a value).
+func (s *Store) Warnings() []Warning { return append([]Warning{}, s.warnings...) }
 
 // String summarises the Store without any secret.
 func (s *Store) String() string {
@@ -344,26 +352,3 @@ func (s *Store) Format(f fmt.State, _ rune) { fmt.Fprint(f, s.String()) }
 
 // MarshalJSON encodes the summary only.
 func (s *Store) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
-
-// normalise lowercases a URL and drops a trailing "/" and ".git", as
-// Argo CD compares repository URLs.
-func normalise(u string) string {
-	u = strings.ToLower(strings.TrimSpace(u))
-	u = strings.TrimSuffix(u, "/")
-	return strings.TrimSuffix(u, ".git")
-}
-
-// hostOf returns the host name of a URL (scp-like and bare host/path
-// forms included), lowercased.
-func hostOf(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return strings.ToLower(u.Hostname())
-	}
-	rest := raw
-	if at := strings.IndexByte(rest, '@'); at >= 0 {
-		rest = rest[at+1:]
-	}
-	host, _, _ := strings.Cut(rest, "/")
-	host, _, _ = strings.Cut(host, ":")
-	return strings.ToLower(host)
-}

@@ -152,27 +152,41 @@ func TestLongestPrefixAndRepositorySecrets(t *testing.T) {
 	}
 }
 
-func TestUnsupportedAndMalformedSecretsAreRefusedByName(t *testing.T) {
-	secret := func(fields string) string {
-		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: repository}\n" + fields
+// A malformed value of a field Argo CD reads keeps the Secret loaded, but
+// the repositories it serves carry a *FieldError naming the Secret and the
+// field (never the value): their apps are refused rather than read
+// without the field. Only a Secret without a url is left out.
+func TestMalformedFieldsRefuseOnlyTheirRepositories(t *testing.T) {
+	secret := func(name, fields string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: repository}\n" + fields
 	}
-	_, err := repocreds.Load("x", []byte(secret("stringData:\n  url: https://github.com/org/repo\n  useAzureWorkloadIdentity: \"true\"\n")))
-	var ue *repocreds.UnsupportedFieldError
-	if !errors.As(err, &ue) || ue.Secret != "argocd/s1" || ue.Field != "useAzureWorkloadIdentity" {
-		t.Errorf("Azure workload identity secret: %v", err)
+	cases := map[string]string{
+		"stringData:\n  url: https://x.example/a\n  password: pw\n  enableOCI: maybe-SECRET\n":                                                 `"enableOCI": not a boolean`,
+		"stringData:\n  url: https://x.example/a\n  password: pw\n  enableLfs: yes-SECRET\n":                                                   `"enableLfs": not a boolean`,
+		"stringData:\n  url: https://x.example/a\n  githubAppID: SECRET\n  githubAppPrivateKey: k\n":                                           `"githubAppID": not a number`,
+		"stringData:\n  url: https://x.example/a\n  githubAppID: \"1\"\n  githubAppInstallationID: \"2\"\n  githubAppPrivateKey: KEY-SECRET\n": `"githubAppPrivateKey": not a PEM key`,
+		"data:\n  url: aHR0cHM6Ly94LmV4YW1wbGUvYQ==\n  password: not-base64-SECRET!\n":                                                         `data.password is not base64`,
+		"stringData:\n  url: https://x.example/a\n  gcpServiceAccountKey: SECRET\n":                                                            `"gcpServiceAccountKey": not a JSON`,
 	}
-	_, err = repocreds.Load("x", []byte(secret("stringData:\n  url: https://github.com/org/repo\n  githubAppID: \"1\"\n  githubAppInstallationID: \"2\"\n  githubAppPrivateKey: KEY-SECRET\n")))
-	if err == nil || !strings.Contains(err.Error(), "argocd/s1") || strings.Contains(err.Error(), "KEY-SECRET") {
-		t.Errorf("GitHub App secret with a malformed key: %v", err)
+	for fields, want := range cases {
+		s, err := repocreds.Load("x", []byte(secret("s1", fields)+"---\n"+secret("other", "stringData:\n  url: https://y.example/b\n  password: other-pw\n")))
+		if err != nil {
+			t.Fatalf("%q: the Secret was refused whole: %v", fields, err)
+		}
+		c := s.For("https://x.example/a")
+		var fe *repocreds.FieldError
+		if c == nil || !errors.As(c.Err, &fe) || fe.Secret != "argocd/s1" || !strings.Contains(c.Err.Error(), want) || strings.Contains(c.Err.Error(), "SECRET") {
+			t.Errorf("%q: credentials %v error %v, want a FieldError %q naming argocd/s1 and no value", fields, c, c.Err, want)
+		}
+		if o := s.For("https://y.example/b"); o == nil || o.Err != nil || o.Password != "other-pw" {
+			t.Errorf("%q: the other Secret is not served: %v", fields, o)
+		}
 	}
 	for fields, want := range map[string]string{
-		"data:\n  url: not-base64-SECRET!\n":                              "data.url is not base64",
-		"stringData:\n  password: x\n":                                    "url is required",
-		"stringData:\n  url: https://x\n  type: svn\n":                    `type "svn"`,
-		"stringData:\n  url: https://x\n  enableOCI: maybe-SECRET\n":      "enableOCI is not a boolean",
-		"stringData:\n  url: https://x\n  gcpServiceAccountKey: SECRET\n": `"gcpServiceAccountKey" is not supported`,
+		"stringData:\n  password: x\n":       "url is required",
+		"data:\n  url: not-base64-SECRET!\n": "data.url is not base64",
 	} {
-		_, err := repocreds.Load("x", []byte(secret(fields)))
+		_, err := repocreds.Load("x", []byte(secret("s1", fields)))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "argocd/s1") || strings.Contains(err.Error(), "SECRET") {
 			t.Errorf("%q: %v, want %q naming the secret and no value", fields, err, want)
 		}
@@ -225,37 +239,50 @@ stringData:
 	if c := s.For("registry.example.com/charts"); c == nil || c.InsecureOCIForceHTTP {
 		t.Fatalf("a registry without the field is forced to HTTP: %v", c)
 	}
-	_, err = repocreds.Load("x", []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: repository}\nstringData:\n  url: r.example/c\n  insecureOCIForceHttp: yes-SECRET\n"))
-	if err == nil || !strings.Contains(err.Error(), "insecureOCIForceHttp is not a boolean") || strings.Contains(err.Error(), "SECRET") {
-		t.Fatalf("a malformed insecureOCIForceHttp: %v", err)
+	bad, err := repocreds.Load("x", []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: repository}\nstringData:\n  url: r.example/c\n  insecureOCIForceHttp: yes-SECRET\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := bad.For("r.example/c"); c == nil || c.Err == nil || !strings.Contains(c.Err.Error(), `"insecureOCIForceHttp": not a boolean`) || strings.Contains(c.Err.Error(), "SECRET") {
+		t.Fatalf("a malformed insecureOCIForceHttp: %v", c)
 	}
 }
 
 // A field Argo CD does not define (a typo such as passwd, or a key of
-// another tool) is refused by name, never ignored, and its value is not
-// printed; Argo CD's boolean fields this package does not implement are
-// accepted when they say false, which is what not implementing them does.
-func TestUnknownFieldsAreRefusedByName(t *testing.T) {
+// another tool), a field Argo CD does not read on that kind of Secret, a
+// type it does not know and a number where a string belongs are named in
+// Warnings, and the rest of the Secret serves: one field never drops the
+// Secret around it.
+func TestUnknownFieldsAreNamedAndTheRestServes(t *testing.T) {
 	secret := func(typ, fields string) string {
 		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n  namespace: argocd\n  labels: {argocd.argoproj.io/secret-type: " + typ + "}\nstringData:\n  url: https://git.example.com/org\n" + fields
 	}
-	for _, typ := range []string{"repository", "repo-creds"} {
-		_, err := repocreds.Load("x", []byte(secret(typ, "  username: bot\n  passwd: SECRET\n")))
-		var ue *repocreds.UnknownFieldError
-		if !errors.As(err, &ue) || ue.Secret != "argocd/s1" || ue.Field != "passwd" || strings.Contains(err.Error(), "SECRET") {
-			t.Errorf("%s with passwd: %v, want an UnknownFieldError naming argocd/s1 and passwd", typ, err)
+	for _, c := range []struct {
+		typ, fields, field, want string
+	}{
+		{"repository", "  username: bot\n  password: pw\n  passwd: SECRET\n", "passwd", "not a field of Argo CD's repository Secrets"},
+		{"repo-creds", "  username: bot\n  password: pw\n  passwd: SECRET\n", "passwd", "not a field of Argo CD's repository Secrets"},
+		{"repo-creds", "  username: bot\n  password: pw\n  enableLfs: \"true\"\n", "enableLfs", "does not read this field on repo-creds"},
+		{"repository", "  username: bot\n  password: pw\n  type: svn\n", "type", `type "svn" is not git, helm or oci`},
+		{"repository", "  username: bot\n  password: pw\n  depth: \"5\"\n", "depth", "accepted without effect"},
+		{"repository", "  username: bot\n  password: pw\n  webhookManifestCacheWarmDisabled: \"true\"\n", "webhookManifestCacheWarmDisabled", "accepted without effect"},
+		{"repository", "  username: bot\n  password: pw\n  githubAppInstallationID: 2\n", "githubAppInstallationID", "API server refuses such a Secret"},
+	} {
+		s, err := repocreds.Load("x", []byte(secret(c.typ, c.fields)))
+		if err != nil {
+			t.Fatalf("%s %q: refused whole: %v", c.typ, c.fields, err)
 		}
-	}
-	s, err := repocreds.Load("x", []byte(secret("repository", "  username: bot\n  password: pw\n  insecure: \"false\"\n  enableLfs: \"false\"\n  forceHttpBasicAuth: \"false\"\n  useAzureWorkloadIdentity: \"false\"\n")))
-	if err != nil {
-		t.Fatalf("false unsupported booleans: %v", err)
-	}
-	if c := s.For("https://git.example.com/org"); c == nil || c.Username != "bot" {
-		t.Errorf("credentials %v, want user bot", c)
-	}
-	_, err = repocreds.Load("x", []byte(secret("repository", "  insecure: \"true\"\n")))
-	var ue *repocreds.UnsupportedFieldError
-	if !errors.As(err, &ue) || ue.Field != "insecure" {
-		t.Errorf("insecure true: %v, want refused by name", err)
+		var hit bool
+		for _, w := range s.Warnings() {
+			if w.Secret == "argocd/s1" && w.Field == c.field && strings.Contains(w.Message, c.want) && !strings.Contains(w.String(), "SECRET") {
+				hit = true
+			}
+		}
+		if !hit {
+			t.Errorf("%s %q: warnings %v, want one on %s saying %q", c.typ, c.fields, s.Warnings(), c.field, c.want)
+		}
+		if got := s.For("https://git.example.com/org"); got == nil || got.Err != nil || got.Username != "bot" || got.Password != "pw" {
+			t.Errorf("%s %q: credentials %v, want user bot served", c.typ, c.fields, got)
+		}
 	}
 }

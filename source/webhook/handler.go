@@ -29,6 +29,11 @@ type Options struct {
 	// OnPush receives each hint of each verified push, on the request's
 	// goroutine; keep it short (queue a refresh).
 	OnPush func(ctx context.Context, h Hint)
+	// OnEvent, when set, receives every verified event that is not a
+	// push (a pull request, for the ApplicationSet pullRequest webhook):
+	// its provider, event name and body, on the request's goroutine. The
+	// answer is then 200 instead of 202.
+	OnEvent func(ctx context.Context, p Provider, event string, body []byte)
 	// Logger receives rejected requests at V(1), without their content.
 	Logger logr.Logger
 }
@@ -114,6 +119,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	hints, err := Parse(provider, event, body)
 	switch {
+	case errors.Is(err, ErrNotPush) && h.opts.OnEvent != nil:
+		h.opts.OnEvent(r.Context(), provider, event, body)
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "ok\n")
+		return
 	case errors.Is(err, ErrNotPush):
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = io.WriteString(w, "ignored: not a push\n")

@@ -212,14 +212,13 @@ func (r *Reconciler) update(ctx context.Context, set *v1alpha1.ApplicationSet, w
 	next := live.DeepCopy()
 	next.Labels = want.Labels
 	next.Annotations = want.Annotations
-	for _, k := range preservedAnnotations {
-		if v, ok := live.Annotations[k]; ok {
-			if next.Annotations == nil {
-				next.Annotations = map[string]string{}
-			}
-			next.Annotations[k] = v
-		}
+	keepAnnotations, keepLabels := preservedAnnotations, []string(nil)
+	if pf := set.Spec.PreservedFields; pf != nil {
+		keepAnnotations = append(slices.Clone(keepAnnotations), pf.Annotations...)
+		keepLabels = pf.Labels
 	}
+	next.Annotations = keep(next.Annotations, live.Annotations, keepAnnotations)
+	next.Labels = keep(next.Labels, live.Labels, keepLabels)
 	next.Finalizers = want.Finalizers
 	next.Spec = want.Spec
 	if sameApp(live, next) {
@@ -232,6 +231,20 @@ func (r *Reconciler) update(ctx context.Context, set *v1alpha1.ApplicationSet, w
 		return nil, &Error{Set: keyOf(set), App: live.Name, Err: fmt.Errorf("update: %w", err)}
 	}
 	return next, nil
+}
+
+// keep returns want with the live values of keys (Argo CD's
+// preservedFields and the annotations people set).
+func keep(want, live map[string]string, keys []string) map[string]string {
+	for _, k := range keys {
+		if v, ok := live[k]; ok {
+			if want == nil {
+				want = map[string]string{}
+			}
+			want[k] = v
+		}
+	}
+	return want
 }
 
 // sameApp compares what the set writes.

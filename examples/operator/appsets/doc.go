@@ -12,9 +12,17 @@
 //
 //   - generates its Applications with an appset.Runner whose git
 //     generators read through the engine's sources and credentials, with
-//     the engine's resolve cache (appset/controller.GenerateOptions); a
-//     generator that fails keeps its last good output, and then nothing is
-//     deleted;
+//     the engine's resolve cache (appset/controller.GenerateOptions); whose
+//     clusters generators read every cluster Secret of the controller's
+//     namespace at each generation (declarative ones, project-scoped ones,
+//     and the in-cluster destination unless argocd-cm says
+//     cluster.inClusterEnabled: "false"); whose scmProvider and pullRequest
+//     generators reach Argo CD's forges (appset/scm/all, tokens from the
+//     set's namespace, Options.Providers) and plugin generators their
+//     plugin; a generator that fails keeps its last good output, and then
+//     nothing is deleted; a cluster Secret that cannot be read fails the
+//     generation (ParametersGenerated False, naming the Secret) while the
+//     other clusters are generated for;
 //   - creates each generated Application in the set's namespace with a
 //     controller ownerReference to the set; updates (labels, annotations
 //     but for the refresh and deletion-approved ones people set, finalizers
@@ -22,7 +30,8 @@
 //     spec.syncPolicy.applicationsSync allows (sync, the default: all;
 //     create-update: no deletion; create-delete: no update; create-only);
 //     keeps the fields spec.ignoreApplicationDifferences names at their
-//     live values (appset.KeepIgnoredDifferences); leaves an existing
+//     live values (appset.KeepIgnoredDifferences) and the annotations and
+//     labels spec.preservedFields names; leaves an existing
 //     Application the set does not own alone, and reports it (ErrNotOwned);
 //   - under spec.syncPolicy.preserveResourcesOnDeletion removes Argo CD's
 //     resources finalizers from an Application before deleting it, so the
@@ -45,11 +54,17 @@
 //     owned Application's sync and health) and resourcesCount;
 //   - comes back after Options.Interval, or sooner at the shortest
 //     requeueAfterSeconds of its generators; a change of the set's spec or
-//     annotations, and of an owned Application's spec, metadata, sync or
-//     health status, brings it back at once. The annotation
+//     annotations, of an owned Application's spec, metadata, sync or
+//     health status, and of a cluster Secret (for sets with clusters or
+//     clusterDecisionResource generators) brings it back at once. The annotation
 //     argocd.argoproj.io/application-set-refresh (Argo CD's) forgets the
 //     branches its git generators resolved (Engine.Invalidate), generates
 //     at once and is removed.
+//
+// RefreshPullRequest and RefreshPush set the refresh annotation on the
+// sets a webhook event concerns (package appset/webhook's matching), as
+// Argo CD's ApplicationSet webhook does; the operator serves them on
+// -applicationset-webhook-bind-address.
 //
 // Deleting a set deletes its Applications through their ownerReferences
 // (the garbage collector). When the set's policy does not allow deletion

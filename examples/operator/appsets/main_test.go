@@ -77,10 +77,11 @@ func installCRDs(t *testing.T, c client.Client) {
 // reconcilers in one manager, as main wires them) serving namespace ns,
 // a direct client, and a Git server.
 type env struct {
-	ns  string
-	c   client.Client
-	cs  kubernetes.Interface
-	git *gitserver.Server
+	ns   string
+	c    client.Client
+	cs   kubernetes.Interface
+	git  *gitserver.Server
+	sets *appsets.Reconciler
 }
 
 // start runs the operator for a namespace of its own until the test ends;
@@ -182,7 +183,7 @@ func startWith(t *testing.T, tweak func(*gitops.Options), projects bool) *env {
 			}
 		}
 	})
-	return &env{ns: ns, c: c, cs: cs, git: gs}
+	return &env{ns: ns, c: c, cs: cs, git: gs, sets: sets}
 }
 
 // repo creates a repository on the Git server and returns its URL.

@@ -12,13 +12,17 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 	appsetcontroller "github.com/kubegitops/gitops/appset/controller"
+	"github.com/kubegitops/gitops/appset/scm"
+	"github.com/kubegitops/gitops/appset/scm/all"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -63,6 +67,13 @@ type Options struct {
 	// Default: the manager's API reader (SetupWithManager), or the client
 	// given to New when there is no manager.
 	Reader client.Reader
+	// Providers configure the scmProvider and pullRequest providers of
+	// every forge (appset/scm/all), registered under Argo CD's keys unless
+	// Generate names its own; Objects and ControllerNamespace left zero
+	// are the reconciler's. Generate.SCM says which forges may be reached
+	// (argocd-cmd-params-cm's applicationsetcontroller.enable.scm.providers
+	// and allowed.scm.providers).
+	Providers scm.Options
 	// Projects, when set, are the AppProjects the generated Applications
 	// must name, as in Argo CD: they are loaded into Engine before the
 	// first generation, and every set is generated again when one
@@ -114,8 +125,33 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Projects != nil && opts.Projects.Engine == nil {
 		opts.Projects.Engine = opts.Engine
 	}
-	gen := appsetcontroller.GenerateOptions(opts.Engine, appsetcontroller.Options{Generate: opts.Generate, ControllerNamespace: opts.ControllerNamespace})
-	return &Reconciler{client: c, opts: opts, runner: appset.NewRunner(gen), now: time.Now}, nil
+	r := &Reconciler{client: c, opts: opts, now: time.Now}
+	g := opts.Generate
+	if g.Clusters == nil {
+		// Every cluster Argo CD's generator sees: the declarative Secrets
+		// of the namespace, read at each generation.
+		g.Clusters = secretClusters{reader: c, namespace: opts.ControllerNamespace}
+	}
+	if g.InClusterEnabled == nil {
+		g.InClusterEnabled = inClusterEnabled(c, opts.ControllerNamespace)
+	}
+	if g.Objects == nil {
+		g.Objects = objects{r: r}
+	}
+	if g.ControllerNamespace == "" {
+		g.ControllerNamespace = opts.ControllerNamespace
+	}
+	prov := opts.Providers
+	if prov.Objects == nil {
+		prov.Objects = g.Objects
+	}
+	if prov.ControllerNamespace == "" {
+		prov.ControllerNamespace = opts.ControllerNamespace
+	}
+	all.Register(&g, prov)
+	gen := appsetcontroller.GenerateOptions(opts.Engine, appsetcontroller.Options{Generate: g, ControllerNamespace: opts.ControllerNamespace})
+	r.runner = appset.NewRunner(gen)
+	return r, nil
 }
 
 // ownerIndex is the cache index of Applications by the name of the set
@@ -152,6 +188,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			lifecycleChanged(),
 		))).
 		Owns(&v1alpha1.Application{}, ctrl.WithPredicates(appChanged())).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clusterSetRequests), ctrl.WithPredicates(r.isClusterSecret())).
 		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles})
 	if p := r.opts.Projects; p != nil {
 		if p.Reader == nil {

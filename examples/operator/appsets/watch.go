@@ -1,13 +1,45 @@
 package appsets
 
 import (
+	"context"
 	"maps"
 	"slices"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appset"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
+
+// isClusterSecret passes the Argo CD cluster Secrets of the controller's
+// namespace.
+func (r *Reconciler) isClusterSecret() predicate.Funcs {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetNamespace() == r.opts.ControllerNamespace && o.GetLabels()[appset.SecretTypeLabel] == "cluster"
+	})
+}
+
+// clusterSetRequests queues the sets whose generators read the cluster
+// Secrets when one is added, changed or deleted (Argo CD's
+// clusterSecretEventHandler), so a new cluster gets its Applications at
+// once.
+func (r *Reconciler) clusterSetRequests(ctx context.Context, _ client.Object) []reconcile.Request {
+	var sets v1alpha1.ApplicationSetList
+	if err := r.client.List(ctx, &sets); err != nil {
+		r.opts.Log.Error(err, "list ApplicationSets for a cluster Secret change")
+		return nil
+	}
+	var out []reconcile.Request
+	for _, s := range sets.Items {
+		if usesClusters(s.Spec.Generators) {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}})
+		}
+	}
+	return out
+}
 
 // lifecycleChanged passes updates of a set that start its deletion or
 // change its finalizers.

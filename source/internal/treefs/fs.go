@@ -24,7 +24,7 @@ func (s *FS) Open(name string) (fs.File, error) {
 		}
 		return &dirFile{info: s.info(n, path.Base(name), 0), entries: entries}, nil
 	}
-	data, err := s.blob(n.hash)
+	data, err := s.fileData(n.hash)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -40,7 +40,7 @@ func (s *FS) ReadFile(name string) ([]byte, error) {
 	if n.isDir() {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: errIsDir}
 	}
-	data, err := s.blob(n.hash)
+	data, err := s.fileData(n.hash)
 	if err != nil {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: err}
 	}
@@ -98,8 +98,15 @@ func (s *FS) ReadLink(name string) (string, error) {
 
 func (s *FS) statNode(name string, n node) (fs.FileInfo, error) {
 	var size int64
-	if !n.isDir() {
+	switch {
+	case n.mode == filemode.Symlink:
 		sz, err := s.blobSize(n.hash)
+		if err != nil {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+		}
+		size = sz
+	case !n.isDir():
+		sz, err := s.fileSize(n.hash)
 		if err != nil {
 			return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 		}

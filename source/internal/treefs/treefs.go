@@ -41,6 +41,8 @@ type FS struct {
 	trees   map[plumbing.Hash]*treeNode
 	// shared, when set, holds trees decoded by other FSs (Trees).
 	shared *Trees
+	// content replaces the blobs of some regular files (SetContent).
+	content map[plumbing.Hash]Content
 }
 
 // Trees is a cache of decoded trees that the FSs of many snapshots share
