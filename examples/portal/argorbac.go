@@ -43,7 +43,7 @@ type argoRBAC struct {
 	cfg      *rbac.Config
 	projects []gitops.Project
 	opts     rbac.EnforcerOptions
-	// now is the clock of token expiry (tests).
+	// now is the clock of token expiry.
 	now func() time.Time
 }
 

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	gosync "sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,7 +43,7 @@ type liveProjects struct {
 // with the reason.
 func (l *liveProjects) load(ctx context.Context) (projects []gitops.Project, refused map[string]error, err error) {
 	list, err := l.dyn.Resource(appProjectsResource).Namespace(l.ns).List(ctx, metav1.ListOptions{})
-	if meta.IsNoMatchError(err) || err != nil && isNotServed(err) {
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 		return nil, nil, fmt.Errorf("--projects-namespace %s: appprojects.argoproj.io is not served by the cluster: %w", l.ns, err)
 	}
 	if err != nil {
@@ -55,12 +55,6 @@ func (l *liveProjects) load(ctx context.Context) (projects []gitops.Project, ref
 	}
 	projects, refused = decodeProjects(objs)
 	return projects, refused, nil
-}
-
-// isNotServed reports whether err says the resource is not served (no CRD).
-func isNotServed(err error) bool {
-	var se interface{ Status() metav1.Status }
-	return errors.As(err, &se) && se.Status().Code == 404
 }
 
 // decodeProjects reads AppProjects with the model's strict loader, sorted
