@@ -114,16 +114,6 @@ type AutoSyncRecord = engine.AutoSyncRecord
 // See [engine.Backoff].
 type Backoff = engine.Backoff
 
-// CELPolicy is project.CELPolicy.
-//
-// See [engine.CELPolicy].
-type CELPolicy = engine.CELPolicy
-
-// CELRule is project.CELRule.
-//
-// See [engine.CELRule].
-type CELRule = engine.CELRule
-
 // ClusterCache is what the engine needs of a cluster's live-state cache
 // (cache.Interface); *cache.ClusterCache is the default
 // (Options.NewClusterCache).
@@ -581,14 +571,6 @@ func LoadProjects(r io.Reader) ([]Project, error) {
 	return engine.LoadProjects(r)
 }
 
-// NewCELPolicy compiles CEL rules into a Policy; it is
-// project.NewCELPolicy.
-//
-// See [engine.NewCELPolicy].
-func NewCELPolicy(name string, rules ...CELRule) (*CELPolicy, error) {
-	return engine.NewCELPolicy(name, rules...)
-}
-
 // NewConfigMapStateStore returns a store in namespace, which must exist.
 //
 // Deprecated: use state.NewConfigMapStore.
@@ -636,12 +618,6 @@ const ActionFieldManagerPrefix = engine.ActionFieldManagerPrefix
 //
 // See [engine.AnnotationIgnoreResourceUpdates].
 const AnnotationIgnoreResourceUpdates = engine.AnnotationIgnoreResourceUpdates
-
-// CELCostLimit bounds the cost of one evaluation of one CEL rule
-// (project.CELCostLimit).
-//
-// See [engine.CELCostLimit].
-const CELCostLimit = engine.CELCostLimit
 
 // ClusterSecretTypeLabel is the label of Argo CD's typed Secrets; cluster
 // Secrets carry the value "cluster" (IsClusterSecret).
