@@ -768,6 +768,14 @@ const Unknown = engine.Unknown
 // See [engine.ErrClusterConfigUnsupported].
 var ErrClusterConfigUnsupported = engine.ErrClusterConfigUnsupported
 
+// ErrNoChartSource is wrapped by the error of an app's chart source (or a
+// chart's dependency) read by an engine with neither Options.ChartSource
+// nor Options.NewChartSource; the error names the source and the options
+// that plug one in.
+//
+// See [engine.ErrNoChartSource].
+var ErrNoChartSource = engine.ErrNoChartSource
+
 // ErrNoOperation is returned by Terminate when the app has no operation
 // running in this engine.
 //
