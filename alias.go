@@ -476,16 +476,6 @@ func ClusterFromSecret(s *corev1.Secret, inCluster *rest.Config) (ClusterConfig,
 	return engine.ClusterFromSecret(s, inCluster)
 }
 
-// ClustersFromKubeconfig returns a destination per context of the
-// kubeconfig file at path (all contexts when none are named): each is known
-// by the context's name and by its cluster's server URL, so Applications may
-// name their destination either way.
-//
-// See [engine.ClustersFromKubeconfig].
-func ClustersFromKubeconfig(path string, contexts ...string) ([]ClusterConfig, error) {
-	return engine.ClustersFromKubeconfig(path, contexts...)
-}
-
 // DecideAutoSync decides whether an app with automated sync is synced now,
 // after a refresh, by the rules autosync.Decide lists.
 //

@@ -44,7 +44,8 @@
 // The Engine of this package (gitops.go) ties the steps together: Refresh, Sync,
 // Rollback, Delete and Render do one step for a host that drives its own
 // loop (an operator, a deploy portal); Run reconciles a set of apps on its
-// own. One engine serves many clusters (ClustersFromKubeconfig), and a
+// own. One engine serves many clusters (the root's
+// gitops.ClustersFromKubeconfig reads them from a kubeconfig), and a
 // cluster that goes away makes only its apps Unknown. Several replicas
 // share a fleet through Options.Sharder (package shard: Leases and
 // consistent hashing with bounded loads) and a shared Redis render store.
