@@ -53,7 +53,7 @@ var support = []string{
 	"testenv",
 	"internal/aliasgen", "internal/argodocs", "internal/benchdata", "internal/chartserver", "internal/faults",
 	"internal/gitserver", "internal/godeps", "internal/layers", "internal/redistest", "internal/reftools",
-	"internal/sopsexe", "internal/testfiles", "internal/toolbuild",
+	"internal/sopsexe", "internal/testfiles", "internal/testtools", "internal/toolbuild",
 }
 
 // Layer names, in the order imports may point: a package imports only
