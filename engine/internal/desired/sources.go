@@ -50,8 +50,9 @@ type SourcesConfig struct {
 }
 
 // Sources looks up the Source of an app source and resolves and fetches
-// through it. The built-in sources are made on first use, one per kind
-// (Git, local folder, chart repository) for the Sources' life, so Git
+// through it. The built-in sources (Git, local folder) and the chart
+// source NewChartSource builds are made on first use, one per kind, for the
+// Sources' life, so Git
 // object stores and resolve caches are shared by every app.
 type Sources struct {
 	cfg   SourcesConfig
