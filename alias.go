@@ -114,16 +114,6 @@ type AutoSyncRecord = engine.AutoSyncRecord
 // See [engine.Backoff].
 type Backoff = engine.Backoff
 
-// CELPolicy is project.CELPolicy.
-//
-// See [engine.CELPolicy].
-type CELPolicy = engine.CELPolicy
-
-// CELRule is project.CELRule.
-//
-// See [engine.CELRule].
-type CELRule = engine.CELRule
-
 // ClusterCache is what the engine needs of a cluster's live-state cache
 // (cache.Interface); *cache.ClusterCache is the default
 // (Options.NewClusterCache).
@@ -486,16 +476,6 @@ func ClusterFromSecret(s *corev1.Secret, inCluster *rest.Config) (ClusterConfig,
 	return engine.ClusterFromSecret(s, inCluster)
 }
 
-// ClustersFromKubeconfig returns a destination per context of the
-// kubeconfig file at path (all contexts when none are named): each is known
-// by the context's name and by its cluster's server URL, so Applications may
-// name their destination either way.
-//
-// See [engine.ClustersFromKubeconfig].
-func ClustersFromKubeconfig(path string, contexts ...string) ([]ClusterConfig, error) {
-	return engine.ClustersFromKubeconfig(path, contexts...)
-}
-
 // DecideAutoSync decides whether an app with automated sync is synced now,
 // after a refresh, by the rules autosync.Decide lists.
 //
@@ -581,14 +561,6 @@ func LoadProjects(r io.Reader) ([]Project, error) {
 	return engine.LoadProjects(r)
 }
 
-// NewCELPolicy compiles CEL rules into a Policy; it is
-// project.NewCELPolicy.
-//
-// See [engine.NewCELPolicy].
-func NewCELPolicy(name string, rules ...CELRule) (*CELPolicy, error) {
-	return engine.NewCELPolicy(name, rules...)
-}
-
 // NewConfigMapStateStore returns a store in namespace, which must exist.
 //
 // Deprecated: use state.NewConfigMapStore.
@@ -636,12 +608,6 @@ const ActionFieldManagerPrefix = engine.ActionFieldManagerPrefix
 //
 // See [engine.AnnotationIgnoreResourceUpdates].
 const AnnotationIgnoreResourceUpdates = engine.AnnotationIgnoreResourceUpdates
-
-// CELCostLimit bounds the cost of one evaluation of one CEL rule
-// (project.CELCostLimit).
-//
-// See [engine.CELCostLimit].
-const CELCostLimit = engine.CELCostLimit
 
 // ClusterSecretTypeLabel is the label of Argo CD's typed Secrets; cluster
 // Secrets carry the value "cluster" (IsClusterSecret).
@@ -791,6 +757,14 @@ const Unknown = engine.Unknown
 //
 // See [engine.ErrClusterConfigUnsupported].
 var ErrClusterConfigUnsupported = engine.ErrClusterConfigUnsupported
+
+// ErrNoChartSource is wrapped by the error of an app's chart source (or a
+// chart's dependency) read by an engine with neither Options.ChartSource
+// nor Options.NewChartSource; the error names the source and the options
+// that plug one in.
+//
+// See [engine.ErrNoChartSource].
+var ErrNoChartSource = engine.ErrNoChartSource
 
 // ErrNoOperation is returned by Terminate when the app has no operation
 // running in this engine.

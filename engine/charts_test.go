@@ -78,12 +78,9 @@ func offlineEngine(t *testing.T, tweak func(*Options)) *Engine {
 // prints.
 func helmTemplate(t *testing.T, args ...string) []*unstructured.Unstructured {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin := reftools.ForTest(t, reftools.Helm)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // running helm, not building it
 	defer cancel()
-	bin, err := reftools.Ensure(ctx, reftools.Helm)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.CommandContext(ctx, bin, append([]string{"template"}, args...)...)
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	var stderr strings.Builder

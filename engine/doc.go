@@ -35,16 +35,24 @@
 // their names (Application, Project, PolicyError, ...).
 //
 // Package engine is the lean core: it renders plain manifests itself and
-// every other tool through Options.Toolkit, and imports none of the Helm,
-// Kustomize or Jsonnet renderers (internal/layers' tests hold it to that).
+// every other tool through Options.Toolkit, reads Helm chart repositories
+// through Options.NewChartSource, and imports none of the batteries that
+// fill those seams: the Helm, Kustomize and Jsonnet renderers, Helm's
+// registry client, CEL (project/celpolicy), Redis (cache/store/redisstore),
+// kubeconfig loading (cache/kubeconfig), shards, nor any add-on; it builds
+// at most 800 packages (internal/layers' tests hold it to all that). An app
+// that needs a part the host did not plug in fails with a condition naming
+// it (render.ErrNoRenderer, ErrNoChartSource).
 // The root package, github.com/kubegitops/gitops, is the front door most
 // hosts import: aliases of this package's names, with New and
-// DefaultOptions wiring render/builtin's renderers in.
+// DefaultOptions wiring render/builtin's renderers and source/helmrepo's
+// chart source in.
 //
 // The Engine of this package (gitops.go) ties the steps together: Refresh, Sync,
 // Rollback, Delete and Render do one step for a host that drives its own
 // loop (an operator, a deploy portal); Run reconciles a set of apps on its
-// own. One engine serves many clusters (ClustersFromKubeconfig), and a
+// own. One engine serves many clusters (the root's
+// gitops.ClustersFromKubeconfig reads them from a kubeconfig), and a
 // cluster that goes away makes only its apps Unknown. Several replicas
 // share a fleet through Options.Sharder (package shard: Leases and
 // consistent hashing with bounded loads) and a shared Redis render store.

@@ -40,9 +40,19 @@ type Options struct {
 	// from Git (source/git).
 	SourceFor func(repoURL string) (source.Source, error)
 	// ChartSource reads the Helm charts of sources with spec.source.chart
-	// (HTTP(S) chart repositories and OCI registries). Default: one
-	// source/helmrepo Source with its defaults.
+	// (HTTP(S) chart repositories and OCI registries) and the dependencies
+	// charts lack. Default nil: the one NewChartSource builds.
 	ChartSource source.Source
+	// NewChartSource builds the chart source on first use, with the
+	// engine's Log, when ChartSource is nil. Default nil: package engine
+	// builds no chart source by itself (Helm's registry client stays out
+	// of the lean core), and an app with a chart source, or a chart with a
+	// dependency to fetch, fails its comparison with an error wrapping
+	// ErrNoChartSource that names the source and these two options. The
+	// root package (gitops.New, gitops.DefaultOptions) sets
+	// source/helmrepo.ChartSource, a source/helmrepo Source with its
+	// defaults.
+	NewChartSource func(log logr.Logger) (source.Source, error)
 	// Credentials returns the credentials of a repository, or nil, for
 	// the fetches made for no app (ApplicationSet git generators) and,
 	// when ProjectCredentials is nil, for every app whatever its project.

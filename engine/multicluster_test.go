@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/cache/kubeconfig"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/testenv"
 	"k8s.io/client-go/tools/clientcmd"
@@ -43,9 +44,13 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = west.Stop() })
-	clusters, err := ClustersFromKubeconfig(kubeconfigOf(t, map[string]*testenv.Cluster{"east": cluster, "west": west}))
+	named, err := kubeconfig.Load(kubeconfigOf(t, map[string]*testenv.Cluster{"east": cluster, "west": west}), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var clusters []ClusterConfig // as gitops.ClustersFromKubeconfig makes them
+	for _, n := range named {
+		clusters = append(clusters, ClusterConfig{Name: n.Name, Server: n.Config.Host, Config: n.Config})
 	}
 	if len(clusters) != 2 || clusters[0].Name != "east" || clusters[1].Server != west.Server() {
 		t.Fatalf("clusters from kubeconfig: %+v", clusters)

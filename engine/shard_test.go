@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/plain"
@@ -90,9 +90,9 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	// generous timeout keeps a loaded CI machine from tripping the
 	// store's cooldown, in which every app renders again each second
 	// (store/redis_hung_test.go covers that path).
-	ropts := store.DefaultRedisOptions()
+	ropts := redisstore.DefaultOptions()
 	ropts.Timeout = 10 * time.Second
-	shared := store.NewRedis(rdb, ropts)
+	shared := redisstore.New(rdb, ropts)
 	var renders atomic.Int64
 
 	files := map[string]string{}

@@ -14,7 +14,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -172,7 +172,7 @@ func TestRestartSendsNothingAgain(t *testing.T) {
 	srv := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { client.Close() })
-	state := func() State { return NewStoreState(store.NewRedis(client, store.DefaultRedisOptions()), 0) }
+	state := func() State { return NewStoreState(redisstore.New(client, redisstore.DefaultOptions()), 0) }
 	recv := newReceiver(t)
 	app := testApp("web", subscribed, succeeded("abc", "Degraded"))
 

@@ -2,10 +2,10 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/kubegitops/gitops/appstatus"
-	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -43,8 +43,12 @@ type AppState struct {
 	// run again on the next call of Delete.
 	Deleting bool `json:"deleting,omitempty"`
 	// ImageOverride is the parameter override the image updater's argocd
-	// write-back holds for the app (imageupdate/controller.ApplyOverride).
-	ImageOverride *imageupdate.Override `json:"imageOverride,omitempty"`
+	// write-back holds for the app, as the JSON document
+	// imageupdate/controller writes and reads (ApplyOverride,
+	// HeldOverride). It is opaque here: the engine and the stores keep it
+	// byte for byte and never decode it, so that neither imports the image
+	// updater; nil when none is held.
+	ImageOverride json.RawMessage `json:"imageOverride,omitempty"`
 }
 
 // OperationState is a sync operation as the engine records it (Argo CD's

@@ -88,12 +88,21 @@ func ApplyOverride(ctx context.Context, e *engine.Engine, app engine.Application
 	if app.Spec.Source == nil {
 		return app, &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: no single source to override", imageupdate.ErrWriteBackTarget)}
 	}
-	err := e.UpdateAppState(ctx, e.AppKey(&app), func(st *state.AppState) (bool, error) {
+	key := e.AppKey(&app)
+	err := e.UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
 		held := ov
-		if st.ImageOverride != nil {
-			held = ov.Merge(*st.ImageOverride)
+		prev, err := decodeHeld(key, st.ImageOverride)
+		if err != nil {
+			return false, err
 		}
-		st.ImageOverride = &held
+		if prev != nil {
+			held = ov.Merge(*prev)
+		}
+		raw, err := encodeHeld(held)
+		if err != nil {
+			return false, err
+		}
+		st.ImageOverride = raw
 		return true, nil
 	})
 	if err != nil {
@@ -115,12 +124,14 @@ func upsertIfRunning(e *engine.Engine, app engine.Application) error {
 }
 
 // HeldOverride returns the override e holds for the app of key (its
-// AppKey); nil when none.
+// AppKey); nil when none. A record whose override is not one (written by
+// something else) is an error naming the app.
 func HeldOverride(ctx context.Context, e *engine.Engine, key string) (*imageupdate.Override, error) {
 	var held *imageupdate.Override
 	err := e.UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
-		held = st.ImageOverride
-		return false, nil
+		var err error
+		held, err = decodeHeld(key, st.ImageOverride)
+		return false, err
 	})
 	return held, err
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -86,7 +86,7 @@ func TestDegradedOnceUntilRecoveredAndNotAgainAfterRestart(t *testing.T) {
 	srv := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer client.Close()
-	state := notify.NewStoreState(store.NewRedis(client, store.DefaultRedisOptions()), 0)
+	state := notify.NewStoreState(redisstore.New(client, redisstore.DefaultOptions()), 0)
 
 	var mu gosync.Mutex
 	var bodies []string
