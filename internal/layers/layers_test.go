@@ -51,8 +51,8 @@ var hosts = []string{"examples"}
 // engine, root, add-ons) imports one.
 var support = []string{
 	"testenv",
-	"internal/aliasgen", "internal/argodocs", "internal/benchdata", "internal/chartserver", "internal/faults",
-	"internal/gitserver", "internal/godeps", "internal/layers", "internal/redistest", "internal/reftools",
+	"internal/aliasgen", "internal/argodocs", "internal/benchdata", "internal/chartserver", "internal/cloudfake", "internal/faults", "internal/forgetest",
+	"internal/gitserver", "internal/godeps", "internal/layers", "internal/lfsserver", "internal/redistest", "internal/reftools",
 	"internal/sopsexe", "internal/testfiles", "internal/testtools", "internal/toolbuild",
 }
 

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/kubegitops/gitops/internal/lfsserver"
 	"github.com/kubegitops/gitops/internal/reftools"
 	"github.com/kubegitops/gitops/internal/sopsexe"
 	"github.com/kubegitops/gitops/internal/toolbuild"
@@ -53,6 +54,11 @@ func BuildAll(ctx context.Context, log func(format string, args ...any)) error {
 		}},
 		{"gitops-sops", func() ([]string, error) {
 			p, err := sopsexe.Install(ctx, log)
+			return []string{p}, err
+		}},
+		{"git-lfs's test server", func() ([]string, error) {
+			log("building lfstest-gitserver")
+			p, err := lfsserver.Build(ctx)
 			return []string{p}, err
 		}},
 		{"gitopsctl", func() ([]string, error) {
