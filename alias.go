@@ -662,45 +662,63 @@ const CompareStatusNone = engine.CompareStatusNone
 
 // ConditionComparisonError is engine.ConditionComparisonError.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.ConditionComparisonError].
 const ConditionComparisonError = engine.ConditionComparisonError
 
 // ConditionExcludedResource is engine.ConditionExcludedResource.
+//
+// Deprecated: use the appstatus constants of the same names.
 //
 // See [engine.ConditionExcludedResource].
 const ConditionExcludedResource = engine.ConditionExcludedResource
 
 // ConditionInvalidSpec is engine.ConditionInvalidSpec.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.ConditionInvalidSpec].
 const ConditionInvalidSpec = engine.ConditionInvalidSpec
 
 // ConditionOrphanedResources is engine.ConditionOrphanedResources.
+//
+// Deprecated: use the appstatus constants of the same names.
 //
 // See [engine.ConditionOrphanedResources].
 const ConditionOrphanedResources = engine.ConditionOrphanedResources
 
 // ConditionRepeatedSyncFailure is engine.ConditionRepeatedSyncFailure.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.ConditionRepeatedSyncFailure].
 const ConditionRepeatedSyncFailure = engine.ConditionRepeatedSyncFailure
 
 // ConditionSharedResource is engine.ConditionSharedResource.
+//
+// Deprecated: use the appstatus constants of the same names.
 //
 // See [engine.ConditionSharedResource].
 const ConditionSharedResource = engine.ConditionSharedResource
 
 // ConditionSyncError is engine.ConditionSyncError.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.ConditionSyncError].
 const ConditionSyncError = engine.ConditionSyncError
 
 // ConditionSyncWindowBlocked is engine.ConditionSyncWindowBlocked.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.ConditionSyncWindowBlocked].
 const ConditionSyncWindowBlocked = engine.ConditionSyncWindowBlocked
 
 // ConditionTaintedKinds is engine.ConditionTaintedKinds.
+//
+// Deprecated: use the appstatus constants of the same names.
 //
 // See [engine.ConditionTaintedKinds].
 const ConditionTaintedKinds = engine.ConditionTaintedKinds
@@ -721,45 +739,63 @@ const MaxSelfHealBackoff = engine.MaxSelfHealBackoff
 
 // NotifyDeleted is engine.NotifyDeleted.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.NotifyDeleted].
 const NotifyDeleted = engine.NotifyDeleted
 
 // NotifyHealthChanged is engine.NotifyHealthChanged.
+//
+// Deprecated: use the appstatus constants of the same names.
 //
 // See [engine.NotifyHealthChanged].
 const NotifyHealthChanged = engine.NotifyHealthChanged
 
 // NotifyOutOfSync is engine.NotifyOutOfSync.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.NotifyOutOfSync].
 const NotifyOutOfSync = engine.NotifyOutOfSync
 
 // NotifyResourceActionRan is engine.NotifyResourceActionRan.
+//
+// Deprecated: use the appstatus constants of the same names.
 //
 // See [engine.NotifyResourceActionRan].
 const NotifyResourceActionRan = engine.NotifyResourceActionRan
 
 // NotifySyncFailed is engine.NotifySyncFailed.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.NotifySyncFailed].
 const NotifySyncFailed = engine.NotifySyncFailed
 
 // NotifySyncStarted is engine.NotifySyncStarted.
+//
+// Deprecated: use the appstatus constants of the same names.
 //
 // See [engine.NotifySyncStarted].
 const NotifySyncStarted = engine.NotifySyncStarted
 
 // NotifySyncStatusChanged is engine.NotifySyncStatusChanged.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.NotifySyncStatusChanged].
 const NotifySyncStatusChanged = engine.NotifySyncStatusChanged
 
 // NotifySyncSucceeded is engine.NotifySyncSucceeded.
 //
+// Deprecated: use the appstatus constants of the same names.
+//
 // See [engine.NotifySyncSucceeded].
 const NotifySyncSucceeded = engine.NotifySyncSucceeded
 
 // OutOfSync is engine.OutOfSync.
+//
+// Deprecated: use appstatus.Synced, appstatus.OutOfSync, appstatus.Unknown.
 //
 // See [engine.OutOfSync].
 const OutOfSync = engine.OutOfSync
@@ -774,10 +810,14 @@ const SelfHealTimeout = engine.SelfHealTimeout
 
 // Synced is engine.Synced.
 //
+// Deprecated: use appstatus.Synced, appstatus.OutOfSync, appstatus.Unknown.
+//
 // See [engine.Synced].
 const Synced = engine.Synced
 
 // Unknown is engine.Unknown.
+//
+// Deprecated: use appstatus.Synced, appstatus.OutOfSync, appstatus.Unknown.
 //
 // See [engine.Unknown].
 const Unknown = engine.Unknown
