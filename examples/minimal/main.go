@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -26,7 +27,7 @@ func main() {
 	}
 	opts := gitops.DefaultOptions()
 	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
-	opts.Notify = func(n gitops.Notification) { log.Printf("%s %s %s %s", n.App, n.Type, n.Revision, n.Message) }
+	opts.Notify = func(n appstatus.Notification) { log.Printf("%s %s %s %s", n.Key, n.Type, n.Revision, n.Message) }
 	engine, err := gitops.New(opts)
 	if err != nil {
 		log.Fatal(err)
