@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -442,8 +441,6 @@ func (e *Engine) ManagedApps() []v1alpha1.AppKey {
 			out = append(out, v1alpha1.KeyOf(st.app))
 		}
 	}
-	slices.SortFunc(out, func(a, b v1alpha1.AppKey) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
-	})
+	slices.SortFunc(out, v1alpha1.AppKey.Compare)
 	return out
 }

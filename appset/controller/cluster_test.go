@@ -103,7 +103,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	if got := e.ManagedApps(); len(got) != 6 {
 		t.Fatalf("managed apps %v, want 6", got)
 	}
-	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "two-del"}) {
+	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(appNames(st.Applications), []string{"one-del", "two-del"}) {
 		t.Fatalf("status of del: %+v", st)
 	}
 
@@ -141,13 +141,13 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 		st, _ := ctl.Status("", "keep")
 		return st.Reconciles > before.Reconciles
 	})
-	if st, _ := ctl.Status("", "keep"); !slices.Contains(st.Applications, "two-keep") || !slices.Contains(managedSorted(e), "two-keep") {
+	if st, _ := ctl.Status("", "keep"); !slices.Contains(appNames(st.Applications), "two-keep") || !slices.Contains(managedSorted(e), "two-keep") {
 		t.Fatalf("create-update deleted an app: %+v, managed %v", st, e.ManagedApps())
 	}
 	// The step after: the remaining apps stay Synced and the set reports
 	// no error.
 	eventually(t, time.Minute, "remaining apps Synced", healthy("one-del", "three-del", "one-pres"))
-	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "three-del"}) {
+	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(appNames(st.Applications), []string{"one-del", "three-del"}) {
 		t.Fatalf("status of del after the deletion: %+v", st)
 	}
 }
@@ -313,7 +313,7 @@ spec:
 	owns := func(names ...string) func() bool {
 		return func() bool {
 			st, _ := ctl.Status("", "files")
-			return slices.Equal(st.Applications, names)
+			return slices.Equal(appNames(st.Applications), names)
 		}
 	}
 	eventually(t, time.Minute, "two apps", owns("files-a", "files-b"))
@@ -332,7 +332,7 @@ spec:
 	if !errors.As(st.Err, &ge) || ge.Set != "files" || ge.Generator != 0 || !strings.Contains(st.Err.Error(), "conf/b.json") {
 		t.Fatalf("status error %v", st.Err)
 	}
-	if !slices.Equal(st.Applications, []string{"files-a", "files-b"}) || !slices.Contains(managedSorted(e), "files-a") {
+	if !slices.Equal(appNames(st.Applications), []string{"files-a", "files-b"}) || !slices.Contains(managedSorted(e), "files-a") {
 		t.Fatalf("a failed generator deleted apps: %+v, managed %v", st, e.ManagedApps())
 	}
 

@@ -16,10 +16,9 @@ import (
 
 // Status is the outcome of a set's last generation.
 type Status struct {
-	// Applications are the keys of the Applications the set owns, as
-	// strings (v1alpha1.AppKey.String: "namespace/name", or the bare name
-	// of an Application without a namespace).
-	Applications []string
+	// Applications are the keys of the Applications the set owns, sorted
+	// by namespace and name.
+	Applications []v1alpha1.AppKey
 	// Err is the generation's or the rollout's failure (typed errors of
 	// package appset, engine.InvalidApplicationError, ErrAppOwned, ...);
 	// nil when it went well.
@@ -29,7 +28,7 @@ type Status struct {
 	Step int
 	// Deleting are Applications whose objects are being deleted (their
 	// resources-finalizer).
-	Deleting []string
+	Deleting []v1alpha1.AppKey
 	// Reconciles counts the set's generations since Run started.
 	Reconciles int64
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	gitops "github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 )
 
@@ -52,15 +53,20 @@ spec:
 	return sets[0]
 }
 
-// managedSorted are the keys of the apps e's Run manages, as strings,
-// sorted.
+// managedSorted are the names of the apps e's Run manages, sorted.
 func managedSorted(e *gitops.Engine) []string {
-	var m []string
-	for _, k := range e.ManagedApps() {
-		m = append(m, k.String())
+	return appNames(e.ManagedApps())
+}
+
+// appNames are the names of keys, sorted (the tests' apps share a
+// namespace).
+func appNames(keys []v1alpha1.AppKey) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k.Name)
 	}
-	slices.Sort(m)
-	return m
+	slices.Sort(out)
+	return out
 }
 
 // When Runner.Run returns, the apps it generated leave Run (nothing keeps
@@ -83,7 +89,7 @@ func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
 			st, ok := ctl.Status("argocd", "fleet")
 			return ok && st.Reconciles > 0 && slices.Equal(managedSorted(e), want)
 		})
-		if st, _ := ctl.Status("argocd", "fleet"); st.Err != nil || !slices.Equal(st.Applications, want) {
+		if st, _ := ctl.Status("argocd", "fleet"); st.Err != nil || !slices.Equal(appNames(st.Applications), want) {
 			t.Fatalf("round %d: status %+v", round, st)
 		}
 		cancel()

@@ -53,8 +53,8 @@ func (r *Runner) reconcileSet(ctx context.Context, st *setState) bool {
 		step, err = r.rollout(ctx, st)
 		errs = append(errs, err)
 	}
-	st.status = Status{Applications: sortedNames(st.owned), Err: errors.Join(errs...), Step: step,
-		Deleting: sortedNames(st.deleting), Reconciles: st.status.Reconciles + 1}
+	st.status = Status{Applications: sortedKeys(st.owned), Err: errors.Join(errs...), Step: step,
+		Deleting: sortedKeys(st.deleting), Reconciles: st.status.Reconciles + 1}
 	return len(st.deleting) > 0 || step >= 0
 }
 
@@ -168,19 +168,20 @@ func (r *Runner) deleteRemoved(ctx context.Context, st *setState) (errs []error)
 	return errs
 }
 
-// appKey is how the runner names an app in its maps and its Status: the
+// appKey is how the runner names an app in its maps and its errors: the
 // app's key as a string (v1alpha1.AppKey.String: "namespace/name", or the
 // bare name without a namespace).
 func appKey(a *engine.Application) string {
 	return v1alpha1.KeyOf(a).String()
 }
 
-func sortedNames(m map[string]*engine.Application) []string {
-	out := make([]string, 0, len(m))
-	for n := range m {
-		out = append(out, n)
+// sortedKeys are the keys of the apps of m, sorted.
+func sortedKeys(m map[string]*engine.Application) []v1alpha1.AppKey {
+	out := make([]v1alpha1.AppKey, 0, len(m))
+	for _, a := range m {
+		out = append(out, v1alpha1.KeyOf(a))
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, v1alpha1.AppKey.Compare)
 	return out
 }
 
