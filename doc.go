@@ -8,7 +8,10 @@
 // This package is the front door, as controller-runtime's root package is
 // over its parts: alias.go names every exported type, function, constant
 // and variable of package engine (the core, where they are documented in
-// full), and New and DefaultOptions wire the batteries the engine leaves
+// full); deprecated.go keeps, for one release, the names the engine used
+// for the results, state stores and automated-sync decision before they
+// moved below it (CHANGELOG.md lists each with its replacement); and New
+// and DefaultOptions wire the batteries the engine leaves
 // out: every built-in renderer (render/builtin: Helm, Kustomize, Jsonnet,
 // plugins) and the Helm chart source (source/helmrepo); NewCELPolicy
 // (project/celpolicy) and ClustersFromKubeconfig (cache/kubeconfig) are

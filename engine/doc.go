@@ -59,13 +59,18 @@
 // A destination without a Config is offline: Render works for it without
 // any cluster, which is what a CI pipeline wants.
 //
-// Apps are known by AppKey (Argo CD's apps in any namespace: the bare name
-// in Options.ControlNamespace, "namespace_name" elsewhere). What must
-// outlive a process goes to Options.State (a state.Store: in memory, or a
-// ConfigMap per app): history (the rollback targets), the last operation,
-// and a running sync's checkpoints, taken after each wave and before each
-// hook create, from which Resume (called by Run and Sync) finishes an
-// operation a crashed process left without running a hook twice.
+// Every method that names an app takes its v1alpha1.AppKey (namespace and
+// name: Argo CD's apps in any namespace); on the objects it manages and in
+// its state, an app is known by its instance name, the bare name in
+// Options.ControlNamespace and "namespace_name" elsewhere. Results and
+// notifications are package appstatus's types, what outlives a process
+// package state's, and the automated-sync decision package autosync's:
+// this package keeps no other names for them. What must outlive a
+// process goes to Options.State (a state.Store: in memory, or a ConfigMap
+// per app): history (the rollback targets), the last operation, and a
+// running sync's checkpoints, taken after each wave and before each hook
+// create, from which Resume (called by Run and Sync) finishes an operation
+// a crashed process left without running a hook twice.
 //
 // Day-2 operations are Argo CD's resource actions (package health/actions):
 // Actions lists what an app's object offers (restart, scale, create-job,

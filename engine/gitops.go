@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/state"
 	"github.com/kubegitops/gitops/sync"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/rest"
@@ -228,11 +230,11 @@ type Options struct {
 	// synchronously from refreshes and syncs, so it must not block: hand
 	// the notification to a queue of your own (docs/recipes.md has a
 	// webhook sender that drops when full).
-	Notify func(Notification)
+	Notify func(appstatus.Notification)
 	// State keeps each app's history and last operation. Default: in
-	// memory (NewMemoryStateStore); NewConfigMapStateStore keeps them in
+	// memory (state.NewMemoryStore); state.NewConfigMapStore keeps them in
 	// the cluster, so they survive restarts and other processes see them.
-	State StateStore
+	State state.Store
 	// ArgoMetrics also registers Argo CD's series (argocd_app_info,
 	// argocd_app_sync_total, argocd_app_reconcile, argocd_git_request_total,
 	// argocd_cluster_api_resource_objects) on Registerer, for dashboards
@@ -380,7 +382,7 @@ func New(opts Options) (*Engine, error) {
 		opts.Log = d.Log
 	}
 	if opts.State == nil {
-		opts.State = NewMemoryStateStore()
+		opts.State = state.NewMemoryStore()
 	}
 	if opts.NewClusterCache == nil {
 		opts.NewClusterCache = defaultNewClusterCache

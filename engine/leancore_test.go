@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/kubegitops/gitops/appstatus"
 	"strings"
 	"testing"
 
@@ -72,9 +73,9 @@ func TestLeanCoreNamesAMissingChartSource(t *testing.T) {
 	if !errors.Is(err, ErrNoChartSource) {
 		t.Fatalf("refresh of a chart app in the lean core: %v, want ErrNoChartSource", err)
 	}
-	var cond *Condition
+	var cond *appstatus.Condition
 	for i := range st.Conditions {
-		if st.Conditions[i].Type == ConditionComparisonError {
+		if st.Conditions[i].Type == appstatus.ConditionComparisonError {
 			cond = &st.Conditions[i]
 		}
 	}

@@ -14,8 +14,9 @@ import (
 // its sync history (the rollback targets) and its last operation, so that
 // a host, or the next run of a CLI, can explain what a sync did after the
 // fact. Options.State selects one; the default keeps it in memory.
-// Implementations must be safe for concurrent use. key is the app's engine
-// key (Engine.AppKey).
+// Implementations must be safe for concurrent use. key is the app's
+// instance name in the engine (its tracking id: the bare name for an app
+// of the control namespace, "<namespace>_<name>" otherwise).
 type Store interface {
 	// Load returns an app's state; the zero AppState when none is kept.
 	Load(ctx context.Context, key string) (AppState, error)

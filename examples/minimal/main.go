@@ -7,6 +7,7 @@ import (
 	"os/signal"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -26,7 +27,7 @@ func main() {
 	}
 	opts := engine.DefaultOptions() // the lean core: plain manifests; gitops.DefaultOptions adds Helm, Kustomize, ...
 	opts.Clusters = []engine.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
-	opts.Notify = func(n engine.Notification) { log.Printf("%s %s %s %s", n.App, n.Type, n.Revision, n.Message) }
+	opts.Notify = func(n appstatus.Notification) { log.Printf("%s %s %s %s", n.Key, n.Type, n.Revision, n.Message) }
 	e, err := engine.New(opts)
 	if err != nil {
 		log.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/argodocs"
 	"github.com/kubegitops/gitops/internal/gitserver"
@@ -346,7 +347,7 @@ spec:
 		f.http.Close()
 		f.portal.close()
 	})
-	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+	f.waitStatus("guestbook", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 	return f
 }
 
@@ -396,19 +397,19 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool
 	}
 }
 
-func (f *fixture) waitStatus(app string, cond func(gitops.Status) bool) gitops.Status {
+func (f *fixture) waitStatus(app string, cond func(appstatus.Status) bool) appstatus.Status {
 	f.t.Helper()
-	var st gitops.Status
+	var st appstatus.Status
 	waitFor(f.t, 90*time.Second, "status of "+app, func() (bool, string) {
 		var ok bool
-		st, ok = f.portal.engine.AppStatus(app)
+		st, ok = f.portal.engine.AppStatus(v1alpha1.AppKey{Name: app})
 		return ok && cond(st), fmt.Sprintf("%s %s %s %v", st.Sync, st.Health.Code, shortRev(st.Revision), st.Conditions)
 	})
 	return st
 }
 
-func syncedHealthy(st gitops.Status) bool {
-	return st.Sync == gitops.Synced && st.Health.Code == health.Healthy
+func syncedHealthy(st appstatus.Status) bool {
+	return st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 }
 
 // call sends a request as token (none when empty) with the CSRF token

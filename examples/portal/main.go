@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/state"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
@@ -179,7 +180,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 		}
 	}
 	if f.stateNS != "" {
-		opts.State = gitops.NewConfigMapStateStore(kube, f.stateNS)
+		opts.State = state.NewConfigMapStore(kube, f.stateNS)
 	}
 	var audit io.Writer = stderr
 	if f.auditLog != "" {

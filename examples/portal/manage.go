@@ -205,7 +205,7 @@ func (s *server) deleteApp(ctx context.Context, a *gitops.Application, cascade s
 			}
 		}
 	}
-	if err := s.opts.Engine.Remove(s.opts.Engine.AppKey(a)); err != nil {
+	if err := s.opts.Engine.Remove(v1alpha1.KeyOf(a)); err != nil {
 		return err
 	}
 	s.removeApp(a.Name)

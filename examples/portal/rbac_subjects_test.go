@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"net/http"
 	"net/url"
 	"testing"
@@ -45,7 +46,7 @@ func TestRBACTwoGroups(t *testing.T) {
 	if a := f.audit.String(); !contains(a, `"user":"erin","groups":["platform","freeze-a"],"via":"token","action":"sync","app":"other","project":"team-b","outcome":"refused: application other: permission denied`) {
 		t.Errorf("the audit log lacks erin's refusal: %s", a)
 	}
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "other"); op != nil {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "other"}); op != nil {
 		t.Errorf("a refused sync of other ran: %+v", op)
 	}
 }

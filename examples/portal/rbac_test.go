@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // fixtureRBAC is the argocd-rbac-cm of the RBAC tests, for the fixture's
@@ -125,10 +126,10 @@ func TestRBACRoutes(t *testing.T) {
 		}
 	}
 	f.waitOperation("other")
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "other"); op == nil || !op.DryRun {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "other"}); op == nil || !op.DryRun {
 		t.Errorf("bob's dry run through the project role did not run: %+v", op)
 	}
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "guestbook"); op != nil {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "guestbook"}); op != nil {
 		t.Fatalf("a refused sync of guestbook ran: %+v", op)
 	}
 	if a := f.audit.String(); !contains(a, `"outcome":"refused: application other: permission denied: applications, sync, team-b/other: `+

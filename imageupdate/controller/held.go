@@ -3,6 +3,7 @@ package controller
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 
 	"github.com/kubegitops/gitops/imageupdate"
 )
@@ -36,13 +37,13 @@ func encodeHeld(ov imageupdate.Override) (json.RawMessage, error) {
 
 // decodeHeld reads the override a state record holds: nil when it holds
 // none, an error naming the app when it holds something else.
-func decodeHeld(app string, raw json.RawMessage) (*imageupdate.Override, error) {
+func decodeHeld(app v1alpha1.AppKey, raw json.RawMessage) (*imageupdate.Override, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	var h heldOverride
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return nil, fmt.Errorf("application %q: the image override its state record holds is not one: %w", app, err)
+		return nil, fmt.Errorf("application %s: the image override its state record holds is not one: %w", app, err)
 	}
 	ov := imageupdate.Override{KustomizeImages: h.KustomizeImages}
 	for _, p := range h.HelmParameters {

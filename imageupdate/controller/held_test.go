@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"reflect"
 	"strings"
 	"testing"
@@ -43,13 +44,13 @@ func TestHeldOverrideReadsARecordWrittenBefore(t *testing.T) {
 	e := newEngine(t, func(o *gitops.Options) { o.State = state.NewConfigMapStore(cs, ns) })
 	app := dirApp("web", repoDir(t, map[string]string{"app/deployment.yaml": imageDeployment}), ns)
 
-	held, err := HeldOverride(ctx, e, e.AppKey(app))
+	held, err := HeldOverride(ctx, e, v1alpha1.KeyOf(app))
 	want := &imageupdate.Override{KustomizeImages: []string{"app=reg.example/team/app:1.0.1"},
 		HelmParameters: []imageupdate.HelmParameter{{Name: "image.tag", Value: "1.10", ForceString: true}}}
 	if err != nil || !reflect.DeepEqual(held, want) {
 		t.Fatalf("held override of a record written before: %+v, %v; want %+v", held, err, want)
 	}
-	if hist, err := e.History(ctx, e.AppKey(app)); err != nil || len(hist) != 1 || hist[0].Revisions[0] != "abc" {
+	if hist, err := e.History(ctx, v1alpha1.KeyOf(app)); err != nil || len(hist) != 1 || hist[0].Revisions[0] != "abc" {
 		t.Fatalf("history of a record written before: %+v, %v", hist, err)
 	}
 
@@ -77,10 +78,10 @@ func TestHeldOverrideReadsARecordWrittenBefore(t *testing.T) {
 // A record whose override is not one is an error naming the app, not an
 // empty override.
 func TestHeldOverrideRefusesARecordOfAnotherShape(t *testing.T) {
-	if _, err := decodeHeld("team_web", json.RawMessage(`["not", "an", "override"]`)); err == nil || !strings.Contains(err.Error(), `"team_web"`) {
+	if _, err := decodeHeld(v1alpha1.AppKey{Namespace: "team", Name: "web"}, json.RawMessage(`["not", "an", "override"]`)); err == nil || !strings.Contains(err.Error(), "application team/web") {
 		t.Fatalf("decode of another shape: %v", err)
 	}
-	if ov, err := decodeHeld("web", nil); ov != nil || err != nil {
+	if ov, err := decodeHeld(v1alpha1.AppKey{Name: "web"}, nil); ov != nil || err != nil {
 		t.Fatalf("no override held: %+v, %v", ov, err)
 	}
 }
