@@ -8,6 +8,8 @@ import (
 	gosync "sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // MissingProjectError is the error of an Application naming a project
@@ -65,7 +67,7 @@ func implicitDefault() *Project {
 	return &Project{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: ProjectSpec{
 		SourceRepos:              []string{"*"},
 		Destinations:             []ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
-		ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
+		ClusterResourceWhitelist: []v1alpha1.ClusterResourceRestrictionItem{{Group: "*", Kind: "*"}},
 		// The implicit default project (the host configured none)
 		// serves Applications of every namespace; a configured one
 		// follows Argo CD's rules.

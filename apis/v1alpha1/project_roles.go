@@ -20,4 +20,22 @@ type ProjectRole struct {
 	// Groups are the SSO groups (OIDC claim values, see package rbac's
 	// scopes) bound to this role.
 	Groups []string `json:"groups,omitempty"`
+	// JWTTokens are the project tokens issued for this role (Argo CD's
+	// API server issues them and checks a token against this list; removing
+	// an entry revokes its token). The engine and the operator neither
+	// issue nor check them: they are an API server's business (the
+	// operator names them once in an Event).
+	JWTTokens []JWTToken `json:"jwtTokens,omitempty"`
+}
+
+// JWTToken is a project token issued for a role, as Argo CD records it.
+type JWTToken struct {
+	// IssuedAt is when the token was issued, in seconds since the epoch
+	// (its iat claim).
+	IssuedAt int64 `json:"iat"`
+	// ExpiresAt is when it expires, in seconds since the epoch (its exp
+	// claim); 0 when it never does.
+	ExpiresAt int64 `json:"exp,omitempty"`
+	// ID is the token's ID (its jti claim).
+	ID string `json:"id,omitempty"`
 }

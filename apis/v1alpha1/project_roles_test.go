@@ -1,7 +1,7 @@
 package v1alpha1
 
 import (
-	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -9,7 +9,7 @@ import (
 // TestLoadProjectRoles: an AppProject's roles (Argo CD's project roles)
 // load with their policies and groups; a bad or duplicate role name and an
 // empty or repeated group are errors naming the field and line; jwtTokens
-// (project tokens, never issued here) are refused by name.
+// (project tokens, an API server's business) load in Argo CD's shape.
 func TestLoadProjectRoles(t *testing.T) {
 	in := `apiVersion: argoproj.io/v1alpha1
 kind: AppProject
@@ -51,9 +51,17 @@ spec:
 		t.Errorf("no error for %v (got %v)", want, errs)
 	}
 
-	tokens := in + "    jwtTokens: [{iat: 1700000000, id: abc}]\n"
-	_, err = LoadProjects(strings.NewReader(tokens))
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "spec.roles[0].jwtTokens") {
-		t.Fatalf("jwtTokens: got %v, want ErrUnsupported naming the field", err)
+	tokens := in + "    jwtTokens: [{iat: 1700000000, id: abc}, {iat: 1700000100, exp: 1800000000}]\n"
+	projects, err = LoadProjects(strings.NewReader(tokens))
+	if err != nil {
+		t.Fatalf("jwtTokens: %v", err)
+	}
+	wantTokens := []JWTToken{{IssuedAt: 1700000000, ID: "abc"}, {IssuedAt: 1700000100, ExpiresAt: 1800000000}}
+	if got := projects[0].Spec.Roles[0].JWTTokens; !slices.Equal(got, wantTokens) {
+		t.Fatalf("jwtTokens = %+v, want %+v", got, wantTokens)
+	}
+	bad = in + "    jwtTokens: [{iat: yesterday}]\n"
+	if _, err := LoadProjects(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "jwtTokens.iat") {
+		t.Fatalf("a token whose iat is not a number: %v, want an error naming it", err)
 	}
 }
