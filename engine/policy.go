@@ -44,7 +44,17 @@ func ImpersonatedConfig(cfg *rest.Config, namespace, name string) *rest.Config {
 }
 
 // checkApplication applies the project's rules for the application itself:
-// its namespace (sourceNamespaces), sources and destination.
+// its namespace (sourceNamespaces), sources and destination, and, when the
+// project permits only the clusters scoped to it, the destination's
+// cluster (a destination that names no configured cluster fails where it
+// is connected).
 func (e *Engine) checkApplication(proj *Project, app *Application) error {
-	return errors.Join(project.CheckSourceNamespace(proj, app.Namespace, e.opts.ControlNamespace), project.CheckApplication(proj, app))
+	errs := []error{project.CheckSourceNamespace(proj, app.Namespace, e.opts.ControlNamespace), project.CheckApplication(proj, app)}
+	if proj.Spec.PermitOnlyProjectScopedClusters {
+		if cs, err := e.destination(app.Spec.Destination); err == nil {
+			c := cs.Config()
+			errs = append(errs, project.CheckScopedCluster(proj, e.scopedClusters(proj.Name), app.Spec.Destination, c.Server, c.Name))
+		}
+	}
+	return errors.Join(errs...)
 }

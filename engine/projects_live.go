@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/project"
 )
 
 // MissingProjectError is the error of an Application naming a project
@@ -98,9 +99,28 @@ func (e *Engine) Project(name string) (*Project, error) {
 	return nil, &MissingProjectError{Project: name}
 }
 
-// project returns the app's project (Project).
+// project returns the app's project (Project) as Argo CD evaluates it:
+// with the implicit destinations of the clusters scoped to it
+// (project.WithScopedClusters).
 func (e *Engine) project(app *Application) (*Project, error) {
-	return e.Project(app.Spec.Project)
+	p, err := e.Project(app.Spec.Project)
+	if err != nil {
+		return nil, err
+	}
+	return project.WithScopedClusters(p, e.scopedClusters(p.Name)), nil
+}
+
+// scopedClusters are the clusters scoped to the project name (a cluster
+// Secret's project), sorted by name.
+func (e *Engine) scopedClusters(name string) []project.ScopedCluster {
+	var out []project.ScopedCluster
+	for _, cs := range e.clusters.All() {
+		if c := cs.Config(); c.Project == name {
+			out = append(out, project.ScopedCluster{Name: c.Name, Server: c.Server, Namespaces: c.Namespaces})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name+out[i].Server < out[j].Name+out[j].Server })
+	return out
 }
 
 // SetProjects replaces the engine's projects (Options.Projects) with

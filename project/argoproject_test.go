@@ -122,6 +122,14 @@ func TestScopedClusters(t *testing.T) {
 			t.Errorf("%s %s: %v, want allowed %v", d.server, d.ns, err, d.ok)
 		}
 	}
+	for _, d := range []struct {
+		name, ns string
+		ok       bool
+	}{{"staging", "anything", true}, {"prod", "pay", true}, {"prod", "other", false}} {
+		if err := CheckDestination(v, "", d.name, d.ns); (err == nil) != d.ok {
+			t.Errorf("cluster %s %s: %v, want allowed %v", d.name, d.ns, err, d.ok)
+		}
+	}
 
 	dest := v1alpha1.ApplicationDestination{Name: "in-cluster", Namespace: "guestbook"}
 	if err := CheckScopedCluster(p, nil, dest, v1alpha1.KubernetesInternalAPIServerAddr, "in-cluster"); err != nil {

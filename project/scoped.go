@@ -19,10 +19,11 @@ type ScopedCluster struct {
 
 // WithScopedClusters returns the project as Argo CD evaluates it with the
 // clusters scoped to it: its destinations, plus, for each such cluster,
-// the cluster's server with each of its namespaces, or with "*" when it
-// lists none (Argo CD's implicit destinations, which the AppProject's spec
-// does not show). Without clusters it returns p; otherwise a copy, p is
-// not modified.
+// the cluster (its server and its name, since Argo CD matches a
+// destination resolved to both) with each of its namespaces, or with "*"
+// when it lists none (Argo CD's implicit destinations, which the
+// AppProject's spec does not show). Without clusters it returns p;
+// otherwise a copy, p is not modified.
 func WithScopedClusters(p *v1alpha1.AppProject, clusters []ScopedCluster) *v1alpha1.AppProject {
 	if len(clusters) == 0 {
 		return p
@@ -30,11 +31,11 @@ func WithScopedClusters(p *v1alpha1.AppProject, clusters []ScopedCluster) *v1alp
 	out := p.DeepCopy()
 	for _, c := range clusters {
 		if len(c.Namespaces) == 0 {
-			out.Spec.Destinations = append(out.Spec.Destinations, v1alpha1.ApplicationDestination{Server: c.Server, Namespace: "*"})
+			out.Spec.Destinations = append(out.Spec.Destinations, v1alpha1.ApplicationDestination{Server: c.Server, Name: c.Name, Namespace: "*"})
 			continue
 		}
 		for _, ns := range c.Namespaces {
-			out.Spec.Destinations = append(out.Spec.Destinations, v1alpha1.ApplicationDestination{Server: c.Server, Namespace: ns})
+			out.Spec.Destinations = append(out.Spec.Destinations, v1alpha1.ApplicationDestination{Server: c.Server, Name: c.Name, Namespace: ns})
 		}
 	}
 	return out
