@@ -260,6 +260,25 @@ func TestProjectScopedClusters(t *testing.T) {
 			t.Fatalf("%s: sync %s %v, want refused", c.app.Name, res.Phase, err)
 		}
 	}
+	// A destination is matched as the cluster it names: a project that
+	// lists in-cluster by server admits an app that names it, and one
+	// listing it by name an app that gives its server.
+	byServer := Project{ObjectMeta: metav1.ObjectMeta{Name: "by-server"}, Spec: ProjectSpec{SourceRepos: []string{"*"},
+		Destinations: []ApplicationDestination{{Server: v1alpha1.KubernetesInternalAPIServerAddr, Namespace: ns}}}}
+	byName := Project{ObjectMeta: metav1.ObjectMeta{Name: "by-name"}, Spec: ProjectSpec{SourceRepos: []string{"*"},
+		Destinations: []ApplicationDestination{{Name: v1alpha1.KubernetesInClusterName, Namespace: ns}}}}
+	e.SetProjects([]Project{strict, implicit, byServer, byName}, nil)
+	named := app("by-server", "in-cluster")
+	served := app("by-name", "in-cluster")
+	served.Spec.Destination = ApplicationDestination{Server: v1alpha1.KubernetesInternalAPIServerAddr, Namespace: ns}
+	for _, a := range []*Application{named, served} {
+		if _, err := e.Refresh(ctx, a); err != nil {
+			t.Errorf("%s: %v", a.Name, err)
+		}
+		if res, err := e.Sync(ctx, a, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+			t.Errorf("%s: sync %s %v", a.Name, res.Phase, err)
+		}
+	}
 	// Another namespace of the cluster scoped to "implicit" is not among
 	// its namespaces.
 	other := app("implicit", "team-cluster")

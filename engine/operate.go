@@ -160,7 +160,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
-		Admit:      project.Admission(proj, app, e.opts.Policies...),
+		Admit:      e.admission(proj, app),
 		InSync:     sync.DifferInSync(differ),
 		// Used only with RespectIgnoreDifferences=true (the app's or this
 		// operation's sync options).

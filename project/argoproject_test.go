@@ -60,6 +60,23 @@ func TestArgoProjectRules(t *testing.T) {
 	if err := CheckApplication(p, app); err == nil || err.Error() != want {
 		t.Errorf("destination kube-system: %v, want %q", err, want)
 	}
+	// The cluster the app names, known by its server too: Argo CD's
+	// message names it as the app does.
+	if err := CheckApplicationOn(p, app, "https://10.0.0.1:6443", "in-cluster"); err == nil || err.Error() != want {
+		t.Errorf("destination kube-system on a resolved cluster: %v, want %q", err, want)
+	}
+	app.Spec.Destination = v1alpha1.ApplicationDestination{Server: v1alpha1.KubernetesInternalAPIServerAddr, Namespace: "guestbook"}
+	if err := CheckApplicationOn(p, app, v1alpha1.KubernetesInternalAPIServerAddr, "in-cluster"); err != nil {
+		t.Errorf("guestbook on in-cluster: %v", err)
+	}
+	p.Spec.Destinations = []v1alpha1.ApplicationDestination{{Name: "in-cluster", Namespace: "guestbook"}}
+	if err := CheckApplication(p, app); err == nil {
+		t.Error("a destination by name matched an app giving only the server")
+	}
+	if err := CheckApplicationOn(p, app, v1alpha1.KubernetesInternalAPIServerAddr, "in-cluster"); err != nil {
+		t.Errorf("a destination by name, the app giving the server of that cluster: %v", err)
+	}
+	p = argoProject(t)
 	p.Spec.SourceRepos = []string{"https://git.example.com/team/*"}
 	app.Spec.Destination.Namespace = "guestbook"
 	want = "application repo https://git.example.com/guestbook.git is not permitted in project 'my-project'"

@@ -217,8 +217,19 @@ func Admission(p *v1alpha1.AppProject, app *v1alpha1.Application, policies ...Po
 }
 
 // CheckApplication refuses an application whose sources or destination the
-// project does not allow.
+// project does not allow, the destination as the app gives it
+// (CheckApplicationOn with its server and name).
 func CheckApplication(p *v1alpha1.AppProject, app *v1alpha1.Application) error {
+	d := app.Spec.Destination
+	return CheckApplicationOn(p, app, d.Server, d.Name)
+}
+
+// CheckApplicationOn is CheckApplication for an app whose destination is
+// the cluster of server and name (the configured cluster it names by
+// either): a project destination matches by either, as Argo CD matches the
+// destination cluster, and the refusal names the cluster as the app does
+// (by name when it gives one).
+func CheckApplicationOn(p *v1alpha1.AppProject, app *v1alpha1.Application, server, name string) error {
 	var errs []error
 	for _, src := range app.Spec.AllSources() {
 		if err := CheckSource(p, src.RepoURL); err != nil {
@@ -226,7 +237,11 @@ func CheckApplication(p *v1alpha1.AppProject, app *v1alpha1.Application) error {
 		}
 	}
 	d := app.Spec.Destination
-	if err := CheckDestination(p, d.Server, d.Name, d.Namespace); err != nil {
+	if err := CheckDestination(p, server, name, d.Namespace); err != nil {
+		var pe *PolicyError
+		if errors.As(err, &pe) && d.Name != "" && name != "" {
+			pe.Message = fmt.Sprintf("application destination server '%s' and namespace '%s' do not match any of the allowed destinations in project '%s'", name, d.Namespace, p.Name)
+		}
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
