@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -36,13 +37,13 @@ type clusterSecrets struct {
 }
 
 // setupClusterSecrets watches the cluster Secrets of f.namespace.
-func setupClusterSecrets(mgr manager.Manager, engine *gitops.Engine, events *controller.ClusterEvents, cfg *rest.Config, f flags, log logr.Logger) error {
+func setupClusterSecrets(mgr manager.Manager, e *gitops.Engine, events *controller.ClusterEvents, cfg *rest.Config, f flags, log logr.Logger) error {
 	r := &clusterSecrets{
-		client: mgr.GetClient(), engine: engine, events: events, namespace: f.namespace, inCluster: cfg,
+		client: mgr.GetClient(), engine: e, events: events, namespace: f.namespace, inCluster: cfg,
 		recorder: mgr.GetEventRecorderFor("gitops-operator"), log: log.WithName("clusters"),
 	}
 	isCluster := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return o.GetNamespace() == f.namespace && o.GetLabels()[gitops.ClusterSecretTypeLabel] == "cluster"
+		return o.GetNamespace() == f.namespace && o.GetLabels()[engine.ClusterSecretTypeLabel] == "cluster"
 	})
 	return ctrl.NewControllerManagedBy(mgr).Named("clustersecrets").
 		For(&corev1.Secret{}, builder.WithPredicates(isCluster)).
@@ -54,7 +55,7 @@ func setupClusterSecrets(mgr manager.Manager, engine *gitops.Engine, events *con
 // it and the log, naming the key) and left out, and the others are served.
 func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
 	var list corev1.SecretList
-	if err := r.client.List(ctx, &list, client.InNamespace(r.namespace), client.MatchingLabels{gitops.ClusterSecretTypeLabel: "cluster"}); err != nil {
+	if err := r.client.List(ctx, &list, client.InNamespace(r.namespace), client.MatchingLabels{engine.ClusterSecretTypeLabel: "cluster"}); err != nil {
 		return ctrl.Result{}, err
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
@@ -67,7 +68,7 @@ func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Re
 		if err == nil {
 			for _, k := range []string{c.Name, c.Server} {
 				if other, dup := taken[k]; dup && err == nil {
-					err = &gitops.ClusterSecretError{Secret: s.Namespace + "/" + s.Name, Key: "name", Err: errDuplicate(k, other)}
+					err = &engine.ClusterSecretError{Secret: s.Namespace + "/" + s.Name, Key: "name", Err: errDuplicate(k, other)}
 				}
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/argodocs"
 	"github.com/kubegitops/gitops/internal/gitserver"
@@ -294,7 +295,7 @@ spec:
 		t.Fatal(err)
 	}
 	if fo.ClusterSecret {
-		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cluster-dev-east", Labels: map[string]string{gitops.ClusterSecretTypeLabel: "cluster"}},
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cluster-dev-east", Labels: map[string]string{engine.ClusterSecretTypeLabel: "cluster"}},
 			StringData: map[string]string{"name": "dev-east", "server": v1alpha1.KubernetesInternalAPIServerAddr, "config": "{}"}}
 		if _, err := f.kube.CoreV1().Secrets(f.ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

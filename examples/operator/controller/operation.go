@@ -12,6 +12,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/autosync"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -100,7 +101,7 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 		InitiatedBy: v1alpha1.OperationInitiator{Automated: true}}
 	before := next
 	synced, _, err := r.sync(ctx, app, op, next)
-	var blocked *gitops.SyncWindowError
+	var blocked *engine.SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which.
 		before.Conditions = appstatus.Conditions(app.Status.Conditions, append(slices.Clone(st.Conditions),

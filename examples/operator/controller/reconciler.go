@@ -15,6 +15,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/autosync"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/notify"
 	"github.com/kubegitops/gitops/resource"
 	"golang.org/x/time/rate"
@@ -411,14 +412,14 @@ func (r *Reconciler) backoffCap() time.Duration {
 	return DefaultOptions().Interval
 }
 
-// keepLastGood applies gitops.KeepsLastGood and gitops.KeptStatus (the
+// keepLastGood applies engine.KeepsLastGood and engine.KeptStatus (the
 // engine's run loop rules) to the written status: a failure that says
 // nothing of the live state keeps the last status written (revision,
 // health, resources) with the sync status Unknown, the failure as its
 // conditions and the failure's reconciledAt; an app never compared has
 // nothing to keep.
 func keepLastGood(prev, next v1alpha1.ApplicationStatus, st appstatus.Status, err error) v1alpha1.ApplicationStatus {
-	if !gitops.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(appstatus.Unknown) {
+	if !engine.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(appstatus.Unknown) {
 		return next
 	}
 	kept := prev
