@@ -72,8 +72,11 @@ func New(cfg *rest.Config, opts Options, with Collaborators) (*Syncer, error) {
 // resumed by passing its State in a later Request.
 func (s *Syncer) Sync(ctx context.Context, req Request) (Result, error) {
 	state := newState(req)
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	if s.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
+		defer cancel()
+	}
 	op := &operation{s: s, req: req, state: state, tasks: nil}
 	res, err := op.run(ctx)
 	res.State = op.snapshot()
@@ -248,6 +251,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 			if ctx.Err() == nil && failedTask(g) == nil && !op.terminated() {
 				final := i == len(gs)-1
 				op.waitGroup(ctx, g, final)
+				if !final && failedTask(g) == nil {
+					op.delayWave(ctx)
+				}
 			}
 		}
 		if err := ctx.Err(); err != nil && failedTask(g) == nil {
