@@ -230,6 +230,12 @@ type HelmParameter = engine.HelmParameter
 // See [engine.HistoryEntry].
 type HistoryEntry = engine.HistoryEntry
 
+// ImpersonationMode says when syncs impersonate a service account
+// (Options.Impersonation).
+//
+// See [engine.ImpersonationMode].
+type ImpersonationMode = engine.ImpersonationMode
+
 // Info is v1alpha1.Info: a name and value of spec.info.
 //
 // See [engine.Info].
@@ -704,6 +710,25 @@ const ConditionSyncWindowBlocked = engine.ConditionSyncWindowBlocked
 //
 // See [engine.ConditionTaintedKinds].
 const ConditionTaintedKinds = engine.ConditionTaintedKinds
+
+// ImpersonateWhenNamed impersonates the service account the app's
+// project names for its destination, and syncs with the cluster's own
+// credentials when it names none.
+//
+// See [engine.ImpersonateWhenNamed].
+const ImpersonateWhenNamed = engine.ImpersonateWhenNamed
+
+// ImpersonationEnforced impersonates the named service account, and
+// fails the sync (and deletion) of an app whose project names none for
+// its destination.
+//
+// See [engine.ImpersonationEnforced].
+const ImpersonationEnforced = engine.ImpersonationEnforced
+
+// ImpersonationOff never impersonates.
+//
+// See [engine.ImpersonationOff].
+const ImpersonationOff = engine.ImpersonationOff
 
 // MaxOperationResults bounds the rows an OperationState keeps.
 //

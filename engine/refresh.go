@@ -51,20 +51,20 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 	}
 	out, memoized := e.reuse(ctx, app, in, hard)
 	if !memoized {
-		want, err := e.desired.Build(ctx, app, desiredView(in.cs), desired.Request{Resolved: in.revs, Hard: hard})
+		want, err := in.parts.desired.Build(ctx, app, desiredView(in.cs), desired.Request{Resolved: in.revs, Hard: hard})
 		if err != nil {
 			return failedRefresh(app, ConditionComparisonError, err)
 		}
 		if in.differErr != nil {
 			return failedRefresh(app, ConditionInvalidSpec, in.differErr)
 		}
-		cmp, err := e.comparer.Compare(ctx, app, e.AppKey(app), in.proj, in.dest, in.differ, want.Objects)
+		cmp, err := in.parts.comparer.Compare(ctx, app, e.AppKey(app), in.proj, in.dest, in.differ, want.Objects)
 		if err != nil {
 			return failedRefresh(app, ConditionComparisonError, err)
 		}
 		out = compare.Outcome{Result: cmp, Revisions: want.Revisions, Excluded: want.Excluded}
 		if in.memoizable {
-			e.comparer.Keep(e.AppKey(app), in.dest, in.differ, in.memo, out)
+			in.parts.comparer.Keep(e.AppKey(app), in.dest, in.differ, in.memo, out)
 		}
 	}
 	e.metrics.Refreshed(memoized)
@@ -73,10 +73,12 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 
 // refreshInputs are what a refresh reads before it renders.
 type refreshInputs struct {
-	proj *Project
-	cs   *clusterState
-	dest compare.Destination
-	revs []source.Revision
+	// parts are the live parts the refresh uses throughout.
+	parts *liveParts
+	proj  *Project
+	cs    *clusterState
+	dest  compare.Destination
+	revs  []source.Revision
 	// differ is the app's Differ, unless differErr says why there is none
 	// (a bad compare-options annotation: reported once the render is known
 	// to succeed).
@@ -91,6 +93,7 @@ type refreshInputs struct {
 // destination, resolves its sources and picks its Differ. On error, ct is
 // the condition type the error is reported as.
 func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool) (in refreshInputs, ct ConditionType, err error) {
+	in.parts = e.parts()
 	if in.proj, err = e.project(app); err != nil {
 		return in, ConditionInvalidSpec, err
 	}
@@ -104,8 +107,8 @@ func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool)
 		return in, ConditionComparisonError, err
 	}
 	in.dest = e.compareView(in.cs)
-	in.differ, in.differErr = e.comparer.Differ(app, e.AppKey(app), in.dest)
-	in.memo, in.memoizable = e.comparer.Inputs(app, e.AppKey(app), in.dest, in.revs, e.projectFingerprint(app))
+	in.differ, in.differErr = in.parts.comparer.Differ(app, e.AppKey(app), in.dest)
+	in.memo, in.memoizable = in.parts.comparer.Inputs(app, e.AppKey(app), in.dest, in.revs, e.projectFingerprint(app))
 	in.memoizable = in.memoizable && in.differErr == nil
 	return in, "", nil
 }
@@ -116,7 +119,7 @@ func (e *Engine) reuse(ctx context.Context, app *Application, in refreshInputs, 
 	if !in.memoizable || hard {
 		return compare.Outcome{}, false
 	}
-	return e.comparer.Reuse(ctx, e.AppKey(app), in.dest, in.differ, in.memo)
+	return in.parts.comparer.Reuse(ctx, e.AppKey(app), in.dest, in.differ, in.memo)
 }
 
 // statusOf makes the app's status of a refresh's outcome: its rows and
@@ -129,7 +132,7 @@ func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcom
 	if c := desired.ExcludedCondition(out.Excluded); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
-	if c := e.comparer.Orphans(in.proj, app, in.dest); c != nil {
+	if c := in.parts.comparer.Orphans(in.proj, app, in.dest); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
 	st.Health = health.Aggregate(cmp.Healths, health.DefaultAggregateOptions())
@@ -157,7 +160,7 @@ func (e *Engine) observeRefresh(app *Application, start time.Time) {
 // differFor returns the app's Differ for its destination cs
 // (compare.Comparer.Differ).
 func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
-	return e.comparer.Differ(app, e.AppKey(app), e.compareView(cs))
+	return e.parts().comparer.Differ(app, e.AppKey(app), e.compareView(cs))
 }
 
 // withoutChildApplications drops the Applications an app renders from what
