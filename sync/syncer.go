@@ -251,9 +251,6 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 			if ctx.Err() == nil && failedTask(g) == nil && !op.terminated() {
 				final := i == len(gs)-1
 				op.waitGroup(ctx, g, final)
-				if !final && failedTask(g) == nil {
-					op.delayWave(ctx)
-				}
 			}
 		}
 		if err := ctx.Err(); err != nil && failedTask(g) == nil {
@@ -268,6 +265,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		}
 		if op.terminated() {
 			return op.failSync(ctx, ErrTerminated)
+		}
+		if i < len(gs)-1 {
+			op.delayWave(ctx)
 		}
 	}
 	op.deleteHooks(ctx, func(t *task) bool {
