@@ -133,23 +133,41 @@ type Ignored struct {
 	Entry Key
 }
 
-// Summaries groups ignored keys by what the table says of them, one line
-// per group naming every key: "<configMap>: <why>: k1, k2, ...". Lines are
-// sorted, keys within a line too.
-func Summaries(configMap string, ignored []Ignored) []string {
-	groups := map[string][]string{}
+// Group is ignored keys that set nothing here for one reason.
+type Group struct {
+	// Why says why they set nothing: whose they are, or what this
+	// module does instead.
+	Why string
+	// Keys are the keys, sorted.
+	Keys []string
+}
+
+// Groups groups ignored keys by what the table says of them, sorted by
+// Why.
+func Groups(ignored []Ignored) []Group {
+	byWhy := map[string][]string{}
 	for _, ig := range ignored {
 		why := ig.Entry.Effect
 		if ig.Entry.Use == UseOtherComponent {
 			why = "settings of Argo CD's " + componentList(ig.Entry.Components) + ", not used by this program"
 		}
-		groups[why] = append(groups[why], ig.Key)
+		byWhy[why] = append(byWhy[why], ig.Key)
 	}
-	var out []string
-	for why, keys := range groups {
+	out := make([]Group, 0, len(byWhy))
+	for why, keys := range byWhy {
 		slices.Sort(keys)
-		out = append(out, fmt.Sprintf("%s: %s: %s", configMap, why, strings.Join(keys, ", ")))
+		out = append(out, Group{Why: why, Keys: keys})
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b Group) int { return strings.Compare(a.Why, b.Why) })
+	return out
+}
+
+// Summaries are Groups as lines, one per group naming every key:
+// "<configMap>: <why>: k1, k2, ...".
+func Summaries(configMap string, ignored []Ignored) []string {
+	var out []string
+	for _, g := range Groups(ignored) {
+		out = append(out, fmt.Sprintf("%s: %s: %s", configMap, g.Why, strings.Join(g.Keys, ", ")))
+	}
 	return out
 }

@@ -50,6 +50,10 @@ type Params struct {
 	// controller.self.heal.backoff.timeout.seconds is 0, the fixed wait of
 	// controller.self.heal.timeout.seconds; never nil after ParseParams.
 	SelfHealBackoff *autosync.Backoff
+	// RepoErrorGracePeriod is controller.repo.error.grace.period.seconds:
+	// how long a failing render leaves an app's status as it was (a host's
+	// reconcile loop reads it).
+	RepoErrorGracePeriod time.Duration
 	// SyncTimeout is controller.sync.timeout.seconds: the bound of one sync
 	// operation (Options.Sync.Timeout); negative for its 0 (none), zero
 	// when not set.
@@ -312,6 +316,10 @@ var paramParsers = map[string]func(p *Params, v string) error{
 	"controller.self.heal.timeout.seconds": func(p *Params, v string) error {
 		n, err := parseSeconds(v)
 		p.SelfHealTimeout = n
+		return err
+	},
+	"controller.repo.error.grace.period.seconds": func(p *Params, v string) (err error) {
+		p.RepoErrorGracePeriod, err = parseSeconds(v)
 		return err
 	},
 	"controller.sync.timeout.seconds": func(p *Params, v string) error {

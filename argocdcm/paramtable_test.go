@@ -96,14 +96,15 @@ func TestParseArgoCDDocsParams(t *testing.T) {
 		}
 	}
 	want := []string{"applicationsetcontroller.enable.git.submodule", "applicationsetcontroller.enable.new.git.file.globbing",
-		"controller.repo.error.grace.period.seconds", "reposerver.enable.git.submodule"}
+		"reposerver.enable.git.submodule"}
 	if got := slices.Sorted(maps.Keys(refused)); !slices.Equal(got, want) {
 		t.Errorf("refused %v, want %v", got, want)
 	}
 	if p.Log != (LogParams{Level: "info", Format: "json"}) || p.StatusProcessors != 20 || p.OperationProcessors != 10 ||
 		p.RepoServerTimeout != time.Minute || p.RenderParallelism != 1 || p.KubectlParallelism != 20 ||
 		p.Client.QPS != 50 || p.Client.Burst != 100 || p.Client.RetryBaseBackoff != 100*time.Millisecond ||
-		p.SyncWaveDelay == nil || *p.SyncWaveDelay != 2*time.Second || p.SyncTimeout != -1 || p.DirectoryBytes != 10_000_000 {
+		p.SyncWaveDelay == nil || *p.SyncWaveDelay != 2*time.Second || p.SyncTimeout != -1 || p.DirectoryBytes != 10_000_000 ||
+		p.RepoErrorGracePeriod != 3*time.Minute {
 		t.Errorf("application controller and repo server params %+v", p)
 	}
 	if b := p.SelfHealBackoff; b == nil || *b != autosync.DefaultBackoff() {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/types"
 
+	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/engine"
 )
 
@@ -73,7 +73,9 @@ func TestParseArgoCDDocsSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if opts.Tracking.InstanceID != "my-unique-id" || opts.Impersonation != engine.ImpersonationOff || opts.Toolkit == nil ||
-		opts.Cache.Filter.Allows(schema.GroupKind{Group: "repositories.stash.appscode.com", Kind: "Snapshot"}) {
+		!slices.ContainsFunc(opts.Cache.Filter.Exclude, func(m cache.GroupKindMatch) bool {
+			return m.Group == "repositories.stash.appscode.com" && m.Kind == "Snapshot" && slices.Equal(m.Clusters, []string{"*.local"})
+		}) {
 		t.Errorf("options: instance %q impersonation %q", opts.Tracking.InstanceID, opts.Impersonation)
 	}
 }
