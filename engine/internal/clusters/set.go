@@ -289,11 +289,14 @@ func (s *Set) Replace(clusters []Config) ([]string, error) {
 			seen[cs] = true
 		}
 	}
-	s.byKey = next
-	s.mu.Unlock()
+	// The old caches stop before their replacements can connect: a
+	// cluster's cache registers metrics under its name, which the old one
+	// must have given up.
 	for _, cs := range stale {
 		cs.stopWhenConnected()
 	}
+	s.byKey = next
+	s.mu.Unlock()
 	var names []string
 	for _, cs := range append(changed, stale...) {
 		names = append(names, cs.cfg.Name, cs.cfg.Server)
@@ -323,13 +326,15 @@ func (s *Set) Reconfigure(settings Settings, with Collaborators) []string {
 		}
 		next[k] = n
 	}
-	s.byKey = next
-	s.mu.Unlock()
+	// The old caches stop before their replacements can connect (see
+	// Replace).
 	var names []string
 	for _, cs := range old {
 		cs.stopWhenConnected()
 		names = append(names, cs.cfg.Name, cs.cfg.Server)
 	}
+	s.byKey = next
+	s.mu.Unlock()
 	slices.Sort(names)
 	names = slices.Compact(names)
 	return slices.DeleteFunc(names, func(n string) bool { return n == "" })
