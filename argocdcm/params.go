@@ -162,8 +162,6 @@ type AppSetParams struct {
 	SCMRootCAPath string
 	// TokenRefStrict is applicationsetcontroller.enable.tokenref.strict.mode.
 	TokenRefStrict bool
-	// GitHubAPIMetrics is applicationsetcontroller.enable.github.api.metrics.
-	GitHubAPIMetrics bool
 	// DryRun is applicationsetcontroller.dryrun.
 	DryRun bool
 	// MaxStatusResources is applicationsetcontroller.status.max.resources.count.
@@ -475,10 +473,6 @@ var paramParsers = map[string]func(p *Params, v string) error{
 	"applicationsetcontroller.global.preserved.labels": func(p *Params, v string) error {
 		p.AppSets.PreservedLabels = splitList(v)
 		return nil
-	},
-	"applicationsetcontroller.enable.github.api.metrics": func(p *Params, v string) (err error) {
-		p.AppSets.GitHubAPIMetrics, err = parseBool(v)
-		return err
 	},
 	"applicationsetcontroller.status.max.resources.count": func(p *Params, v string) error {
 		n, err := strconv.Atoi(v)

@@ -24,7 +24,6 @@ const (
 	appStateInMem   = "this program keeps app state in memory and in each Application's status, with no expiring cache"
 	noHydrator      = "the source hydrator is not in this program (hydrator.enabled)"
 	noOTLP          = "this program exports no OpenTelemetry traces (otlp.address)"
-	noWebhookServer = "this program serves no ApplicationSet webhook endpoint"
 	noSubmodules    = "Git submodules are never fetched: a submodule is an empty folder"
 	noProcessors    = "-workers and controller.status.processors bound the operator's reconciles"
 )
@@ -211,21 +210,22 @@ var paramKeys = []Key{
 	{Name: "applicationsetcontroller.namespaces", Components: appsets, Use: UseApplied,
 		Effect: "the namespaces (globs) whose ApplicationSets are served, among those whose Applications are"},
 	{Name: "applicationsetcontroller.scm.root.ca.path", Components: appsets, Use: UseApplied,
-		Effect: "the CA file SCM provider and pull request generators trust (handed to their providers)"},
+		Effect: "the CA file whose certificates SCM providers trust besides the system's"},
 	{Name: "applicationsetcontroller.allowed.scm.providers", Components: appsets, Use: UseApplied,
-		Effect: "the SCM provider API URLs generators may call (handed to their providers)"},
+		Effect: "the only custom API URLs scmProvider and pullRequest generators may name"},
 	{Name: "applicationsetcontroller.enable.scm.providers", Components: appsets, Use: UseApplied,
-		Effect: "whether SCM provider and pull request generators run (false: they fail by name)"},
-	{Name: "applicationsetcontroller.webhook.parallelism.limit", Components: appsets, Use: UseMeaningless, Effect: noWebhookServer},
+		Effect: "whether scmProvider and pullRequest generators run (false: they fail, naming it)"},
+	{Name: "applicationsetcontroller.webhook.parallelism.limit", Components: appsets, Use: UseNotImplemented, Same: "",
+		Effect: "the ApplicationSet webhook (-applicationset-webhook-bind-address) handles each request as it comes"},
 	{Name: "applicationsetcontroller.requeue.after", Components: appsets, Use: UseApplied, Effect: "how often a set is generated again without other reason"},
 	{Name: "applicationsetcontroller.enable.tokenref.strict.mode", Components: appsets, Use: UseApplied,
-		Effect: "tokenRef Secrets must be labelled argocd.argoproj.io/secret-type: scm-creds (handed to the providers)"},
+		Effect: "tokenRef Secrets must be labelled argocd.argoproj.io/secret-type: scm-creds"},
 	{Name: "applicationsetcontroller.global.preserved.annotations", Components: appsets, Use: UseApplied,
 		Effect: "annotations of generated Applications a set's update keeps"},
 	{Name: "applicationsetcontroller.global.preserved.labels", Components: appsets, Use: UseApplied,
 		Effect: "labels of generated Applications a set's update keeps"},
-	{Name: "applicationsetcontroller.enable.github.api.metrics", Components: appsets, Use: UseApplied,
-		Effect: "GitHub API metrics of the generators (handed to their providers)"},
+	{Name: "applicationsetcontroller.enable.github.api.metrics", Components: appsets, Use: UseNotImplemented, Same: "false",
+		Effect: "the GitHub provider reports no API metrics"},
 	{Name: "applicationsetcontroller.status.max.resources.count", Components: appsets, Use: UseApplied,
 		Effect: "the most resources a set's status lists"},
 	{Name: "applicationsetcontroller.profile.enabled", Components: appsets, Use: UseMeaningless, Effect: noProfile},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/resource"
 )
@@ -26,9 +27,9 @@ func TestReconfigureAppliesLive(t *testing.T) {
 	if _, err := e.Sync(ctx, app, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	refreshUntil(t, e, app, "synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	editConfigMap(t, ns, "settings", "a", "drifted")
-	refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
+	refreshUntil(t, e, app, "drift seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 
 	opts := e.Options()
 	opts.IgnoreDifferences = []ResourceIgnoreDifferences{{Kind: "ConfigMap", JSONPointers: []string{"/data"}}}
@@ -36,7 +37,7 @@ func TestReconfigureAppliesLive(t *testing.T) {
 	if err != nil || len(names) != 0 {
 		t.Fatalf("Reconfigure with an ignore rule: %v, clusters reconnected %v (want none)", err, names)
 	}
-	refreshUntil(t, e, app, "Synced under the new ignore rule", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced under the new ignore rule", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 
 	opts = e.Options()
 	opts.Cache.Filter.Exclude = append(cache.DefaultExclusions(), cache.GroupKindMatch{Group: "", Kind: "ConfigMap"})
@@ -44,9 +45,9 @@ func TestReconfigureAppliesLive(t *testing.T) {
 	if err != nil || strings.Join(names, ",") != "https://kubernetes.default.svc,in-cluster" {
 		t.Fatalf("Reconfigure with an exclusion: %v, clusters reconnected %v", err, names)
 	}
-	refreshUntil(t, e, app, "the ConfigMap excluded", func(s Status) bool {
+	refreshUntil(t, e, app, "the ConfigMap excluded", func(s appstatus.Status) bool {
 		for _, c := range s.Conditions {
-			if c.Type == ConditionExcludedResource && strings.Contains(c.Message, "settings") {
+			if c.Type == appstatus.ConditionExcludedResource && strings.Contains(c.Message, "settings") {
 				return true
 			}
 		}

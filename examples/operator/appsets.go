@@ -29,7 +29,9 @@ func setupAppSets(mgr manager.Manager, engine *gitops.Engine, projects *controll
 	opts.Engine, opts.Interval, opts.ControllerNamespace = engine, f.interval, f.namespace
 	opts.Projects = projects
 	opts.Log = log.WithName("applicationset")
-	appSetOptions(&opts, f.params)
+	if err := appSetOptions(&opts, f.params); err != nil {
+		return err
+	}
 	r, err := appsets.New(mgr.GetClient(), opts)
 	if err != nil {
 		return err

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"os"
 	gosync "sync"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/examples/operator/appsets"
 )
@@ -19,11 +22,11 @@ import (
 // requeue.after, concurrent.reconciliations.max, policy and
 // enable.policy.override, enable.progressive.syncs (off unless set, as in
 // Argo CD), namespaces, global.preserved.*, status.max.resources.count,
-// dryrun, wq.* and the SCM settings (enable.scm.providers is enforced
-// here; allowed.scm.providers, scm.root.ca.path,
-// enable.tokenref.strict.mode and enable.github.api.metrics are handed to
-// the SCM providers in ControllerSettings.SCM).
-func appSetOptions(opts *appsets.Options, p *argocdcm.Params) {
+// dryrun, wq.* and the SCM settings: enable.scm.providers and
+// allowed.scm.providers into the generators' SCM policy, scm.root.ca.path
+// (the file's certificates) and enable.tokenref.strict.mode into the
+// providers' options.
+func appSetOptions(opts *appsets.Options, p *argocdcm.Params) error {
 	if p == nil {
 		p = &argocdcm.Params{}
 	}
@@ -46,11 +49,19 @@ func appSetOptions(opts *appsets.Options, p *argocdcm.Params) {
 	s.PreservedAnnotations, s.PreservedLabels = a.PreservedAnnotations, a.PreservedLabels
 	s.MaxStatusResources = a.MaxStatusResources
 	s.DryRun = a.DryRun
-	s.SCM = appsets.SCMSettings{Disabled: a.SCMProviders != nil && !*a.SCMProviders, Allowed: a.AllowedSCMProviders,
-		RootCAPath: a.SCMRootCAPath, TokenRefStrict: a.TokenRefStrict, GitHubAPIMetrics: a.GitHubAPIMetrics}
+	opts.Generate.SCM = appset.SCMPolicy{Disabled: a.SCMProviders != nil && !*a.SCMProviders, AllowedAPIs: a.AllowedSCMProviders}
+	opts.Providers.TokenRefStrict = a.TokenRefStrict
 	if q := a.Queue; q != (argocdcm.QueueParams{}) {
 		s.RateLimiter = queueLimiter(q)
 	}
+	if a.SCMRootCAPath != "" {
+		pem, err := os.ReadFile(a.SCMRootCAPath)
+		if err != nil {
+			return fmt.Errorf("argocd-cmd-params-cm applicationsetcontroller.scm.root.ca.path: %w", err)
+		}
+		opts.Providers.RootCAPEM = pem
+	}
+	return nil
 }
 
 // queueLimiter is Argo CD's ApplicationSet work queue rate limiter: the

@@ -20,6 +20,7 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/source/repocreds"
+	"github.com/kubegitops/gitops/state"
 	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -342,7 +343,7 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	// events bridge maps tracking ids back to Applications by this rule.
 	base.ControlNamespace = f.namespace
 	if f.stateNamespace != "" {
-		base.State = gitops.NewConfigMapStateStore(st.kube, f.stateNamespace)
+		base.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
 	}
 	st.base = base
 	opts, err := st.engineOptions(st.cm, st.params)
