@@ -10,25 +10,32 @@ import (
 	"time"
 )
 
-// inFlight counts the write requests in flight at once through a client
-// and remembers the most.
+// inFlight counts the write requests in flight at once through the
+// clients it wraps and remembers the most.
 type inFlight struct {
 	mu        gosync.Mutex
 	now, most int
-	next      http.RoundTripper
 }
 
-func (f *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodGet {
-		return f.next.RoundTrip(r)
-	}
-	f.mu.Lock()
-	f.now++
-	f.most = max(f.most, f.now)
-	f.mu.Unlock()
-	defer func() { f.mu.Lock(); f.now--; f.mu.Unlock() }()
-	return f.next.RoundTrip(r)
+// wrap is a client-go transport wrapper counting through f; each
+// transport a client builds keeps its own next.
+func (f *inFlight) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.Method == http.MethodGet {
+			return next.RoundTrip(r)
+		}
+		f.mu.Lock()
+		f.now++
+		f.most = max(f.most, f.now)
+		f.mu.Unlock()
+		defer func() { f.mu.Lock(); f.now--; f.mu.Unlock() }()
+		return next.RoundTrip(r)
+	})
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func (f *inFlight) peak() int { f.mu.Lock(); defer f.mu.Unlock(); return f.most }
 
@@ -44,7 +51,7 @@ func TestLimiterBoundsWritesAcrossSyncers(t *testing.T) {
 		for i := range 2 {
 			ns := cluster.TestNamespace(t)
 			cfg := cluster.Config()
-			cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { flight.next = rt; return flight })
+			cfg.Wrap(flight.wrap)
 			o := DefaultOptions()
 			o.ApplyParallelism, o.DryRunParallelism = 8, 8
 			s, err := New(cfg, o, Collaborators{Writes: l})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/autosync"
 )
 
@@ -47,11 +48,11 @@ func (r *Reconciler) times() *Timing { return r.timing.Load() }
 // refresh is not a hard one, and this is the app's first such failure or
 // one within the period since it; a refresh that did not fail so ends the
 // period.
-func (r *Reconciler) inRepoErrorGrace(app *v1alpha1.Application, st gitops.Status, err error, hard bool) bool {
+func (r *Reconciler) inRepoErrorGrace(app *v1alpha1.Application, st appstatus.Status, err error, hard bool) bool {
 	grace := r.times().RepoErrorGracePeriod
 	key := nameOf(app)
-	if grace <= 0 || !gitops.KeepsLastGood(st, err) || !slices.ContainsFunc(st.Conditions, func(c gitops.Condition) bool {
-		return c.Type == gitops.ConditionComparisonError
+	if grace <= 0 || !gitops.KeepsLastGood(st, err) || !slices.ContainsFunc(st.Conditions, func(c appstatus.Condition) bool {
+		return c.Type == appstatus.ConditionComparisonError
 	}) {
 		r.repoErrors.Delete(key)
 		return false
