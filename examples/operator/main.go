@@ -240,6 +240,10 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 		return err
 	}
 	defer engine.Close()
+	gpg, err := loadGnuPGKeys(ctx, kube, f.namespace, engine, log)
+	if err != nil {
+		return err
+	}
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme: scheme,
 		Logger: log,
@@ -266,6 +270,10 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	if err := mgr.Add(st); err != nil {
 		return err
 	}
+	gpg.recorder = mgr.GetEventRecorderFor("gitops-operator")
+	if err := mgr.Add(gpg); err != nil {
+		return err
+	}
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		if mgr.GetCache().WaitForCacheSync(ctx) {
 			ep.ready.Store(true)
@@ -284,7 +292,8 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	// exists, and the log says so.
 	var projects *controller.Projects
 	if _, err := mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: v1alpha1.Group, Kind: v1alpha1.AppProjectKind}, v1alpha1.Version); err == nil {
-		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache()}
+		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache(),
+			Recorder: mgr.GetEventRecorderFor("gitops-operator")}
 		opts.Projects = projects
 	} else if meta.IsNoMatchError(err) {
 		log.Info("appprojects.argoproj.io is not served: only the implicit default project exists; install the CRD and restart to use AppProjects")
