@@ -51,7 +51,45 @@ type Input struct {
 	// Now is the time of the decision.
 	Now time.Time
 	// SelfHealTimeout is the first self-heal wait; 0 means SelfHealTimeout.
+	// Backoff, when set, wins over it.
 	SelfHealTimeout time.Duration
+	// Backoff, when set, is the self-heal backoff: Argo CD's
+	// controller.self.heal.backoff.* (DefaultBackoff holds its defaults).
+	// Nil: SelfHealTimeout, times 3 after each self-heal in a row, at most
+	// MaxSelfHealBackoff.
+	Backoff *Backoff
+}
+
+// Backoff is the wait between self-heal syncs of one app at one revision:
+// Duration after the first sync, times Factor after each self-heal in a
+// row, at most Cap; the count starts again once Cooldown has passed since
+// the last automated sync without another self-heal.
+type Backoff struct {
+	// Duration is the first wait (controller.self.heal.backoff.timeout.seconds).
+	Duration time.Duration
+	// Factor multiplies the wait after each self-heal in a row
+	// (controller.self.heal.backoff.factor); below 1 counts as 1.
+	Factor float64
+	// Cap is the longest wait (controller.self.heal.backoff.cap.seconds);
+	// zero means none.
+	Cap time.Duration
+	// Cooldown is how long after the last automated sync the count of
+	// self-heals starts again (controller.self.heal.backoff.cooldown.seconds);
+	// zero means Cap plus the current wait.
+	Cooldown time.Duration
+}
+
+// DefaultBackoff returns Argo CD's self-heal backoff: 2 s, times 3, at
+// most 5 minutes, the count starting again after 330 s.
+func DefaultBackoff() Backoff {
+	return Backoff{Duration: 2 * time.Second, Factor: 3, Cap: 5 * time.Minute, Cooldown: 330 * time.Second}
+}
+
+// FixedBackoff is the wait of Argo CD's controller.self.heal.timeout.seconds
+// without a backoff (controller.self.heal.backoff.timeout.seconds 0): d
+// between any two self-heals.
+func FixedBackoff(d time.Duration) Backoff {
+	return Backoff{Duration: d, Factor: 1, Cap: d, Cooldown: d}
 }
 
 // Decision is the outcome of Decide.
@@ -94,12 +132,14 @@ type Decision struct {
 //   - the same revision with selfHeal (a self-heal): once the backoff
 //     has passed since the last automated sync started, whatever differs
 //     (the same drift as last time included: a person may make the same
-//     change twice): SelfHealTimeout after the first sync, times 3 after
-//     each self-heal in a row, at most MaxSelfHealBackoff (Argo CD's
-//     selfHealBackoff). A drift a sync cannot fix (another controller
-//     writes the field back) is so retried ever less often, at most once
-//     per MaxSelfHealBackoff, never in a loop; the count starts again after
-//     a new revision or after MaxSelfHealBackoff without a self-heal.
+//     change twice), as Input.Backoff says (Argo CD's
+//     controller.self.heal.backoff.*): Duration after the first sync, times
+//     Factor after each self-heal in a row, at most Cap; without it,
+//     SelfHealTimeout, times 3, at most MaxSelfHealBackoff. A drift a sync
+//     cannot fix (another controller writes the field back) is so retried
+//     ever less often, at most once per Cap, never in a loop; the count
+//     starts again after a new revision or once Cooldown (default: Cap
+//     plus the current wait) has passed without a self-heal.
 func Decide(in Input) Decision {
 	p := in.Policy
 	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
@@ -130,29 +170,51 @@ func Decide(in Input) Decision {
 	if !p.Automated.SelfHeal {
 		return Decision{Reason: "this revision was synced already and selfHeal is off"}
 	}
-	base := in.SelfHealTimeout
-	if base <= 0 {
-		base = SelfHealTimeout
-	}
+	b := in.backoff()
 	heals := last.Heals
 	since := in.Now.Sub(last.At)
-	if since >= MaxSelfHealBackoff+selfHealWait(base, heals) {
+	cooldown := b.Cooldown
+	if cooldown <= 0 {
+		cooldown = b.Cap + b.wait(heals)
+	}
+	if since >= cooldown {
 		heals = 0
 	}
-	if wait := selfHealWait(base, heals); since < wait {
+	if wait := b.wait(heals); since < wait {
 		return Decision{Wait: wait - since, Reason: "self-heal backoff"}
 	}
 	next.Heals = heals + 1
 	return Decision{Sync: true, SelfHeal: true, Next: next}
 }
 
-// selfHealWait is the backoff before self-heal number heals+1: step
-// heals+1 of the self-heal wait.Backoff.
-func selfHealWait(base time.Duration, heals int) time.Duration {
-	b := wait.Backoff{Duration: base, Factor: selfHealFactor, Cap: MaxSelfHealBackoff, Steps: heals + 1}
+// backoff is in's self-heal backoff: Backoff, or SelfHealTimeout times 3
+// up to MaxSelfHealBackoff.
+func (in Input) backoff() Backoff {
+	if in.Backoff != nil {
+		return *in.Backoff
+	}
+	base := in.SelfHealTimeout
+	if base <= 0 {
+		base = SelfHealTimeout
+	}
+	return Backoff{Duration: base, Factor: selfHealFactor, Cap: MaxSelfHealBackoff}
+}
+
+// wait is the backoff before self-heal number heals+1: step heals+1 of
+// the self-heal wait.Backoff.
+func (b Backoff) wait(heals int) time.Duration {
+	f := b.Factor
+	if f < 1 {
+		f = 1
+	}
+	capd := b.Cap
+	if capd <= 0 {
+		capd = 24 * time.Hour
+	}
+	wb := wait.Backoff{Duration: min(b.Duration, capd), Factor: f, Cap: capd, Steps: heals + 1}
 	var w time.Duration
 	for range heals + 1 {
-		w = b.Step()
+		w = wb.Step()
 	}
 	return w
 }

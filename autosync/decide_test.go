@@ -68,3 +68,37 @@ func TestDecide(t *testing.T) {
 		t.Errorf("next record %+v", d.Next)
 	}
 }
+
+// TestDecideArgoCDBackoff: Argo CD's controller.self.heal.backoff.*
+// defaults (2 s, times 3, at most 300 s, the count starting again after
+// 330 s), and controller.self.heal.timeout.seconds without a backoff (a
+// fixed wait).
+func TestDecideArgoCDBackoff(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	heal := &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{SelfHeal: true}}
+	cm := resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
+	drifted := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync}}}
+	argo, fixed := DefaultBackoff(), FixedBackoff(30*time.Second)
+	cases := []struct {
+		name    string
+		backoff Backoff
+		last    Record
+		sync    bool
+		wait    time.Duration
+	}{
+		{name: "first wait is 2 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-time.Second)}, wait: time.Second},
+		{name: "past 2 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-2 * time.Second)}, sync: true},
+		{name: "third heal waits 18 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-10 * time.Second), Heals: 2}, wait: 8 * time.Second},
+		{name: "capped at 300 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-100 * time.Second), Heals: 8}, wait: 200 * time.Second},
+		{name: "cooldown of 330 s starts the count again", backoff: argo, last: Record{Revision: "r2", At: now.Add(-330 * time.Second), Heals: 8}, sync: true},
+		{name: "fixed wait", backoff: fixed, last: Record{Revision: "r2", At: now.Add(-20 * time.Second), Heals: 5}, wait: 10 * time.Second},
+		{name: "fixed wait passed", backoff: fixed, last: Record{Revision: "r2", At: now.Add(-30 * time.Second), Heals: 5}, sync: true},
+	}
+	for _, c := range cases {
+		d := Decide(Input{Policy: heal, Status: drifted, Last: &c.last, Now: now, SelfHealTimeout: time.Hour, Backoff: &c.backoff})
+		if d.Sync != c.sync || d.Wait != c.wait {
+			t.Errorf("%s: sync=%v wait=%v (%s), want sync=%v wait=%v", c.name, d.Sync, d.Wait, d.Reason, c.sync, c.wait)
+		}
+	}
+}

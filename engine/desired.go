@@ -24,8 +24,9 @@ import (
 var ErrNoChartSource = desired.ErrNoChartSource
 
 // newDesired builds the engine's desired-state part (engine/internal/desired)
-// from its options: the sources, the renderer over the toolkit, and the
-// Builder over both.
+// from its options: the sources, and the render cache over the swappable
+// tools of the toolkit (liveTools); the Builder over both is a live part
+// (buildParts).
 func (e *Engine) newDesired() error {
 	opts := e.opts
 	e.sources = desired.NewSources(desired.SourcesConfig{
@@ -36,25 +37,20 @@ func (e *Engine) newDesired() error {
 			e.metrics.SourceRequest(repoURL, op, err)
 		},
 	})
-	renderer, err := newRenderer(opts, e.sources.Dependencies())
+	tools, err := newTools(opts, e.sources.Dependencies())
 	if err != nil {
 		return err
 	}
-	e.desired = desired.NewBuilder(desired.Config{
-		Sources: e.sources, Renderer: renderer, Project: e.project,
-		Filter: opts.Cache.Filter, RenderTimeout: opts.RenderTimeout,
-		TimeoutError: func(app string, timeout time.Duration, err error) error {
-			return &RenderTimeoutError{App: app, Timeout: timeout, Err: err}
-		},
-	})
+	e.tools = &liveTools{}
+	e.tools.set(tools)
+	e.renderer = newRenderer(opts, e.tools)
 	return nil
 }
 
-// newRenderer builds the renderer of opts: the plain renderer, the
-// Toolkit's tools (given deps, the fetcher of chart dependencies) and
-// Options.Renderers, decrypting with Options.Decryptor and cached in
-// Options.RenderStore.
-func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, error) {
+// newTools builds the renderers of opts: the plain renderer, the Toolkit's
+// tools (given deps, the fetcher of chart dependencies) and
+// Options.Renderers.
+func newTools(opts Options, deps render.DependencyFetcher) (render.Tools, error) {
 	tools := render.Tools{render.KindPlain: plain.New(plain.DefaultOptions())}
 	if opts.Toolkit != nil {
 		for k, r := range opts.Toolkit(deps) {
@@ -70,6 +66,12 @@ func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, 
 		}
 		tools[k] = r
 	}
+	return tools, nil
+}
+
+// newRenderer builds the renderer of opts over tools: decrypting with
+// Options.Decryptor and cached in Options.RenderStore.
+func newRenderer(opts Options, tools render.Renderer) render.Renderer {
 	st := opts.RenderStore
 	if st == nil {
 		st = store.NewMemory(store.DefaultMemoryOptions())
@@ -80,11 +82,11 @@ func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, 
 		copts.MaxConcurrent = opts.RenderParallelism
 	}
 	copts.Logger = opts.Log
-	var next render.Renderer = tools
+	next := tools
 	if opts.Decryptor != nil {
 		next = render.Decrypting(tools, opts.Decryptor)
 	}
-	return render.Cached(next, st, copts), nil
+	return render.Cached(next, st, copts)
 }
 
 // newComparer builds the engine's comparison part (engine/internal/compare)
@@ -98,6 +100,7 @@ func newComparer(opts Options, checker health.Checker, forkDiffers bool) *compar
 		CompareAllStatus: opts.CompareStatus == CompareStatusAll, IgnoreStatus: opts.IgnoreStatus,
 		IgnoreDifferences: opts.IgnoreDifferences, FieldManager: opts.Sync.FieldManager,
 		ClientSideApply: opts.Sync.ClientSideApply, ServerSideDiff: opts.ServerSideDiff, ForceConflicts: opts.Sync.ForceConflicts,
+		JQTimeout: opts.JQTimeout,
 	}
 	if !forkDiffers {
 		newDiffer := opts.NewDiffer
@@ -111,7 +114,7 @@ func newComparer(opts Options, checker health.Checker, forkDiffers bool) *compar
 // of a chosen revision); fresh (a hard refresh) resolves every source
 // again and renders past the render cache.
 func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string, fresh bool) (desired.Desired, error) {
-	return e.desired.Build(ctx, app, desiredView(cs), desired.Request{Pinned: pinned, Hard: fresh})
+	return e.parts().desired.Build(ctx, app, desiredView(cs), desired.Request{Pinned: pinned, Hard: fresh})
 }
 
 // sourceFor returns the Source of a repository URL (desired.Sources.For).

@@ -33,19 +33,23 @@ type clusterSecrets struct {
 	recorder  record.EventRecorder
 	namespace string
 	inCluster *rest.Config
-	log       logr.Logger
+	// inClusterEnabled reports argocd-cm cluster.inClusterEnabled: when
+	// false, the cluster the operator runs in is no destination, neither
+	// built in nor by a Secret naming its server.
+	inClusterEnabled func() bool
+	log              logr.Logger
 }
 
 // setupClusterSecrets watches the cluster Secrets of f.namespace.
-func setupClusterSecrets(mgr manager.Manager, e *gitops.Engine, events *controller.ClusterEvents, cfg *rest.Config, f flags, log logr.Logger) error {
+func setupClusterSecrets(mgr manager.Manager, e *gitops.Engine, events *controller.ClusterEvents, cfg *rest.Config, f flags, inClusterEnabled func() bool, log logr.Logger) (*clusterSecrets, error) {
 	r := &clusterSecrets{
 		client: mgr.GetClient(), engine: e, events: events, namespace: f.namespace, inCluster: cfg,
-		recorder: mgr.GetEventRecorderFor("gitops-operator"), log: log.WithName("clusters"),
+		recorder: mgr.GetEventRecorderFor("gitops-operator"), inClusterEnabled: inClusterEnabled, log: log.WithName("clusters"),
 	}
 	isCluster := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == f.namespace && o.GetLabels()[engine.ClusterSecretTypeLabel] == "cluster"
 	})
-	return ctrl.NewControllerManagedBy(mgr).Named("clustersecrets").
+	return r, ctrl.NewControllerManagedBy(mgr).Named("clustersecrets").
 		For(&corev1.Secret{}, builder.WithPredicates(isCluster)).
 		Complete(r)
 }
@@ -77,11 +81,15 @@ func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Re
 			r.recorder.Event(s, corev1.EventTypeWarning, "InvalidClusterSecret", err.Error())
 			continue
 		}
+		if c.Server == v1alpha1.KubernetesInternalAPIServerAddr && !r.inClusterEnabled() {
+			r.log.Info("cluster secret left out: argocd-cm cluster.inClusterEnabled is false", "secret", s.Name)
+			continue
+		}
 		taken[c.Name], taken[c.Server] = s.Name, s.Name
 		hasInCluster = hasInCluster || c.Server == v1alpha1.KubernetesInternalAPIServerAddr
 		clusters = append(clusters, c)
 	}
-	if !hasInCluster && taken["in-cluster"] == "" {
+	if !hasInCluster && taken["in-cluster"] == "" && r.inClusterEnabled() {
 		clusters = append([]gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: r.inCluster}}, clusters...)
 	}
 	changed, err := r.engine.SetClusters(ctx, clusters)

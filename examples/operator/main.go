@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/source/repocreds"
 	"github.com/kubegitops/gitops/state"
+	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,12 +30,10 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2/textlogger"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -76,6 +76,10 @@ type flags struct {
 	// set holds the flags given on the command line, which win over
 	// argocd-cm and argocd-cmd-params-cm.
 	set map[string]bool
+	// params are argocd-cmd-params-cm as the operator started with it:
+	// the settings of the components it plays that apply at start
+	// (applicationsetcontroller.*, notificationscontroller.*).
+	params *argocdcm.Params
 	// notifications delivers Argo CD notifications (notifications.go).
 	notifications bool
 	// imageUpdateInterval is how often Applications with Argo CD Image
@@ -103,7 +107,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
-	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
+	fs.IntVar(&f.verbosity, "v", 0, "log verbosity: the log shows V(n) lines up to n; given, it wins over argocd-cmd-params-cm's log levels")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
 	fs.DurationVar(&f.imageUpdateInterval, "image-update-interval", 2*time.Minute, "how often Applications with argocd-image-updater.argoproj.io/image-list are checked for new images and written back (Argo CD Image Updater's --interval; 0 turns it off)")
 	fs.StringVar(&f.sopsCommand, "sops", "", "decrypt SOPS-encrypted files with this gitops-sops program (go install github.com/kubegitops/gitops/sops/cmd/gitops-sops); default gitops-sops from PATH when a -sops-age-key flag is given")
@@ -145,22 +149,71 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
 }
 
-// run builds the engine and the manager and runs them until ctx ends.
-func run(ctx context.Context, args []string) error {
+// errLeaseLost ends the operator when another took its Lease.
+var errLeaseLost = errors.New("lost the Lease: another operator holds it")
+
+// run builds the engine and the manager and runs them until ctx ends. It
+// writes nothing before it holds what it needs: its ports (a second
+// operator on the same addresses fails here, having written nothing),
+// with -leader-elect the Lease, and, for each controller, its synced cache
+// (see startup.go).
+func run(ctx context.Context, args []string) error { return runWith(ctx, args, os.Stderr) }
+
+// runWith is run with the log written to logOut.
+func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	f, err := parseFlags(args)
 	if err != nil {
 		return err
 	}
-	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(f.verbosity)))
+	var verbosity *int
+	if f.set["v"] {
+		verbosity = &f.verbosity
+	}
+	logs := newLogs(logOut, verbosity)
+	log := logs.Logger(logController)
+	ep, err := bindEndpoints(f.metrics, f.probes)
+	if err != nil {
+		return err
+	}
+	defer ep.close()
 	cfg, err := restConfig(f.kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
-	scheme := runtime.NewScheme()
-	if err := errors.Join(clientgoscheme.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
 		return err
 	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if f.leaderElect {
+		lost, err := holdLease(ctx, kube, f.namespace, log)
+		if err != nil {
+			return err
+		}
+		go func() {
+			select {
+			case <-lost:
+				cancel(errLeaseLost)
+			case <-ctx.Done():
+			}
+		}()
+	}
+	st, err := loadSettings(ctx, kube, f.namespace, log)
+	if err != nil {
+		return err
+	}
+	logs.Set(*st.params)
+	f = st.flags(f)
+	// argocd-cmd-params-cm's client settings apply to every client from
+	// here on, as to Argo CD's controller's.
+	cfg = st.params.Client.RESTConfig(cfg)
+	if kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	st.kube = kube
+	scheme := runtime.NewScheme()
+	if err := errors.Join(clientgoscheme.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
 		return err
 	}
 	if f.installCRD {
@@ -172,15 +225,6 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	st, err := loadSettings(ctx, kube, f.namespace, log)
-	if err != nil {
-		return err
-	}
-	f = st.flags(f)
 	creds, err := loadRepoSecrets(ctx, kube, f.namespace, log)
 	if err != nil {
 		return err
@@ -190,6 +234,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	events := controller.NewClusterEvents(f.namespace)
+	st.f = f
 	engine, err := newEngine(cfg, f, events, log, st, creds, decryptor)
 	if err != nil {
 		return err
@@ -200,14 +245,13 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	mgr, err := manager.New(cfg, manager.Options{
-		Scheme:                  scheme,
-		Logger:                  log,
-		Cache:                   cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
-		Metrics:                 metricsserver.Options{BindAddress: f.metrics},
-		HealthProbeBindAddress:  f.probes,
-		LeaderElection:          f.leaderElect,
-		LeaderElectionID:        "gitops-operator",
-		LeaderElectionNamespace: f.namespace,
+		Scheme: scheme,
+		Logger: log,
+		Cache:  cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
+		// The endpoints are the operator's own, bound before anything
+		// else (startup.go).
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
 		// Controller names are unique per manager; a process may run the
 		// operator again after the last one ended (tests restart it).
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
@@ -215,7 +259,14 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st.recorder, st.apps, st.queue = mgr.GetEventRecorder("gitops-operator"), mgr.GetClient(), events
+	own := prometheus.NewRegistry()
+	st.metrics = newAppMetrics(mgr.GetCache(), f.namespace, log.WithName("metrics"))
+	st.metrics.Set(st.params.Metrics)
+	if err := own.Register(st.metrics); err != nil {
+		return err
+	}
+	ep.serve(ctx, prometheus.Gatherers{ctrlmetrics.Registry, own}, st.params.Profile, log)
+	st.reporting, st.apps, st.queue, st.logs, st.engine = true, mgr.GetClient(), events, logs, engine
 	if err := mgr.Add(st); err != nil {
 		return err
 	}
@@ -223,13 +274,13 @@ func run(ctx context.Context, args []string) error {
 	if err := mgr.Add(gpg); err != nil {
 		return err
 	}
-	if f.probes != "0" {
-		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-			return err
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		if mgr.GetCache().WaitForCacheSync(ctx) {
+			ep.ready.Store(true)
 		}
-		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-			return err
-		}
+		return nil
+	})); err != nil {
+		return err
 	}
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
@@ -253,10 +304,11 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	st.reconciler = r
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := setupClusterSecrets(mgr, engine, events, cfg, f, log); err != nil {
+	if st.clusters, err = setupClusterSecrets(mgr, engine, events, cfg, f, st.inClusterEnabled, log); err != nil {
 		return err
 	}
 	if err := setupRepoSecrets(mgr, kube, creds, f, log); err != nil {
@@ -266,16 +318,20 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	if f.appSets {
-		if err := setupAppSets(mgr, engine, projects, f, log); err != nil {
+		if err := setupAppSets(mgr, engine, projects, f, logs.Logger(logAppSets)); err != nil {
 			return err
 		}
 	}
 	if f.notifications {
-		if err := setupNotifications(mgr, cfg, f, log.WithName("notifications")); err != nil {
+		if err := setupNotifications(mgr, cfg, f, logs.Logger(logNotifications).WithName("notifications")); err != nil {
 			return err
 		}
 	}
-	return mgr.Start(ctx)
+	err = mgr.Start(ctx)
+	if cause := context.Cause(ctx); errors.Is(cause, errLeaseLost) {
+		return cause
+	}
+	return err
 }
 
 // newEngine builds the engine with one destination, the operator's own
@@ -285,23 +341,32 @@ func run(ctx context.Context, args []string) error {
 // of -namespace keep current (repoSecrets).
 // SOPS files are decrypted by decryptor, when set.
 func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (*gitops.Engine, error) {
-	opts := argocdcm.Defaults()
-	if err := st.apply(&opts); err != nil {
-		return nil, err
-	}
-	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
-	opts.ProjectCredentials = creds.ForProject
-	opts.Decryptor = decryptor
-	opts.NewClusterCache = events.NewClusterCache
-	opts.Interval = f.interval
-	opts.Tracking.InstanceID = f.instanceID
-	opts.Registerer = ctrlmetrics.Registry
-	opts.Log = log.WithName("engine")
+	base := argocdcm.Defaults()
+	base.ProjectCredentials = creds.ForProject
+	base.Decryptor = decryptor
+	base.NewClusterCache = events.NewClusterCache
+	base.Interval = f.interval
+	base.Registerer = ctrlmetrics.Registry
+	base.Log = log.WithName("engine")
 	// Applications of -namespace are known by their bare names; the
 	// events bridge maps tracking ids back to Applications by this rule.
-	opts.ControlNamespace = f.namespace
+	base.ControlNamespace = f.namespace
 	if f.stateNamespace != "" {
-		opts.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
+		base.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
+	}
+	st.base = base
+	opts, err := st.engineOptions(st.cm, st.params)
+	if err != nil {
+		return nil, err
+	}
+	// The cluster the operator runs in, unless argocd-cm
+	// cluster.inClusterEnabled is false; the cluster Secrets are added
+	// once the manager runs (clusterSecrets).
+	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
+	if !st.inClusterEnabled() {
+		// The engine needs a destination to start; an offline one (no
+		// configuration) that no app can reach stands in.
+		opts.Clusters[0].Config = nil
 	}
 	return gitops.New(opts)
 }

@@ -88,7 +88,8 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 		}
 		last = &rec
 	}
-	d := autosync.Decide(autosync.Input{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: r.opts.SelfHealTimeout})
+	tm := r.times()
+	d := autosync.Decide(autosync.Input{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: tm.SelfHealTimeout, Backoff: tm.SelfHealBackoff})
 	if d.Condition != nil {
 		// Why automated sync does not run (its last attempt of this
 		// revision failed) is a condition, not only the operation state.
