@@ -92,7 +92,10 @@ func TestCommitCreatesBranchesAndNotes(t *testing.T) {
 	// A Skip that knows the note stops before Edit.
 	var seen string
 	skipped, err := s.Commit(ctx, repo, CommitRequest{Base: "env/dev", Author: testAuthor,
-		Edit: func(context.Context, billy.Filesystem) ([]string, error) { t.Error("Edit ran after Skip"); return nil, nil },
+		Edit: func(context.Context, billy.Filesystem) ([]string, error) {
+			t.Error("Edit ran after Skip")
+			return nil, nil
+		},
 		Note: &Note{Namespace: "hydrator.metadata", Content: []byte("x"), Skip: func(existing []byte) bool {
 			seen = string(existing)
 			return strings.Contains(seen, `"two"`)
