@@ -370,6 +370,12 @@ type RefusedProjectError = engine.RefusedProjectError
 // See [engine.RenderTimeoutError].
 type RenderTimeoutError = engine.RenderTimeoutError
 
+// RenderedManifests are an app's objects as its tools wrote them
+// (Engine.RenderManifests).
+//
+// See [engine.RenderedManifests].
+type RenderedManifests = engine.RenderedManifests
+
 // ResourceIgnoreDifferences is v1alpha1.ResourceIgnoreDifferences.
 //
 // See [engine.ResourceIgnoreDifferences].
