@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
+	gosync "sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/errors"
@@ -39,11 +41,13 @@ type Annotations interface {
 // AnnotationState is a State kept where Argo CD keeps it: in the
 // notified.notifications.argoproj.io annotation of each Application, so
 // that it survives restarts and moves with the Application. It reads and
-// writes on every call; the Controller calls it from one goroutine per
-// Application change.
+// writes on every call. Its writes of one Application are serialised (each
+// reads the annotation and writes it back with one more key), since the
+// Controller records deliveries from several goroutines.
 type AnnotationState struct {
-	apps Annotations
-	now  func() time.Time
+	apps  Annotations
+	now   func() time.Time
+	locks [64]gosync.Mutex // by a hash of namespace/name
 }
 
 // NewAnnotationState returns a State kept in the Applications' annotations
@@ -100,6 +104,11 @@ func (s *AnnotationState) SetNotified(ctx context.Context, key string, notified 
 	if err != nil {
 		return err
 	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(ns + "/" + name))
+	lock := &s.locks[h.Sum32()%uint32(len(s.locks))]
+	lock.Lock()
+	defer lock.Unlock()
 	m, err := s.read(ctx, ns, name)
 	if err != nil {
 		return err

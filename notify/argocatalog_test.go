@@ -7,33 +7,39 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubegitops/gitops/internal/argodocs"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
-// argoCatalogs are Argo CD's catalogs, the files as Argo CD ships them
-// (testdata/argocd, byte for byte): a v2.x one, a later one of the master
-// branch, and v3.6.1's, whose on-deployed uses time.Minute.
+// argoCatalogs are Argo CD's catalogs, the files as Argo CD ships them:
+// the current release's notifications_catalog/install.yaml, read from its
+// module zip (internal/argodocs), and two older ones kept byte for byte in
+// testdata/argocd (a v2.x one and one of the master branch between), which
+// no release zip of the v3 module holds.
 func argoCatalogs(t *testing.T) map[string]map[string]string {
 	t.Helper()
-	out := map[string]map[string]string{}
+	files := map[string][]byte{argodocs.Version: argodocs.ForTest(t).MustReadFile(t, "notifications_catalog/install.yaml")}
 	for name, file := range map[string]string{
 		"v2.3 (8b4b840)":   "testdata/argocd/notifications_catalog-install-8b4b840.yaml",
 		"master (0017d06)": "testdata/argocd/notifications_catalog-install-0017d06.yaml",
-		"v3.6.1":           "testdata/argocd/notifications_catalog-install-v3.6.1.yaml",
 	} {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
+		files[name] = b
+	}
+	out := map[string]map[string]string{}
+	for name, b := range files {
 		var cm corev1.ConfigMap
 		if err := yaml.Unmarshal(b, &cm); err != nil {
-			t.Fatalf("%s: %v", file, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		out[name] = cm.Data
 	}
-	if !strings.Contains(out["v3.6.1"]["trigger.on-deployed"], "time.Minute") {
-		t.Fatal("v3.6.1's on-deployed no longer uses time.Minute: the test lost what it was added for")
+	if !strings.Contains(out[argodocs.Version]["trigger.on-deployed"], "time.Minute") {
+		t.Fatalf("%s's on-deployed no longer uses time.Minute: the test lost what it was added for", argodocs.Version)
 	}
 	return out
 }
@@ -126,25 +132,27 @@ func TestArgoCDCatalogs(t *testing.T) {
 func renderEveryTemplate(t *testing.T, c *Config, data map[string]string, state string, app map[string]any) {
 	t.Helper()
 	for _, name := range sortedKeys(c.templates) {
-		for _, typ := range []string{"slack", "email", "teams", "webhook"} {
-			m, err := c.templates[name].Render(app, c.Context(), typ, "ops")
+		for _, svc := range []string{"slack", "email", "teams", "webhook"} {
+			m, err := c.templates[name].Render(app, c.Context(), svc, "ops")
 			if err != nil {
-				t.Errorf("%s for %s on %s: %v", name, typ, state, err)
+				t.Errorf("%s for %s on %s: %v", name, svc, state, err)
 				continue
 			}
-			if !strings.Contains(m.Body, "web") || !strings.Contains(m.EmailSubject, "web") {
-				t.Errorf("%s for %s on %s: body %q, subject %q", name, typ, state, m.Body, m.EmailSubject)
+			n := m.Notification
+			if !strings.Contains(n.Message, "web") || n.Email == nil || !strings.Contains(n.Email.Subject, "web") {
+				t.Errorf("%s for %s on %s: message %q, email %+v", name, svc, state, n.Message, n.Email)
 			}
-			if m.Slack.Attachments != "" && !json.Valid([]byte(m.Slack.Attachments)) {
-				t.Errorf("%s on %s: slack attachments are not JSON:\n%s", name, state, m.Slack.Attachments)
+			if n.Slack != nil && n.Slack.Attachments != "" && !json.Valid([]byte(n.Slack.Attachments)) {
+				t.Errorf("%s on %s: slack attachments are not JSON: %+v", name, state, n.Slack)
 			}
-			if title := m.Fields["teams"]["title"]; !strings.Contains(title, "web") {
-				t.Errorf("%s on %s: teams title %q", name, state, title)
+			if n.Teams == nil || !strings.Contains(n.Teams.Title, "web") {
+				t.Errorf("%s on %s: teams %+v", name, state, n.Teams)
+				continue
 			}
-			if pa := m.Fields["teams"]["potentialAction"]; pa != "" && !strings.Contains(pa, "https://cd.example/applications/web") {
+			if pa := n.Teams.PotentialAction; pa != "" && !strings.Contains(pa, "https://cd.example/applications/web") {
 				t.Errorf("%s on %s: teams potentialAction %q", name, state, pa)
 			}
-			if pa := m.Fields["teams"]["potentialAction"]; strings.Contains(data["template."+name], "RepoURLToHTTPS") && !strings.Contains(pa, `"uri":"https://github.com/acme/web.git"`) {
+			if pa := n.Teams.PotentialAction; strings.Contains(data["template."+name], "RepoURLToHTTPS") && !strings.Contains(strings.ReplaceAll(pa, " ", ""), `"uri":"https://github.com/acme/web.git"`) {
 				t.Errorf("%s on %s: repository link %q", name, state, pa)
 			}
 		}
@@ -171,8 +179,8 @@ func TestArgoCDExpressionEnvironment(t *testing.T) {
 		}
 	}
 	m, err := c.RenderFor("helpers", app, Destination{Service: "slack"})
-	if want := "https://github.com/acme/web.git acme/web a+b hotfix 2026"; err != nil || m.Body != want {
-		t.Errorf("template helpers: %q, %v; want %q", m.Body, err, want)
+	if want := "https://github.com/acme/web.git acme/web a+b hotfix 2026"; err != nil || m.Notification.Message != want {
+		t.Errorf("template helpers: %q, %v; want %q", m.Notification.Message, err, want)
 	}
 }
 

@@ -41,6 +41,8 @@ type Config struct {
 	repo            RepoService
 	// skipped are the triggers left out (see SkippedError).
 	skipped []*ConfigError
+	// ignored are the fields of entries that Argo CD ignores (see Ignored).
+	ignored []*ConfigError
 }
 
 type configuredService struct {
@@ -60,8 +62,8 @@ type Subscription struct {
 
 // LoadOptions configure Load.
 type LoadOptions struct {
-	// ServiceTypes add service types (or replace built-in ones) by the
-	// <type> of service.<type>[.<name>].
+	// ServiceTypes add service types (or replace built-in ones, those of
+	// ServiceTypes()) by the <type> of service.<type>[.<name>].
 	ServiceTypes map[string]NewServiceFunc
 	// Repo answers repo.GetCommitMetadata and repo.GetAppDetails in
 	// expressions and templates. Nil: those helpers fail when called.
@@ -87,10 +89,6 @@ func DefaultLoadOptions() LoadOptions { return LoadOptions{} }
 func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 	c := &Config{triggers: map[string]*Trigger{}, templates: map[string]*Template{}, services: map[string]configuredService{},
 		byService: map[string][]string{}, context: map[string]string{}, redact: newRedactor(secret), repo: opts.Repo}
-	types := builtinServices()
-	for k, f := range opts.ServiceTypes {
-		types[k] = f
-	}
 	funcs := templateFuncs()
 	var errs []error
 	bad := func(kind, name string, err error) {
@@ -124,12 +122,15 @@ func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 			}
 			t.repo = opts.Repo
 			c.templates[name] = t
+			for _, f := range t.Ignored() {
+				c.ignore("template", name, f)
+			}
 		case strings.HasPrefix(k, "service."):
 			typ, name, _ := strings.Cut(strings.TrimPrefix(k, "service."), ".")
 			if name == "" {
 				name = typ
 			}
-			if err := c.addService(typ, name, v, secret, types); err != nil {
+			if err := c.addService(typ, name, v, secret, opts.ServiceTypes); err != nil {
 				var missing *MissingSecretError
 				if errors.As(err, &missing) {
 					errs = append(errs, &ConfigError{Kind: "service", Name: name, Err: missing})
@@ -177,13 +178,29 @@ func Load(data, secret map[string]string, opts LoadOptions) (*Config, error) {
 // Skipped returns the triggers Load left out, each with its reason.
 func (c *Config) Skipped() []*ConfigError { return append([]*ConfigError(nil), c.skipped...) }
 
-func (c *Config) addService(typ, name, v string, secret map[string]string, types map[string]NewServiceFunc) error {
+// Ignored returns the fields of loaded entries that Argo CD ignores: a
+// field that a service type's options or a template's service block do not
+// have (a typo, or an option of another version), each a *ConfigError
+// naming the entry and the field. The entries work without them, as in
+// Argo CD, which ignores them silently; a host reports them (the operator
+// writes a Warning Event).
+func (c *Config) Ignored() []*ConfigError { return append([]*ConfigError(nil), c.ignored...) }
+
+func (c *Config) ignore(kind, name, field string) {
+	c.ignored = append(c.ignored, &ConfigError{Kind: kind, Name: name,
+		Err: fmt.Errorf("field %s is not an Argo CD field; ignored", field)})
+}
+
+// addService builds service.<typ>.<name>: a host's type of that name
+// (hostTypes), else Argo CD's.
+func (c *Config) addService(typ, name, v string, secret map[string]string, hostTypes map[string]NewServiceFunc) error {
 	if _, dup := c.services[name]; dup {
 		return fmt.Errorf("a service of this name is already configured")
 	}
-	newSvc, ok := types[typ]
-	if !ok {
-		known := sortedKeys(types)
+	newHost, isHost := hostTypes[typ]
+	if _, isArgo := argoOptions[typ]; !isHost && !isArgo {
+		known := append(ServiceTypes(), sortedKeys(hostTypes)...)
+		sort.Strings(known)
 		return fmt.Errorf("service type %q is not supported (supported: %s)", typ, strings.Join(known, ", "))
 	}
 	var raw map[string]any
@@ -195,9 +212,20 @@ func (c *Config) addService(typ, name, v string, secret map[string]string, types
 		return err
 	}
 	m, _ := resolved.(map[string]any)
-	svc, err := newSvc(name, m)
+	if isHost {
+		svc, err := newHost(name, m)
+		if err != nil {
+			return err
+		}
+		c.services[name] = configuredService{typ: typ, svc: svc}
+		return nil
+	}
+	svc, ignored, err := newArgoService(typ, name, m)
 	if err != nil {
 		return err
+	}
+	for _, f := range ignored {
+		c.ignore("service", name, f)
 	}
 	c.services[name] = configuredService{typ: typ, svc: svc}
 	return nil
@@ -380,12 +408,26 @@ func (c *Config) Redact(s string) string { return c.redact.String(s) }
 
 // RenderFor renders template name for the destination to.
 func (c *Config) RenderFor(name string, app map[string]any, to Destination) (Message, error) {
-	t, err := c.Template(name)
-	if err != nil {
-		return Message{}, err
+	return c.RenderAll([]string{name}, app, to)
+}
+
+// RenderAll renders the templates names, in order, into one message for
+// the destination to, as Argo CD renders the templates of one trigger
+// condition's send: each renders its fields over what the ones before it
+// rendered (its message only when that is not empty).
+func (c *Config) RenderAll(names []string, app map[string]any, to Destination) (Message, error) {
+	msg := Message{Template: strings.Join(names, ",")}
+	vars := templateVars(app, c.context, to.Service, to.Recipient, c.repo)
+	for _, name := range names {
+		t, err := c.Template(name)
+		if err != nil {
+			return Message{}, err
+		}
+		if err := t.renderInto(&msg, vars); err != nil {
+			return Message{}, err
+		}
 	}
-	typ, _ := c.ServiceType(to.Service)
-	return t.Render(app, c.context, typ, to.Recipient)
+	return msg, nil
 }
 
 // String names what the configuration holds, never a secret.

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,11 +32,11 @@ func TestLoadRefusesBadInputNamingIt(t *testing.T) {
 		{"unknown helper", map[string]string{"trigger.commits": "- when: repo.GetCommits('abc') != nil\n  send: [app-created]"}, "trigger", "commits", "GetCommits"},
 		{"unknown template", map[string]string{"trigger.t": "- when: 'true'\n  send: [nope]"}, "trigger", "t", `template "nope"`},
 		{"unknown condition field", map[string]string{"trigger.t": "- when: 'true'\n  send: [app-created]\n  sendTo: [x]"}, "trigger", "t", "sendTo"},
-		{"template syntax", map[string]string{"template.bad": "message: '{{.app.metadata.name'"}, "template", "bad", "message"},
-		{"template field", map[string]string{"template.bad": "slack: {color: red}"}, "template", "bad", "slack.color"},
-		{"service type", map[string]string{"service.teams": "recipientUrls: {}"}, "service", "teams", `"teams" is not supported`},
-		{"service field", map[string]string{"service.webhook.hook": "url: http://x/$token\nretryMax: 3"}, "service", "hook", "retryMax"},
-		{"service without url", map[string]string{"service.webhook.hook": "headers: [{name: X-Token, value: $token}]"}, "service", "hook", "no url"},
+		{"template syntax", map[string]string{"template.bad": "message: '{{.app.metadata.name'"}, "template", "bad", "unclosed action"},
+		{"template field type", map[string]string{"template.bad": "slack: {notifyBroadcast: [x]}"}, "template", "bad", "notifyBroadcast"},
+		{"service type", map[string]string{"service.carrierpigeon": "loft: roof"}, "service", "carrierpigeon", `"carrierpigeon" is not supported`},
+		{"service field type", map[string]string{"service.webhook.hook": "url: http://x/$token\nretryMax: lots"}, "service", "hook", "retryMax"},
+		{"github app id", map[string]string{"service.github": "appID: first\ninstallationID: 2\nprivateKey: $token"}, "service", "github", "first"},
 		{"default trigger", map[string]string{"defaultTriggers": "[on-nothing]"}, "key", "defaultTriggers", "on-nothing"},
 		{"subscription service", map[string]string{"subscriptions": "- recipients: ['pager:ops']"}, "subscription", "subscriptions[0]", `service "pager"`},
 		{"unknown key", map[string]string{"triggers": "x"}, "key", "triggers", "not a key"},
@@ -81,13 +82,19 @@ data:
 stringData:
   path: t0k3n-path
 `)
+	recv := newReceiver(t)
+	cm = []byte(strings.Replace(string(cm), "https://hooks.example", recv.URL, 1))
 	c, err := LoadManifests(cm, secret, DefaultLoadOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := c.services["hook"].svc.(*webhook)
-	if w.cfg.URL != "https://hooks.example/t0k3n-path" || w.cfg.BasicAuth.Password != "hunter2-password" {
-		t.Errorf("secrets not resolved: url %q", c.Redact(w.cfg.URL))
+	to := Destination{Service: "hook"}
+	if err := c.services["hook"].svc.Send(context.Background(), Message{}, to); err != nil {
+		t.Fatal(c.Redact(err.Error()))
+	}
+	got := recv.requests()
+	if u, p, _ := basicAuth(got[0].Header.Get("Authorization")); len(got) != 1 || got[0].Path != "/t0k3n-path" || u != "bot" || p != "hunter2-password" {
+		t.Errorf("secrets not resolved: %d requests, path %q", len(got), c.Redact(got[0].Path))
 	}
 	if got := c.Redact("failed: https://hooks.example/t0k3n-path with hunter2-password"); strings.Contains(got, "t0k3n-path") || strings.Contains(got, "hunter2") {
 		t.Errorf("Redact left a secret: %s", got)
@@ -113,5 +120,34 @@ func TestConfigNeverPrintsSecrets(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"hook"`) {
 		t.Errorf("JSON %s does not name the services", b)
+	}
+}
+
+// TestIgnoredFieldsAreNamed: a field that Argo CD's service options or
+// template blocks do not have is ignored, as Argo CD ignores it, and named
+// (Config.Ignored); the service and the template still work.
+func TestIgnoredFieldsAreNamed(t *testing.T) {
+	c, err := Load(map[string]string{
+		"service.webhook.hook": "url: http://127.0.0.1:1\nretries: 3",
+		"template.t":           "message: hi\nslack: {color: red}\nwebhook: {hook: {method: POST, verb: GET}}\nsubject: x",
+	}, nil, DefaultLoadOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range c.Ignored() {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`notifications config: service "hook": field retries is not an Argo CD field; ignored`,
+		`notifications config: template "t": field slack.color is not an Argo CD field; ignored`,
+		`notifications config: template "t": field subject is not an Argo CD field; ignored`,
+		`notifications config: template "t": field webhook.hook.verb is not an Argo CD field; ignored`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Ignored:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if m, err := c.RenderFor("t", testApp("web", nil, nil), Destination{Service: "hook"}); err != nil || m.Notification.Message != "hi" || m.Notification.Webhook["hook"].Method != "POST" {
+		t.Errorf("the template without its ignored fields: %+v, %v", m, err)
 	}
 }

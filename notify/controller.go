@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	gosync "sync"
 	"sync/atomic"
 	"time"
@@ -32,48 +33,70 @@ type ControllerOptions struct {
 	QueueSize int
 	// Senders bounds the deliveries in flight. Default 4.
 	Senders int
-	// Retry says how a failed delivery is tried again: Steps tries in all,
-	// waiting Duration, then Factor times longer each time (with Jitter), at
-	// most Cap. Default 5 tries 1 s, 2 s, 4 s, 8 s apart.
+	// Retry says how often one delivery is attempted before it counts as
+	// failed: Steps attempts in all, waiting Duration, then Factor times
+	// longer each time (with Jitter), at most Cap. Default one attempt, as
+	// Argo CD's notifications controller makes: each service retries as
+	// its own options say (the webhook's retryMax, retryWaitMin and
+	// retryWaitMax), and a failed delivery is tried again at the next
+	// evaluation (RetryAfter).
 	Retry wait.Backoff
-	// SendTimeout bounds one attempt of one delivery. Default 15 s.
+	// SendTimeout bounds one attempt of one delivery, the service's own
+	// retries included. Default one minute.
 	SendTimeout time.Duration
+	// RetryAfter is how long after a failed delivery the controller
+	// evaluates its Application again, from the last state it observed, so
+	// that a notification still due is sent again, as Argo CD's
+	// notifications controller does on its next resync of the
+	// Application. Default 60 s, Argo CD's resync period. A change of the
+	// Application observed sooner evaluates it sooner.
+	RetryAfter time.Duration
+	// OnFailure, when set, is called with each delivery that failed (after
+	// its attempts): the Application's key and the error, which names the
+	// trigger, template and destination and holds no secret. The
+	// notification is not recorded as sent. It is called from the
+	// controller's goroutines and must not block long. The operator writes a Warning
+	// Event on the Application.
+	OnFailure func(app v1alpha1.AppKey, err *DeliveryError)
 	// ApplicationOf and StatusOf let Notify (the engine's Options.Notify)
 	// find the Application an engine notification is about, by its key
 	// (Notification.Key: namespace and name), and its last status
-	// (Engine.AppStatus of Engine.KeyOf(key.Namespace, key.Name)). One of
+	// (Engine.AppStatus of the key). One of
 	// ApplicationOf and Application is required for Notify; StatusOf and
 	// Status are optional (without them, the status is what notifications
 	// said). ApplicationOf and StatusOf win over Application and Status.
 	ApplicationOf func(key v1alpha1.AppKey) (*v1alpha1.Application, bool)
 	StatusOf      func(key v1alpha1.AppKey) (appstatus.Status, bool)
 	// Application finds the Application of an engine notification by its
-	// name (Notification.App).
+	// name alone (Notification.Key.Name).
 	//
 	// Deprecated: two apps of one name in two namespaces look alike; use
 	// ApplicationOf.
 	Application func(name string) (*v1alpha1.Application, bool)
 	// Status finds the last status of an engine notification's app by its
-	// name (Notification.App).
+	// name alone (Notification.Key.Name).
 	//
 	// Deprecated: use StatusOf.
 	Status func(name string) (appstatus.Status, bool)
 }
 
-// DefaultControllerOptions returns the defaults: a memory state, 5
-// attempts 1 s, 2 s, 4 s, 8 s apart.
+// DefaultControllerOptions returns the defaults: a memory state, one
+// attempt of each delivery within a minute, the next evaluation of an
+// Application whose delivery failed 60 s later.
 func DefaultControllerOptions() ControllerOptions {
 	return ControllerOptions{
-		Log: logr.Discard(), QueueSize: 1024, Senders: 4, SendTimeout: 15 * time.Second,
-		Retry: wait.Backoff{Steps: 5, Duration: time.Second, Factor: 2, Cap: time.Minute},
+		Log: logr.Discard(), QueueSize: 1024, Senders: 4, SendTimeout: time.Minute,
+		Retry: wait.Backoff{Steps: 1, Duration: time.Second, Factor: 2, Cap: time.Minute}, RetryAfter: time.Minute,
 	}
 }
 
 // Controller evaluates triggers on application changes and delivers what
 // they send to the subscribed destinations, each once per condition change
 // (and once per oncePer value). Observe and Notify only queue, so they never
-// block a reconcile; Run evaluates and delivers, retrying failed deliveries
-// with backoff in the background.
+// block a reconcile; Run evaluates and delivers in the background. A
+// delivery is recorded as sent (State) only once its service delivered it;
+// one that failed is not, and is sent again by the next evaluation that
+// finds it still due.
 type Controller struct {
 	cfg     atomic.Pointer[Config]
 	opts    ControllerOptions
@@ -84,7 +107,16 @@ type Controller struct {
 	pending  atomic.Int64 // queued or being evaluated
 	mu       gosync.Mutex
 	inflight map[string]int        // deliveries in flight per state key
+	retrying map[string]*retry     // apps to evaluate again after a failed delivery, by appID
+	stopped  bool                  // Run has ended: no more retries
 	engine   map[string]*engineApp // Notify's view of each app; Run's goroutine only
+}
+
+// retry is an Application to evaluate again when its timer fires: the
+// last state observed of it.
+type retry struct {
+	app   map[string]any
+	timer *time.Timer
 }
 
 type observation struct {
@@ -94,6 +126,7 @@ type observation struct {
 
 type delivery struct {
 	key     string
+	app     map[string]any
 	trigger string
 	to      Destination
 	msg     Message
@@ -124,12 +157,16 @@ func NewController(cfg *Config, opts ControllerOptions) (*Controller, error) {
 	if opts.Retry.Steps <= 0 {
 		opts.Retry = d.Retry
 	}
+	if opts.RetryAfter <= 0 {
+		opts.RetryAfter = d.RetryAfter
+	}
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
 		return nil, err
 	}
 	c := &Controller{opts: opts, metrics: m, queue: make(chan observation, opts.QueueSize),
-		sends: make(chan delivery, opts.QueueSize), inflight: map[string]int{}, engine: map[string]*engineApp{}}
+		sends: make(chan delivery, opts.QueueSize), inflight: map[string]int{}, retrying: map[string]*retry{},
+		engine: map[string]*engineApp{}}
 	c.cfg.Store(cfg)
 	return c, nil
 }
@@ -180,6 +217,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		}()
 	}
 	defer wg.Wait()
+	defer c.stopRetries()
 	for {
 		select {
 		case <-ctx.Done():
@@ -189,7 +227,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			if o.note != nil {
 				var err error
 				if app, err = c.fromEngine(*o.note); err != nil {
-					c.opts.Log.Info("notification not evaluated", "app", o.note.App, "error", err.Error())
+					c.opts.Log.Info("notification not evaluated", "app", o.note.Key.String(), "error", err.Error())
 					c.pending.Add(-1)
 					continue
 				}
@@ -212,6 +250,11 @@ func (c *Controller) Idle() bool {
 func (c *Controller) evaluate(ctx context.Context, app map[string]any) {
 	cfg := c.cfg.Load()
 	id := appID(app)
+	c.mu.Lock()
+	if r := c.retrying[id]; r != nil {
+		r.app = app // the retry evaluates the newest state
+	}
+	c.mu.Unlock()
 	subs, err := cfg.Subscriptions(app)
 	if err != nil {
 		c.opts.Log.Info("bad subscription", "app", id, "error", err.Error())
@@ -267,36 +310,27 @@ func (c *Controller) due(ctx context.Context, cfg *Config, app map[string]any, i
 	if sent {
 		return
 	}
-	var msgs []Message
-	for _, tmpl := range r.Send {
-		msg, err := cfg.RenderFor(tmpl, app, to)
-		if err != nil {
-			c.metrics.failed.WithLabelValues(trigger, to.Service).Inc()
-			c.opts.Log.Info("notification not rendered", "app", id, "trigger", trigger, "error", cfg.Redact(err.Error()))
-			return
-		}
-		msg.Trigger = trigger
-		msgs = append(msgs, msg)
-	}
-	if err := c.opts.State.SetNotified(ctx, key, true); err != nil {
-		c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
+	msg, err := cfg.RenderAll(r.Send, app, to)
+	if err != nil {
+		// As in Argo CD, a notification that does not render is a failed
+		// delivery: not recorded, tried again.
+		c.failed(cfg, delivery{key: key, app: app, trigger: trigger, to: to, msg: Message{Template: strings.Join(r.Send, ",")}}, err)
 		return
 	}
+	msg.Trigger = trigger
 	c.mu.Lock()
-	c.inflight[key] += len(msgs)
+	c.inflight[key]++
 	c.mu.Unlock()
-	for _, msg := range msgs {
-		select {
-		case c.sends <- delivery{key: key, trigger: trigger, to: to, msg: msg}:
-		case <-ctx.Done():
-			return
-		}
+	select {
+	case c.sends <- delivery{key: key, app: app, trigger: trigger, to: to, msg: msg}:
+	case <-ctx.Done():
 	}
 }
 
-// deliver sends d with retries; after the last failure it forgets the key
-// (oncePer or not), so that the next evaluation that still matches sends
-// again.
+// deliver sends d (attempting Retry.Steps times) and records it as sent
+// once it is delivered, never before. A failed delivery is not recorded,
+// so that the next evaluation that finds it still due (RetryAfter, or the
+// next change) sends it again.
 func (c *Controller) deliver(ctx context.Context, d delivery) {
 	defer func() {
 		c.mu.Lock()
@@ -313,17 +347,74 @@ func (c *Controller) deliver(ctx context.Context, d delivery) {
 	} else {
 		err = c.retry(ctx, func(ctx context.Context) error { return svc.svc.Send(ctx, d.msg, d.to) })
 	}
-	if err == nil {
-		c.metrics.sent.WithLabelValues(d.trigger, d.to.Service).Inc()
+	if err != nil {
+		if ctx.Err() == nil {
+			c.failed(cfg, d, err)
+		}
 		return
 	}
+	c.metrics.sent.WithLabelValues(d.trigger, d.to.Service).Inc()
+	if err := c.opts.State.SetNotified(ctx, d.key, true); err != nil {
+		c.opts.Log.Info("notification sent but not recorded: it may be sent again", "app", appID(d.app), "error", cfg.Redact(err.Error()))
+	}
+}
+
+// failed counts, logs and reports a delivery that failed, and has its
+// Application evaluated again after RetryAfter. As notifications-engine
+// decides, one failure is not tried again: GitHub's refusal of more commit
+// statuses for a commit, which is recorded as sent (and reported) so that
+// it is not sent again for ever.
+func (c *Controller) failed(cfg *Config, d delivery, err error) {
 	c.metrics.failed.WithLabelValues(d.trigger, d.to.Service).Inc()
 	derr := &DeliveryError{Trigger: d.trigger, Template: d.msg.Template, Destination: d.to, Err: errors.New(cfg.Redact(err.Error()))}
-	c.opts.Log.Info("notification not delivered", "error", derr.Error())
-	if ctx.Err() == nil {
-		if err := c.opts.State.SetNotified(ctx, d.key, false); err != nil {
+	c.opts.Log.Info("notification not delivered", "app", appID(d.app), "error", derr.Error())
+	if retryable(err) {
+		c.retryLater(d.app)
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), c.opts.SendTimeout)
+		if err := c.opts.State.SetNotified(ctx, d.key, true); err != nil {
 			c.opts.Log.Info("notification state", "error", cfg.Redact(err.Error()))
 		}
+		cancel()
+	}
+	if c.opts.OnFailure != nil {
+		c.opts.OnFailure(appKey(d.app), derr)
+	}
+}
+
+// retryLater evaluates app again after RetryAfter (from the newest state
+// observed of it by then), unless that is already planned.
+func (c *Controller) retryLater(app map[string]any) {
+	id := appID(app)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped || c.retrying[id] != nil {
+		return
+	}
+	r := &retry{app: app}
+	r.timer = time.AfterFunc(c.opts.RetryAfter, func() {
+		c.mu.Lock()
+		latest := r.app
+		if c.retrying[id] == r {
+			delete(c.retrying, id)
+		}
+		stopped := c.stopped
+		c.mu.Unlock()
+		if !stopped {
+			c.enqueue(observation{app: latest})
+		}
+	})
+	c.retrying[id] = r
+}
+
+// stopRetries cancels the planned evaluations when Run ends.
+func (c *Controller) stopRetries() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	for id, r := range c.retrying {
+		r.timer.Stop()
+		delete(c.retrying, id)
 	}
 }
 
@@ -352,8 +443,14 @@ func (c *Controller) retry(ctx context.Context, send func(context.Context) error
 
 // appID is "namespace/name" of an Application map.
 func appID(app map[string]any) string {
+	k := appKey(app)
+	return k.Namespace + "/" + k.Name
+}
+
+// appKey is the key of an Application map.
+func appKey(app map[string]any) v1alpha1.AppKey {
 	meta, _ := app["metadata"].(map[string]any)
 	ns, _ := meta["namespace"].(string)
 	name, _ := meta["name"].(string)
-	return ns + "/" + name
+	return v1alpha1.AppKey{Namespace: ns, Name: name}
 }

@@ -2,8 +2,10 @@ package notify
 
 import (
 	"context"
-	"encoding/json"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -11,12 +13,13 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 const hookTemplate = `webhook:
@@ -26,9 +29,13 @@ const hookTemplate = `webhook:
     body: '{"app": {{.app.metadata.name | quote}}, "revision": {{.app.status.operationState.syncResult.revision | quote}}, "phase": {{.app.status.operationState.phase | quote}}}'
 `
 
+// fastHook are the webhook's retry options of these tests: two retries,
+// 10 ms to 50 ms apart (Argo CD's defaults are 3, 1 s to 5 s).
+const fastHook = "\nretryMax: 2\nretryWaitMin: 10ms\nretryWaitMax: 50ms"
+
 func hookConfig(t *testing.T, url string) *Config {
 	return mustLoad(t, map[string]string{
-		"service.webhook.hook":       "url: " + url + "\nheaders: [{name: Content-Type, value: application/json}, {name: X-Token, value: $token}]\nbasicAuth: {username: bot, password: $password}",
+		"service.webhook.hook":       "url: " + url + "\nheaders: [{name: Content-Type, value: application/json}, {name: X-Token, value: $token}]\nbasicAuth: {username: bot, password: $password}" + fastHook,
 		"template.hook-synced":       hookTemplate,
 		"trigger.on-sync-succeeded":  "- when: app.status.operationState.phase in ['Succeeded']\n  oncePer: app.status.operationState?.syncResult?.revision\n  send: [hook-synced]",
 		"trigger.on-health-degraded": "- when: app.status.health.status == 'Degraded'\n  send: [hook-synced]",
@@ -40,14 +47,10 @@ var subscribed = map[string]any{
 	"notifications.argoproj.io/subscribe.on-health-degraded.hook": "",
 }
 
-func fastRetry() wait.Backoff {
-	return wait.Backoff{Steps: 3, Duration: 20 * time.Millisecond, Cap: 100 * time.Millisecond, Factor: 2}
-}
-
 func TestWebhookOncePerRevision(t *testing.T) {
 	recv := newReceiver(t)
 	reg := prometheus.NewRegistry()
-	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: reg, Retry: fastRetry()})
+	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +81,7 @@ func TestWebhookOncePerRevision(t *testing.T) {
 
 func TestDegradedOnceUntilRecovered(t *testing.T) {
 	recv := newReceiver(t)
-	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Retry: fastRetry()})
+	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,46 +103,81 @@ func TestDegradedOnceUntilRecovered(t *testing.T) {
 	}
 }
 
+// TestFailingReceiverIsRetried: a failing receiver is retried as Argo
+// CD's webhook service retries (retryMax); a delivery that still fails is
+// counted, reported (OnFailure), not recorded as sent, and sent again by
+// the next evaluation (RetryAfter) once the receiver answers.
 func TestFailingReceiverIsRetried(t *testing.T) {
 	recv := newReceiver(t, 500, 503) // two failures, then 200
 	reg := prometheus.NewRegistry()
-	c, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: reg, Retry: fastRetry()})
+	state := NewMemoryState()
+	c, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: reg, State: state})
 	runController(t, c)
 	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
 	waitFor(t, "the sent counter", func() bool {
 		return testutil.ToFloat64(c.metrics.sent.WithLabelValues("on-sync-succeeded", "hook")) == 1
 	})
 	if n := len(recv.requests()); n != 3 {
-		t.Errorf("%d attempts, want 3", n)
+		t.Errorf("%d attempts, want 3: the webhook's own two retries", n)
 	}
 
-	// A receiver that keeps failing: the delivery is given up after its
-	// attempts, counted as failed, and forgotten so that the next change
-	// tries again.
+	// A receiver that keeps failing: the delivery fails after the
+	// webhook's retries, is reported and not recorded, and the next
+	// evaluation sends it again.
 	down := newReceiver(t, 500, 500, 500, 500, 500, 500)
-	c2, _ := NewController(hookConfig(t, down.URL), ControllerOptions{Registerer: prometheus.NewRegistry(), Retry: fastRetry()})
+	var mu gosync.Mutex
+	var reported []string
+	state2 := NewMemoryState()
+	c2, _ := NewController(hookConfig(t, down.URL), ControllerOptions{Registerer: prometheus.NewRegistry(), State: state2,
+		RetryAfter: 50 * time.Millisecond,
+		OnFailure: func(app v1alpha1.AppKey, err *DeliveryError) {
+			mu.Lock()
+			defer mu.Unlock()
+			reported = append(reported, app.String()+": "+err.Error())
+		}})
 	runController(t, c2)
 	c2.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
 	waitFor(t, "the failed counter", func() bool {
-		return testutil.ToFloat64(c2.metrics.failed.WithLabelValues("on-sync-succeeded", "hook")) == 1
+		return testutil.ToFloat64(c2.metrics.failed.WithLabelValues("on-sync-succeeded", "hook")) >= 1
 	})
-	if n := len(down.requests()); n != 3 {
-		t.Errorf("%d attempts, want 3", n)
+	mu.Lock()
+	first := append([]string(nil), reported...)
+	mu.Unlock()
+	if len(first) == 0 || !strings.Contains(first[0], "argocd/web: notification on-sync-succeeded/hook-synced to hook:") || !strings.Contains(first[0], "giving up after 3 attempt(s)") {
+		t.Errorf("reported %q, want the app, trigger, template, destination and the webhook's retries", first)
 	}
-	waitFor(t, "the key to be forgotten", c2.Idle)
+	keys := func(s *MemoryState) int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.keys) }
+	if n := keys(state2); n != 0 {
+		t.Errorf("%d keys recorded after a failed delivery, want none", n)
+	}
+	// The next evaluation (RetryAfter later, from the state last observed)
+	// sends again; once the receiver answers, the delivery is recorded.
+	waitFor(t, "a delivery after the failures", func() bool {
+		return testutil.ToFloat64(c2.metrics.sent.WithLabelValues("on-sync-succeeded", "hook")) == 1
+	})
+	waitFor(t, "the delivery recorded", func() bool { return keys(state2) == 1 })
+	if n := len(down.requests()); n != 7 {
+		t.Errorf("%d requests, want 7: 3 and 3 failing, then the delivery", n)
+	}
+	// Recorded: the next evaluations send nothing.
+	before := len(down.requests())
 	c2.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
-	waitFor(t, "a new delivery", func() bool { return len(down.requests()) == 6 })
+	c2.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
+	waitFor(t, "all evaluated", c2.Idle)
+	if n := len(down.requests()); n != before {
+		t.Errorf("%d more requests after the delivery was recorded", n-before)
+	}
 }
 
 func TestRestartSendsNothingAgain(t *testing.T) {
 	srv := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { client.Close() })
-	state := func() State { return NewStoreState(store.NewRedis(client, store.DefaultRedisOptions()), 0) }
+	state := func() State { return NewStoreState(redisstore.New(client, redisstore.DefaultOptions()), 0) }
 	recv := newReceiver(t)
 	app := testApp("web", subscribed, succeeded("abc", "Degraded"))
 
-	first, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state(), Retry: fastRetry()})
+	first, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = first.Run(ctx) }()
@@ -150,7 +188,7 @@ func TestRestartSendsNothingAgain(t *testing.T) {
 	<-done
 
 	// A new controller (a restarted process) with the same Redis.
-	second, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state(), Retry: fastRetry()})
+	second, _ := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state()})
 	runController(t, second)
 	second.Observe(app)
 	second.Observe(testApp("web", subscribed, succeeded("xyz", "Degraded"))) // a new revision: due
@@ -158,55 +196,6 @@ func TestRestartSendsNothingAgain(t *testing.T) {
 	waitFor(t, "all evaluated", second.Idle)
 	if reqs := recv.requests(); len(reqs) != 3 || !strings.Contains(reqs[2].Body, `"xyz"`) {
 		t.Errorf("after the restart: %d requests, want only the new revision's", len(reqs))
-	}
-}
-
-func TestSlackAPIShape(t *testing.T) {
-	recv := newReceiver(t)
-	recv.reply = `{"ok": true, "ts": "1700000000.000100"}`
-	c := mustLoad(t, map[string]string{
-		"service.slack":               "token: $slack-token\napiURL: " + recv.URL + "/api\nusername: gitops\nicon: ':rocket:'",
-		"template.app-sync-succeeded": "message: 'synced {{.app.metadata.name}}'\nslack:\n  attachments: '[{\"title\": \"{{.app.metadata.name}}\"}]'\n  groupingKey: '{{.app.metadata.name}}'\n  notifyBroadcast: true",
-	}, map[string]string{"slack-token": "xoxb-secret-token"})
-	ctl, _ := NewController(c, ControllerOptions{Retry: fastRetry()})
-	runController(t, ctl)
-	ann := map[string]any{"notifications.argoproj.io/subscribe.on-sync-succeeded.slack": "deploys;ops"}
-	ctl.Observe(testApp("web", ann, succeeded("abc", "Healthy")))
-	// Idle too: the first posts' replies (their thread ids) must be read
-	// before the next message, or it cannot reply in their thread.
-	waitFor(t, "two posts", func() bool { return len(recv.requests()) == 2 && ctl.Idle() })
-	ctl.Observe(testApp("web", ann, succeeded("def", "Healthy")))
-	waitFor(t, "two more posts", func() bool { return len(recv.requests()) == 4 })
-	channels := map[string]int{}
-	for i, r := range recv.requests() {
-		if r.Method != "POST" || r.Path != "/api/chat.postMessage" || r.Header.Get("Authorization") != "Bearer xoxb-secret-token" ||
-			!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
-			t.Errorf("request %d: %s %s %v", i, r.Method, r.Path, r.Header)
-		}
-		var body map[string]any
-		if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
-			t.Fatal(err)
-		}
-		channels[body["channel"].(string)]++
-		att, _ := body["attachments"].([]any)
-		if body["text"] != "synced web" || body["username"] != "gitops" || body["icon_emoji"] != ":rocket:" || len(att) != 1 {
-			t.Errorf("request %d body %s", i, r.Body)
-		}
-		if threaded := body["thread_ts"] == "1700000000.000100" && body["reply_broadcast"] == true; threaded != (i >= 2) {
-			t.Errorf("request %d: thread_ts %v, want the grouping key's thread from the second message on", i, body["thread_ts"])
-		}
-	}
-	if channels["deploys"] != 2 || channels["ops"] != 2 {
-		t.Errorf("channels %v", channels)
-	}
-
-	// Slack's errors come in a 200 with ok=false.
-	recv.mu.Lock()
-	recv.reply = `{"ok": false, "error": "channel_not_found"}`
-	recv.mu.Unlock()
-	err := c.services["slack"].svc.Send(context.Background(), Message{Body: "x"}, Destination{Service: "slack", Recipient: "nope"})
-	if err == nil || !strings.Contains(err.Error(), "channel_not_found") || strings.Contains(err.Error(), "xoxb") {
-		t.Errorf("err = %v", err)
 	}
 }
 
@@ -252,11 +241,11 @@ func TestDeliveryErrorsNeverShowSecrets(t *testing.T) {
 	var logs []string
 	log := funcr.New(func(prefix, args string) { mu.Lock(); logs = append(logs, args); mu.Unlock() }, funcr.Options{})
 	cfg := mustLoad(t, map[string]string{
-		"service.webhook.hook":      "url: http://" + closed + "/hooks/$token\nbasicAuth: {username: bot, password: $password}",
+		"service.webhook.hook":      "url: http://" + closed + "/hooks/$token\nbasicAuth: {username: bot, password: $password}" + fastHook,
 		"template.hook-synced":      hookTemplate,
 		"trigger.on-sync-succeeded": "- when: app.status.operationState.phase in ['Succeeded']\n  send: [hook-synced]",
 	}, map[string]string{"token": "tok-in-the-url", "password": "pw-abcdef"})
-	c, _ := NewController(cfg, ControllerOptions{Log: log, Retry: fastRetry(), Registerer: prometheus.NewRegistry()})
+	c, _ := NewController(cfg, ControllerOptions{Log: log, Registerer: prometheus.NewRegistry()})
 	runController(t, c)
 	c.Observe(testApp("web", subscribed, succeeded("abc", "Healthy")))
 	waitFor(t, "the failure", func() bool {
@@ -274,38 +263,6 @@ func TestDeliveryErrorsNeverShowSecrets(t *testing.T) {
 	}
 }
 
-func TestSlackPostAndUpdate(t *testing.T) {
-	recv := newReceiver(t)
-	recv.reply = `{"ok": true, "channel": "C0123", "ts": "1700000000.000200"}`
-	c := mustLoad(t, map[string]string{
-		"service.slack":               "token: xoxb-t\napiURL: " + recv.URL,
-		"template.app-sync-succeeded": "message: 'rev {{.app.status.sync.revision}}'\nslack:\n  groupingKey: '{{.app.metadata.name}}'\n  deliveryPolicy: PostAndUpdate",
-	}, nil)
-	svc := c.services["slack"].svc
-	to := Destination{Service: "slack", Recipient: "deploys"}
-	for _, rev := range []string{"abc", "def"} {
-		msg, err := c.RenderFor("app-sync-succeeded", testApp("web", nil, succeeded(rev, "Healthy")), to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.Send(context.Background(), msg, to); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reqs := recv.requests()
-	if len(reqs) != 2 || reqs[0].Path != "/chat.postMessage" || reqs[1].Path != "/chat.update" {
-		t.Fatalf("requests %+v, want a post then an update", reqs)
-	}
-	var upd map[string]any
-	_ = json.Unmarshal([]byte(reqs[1].Body), &upd)
-	if upd["channel"] != "C0123" || upd["ts"] != "1700000000.000200" || upd["text"] != "rev def" {
-		t.Errorf("update %s", reqs[1].Body)
-	}
-	if _, err := Load(map[string]string{"template.x": "slack: {deliveryPolicy: Sometimes}"}, nil, DefaultLoadOptions()); err == nil || !strings.Contains(err.Error(), "deliveryPolicy") {
-		t.Errorf("a bad deliveryPolicy: %v", err)
-	}
-}
-
 // TestSyncStatusChangeReachesTriggers: the engine's SyncStatusChanged
 // notification (any sync status, not only OutOfSync) sets
 // app.status.sync.status, so on-sync-status-unknown fires through Notify
@@ -313,7 +270,7 @@ func TestSlackPostAndUpdate(t *testing.T) {
 func TestSyncStatusChangeReachesTriggers(t *testing.T) {
 	recv := newReceiver(t)
 	cfg := mustLoad(t, map[string]string{
-		"service.webhook.hook":           "url: " + recv.URL,
+		"service.webhook.hook":           "url: " + recv.URL + fastHook,
 		"template.unknown":               "webhook:\n  hook:\n    method: POST\n    body: '{{.app.status.sync.status}}'\n",
 		"trigger.on-sync-status-unknown": "- when: app.status.sync.status == 'Unknown'\n  send: [unknown]",
 	}, nil)
@@ -321,14 +278,14 @@ func TestSyncStatusChangeReachesTriggers(t *testing.T) {
 		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "web"}}}
 	app.Name = "web"
 	app.Annotations = map[string]string{"notifications.argoproj.io/subscribe.on-sync-status-unknown.hook": ""}
-	c, err := NewController(cfg, ControllerOptions{Retry: fastRetry(),
+	c, err := NewController(cfg, ControllerOptions{
 		Application: func(name string) (*gitops.Application, bool) { return app, name == "web" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runController(t, c)
-	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Synced})
-	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Unknown})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: v1alpha1.AppKey{Name: "web"}, Revision: "abc", Sync: appstatus.Synced})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: v1alpha1.AppKey{Name: "web"}, Revision: "abc", Sync: appstatus.Unknown})
 	waitFor(t, "the unknown webhook", func() bool { return len(recv.requests()) == 1 })
 	waitFor(t, "all evaluated", c.Idle)
 	if got := recv.requests(); len(got) != 1 || got[0].Body != "Unknown" {
@@ -341,7 +298,7 @@ func TestSyncStatusChangeReachesTriggers(t *testing.T) {
 func TestDeletedReachesOnDeleted(t *testing.T) {
 	recv := newReceiver(t)
 	cfg := mustLoad(t, map[string]string{
-		"service.webhook.hook": "url: " + recv.URL,
+		"service.webhook.hook": "url: " + recv.URL + fastHook,
 		"template.gone":        "webhook:\n  hook:\n    method: POST\n    body: 'deleted {{.app.metadata.name}}'\n",
 		"trigger.on-deleted":   "- when: app.metadata.deletionTimestamp != nil\n  oncePer: app.metadata.name\n  send: [gone]",
 	}, nil)
@@ -349,14 +306,14 @@ func TestDeletedReachesOnDeleted(t *testing.T) {
 		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "web"}}}
 	app.Name = "web"
 	app.Annotations = map[string]string{"notifications.argoproj.io/subscribe.on-deleted.hook": ""}
-	c, err := NewController(cfg, ControllerOptions{Retry: fastRetry(),
+	c, err := NewController(cfg, ControllerOptions{
 		Application: func(name string) (*gitops.Application, bool) { return app, name == "web" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runController(t, c)
-	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Synced})
-	c.Notify(gitops.Notification{Type: gitops.NotifyDeleted, App: "web"})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: v1alpha1.AppKey{Name: "web"}, Revision: "abc", Sync: appstatus.Synced})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifyDeleted, Key: v1alpha1.AppKey{Name: "web"}})
 	waitFor(t, "the deleted webhook", func() bool { return len(recv.requests()) == 1 })
 	waitFor(t, "all evaluated", c.Idle)
 	if got := recv.requests(); len(got) != 1 || got[0].Body != "deleted web" {
@@ -370,7 +327,7 @@ func TestDeletedReachesOnDeleted(t *testing.T) {
 // oncePer is forgotten when it turns false (TestDegradedOnceUntilRecovered).
 func TestOncePerKeyIsNeverForgotten(t *testing.T) {
 	recv := newReceiver(t)
-	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: prometheus.NewRegistry(), Retry: fastRetry()})
+	c, err := NewController(hookConfig(t, recv.URL), ControllerOptions{Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,5 +343,98 @@ func TestOncePerKeyIsNeverForgotten(t *testing.T) {
 	waitFor(t, "the new revision's webhook", func() bool { return len(recv.requests()) >= 2 && c.Idle() })
 	if reqs := recv.requests(); len(reqs) != 2 || !strings.Contains(reqs[1].Body, `"def"`) {
 		t.Errorf("%d webhooks, want 2 (abc once, def once): the self-heal of abc sent again", len(reqs))
+	}
+}
+
+// TestCatalogTemplateToWebhookIsOneGETOfItsMessage: Argo CD's catalog (the
+// release's file) subscribed to a webhook service: app-deployed has no
+// webhook block, so on-deployed sends one GET to the service's URL whose
+// body is the template's message, as notifications-engine's webhook does;
+// it is recorded once delivered, and the next evaluation sends nothing.
+func TestCatalogTemplateToWebhookIsOneGETOfItsMessage(t *testing.T) {
+	recv := newReceiver(t)
+	repo := newGitRepo(t)
+	data := catalogData(t)
+	data["service.webhook.hook"] = "url: " + recv.URL + "/deployed"
+	data["context"] = "argocdUrl: https://cd.example"
+	c, err := Load(data, nil, LoadOptions{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := NewMemoryState()
+	ctl, err := NewController(c, ControllerOptions{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, ctl)
+	app := testApp("web", map[string]any{"notifications.argoproj.io/subscribe.on-deployed.hook": ""}, succeeded(repo.head, "Healthy"))
+	ctl.Observe(app)
+	waitFor(t, "the webhook", func() bool { return len(recv.requests()) == 1 && ctl.Idle() })
+	want, err := c.RenderFor("app-deployed", app, Destination{Service: "hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := recv.requests()[0]
+	if got.Method != http.MethodGet || got.Path != "/deployed" || got.Body != want.Notification.Message ||
+		!strings.Contains(got.Body, "Application web is now running new version of deployments manifests") {
+		t.Errorf("request %s %s body %q, want GET /deployed with the message %q", got.Method, got.Path, got.Body, want.Notification.Message)
+	}
+	state.mu.Lock()
+	recorded := len(state.keys)
+	state.mu.Unlock()
+	if recorded != 1 {
+		t.Errorf("%d keys recorded, want the delivery", recorded)
+	}
+	ctl.Observe(app)
+	waitFor(t, "the next evaluation", ctl.Idle)
+	if n := len(recv.requests()); n != 1 {
+		t.Errorf("%d requests after the next evaluation, want still 1", n)
+	}
+}
+
+// TestGitHubStatusLimitIsNotRetried: as notifications-engine decides,
+// GitHub's refusal of more commit statuses for a commit (422) is not
+// retried: it is reported and recorded, so the next evaluation sends
+// nothing.
+func TestGitHubStatusLimitIsNotRetried(t *testing.T) {
+	var mu gosync.Mutex
+	statuses := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/statuses/") {
+			mu.Lock()
+			statuses++
+			mu.Unlock()
+			reply(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed"})
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		_, _, _ = githubAPI(w, r, body)
+	}))
+	t.Cleanup(srv.Close)
+	c := mustLoad(t, map[string]string{
+		"service.github":    "appID: 1\ninstallationID: 2\nprivateKey: $key\nenterpriseBaseURL: " + srv.URL + "/api/v3",
+		"template.status":   "message: deployed\ngithub:\n  status: {state: success, label: argocd/web}",
+		"trigger.on-synced": "- when: app.status.operationState.phase in ['Succeeded']\n  send: [status]",
+	}, map[string]string{"key": rsaKeyPEM(t)})
+	var reported []string
+	state := NewMemoryState()
+	ctl, _ := NewController(c, ControllerOptions{State: state, OnFailure: func(_ v1alpha1.AppKey, err *DeliveryError) {
+		mu.Lock()
+		defer mu.Unlock()
+		reported = append(reported, err.Error())
+	}})
+	runController(t, ctl)
+	app := testApp("web", map[string]any{"notifications.argoproj.io/subscribe.on-synced.github": ""}, succeeded("4f2a9c1e", "Healthy"))
+	ctl.Observe(app)
+	waitFor(t, "the refusal", func() bool { mu.Lock(); defer mu.Unlock(); return len(reported) == 1 })
+	waitFor(t, "the controller", ctl.Idle)
+	ctl.Observe(app)
+	waitFor(t, "the next evaluation", ctl.Idle)
+	mu.Lock()
+	defer mu.Unlock()
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if statuses != 1 || len(state.keys) != 1 || !strings.Contains(reported[0], "too many commit statuses for sha 4f2a9c1e and context argocd/web") {
+		t.Errorf("%d status requests, %d keys recorded, reported %q; want one request, recorded and reported", statuses, len(state.keys), reported)
 	}
 }

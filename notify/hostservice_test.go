@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// chatService is a host's own service type: it gets the template's block
-// of its type as rendered fields.
+// chatService is a host's own service type: it replaces Argo CD's teams
+// (LoadOptions.ServiceTypes wins), and gets the rendered notification,
+// the teams block included, and any other block as rendered fields.
 type chatService struct {
 	mu   gosync.Mutex
 	got  []Message
@@ -34,7 +35,7 @@ func TestHostServiceType(t *testing.T) {
 	}}}
 	cfg, err := Load(WithCatalog(map[string]string{
 		"service.teams":               "recipientUrls: {ops: $ops-url}",
-		"template.app-sync-succeeded": "message: done\nteams: {title: 'Synced {{.app.metadata.name}}', themeColor: '#000080'}",
+		"template.app-sync-succeeded": "message: done\nteams: {title: 'Synced {{.app.metadata.name}}', themeColor: '#000080'}\nchat: {room: '{{.app.metadata.name}}-room'}",
 	}), map[string]string{"ops-url": "https://chat.example/ops"}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -42,13 +43,14 @@ func TestHostServiceType(t *testing.T) {
 	if u := chat.conf["recipientUrls"].(map[string]any)["ops"]; u != "https://chat.example/ops" {
 		t.Errorf("the host's service got %v, want the secret resolved", u)
 	}
-	c, _ := NewController(cfg, ControllerOptions{Retry: fastRetry()})
+	c, _ := NewController(cfg, ControllerOptions{})
 	runController(t, c)
 	c.Observe(testApp("web", map[string]any{"notifications.argoproj.io/subscribe.on-sync-succeeded.teams": "ops"}, succeeded("abc", "Healthy")))
 	waitFor(t, "the delivery", c.Idle)
 	chat.mu.Lock()
 	defer chat.mu.Unlock()
-	if len(chat.got) != 1 || chat.got[0].Fields["teams"]["title"] != "Synced web" || chat.got[0].Body != "done" || chat.to[0].Recipient != "ops" {
+	if len(chat.got) != 1 || chat.got[0].Notification.Teams == nil || chat.got[0].Notification.Teams.Title != "Synced web" ||
+		chat.got[0].Fields["chat"]["room"] != "web-room" || chat.got[0].Notification.Message != "done" || chat.to[0].Recipient != "ops" {
 		t.Errorf("got %+v to %v", chat.got, chat.to)
 	}
 	if _, err := Load(map[string]string{"service.teams": "{}"}, nil, opts); err == nil {

@@ -4,68 +4,57 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
+	"strings"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
+	"github.com/argoproj/notifications-engine/pkg/services"
 	"sigs.k8s.io/yaml"
 )
 
-// Template is a compiled template.<name> entry: the message and title, and
-// the blocks of each service type (email, slack, webhook, and any other a
-// host's service reads), each string a Go text/template with sprig's
-// functions (without env and expandenv, as in Argo CD).
+// Template is a compiled template.<name> entry, read as Argo CD's
+// notifications-engine reads it: message and a block per service type
+// (services.Notification: email, slack, mattermost, rocketchat, teams,
+// teams-workflows, webhook.<service name>, opsgenie, github, alertmanager,
+// googlechat, pagerduty, pagerdutyv2, newrelic, awssqs, gcppubsub), each
+// string a Go text/template with sprig's functions (without env and
+// expandenv, as in Argo CD). Two more things are this package's own, for a
+// host's Service: title, and any other block (a map), rendered field by
+// field into Message.Fields.
 type Template struct {
 	Name string
 
-	message, title *template.Template
-	emailSubject   *template.Template
-	slack          slackTemplate
-	webhook        map[string]webhookTemplate
-	other          map[string]map[string]*template.Template
-	repo           RepoService // LoadOptions.Repo, for .repo's helpers
+	// src is the services.Notification part as JSON. Each render compiles
+	// it afresh: some of notifications-engine's templaters (alertmanager's
+	// labels and annotations, awssqs's message attributes) write what they
+	// render into the template they were made from, so one compiled
+	// templater would send its first rendering for ever.
+	src     []byte
+	funcs   template.FuncMap
+	title   *template.Template
+	other   map[string]map[string]*template.Template
+	repo    RepoService // LoadOptions.Repo, for .repo's helpers
+	ignored []string    // fields Argo CD ignores, named for a warning
 }
 
-type slackTemplate struct {
-	attachments, blocks, groupingKey *template.Template
-	notifyBroadcast                  bool
-	deliveryPolicy                   string
-}
-
-type webhookTemplate struct {
-	method     string
-	path, body *template.Template
-}
-
-// Message is a template rendered for one destination.
+// Message is what the templates of one send rendered for one destination.
 type Message struct {
-	// Trigger and Template say what sent it.
+	// Trigger and Template say what sent it (Template names every
+	// template of the send, joined by ",").
 	Trigger, Template string
-	// Body is the template's message; Title its title.
-	Body, Title string
-	// EmailSubject is the email block's subject.
-	EmailSubject string
-	// Slack is the slack block: attachments and blocks as JSON text.
-	Slack SlackMessage
-	// Webhook are the webhook blocks by service name.
-	Webhook map[string]WebhookRequest
+	// Notification is the rendered notification, as notifications-engine's
+	// services take it: the message and each service block. Several
+	// templates of one send render into one notification, in order, as
+	// Argo CD's do.
+	Notification services.Notification
+	// Title is the template's title (this package's own field, for a
+	// host's Service; Argo CD has none).
+	Title string
 	// Fields are the rendered blocks of other service types, by type and
 	// field, for a host's Service.
 	Fields map[string]map[string]string
-}
-
-// SlackMessage is the slack block of a template. DeliveryPolicy is Post
-// (the default), PostAndUpdate or Update.
-type SlackMessage struct {
-	Attachments, Blocks, GroupingKey string
-	NotifyBroadcast                  bool
-	DeliveryPolicy                   string
-}
-
-// WebhookRequest is one webhook block: the method (default GET, as in
-// Argo CD), the path appended to the service's URL, and the body.
-type WebhookRequest struct {
-	Method, Path, Body string
 }
 
 // templateFuncs are sprig's functions without those that read the
@@ -76,6 +65,20 @@ func templateFuncs() template.FuncMap {
 	delete(f, "expandenv")
 	return f
 }
+
+// argoBlocks are the blocks of services.Notification by their key, with
+// the type of each (message excluded).
+var argoBlocks = func() map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	t := reflect.TypeOf(services.Notification{})
+	for i := 0; i < t.NumField(); i++ {
+		name := jsonName(t.Field(i))
+		if name != "" && name != "message" {
+			out[name] = t.Field(i).Type
+		}
+	}
+	return out
+}()
 
 // parseTemplate compiles a template.<name> value.
 func parseTemplate(name, src string, funcs template.FuncMap) (*Template, error) {
@@ -95,184 +98,211 @@ func parseTemplate(name, src string, funcs template.FuncMap) (*Template, error) 
 		}
 		return p, nil
 	}
-	fields := func(block string, v any, allowed ...string) (map[string]any, error) {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s: want a map, got %T", block, v)
-		}
-		if allowed != nil {
-			for k := range m {
-				if !contains(allowed, k) {
-					return nil, fmt.Errorf("%s.%s is not supported (known: %v)", block, k, allowed)
-				}
-			}
-		}
-		return m, nil
-	}
-	var err error
+	argo := map[string]any{}
 	for _, k := range sortedKeys(raw) {
 		v := raw[k]
-		switch k {
-		case "message":
-			t.message, err = parse(k, v)
-		case "title":
-			t.title, err = parse(k, v)
-		case "email":
-			var m map[string]any
-			if m, err = fields(k, v, "subject"); err == nil && m["subject"] != nil {
-				t.emailSubject, err = parse("email.subject", m["subject"])
+		switch _, known := argoBlocks[k]; {
+		case k == "message" || known:
+			argo[k] = v
+			if known {
+				t.ignored = append(t.ignored, unknownFields(k, argoBlocks[k], v)...)
 			}
-		case "slack":
-			t.slack, err = parseSlackTemplate(v, fields, parse)
-		case "webhook":
-			t.webhook, err = parseWebhookTemplates(v, fields, parse)
+		case k == "title":
+			var err error
+			if t.title, err = parse(k, v); err != nil {
+				return nil, err
+			}
 		default:
-			var m map[string]any
-			if m, err = fields(k, v); err != nil {
-				break
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.ignored = append(t.ignored, k)
+				continue
 			}
-			if t.other == nil {
-				t.other = map[string]map[string]*template.Template{}
-			}
-			t.other[k] = map[string]*template.Template{}
-			for _, f := range sortedKeys(m) {
-				v := m[f]
-				if _, isString := v.(string); !isString {
-					// A host service's block may hold lists or maps: it
-					// gets them as JSON text, templated like the rest.
-					b, jerr := json.Marshal(v)
-					if jerr != nil {
-						err = fmt.Errorf("%s.%s: %w", k, f, jerr)
-						break
-					}
-					v = string(b)
-				}
-				if t.other[k][f], err = parse(k+"."+f, v); err != nil {
-					break
-				}
+			if err := t.parseOther(k, m, parse); err != nil {
+				return nil, err
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
+	}
+	b, err := json.Marshal(argo)
+	if err != nil {
+		return nil, err
+	}
+	t.src, t.funcs = b, funcs
+	// Compile once now, so that a template that does not decode or parse
+	// is refused at load.
+	if _, err := t.compile(); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
 
-type fieldsFunc func(block string, v any, allowed ...string) (map[string]any, error)
-type parseFunc func(field string, v any) (*template.Template, error)
-
-func parseSlackTemplate(v any, fields fieldsFunc, parse parseFunc) (slackTemplate, error) {
-	var s slackTemplate
-	m, err := fields("slack", v, "attachments", "blocks", "groupingKey", "notifyBroadcast", "deliveryPolicy")
-	if err != nil {
-		return s, err
+// parseOther compiles a block of a type notifications-engine does not
+// know, for a host's service.
+func (t *Template) parseOther(block string, m map[string]any, parse func(string, any) (*template.Template, error)) error {
+	if t.other == nil {
+		t.other = map[string]map[string]*template.Template{}
 	}
-	for _, f := range []struct {
-		name string
-		dst  **template.Template
-	}{{"attachments", &s.attachments}, {"blocks", &s.blocks}, {"groupingKey", &s.groupingKey}} {
-		if m[f.name] != nil {
-			if *f.dst, err = parse("slack."+f.name, m[f.name]); err != nil {
-				return s, err
+	t.other[block] = map[string]*template.Template{}
+	for _, f := range sortedKeys(m) {
+		v := m[f]
+		if _, isString := v.(string); !isString {
+			// A host service's block may hold lists or maps: it gets them
+			// as JSON text, templated like the rest.
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("%s.%s: %w", block, f, err)
 			}
+			v = string(b)
 		}
-	}
-	if p, ok := m["deliveryPolicy"]; ok {
-		s.deliveryPolicy, _ = p.(string)
-		switch s.deliveryPolicy {
-		case "Post", "PostAndUpdate", "Update":
-		default:
-			return s, fmt.Errorf("slack.deliveryPolicy: %v is not Post, PostAndUpdate or Update", p)
-		}
-	}
-	if b, ok := m["notifyBroadcast"]; ok {
-		if s.notifyBroadcast, ok = b.(bool); !ok {
-			return s, fmt.Errorf("slack.notifyBroadcast: want a boolean, got %T", b)
-		}
-	}
-	return s, nil
-}
-
-func parseWebhookTemplates(v any, fields fieldsFunc, parse parseFunc) (map[string]webhookTemplate, error) {
-	services, err := fields("webhook", v)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]webhookTemplate{}
-	for _, svc := range sortedKeys(services) {
-		m, err := fields("webhook."+svc, services[svc], "method", "path", "body")
+		p, err := parse(block+"."+f, v)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var w webhookTemplate
-		if mv, ok := m["method"]; ok {
-			if w.method, ok = mv.(string); !ok {
-				return nil, fmt.Errorf("webhook.%s.method: want a string, got %T", svc, mv)
-			}
-		}
-		for _, f := range []struct {
-			name string
-			dst  **template.Template
-		}{{"path", &w.path}, {"body", &w.body}} {
-			if m[f.name] != nil {
-				if *f.dst, err = parse("webhook."+svc+"."+f.name, m[f.name]); err != nil {
-					return nil, err
-				}
-			}
-		}
-		out[svc] = w
+		t.other[block][f] = p
 	}
-	return out, nil
+	return nil
 }
 
-// Render renders the template for one destination of service type
-// serviceType. Its data are those of Argo CD: .app, .context,
-// .serviceType, .recipient, and the helpers .time, .repo, .strings and
-// .sync.
-func (t *Template) Render(app map[string]any, context map[string]string, serviceType, recipient string) (Message, error) {
-	data := templateHelpers(app, t.repo)
-	data["app"], data["context"], data["serviceType"], data["recipient"] = app, context, serviceType, recipient
-	var buf bytes.Buffer
-	var firstErr error
-	exec := func(p *template.Template) string {
-		if p == nil || firstErr != nil {
-			return ""
-		}
-		buf.Reset()
-		if err := p.Execute(&buf, data); err != nil {
-			firstErr = fmt.Errorf("template %q: %w", t.Name, err)
-			return ""
-		}
-		return buf.String()
+// compile decodes the template's notification and compiles its templater.
+func (t *Template) compile() (services.Templater, error) {
+	var n services.Notification
+	if err := json.Unmarshal(t.src, &n); err != nil {
+		return nil, fmt.Errorf("%s", redactJSONError(err))
 	}
-	m := Message{Template: t.Name, Body: exec(t.message), Title: exec(t.title), EmailSubject: exec(t.emailSubject),
-		Slack: SlackMessage{Attachments: exec(t.slack.attachments), Blocks: exec(t.slack.blocks),
-			GroupingKey: exec(t.slack.groupingKey), NotifyBroadcast: t.slack.notifyBroadcast, DeliveryPolicy: t.slack.deliveryPolicy}}
-	for _, name := range sortedKeys(t.webhook) {
-		w := t.webhook[name]
-		if m.Webhook == nil {
-			m.Webhook = map[string]WebhookRequest{}
+	return n.GetTemplater(t.Name, t.funcs)
+}
+
+// Ignored names the template's fields that Argo CD ignores (a field a
+// service block does not have, a top-level key that is neither a block nor
+// message nor title): the rest of the template works without them.
+func (t *Template) Ignored() []string { return append([]string(nil), t.ignored...) }
+
+// Render renders the template for one destination: .app, .context, the
+// helpers .time, .repo, .strings and .sync, .recipient and .serviceType,
+// which is the destination's service name, as notifications-engine sets it
+// (service.webhook.github gives "github").
+func (t *Template) Render(app map[string]any, context map[string]string, service, recipient string) (Message, error) {
+	msg := Message{Template: t.Name}
+	if err := t.renderInto(&msg, templateVars(app, context, service, recipient, t.repo)); err != nil {
+		return Message{}, err
+	}
+	return msg, nil
+}
+
+// templateVars are the data every template of a send sees.
+func templateVars(app map[string]any, context map[string]string, service, recipient string, repo RepoService) map[string]any {
+	vars := templateHelpers(app, repo)
+	vars["app"], vars["context"], vars["serviceType"], vars["recipient"] = app, context, service, recipient
+	return vars
+}
+
+// renderInto renders the template into msg, over what earlier templates of
+// the same send rendered there.
+func (t *Template) renderInto(msg *Message, vars map[string]any) error {
+	templater, err := t.compile()
+	if err != nil {
+		return fmt.Errorf("template %q: %w", t.Name, err)
+	}
+	if err := templater(&msg.Notification, vars); err != nil {
+		return fmt.Errorf("template %q: %w", t.Name, err)
+	}
+	var buf bytes.Buffer
+	exec := func(p *template.Template) (string, error) {
+		buf.Reset()
+		if err := p.Execute(&buf, vars); err != nil {
+			return "", fmt.Errorf("template %q: %w", t.Name, err)
 		}
-		method := w.method
-		if method == "" {
-			method = "GET"
+		return buf.String(), nil
+	}
+	if t.title != nil {
+		if msg.Title, err = exec(t.title); err != nil {
+			return err
 		}
-		m.Webhook[name] = WebhookRequest{Method: method, Path: exec(w.path), Body: exec(w.body)}
 	}
 	for _, typ := range sortedKeys(t.other) {
-		if m.Fields == nil {
-			m.Fields = map[string]map[string]string{}
+		if msg.Fields == nil {
+			msg.Fields = map[string]map[string]string{}
 		}
-		m.Fields[typ] = map[string]string{}
+		if msg.Fields[typ] == nil {
+			msg.Fields[typ] = map[string]string{}
+		}
 		for _, f := range sortedKeys(t.other[typ]) {
-			m.Fields[typ][f] = exec(t.other[typ][f])
+			if msg.Fields[typ][f], err = exec(t.other[typ][f]); err != nil {
+				return err
+			}
 		}
 	}
-	if firstErr != nil {
-		return Message{}, firstErr
+	return nil
+}
+
+// unknownFields names the fields of a block (decoded YAML v) that its Go
+// type typ does not have, "block.field"; webhook blocks are a map of
+// service name to block.
+func unknownFields(block string, typ reflect.Type, v any) []string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
 	}
-	return m, nil
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ.Kind() == reflect.Map {
+		var out []string
+		for _, k := range sortedKeys(m) {
+			out = append(out, unknownFields(block+"."+k, typ.Elem(), m[k])...)
+		}
+		return out
+	}
+	if typ.Kind() != reflect.Struct {
+		return nil
+	}
+	known := jsonFields(typ)
+	var out []string
+	for _, k := range sortedKeys(m) {
+		if !known[k] {
+			out = append(out, block+"."+k)
+		}
+	}
+	return out
+}
+
+// jsonFields are the JSON names of a struct's fields, embedded structs'
+// included.
+func jsonFields(typ reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			for k := range jsonFields(ft) {
+				out[k] = true
+			}
+			continue
+		}
+		if name := jsonName(f); name != "" {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// jsonName is the JSON name of an exported struct field ("" when it has
+// none).
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	switch name {
+	case "-":
+		return ""
+	case "":
+		return f.Name
+	}
+	return name
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -7,77 +7,82 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/argoproj/notifications-engine/pkg/services"
+	httputil "github.com/argoproj/notifications-engine/pkg/util/http"
+	"github.com/hashicorp/go-retryablehttp"
 )
 
-// webhookConfig is service.webhook.<name>, as Argo CD writes it.
-type webhookConfig struct {
-	URL     string `json:"url"`
-	Headers []struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"headers,omitempty"`
-	BasicAuth *struct {
-		Username string `json:"username"`
-		Password string `json:"password"`
-	} `json:"basicAuth,omitempty"`
-	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
-}
-
-// webhook sends a template's webhook.<name> block as an HTTP request to
-// the service's URL (with the block's path appended), with its headers and
-// basic auth. Any status but 2xx is a failure.
+// webhook is Argo CD's webhook service (service.webhook.<name>) with
+// notifications-engine's semantics: a request to the service's url, GET
+// with the notification's message as its body unless the template has a
+// webhook.<name> block, whose method (default GET), path (appended to the
+// url) and body replace them; the service's headers and basic auth;
+// retried on a network error or a 5xx status retryMax times (default 3),
+// waiting between retryWaitMin (1 s) and retryWaitMax (5 s); any status but
+// 2xx a failure. It is this package's own code rather than
+// notifications-engine's service because that one logs every request's URL
+// and every failure to the process's standard error, where a URL's secret
+// (a token in its path or query) would show: this one logs nothing.
 type webhook struct {
 	name   string
-	cfg    webhookConfig
-	client *http.Client
+	opts   services.WebhookOptions
+	client *retryablehttp.Client
 }
 
-func newWebhook(name string, config map[string]any) (Service, error) {
-	var c webhookConfig
-	if err := decodeStrict(config, &c); err != nil {
-		return nil, err
+func newWebhook(name string, opts services.WebhookOptions) *webhook {
+	if opts.RetryWaitMin == 0 {
+		opts.RetryWaitMin = time.Second
 	}
-	if c.URL == "" {
-		return nil, fmt.Errorf("no url")
+	if opts.RetryWaitMax == 0 {
+		opts.RetryWaitMax = 5 * time.Second
 	}
-	return &webhook{name: name, cfg: c, client: httpClient(c.InsecureSkipVerify)}, nil
+	if opts.RetryMax == 0 {
+		opts.RetryMax = 3
+	}
+	client := retryablehttp.NewClient()
+	client.HTTPClient = &http.Client{Transport: httputil.NewTransport(opts.TransportOptions, opts.URL, opts.InsecureSkipVerify)}
+	client.RetryWaitMin, client.RetryWaitMax, client.RetryMax = opts.RetryWaitMin, opts.RetryWaitMax, opts.RetryMax
+	client.Logger = nil
+	return &webhook{name: name, opts: opts, client: client}
 }
 
-// Send implements Service. A message without a block for this service
-// sends nothing and says so.
-func (w *webhook) Send(ctx context.Context, msg Message, _ Destination) error {
-	req, ok := msg.Webhook[w.name]
-	if !ok {
-		return fmt.Errorf("service %s: template %q has no webhook.%s block", w.name, msg.Template, w.name)
+// Send implements services.NotificationService.
+func (w *webhook) Send(n services.Notification, to services.Destination) error {
+	return w.send(context.Background(), n, to)
+}
+
+func (w *webhook) send(ctx context.Context, n services.Notification, to services.Destination) error {
+	method, url, body := http.MethodGet, w.opts.URL, n.Message
+	if block, ok := n.Webhook[to.Service]; ok {
+		body = block.Body
+		if block.Method != "" {
+			method = block.Method
+		}
+		if block.Path != "" {
+			url = strings.TrimRight(url, "/") + "/" + strings.TrimLeft(block.Path, "/")
+		}
 	}
-	u := strings.TrimSuffix(w.cfg.URL, "/")
-	if req.Path != "" {
-		u += "/" + strings.TrimPrefix(req.Path, "/")
-	}
-	var body io.Reader
-	if req.Body != "" {
-		body = strings.NewReader(req.Body)
-	}
-	hr, err := http.NewRequestWithContext(ctx, strings.ToUpper(req.Method), u, body)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, url, bytes.NewBufferString(body))
 	if err != nil {
-		return requestError(w.name, err)
+		return err
 	}
-	for _, h := range w.cfg.Headers {
-		hr.Header.Add(h.Name, h.Value)
+	for _, h := range w.opts.Headers {
+		req.Header.Set(h.Name, h.Value)
 	}
-	if b := w.cfg.BasicAuth; b != nil {
-		hr.SetBasicAuth(b.Username, b.Password)
+	if b := w.opts.BasicAuth; b != nil {
+		req.SetBasicAuth(b.Username, b.Password)
 	}
-	resp, err := w.client.Do(hr)
+	resp, err := w.client.Do(req)
 	if err != nil {
-		return requestError(w.name, err)
+		return err
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("service %s: %s: status %d", w.name, hr.Method, resp.StatusCode)
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		return fmt.Errorf("request %s %s has failed with error code %d: %s", method, url, resp.StatusCode, data)
 	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	return nil
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -152,7 +152,8 @@ func triggerRun(cfg *notify.Config, name string, app map[string]any, stdout io.W
 }
 
 // templateNotify prints the template rendered for each configured service
-// (or once, for no service type, when none is configured).
+// (or once, for no service type, when none is configured): its message and
+// its service blocks as YAML, as notifications-engine renders them.
 func templateNotify(cfg *notify.Config, name string, app map[string]any, recipient string, stdout io.Writer) error {
 	if _, err := cfg.Template(name); err != nil {
 		return err
@@ -173,13 +174,11 @@ func templateNotify(cfg *notify.Config, name string, app map[string]any, recipie
 			fmt.Fprintf(stdout, "# service %s (%s)\n", svc, typ)
 		}
 		printField(stdout, "title", msg.Title)
-		printField(stdout, "message", msg.Body)
-		printField(stdout, "email.subject", msg.EmailSubject)
-		printField(stdout, "slack.attachments", msg.Slack.Attachments)
-		printField(stdout, "slack.blocks", msg.Slack.Blocks)
-		printField(stdout, "slack.groupingKey", msg.Slack.GroupingKey)
-		if w, ok := msg.Webhook[svc]; ok {
-			printField(stdout, "webhook."+svc, w.Method+" "+w.Path+"\n"+w.Body)
+		printField(stdout, "message", msg.Notification.Message)
+		blocks := msg.Notification
+		blocks.Message = ""
+		if b, err := yaml.Marshal(blocks); err == nil && strings.TrimSpace(string(b)) != "{}" {
+			fmt.Fprint(stdout, string(b))
 		}
 		for _, typ := range slices.Sorted(maps.Keys(msg.Fields)) {
 			for _, f := range slices.Sorted(maps.Keys(msg.Fields[typ])) {

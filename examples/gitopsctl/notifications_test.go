@@ -56,7 +56,7 @@ func TestNotificationsTemplateNotify(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	for _, want := range []string{
-		"# service hook (webhook)\nmessage:\n  web synced 4f2a9c1\nwebhook.hook:\n  POST /apps/web\n  {\"revision\": \"4f2a9c1\"}\n",
+		"# service hook (webhook)\nmessage:\n  web synced 4f2a9c1\nwebhook:\n  hook:\n    body: '{\"revision\": \"4f2a9c1\"}'\n    method: POST\n    path: /apps/web\n",
 		"# service slack (slack)\nmessage:\n  :white_check_mark: web synced 4f2a9c1\n",
 	} {
 		if !strings.Contains(out, want) {

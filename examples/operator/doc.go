@@ -50,8 +50,9 @@
 // Application naming a project that does not exist gets Argo CD's
 // InvalidSpecError condition and is not synced until the project
 // appears; a project that sets a field the engine does not implement
-// (signatureKeys, a role's jwtTokens, ...) is refused by name, and its apps report
-// why. Without an AppProject named default, the implicit default project
+// (signatureKeys, ...) is refused by name, and its apps report why. A
+// role's jwtTokens are the API server's business (examples/portal honours
+// them); the operator reads them and uses nothing of them. Without an AppProject named default, the implicit default project
 // allows everything, Applications of every namespace included. A set
 // generating an Application for a missing project does not write it and
 // reports the error (ErrorOccurred, ApplicationValidationError).
@@ -104,11 +105,22 @@
 // subscribes to (notifications.argoproj.io/subscribe.* annotations, the
 // ConfigMap's subscriptions and defaultTriggers), and what was sent is kept
 // in the Application's notified.notifications.argoproj.io annotation, so a
-// restarted operator sends nothing again. A key of the ConfigMap that is
-// bad (a template that does not parse, a trigger that does not compile, a
-// service missing its secret, ...) is left out and reported, by a log line
-// and a Warning Event with reason InvalidNotificationConfig on the
-// ConfigMap naming the key; the other keys deliver.
+// restarted operator sends nothing again. Every service type Argo CD
+// documents delivers, with Argo CD's notifications-engine (webhook, slack,
+// email, teams, teams-workflows, opsgenie, pagerduty, pagerdutyv2, github,
+// googlechat, mattermost, rocketchat, telegram, grafana, alertmanager,
+// webex, pushover, newrelic, awssqs, gcppubsub, nats). A notification is
+// recorded only once delivered; one that fails is a Warning Event with
+// reason NotificationDeliveryFailed on the Application, naming the
+// trigger, template, destination and the service's error, and is sent
+// again by the next evaluation of the Application (its next change, or a
+// minute later). A key of the ConfigMap that is bad (a template that does
+// not parse, a trigger that does not compile, a service missing its
+// secret, ...) is left out and reported, by a log line and a Warning Event
+// with reason InvalidNotificationConfig on the ConfigMap naming the key;
+// the other keys deliver. A field Argo CD ignores (one a service's options
+// or a template's block do not have) is ignored and named by the same
+// Event.
 //
 // It runs Argo CD Image Updater continuously (imageupdates.go, package
 // imageupdate; -image-update-interval, default 2m as Image Updater's

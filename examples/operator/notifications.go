@@ -7,6 +7,7 @@ import (
 	"strings"
 	gosync "sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
@@ -21,6 +22,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -28,8 +30,17 @@ import (
 // ReasonNotificationConfig is the reason of the Warning Event written on
 // argocd-notifications-cm for each of its keys that was left out (a
 // template that does not parse, a trigger that does not compile, a service
-// missing its secret...); the message names the key.
+// missing its secret...), and for each field of a key that Argo CD
+// ignores (the key loads without it); the message names the key.
 const ReasonNotificationConfig = "InvalidNotificationConfig"
+
+// ReasonNotificationFailed is the reason of the Warning Event written on
+// an Application for each notification about it that was not delivered;
+// the message names the trigger, template, destination and the service's
+// error (never a secret). The notification is not recorded in the
+// Application's notified annotation: the next evaluation of the
+// Application (its next change, or a minute later) sends it again.
+const ReasonNotificationFailed = "NotificationDeliveryFailed"
 
 // notifier delivers Argo CD notifications as Argo CD's notifications
 // controller does: from argocd-notifications-cm and
@@ -72,12 +83,12 @@ func setupNotifications(mgr manager.Manager, cfg *rest.Config, f flags, log logr
 	opts.State = notify.NewAnnotationState(notify.DynamicAnnotations{Client: dyn})
 	opts.Registerer = ctrlmetrics.Registry
 	opts.Log = log
-	ctrl, err := notify.NewController(empty, opts)
-	if err != nil {
+	n := &notifier{ns: f.namespace, kube: kube, apps: mgr.GetCache(),
+		recorder: mgr.GetEventRecorderFor("gitops-notifications"), log: log, reload: make(chan struct{}, 1)}
+	opts.OnFailure = n.failed
+	if n.ctrl, err = notify.NewController(empty, opts); err != nil {
 		return err
 	}
-	n := &notifier{ns: f.namespace, kube: kube, apps: mgr.GetCache(), ctrl: ctrl,
-		recorder: mgr.GetEventRecorderFor("gitops-notifications"), log: log, reload: make(chan struct{}, 1)}
 	return mgr.Add(manager.RunnableFunc(n.run))
 }
 
@@ -172,11 +183,27 @@ func (n *notifier) load() bool {
 		n.log.Info("notifications: a key of the ConfigMap is left out", "configmap", n.ns+"/"+notify.ConfigMapName, "key", b.key, "error", b.err.Error())
 		n.recorder.Eventf(cm, corev1.EventTypeWarning, ReasonNotificationConfig, "key %s left out: %v", b.key, b.err)
 	}
+	for _, e := range cfg.Ignored() {
+		n.recorder.Eventf(cm, corev1.EventTypeWarning, ReasonNotificationConfig, "%v", e)
+	}
 	n.ctrl.SetConfig(cfg)
 	n.active.Store(true)
 	n.log.Info("notifications configuration loaded", "configmap", n.ns+"/"+notify.ConfigMapName,
 		"triggers", cfg.Triggers(), "services", cfg.Services(), "leftOut", left)
 	return true
+}
+
+// failed writes a Warning Event on the Application of a notification that
+// was not delivered.
+func (n *notifier) failed(key v1alpha1.AppKey, derr *notify.DeliveryError) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	app := &v1alpha1.Application{}
+	if err := n.apps.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, app); err != nil {
+		n.log.Info("notifications: no Event for a failed delivery", "app", key.String(), "error", err.Error())
+		return
+	}
+	n.recorder.Eventf(app, corev1.EventTypeWarning, ReasonNotificationFailed, "%s", derr.Error())
 }
 
 // observe queues one Application of the cache for evaluation.

@@ -343,3 +343,144 @@ func sortStrings(s []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// tokenReceiver is a webhook endpoint that answers 500 until it is told
+// the token to accept, then 200 to requests carrying it.
+type tokenReceiver struct {
+	mu       gosync.Mutex
+	accept   string
+	tries    int
+	accepted []string
+}
+
+func (h *tokenReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tries++
+	if h.accept == "" || r.Header.Get("X-Token") != h.accept {
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	h.accepted = append(h.accepted, string(body))
+}
+
+func (h *tokenReceiver) state() (tries int, accepted []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tries, append([]string(nil), h.accepted...)
+}
+
+// TestOperatorNotificationFailureIsAWarningAndRetried: a notification
+// whose webhook fails is a Warning Event on the Application, is not
+// recorded in its notified annotation, and is sent by the next evaluation
+// of the Application; argocd-notifications-secret's new token applies
+// without a restart.
+func TestOperatorNotificationFailureIsAWarningAndRetried(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	dest := cluster.TestNamespace(t)
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, err := kubernetes.NewForConfig(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := testfiles.GitServer(t, gitserver.DefaultOptions())
+	head, err := gs.CreateRepository(ctx, "app", fstest.MapFS{"app/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: retried}\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := &tokenReceiver{}
+	srv := httptest.NewServer(recv)
+	t.Cleanup(srv.Close)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: notify.SecretName}, StringData: map[string]string{"token": "first-s3cret"}}
+	if err := c.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	cm := notificationsCM(ns, srv.URL, "1", nil)
+	cm.Data["service.webhook.receiver"] += "retryMax: 1\nretryWaitMin: 10ms\nretryWaitMax: 20ms\n"
+	if err := c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	startOperator(t, ns)
+	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "flaky",
+		Annotations: map[string]string{"notifications.argoproj.io/subscribe.on-sync-succeeded.receiver": ""}},
+		Spec: v1alpha1.ApplicationSpec{
+			Project:     "default",
+			Source:      &v1alpha1.ApplicationSource{RepoURL: gs.RepoURL("app"), Path: "app", TargetRevision: gs.Branch()},
+			Destination: v1alpha1.ApplicationDestination{Name: "in-cluster", Namespace: dest},
+			SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}},
+		}}
+	waitUntil(t, func() string { return "create Application" }, func(ctx context.Context) bool {
+		return c.Create(ctx, app.DeepCopy()) == nil
+	})
+
+	// The sync succeeds; its notification fails: a Warning Event on the
+	// Application names it, and the annotation does not record it.
+	var warnings []string
+	waitUntil(t, func() string {
+		return fmt.Sprintf("a %s Event on the Application: %v", ReasonNotificationFailed, warnings)
+	},
+		func(ctx context.Context) bool {
+			list, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=flaky,involvedObject.kind=Application"})
+			if err != nil {
+				return false
+			}
+			warnings = nil
+			for _, e := range list.Items {
+				if e.Reason == ReasonNotificationFailed && e.Type == corev1.EventTypeWarning {
+					warnings = append(warnings, e.Message)
+				}
+			}
+			return len(warnings) > 0
+		})
+	if w := warnings[0]; !strings.Contains(w, "on-sync-succeeded/app-sync-succeeded to receiver:") || !strings.Contains(w, "giving up after 2 attempt(s)") || strings.Contains(w, "s3cret") {
+		t.Errorf("Event %q: want the trigger, template, destination and the webhook's retries, and no secret", w)
+	}
+	got := &v1alpha1.Application{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(app), got); err != nil {
+		t.Fatal(err)
+	}
+	if a := got.Annotations[notify.NotifiedAnnotation]; strings.Contains(a, head) {
+		t.Errorf("the failed notification is recorded as sent: %s", a)
+	}
+
+	// A new token in the Secret, which the receiver now takes: the next
+	// evaluation of the Application (a change of it) delivers with it.
+	recv.mu.Lock()
+	recv.accept = "second-s3cret"
+	recv.mu.Unlock()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
+		t.Fatal(err)
+	}
+	secret.StringData = map[string]string{"token": "second-s3cret"}
+	if err := c.Update(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	touch := 0
+	waitUntil(t, func() string {
+		tries, accepted := recv.state()
+		return fmt.Sprintf("the notification delivered with the new token: %d tries, accepted %v", tries, accepted)
+	}, func(ctx context.Context) bool {
+		touch++
+		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"test/touch":"%d"}}}`, touch))
+		_ = c.Patch(ctx, app, client.RawPatch(types.MergePatchType, patch))
+		_, accepted := recv.state()
+		return len(accepted) > 0
+	})
+	waitUntil(t, func() string {
+		return fmt.Sprintf("annotation %s recording the delivery: %v", notify.NotifiedAnnotation, got.Annotations)
+	}, func(ctx context.Context) bool {
+		return c.Get(ctx, client.ObjectKeyFromObject(app), got) == nil && strings.Contains(got.Annotations[notify.NotifiedAnnotation], head)
+	})
+	if _, accepted := recv.state(); len(accepted) != 1 || !strings.Contains(accepted[0], head) {
+		t.Errorf("accepted %v, want one notification of revision %s", accepted, head)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/rbac"
 )
 
@@ -22,20 +24,20 @@ type historyRow struct {
 
 // appView is everything the app page shows.
 type appView struct {
-	Name           string             `json:"name"`
-	Project        string             `json:"project"`
-	Cluster        string             `json:"cluster"`
-	Namespace      string             `json:"namespace"`
-	RepoURL        string             `json:"repoURL"`
-	Path           string             `json:"path,omitempty"`
-	TargetRevision string             `json:"targetRevision,omitempty"`
-	Automated      bool               `json:"automated"`
-	Reconciled     bool               `json:"reconciled"`
-	Status         badges             `json:"status"`
-	Conditions     []gitops.Condition `json:"conditions"`
-	Tree           appTree            `json:"tree"`
-	History        []historyRow       `json:"history"`
-	Operation      *operationView     `json:"operation,omitempty"`
+	Name           string                `json:"name"`
+	Project        string                `json:"project"`
+	Cluster        string                `json:"cluster"`
+	Namespace      string                `json:"namespace"`
+	RepoURL        string                `json:"repoURL"`
+	Path           string                `json:"path,omitempty"`
+	TargetRevision string                `json:"targetRevision,omitempty"`
+	Automated      bool                  `json:"automated"`
+	Reconciled     bool                  `json:"reconciled"`
+	Status         badges                `json:"status"`
+	Conditions     []appstatus.Condition `json:"conditions"`
+	Tree           appTree               `json:"tree"`
+	History        []historyRow          `json:"history"`
+	Operation      *operationView        `json:"operation,omitempty"`
 	// Commit is the author and message of Status.Revision (first source).
 	Commit *commitMeta `json:"commit,omitempty"`
 	// CanWrite is Permissions.Sync (sync, rollback, terminate).
@@ -49,15 +51,15 @@ type appView struct {
 
 func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) appView {
 	v := appView{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace,
-		CanWrite: p.Sync, CanSecrets: p.Secrets, Permissions: p, Conditions: []gitops.Condition{}, History: []historyRow{},
-		Status: badges{Sync: string(gitops.Unknown), Health: "Unknown"}}
+		CanWrite: p.Sync, CanSecrets: p.Secrets, Permissions: p, Conditions: []appstatus.Condition{}, History: []historyRow{},
+		Status: badges{Sync: string(appstatus.Unknown), Health: "Unknown"}}
 	if srcs := a.Spec.AllSources(); len(srcs) > 0 {
 		v.RepoURL, v.Path, v.TargetRevision = srcs[0].RepoURL, srcs[0].Path, srcs[0].TargetRevision
 	}
 	if sp := a.Spec.SyncPolicy; sp != nil && sp.Automated != nil && (sp.Automated.Enabled == nil || *sp.Automated.Enabled) {
 		v.Automated = true
 	}
-	st, ok := s.opts.Engine.AppStatus(a.Name)
+	st, ok := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
 	v.Reconciled = ok
 	if ok {
 		v.Status = statusBadges(st)
@@ -67,14 +69,14 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 	v.Tree = s.tree(r.Context(), a, st)
 	v.History = s.historyRows(r.Context(), a)
 	v.Commit = s.firstCommit(r.Context(), a, v.Status.Revision)
-	v.Operation = s.lastOperation(r.Context(), a.Name)
+	v.Operation = s.lastOperation(r.Context(), v1alpha1.KeyOf(a))
 	return v
 }
 
 // historyRows is app's history, newest first.
 func (s *server) historyRows(ctx context.Context, a *gitops.Application) []historyRow {
 	out := []historyRow{}
-	h, err := s.opts.Engine.History(ctx, a.Name)
+	h, err := s.opts.Engine.History(ctx, v1alpha1.KeyOf(a))
 	if err != nil {
 		return out
 	}
@@ -86,9 +88,9 @@ func (s *server) historyRows(ctx context.Context, a *gitops.Application) []histo
 	return out
 }
 
-// lastOperation is app's last operation, or nil.
-func (s *server) lastOperation(ctx context.Context, app string) *operationView {
-	op, err := s.opts.Engine.LastOperation(ctx, app)
+// lastOperation is the last operation of the app of key, or nil.
+func (s *server) lastOperation(ctx context.Context, key v1alpha1.AppKey) *operationView {
+	op, err := s.opts.Engine.LastOperation(ctx, key)
 	if err != nil {
 		return nil
 	}
@@ -110,8 +112,8 @@ func (s *server) apiStream(w http.ResponseWriter, r *http.Request, c caller) {
 		deny(w, err)
 		return
 	}
-	first := badges{Sync: string(gitops.Unknown), Health: "Unknown"}
-	if st, ok := s.opts.Engine.AppStatus(a.Name); ok {
+	first := badges{Sync: string(appstatus.Unknown), Health: "Unknown"}
+	if st, ok := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a)); ok {
 		first = statusBadges(st)
 	}
 	s.opts.Hooks.broker.serveStream(w, r, a.Name, streamEvent{Name: "status", Data: first})

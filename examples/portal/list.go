@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/rbac"
 )
 
@@ -24,6 +26,8 @@ type appRow struct {
 	Revision  string            `json:"revision,omitempty"`
 	LastSync  time.Time         `json:"lastSync,omitzero"`
 	Labels    map[string]string `json:"labels,omitempty"`
+	// key is the app's key, to read its last operation.
+	key v1alpha1.AppKey
 }
 
 // listQuery is the list's filters and page, read from the URL.
@@ -73,9 +77,9 @@ type appList struct {
 
 // rowOf is a's row of the list, with the engine's in-memory status.
 func (s *server) rowOf(a *gitops.Application) appRow {
-	row := appRow{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
-		Sync: string(gitops.Unknown), Health: "Unknown"}
-	if st, ok := s.opts.Engine.AppStatus(a.Name); ok {
+	row := appRow{key: v1alpha1.KeyOf(a), Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
+		Sync: string(appstatus.Unknown), Health: "Unknown"}
+	if st, ok := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a)); ok {
 		row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
 	}
 	return row
@@ -126,7 +130,7 @@ func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
 	}
 	out.Pages = max(1, (out.Total+s.opts.PageSize-1)/s.opts.PageSize)
 	for i := range out.Items {
-		if op, err := s.opts.Engine.LastOperation(ctx, out.Items[i].Name); err == nil && op != nil && !op.DryRun {
+		if op, err := s.opts.Engine.LastOperation(ctx, out.Items[i].key); err == nil && op != nil && !op.DryRun {
 			out.Items[i].LastSync = op.FinishedAt
 		}
 	}

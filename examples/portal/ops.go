@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/resource"
@@ -182,7 +183,7 @@ func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) 
 		s.denyChange(w, r, c, err)
 		return
 	}
-	err = s.opts.Engine.Terminate(a.Name)
+	err = s.opts.Engine.Terminate(v1alpha1.KeyOf(a))
 	outcome := "terminating"
 	if err != nil {
 		outcome = "error: " + err.Error()
