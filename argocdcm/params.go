@@ -43,6 +43,9 @@ type Params struct {
 	// ApplicationNamespaces is application.namespaces, comma-separated
 	// names (a host that serves several namespaces reads it).
 	ApplicationNamespaces []string
+	// HydratorEnabled is hydrator.enabled: the host runs the source
+	// hydrator (package hydrator) for apps with spec.sourceHydrator.
+	HydratorEnabled bool
 	// Warnings list the keys of other Argo CD components (server,
 	// repo-server transport, Dex, ApplicationSet and notifications
 	// controllers, Redis, ...) that this engine does not use, one line
@@ -145,6 +148,8 @@ func (p *Params) parseKey(key, v string) error {
 				p.ApplicationNamespaces = append(p.ApplicationNamespaces, ns)
 			}
 		}
+	case "hydrator.enabled":
+		p.HydratorEnabled, err = parseBool(v)
 	default:
 		if same, listed := paramsUnsupported[key]; listed {
 			if v == "" || v == same {
