@@ -84,6 +84,9 @@ type Params struct {
 	// ApplicationNamespaces is application.namespaces, comma-separated
 	// names (a host that serves several namespaces reads it).
 	ApplicationNamespaces []string
+	// HydratorEnabled is hydrator.enabled: the host runs the source
+	// hydrator (package hydrator) for apps with spec.sourceHydrator.
+	HydratorEnabled bool
 	// AppSets are the applicationsetcontroller.* keys.
 	AppSets AppSetParams
 	// Notifications are the notificationscontroller.* keys.
@@ -301,6 +304,7 @@ var paramParsers = map[string]func(p *Params, v string) error{
 		return err
 	},
 	"controller.log.format": func(p *Params, v string) (err error) { p.Log.Format, err = parseLogFormat(v); return err },
+	"hydrator.enabled":      func(p *Params, v string) (err error) { p.HydratorEnabled, err = parseBool(v); return err },
 	"controller.log.level":  func(p *Params, v string) (err error) { p.Log.Level, err = parseLogLevel(v); return err },
 	"controller.metrics.application.labels": func(p *Params, v string) error {
 		p.Metrics.AppLabels = splitList(v)

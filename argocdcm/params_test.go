@@ -88,7 +88,7 @@ func TestParseArgoCDParamsRefusesByName(t *testing.T) {
 		"controller.operation.processors":        "0",     // malformed: at least 1
 		"controller.log.level":                   "loud",  // malformed
 		"reposerver.enable.git.submodule":        "true",  // behaviour this module does not have
-		"hydrator.enabled":                       "true",  // behaviour this module does not have
+		"hydrator.enabled":                       "yes",   // malformed
 		"controller.no.such.key":                 "x",     // unknown key of a component played
 		"server.insecure":                        "true",  // another component's: named
 		"controller.resource.health.persist":     "true",  // meaningless here: named
@@ -103,7 +103,7 @@ func TestParseArgoCDParamsRefusesByName(t *testing.T) {
 		"controller.log.level":            ErrMalformed,
 		"controller.diff.server.side":     ErrMalformed,
 		"reposerver.enable.git.submodule": ErrUnsupported,
-		"hydrator.enabled":                ErrUnsupported,
+		"hydrator.enabled":                ErrMalformed,
 		"controller.no.such.key":          ErrUnsupported,
 	} {
 		se := errs[key]

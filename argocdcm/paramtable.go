@@ -22,7 +22,7 @@ const (
 	noProfile       = "profiling: controller.profile.enabled serves this program's profile"
 	noStreaming     = "manifests streamed to a repo server (argocd app sync --local): this program receives none"
 	appStateInMem   = "this program keeps app state in memory and in each Application's status, with no expiring cache"
-	noHydrator      = "the source hydrator is not in this program (hydrator.enabled)"
+	noHydrator      = "the source hydrator commits in process, without Argo CD's commit server"
 	noOTLP          = "this program exports no OpenTelemetry traces (otlp.address)"
 	noSubmodules    = "Git submodules are never fetched: a submodule is an empty folder"
 	noProcessors    = "-workers and controller.status.processors bound the operator's reconciles"
@@ -59,7 +59,7 @@ var paramKeys = []Key{
 	{Name: "log.format.timestamp", Components: Played, Use: UseApplied, Effect: "the time format of the log's timestamps", Live: true},
 	{Name: "repo.server", Components: []Component{ApplicationController, ApplicationSetController}, Use: UseMeaningless, Effect: noRepoServer},
 	{Name: "commit.server", Components: ctrl, Use: UseNotImplemented, Effect: noHydrator},
-	{Name: "hydrator.enabled", Components: ctrl, Use: UseNotImplemented, Same: "false", Effect: noHydrator},
+	{Name: "hydrator.enabled", Components: ctrl, Use: UseApplied, Effect: "runs the source hydrator for apps with spec.sourceHydrator (package hydrator)"},
 	{Name: "redis.server", Components: ctrlRS, Use: UseMeaningless, Effect: noRedis},
 	{Name: "redis.sentinel.hosts", Components: ctrlRS, Use: UseMeaningless, Effect: noRedis},
 	{Name: "redis.sentinel.master", Components: ctrlRS, Use: UseMeaningless, Effect: noRedis},

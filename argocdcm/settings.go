@@ -59,6 +59,9 @@ func (e *SettingError) Unwrap() error { return e.Err }
 // implements, parsed by Parse and put into engine options by
 // Apply. Zero fields were not set.
 type Settings struct {
+	// Hydrator are the source hydrator's keys (a host running package
+	// hydrator reads them).
+	Hydrator HydratorSettings
 	// HealthOverrides are resource.customizations.health.<group_Kind>
 	// scripts (and the legacy resource.customizations form), keyed by
 	// health.ScriptKey.
@@ -241,6 +244,8 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 			if strings.TrimSpace(value) == "" {
 				ignoreUpdatesEnabled = true
 			}
+		case hydratorKeys[key]:
+			s.Hydrator.set(key, value)
 		case key == "resource.exclusions":
 			s.Exclusions, err = parseFilter(value)
 		case key == "resource.inclusions":

@@ -134,18 +134,72 @@ func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.
 	return r.Objects, r.Revision(), nil
 }
 
+// RenderedManifests are an app's objects as its tools wrote them
+// (Engine.RenderManifests).
+type RenderedManifests struct {
+	// Objects are the rendered objects, in the order the tools wrote them.
+	Objects []*unstructured.Unstructured
+	// Revision is the commit (or chart version) rendered; the commits of
+	// every source joined by commas for a multi-source app.
+	Revision string
+	// Tools are the tools that rendered the sources, in order
+	// (render.KindHelm, ...).
+	Tools []string
+}
+
+// RenderManifests renders the app as Render does (resolved, snapshotted
+// and rendered through the engine's render cache, with the destination's
+// versions, offline for an offline destination) and returns the objects
+// as the tools wrote them: no namespace is set from the destination and
+// no kind is set apart by the cache's resource filter, as Argo CD's repo
+// server hands its manifests to the source hydrator. revision, when set,
+// replaces the targetRevision of a single-source app (a commit resolved
+// earlier, so that several apps render one commit).
+func (e *Engine) RenderManifests(ctx context.Context, app *Application, revision string) (RenderedManifests, error) {
+	var pinned []string
+	if revision != "" {
+		if n := len(app.Spec.AllSources()); n != 1 {
+			return RenderedManifests{}, fmt.Errorf("application %s: a revision pins a single source, the app has %d", app.Name, n)
+		}
+		pinned = []string{revision}
+	}
+	cs, err := e.renderDestination(ctx, app)
+	if err != nil {
+		return RenderedManifests{}, err
+	}
+	d, err := e.parts().desired.Build(ctx, app, desiredView(cs), desired.Request{Pinned: pinned, AsRendered: true})
+	if err != nil {
+		return RenderedManifests{}, err
+	}
+	out := RenderedManifests{Objects: d.Objects, Revision: d.Revision()}
+	for _, t := range d.Tools {
+		out.Tools = append(out.Tools, string(t))
+	}
+	return out, nil
+}
+
 // renderNow is Render's render: on the destination's cluster, or offline.
 func (e *Engine) renderNow(ctx context.Context, app *Application) (desired.Desired, error) {
-	cs, err := e.destination(app.Spec.Destination)
+	cs, err := e.renderDestination(ctx, app)
 	if err != nil {
 		return desired.Desired{}, err
 	}
+	return e.render(ctx, app, cs, nil, false)
+}
+
+// renderDestination is the destination a one-off render of app uses: its
+// cluster, connected, or the offline destination as configured.
+func (e *Engine) renderDestination(ctx context.Context, app *Application) (*clusterState, error) {
+	cs, err := e.destination(app.Spec.Destination)
+	if err != nil {
+		return nil, err
+	}
 	if cs.Config().Config != nil {
 		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
-			return desired.Desired{}, err
+			return nil, err
 		}
 	}
-	return e.render(ctx, app, cs, nil, false)
+	return cs, nil
 }
 
 // ChartDependencies returns the fetcher the engine's own Helm renderer

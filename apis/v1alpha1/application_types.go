@@ -55,6 +55,10 @@ type ApplicationSpec struct {
 	// separated. A source with Ref exposes its repository's files to the
 	// others' helm.valueFiles as "$REF/path", as in Argo CD.
 	Sources []ApplicationSource `json:"sources,omitempty"`
+	// SourceHydrator renders a dry source and commits the result to Git,
+	// from where the app syncs (Argo CD's source hydrator, run by package
+	// hydrator); set it instead of source and sources.
+	SourceHydrator *SourceHydrator `json:"sourceHydrator,omitempty"`
 	// Destination is the cluster and namespace to deploy to.
 	Destination ApplicationDestination `json:"destination"`
 	// SyncPolicy says when and how to sync.
@@ -450,8 +454,13 @@ type ResourceIgnoreDifferences struct {
 	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
 }
 
-// AllSources returns Sources, or Source alone, whichever is set.
+// AllSources returns the sources the app syncs from: the sync source of
+// its SourceHydrator when it has one (SourceHydrator.GetSyncSource, as
+// Argo CD's GetSources), else Sources, or Source alone, whichever is set.
 func (s ApplicationSpec) AllSources() []ApplicationSource {
+	if s.SourceHydrator != nil {
+		return []ApplicationSource{s.SourceHydrator.GetSyncSource()}
+	}
 	if len(s.Sources) > 0 {
 		return s.Sources
 	}

@@ -85,6 +85,10 @@ type flags struct {
 	// imageUpdateInterval is how often Applications with Argo CD Image
 	// Updater annotations are checked (imageupdates.go); 0 turns it off.
 	imageUpdateInterval time.Duration
+	// hydratorInterval is how often Applications with spec.sourceHydrator
+	// are hydrated, while argocd-cmd-params-cm hydrator.enabled is "true"
+	// (hydrations.go); 0 turns it off.
+	hydratorInterval time.Duration
 	// sopsCommand, sopsKeyFiles and sopsKeySecret decrypt SOPS files
 	// (sops.go).
 	sopsCommand   string
@@ -110,6 +114,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity: the log shows V(n) lines up to n; given, it wins over argocd-cmd-params-cm's log levels")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
 	fs.DurationVar(&f.imageUpdateInterval, "image-update-interval", 2*time.Minute, "how often Applications with argocd-image-updater.argoproj.io/image-list are checked for new images and written back (Argo CD Image Updater's --interval; 0 turns it off)")
+	fs.DurationVar(&f.hydratorInterval, "hydrator-interval", 3*time.Minute, "how often Applications with spec.sourceHydrator are hydrated (their dry source rendered and committed), while argocd-cmd-params-cm hydrator.enabled is \"true\" (0 turns it off)")
 	fs.StringVar(&f.sopsCommand, "sops", "", "decrypt SOPS-encrypted files with this gitops-sops program (go install github.com/kubegitops/gitops/sops/cmd/gitops-sops); default gitops-sops from PATH when a -sops-age-key flag is given")
 	fs.Func("sops-age-key-file", "age identity file (keys.txt) that opens SOPS files; repeatable", func(v string) error {
 		f.sopsKeyFiles = append(f.sopsKeyFiles, v)
@@ -315,6 +320,9 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 		return err
 	}
 	if err := setupImageUpdates(mgr, engine, creds, cfg, f, log); err != nil {
+		return err
+	}
+	if err := setupHydrations(mgr, engine, creds, st, f, log); err != nil {
 		return err
 	}
 	if f.appSets {
