@@ -495,6 +495,13 @@ var ErrClusterConfigUnsupported = engine.ErrClusterConfigUnsupported
 // See [engine.ErrNoChartSource].
 var ErrNoChartSource = engine.ErrNoChartSource
 
+// ErrNoOCISource is wrapped by the error of an app's OCI artifact source
+// (an oci:// repoURL without a chart) read by an engine without
+// Options.NewOCISource; the error names the source and the option.
+//
+// See [engine.ErrNoOCISource].
+var ErrNoOCISource = engine.ErrNoOCISource
+
 // ErrNoOperation is returned by Terminate when the app has no operation
 // running in this engine.
 //
