@@ -97,6 +97,11 @@ type DirectorySource struct {
 	Include string
 	// Exclude is a glob like Include; matching files are skipped.
 	Exclude string
+	// DisableExtensionFilter reads every file Include and Exclude let
+	// through as a manifest, whatever its extension (Argo CD's
+	// directory.disableExtensionFilter); by default only .yaml, .yml and
+	// .json files are.
+	DisableExtensionFilter bool `json:",omitempty"`
 }
 
 // HelmSource are the per-application options of a Helm chart, as in Argo

@@ -291,6 +291,11 @@ type ApplicationSourceDirectory struct {
 	// Include is a glob (or {a,b} list of globs) over paths relative to the
 	// folder: when set, only matching files are read.
 	Include string `json:"include,omitempty"`
+	// DisableExtensionFilter reads every file of the folder that Include
+	// and Exclude let through as manifests, whatever its extension
+	// ("*.yaml.sealed"); by default only .yaml, .yml and .json files are
+	// (and .jsonnet files are evaluated).
+	DisableExtensionFilter bool `json:"disableExtensionFilter,omitempty"`
 }
 
 // ApplicationSourceJsonnet are Jsonnet options.

@@ -98,7 +98,6 @@ var refusedFields = map[string]string{
 	"AppProject spec.signatureKeys":                         "absent",
 	"AppProject spec.sourceIntegrity":                       "absent",
 	"ApplicationSource tagPrefix":                           "absent",
-	"ApplicationSource directory.disableExtensionFilter":    "absent",
 	"ApplicationSource kustomize.commonAnnotationsEnvsubst": "absent",
 	"ApplicationSource kustomize.labelIncludeTemplates":     "absent",
 	"ApplicationSource kustomize.version":                   "refused",

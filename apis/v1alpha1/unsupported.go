@@ -19,7 +19,6 @@ var unsupportedFields = map[string]string{
 	"Application spec.sourceHydrator":                        "the source hydrator (manifests rendered and pushed to a branch) is not implemented",
 	"Application spec.syncPolicy.retry.refresh":              "retries always sync the revision the operation started with",
 	"Application source.tagPrefix":                           "semver constraints over Git tags are not resolved; name a tag, branch or commit",
-	"Application source.directory.disableExtensionFilter":    "a directory renders .yaml, .yml, .json and .jsonnet files only",
 	"Application source.kustomize.commonAnnotationsEnvsubst": "environment substitution in kustomize commonAnnotations is not implemented",
 	"Application source.kustomize.labelIncludeTemplates":     "kustomize commonLabels are not applied to resource templates",
 	"AppProject spec.clusterResourceWhitelist[].name":        "cluster resource restrictions match by group and kind, not by name",

@@ -28,7 +28,7 @@ func renderInput(app *v1alpha1.Application, src v1alpha1.ApplicationSource, snap
 		in.Path, in.Tool = ".", render.KindHelm
 	}
 	if d := src.Directory; d != nil {
-		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude}
+		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude, DisableExtensionFilter: d.DisableExtensionFilter}
 		if len(d.Jsonnet.ExtVars)+len(d.Jsonnet.TLAs)+len(d.Jsonnet.Libs) > 0 {
 			in.Jsonnet = &render.JsonnetSource{ExtVars: jsonnetVars(d.Jsonnet.ExtVars), TLAs: jsonnetVars(d.Jsonnet.TLAs), Libs: d.Jsonnet.Libs}
 		}
