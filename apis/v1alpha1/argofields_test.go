@@ -90,18 +90,16 @@ func readCRDFields(t *testing.T) []crdField {
 // status they are dropped); "refused" ones are in the model, so that
 // status keeps them, and validation refuses them in spec.
 var refusedFields = map[string]string{
-	"Application spec.sourceHydrator":                       "absent",
-	"Application spec.syncPolicy.retry.refresh":             "absent",
-	"AppProject spec.clusterResourceWhitelist[].name":       "absent",
-	"AppProject spec.clusterResourceBlacklist[].name":       "absent",
-	"AppProject spec.permitOnlyProjectScopedClusters":       "absent",
-	"AppProject spec.signatureKeys":                         "absent",
-	"AppProject spec.sourceIntegrity":                       "absent",
-	"ApplicationSource tagPrefix":                           "absent",
-	"ApplicationSource kustomize.commonAnnotationsEnvsubst": "absent",
-	"ApplicationSource kustomize.labelIncludeTemplates":     "absent",
-	"ApplicationSource kustomize.version":                   "refused",
-	"ApplicationSource helm.passCredentials":                "refused",
+	"Application spec.sourceHydrator":                 "absent",
+	"Application spec.syncPolicy.retry.refresh":       "absent",
+	"AppProject spec.clusterResourceWhitelist[].name": "absent",
+	"AppProject spec.clusterResourceBlacklist[].name": "absent",
+	"AppProject spec.permitOnlyProjectScopedClusters": "absent",
+	"AppProject spec.signatureKeys":                   "absent",
+	"AppProject spec.sourceIntegrity":                 "absent",
+	"ApplicationSource tagPrefix":                     "absent",
+	"ApplicationSource kustomize.version":             "refused",
+	"ApplicationSource helm.passCredentials":          "refused",
 }
 
 // droppedStatusFields are fields of what a controller writes (status,

@@ -16,16 +16,14 @@ var ErrUnsupported = errors.New("an Argo CD field this engine does not implement
 // has no place for, and why. A path under "source." stands for every
 // source of an Application (spec.source, spec.sources[]).
 var unsupportedFields = map[string]string{
-	"Application spec.sourceHydrator":                        "the source hydrator (manifests rendered and pushed to a branch) is not implemented",
-	"Application spec.syncPolicy.retry.refresh":              "retries always sync the revision the operation started with",
-	"Application source.tagPrefix":                           "semver constraints over Git tags are not resolved; name a tag, branch or commit",
-	"Application source.kustomize.commonAnnotationsEnvsubst": "environment substitution in kustomize commonAnnotations is not implemented",
-	"Application source.kustomize.labelIncludeTemplates":     "kustomize commonLabels are not applied to resource templates",
-	"AppProject spec.clusterResourceWhitelist[].name":        "cluster resource restrictions match by group and kind, not by name",
-	"AppProject spec.clusterResourceBlacklist[].name":        "cluster resource restrictions match by group and kind, not by name",
-	"AppProject spec.permitOnlyProjectScopedClusters":        "clusters are not scoped to projects",
-	"AppProject spec.signatureKeys":                          "GnuPG verification of commits is not implemented",
-	"AppProject spec.sourceIntegrity":                        "GnuPG verification of commits is not implemented",
+	"Application spec.sourceHydrator":                 "the source hydrator (manifests rendered and pushed to a branch) is not implemented",
+	"Application spec.syncPolicy.retry.refresh":       "retries always sync the revision the operation started with",
+	"Application source.tagPrefix":                    "semver constraints over Git tags are not resolved; name a tag, branch or commit",
+	"AppProject spec.clusterResourceWhitelist[].name": "cluster resource restrictions match by group and kind, not by name",
+	"AppProject spec.clusterResourceBlacklist[].name": "cluster resource restrictions match by group and kind, not by name",
+	"AppProject spec.permitOnlyProjectScopedClusters": "clusters are not scoped to projects",
+	"AppProject spec.signatureKeys":                   "GnuPG verification of commits is not implemented",
+	"AppProject spec.sourceIntegrity":                 "GnuPG verification of commits is not implemented",
 }
 
 // explainUnsupported rewrites the "unknown field" errors of err that name
