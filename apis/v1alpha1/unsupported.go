@@ -16,14 +16,9 @@ var ErrUnsupported = errors.New("an Argo CD field this engine does not implement
 // has no place for, and why. A path under "source." stands for every
 // source of an Application (spec.source, spec.sources[]).
 var unsupportedFields = map[string]string{
-	"Application spec.sourceHydrator":                 "the source hydrator (manifests rendered and pushed to a branch) is not implemented",
-	"Application spec.syncPolicy.retry.refresh":       "retries always sync the revision the operation started with",
-	"Application source.tagPrefix":                    "semver constraints over Git tags are not resolved; name a tag, branch or commit",
-	"AppProject spec.clusterResourceWhitelist[].name": "cluster resource restrictions match by group and kind, not by name",
-	"AppProject spec.clusterResourceBlacklist[].name": "cluster resource restrictions match by group and kind, not by name",
-	"AppProject spec.permitOnlyProjectScopedClusters": "clusters are not scoped to projects",
-	"AppProject spec.signatureKeys":                   "GnuPG verification of commits is not implemented",
-	"AppProject spec.sourceIntegrity":                 "GnuPG verification of commits is not implemented",
+	"Application spec.sourceHydrator":           "the source hydrator (manifests rendered and pushed to a branch) is not implemented",
+	"Application spec.syncPolicy.retry.refresh": "retries always sync the revision the operation started with",
+	"Application source.tagPrefix":              "semver constraints over Git tags are not resolved; name a tag, branch or commit",
 }
 
 // explainUnsupported rewrites the "unknown field" errors of err that name
@@ -87,9 +82,9 @@ func indexless(p string) string {
 
 // UnsupportedFields returns the Argo CD fields of kind (AppProjectKind,
 // ApplicationKind) that the model has no place for and the loaders refuse
-// by name, keyed by path ("spec.signatureKeys",
-// "spec.clusterResourceWhitelist[].name"; for an Application, "source."
-// stands for every source), each with why it is refused.
+// by name, keyed by path ("spec.sourceHydrator"; for an Application,
+// "source." stands for every source), each with why it is refused. Every
+// field of Argo CD's AppProject has a place: none is refused.
 func UnsupportedFields(kind string) map[string]string {
 	out := map[string]string{}
 	for k, why := range unsupportedFields {
