@@ -23,6 +23,11 @@ import (
 // that plug one in.
 var ErrNoChartSource = desired.ErrNoChartSource
 
+// ErrNoOCISource is wrapped by the error of an app's OCI artifact source
+// (an oci:// repoURL without a chart) read by an engine without
+// Options.NewOCISource; the error names the source and the option.
+var ErrNoOCISource = desired.ErrNoOCISource
+
 // newDesired builds the engine's desired-state part (engine/internal/desired)
 // from its options: the sources, and the render cache over the swappable
 // tools of the toolkit (liveTools); the Builder over both is a live part
@@ -31,8 +36,9 @@ func (e *Engine) newDesired() error {
 	opts := e.opts
 	e.sources = desired.NewSources(desired.SourcesConfig{
 		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, NewChartSource: opts.NewChartSource,
-		Credentials: appCredentials(opts),
-		RefCacheTTL: opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
+		NewOCISource: opts.NewOCISource,
+		Credentials:  appCredentials(opts),
+		RefCacheTTL:  opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
 		GitRequest: func(repoURL, op string, err error) {
 			e.metrics.SourceRequest(repoURL, op, err)
 		},

@@ -64,6 +64,14 @@ type Options struct {
 	// source/helmrepo.ChartSource, a source/helmrepo Source with its
 	// defaults.
 	NewChartSource func(log logr.Logger) (source.Source, error)
+	// NewOCISource builds the source of OCI artifacts (sources whose
+	// repoURL is oci://registry/repo and which name no chart: Argo CD's
+	// OCI sources, a folder inside an artifact) on first use, with the
+	// engine's Log, unless SourceFor picks every source. Default nil:
+	// package engine builds none by itself, and such a source fails its
+	// comparison with an error wrapping ErrNoOCISource. The root package
+	// (gitops.New, gitops.DefaultOptions) sets source/oci.NewSource.
+	NewOCISource func(log logr.Logger) (source.Source, error)
 	// Credentials returns the credentials of a repository, or nil, for
 	// the fetches made for no app (ApplicationSet git generators) and,
 	// when ProjectCredentials is nil, for every app whatever its project.

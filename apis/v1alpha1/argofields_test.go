@@ -90,13 +90,10 @@ func readCRDFields(t *testing.T) []crdField {
 // status they are dropped); "refused" ones are in the model, so that
 // status keeps them, and validation refuses them in spec.
 var refusedFields = map[string]string{
-	"Application spec.syncPolicy.retry.refresh":             "absent",
-	"ApplicationSource tagPrefix":                           "absent",
-	"ApplicationSource directory.disableExtensionFilter":    "absent",
-	"ApplicationSource kustomize.commonAnnotationsEnvsubst": "absent",
-	"ApplicationSource kustomize.labelIncludeTemplates":     "absent",
-	"ApplicationSource kustomize.version":                   "refused",
-	"ApplicationSource helm.passCredentials":                "refused",
+	"Application spec.syncPolicy.retry.refresh": "absent",
+	"ApplicationSource tagPrefix":               "absent",
+	"ApplicationSource kustomize.version":       "refused",
+	"ApplicationSource helm.passCredentials":    "refused",
 }
 
 // droppedStatusFields are fields of what a controller writes (status,

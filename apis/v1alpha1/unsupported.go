@@ -17,11 +17,8 @@ var ErrUnsupported = errors.New("an Argo CD field this engine does not implement
 // source of an Application (spec.source, spec.sources[], and the dry source
 // spec.sourceHydrator.drySource).
 var unsupportedFields = map[string]string{
-	"Application spec.syncPolicy.retry.refresh":              "retries always sync the revision the operation started with",
-	"Application source.tagPrefix":                           "semver constraints over Git tags are not resolved; name a tag, branch or commit",
-	"Application source.directory.disableExtensionFilter":    "a directory renders .yaml, .yml, .json and .jsonnet files only",
-	"Application source.kustomize.commonAnnotationsEnvsubst": "environment substitution in kustomize commonAnnotations is not implemented",
-	"Application source.kustomize.labelIncludeTemplates":     "kustomize commonLabels are not applied to resource templates",
+	"Application spec.syncPolicy.retry.refresh": "retries always sync the revision the operation started with",
+	"Application source.tagPrefix":              "semver constraints over Git tags are not resolved; name a tag, branch or commit",
 }
 
 // explainUnsupported rewrites the "unknown field" errors of err that name
