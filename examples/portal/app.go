@@ -57,7 +57,7 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 	if sp := a.Spec.SyncPolicy; sp != nil && sp.Automated != nil && (sp.Automated.Enabled == nil || *sp.Automated.Enabled) {
 		v.Automated = true
 	}
-	st, ok := s.opts.Engine.AppStatus(a.Name)
+	st, ok := s.appStatus(a)
 	v.Reconciled = ok
 	if ok {
 		v.Status = statusBadges(st)
@@ -67,14 +67,14 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 	v.Tree = s.tree(r.Context(), a, st)
 	v.History = s.historyRows(r.Context(), a)
 	v.Commit = s.firstCommit(r.Context(), a, v.Status.Revision)
-	v.Operation = s.lastOperation(r.Context(), a.Name)
+	v.Operation = s.lastOperation(r.Context(), a)
 	return v
 }
 
 // historyRows is app's history, newest first.
 func (s *server) historyRows(ctx context.Context, a *gitops.Application) []historyRow {
 	out := []historyRow{}
-	h, err := s.opts.Engine.History(ctx, a.Name)
+	h, err := s.appHistory(ctx, a)
 	if err != nil {
 		return out
 	}
@@ -87,8 +87,8 @@ func (s *server) historyRows(ctx context.Context, a *gitops.Application) []histo
 }
 
 // lastOperation is app's last operation, or nil.
-func (s *server) lastOperation(ctx context.Context, app string) *operationView {
-	op, err := s.opts.Engine.LastOperation(ctx, app)
+func (s *server) lastOperation(ctx context.Context, a *gitops.Application) *operationView {
+	op, err := s.appLastOperation(ctx, a)
 	if err != nil {
 		return nil
 	}
@@ -111,7 +111,7 @@ func (s *server) apiStream(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	first := badges{Sync: string(gitops.Unknown), Health: "Unknown"}
-	if st, ok := s.opts.Engine.AppStatus(a.Name); ok {
+	if st, ok := s.appStatus(a); ok {
 		first = statusBadges(st)
 	}
 	s.opts.Hooks.broker.serveStream(w, r, a.Name, streamEvent{Name: "status", Data: first})

@@ -30,7 +30,7 @@ func (s *server) apiAppDiff(w http.ResponseWriter, r *http.Request, c caller) {
 		deny(w, err)
 		return
 	}
-	st, _ := s.opts.Engine.AppStatus(a.Name)
+	st := s.diffStatus(r.Context(), a)
 	out := []appDiffRow{}
 	for _, rs := range st.Resources {
 		if rs.Hook || (rs.Diff == "" && !rs.RequiresPruning) {

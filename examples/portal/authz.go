@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	gosync "sync"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,6 +73,10 @@ func (p policy) need(resource, action, object string) string {
 type argoRBAC struct {
 	// enforcer is replaced whole when argocd-rbac-cm changes (reload).
 	enforcer atomic.Pointer[rbac.Enforcer]
+	// mu serialises the rebuilds of the enforcer from cfg and projects
+	// (reload, setProjects).
+	mu       gosync.Mutex
+	cfg      *rbac.Config
 	projects []gitops.Project
 }
 
@@ -82,7 +87,7 @@ func newArgoRBAC(cfg *rbac.Config, projects []gitops.Project) (*argoRBAC, error)
 	if err != nil {
 		return nil, err
 	}
-	a := &argoRBAC{projects: projects}
+	a := &argoRBAC{cfg: cfg, projects: projects}
 	a.enforcer.Store(e)
 	return a, nil
 }

@@ -63,7 +63,7 @@ func (s *server) apiNetwork(w http.ResponseWriter, r *http.Request, c caller) {
 }
 
 func (s *server) network(ctx context.Context, a *gitops.Application) netView {
-	st, _ := s.opts.Engine.AppStatus(a.Name)
+	st, _ := s.appStatus(a)
 	lt := s.liveTreeOf(ctx, a)
 	health := map[resource.Key]string{}
 	var keys []resource.Key

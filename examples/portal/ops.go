@@ -46,12 +46,7 @@ func (s *server) apiRefresh(w http.ResponseWriter, r *http.Request, c caller) {
 	if !readBody(w, r, &req) {
 		return
 	}
-	if req.Hard {
-		for _, src := range a.Spec.AllSources() {
-			s.opts.Engine.Invalidate(src.RepoURL)
-		}
-	}
-	if err := s.opts.Engine.Upsert(*a); err != nil {
+	if err := s.refreshApp(r.Context(), a, req.Hard); err != nil {
 		apiError(w, http.StatusConflict, fmt.Sprintf("application %s: refresh: %v", a.Name, err))
 		return
 	}
@@ -91,7 +86,7 @@ func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	details := map[string]any{"prune": body.Prune, "dryRun": body.DryRun, "resources": body.Resources, "confirmPrune": body.ConfirmPrune, "revision": body.Revision}
 	s.startOperation(w, c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
-		return s.opts.Engine.Sync(ctx, a, req)
+		return s.syncApp(ctx, c, a, req)
 	})
 }
 
@@ -116,7 +111,7 @@ func (s *server) apiRollback(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	s.startOperation(w, c, a, "rollback", map[string]any{"id": body.ID, "prune": body.Prune}, func(ctx context.Context) (sync.Result, error) {
-		return s.opts.Engine.Rollback(ctx, a, body.ID, body.Prune)
+		return s.rollbackApp(ctx, c, a, body.ID, body.Prune)
 	})
 }
 
@@ -182,7 +177,7 @@ func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) 
 		s.denyChange(w, r, c, err)
 		return
 	}
-	err = s.opts.Engine.Terminate(a.Name)
+	err = s.terminateApp(r.Context(), a)
 	outcome := "terminating"
 	if err != nil {
 		outcome = "error: " + err.Error()

@@ -143,7 +143,7 @@ func (s *server) pushPage(ctx context.Context, a *gitops.Application, whole bool
 	if m == nil {
 		return
 	}
-	st, ok := s.opts.Engine.AppStatus(a.Name)
+	st, ok := s.appStatus(a)
 	if !ok {
 		return
 	}
@@ -154,7 +154,7 @@ func (s *server) pushPage(ctx context.Context, a *gitops.Application, whole bool
 	if !st.ReconciledAt.Equal(m.reconciled) || m.page == nil {
 		m.reconciled = st.ReconciledAt
 		m.history = s.historyRows(ctx, a)
-		m.operation = s.lastOperation(ctx, a.Name)
+		m.operation = s.lastOperation(ctx, a)
 		m.commit = s.firstCommit(ctx, a, st.Revision)
 	}
 	up := pageUpdate{Tree: s.tree(ctx, a, st), History: m.history, Operation: m.operation, Commit: m.commit}

@@ -26,10 +26,28 @@ func (a *argoRBAC) reload(data map[string]string) error {
 	if err != nil {
 		return err
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	e, err := rbac.NewEnforcer(cfg, a.projects)
 	if err != nil {
 		return err
 	}
+	a.cfg = cfg
+	a.enforcer.Store(e)
+	return nil
+}
+
+// setProjects replaces the AppProjects whose roles are project policy
+// (namespace mode: the AppProjects changed); a set that does not build
+// keeps the last good one.
+func (a *argoRBAC) setProjects(projects []gitops.Project) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, err := rbac.NewEnforcer(a.cfg, projects)
+	if err != nil {
+		return err
+	}
+	a.projects = projects
 	a.enforcer.Store(e)
 	return nil
 }

@@ -83,7 +83,7 @@ func (s *server) apiResource(w http.ResponseWriter, r *http.Request, c caller) {
 		apiError(w, http.StatusBadRequest, "key: "+err.Error())
 		return
 	}
-	st, _ := s.opts.Engine.AppStatus(a.Name)
+	st := s.diffStatus(r.Context(), a)
 	d := resourceDetail{Key: key.String(), Events: []eventView{}}
 	found := false
 	for _, rs := range st.Resources {
@@ -206,7 +206,7 @@ func (s *server) apiEvents(w http.ResponseWriter, r *http.Request, c caller) {
 		deny(w, err)
 		return
 	}
-	st, _ := s.opts.Engine.AppStatus(a.Name)
+	st, _ := s.appStatus(a)
 	about := map[resource.Key]bool{}
 	for _, rs := range st.Resources {
 		about[rs.Key] = true

@@ -11,9 +11,11 @@ import (
 	"net/netip"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/source"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
@@ -69,6 +71,19 @@ type server struct {
 	wg     gosync.WaitGroup
 	// commits caches the metadata of the commits shown.
 	commits *commitCache
+	// ns is the namespace the apps are read from and written to
+	// (--namespace); nil: a folder's apps, run by the portal's engine.
+	ns *nsBackend
+	// nudges are the apps whose pages are due a push (watchPages).
+	nudges *pageNudges
+	// clusterNames are ClusterNames, replaced whole when the cluster
+	// Secrets of the namespace change.
+	clusterNames atomic.Pointer[map[string]string]
+	// charts is the portal's own chart source (parameter tables), made
+	// at first use when the engine has none.
+	chartsOnce gosync.Once
+	charts     source.Source
+	chartsErr  error
 }
 
 // newServer checks the apps and builds the routes.
@@ -92,6 +107,8 @@ func newServer(opts serverOptions) (*server, error) {
 	s := &server{opts: opts, apps: appSet{byName: map[string]*gitops.Application{}}, sessions: newSessions(),
 		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{},
 		commits: &commitCache{m: map[string]commitMeta{}}}
+	names := opts.ClusterNames
+	s.clusterNames.Store(&names)
 	for _, a := range opts.Apps {
 		if err := s.addApp(a); err != nil {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)
@@ -100,6 +117,7 @@ func newServer(opts serverOptions) (*server, error) {
 	s.bg, s.stopBg = context.WithCancel(context.Background())
 	if opts.Hooks != nil && opts.Engine != nil {
 		nudges := newPageNudges()
+		s.nudges = nudges
 		opts.Hooks.broker.onJoin(nudges.joined)
 		s.wg.Add(1)
 		go func() {
