@@ -34,11 +34,14 @@ test:
 		echo "make test: stage $$s took $$(( $$(date +%s) - t )) s"; done; \
 	echo "make test: all stages took $$(( $$(date +%s) - total )) s"
 
-# Build the local cluster's programs once, before parallel test packages need them.
-# gitopsctl runs with -race, as vet and the tests compile every package: its
-# packages compiled here are the ones they use (no second compile when cold).
+# Build every program the tests run once, before parallel test packages need
+# them (internal/testtools): the local cluster's programs and kubectl, the
+# reference helm and kustomize, gitops-sops and gitopsctl. Tests then only
+# find them, so no test's time includes a build and none sets a deadline on
+# one. -race, as vet and the tests compile every package: the packages
+# compiled here are the ones they use (no second compile when cold).
 tools:
-	$(GO) run -race ./examples/gitopsctl cluster build
+	$(GO) run -race ./internal/testtools/cmd/testtools
 
 # Install redis-server when missing and possible (root with apt-get).
 redis:

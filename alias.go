@@ -6,9 +6,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -23,13 +23,6 @@ type ActionChange = engine.ActionChange
 //
 // See [engine.ActionResult].
 type ActionResult = engine.ActionResult
-
-// AppState is what a StateStore keeps per app.
-//
-// Deprecated: use state.AppState.
-//
-// See [engine.AppState].
-type AppState = engine.AppState
 
 // Application is v1alpha1.Application: an Argo CD Application.
 //
@@ -87,42 +80,10 @@ type ApplicationSourcePluginParameter = engine.ApplicationSourcePluginParameter
 // See [engine.ApplicationSpec].
 type ApplicationSpec = engine.ApplicationSpec
 
-// AutoSyncDecision is the outcome of DecideAutoSync.
-//
-// Deprecated: use autosync.Decision.
-//
-// See [engine.AutoSyncDecision].
-type AutoSyncDecision = engine.AutoSyncDecision
-
-// AutoSyncInput is what the decision looks at.
-//
-// Deprecated: use autosync.Input.
-//
-// See [engine.AutoSyncInput].
-type AutoSyncInput = engine.AutoSyncInput
-
-// AutoSyncRecord is what the decision remembers of the last
-// automated sync of an app.
-//
-// Deprecated: use autosync.Record.
-//
-// See [engine.AutoSyncRecord].
-type AutoSyncRecord = engine.AutoSyncRecord
-
 // Backoff is v1alpha1.Backoff.
 //
 // See [engine.Backoff].
 type Backoff = engine.Backoff
-
-// CELPolicy is project.CELPolicy.
-//
-// See [engine.CELPolicy].
-type CELPolicy = engine.CELPolicy
-
-// CELRule is project.CELRule.
-//
-// See [engine.CELRule].
-type CELRule = engine.CELRule
 
 // ClusterCache is what the engine needs of a cluster's live-state cache
 // (cache.Interface); *cache.ClusterCache is the default
@@ -155,27 +116,6 @@ type ClusterUnavailableError = engine.ClusterUnavailableError
 //
 // See [engine.CompareStatusMode].
 type CompareStatusMode = engine.CompareStatusMode
-
-// Condition is an error or warning about an application.
-//
-// Deprecated: use appstatus.Condition.
-//
-// See [engine.Condition].
-type Condition = engine.Condition
-
-// ConditionType classifies a condition.
-//
-// Deprecated: use appstatus.ConditionType.
-//
-// See [engine.ConditionType].
-type ConditionType = engine.ConditionType
-
-// ConfigMapStateStore keeps each app's state in a ConfigMap.
-//
-// Deprecated: use state.ConfigMapStore.
-//
-// See [engine.ConfigMapStateStore].
-type ConfigMapStateStore = engine.ConfigMapStateStore
 
 // DeleteHookError stops an application's deletion: a PreDelete hook
 // failed (nothing was deleted), or a PostDelete hook failed (everything
@@ -223,13 +163,6 @@ type HelmFileParameter = engine.HelmFileParameter
 // See [engine.HelmParameter].
 type HelmParameter = engine.HelmParameter
 
-// HistoryEntry records one successful sync.
-//
-// Deprecated: use appstatus.HistoryEntry.
-//
-// See [engine.HistoryEntry].
-type HistoryEntry = engine.HistoryEntry
-
 // Info is v1alpha1.Info: a name and value of spec.info.
 //
 // See [engine.Info].
@@ -274,47 +207,12 @@ type LoadError = engine.LoadError
 // See [engine.ManagedNamespaceMetadata].
 type ManagedNamespaceMetadata = engine.ManagedNamespaceMetadata
 
-// MemoryStateStore keeps app state in memory.
-//
-// Deprecated: use state.MemoryStore.
-//
-// See [engine.MemoryStateStore].
-type MemoryStateStore = engine.MemoryStateStore
-
 // MissingProjectError is the error of an Application naming a project
 // the engine does not have. Its message is Argo CD's; a refresh reports it
 // as an InvalidSpecError condition and nothing is compared or synced.
 //
 // See [engine.MissingProjectError].
 type MissingProjectError = engine.MissingProjectError
-
-// Notification tells a host's callback what happened to an application.
-//
-// Deprecated: use appstatus.Notification.
-//
-// See [engine.Notification].
-type Notification = engine.Notification
-
-// NotificationType says what happened.
-//
-// Deprecated: use appstatus.NotificationType.
-//
-// See [engine.NotificationType].
-type NotificationType = engine.NotificationType
-
-// OperationRequest is what a sync operation was asked to do.
-//
-// Deprecated: use state.OperationRequest.
-//
-// See [engine.OperationRequest].
-type OperationRequest = engine.OperationRequest
-
-// OperationState is a sync operation as the engine records it.
-//
-// Deprecated: use state.OperationState.
-//
-// See [engine.OperationState].
-type OperationState = engine.OperationState
 
 // Options configure an Engine. Start from DefaultOptions; every zero field
 // takes its default in New.
@@ -375,13 +273,6 @@ type RenderTimeoutError = engine.RenderTimeoutError
 // See [engine.ResourceIgnoreDifferences].
 type ResourceIgnoreDifferences = engine.ResourceIgnoreDifferences
 
-// ResourceStatus is one object's row of a Status.
-//
-// Deprecated: use appstatus.ResourceRow.
-//
-// See [engine.ResourceStatus].
-type ResourceStatus = engine.ResourceStatus
-
 // RetryStrategy is v1alpha1.RetryStrategy.
 //
 // See [engine.RetryStrategy].
@@ -400,21 +291,6 @@ type Sharder = engine.Sharder
 // See [engine.SharedResourceError].
 type SharedResourceError = engine.SharedResourceError
 
-// StateStore keeps what the engine must remember of an app beyond one
-// process.
-//
-// Deprecated: use state.Store.
-//
-// See [engine.StateStore].
-type StateStore = engine.StateStore
-
-// Status is the outcome of a refresh.
-//
-// Deprecated: use appstatus.Status.
-//
-// See [engine.Status].
-type Status = engine.Status
-
 // SyncPolicy is v1alpha1.SyncPolicy.
 //
 // See [engine.SyncPolicy].
@@ -429,13 +305,6 @@ type SyncPolicyAutomated = engine.SyncPolicyAutomated
 //
 // See [engine.SyncRequest].
 type SyncRequest = engine.SyncRequest
-
-// SyncStatusCode says whether live state matches Git.
-//
-// Deprecated: use appstatus.SyncStatusCode.
-//
-// See [engine.SyncStatusCode].
-type SyncStatusCode = engine.SyncStatusCode
 
 // SyncWindow is v1alpha1.SyncWindow.
 //
@@ -486,26 +355,6 @@ func ClusterFromSecret(s *corev1.Secret, inCluster *rest.Config) (ClusterConfig,
 	return engine.ClusterFromSecret(s, inCluster)
 }
 
-// ClustersFromKubeconfig returns a destination per context of the
-// kubeconfig file at path (all contexts when none are named): each is known
-// by the context's name and by its cluster's server URL, so Applications may
-// name their destination either way.
-//
-// See [engine.ClustersFromKubeconfig].
-func ClustersFromKubeconfig(path string, contexts ...string) ([]ClusterConfig, error) {
-	return engine.ClustersFromKubeconfig(path, contexts...)
-}
-
-// DecideAutoSync decides whether an app with automated sync is synced now,
-// after a refresh, by the rules autosync.Decide lists.
-//
-// Deprecated: use autosync.Decide.
-//
-// See [engine.DecideAutoSync].
-func DecideAutoSync(in AutoSyncInput) AutoSyncDecision {
-	return engine.DecideAutoSync(in)
-}
-
 // DefaultIgnoreResourceUpdates returns Argo CD 3's default
 // ignoreResourceUpdates rules, keyed as argocd-cm keys them after
 // resource.customizations.ignoreResourceUpdates. ("all", "group_Kind" or
@@ -551,7 +400,7 @@ func IsClusterSecret(s *corev1.Secret) bool {
 //     known and why it is not fresh.
 //
 // See [engine.KeepsLastGood].
-func KeepsLastGood(st Status, err error) bool {
+func KeepsLastGood(st appstatus.Status, err error) bool {
 	return engine.KeepsLastGood(st, err)
 }
 
@@ -561,7 +410,7 @@ func KeepsLastGood(st Status, err error) bool {
 // and failed's ReconciledAt.
 //
 // See [engine.KeptStatus].
-func KeptStatus(good, failed Status) Status {
+func KeptStatus(good, failed appstatus.Status) appstatus.Status {
 	return engine.KeptStatus(good, failed)
 }
 
@@ -579,32 +428,6 @@ func LoadApplications(r io.Reader) ([]Application, error) {
 // See [engine.LoadProjects].
 func LoadProjects(r io.Reader) ([]Project, error) {
 	return engine.LoadProjects(r)
-}
-
-// NewCELPolicy compiles CEL rules into a Policy; it is
-// project.NewCELPolicy.
-//
-// See [engine.NewCELPolicy].
-func NewCELPolicy(name string, rules ...CELRule) (*CELPolicy, error) {
-	return engine.NewCELPolicy(name, rules...)
-}
-
-// NewConfigMapStateStore returns a store in namespace, which must exist.
-//
-// Deprecated: use state.NewConfigMapStore.
-//
-// See [engine.NewConfigMapStateStore].
-func NewConfigMapStateStore(client kubernetes.Interface, namespace string) *ConfigMapStateStore {
-	return engine.NewConfigMapStateStore(client, namespace)
-}
-
-// NewMemoryStateStore returns an empty in-memory store.
-//
-// Deprecated: use state.NewMemoryStore.
-//
-// See [engine.NewMemoryStateStore].
-func NewMemoryStateStore() *MemoryStateStore {
-	return engine.NewMemoryStateStore()
 }
 
 // ParseBackoffDuration reads a retry backoff duration as Argo CD does; it
@@ -637,12 +460,6 @@ const ActionFieldManagerPrefix = engine.ActionFieldManagerPrefix
 // See [engine.AnnotationIgnoreResourceUpdates].
 const AnnotationIgnoreResourceUpdates = engine.AnnotationIgnoreResourceUpdates
 
-// CELCostLimit bounds the cost of one evaluation of one CEL rule
-// (project.CELCostLimit).
-//
-// See [engine.CELCostLimit].
-const CELCostLimit = engine.CELCostLimit
-
 // ClusterSecretTypeLabel is the label of Argo CD's typed Secrets; cluster
 // Secrets carry the value "cluster" (IsClusterSecret).
 //
@@ -660,128 +477,6 @@ const CompareStatusAll = engine.CompareStatusAll
 // See [engine.CompareStatusNone].
 const CompareStatusNone = engine.CompareStatusNone
 
-// ConditionComparisonError is engine.ConditionComparisonError.
-//
-// See [engine.ConditionComparisonError].
-const ConditionComparisonError = engine.ConditionComparisonError
-
-// ConditionExcludedResource is engine.ConditionExcludedResource.
-//
-// See [engine.ConditionExcludedResource].
-const ConditionExcludedResource = engine.ConditionExcludedResource
-
-// ConditionInvalidSpec is engine.ConditionInvalidSpec.
-//
-// See [engine.ConditionInvalidSpec].
-const ConditionInvalidSpec = engine.ConditionInvalidSpec
-
-// ConditionOrphanedResources is engine.ConditionOrphanedResources.
-//
-// See [engine.ConditionOrphanedResources].
-const ConditionOrphanedResources = engine.ConditionOrphanedResources
-
-// ConditionRepeatedSyncFailure is engine.ConditionRepeatedSyncFailure.
-//
-// See [engine.ConditionRepeatedSyncFailure].
-const ConditionRepeatedSyncFailure = engine.ConditionRepeatedSyncFailure
-
-// ConditionSharedResource is engine.ConditionSharedResource.
-//
-// See [engine.ConditionSharedResource].
-const ConditionSharedResource = engine.ConditionSharedResource
-
-// ConditionSyncError is engine.ConditionSyncError.
-//
-// See [engine.ConditionSyncError].
-const ConditionSyncError = engine.ConditionSyncError
-
-// ConditionSyncWindowBlocked is engine.ConditionSyncWindowBlocked.
-//
-// See [engine.ConditionSyncWindowBlocked].
-const ConditionSyncWindowBlocked = engine.ConditionSyncWindowBlocked
-
-// ConditionTaintedKinds is engine.ConditionTaintedKinds.
-//
-// See [engine.ConditionTaintedKinds].
-const ConditionTaintedKinds = engine.ConditionTaintedKinds
-
-// MaxOperationResults bounds the rows an OperationState keeps.
-//
-// Deprecated: use state.MaxOperationResults.
-//
-// See [engine.MaxOperationResults].
-const MaxOperationResults = engine.MaxOperationResults
-
-// MaxSelfHealBackoff caps the wait between self-heal syncs of one revision.
-//
-// Deprecated: use autosync.MaxSelfHealBackoff.
-//
-// See [engine.MaxSelfHealBackoff].
-const MaxSelfHealBackoff = engine.MaxSelfHealBackoff
-
-// NotifyDeleted is engine.NotifyDeleted.
-//
-// See [engine.NotifyDeleted].
-const NotifyDeleted = engine.NotifyDeleted
-
-// NotifyHealthChanged is engine.NotifyHealthChanged.
-//
-// See [engine.NotifyHealthChanged].
-const NotifyHealthChanged = engine.NotifyHealthChanged
-
-// NotifyOutOfSync is engine.NotifyOutOfSync.
-//
-// See [engine.NotifyOutOfSync].
-const NotifyOutOfSync = engine.NotifyOutOfSync
-
-// NotifyResourceActionRan is engine.NotifyResourceActionRan.
-//
-// See [engine.NotifyResourceActionRan].
-const NotifyResourceActionRan = engine.NotifyResourceActionRan
-
-// NotifySyncFailed is engine.NotifySyncFailed.
-//
-// See [engine.NotifySyncFailed].
-const NotifySyncFailed = engine.NotifySyncFailed
-
-// NotifySyncStarted is engine.NotifySyncStarted.
-//
-// See [engine.NotifySyncStarted].
-const NotifySyncStarted = engine.NotifySyncStarted
-
-// NotifySyncStatusChanged is engine.NotifySyncStatusChanged.
-//
-// See [engine.NotifySyncStatusChanged].
-const NotifySyncStatusChanged = engine.NotifySyncStatusChanged
-
-// NotifySyncSucceeded is engine.NotifySyncSucceeded.
-//
-// See [engine.NotifySyncSucceeded].
-const NotifySyncSucceeded = engine.NotifySyncSucceeded
-
-// OutOfSync is engine.OutOfSync.
-//
-// See [engine.OutOfSync].
-const OutOfSync = engine.OutOfSync
-
-// SelfHealTimeout is the least time between two self-heal syncs of one
-// app at one revision, and the first step of the self-heal backoff.
-//
-// Deprecated: use autosync.SelfHealTimeout.
-//
-// See [engine.SelfHealTimeout].
-const SelfHealTimeout = engine.SelfHealTimeout
-
-// Synced is engine.Synced.
-//
-// See [engine.Synced].
-const Synced = engine.Synced
-
-// Unknown is engine.Unknown.
-//
-// See [engine.Unknown].
-const Unknown = engine.Unknown
-
 // Variables of package engine.
 
 // ErrClusterConfigUnsupported is wrapped by the ClusterSecretError of a
@@ -791,6 +486,14 @@ const Unknown = engine.Unknown
 //
 // See [engine.ErrClusterConfigUnsupported].
 var ErrClusterConfigUnsupported = engine.ErrClusterConfigUnsupported
+
+// ErrNoChartSource is wrapped by the error of an app's chart source (or a
+// chart's dependency) read by an engine with neither Options.ChartSource
+// nor Options.NewChartSource; the error names the source and the options
+// that plug one in.
+//
+// See [engine.ErrNoChartSource].
+var ErrNoChartSource = engine.ErrNoChartSource
 
 // ErrNoOperation is returned by Terminate when the app has no operation
 // running in this engine.

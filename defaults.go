@@ -3,22 +3,33 @@ package gitops
 import (
 	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/render/builtin"
+	"github.com/kubegitops/gitops/source/helmrepo"
 )
 
-// New returns an engine for opts, with every built-in renderer
-// (render/builtin.Tools) when opts.Toolkit is nil. It is engine.New
-// otherwise; see there for what it checks and starts.
+// New returns an engine for opts with the batteries package engine leaves
+// out, where opts has none of its own: every built-in renderer
+// (render/builtin.Tools) when opts.Toolkit is nil, and a source/helmrepo
+// chart source (helmrepo.ChartSource) when opts.ChartSource and
+// opts.NewChartSource are nil. It is engine.New otherwise; see there for
+// what it checks and starts.
 func New(opts Options) (*Engine, error) {
+	return engine.New(withBatteries(opts))
+}
+
+// DefaultOptions returns engine.DefaultOptions with the batteries New
+// plugs in: every built-in renderer as the Toolkit and a source/helmrepo
+// chart source as NewChartSource.
+func DefaultOptions() Options {
+	return withBatteries(engine.DefaultOptions())
+}
+
+// withBatteries fills what opts leaves empty of the batteries.
+func withBatteries(opts Options) Options {
 	if opts.Toolkit == nil {
 		opts.Toolkit = builtin.Tools
 	}
-	return engine.New(opts)
-}
-
-// DefaultOptions returns engine.DefaultOptions with every built-in
-// renderer as the Toolkit.
-func DefaultOptions() Options {
-	opts := engine.DefaultOptions()
-	opts.Toolkit = builtin.Tools
+	if opts.ChartSource == nil && opts.NewChartSource == nil {
+		opts.NewChartSource = helmrepo.ChartSource
+	}
 	return opts
 }

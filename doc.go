@@ -8,11 +8,16 @@
 // This package is the front door, as controller-runtime's root package is
 // over its parts: alias.go names every exported type, function, constant
 // and variable of package engine (the core, where they are documented in
-// full), and New and DefaultOptions wire every built-in renderer in
-// (render/builtin: Helm, Kustomize, Jsonnet, plugins). A host that needs
-// none of those renderers builds from package engine directly, with
-// engine.New and a Toolkit of its own or none (plain manifests only), and
-// does not compile them.
+// full); deprecated.go keeps, for one release, the names the engine used
+// for the results, state stores and automated-sync decision before they
+// moved below it (CHANGELOG.md lists each with its replacement); and New
+// and DefaultOptions wire the batteries the engine leaves
+// out: every built-in renderer (render/builtin: Helm, Kustomize, Jsonnet,
+// plugins) and the Helm chart source (source/helmrepo); NewCELPolicy
+// (project/celpolicy) and ClustersFromKubeconfig (cache/kubeconfig) are
+// this package's too. A host that needs none of them builds from package
+// engine directly, with engine.New and a Toolkit of its own or none (plain
+// manifests only), and does not compile them (examples/minimal).
 //
 // Add-ons live above the engine and are imported on their own, never by
 // this package: the ApplicationSet controller, argocd-cm and

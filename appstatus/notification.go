@@ -32,14 +32,10 @@ type Notification struct {
 	Type NotificationType `json:"type"`
 	// Key is the application's namespace and name: two apps of one name
 	// in two namespaces differ by it.
-	Key v1alpha1.AppKey `json:"key"`
-	// App is the application's name alone.
-	//
-	// Deprecated: two apps of one name in two namespaces share it; use Key.
-	App      string      `json:"app"`
-	Revision string      `json:"revision,omitempty"`
-	Message  string      `json:"message,omitempty"`
-	Health   health.Code `json:"health,omitempty"`
+	Key      v1alpha1.AppKey `json:"key"`
+	Revision string          `json:"revision,omitempty"`
+	Message  string          `json:"message,omitempty"`
+	Health   health.Code     `json:"health,omitempty"`
 	// Sync is the new sync status of a SyncStatusChanged notification.
 	Sync SyncStatusCode `json:"sync,omitempty"`
 	Time time.Time      `json:"time"`

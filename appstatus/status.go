@@ -36,8 +36,9 @@ type Status struct {
 	ReconciledAt time.Time `json:"reconciledAt"`
 }
 
-// ResourceRow is one object's row of a Status (the root package calls it
-// gitops.ResourceStatus; this package's ResourceStatus is Argo CD's).
+// ResourceRow is one object's row of a Status (gitops.ResourceStatus, its
+// old name in the root, is deprecated; this package's ResourceStatus is
+// Argo CD's).
 type ResourceRow struct {
 	Key    resource.Key   `json:"key"`
 	Status SyncStatusCode `json:"status"`

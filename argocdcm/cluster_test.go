@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
@@ -116,9 +117,9 @@ webhooks:
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	st := refreshUntil(t, e, app, "Synced and Healthy", func(s gitops.Status) bool { return s.Sync == gitops.Synced && s.Health.Code == health.Healthy })
-	excluded := slices.ContainsFunc(st.Conditions, func(c gitops.Condition) bool {
-		return c.Type == gitops.ConditionExcludedResource && strings.Contains(c.Message, "Endpoints "+ns+"/legacy")
+	st := refreshUntil(t, e, app, "Synced and Healthy", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy })
+	excluded := slices.ContainsFunc(st.Conditions, func(c appstatus.Condition) bool {
+		return c.Type == appstatus.ConditionExcludedResource && strings.Contains(c.Message, "Endpoints "+ns+"/legacy")
 	})
 	if !excluded || len(st.Resources) != 3 {
 		t.Fatalf("excluded object not reported, or compared: conditions %+v, %d resources", st.Conditions, len(st.Resources))
@@ -157,7 +158,7 @@ webhooks:
 	if err := wait.PollUntilContextCancel(pctx, 100*time.Millisecond, true, seen); err != nil {
 		t.Fatalf("waiting for the cache to see both changes: %v", err)
 	}
-	if st, err := e.Refresh(ctx, app); err != nil || st.Sync != gitops.Synced {
+	if st, err := e.Refresh(ctx, app); err != nil || st.Sync != appstatus.Synced {
 		t.Fatalf("ignored changes made the app %s (%v): %+v", st.Sync, err, st.Resources)
 	}
 
@@ -165,7 +166,7 @@ webhooks:
 	if _, err := cs.CoreV1().ConfigMaps(ns).Patch(ctx, "settings", types.MergePatchType, []byte(`{"data":{"state":"broken"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	refreshUntil(t, e, app, "the ConfigMap judged Degraded by argocd-cm's script", func(s gitops.Status) bool {
+	refreshUntil(t, e, app, "the ConfigMap judged Degraded by argocd-cm's script", func(s appstatus.Status) bool {
 		for _, r := range s.Resources {
 			if r.Key.Kind == "ConfigMap" && r.Health != nil && r.Health.Code == health.Degraded && r.Health.Message == "the config says it is broken" {
 				return true
@@ -251,10 +252,10 @@ rules:
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
 	// The controller replaces the rules with the aggregated part's.
-	refreshUntil(t, plain, app, "the aggregated role to drift", func(s gitops.Status) bool {
+	refreshUntil(t, plain, app, "the aggregated role to drift", func(s appstatus.Status) bool {
 		for _, r := range s.Resources {
 			if r.Key.Name == ns+"-aggregate" {
-				return r.Status == gitops.OutOfSync && strings.Contains(r.Diff, "configmaps")
+				return r.Status == appstatus.OutOfSync && strings.Contains(r.Diff, "configmaps")
 			}
 		}
 		return false
@@ -271,7 +272,7 @@ rules:
 	if !settings.IgnoreAggregatedRoles {
 		t.Fatal("ignoreAggregatedRoles not parsed")
 	}
-	st := refreshUntil(t, ignoring, app, "Synced with ignoreAggregatedRoles", func(s gitops.Status) bool { return s.Sync == gitops.Synced })
+	st := refreshUntil(t, ignoring, app, "Synced with ignoreAggregatedRoles", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	if len(st.Conditions) != 0 {
 		t.Fatalf("conditions %+v", st.Conditions)
 	}

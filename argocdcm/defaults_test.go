@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,7 +45,7 @@ func TestArgoCDDefaultsPruneClusterScopedObjects(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "app/role.yaml")); err != nil {
 			t.Fatal(err)
 		}
-		refreshUntil(t, e, app, "the ClusterRole to prune", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+		refreshUntil(t, e, app, "the ClusterRole to prune", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 		if res, err := e.Sync(ctx, app, gitops.SyncRequest{Prune: true}); err != nil || res.Phase != sync.Succeeded {
 			t.Fatalf("argo=%v prune: %s %v", argo, res.Phase, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/internal/testfiles/testengine"
 	"github.com/kubegitops/gitops/testenv"
@@ -33,7 +34,7 @@ func dirApp(name, dir, ns string) *gitops.Application { return testengine.DirApp
 const webApp = testfiles.WebApp
 
 // refreshUntil refreshes app until cond holds (testengine.RefreshUntil).
-func refreshUntil(t *testing.T, e *gitops.Engine, app *gitops.Application, what string, cond func(gitops.Status) bool) gitops.Status {
+func refreshUntil(t *testing.T, e *gitops.Engine, app *gitops.Application, what string, cond func(appstatus.Status) bool) appstatus.Status {
 	t.Helper()
 	return testengine.RefreshUntil(t, e, app, what, cond)
 }

@@ -38,7 +38,7 @@ type Params struct {
 	ServerSideDiff *bool
 	// SelfHealTimeout is controller.self.heal.timeout.seconds: the first
 	// wait between two self-heal syncs of one revision
-	// (AutoSyncInput.SelfHealTimeout, which a host's reconcile loop passes).
+	// (autosync.Input.SelfHealTimeout, which a host's reconcile loop passes).
 	SelfHealTimeout time.Duration
 	// ApplicationNamespaces is application.namespaces, comma-separated
 	// names (a host that serves several namespaces reads it).

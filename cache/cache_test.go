@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kubegitops/gitops/cache/kubeconfig"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -263,7 +264,7 @@ func unstructuredInt(obj map[string]any, fields ...string) (int64, bool, error) 
 }
 
 func TestLoadKubeconfig(t *testing.T) {
-	named, err := LoadKubeconfig(cluster.Kubeconfig(), nil)
+	named, err := kubeconfig.Load(cluster.Kubeconfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestLoadKubeconfig(t *testing.T) {
 	if !c.Synced() || c.Len() == 0 {
 		t.Error("a cache built from the kubeconfig context is not synced")
 	}
-	if _, err := LoadKubeconfig(cluster.Kubeconfig(), []string{"no-such-context"}); err == nil || !strings.Contains(err.Error(), "no-such-context") {
+	if _, err := kubeconfig.Load(cluster.Kubeconfig(), []string{"no-such-context"}); err == nil || !strings.Contains(err.Error(), "no-such-context") {
 		t.Errorf("unknown context: %v", err)
 	}
 }

@@ -40,9 +40,9 @@
 // resourceVersion or managedFields; the engine's argocd-cm
 // ignoreResourceUpdates rules).
 //
-// LoadKubeconfig gives the client config of each context of a kubeconfig
-// file; a host with several clusters builds one cache per config (the
-// engine keeps one per destination, reachable by name and server URL).
+// A host with several clusters builds one cache per client config (the
+// engine keeps one per destination, reachable by name and server URL);
+// package cache/kubeconfig reads them from a kubeconfig file's contexts.
 //
 // The watches use the dynamic client's List and Watch, not informers: an
 // informer keeps its own full copy of every object (doubling what trimming

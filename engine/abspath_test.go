@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/render"
 )
 
@@ -35,7 +36,7 @@ spec:
 	if !errors.As(err, &pe) || !errors.Is(err, render.ErrAbsolutePath) || pe.Path != "/traversal" {
 		t.Fatalf("refresh: got %v, want a render.PathError for /traversal wrapping ErrAbsolutePath", err)
 	}
-	if st.Sync != Unknown || len(st.Resources) != 0 {
+	if st.Sync != appstatus.Unknown || len(st.Resources) != 0 {
 		t.Fatalf("status %+v: an absolute path rendered something", st)
 	}
 	if _, err := e.Sync(context.Background(), app, SyncRequest{}); !errors.Is(err, render.ErrAbsolutePath) {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
@@ -164,7 +165,7 @@ func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.K
 		}
 	}
 	msg := fmt.Sprintf("action %s ran on %s", action, key)
-	e.notify(Notification{Type: NotifyResourceActionRan, Key: v1alpha1.KeyOf(app), App: app.Name, Message: msg})
+	e.notify(appstatus.Notification{Type: appstatus.NotifyResourceActionRan, Key: v1alpha1.KeyOf(app), Message: msg})
 	if err := recordActionEvent(ctx, t.config, t.live, app.Name, msg); err != nil {
 		e.opts.Log.Error(err, "recording the action's event", "app", app.Name, "object", key.String(), "action", action)
 	}
@@ -211,7 +212,7 @@ func (e *Engine) actionTarget(ctx context.Context, app *Application, key resourc
 	if t.cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
 		return t, wrap(err)
 	}
-	if !slices.ContainsFunc(t.cs.Cache().Managed(e.AppKey(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
+	if !slices.ContainsFunc(t.cs.Cache().Managed(e.instanceOf(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
 		return t, wrap(fmt.Errorf("%w %s", ErrNotInApp, app.Name))
 	}
 	t.config = e.clusters.ClientConfig(t.cs)

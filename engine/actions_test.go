@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/resource"
@@ -33,7 +34,7 @@ func syncedApp(t *testing.T, e *Engine, files map[string]string, project string)
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced and Healthy", func(s Status) bool { return s.Sync == Synced && s.Health.Code == health.Healthy })
+	refreshUntil(t, e, app, "Synced and Healthy", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy })
 	return app, ns
 }
 
@@ -65,10 +66,10 @@ func podNames(t *testing.T, cs kubernetes.Interface, ns string) []string {
 func TestRunActionRestartsAndScalesADeployment(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
-	var notes []Notification
+	var notes []appstatus.Notification
 	e := newEngine(t, func(o *Options) {
 		o.Registerer = reg
-		o.Notify = func(n Notification) { notes = append(notes, n) }
+		o.Notify = func(n appstatus.Notification) { notes = append(notes, n) }
 	})
 	app, ns := syncedApp(t, e, map[string]string{"app/web.yaml": webApp}, "")
 	ctx := context.Background()
@@ -119,7 +120,7 @@ func TestRunActionRestartsAndScalesADeployment(t *testing.T) {
 		t.Fatalf("restartedAt owned by %v", owners)
 	}
 	// Recorded: a notification, an Event on the object, a metric.
-	if len(notes) == 0 || notes[len(notes)-1].Type != NotifyResourceActionRan {
+	if len(notes) == 0 || notes[len(notes)-1].Type != appstatus.NotifyResourceActionRan {
 		t.Fatalf("notifications %+v", notes)
 	}
 	evs, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + ActionEventReason})
@@ -139,7 +140,7 @@ func TestRunActionRestartsAndScalesADeployment(t *testing.T) {
 		return err == nil && d.Status.ReadyReplicas == 3, err
 	})
 	// Git still says one replica: the app is OutOfSync until synced again.
-	refreshUntil(t, e, app, "OutOfSync after scaling", func(s Status) bool { return s.Sync == OutOfSync })
+	refreshUntil(t, e, app, "OutOfSync after scaling", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 
 	// Bad input: refused, typed, and nothing applied.
 	gen := d.Generation
@@ -223,7 +224,7 @@ func TestRunActionCreatesAJobFromACronJob(t *testing.T) {
 	}
 	// The Job is not the app's: the app stays Synced, and a sync with
 	// prune leaves it alone.
-	refreshUntil(t, e, app, "still Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "still Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	if r, err := e.Sync(ctx, app, SyncRequest{Prune: true}); err != nil || r.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, r.Summary())
 	}

@@ -8,6 +8,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -40,8 +42,8 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 	startRun(t, e, first)
 	synced := func(name string) func() bool {
 		return func() bool {
-			st, ok := e.AppStatus(name)
-			return ok && st.Sync == Synced && st.Health.Code == health.Healthy
+			st, ok := e.AppStatus(v1alpha1.AppKey{Name: name})
+			return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 		}
 	}
 	eventually(t, time.Minute, "the first app Synced", synced(first.Name))
@@ -78,13 +80,13 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 		return err == nil
 	})
 
-	if err := e.Remove(first.Name); err != nil {
+	if err := e.Remove(v1alpha1.KeyOf(first)); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(e.ManagedApps(), first.Name) {
+	if slices.Contains(e.ManagedApps(), v1alpha1.KeyOf(first)) {
 		t.Fatal("a removed app is still managed")
 	}
-	if _, ok := e.AppStatus(first.Name); ok {
+	if _, ok := e.AppStatus(v1alpha1.KeyOf(first)); ok {
 		t.Fatal("a removed app still has a status")
 	}
 	// Drift of the removed app is not healed; its object stays.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,16 +30,16 @@ func TestRunDoesNotRepeatASyncThatChangesNothing(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced
 	})
 	if err := os.Remove(filepath.Join(dir, "app/keep.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	e.Hint(dir)
 	eventually(t, time.Minute, "OutOfSync with the kept object", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		if !ok || st.Sync != OutOfSync {
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		if !ok || st.Sync != appstatus.OutOfSync {
 			return false
 		}
 		for _, r := range st.Resources {
@@ -47,10 +49,10 @@ func TestRunDoesNotRepeatASyncThatChangesNothing(t *testing.T) {
 		}
 		return false
 	})
-	before := notes.count(NotifySyncStarted, app.Name)
+	before := notes.count(appstatus.NotifySyncStarted, app.Name)
 	deadline := time.Now().Add(time.Minute)
 	eventually(t, 2*time.Minute, "a minute of refreshes", func() bool { return time.Now().After(deadline) })
-	if n := notes.count(NotifySyncStarted, app.Name) - before; n > 0 {
+	if n := notes.count(appstatus.NotifySyncStarted, app.Name) - before; n > 0 {
 		t.Fatalf("%d automated syncs in a minute of a revision whose sync changes nothing", n)
 	}
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
@@ -74,7 +76,7 @@ func TestRunDoesNotRepeatASyncThatChangesNothing(t *testing.T) {
 
 func TestHealthReasonNamesTheConditionsOfAnUnknownApp(t *testing.T) {
 	t.Parallel()
-	st := Status{Health: health.Status{Code: health.Unknown}, Conditions: []Condition{{Type: ConditionComparisonError, Message: "repository unreachable"}}}
+	st := appstatus.Status{Health: health.Status{Code: health.Unknown}, Conditions: []appstatus.Condition{{Type: appstatus.ConditionComparisonError, Message: "repository unreachable"}}}
 	if got := healthReason(st); got != "ComparisonError: repository unreachable" {
 		t.Fatalf("reason %q", got)
 	}

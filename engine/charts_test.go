@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/chartserver"
 	"github.com/kubegitops/gitops/internal/reftools"
@@ -78,12 +80,9 @@ func offlineEngine(t *testing.T, tweak func(*Options)) *Engine {
 // prints.
 func helmTemplate(t *testing.T, args ...string) []*unstructured.Unstructured {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin := reftools.ForTest(t, reftools.Helm)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // running helm, not building it
 	defer cancel()
-	bin, err := reftools.Ensure(ctx, reftools.Helm)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.CommandContext(ctx, bin, append([]string{"template"}, args...)...)
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	var stderr strings.Builder
@@ -237,19 +236,19 @@ func TestChartAppRollsOutANewPatchVersion(t *testing.T) {
 	if _, err := e.Sync(ctx, app, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	st := refreshUntil(t, e, app, "Synced and Healthy at 1.0.1", func(s Status) bool {
-		return s.Sync == Synced && s.Health.Code == health.Healthy && s.Revision == "1.0.1"
+	st := refreshUntil(t, e, app, "Synced and Healthy at 1.0.1", func(s appstatus.Status) bool {
+		return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy && s.Revision == "1.0.1"
 	})
 	if len(st.Resources) != 2 {
 		t.Fatalf("resources %+v", st.Resources)
 	}
 	r.Add(chartserver.WebChart(t, "web", "1.0.2"))
-	refreshUntil(t, e, app, "OutOfSync at 1.0.2", func(s Status) bool { return s.Sync == OutOfSync && s.Revision == "1.0.2" })
+	refreshUntil(t, e, app, "OutOfSync at 1.0.2", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync && s.Revision == "1.0.2" })
 	if _, err := e.Sync(ctx, app, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	refreshUntil(t, e, app, "Synced and Healthy at 1.0.2", func(s Status) bool {
-		return s.Sync == Synced && s.Health.Code == health.Healthy && s.Revision == "1.0.2"
+	refreshUntil(t, e, app, "Synced and Healthy at 1.0.2", func(s appstatus.Status) bool {
+		return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy && s.Revision == "1.0.2"
 	})
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, ns+"-settings", metav1.GetOptions{})
@@ -260,7 +259,7 @@ func TestChartAppRollsOutANewPatchVersion(t *testing.T) {
 	if _, err := e.Sync(ctx, app, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	refreshUntil(t, e, app, "still Synced", func(s Status) bool { return s.Sync == Synced && s.Revision == "1.0.2" })
+	refreshUntil(t, e, app, "still Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Revision == "1.0.2" })
 }
 
 // A chart from an OCI registry (Argo's bare host/path with enableOCI, and
@@ -520,17 +519,17 @@ func TestAutomatedChartAppRollsOutANewPatchVersion(t *testing.T) {
 	app.Name = ns
 	startRun(t, e, app)
 	eventually(t, 2*time.Minute, "Synced and Healthy at 1.0.1", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.1"
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.1"
 	})
 	r.Add(chartserver.WebChart(t, "web", "1.0.2"))
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	eventually(t, 2*time.Minute, "1.0.2 rolled out", func() bool {
-		st, _ := e.AppStatus(app.Name)
+		st, _ := e.AppStatus(v1alpha1.KeyOf(app))
 		cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), ns+"-settings", metav1.GetOptions{})
-		return err == nil && cm.Data["version"] == "1.0.2" && st.Sync == Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.2"
+		return err == nil && cm.Data["version"] == "1.0.2" && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.2"
 	})
-	if h, _ := e.History(context.Background(), app.Name); len(h) != 2 || h[1].Revisions[0] != "1.0.2" {
+	if h, _ := e.History(context.Background(), v1alpha1.KeyOf(app)); len(h) != 2 || h[1].Revisions[0] != "1.0.2" {
 		t.Fatalf("history %+v", h)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/kubegitops/gitops/cache"
 	"k8s.io/client-go/rest"
 )
 
@@ -44,22 +43,6 @@ type ClusterConfig struct {
 	// AppProject permitOnlyProjectScopedClusters, is refused by the
 	// loaders. Hosts and ApplicationSets may read it.
 	Project string
-}
-
-// ClustersFromKubeconfig returns a destination per context of the
-// kubeconfig file at path (all contexts when none are named): each is known
-// by the context's name and by its cluster's server URL, so Applications may
-// name their destination either way.
-func ClustersFromKubeconfig(path string, contexts ...string) ([]ClusterConfig, error) {
-	named, err := cache.LoadKubeconfig(path, contexts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ClusterConfig, 0, len(named))
-	for _, n := range named {
-		out = append(out, ClusterConfig{Name: n.Name, Server: n.Config.Host, Config: n.Config})
-	}
-	return out, nil
 }
 
 // String names the destination and how it authenticates, never a secret:

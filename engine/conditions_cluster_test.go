@@ -6,20 +6,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 )
 
 // runCondition returns the app's condition of type ct in Run's status.
-func runCondition(e *Engine, app string, ct ConditionType) (Condition, Status, bool) {
-	st, ok := e.AppStatus(app)
+func runCondition(e *Engine, app string, ct appstatus.ConditionType) (appstatus.Condition, appstatus.Status, bool) {
+	st, ok := e.AppStatus(v1alpha1.AppKey{Name: app})
 	if !ok {
-		return Condition{}, st, false
+		return appstatus.Condition{}, st, false
 	}
 	for _, c := range st.Conditions {
 		if c.Type == ct {
 			return c, st, true
 		}
 	}
-	return Condition{}, st, false
+	return appstatus.Condition{}, st, false
 }
 
 // TestRunStatusCarriesFailures: failures were silent in the status Run
@@ -37,8 +40,8 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced
 	})
 
 	// Nothing left in the manifests: the automated sync refuses to prune
@@ -48,7 +51,7 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 	}
 	e.Hint(dir)
 	eventually(t, time.Minute, "a SyncError condition", func() bool {
-		c, _, ok := runCondition(e, app.Name, ConditionSyncError)
+		c, _, ok := runCondition(e, app.Name, appstatus.ConditionSyncError)
 		return ok && strings.Contains(c.Message, "desired state is empty")
 	})
 
@@ -59,8 +62,8 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 	removed := time.Now()
 	e.Hint(dir)
 	eventually(t, time.Minute, "Unknown with a ComparisonError", func() bool {
-		_, st, ok := runCondition(e, app.Name, ConditionComparisonError)
-		return ok && st.Sync == Unknown && st.ReconciledAt.After(removed)
+		_, st, ok := runCondition(e, app.Name, appstatus.ConditionComparisonError)
+		return ok && st.Sync == appstatus.Unknown && st.ReconciledAt.After(removed)
 	})
 
 	// Fixed: Synced again, and no condition left.
@@ -72,7 +75,7 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 	}
 	e.Hint(dir)
 	eventually(t, time.Minute, "Synced without conditions", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced && len(st.Conditions) == 0
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced && len(st.Conditions) == 0
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -31,20 +32,20 @@ func TestCRDAndItsObjectGoSynced(t *testing.T) {
 	e := newEngine(t, nil)
 	app := dirApp(ns, repoDir(t, map[string]string{"app/crd.yaml": crdApp(ns + ".gitops.test")}), ns)
 	st, err := e.Refresh(context.Background(), app)
-	if err != nil || st.Sync != OutOfSync {
+	if err != nil || st.Sync != appstatus.OutOfSync {
 		t.Fatalf("before sync: %v %+v", err, st)
 	}
 	res, err := e.Sync(context.Background(), app, SyncRequest{})
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	st, err = e.Refresh(context.Background(), app)
-	if err != nil || st.Sync != Synced || len(st.Conditions) != 0 {
+	if err != nil || st.Sync != appstatus.Synced || len(st.Conditions) != 0 {
 		t.Fatalf("the refresh after Synced: %v %+v", err, st)
 	}
 	for _, r := range st.Resources {
-		if r.Status != Synced {
+		if r.Status != appstatus.Synced {
 			t.Fatalf("%s is %s", r.Key, r.Status)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,13 +140,13 @@ func TestServerDefaultsConvergeAfterSync(t *testing.T) {
 				if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 					t.Fatalf("first sync: %v %s", err, res.Summary())
 				}
-				refreshUntil(t, e, app, "Synced after the first sync", func(s Status) bool { return s.Sync == Synced })
+				refreshUntil(t, e, app, "Synced after the first sync", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 				if sc.change != nil {
 					sc.change(t, ctx, cs, ns)
 				}
 
 				testfiles.Write(t, dir, map[string]string{"app/obj.yaml": sc.next})
-				st := refreshUntil(t, e, app, "Git's change seen", func(s Status) bool { return s.Sync == OutOfSync })
+				st := refreshUntil(t, e, app, "Git's change seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 				if n := len(st.Resources); n != 1 {
 					t.Fatalf("%d resources, want 1", n)
 				}
@@ -153,7 +154,7 @@ func TestServerDefaultsConvergeAfterSync(t *testing.T) {
 					t.Fatalf("sync of Git's change: %v %s", err, res.Summary())
 				}
 				sc.check(t, ctx, cs, ns)
-				refreshUntil(t, e, app, "Synced after the sync of Git's change", func(s Status) bool { return s.Sync == Synced })
+				refreshUntil(t, e, app, "Synced after the sync of Git's change", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 
 				// The step after: a second sync writes nothing.
 				res, err := e.Sync(ctx, app, SyncRequest{})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/sync"
@@ -41,7 +42,7 @@ type DeleteRequest struct {
 // windows do not apply: deleting an application is not a sync.
 //
 // An app whose last successful sync had PreDelete or PostDelete hooks is
-// rendered again to run them (AppState.DeletionHooks, as Argo CD's
+// rendered again to run them (state.AppState.DeletionHooks, as Argo CD's
 // post-delete finalizer): its PreDelete hooks run first and must succeed
 // (a failure stops the deletion with a *DeleteHookError, nothing deleted);
 // its PostDelete hooks run once everything else is gone; both with their
@@ -65,7 +66,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	}
 	var pre, post []*unstructured.Unstructured
 	var revision string
-	state, err := e.opts.State.Load(ctx, e.AppKey(app))
+	state, err := e.opts.State.Load(ctx, e.instanceOf(app))
 	if err != nil {
 		return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)
 	}
@@ -78,7 +79,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	// The hooks are objects of the app, so once they have run, a later
 	// call finds them complete (or deleted by policy) and goes on.
 	if len(pre) > 0 {
-		st, err := e.opts.State.Load(ctx, e.AppKey(app))
+		st, err := e.opts.State.Load(ctx, e.instanceOf(app))
 		if err != nil {
 			return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)
 		}
@@ -87,13 +88,13 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 				return sync.DeleteResult{}, err
 			}
 			st.Deleting = true
-			if err := e.opts.State.Save(ctx, e.AppKey(app), st); err != nil {
+			if err := e.opts.State.Save(ctx, e.instanceOf(app), st); err != nil {
 				return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)
 			}
 		}
 	}
 	res, err := syncer.Delete(ctx, sync.DeleteRequest{
-		App:           e.AppKey(app),
+		App:           e.instanceOf(app),
 		Propagation:   req.Propagation,
 		Admit:         project.Admission(proj, app, e.opts.Policies...),
 		DryRun:        req.DryRun,
@@ -110,11 +111,11 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 		}
 	}
 	if res.Done() && !req.DryRun {
-		e.comparer.Forget(e.AppKey(app))
-		if err := e.opts.State.Delete(ctx, e.AppKey(app)); err != nil {
+		e.comparer.Forget(e.instanceOf(app))
+		if err := e.opts.State.Delete(ctx, e.instanceOf(app)); err != nil {
 			return res, fmt.Errorf("delete %s: %w", app.Name, err)
 		}
-		e.notify(Notification{Type: NotifyDeleted, Key: v1alpha1.KeyOf(app), App: app.Name})
+		e.notify(appstatus.Notification{Type: appstatus.NotifyDeleted, Key: v1alpha1.KeyOf(app)})
 	}
 	return res, nil
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -25,7 +27,7 @@ metadata: {name: stays, annotations: {argocd.argoproj.io/sync-options: Delete=fa
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	var last sync.DeleteResult
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		var err error
@@ -45,7 +47,7 @@ metadata: {name: stays, annotations: {argocd.argoproj.io/sync-options: Delete=fa
 	if _, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, "stays", metav1.GetOptions{}); err != nil {
 		t.Errorf("the Delete=false ConfigMap was deleted: %v", err)
 	}
-	if h, _ := e.History(context.Background(), app.Name); len(h) != 0 {
+	if h, _ := e.History(context.Background(), v1alpha1.KeyOf(app)); len(h) != 0 {
 		t.Error("history kept after the app was deleted")
 	}
 }

@@ -82,7 +82,7 @@ func (e *Engine) runDeletionHooks(ctx context.Context, app *Application, syncer 
 	if len(objs) == 0 {
 		return nil
 	}
-	res, err := syncer.Sync(ctx, sync.Request{App: e.AppKey(app), Revision: revision, Desired: objs,
+	res, err := syncer.Sync(ctx, sync.Request{App: e.instanceOf(app), Revision: revision, Desired: objs,
 		Namespace: app.Spec.Destination.Namespace, AllowEmpty: true})
 	if res.Phase != sync.Succeeded {
 		if err == nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/sync"
@@ -64,7 +65,7 @@ return {status = "Healthy"}`}
 	if !apierrors.IsNotFound(get(ns, "pre")) || !apierrors.IsNotFound(get(ns, "post")) {
 		t.Fatal("a sync ran a deletion hook")
 	}
-	refreshUntil(t, e, app, "Synced", func(st Status) bool { return st.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(st appstatus.Status) bool { return st.Sync == appstatus.Synced })
 	res, err := e.Delete(ctx, app, DeleteRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestDeleteConfirm(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %s %v", res.Phase, err)
 	}
-	refreshUntil(t, e, app, "Synced", func(st Status) bool { return st.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(st appstatus.Status) bool { return st.Sync == appstatus.Synced })
 	var res sync.DeleteResult
 	eventually(t, time.Minute, "only the guarded object left", func() bool {
 		var err error

@@ -17,13 +17,20 @@ import (
 	"github.com/kubegitops/gitops/source"
 )
 
+// ErrNoChartSource is wrapped by the error of an app's chart source (or a
+// chart's dependency) read by an engine with neither Options.ChartSource
+// nor Options.NewChartSource; the error names the source and the options
+// that plug one in.
+var ErrNoChartSource = desired.ErrNoChartSource
+
 // newDesired builds the engine's desired-state part (engine/internal/desired)
 // from its options: the sources, the renderer over the toolkit, and the
 // Builder over both.
 func (e *Engine) newDesired() error {
 	opts := e.opts
 	e.sources = desired.NewSources(desired.SourcesConfig{
-		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, Credentials: appCredentials(opts),
+		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, NewChartSource: opts.NewChartSource,
+		Credentials: appCredentials(opts),
 		RefCacheTTL: opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
 		GitRequest: func(repoURL, op string, err error) {
 			e.metrics.SourceRequest(repoURL, op, err)

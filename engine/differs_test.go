@@ -26,7 +26,7 @@ func TestAppsOfTheSameOptionsForkOneDiffer(t *testing.T) {
 		}
 	}
 	bases, _ := e.comparer.Bases()
-	da, db := e.comparer.Current(e.AppKey(a)), e.comparer.Current(e.AppKey(b))
+	da, db := e.comparer.Current(e.instanceOf(a)), e.comparer.Current(e.instanceOf(b))
 	if bases != 2 {
 		t.Fatalf("%d compiled Differs for two sets of options", bases)
 	}

@@ -35,29 +35,42 @@
 // their names (Application, Project, PolicyError, ...).
 //
 // Package engine is the lean core: it renders plain manifests itself and
-// every other tool through Options.Toolkit, and imports none of the Helm,
-// Kustomize or Jsonnet renderers (internal/layers' tests hold it to that).
+// every other tool through Options.Toolkit, reads Helm chart repositories
+// through Options.NewChartSource, and imports none of the batteries that
+// fill those seams: the Helm, Kustomize and Jsonnet renderers, Helm's
+// registry client, CEL (project/celpolicy), Redis (cache/store/redisstore),
+// kubeconfig loading (cache/kubeconfig), shards, nor any add-on; it builds
+// at most 800 packages (internal/layers' tests hold it to all that). An app
+// that needs a part the host did not plug in fails with a condition naming
+// it (render.ErrNoRenderer, ErrNoChartSource).
 // The root package, github.com/kubegitops/gitops, is the front door most
 // hosts import: aliases of this package's names, with New and
-// DefaultOptions wiring render/builtin's renderers in.
+// DefaultOptions wiring render/builtin's renderers and source/helmrepo's
+// chart source in.
 //
 // The Engine of this package (gitops.go) ties the steps together: Refresh, Sync,
 // Rollback, Delete and Render do one step for a host that drives its own
 // loop (an operator, a deploy portal); Run reconciles a set of apps on its
-// own. One engine serves many clusters (ClustersFromKubeconfig), and a
+// own. One engine serves many clusters (the root's
+// gitops.ClustersFromKubeconfig reads them from a kubeconfig), and a
 // cluster that goes away makes only its apps Unknown. Several replicas
 // share a fleet through Options.Sharder (package shard: Leases and
 // consistent hashing with bounded loads) and a shared Redis render store.
 // A destination without a Config is offline: Render works for it without
 // any cluster, which is what a CI pipeline wants.
 //
-// Apps are known by AppKey (Argo CD's apps in any namespace: the bare name
-// in Options.ControlNamespace, "namespace_name" elsewhere). What must
-// outlive a process goes to Options.State (a state.Store: in memory, or a
-// ConfigMap per app): history (the rollback targets), the last operation,
-// and a running sync's checkpoints, taken after each wave and before each
-// hook create, from which Resume (called by Run and Sync) finishes an
-// operation a crashed process left without running a hook twice.
+// Every method that names an app takes its v1alpha1.AppKey (namespace and
+// name: Argo CD's apps in any namespace); on the objects it manages and in
+// its state, an app is known by its instance name, the bare name in
+// Options.ControlNamespace and "namespace_name" elsewhere. Results and
+// notifications are package appstatus's types, what outlives a process
+// package state's, and the automated-sync decision package autosync's:
+// this package keeps no other names for them. What must outlive a
+// process goes to Options.State (a state.Store: in memory, or a ConfigMap
+// per app): history (the rollback targets), the last operation, and a
+// running sync's checkpoints, taken after each wave and before each hook
+// create, from which Resume (called by Run and Sync) finishes an operation
+// a crashed process left without running a hook twice.
 //
 // Day-2 operations are Argo CD's resource actions (package health/actions):
 // Actions lists what an app's object offers (restart, scale, create-job,

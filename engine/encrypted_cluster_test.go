@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/rendertest"
@@ -36,7 +37,7 @@ func TestEncryptedManifestWithoutDecryptorIsRefused(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("first sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 
 	testfiles.Write(t, dir, map[string]string{"app/secret.yaml": rendertest.SOPSSecretYAML, "app/cm.yaml": cm("changed")})
 	st, err := e.Refresh(ctx, app)
@@ -46,7 +47,7 @@ func TestEncryptedManifestWithoutDecryptorIsRefused(t *testing.T) {
 	}
 	found := false
 	for _, c := range st.Conditions {
-		found = found || (c.Type == ConditionComparisonError && strings.Contains(c.Message, "app/secret.yaml") && strings.Contains(c.Message, "Options.Decryptor"))
+		found = found || (c.Type == appstatus.ConditionComparisonError && strings.Contains(c.Message, "app/secret.yaml") && strings.Contains(c.Message, "Options.Decryptor"))
 	}
 	if !found {
 		t.Fatalf("no ComparisonError naming the file and the option: %+v", st.Conditions)
@@ -73,9 +74,9 @@ func TestEncryptedManifestWithoutDecryptorIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	testfiles.Write(t, dir, map[string]string{"app/cm.yaml": cm("prod")})
-	st = refreshUntil(t, e, app, "Synced without the file", func(s Status) bool { return s.Sync == Synced })
+	st = refreshUntil(t, e, app, "Synced without the file", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	for _, c := range st.Conditions {
-		if c.Type == ConditionComparisonError {
+		if c.Type == appstatus.ConditionComparisonError {
 			t.Fatalf("a ComparisonError outlived the file: %+v", c)
 		}
 	}

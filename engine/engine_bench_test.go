@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source"
@@ -95,7 +96,7 @@ func BenchmarkEngine500Apps(b *testing.B) {
 	for b.Loop() {
 		each(func(a *Application) error {
 			st, err := e.Refresh(ctx, a)
-			if err == nil && st.Sync != Synced {
+			if err == nil && st.Sync != appstatus.Synced {
 				err = fmt.Errorf("%s: %s", a.Name, st.Sync)
 			}
 			return err

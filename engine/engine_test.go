@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
 	corev1 "k8s.io/api/core/v1"
@@ -69,9 +71,9 @@ const webApp = testfiles.WebApp
 
 // refreshUntil refreshes until cond holds (the cache follows the cluster
 // by watch, so a refresh right after a sync may still see the old state).
-func refreshUntil(t *testing.T, e *Engine, app *Application, what string, cond func(Status) bool) Status {
+func refreshUntil(t *testing.T, e *Engine, app *Application, what string, cond func(appstatus.Status) bool) appstatus.Status {
 	t.Helper()
-	var last Status
+	var last appstatus.Status
 	var lastErr error
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -89,22 +91,22 @@ func TestRefreshSyncAndHealth(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
 	dir := repoDir(t, map[string]string{"app/web.yaml": webApp, "app/README.md": "not a manifest"})
-	var notes []NotificationType
-	e := newEngine(t, func(o *Options) { o.Notify = func(n Notification) { notes = append(notes, n.Type) } })
+	var notes []appstatus.NotificationType
+	e := newEngine(t, func(o *Options) { o.Notify = func(n appstatus.Notification) { notes = append(notes, n.Type) } })
 	app := dirApp(ns, dir, ns) // app names are unique per run: old runs' objects may linger
 	st, err := e.Refresh(context.Background(), app)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Sync != OutOfSync || st.Health.Code != health.Missing || len(st.Resources) != 2 || st.Revision == "" {
+	if st.Sync != appstatus.OutOfSync || st.Health.Code != health.Missing || len(st.Resources) != 2 || st.Revision == "" {
 		t.Fatalf("before sync: %+v", st)
 	}
 	res, err := e.Sync(context.Background(), app, SyncRequest{})
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	st = refreshUntil(t, e, app, "Synced and Healthy", func(s Status) bool { return s.Sync == Synced && s.Health.Code == health.Healthy })
-	if h, _ := e.History(context.Background(), app.Name); len(h) != 1 || h[0].Revisions[0] != st.Revision {
+	st = refreshUntil(t, e, app, "Synced and Healthy", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy })
+	if h, _ := e.History(context.Background(), v1alpha1.KeyOf(app)); len(h) != 1 || h[0].Revisions[0] != st.Revision {
 		t.Fatalf("history %+v", h)
 	}
 	if strings.Join([]string{string(notes[0]), string(notes[1])}, ",") != "SyncStarted,SyncSucceeded" {
@@ -117,7 +119,7 @@ func TestRefreshSyncAndHealth(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Update(context.Background(), cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	st = refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
+	st = refreshUntil(t, e, app, "drift seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 	for _, r := range st.Resources {
 		if r.Key.Name == "settings" && !strings.Contains(r.Diff, "changed by hand") {
 			t.Fatalf("diff of the drifted object: %q", r.Diff)
@@ -135,12 +137,12 @@ func TestRefreshAndSyncRefuseProjectViolations(t *testing.T) {
 	app := dirApp(ns, dir, ns)
 	app.Spec.Project = "team-a"
 	st, err := e.Refresh(context.Background(), app)
-	if !errors.Is(err, ErrPolicy) || st.Sync != Unknown {
+	if !errors.Is(err, ErrPolicy) || st.Sync != appstatus.Unknown {
 		t.Fatalf("refresh: %v %+v", err, st)
 	}
 	found := false
 	for _, c := range st.Conditions {
-		found = found || (c.Type == ConditionInvalidSpec && strings.Contains(c.Message, "ConfigMap kube-system/sneaky") && strings.Contains(c.Message, "destinations"))
+		found = found || (c.Type == appstatus.ConditionInvalidSpec && strings.Contains(c.Message, "ConfigMap kube-system/sneaky") && strings.Contains(c.Message, "destinations"))
 	}
 	if !found {
 		t.Fatalf("no condition naming the object and rule: %+v", st.Conditions)
@@ -228,16 +230,16 @@ func TestOrphanedResourcesWarning(t *testing.T) {
 	if res, err := e.Sync(context.Background(), app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v", err)
 	}
-	st := refreshUntil(t, e, app, "the orphan reported", func(s Status) bool {
+	st := refreshUntil(t, e, app, "the orphan reported", func(s appstatus.Status) bool {
 		for _, c := range s.Conditions {
-			if c.Type == ConditionOrphanedResources {
+			if c.Type == appstatus.ConditionOrphanedResources {
 				return true
 			}
 		}
 		return false
 	})
 	for _, c := range st.Conditions {
-		if c.Type == ConditionOrphanedResources {
+		if c.Type == appstatus.ConditionOrphanedResources {
 			if !strings.Contains(c.Message, "1 orphaned resource(s)") || !strings.Contains(c.Message, "ConfigMap "+ns+"/stray") {
 				t.Fatalf("orphan condition %q", c.Message)
 			}

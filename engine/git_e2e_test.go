@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -71,8 +73,8 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 		app *Application
 	}{{hooked, hookApp}, {polling, pollApp}} {
 		eventually(t, 2*time.Minute, c.app.Name+" Synced and Healthy", func() bool {
-			st, ok := c.e.AppStatus(c.app.Name)
-			return ok && st.Sync == Synced && st.Health.Code == health.Healthy && st.Revision == first
+			st, ok := c.e.AppStatus(v1alpha1.KeyOf(c.app))
+			return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && st.Revision == first
 		})
 	}
 
@@ -107,14 +109,14 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 	}{{hooked, hookApp, nsHook}, {polling, pollApp, nsPoll}} {
 		eventually(t, 2*time.Minute, c.app.Name+" at the new commit", func() bool {
 			cm, err := cs.CoreV1().ConfigMaps(c.ns).Get(ctx, "settings", metav1.GetOptions{})
-			st, _ := c.e.AppStatus(c.app.Name)
-			return err == nil && cm.Data["greeting"] == "bonjour" && st.Revision == second && st.Sync == Synced
+			st, _ := c.e.AppStatus(v1alpha1.KeyOf(c.app))
+			return err == nil && cm.Data["greeting"] == "bonjour" && st.Revision == second && st.Sync == appstatus.Synced
 		})
 	}
 	if took := time.Since(pushed); took > 20*time.Second {
 		t.Fatalf("the push took %s to be synced by polling every second", took)
 	}
-	if h, _ := hooked.History(ctx, hookApp.Name); len(h) != 2 || h[1].Revisions[0] != second {
+	if h, _ := hooked.History(ctx, v1alpha1.KeyOf(hookApp)); len(h) != 2 || h[1].Revisions[0] != second {
 		t.Fatalf("history %+v", h)
 	}
 }

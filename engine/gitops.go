@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/state"
 	"github.com/kubegitops/gitops/sync"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/rest"
@@ -40,9 +42,19 @@ type Options struct {
 	// from Git (source/git).
 	SourceFor func(repoURL string) (source.Source, error)
 	// ChartSource reads the Helm charts of sources with spec.source.chart
-	// (HTTP(S) chart repositories and OCI registries). Default: one
-	// source/helmrepo Source with its defaults.
+	// (HTTP(S) chart repositories and OCI registries) and the dependencies
+	// charts lack. Default nil: the one NewChartSource builds.
 	ChartSource source.Source
+	// NewChartSource builds the chart source on first use, with the
+	// engine's Log, when ChartSource is nil. Default nil: package engine
+	// builds no chart source by itself (Helm's registry client stays out
+	// of the lean core), and an app with a chart source, or a chart with a
+	// dependency to fetch, fails its comparison with an error wrapping
+	// ErrNoChartSource that names the source and these two options. The
+	// root package (gitops.New, gitops.DefaultOptions) sets
+	// source/helmrepo.ChartSource, a source/helmrepo Source with its
+	// defaults.
+	NewChartSource func(log logr.Logger) (source.Source, error)
 	// Credentials returns the credentials of a repository, or nil, for
 	// the fetches made for no app (ApplicationSet git generators) and,
 	// when ProjectCredentials is nil, for every app whatever its project.
@@ -218,11 +230,11 @@ type Options struct {
 	// synchronously from refreshes and syncs, so it must not block: hand
 	// the notification to a queue of your own (docs/recipes.md has a
 	// webhook sender that drops when full).
-	Notify func(Notification)
+	Notify func(appstatus.Notification)
 	// State keeps each app's history and last operation. Default: in
-	// memory (NewMemoryStateStore); NewConfigMapStateStore keeps them in
+	// memory (state.NewMemoryStore); state.NewConfigMapStore keeps them in
 	// the cluster, so they survive restarts and other processes see them.
-	State StateStore
+	State state.Store
 	// ArgoMetrics also registers Argo CD's series (argocd_app_info,
 	// argocd_app_sync_total, argocd_app_reconcile, argocd_git_request_total,
 	// argocd_cluster_api_resource_objects) on Registerer, for dashboards
@@ -370,7 +382,7 @@ func New(opts Options) (*Engine, error) {
 		opts.Log = d.Log
 	}
 	if opts.State == nil {
-		opts.State = NewMemoryStateStore()
+		opts.State = state.NewMemoryStore()
 	}
 	if opts.NewClusterCache == nil {
 		opts.NewClusterCache = defaultNewClusterCache

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/sync"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -50,7 +51,7 @@ func TestSyncAndDiffAgreeOnIgnoredFields(t *testing.T) {
 			if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 				t.Fatalf("first sync: %v %s", err, res.Summary())
 			}
-			refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+			refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 
 			cs := kubernetes.NewForConfigOrDie(cluster.Config())
 			cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "cfg", metav1.GetOptions{})
@@ -61,7 +62,7 @@ func TestSyncAndDiffAgreeOnIgnoredFields(t *testing.T) {
 			if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{FieldManager: "someone"}); err != nil {
 				t.Fatal(err)
 			}
-			st := refreshUntil(t, e, app, "drift of stable seen", func(s Status) bool { return s.Sync == OutOfSync })
+			st := refreshUntil(t, e, app, "drift of stable seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 			text := st.Resources[0].Diff
 			if !strings.Contains(text, "stable") {
 				t.Fatalf("the diff does not show stable: %q", text)
@@ -85,7 +86,7 @@ func TestSyncAndDiffAgreeOnIgnoredFields(t *testing.T) {
 			if cm.Data["stable"] != "git" || cm.Data["volatile"] != wantVolatile {
 				t.Fatalf("after the heal: %v (volatile should be %q)", cm.Data, wantVolatile)
 			}
-			refreshUntil(t, e, app, "Synced after the heal", func(s Status) bool { return s.Sync == Synced })
+			refreshUntil(t, e, app, "Synced after the heal", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 			// The step after: a second sync writes nothing.
 			res, err := e.Sync(ctx, app, SyncRequest{})
 			if err != nil || res.Phase != sync.Succeeded || res.Results[0].Action != sync.Unchanged {
@@ -117,7 +118,7 @@ func TestRespectIgnoreDifferencesLeavesScaledReplicas(t *testing.T) {
 	}
 	// Git changes the Deployment: the sync must write it, replicas aside.
 	testfiles.Write(t, dir, map[string]string{"app/web.yaml": strings.Replace(webApp, "metadata: {name: web}", "metadata: {name: web, labels: {rev: two}}", 1)})
-	st := refreshUntil(t, e, app, "the label change seen", func(s Status) bool { return s.Sync == OutOfSync })
+	st := refreshUntil(t, e, app, "the label change seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 	for _, r := range st.Resources {
 		if strings.Contains(r.Diff, "replicas") {
 			t.Fatalf("the diff shows replicas:\n%s", r.Diff)
@@ -133,7 +134,7 @@ func TestRespectIgnoreDifferencesLeavesScaledReplicas(t *testing.T) {
 	if *d.Spec.Replicas != 3 || d.Labels["rev"] != "two" {
 		t.Fatalf("after the sync: replicas %d, labels %v", *d.Spec.Replicas, d.Labels)
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 }
 
 // TestScaledReplicasWithoutARuleAreDrift: replicas an autoscaler set
@@ -149,13 +150,13 @@ func TestScaledReplicasWithoutARuleAreDrift(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("first sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	cs := kubernetes.NewForConfigOrDie(cluster.Config())
 	scale := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}, Spec: autoscalingv1.ScaleSpec{Replicas: 3}}
 	if _, err := cs.AppsV1().Deployments(ns).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{FieldManager: "hpa-like"}); err != nil {
 		t.Fatal(err)
 	}
-	st := refreshUntil(t, e, app, "the scaled replicas seen as drift", func(s Status) bool { return s.Sync == OutOfSync })
+	st := refreshUntil(t, e, app, "the scaled replicas seen as drift", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 	shown := false
 	for _, r := range st.Resources {
 		shown = shown || strings.Contains(r.Diff, "replicas")
@@ -169,5 +170,5 @@ func TestScaledReplicasWithoutARuleAreDrift(t *testing.T) {
 	if d, _ := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}); *d.Spec.Replicas != 1 {
 		t.Fatalf("replicas %d after the sync, want Git's 1", *d.Spec.Replicas)
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -24,8 +26,8 @@ func TestPeriodicRefreshesOff(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced
 	})
 	if err := os.WriteFile(filepath.Join(dir, "app/b.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"), 0o644); err != nil {
 		t.Fatal(err)

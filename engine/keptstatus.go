@@ -1,6 +1,10 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/kubegitops/gitops/appstatus"
+)
 
 // KeepsLastGood reports whether a refresh's outcome should leave an app's
 // last good status in place rather than replace it. The rules, which Run
@@ -16,14 +20,14 @@ import "errors"
 //     conditions in place of its own and the failure's time as its
 //     ReconciledAt (KeptStatus), so a host shows both what was last
 //     known and why it is not fresh.
-func KeepsLastGood(st Status, err error) bool {
+func KeepsLastGood(st appstatus.Status, err error) bool {
 	var unavailable *ClusterUnavailableError
 	return err != nil && st.Resources == nil && !errors.As(err, &unavailable)
 }
 
 // keepLastGood applies KeepsLastGood to an app of Run: the status to
 // record, from the one refresh returned and the last good one.
-func (r *runner) keepLastGood(st *appState, status Status, err error) Status {
+func (r *runner) keepLastGood(st *appState, status appstatus.Status, err error) appstatus.Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !KeepsLastGood(status, err) {
@@ -42,9 +46,9 @@ func (r *runner) keepLastGood(st *appState, status Status, err error) Status {
 // KeepsLastGood says keeps the last good one (good): good's revision,
 // resources and health, with the sync status Unknown, failed's conditions
 // and failed's ReconciledAt.
-func KeptStatus(good, failed Status) Status {
+func KeptStatus(good, failed appstatus.Status) appstatus.Status {
 	kept := good
-	kept.Sync = Unknown
+	kept.Sync = appstatus.Unknown
 	kept.Conditions = failed.Conditions
 	kept.ReconciledAt = failed.ReconciledAt
 	return kept

@@ -45,7 +45,7 @@ func (e *Engine) LiveObject(ctx context.Context, app *Application, key resource.
 	if !ok {
 		return nil, wrap(fmt.Errorf("%w %s", ErrNotInApp, app.Name))
 	}
-	if slices.ContainsFunc(cs.Cache().Managed(e.AppKey(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
+	if slices.ContainsFunc(cs.Cache().Managed(e.instanceOf(app)), func(o *unstructured.Unstructured) bool { return resource.KeyOf(o) == key }) {
 		return cached.DeepCopy(), nil // tracked: kept whole
 	}
 	gvr, namespaced, err := resourceOf(cs, cached.GroupVersionKind())

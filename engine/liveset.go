@@ -43,47 +43,42 @@ func (e *Engine) Upsert(app Application) error {
 	return nil
 }
 
-// Remove takes an app (and the child apps it rendered) out of the set Run
-// reconciles: it is no longer refreshed, synced or healed. key is the
-// app's AppKey (its bare name for apps of the control namespace). Its
+// Remove takes the app of key (and the child apps it rendered) out of the
+// set Run reconciles: it is no longer refreshed, synced or healed. Its
 // objects stay in the cluster; call Delete for a cascading deletion.
 // Removing an app Run does not manage is not an error.
-func (e *Engine) Remove(key string) error {
+func (e *Engine) Remove(key v1alpha1.AppKey) error {
 	r := e.running()
 	if r == nil {
 		return ErrNotRunning
 	}
-	r.remove(key)
+	r.remove(e.instanceName(key))
 	return nil
 }
 
-// RemoveApp is Remove of the Application namespace/name.
-func (e *Engine) RemoveApp(namespace, name string) error {
-	return e.Remove(e.KeyOf(namespace, name))
+// instanceOf is instanceName of app's key.
+func (e *Engine) instanceOf(app *Application) string {
+	return e.instanceName(v1alpha1.KeyOf(app))
 }
 
-// AppKey is how the engine knows an app, as Argo CD's apps in any
-// namespace do (its instance name): the bare name for an Application of
-// the control namespace (Options.ControlNamespace) or of no namespace,
+// instanceName is how the engine knows an app inside, as Argo CD's apps
+// in any namespace do: the bare name for an Application of the control
+// namespace (Options.ControlNamespace) or of no namespace,
 // "<namespace>_<name>" for one of any other namespace. An underscore is
 // never part of a namespace or an Application name, so two apps of one
-// name in two namespaces never share a key. The key is the app's tracking
-// id on the objects it manages, its StateStore key, and the name
-// AppStatus, Remove, Terminate, History and LastOperation take.
-func (e *Engine) AppKey(app *Application) string {
-	return e.KeyOf(app.Namespace, app.Name)
-}
-
-// KeyOf is AppKey of the Application namespace/name.
-func (e *Engine) KeyOf(namespace, name string) string {
-	if namespace == "" || namespace == e.opts.ControlNamespace {
-		return name
+// name in two namespaces never share it. It is the app's tracking id on
+// the objects it manages and its key in Options.State; the methods that
+// name an app take its v1alpha1.AppKey and find it by this name.
+func (e *Engine) instanceName(key v1alpha1.AppKey) string {
+	if key.Namespace == "" || key.Namespace == e.opts.ControlNamespace {
+		return key.Name
 	}
-	return namespace + "_" + name
+	return key.Namespace + "_" + key.Name
 }
 
 // OwnedApps returns the specs Run reconciles now of the top-level apps
-// this replica owns (all of them without a Sharder), sorted by AppKey:
+// this replica owns (all of them without a Sharder), sorted by the
+// engine's name of them (its tracking id):
 // what Upsert and Run were given last, changes made through Upsert
 // included. Child apps (rendered by an app of apps) are left out: their
 // spec belongs to their parent's manifests. Nil when Run is not running.

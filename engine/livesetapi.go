@@ -12,7 +12,7 @@ import (
 // controller of package appset/controller, an image updater) needs to
 // read and change the apps Run reconciles without reaching into it. Apps
 // are named by their v1alpha1.AppKey; the engine maps a key to its own
-// form (Engine.KeyOf) itself.
+// instance name (the tracking id) itself.
 
 // Running reports whether Run is running: the calls that change the live
 // set (Upsert, CompareAndUpsert, Remove) return ErrNotRunning otherwise.
@@ -50,7 +50,7 @@ func (e *Engine) ManagedApp(key v1alpha1.AppKey) (Application, bool) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st, ok := r.apps[e.KeyOf(key.Namespace, key.Name)]
+	st, ok := r.apps[e.instanceName(key)]
 	if !ok || st.app == nil {
 		return Application{}, false
 	}
@@ -76,7 +76,7 @@ func (e *Engine) CompareAndUpsert(expected *Application, app Application) (bool,
 	a := app
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st, held := r.apps[e.AppKey(&a)]
+	st, held := r.apps[e.instanceOf(&a)]
 	switch {
 	case expected == nil && held:
 		return false, nil
@@ -96,7 +96,7 @@ func (e *Engine) Owns(key v1alpha1.AppKey) bool {
 	if r == nil {
 		return false
 	}
-	name := e.KeyOf(key.Namespace, key.Name)
+	name := e.instanceName(key)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.apps[name]; !ok {

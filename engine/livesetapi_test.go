@@ -193,7 +193,7 @@ func TestEngineCompareAndUpsertNeverLosesAnotherWrite(t *testing.T) {
 		t.Fatalf("after the write: %q", cur.Spec.Source.Path)
 	}
 	// The step after: an app gone since the read is not written back.
-	if err := e.RemoveApp("team", "web"); err != nil {
+	if err := e.Remove(v1alpha1.AppKey{Namespace: "team", Name: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	if wrote, err := e.CompareAndUpsert(&read, offlineApp("team", "web", "late")); err != nil || wrote {

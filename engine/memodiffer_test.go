@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/sync"
@@ -36,11 +37,11 @@ func TestUnchangedRefreshDiffsNothing(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v", err)
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	before := diffs.Load()
 	for i := range 3 {
 		st, err := e.Refresh(ctx, app)
-		if err != nil || st.Sync != Synced || len(st.Resources) != 3 {
+		if err != nil || st.Sync != appstatus.Synced || len(st.Resources) != 3 {
 			t.Fatalf("refresh %d: %v %+v", i, err, st)
 		}
 	}
@@ -50,10 +51,10 @@ func TestUnchangedRefreshDiffsNothing(t *testing.T) {
 
 	// Drift: only the changed object is diffed again.
 	editConfigMap(t, ns, "c", "k", "changed by hand")
-	refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
+	refreshUntil(t, e, app, "drift seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 	before = diffs.Load()
 	st, err := e.Refresh(ctx, app)
-	if err != nil || st.Sync != OutOfSync {
+	if err != nil || st.Sync != appstatus.OutOfSync {
 		t.Fatalf("refresh after drift: %v %+v", err, st)
 	}
 	if n := diffs.Load() - before; n != 0 {
@@ -76,7 +77,7 @@ func TestUnchangedRefreshDiffsNothing(t *testing.T) {
 	// and memo: the drift is ignored at once, not served from the old memo.
 	app.Spec.IgnoreDifferences = []ResourceIgnoreDifferences{{Kind: "ConfigMap", JSONPointers: []string{"/data"}}}
 	st, err = e.Refresh(ctx, app)
-	if err != nil || st.Sync != Synced {
+	if err != nil || st.Sync != appstatus.Synced {
 		t.Fatalf("refresh with /data ignored: %v %+v", err, st)
 	}
 }

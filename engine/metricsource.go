@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine/internal/metrics"
 	"github.com/kubegitops/gitops/source"
 )
@@ -25,7 +26,7 @@ func projectOf(app *Application) string {
 func (e *Engine) metricsSnapshot() ([]metrics.AppInfo, []metrics.ClusterObjects) {
 	type info struct {
 		app    *Application
-		status Status
+		status appstatus.Status
 		known  bool
 	}
 	var apps []info
@@ -43,7 +44,7 @@ func (e *Engine) metricsSnapshot() ([]metrics.AppInfo, []metrics.ClusterObjects)
 	}
 	out := make([]metrics.AppInfo, 0, len(apps))
 	for _, a := range apps {
-		ai := metrics.AppInfo{App: e.metricsApp(a.app), Sync: string(Unknown), Health: "Unknown"}
+		ai := metrics.AppInfo{App: e.metricsApp(a.app), Sync: string(appstatus.Unknown), Health: "Unknown"}
 		if a.known {
 			ai.Sync, ai.Health = string(a.status.Sync), string(a.status.Health.Code)
 		}

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/cache/kubeconfig"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/testenv"
 	"k8s.io/client-go/tools/clientcmd"
@@ -43,9 +46,13 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = west.Stop() })
-	clusters, err := ClustersFromKubeconfig(kubeconfigOf(t, map[string]*testenv.Cluster{"east": cluster, "west": west}))
+	named, err := kubeconfig.Load(kubeconfigOf(t, map[string]*testenv.Cluster{"east": cluster, "west": west}), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var clusters []ClusterConfig // as gitops.ClustersFromKubeconfig makes them
+	for _, n := range named {
+		clusters = append(clusters, ClusterConfig{Name: n.Name, Server: n.Config.Host, Config: n.Config})
 	}
 	if len(clusters) != 2 || clusters[0].Name != "east" || clusters[1].Server != west.Server() {
 		t.Fatalf("clusters from kubeconfig: %+v", clusters)
@@ -63,8 +70,8 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 
 	syncedHealthy := func(name string) func() bool {
 		return func() bool {
-			st, ok := e.AppStatus(name)
-			return ok && st.Sync == Synced && st.Health.Code == health.Healthy
+			st, ok := e.AppStatus(v1alpha1.AppKey{Name: name})
+			return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 		}
 	}
 	eventually(t, 2*time.Minute, "both apps synced and healthy", func() bool {
@@ -76,17 +83,17 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 	}
 	stopped := time.Now()
 	eventually(t, time.Minute, "the west app Unknown", func() bool {
-		st, ok := e.AppStatus(westApp.Name)
-		return ok && st.Sync == Unknown && st.Health.Code == health.Unknown && hasError(st.Conditions)
+		st, ok := e.AppStatus(v1alpha1.KeyOf(westApp))
+		return ok && st.Sync == appstatus.Unknown && st.Health.Code == health.Unknown && hasError(st.Conditions)
 	})
 	t.Logf("the west app Unknown %v after its cluster went away (interval 2 s)", time.Since(stopped).Round(10*time.Millisecond))
 	// The east app was refreshed since (interval 2 s) and is untouched.
-	before, _ := e.AppStatus(east.Name)
+	before, _ := e.AppStatus(v1alpha1.KeyOf(east))
 	eventually(t, time.Minute, "the east app refreshed again", func() bool {
-		st, _ := e.AppStatus(east.Name)
+		st, _ := e.AppStatus(v1alpha1.KeyOf(east))
 		return st.ReconciledAt.After(before.ReconciledAt)
 	})
-	if st, _ := e.AppStatus(east.Name); st.Sync != Synced || st.Health.Code != health.Healthy || len(st.Conditions) != 0 {
+	if st, _ := e.AppStatus(v1alpha1.KeyOf(east)); st.Sync != appstatus.Synced || st.Health.Code != health.Healthy || len(st.Conditions) != 0 {
 		t.Fatalf("east app disturbed by the west cluster going away: %+v", st)
 	}
 

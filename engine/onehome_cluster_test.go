@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -50,7 +51,7 @@ spec: {size: 1}
 		crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 		_ = dyn.Resource(crds).Delete(context.Background(), "gadgets."+group, metav1.DeleteOptions{})
 	})
-	gadgetKey := func(st Status) (string, bool) {
+	gadgetKey := func(st appstatus.Status) (string, bool) {
 		for _, r := range st.Resources {
 			if r.Key.Kind == "Gadget" {
 				return r.Key.Namespace, true
@@ -59,7 +60,7 @@ spec: {size: 1}
 		return "", false
 	}
 	st, err := e.Refresh(context.Background(), app)
-	if err != nil || st.Sync != OutOfSync {
+	if err != nil || st.Sync != appstatus.OutOfSync {
 		t.Fatalf("before the first sync: %v %+v", err, st)
 	}
 	if got, ok := gadgetKey(st); !ok || got != "" {
@@ -69,7 +70,7 @@ spec: {size: 1}
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	st = refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	st = refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	if got, ok := gadgetKey(st); !ok || got != "" {
 		t.Fatalf("after the sync the Gadget is keyed in namespace %q (found %v)", got, ok)
 	}
@@ -98,7 +99,7 @@ spec:
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	svc, err := dynamic.NewForConfigOrDie(cluster.Config()).Resource(schema.GroupVersionResource{Version: "v1", Resource: "services"}).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ spec:
 		t.Fatalf("the refused app's ConfigMap was written (get: %v)", err)
 	}
 	st, err := e.Refresh(context.Background(), badApp)
-	if err == nil || st.Sync != Unknown || len(st.Conditions) == 0 || !strings.Contains(st.Conditions[0].Message, "$patch: replace") {
+	if err == nil || st.Sync != appstatus.Unknown || len(st.Conditions) == 0 || !strings.Contains(st.Conditions[0].Message, "$patch: replace") {
 		t.Fatalf("refresh of the refused app: %v %+v", err, st)
 	}
 }

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
+	"github.com/kubegitops/gitops/state"
 
 	"context"
 	"errors"
@@ -69,13 +71,13 @@ func (e *SyncWindowError) Error() string {
 // sync windows is recorded as the app's last operation (LastOperation),
 // failures before the first write included.
 //
-// While it runs, the operation is checkpointed in the StateStore (after
+// While it runs, the operation is checkpointed in the state store (Options.State) (after
 // each wave and before each hook create), and an operation a stopped
 // process left unfinished is resumed first (Resume).
 func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (sync.Result, error) {
 	if !req.resumed && req.State == nil {
 		if _, resumed, err := e.Resume(ctx, app); resumed && err != nil {
-			e.opts.Log.Info("the resumed sync did not succeed", "app", e.AppKey(app), "error", err.Error())
+			e.opts.Log.Info("the resumed sync did not succeed", "app", e.instanceOf(app), "error", err.Error())
 		}
 	}
 	return e.sync(ctx, app, req, time.Now())
@@ -85,7 +87,7 @@ func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (s
 func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, started time.Time) (sync.Result, error) {
 	var revision string
 	var deployed *desired.Desired
-	var asked *OperationRequest
+	var asked *state.OperationRequest
 	res, err := e.syncOnce(ctx, app, req, started, &revision, &deployed, &asked)
 	var blocked *SyncWindowError
 	if !errors.As(err, &blocked) {
@@ -104,7 +106,7 @@ func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, st
 // syncOnce is Sync without the final record: it reports the revision it
 // rendered, what it was asked (for a resume), and, after a successful real
 // sync, what it deployed.
-func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **desired.Desired, asked **OperationRequest) (sync.Result, error) {
+func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest, started time.Time, revision *string, deployed **desired.Desired, asked **state.OperationRequest) (sync.Result, error) {
 	proj, err := e.project(app)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
@@ -148,7 +150,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	sreq := sync.Request{
-		App: e.AppKey(app), Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.Objects),
+		App: e.instanceOf(app), Revision: desired.Revision(), Desired: e.withoutChildApplications(desired.Objects),
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
@@ -168,15 +170,15 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
 		}
 	}
-	e.notify(Notification{Type: NotifySyncStarted, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision})
+	e.notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision})
 	*asked = requestOf(req, desired)
-	running := OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
+	running := state.OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
 		StartedAt: started, Request: *asked, Checkpoint: req.State}
 	e.record(ctx, app, &running, nil)
 	if *asked != nil {
 		sreq.Checkpoint = e.checkpointer(ctx, app, running)
 	}
-	terminate, done := e.operationStarted(e.AppKey(app))
+	terminate, done := e.operationStarted(e.instanceOf(app))
 	defer done()
 	sreq.Terminate = terminate
 	slot := &syncSlot{sem: e.syncSem, ctx: ctx}
@@ -191,9 +193,9 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	}
 	switch {
 	case res.Phase == sync.Succeeded && !req.DryRun:
-		e.notify(Notification{Type: NotifySyncSucceeded, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision, Message: res.Message})
+		e.notify(appstatus.Notification{Type: appstatus.NotifySyncSucceeded, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision, Message: res.Message})
 	case res.Phase == sync.Failed || res.Phase == sync.Error:
-		e.notify(Notification{Type: NotifySyncFailed, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: sreq.Revision, Message: res.Message})
+		e.notify(appstatus.Notification{Type: appstatus.NotifySyncFailed, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision, Message: res.Message})
 	}
 	return res, err
 }
@@ -222,10 +224,10 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, app *Application, req sy
 // record saves a finished operation, and a successful one (not a dry-run)
 // in the app's history. A store that fails is logged: the sync itself
 // happened and is reported to the caller either way.
-func (e *Engine) record(ctx context.Context, app *Application, op *OperationState, r *desired.Desired) {
+func (e *Engine) record(ctx context.Context, app *Application, op *state.OperationState, r *desired.Desired) {
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()
-	st, err := e.opts.State.Load(ctx, e.AppKey(app))
+	st, err := e.opts.State.Load(ctx, e.instanceOf(app))
 	if err != nil {
 		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
 		return
@@ -235,7 +237,7 @@ func (e *Engine) record(ctx context.Context, app *Application, op *OperationStat
 		st.History = withHistoryEntry(st.History, r.Revisions, app.Spec.RevisionHistoryLimit)
 		st.DeletionHooks = hasDeletionHooks(r.Objects)
 	}
-	if err := e.opts.State.Save(ctx, e.AppKey(app), st); err != nil {
+	if err := e.opts.State.Save(ctx, e.instanceOf(app), st); err != nil {
 		e.opts.Log.Error(err, "cannot record the operation", "app", app.Name)
 	}
 }
@@ -243,7 +245,7 @@ func (e *Engine) record(ctx context.Context, app *Application, op *OperationStat
 // withHistoryEntry appends a deployment of revs to h, unless it re-syncs
 // the revisions of the newest entry, keeping at most limit entries
 // (default 10, as Argo CD).
-func withHistoryEntry(h []HistoryEntry, revisions []source.Revision, limit *int64) []HistoryEntry {
+func withHistoryEntry(h []appstatus.HistoryEntry, revisions []source.Revision, limit *int64) []appstatus.HistoryEntry {
 	revs := make([]string, len(revisions))
 	for i, rev := range revisions {
 		revs[i] = rev.Commit
@@ -255,7 +257,7 @@ func withHistoryEntry(h []HistoryEntry, revisions []source.Revision, limit *int6
 	if n := len(h); n > 0 {
 		id = h[n-1].ID + 1
 	}
-	h = append(h, HistoryEntry{ID: id, Revisions: revs, DeployedAt: time.Now()})
+	h = append(h, appstatus.HistoryEntry{ID: id, Revisions: revs, DeployedAt: time.Now()})
 	max := 10
 	if limit != nil {
 		max = int(*limit)
@@ -266,17 +268,17 @@ func withHistoryEntry(h []HistoryEntry, revisions []source.Revision, limit *int6
 	return h
 }
 
-// History returns the app's recorded syncs, oldest first, from the
-// engine's StateStore.
-func (e *Engine) History(ctx context.Context, appName string) ([]HistoryEntry, error) {
-	st, err := e.opts.State.Load(ctx, appName)
+// History returns the recorded syncs of the app of key, oldest first, from
+// the engine's state store (Options.State).
+func (e *Engine) History(ctx context.Context, key v1alpha1.AppKey) ([]appstatus.HistoryEntry, error) {
+	st, err := e.opts.State.Load(ctx, e.instanceName(key))
 	return st.History, err
 }
 
-// LastOperation returns the app's last sync operation, as the engine's
-// StateStore kept it; nil when there was none.
-func (e *Engine) LastOperation(ctx context.Context, appName string) (*OperationState, error) {
-	st, err := e.opts.State.Load(ctx, appName)
+// LastOperation returns the last sync operation of the app of key, as the
+// engine's state store (Options.State) kept it; nil when there was none.
+func (e *Engine) LastOperation(ctx context.Context, key v1alpha1.AppKey) (*state.OperationState, error) {
+	st, err := e.opts.State.Load(ctx, e.instanceName(key))
 	return st.Operation, err
 }
 
@@ -288,7 +290,7 @@ func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune
 		err := fmt.Errorf("rollback of %s: automated sync is enabled", app.Name)
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
-	history, err := e.History(ctx, e.AppKey(app))
+	history, err := e.History(ctx, v1alpha1.KeyOf(app))
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, fmt.Errorf("rollback of %s: %w", app.Name, err)
 	}
@@ -301,7 +303,7 @@ func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune
 	return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 }
 
-func (e *Engine) notify(n Notification) {
+func (e *Engine) notify(n appstatus.Notification) {
 	if e.opts.Notify == nil {
 		return
 	}

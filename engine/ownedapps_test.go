@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // OwnedApps gives copies of the specs Run reconciles of the top-level apps,
@@ -37,7 +39,9 @@ spec:
 	parent := dirApp(ns, dir, ns)
 	other := dirApp(ns+"-b", repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n"}), ns)
 	startRun(t, e, other, parent)
-	eventually(t, time.Minute, "the child app managed", func() bool { return slices.Contains(e.ManagedApps(), ns+"-child") })
+	eventually(t, time.Minute, "the child app managed", func() bool {
+		return slices.ContainsFunc(e.ManagedApps(), func(k v1alpha1.AppKey) bool { return k.Name == ns+"-child" })
+	})
 	changed := *parent
 	changed.Annotations = map[string]string{"example.invalid/changed": "yes"}
 	if err := e.Upsert(changed); err != nil {

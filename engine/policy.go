@@ -13,29 +13,15 @@ import (
 // ErrPolicy is wrapped by every *PolicyError (project.ErrPolicy).
 var ErrPolicy = project.ErrPolicy
 
-// CELCostLimit bounds the cost of one evaluation of one CEL rule
-// (project.CELCostLimit).
-const CELCostLimit = project.CELCostLimit
-
 type (
 	// PolicyError is project.PolicyError: which rule refused what.
 	PolicyError = project.PolicyError
 	// Policy is project.Policy: a host's own check of every object to
 	// apply.
 	Policy = project.Policy
-	// CELRule is project.CELRule.
-	CELRule = project.CELRule
-	// CELPolicy is project.CELPolicy.
-	CELPolicy = project.CELPolicy
 	// WindowDecision is project.WindowDecision.
 	WindowDecision = project.WindowDecision
 )
-
-// NewCELPolicy compiles CEL rules into a Policy; it is
-// project.NewCELPolicy.
-func NewCELPolicy(name string, rules ...CELRule) (*CELPolicy, error) {
-	return project.NewCELPolicy(name, rules...)
-}
 
 // ImpersonatedConfig returns a copy of cfg that acts as a service account;
 // it is project.ImpersonatedConfig.

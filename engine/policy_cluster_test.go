@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/project"
+	"github.com/kubegitops/gitops/project/celpolicy"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -151,7 +152,7 @@ func TestCELPolicyRefusesDeploymentWithoutLimits(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	p := teamA(t)
 	p.Spec.Destinations = []ApplicationDestination{{Server: "*", Namespace: ns}}
-	pol, err := NewCELPolicy("resources", CELRule{Name: "limits", Kinds: []string{"apps/Deployment"},
+	pol, err := celpolicy.New("resources", celpolicy.Rule{Name: "limits", Kinds: []string{"apps/Deployment"},
 		Expression: "object.spec.template.spec.containers.all(c, has(c.resources) && has(c.resources.limits))",
 		Message:    "containers must set resource limits"})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/source/repocreds"
@@ -72,7 +73,7 @@ func TestProjectScopedRepositorySecret(t *testing.T) {
 		// cache has seen the write).
 		eventually(t, time.Minute, "the app of project "+app.Spec.Project+" Synced after its sync", func() bool {
 			st, err := e.Refresh(ctx, app)
-			return err == nil && st.Sync == Synced && st.Revision == commit
+			return err == nil && st.Sync == appstatus.Synced && st.Revision == commit
 		})
 	}
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -31,7 +32,7 @@ func TestSetProjectsLive(t *testing.T) {
 	if !errors.As(err, &missing) || missing.Project != "team" {
 		t.Fatalf("refresh of an app of a missing project: %v, want *MissingProjectError", err)
 	}
-	if len(st.Conditions) != 1 || st.Conditions[0].Type != ConditionInvalidSpec ||
+	if len(st.Conditions) != 1 || st.Conditions[0].Type != appstatus.ConditionInvalidSpec ||
 		st.Conditions[0].Message != "Application referencing project team which does not exist" {
 		t.Fatalf("conditions %+v, want Argo CD's InvalidSpecError", st.Conditions)
 	}
@@ -47,7 +48,7 @@ func TestSetProjectsLive(t *testing.T) {
 	if got := e.SetProjects([]Project{team}, nil); len(got) != 0 {
 		t.Fatalf("the same projects again changed %v", got)
 	}
-	if st, err = e.Refresh(ctx, app); err != nil || st.Sync != OutOfSync {
+	if st, err = e.Refresh(ctx, app); err != nil || st.Sync != appstatus.OutOfSync {
 		t.Fatalf("refresh once the project exists: %s %v", st.Sync, err)
 	}
 	if _, err := e.Refresh(ctx, app); err != nil {

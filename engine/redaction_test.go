@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr/funcr"
-	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/cache/kubeconfig"
 	"github.com/kubegitops/gitops/internal/chartserver"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/helmrepo"
@@ -85,7 +85,7 @@ stringData: {url: "https://git.example.com/", password: `+password+`, bearerToke
 		"gitops.ClusterConfig":    cluster,
 		"[]gitops.ClusterConfig":  []ClusterConfig{cluster},
 		"gitops.Options":          opts,
-		"cache.NamedConfig":       cache.NamedConfig{Name: "east", Config: restCfg},
+		"kubeconfig.Context":      kubeconfig.Context{Name: "east", Config: restCfg},
 		"webhook.Secrets":         webhook.Secrets{webhook.GitHub: {hmac}},
 		"webhook.Options":         webhook.Options{Secrets: webhook.Secrets{webhook.GitLab: {hmac}}},
 		"*testenv.Cluster":        cluster0(),

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/health"
@@ -19,7 +20,7 @@ import (
 // diffs each object against the cluster cache, judges health and
 // aggregates. The error is non-nil when the comparison could not be made;
 // the Status then says Unknown and carries the error as a condition.
-func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) {
+func (e *Engine) Refresh(ctx context.Context, app *Application) (appstatus.Status, error) {
 	st, _, err := e.refresh(ctx, app, false)
 	e.notifyStatus(app, st)
 	return st, err
@@ -30,7 +31,7 @@ func (e *Engine) Refresh(ctx context.Context, app *Application) (Status, error) 
 // Invalidate) and its manifests rendered again even when the render cache
 // holds them, and the new render replaces the cached one. Run does it
 // every Options.HardInterval.
-func (e *Engine) HardRefresh(ctx context.Context, app *Application) (Status, error) {
+func (e *Engine) HardRefresh(ctx context.Context, app *Application) (appstatus.Status, error) {
 	st, _, err := e.refresh(ctx, app, true)
 	e.notifyStatus(app, st)
 	return st, err
@@ -43,7 +44,7 @@ func (e *Engine) HardRefresh(ctx context.Context, app *Application) (Status, err
 // refresh read has changed), the desired state (engine/internal/desired)
 // and its comparison with the live state (engine/internal/compare), and
 // last the status made of the outcome.
-func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Status, []*Application, error) {
+func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (appstatus.Status, []*Application, error) {
 	defer e.observeRefresh(app, time.Now())
 	in, ct, err := e.refreshInputs(ctx, app, hard)
 	if err != nil {
@@ -53,18 +54,18 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (Stat
 	if !memoized {
 		want, err := e.desired.Build(ctx, app, desiredView(in.cs), desired.Request{Resolved: in.revs, Hard: hard})
 		if err != nil {
-			return failedRefresh(app, ConditionComparisonError, err)
+			return failedRefresh(app, appstatus.ConditionComparisonError, err)
 		}
 		if in.differErr != nil {
-			return failedRefresh(app, ConditionInvalidSpec, in.differErr)
+			return failedRefresh(app, appstatus.ConditionInvalidSpec, in.differErr)
 		}
-		cmp, err := e.comparer.Compare(ctx, app, e.AppKey(app), in.proj, in.dest, in.differ, want.Objects)
+		cmp, err := e.comparer.Compare(ctx, app, e.instanceOf(app), in.proj, in.dest, in.differ, want.Objects)
 		if err != nil {
-			return failedRefresh(app, ConditionComparisonError, err)
+			return failedRefresh(app, appstatus.ConditionComparisonError, err)
 		}
 		out = compare.Outcome{Result: cmp, Revisions: want.Revisions, Excluded: want.Excluded}
 		if in.memoizable {
-			e.comparer.Keep(e.AppKey(app), in.dest, in.differ, in.memo, out)
+			e.comparer.Keep(e.instanceOf(app), in.dest, in.differ, in.memo, out)
 		}
 	}
 	e.metrics.Refreshed(memoized)
@@ -90,22 +91,22 @@ type refreshInputs struct {
 // refreshInputs checks the app against its project, connects its
 // destination, resolves its sources and picks its Differ. On error, ct is
 // the condition type the error is reported as.
-func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool) (in refreshInputs, ct ConditionType, err error) {
+func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool) (in refreshInputs, ct appstatus.ConditionType, err error) {
 	if in.proj, err = e.project(app); err != nil {
-		return in, ConditionInvalidSpec, err
+		return in, appstatus.ConditionInvalidSpec, err
 	}
 	if err = e.checkApplication(in.proj, app); err != nil {
-		return in, ConditionInvalidSpec, err
+		return in, appstatus.ConditionInvalidSpec, err
 	}
 	if in.cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
-		return in, ConditionComparisonError, err
+		return in, appstatus.ConditionComparisonError, err
 	}
 	if in.revs, err = e.sources.ResolveAll(ctx, app, hard); err != nil {
-		return in, ConditionComparisonError, err
+		return in, appstatus.ConditionComparisonError, err
 	}
 	in.dest = e.compareView(in.cs)
-	in.differ, in.differErr = e.comparer.Differ(app, e.AppKey(app), in.dest)
-	in.memo, in.memoizable = e.comparer.Inputs(app, e.AppKey(app), in.dest, in.revs, e.projectFingerprint(app))
+	in.differ, in.differErr = e.comparer.Differ(app, e.instanceOf(app), in.dest)
+	in.memo, in.memoizable = e.comparer.Inputs(app, e.instanceOf(app), in.dest, in.revs, e.projectFingerprint(app))
 	in.memoizable = in.memoizable && in.differErr == nil
 	return in, "", nil
 }
@@ -116,16 +117,16 @@ func (e *Engine) reuse(ctx context.Context, app *Application, in refreshInputs, 
 	if !in.memoizable || hard {
 		return compare.Outcome{}, false
 	}
-	return e.comparer.Reuse(ctx, e.AppKey(app), in.dest, in.differ, in.memo)
+	return e.comparer.Reuse(ctx, e.instanceOf(app), in.dest, in.differ, in.memo)
 }
 
 // statusOf makes the app's status of a refresh's outcome: its rows and
 // conditions, the warnings of excluded and orphaned objects, and the
 // aggregated health. A policy refusal makes the sync status Unknown and
 // is returned as the error.
-func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcome) (Status, []*Application, error) {
+func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcome) (appstatus.Status, []*Application, error) {
 	cmp := out.Result
-	st := Status{Revision: desired.Revision(out.Revisions), Resources: cmp.Rows, Conditions: cmp.Conditions, Sync: cmp.Sync}
+	st := appstatus.Status{Revision: desired.Revision(out.Revisions), Resources: cmp.Rows, Conditions: cmp.Conditions, Sync: cmp.Sync}
 	if c := desired.ExcludedCondition(out.Excluded); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
@@ -135,7 +136,7 @@ func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcom
 	st.Health = health.Aggregate(cmp.Healths, health.DefaultAggregateOptions())
 	st.ReconciledAt = time.Now()
 	if cmp.PolicyErr != nil {
-		st.Sync = Unknown
+		st.Sync = appstatus.Unknown
 		return st, cmp.Children, fmt.Errorf("refresh %s: %w", app.Name, cmp.PolicyErr)
 	}
 	return st, cmp.Children, nil
@@ -143,9 +144,9 @@ func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcom
 
 // failedRefresh is the status of a refresh that could not compare: sync
 // and health Unknown, and err as a condition of type ct.
-func failedRefresh(app *Application, ct ConditionType, err error) (Status, []*Application, error) {
-	st := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown}, ReconciledAt: time.Now(),
-		Conditions: []Condition{{Type: ct, Message: err.Error(), Err: err}}}
+func failedRefresh(app *Application, ct appstatus.ConditionType, err error) (appstatus.Status, []*Application, error) {
+	st := appstatus.Status{Sync: appstatus.Unknown, Health: health.Status{Code: health.Unknown}, ReconciledAt: time.Now(),
+		Conditions: []appstatus.Condition{{Type: ct, Message: err.Error(), Err: err}}}
 	return st, nil, fmt.Errorf("refresh %s: %w", app.Name, err)
 }
 
@@ -157,7 +158,7 @@ func (e *Engine) observeRefresh(app *Application, start time.Time) {
 // differFor returns the app's Differ for its destination cs
 // (compare.Comparer.Differ).
 func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
-	return e.comparer.Differ(app, e.AppKey(app), e.compareView(cs))
+	return e.comparer.Differ(app, e.instanceOf(app), e.compareView(cs))
 }
 
 // withoutChildApplications drops the Applications an app renders from what

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -74,7 +75,7 @@ func TestRefreshMemoKeepsTheVersionsItCompared(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 
 	// Git moves to k: w; while the refresh compares it with the live k: v,
 	// someone sets k: w by hand, and the cache learns of it before the
@@ -94,7 +95,7 @@ func TestRefreshMemoKeepsTheVersionsItCompared(t *testing.T) {
 		})
 	})
 	testfiles.Write(t, dir, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: w}\n"})
-	if st, err := e.Refresh(ctx, app); err != nil || st.Sync != OutOfSync || !fired {
+	if st, err := e.Refresh(ctx, app); err != nil || st.Sync != appstatus.OutOfSync || !fired {
 		t.Fatalf("the refresh during the edit: %v, %s, edited %v; want OutOfSync (it compared the version before the edit)", err, st.Sync, fired)
 	}
 	// The live object now matches Git: the next refresh must see it.
@@ -102,7 +103,7 @@ func TestRefreshMemoKeepsTheVersionsItCompared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Sync != Synced {
+	if st.Sync != appstatus.Synced {
 		t.Fatalf("the refresh after the edit says %s: it reused the verdict on the version before the edit", st.Sync)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -52,7 +53,7 @@ func TestRefreshMemo(t *testing.T) {
 	e := newEngine(t, func(o *Options) { o.Health, o.Registerer = checker, reg })
 	app := dirApp(ns, dir, ns)
 	count := func(how string) float64 { return testutil.ToFloat64(e.metrics.Refreshes.WithLabelValues(how)) }
-	refresh := func() (Status, string) {
+	refresh := func() (appstatus.Status, string) {
 		t.Helper()
 		memo, rendered := count("memoized"), count("rendered")
 		st, err := e.Refresh(ctx, app)
@@ -75,26 +76,26 @@ func TestRefreshMemo(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	full := refreshUntil(t, e, app, "Synced and Healthy", func(s Status) bool { return s.Sync == Synced && s.Health.Code == health.Healthy })
+	full := refreshUntil(t, e, app, "Synced and Healthy", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy })
 
 	// Nothing changed: the same answer, memoized.
-	var st Status
+	var st appstatus.Status
 	eventually(t, time.Minute, "a memoized refresh", func() bool {
 		var how string
 		st, how = refresh()
 		return how == "memoized"
 	})
-	if st.Sync != Synced || st.Health.Code != health.Healthy || st.Revision != full.Revision || len(st.Resources) != len(full.Resources) {
+	if st.Sync != appstatus.Synced || st.Health.Code != health.Healthy || st.Revision != full.Revision || len(st.Resources) != len(full.Resources) {
 		t.Fatalf("memoized status %+v, full %+v", st, full)
 	}
 	for i, r := range st.Resources {
-		if r.Key != full.Resources[i].Key || r.Status != Synced || r.Health == nil || r.Health.Code != health.Healthy {
+		if r.Key != full.Resources[i].Key || r.Status != appstatus.Synced || r.Health == nil || r.Health.Code != health.Healthy {
 			t.Fatalf("memoized row %d: %+v, full %+v", i, r, full.Resources[i])
 		}
 	}
 	// What a caller does with a status does not reach the memo.
-	st.Resources[0].Health.Code, st.Resources[0].Status = health.Degraded, OutOfSync
-	if st, how := refresh(); how != "memoized" || st.Resources[0].Health.Code != health.Healthy || st.Resources[0].Status != Synced {
+	st.Resources[0].Health.Code, st.Resources[0].Status = health.Degraded, appstatus.OutOfSync
+	if st, how := refresh(); how != "memoized" || st.Resources[0].Health.Code != health.Healthy || st.Resources[0].Status != appstatus.Synced {
 		t.Fatalf("after the caller changed its copy: %s %+v", how, st.Resources[0])
 	}
 
@@ -108,16 +109,16 @@ func TestRefreshMemo(t *testing.T) {
 	// A change in the cluster is compared.
 	editConfigMap(t, ns, "a", "k", "changed by hand")
 	rendered := count("rendered")
-	drift := refreshUntil(t, e, app, "drift seen", func(s Status) bool { return s.Sync == OutOfSync })
+	drift := refreshUntil(t, e, app, "drift seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 	if count("rendered") == rendered || !strings.Contains(drift.Resources[0].Diff, "changed by hand") {
 		t.Fatalf("drift: rendered %v→%v, row %+v", rendered, count("rendered"), drift.Resources[0])
 	}
-	if st, how := refresh(); how != "memoized" || st.Sync != OutOfSync || st.Resources[0].Diff != drift.Resources[0].Diff {
+	if st, how := refresh(); how != "memoized" || st.Sync != appstatus.OutOfSync || st.Resources[0].Diff != drift.Resources[0].Diff {
 		t.Fatalf("the drift again: %s %+v", how, st.Resources[0])
 	}
 
 	// A hard refresh renders, whatever the memo holds.
-	if st, err := e.HardRefresh(ctx, app); err != nil || st.Sync != OutOfSync {
+	if st, err := e.HardRefresh(ctx, app); err != nil || st.Sync != appstatus.OutOfSync {
 		t.Fatalf("hard refresh: %v %+v", err, st)
 	}
 	if count("rendered") < rendered+2 {
@@ -129,7 +130,7 @@ func TestRefreshMemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, how := refresh()
-	if how != "rendered" || st.Revision == full.Revision || st.Resources[1].Status != OutOfSync || !strings.Contains(st.Resources[1].Diff, "new") {
+	if how != "rendered" || st.Revision == full.Revision || st.Resources[1].Status != appstatus.OutOfSync || !strings.Contains(st.Resources[1].Diff, "new") {
 		t.Fatalf("after a commit: %s, revision %s (was %s), row %+v", how, st.Revision, full.Revision, st.Resources[1])
 	}
 }

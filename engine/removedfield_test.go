@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -25,7 +26,7 @@ func TestFieldRemovedFromGitIsOutOfSync(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	if err := os.WriteFile(filepath.Join(dir, "app/cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {keep: a}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestFieldRemovedFromGitIsOutOfSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Sync != OutOfSync {
+	if st.Sync != appstatus.OutOfSync {
 		t.Fatalf("a field removed from Git is not reported: %+v", st.Resources)
 	}
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
@@ -46,5 +47,5 @@ func TestFieldRemovedFromGitIsOutOfSync(t *testing.T) {
 	if _, ok := cm.Data["drop"]; ok {
 		t.Fatalf("the sync left the removed field: %v", cm.Data)
 	}
-	refreshUntil(t, e, app, "Synced after the sync", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced after the sync", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
@@ -118,11 +120,11 @@ spec:
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced and Healthy", func(s Status) bool { return s.Sync == Synced && s.Health.Code == health.Healthy })
+	refreshUntil(t, e, app, "Synced and Healthy", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy })
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Run to see the app Synced", func() bool {
-		s, ok := e.AppStatus(app.Name)
-		return ok && s.Sync == Synced && s.Health.Code == health.Healthy
+		s, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && s.Sync == appstatus.Synced && s.Health.Code == health.Healthy
 	})
 	cstate, err := e.cluster(ctx, app.Spec.Destination)
 	if err != nil {
@@ -164,7 +166,7 @@ spec:
 		t.Fatalf("the status-only update of web was announced %d time(s): it would refresh the app", n)
 	}
 	eventually(t, time.Minute, "the marker's change to refresh the app", func() bool { return reconciles(e, app.Name) > before })
-	if s, _ := e.AppStatus(app.Name); s.Sync != Synced {
+	if s, _ := e.AppStatus(v1alpha1.KeyOf(app)); s.Sync != appstatus.Synced {
 		t.Fatalf("after the updates: %s", s.Sync)
 	}
 }
@@ -192,13 +194,13 @@ func TestHardRefreshBypassesTheRenderCache(t *testing.T) {
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced", func(s Status) bool { return s.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	m0, s0 := miss(), served()
 	if _, err := e.Refresh(ctx, app); err != nil || miss() != m0 || served() != s0+1 {
 		t.Fatalf("a plain refresh: err %v, misses %v -> %v, served %v -> %v", err, m0, miss(), s0, served())
 	}
 	st, err := e.HardRefresh(ctx, app)
-	if err != nil || st.Sync != Synced {
+	if err != nil || st.Sync != appstatus.Synced {
 		t.Fatalf("hard refresh: %v %s", err, st.Sync)
 	}
 	if miss() != m0+1 || served() != s0+1 {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/kubegitops/gitops/engine/internal/desired"
+	"github.com/kubegitops/gitops/state"
 
 	"context"
 	"fmt"
@@ -11,7 +12,7 @@ import (
 )
 
 // Resume finishes the app's sync operation that a stopped or crashed
-// process left Running in the StateStore: it renders the commits that
+// process left Running in the state store: it renders the commits that
 // operation was syncing and continues from its last checkpoint (the
 // syncer's state, saved after each wave and before each hook create), so
 // finished waves are not applied again and a hook already created is
@@ -20,11 +21,11 @@ import (
 // this engine, or whose last operation ended. Run resumes each app before
 // its first refresh, and Sync resumes before it starts a new operation.
 //
-// A StateStore is one engine's memory: two engines sharing one store for
+// A state store is one engine's memory: two engines sharing one store for
 // the same apps would each resume the other's running operations (run one
 // engine per app, as Argo CD runs one application controller per shard).
 func (e *Engine) Resume(ctx context.Context, app *Application) (res sync.Result, resumed bool, err error) {
-	key := e.AppKey(app)
+	key := e.instanceOf(app)
 	e.ops.mu.Lock()
 	_, running := e.ops.ops[key]
 	e.ops.mu.Unlock()
@@ -53,9 +54,9 @@ func (e *Engine) Resume(ctx context.Context, app *Application) (res sync.Result,
 }
 
 // checkpointer returns the sync.Request.Checkpoint of an operation: each
-// checkpoint replaces the app's running OperationState with one that holds
+// checkpoint replaces the app's running state.OperationState with one that holds
 // the syncer's state.
-func (e *Engine) checkpointer(ctx context.Context, app *Application, running OperationState) func(sync.State) {
+func (e *Engine) checkpointer(ctx context.Context, app *Application, running state.OperationState) func(sync.State) {
 	ctx = context.WithoutCancel(ctx)
 	return func(st sync.State) {
 		op := running
@@ -66,7 +67,7 @@ func (e *Engine) checkpointer(ctx context.Context, app *Application, running Ope
 
 // requestOf is the OperationRequest kept while req runs, with the commits
 // rendered.
-func requestOf(req SyncRequest, r desired.Desired) *OperationRequest {
+func requestOf(req SyncRequest, r desired.Desired) *state.OperationRequest {
 	if req.DryRun {
 		return nil // a dry run writes nothing: there is nothing to finish
 	}
@@ -74,6 +75,6 @@ func requestOf(req SyncRequest, r desired.Desired) *OperationRequest {
 	for i, rev := range r.Revisions {
 		revs[i] = rev.Commit
 	}
-	return &OperationRequest{Revisions: revs, Prune: req.Prune, ConfirmPrune: req.ConfirmPrune, Manual: req.Manual,
+	return &state.OperationRequest{Revisions: revs, Prune: req.Prune, ConfirmPrune: req.ConfirmPrune, Manual: req.Manual,
 		Resources: req.Resources, SyncOptions: req.SyncOptions}
 }

@@ -9,9 +9,12 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/state"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,25 +22,25 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// crashStore is a real ConfigMapStateStore that a test can kill: once
+// crashStore is a real state.ConfigMapStore that a test can kill: once
 // kill returns true for a state being saved, that save goes through and
 // every later one fails, as if the process had died right after it (the
 // only fault a real store cannot produce on demand).
 type crashStore struct {
-	*ConfigMapStateStore
+	*state.ConfigMapStore
 	mu    gosync.Mutex
 	dead  bool
 	saves int
-	kill  func(AppState) bool
+	kill  func(state.AppState) bool
 }
 
-func (s *crashStore) Save(ctx context.Context, app string, st AppState) error {
+func (s *crashStore) Save(ctx context.Context, app string, st state.AppState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dead {
 		return fmt.Errorf("state of %s: the process is dead", app)
 	}
-	if err := s.ConfigMapStateStore.Save(ctx, app, st); err != nil {
+	if err := s.ConfigMapStore.Save(ctx, app, st); err != nil {
 		return err
 	}
 	s.saves++
@@ -69,7 +72,7 @@ spec:
 }
 
 // succeededTasks counts the finished tasks of a checkpoint.
-func succeededTasks(st AppState) int {
+func succeededTasks(st state.AppState) int {
 	n := 0
 	if st.Operation != nil && st.Operation.Checkpoint != nil {
 		for _, t := range st.Operation.Checkpoint.Tasks {
@@ -82,7 +85,7 @@ func succeededTasks(st AppState) int {
 }
 
 // hookCreateSent reports a checkpoint taken before the hook's create.
-func hookCreateSent(st AppState) bool {
+func hookCreateSent(st state.AppState) bool {
 	if st.Operation == nil || st.Operation.Checkpoint == nil {
 		return false
 	}
@@ -103,7 +106,7 @@ func runUntilKilled(t *testing.T, store *crashStore, app *Application, whenDead 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	kill := store.kill
-	store.kill = func(st AppState) bool {
+	store.kill = func(st state.AppState) bool {
 		if !kill(st) {
 			return false
 		}
@@ -139,7 +142,7 @@ func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 	app := gitApp(ns, gs.RepoURL("many"), gs.Branch(), ns)
 
 	// First engine: killed at the checkpoint after wave 4 (150 objects).
-	first := &crashStore{ConfigMapStateStore: NewConfigMapStateStore(kube, ns), kill: func(st AppState) bool { return succeededTasks(st) >= 150 }}
+	first := &crashStore{ConfigMapStore: state.NewConfigMapStore(kube, ns), kill: func(st state.AppState) bool { return succeededTasks(st) >= 150 }}
 	runUntilKilled(t, first, app, func(cancel func()) { cancel() })
 	wave0, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, "cm-000", metav1.GetOptions{})
 	if err != nil {
@@ -156,7 +159,7 @@ func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 	// Second engine: resumes, and is killed once the hook's create was
 	// checkpointed and the Job exists.
 	var hookUID types.UID
-	second := &crashStore{ConfigMapStateStore: NewConfigMapStateStore(kube, ns), kill: hookCreateSent}
+	second := &crashStore{ConfigMapStore: state.NewConfigMapStore(kube, ns), kill: hookCreateSent}
 	runUntilKilled(t, second, app, func(cancel func()) {
 		defer cancel()
 		deadline := time.Now().Add(time.Minute)
@@ -177,11 +180,11 @@ func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 	}
 
 	// Third engine: completes the operation.
-	third := &crashStore{ConfigMapStateStore: NewConfigMapStateStore(kube, ns)}
+	third := &crashStore{ConfigMapStore: state.NewConfigMapStore(kube, ns)}
 	e := newEngine(t, func(o *Options) { o.State = third; o.Interval = time.Hour })
 	startRun(t, e, app)
 	eventually(t, 3*time.Minute, "the resumed operation Succeeded", func() bool {
-		op, err := e.LastOperation(ctx, ns)
+		op, err := e.LastOperation(ctx, v1alpha1.AppKey{Name: ns})
 		return err == nil && op != nil && op.Phase == sync.Succeeded
 	})
 	job, err := kube.BatchV1().Jobs(ns).Get(ctx, "after", metav1.GetOptions{})
@@ -195,19 +198,19 @@ func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 	if _, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, "cm-299", metav1.GetOptions{}); err != nil {
 		t.Fatalf("wave 9 missing after the resume: %v", err)
 	}
-	h, err := e.History(ctx, ns)
+	h, err := e.History(ctx, v1alpha1.AppKey{Name: ns})
 	if err != nil || len(h) != 1 || h[0].Revisions[0] != commit {
 		t.Fatalf("history after the resume: %+v %v", h, err)
 	}
-	op, _ := e.LastOperation(ctx, ns)
+	op, _ := e.LastOperation(ctx, v1alpha1.AppKey{Name: ns})
 	if op.Checkpoint != nil || op.Request != nil {
 		t.Fatal("a finished operation kept its checkpoint")
 	}
 	eventually(t, time.Minute, "Synced after the resume", func() bool {
-		s, ok := e.AppStatus(ns)
-		return ok && s.Sync == Synced && s.Revision == commit
+		s, ok := e.AppStatus(v1alpha1.AppKey{Name: ns})
+		return ok && s.Sync == appstatus.Synced && s.Revision == commit
 	})
-	if h, _ := e.History(ctx, ns); len(h) != 1 {
+	if h, _ := e.History(ctx, v1alpha1.AppKey{Name: ns}); len(h) != 1 {
 		t.Fatalf("another sync after the resume: %+v", h)
 	}
 }
@@ -239,7 +242,7 @@ func TestRollbackTargetsSurviveARestart(t *testing.T) {
 	limit := int64(2)
 	app.Spec.RevisionHistoryLimit = &limit
 
-	e := newEngine(t, func(o *Options) { o.State = NewConfigMapStateStore(kube, ns) })
+	e := newEngine(t, func(o *Options) { o.State = state.NewConfigMapStore(kube, ns) })
 	for i := 1; i <= 3; i++ {
 		if i > 1 {
 			c, err := gs.Commit(ctx, "rb", "v"+fmt.Sprint(i), map[string][]byte{"app/cm.yaml": cm(fmt.Sprint(i))})
@@ -255,8 +258,8 @@ func TestRollbackTargetsSurviveARestart(t *testing.T) {
 	}
 	e.Close()
 
-	restarted := newEngine(t, func(o *Options) { o.State = NewConfigMapStateStore(kube, ns) })
-	h, err := restarted.History(ctx, ns)
+	restarted := newEngine(t, func(o *Options) { o.State = state.NewConfigMapStore(kube, ns) })
+	h, err := restarted.History(ctx, v1alpha1.AppKey{Name: ns})
 	if err != nil || len(h) != 2 || h[0].ID != 2 || h[1].ID != 3 || h[0].Revisions[0] != commits[1] {
 		t.Fatalf("history after the restart: %+v %v", h, err)
 	}
@@ -267,7 +270,7 @@ func TestRollbackTargetsSurviveARestart(t *testing.T) {
 	if err != nil || live.Data["v"] != "2" {
 		t.Fatalf("after the rollback: %v %v", live.Data, err)
 	}
-	h, _ = restarted.History(ctx, ns)
+	h, _ = restarted.History(ctx, v1alpha1.AppKey{Name: ns})
 	if len(h) != 2 || h[1].ID != 4 || h[1].Revisions[0] != commits[1] {
 		t.Fatalf("history after the rollback: %+v", h)
 	}
@@ -298,17 +301,18 @@ func TestRunKnowsAppsByNamespaceAndName(t *testing.T) {
 	a.Namespace = "team-a"
 	b := gitApp("web", gs.RepoURL("twins"), gs.Branch(), destB)
 	b.Namespace = "team-b"
-	if e.AppKey(a) != "team-a_web" || e.AppKey(b) != "team-b_web" || e.KeyOf("argocd", "web") != "web" || e.KeyOf("", "web") != "web" {
-		t.Fatalf("keys: %s %s %s", e.AppKey(a), e.AppKey(b), e.KeyOf("argocd", "web"))
+	if e.instanceOf(a) != "team-a_web" || e.instanceOf(b) != "team-b_web" ||
+		e.instanceName(v1alpha1.AppKey{Namespace: "argocd", Name: "web"}) != "web" || e.instanceName(v1alpha1.AppKey{Name: "web"}) != "web" {
+		t.Fatalf("names: %s %s", e.instanceOf(a), e.instanceOf(b))
 	}
 	startRun(t, e, a, b)
-	for _, key := range []string{"team-a_web", "team-b_web"} {
-		eventually(t, 2*time.Minute, key+" Synced", func() bool {
+	for _, key := range []v1alpha1.AppKey{v1alpha1.KeyOf(a), v1alpha1.KeyOf(b)} {
+		eventually(t, 2*time.Minute, key.String()+" Synced", func() bool {
 			s, ok := e.AppStatus(key)
-			return ok && s.Sync == Synced && len(s.Resources) == 2
+			return ok && s.Sync == appstatus.Synced && len(s.Resources) == 2
 		})
 	}
-	if _, ok := e.AppStatus("web"); ok {
+	if _, ok := e.AppStatus(v1alpha1.AppKey{Name: "web"}); ok {
 		t.Fatal("a status under the bare name")
 	}
 	live, err := kube.CoreV1().ConfigMaps(destA).Get(ctx, "cm", metav1.GetOptions{})
@@ -316,10 +320,10 @@ func TestRunKnowsAppsByNamespaceAndName(t *testing.T) {
 		t.Fatalf("team-a's object is not tracked by its key: %v %v", live.GetAnnotations(), err)
 	}
 
-	if err := e.RemoveApp("team-a", "web"); err != nil {
+	if err := e.Remove(v1alpha1.AppKey{Namespace: "team-a", Name: "web"}); err != nil {
 		t.Fatal(err)
 	}
-	if apps := e.ManagedApps(); len(apps) != 1 || apps[0] != "team-b_web" {
+	if apps := e.ManagedApps(); len(apps) != 1 || apps[0] != v1alpha1.KeyOf(b) {
 		t.Fatalf("managed after removing team-a/web: %v", apps)
 	}
 	for _, ns := range []string{destA, destB} {
@@ -338,15 +342,15 @@ func TestRunKnowsAppsByNamespaceAndName(t *testing.T) {
 		t.Fatalf("the removed app's objects were deleted: %v", err)
 	}
 	eventually(t, time.Minute, "team-b/web Synced after the heal", func() bool {
-		s, ok := e.AppStatus("team-b_web")
-		return ok && s.Sync == Synced
+		s, ok := e.AppStatus(v1alpha1.KeyOf(b))
+		return ok && s.Sync == appstatus.Synced
 	})
-	if _, ok := e.AppStatus("team-a_web"); ok {
+	if _, ok := e.AppStatus(v1alpha1.KeyOf(a)); ok {
 		t.Fatal("the removed app still has a status")
 	}
 }
 
-// TestCheckpointWritesPerSync counts the StateStore writes of one sync of
+// TestCheckpointWritesPerSync counts the state store writes of one sync of
 // 300 ConfigMaps in 10 waves with a PostSync hook: the Running record, one
 // checkpoint after the dry run, one after each wave but the last group
 // (the hook's), one before the hook's create, and the final record.
@@ -363,7 +367,7 @@ func TestCheckpointWritesPerSync(t *testing.T) {
 	for name, f := range files {
 		tree[name] = string(f.Data)
 	}
-	store := &crashStore{ConfigMapStateStore: NewConfigMapStateStore(kube, ns)}
+	store := &crashStore{ConfigMapStore: state.NewConfigMapStore(kube, ns)}
 	e := newEngine(t, func(o *Options) { o.State = store })
 	app := dirApp(ns, repoDir(t, tree), ns)
 	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {

@@ -14,7 +14,7 @@ import (
 var ErrNoRevisionMetadata = errors.New("the source keeps no revision metadata")
 
 // RevisionMetadata returns the author, date and message of commit (a full
-// commit id, as Status.Revision and HistoryEntry.Revisions hold) of src, a
+// commit id, as Status.Revision and appstatus.HistoryEntry.Revisions hold) of src, a
 // source of app, through the engine's own source of that repository and
 // the credentials an app of app's project reads it with (Argo CD's
 // GetRevisionMetadata). A commit never changes: callers should cache the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/source"
@@ -43,15 +44,15 @@ type runner struct {
 type appState struct {
 	app      *Application
 	parent   string // the app whose render holds this one (app of apps)
-	status   Status
+	status   appstatus.Status
 	hasState bool
 	// good is the status of the last refresh that made its comparison;
 	// it is kept through failures that say nothing of the live state.
-	good    Status
+	good    appstatus.Status
 	hasGood bool
-	// auto remembers the last automated sync (DecideAutoSync's record);
+	// auto remembers the last automated sync (autosync.Decide's record);
 	// nil before the first.
-	auto *AutoSyncRecord
+	auto *autosync.Record
 	// resumeChecked records that Resume ran before the app's first
 	// refresh.
 	resumeChecked bool
@@ -130,7 +131,7 @@ func (r *runner) add(a *Application, parent string) {
 
 // addLocked is add with r.mu held.
 func (r *runner) addLocked(a *Application, parent string) {
-	key := r.e.AppKey(a)
+	key := r.e.instanceOf(a)
 	if s, ok := r.apps[key]; ok {
 		s.app, s.parent = a, parent
 	} else {
@@ -266,27 +267,27 @@ func (r *runner) reconcile(ctx context.Context, name string) (again time.Duratio
 
 // record keeps the status and tells the host: OnStatus each time, Notify
 // what changed.
-func (r *runner) record(st *appState, app *Application, status Status) {
+func (r *runner) record(st *appState, app *Application, status appstatus.Status) {
 	r.mu.Lock()
 	prev, had := st.status, st.hasState
 	st.status, st.hasState = status, true
 	r.mu.Unlock()
 	r.e.notifyStatus(app, status)
 	if !had || prev.Health.Code != status.Health.Code {
-		r.e.notify(Notification{Type: NotifyHealthChanged, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
+		r.e.notify(appstatus.Notification{Type: appstatus.NotifyHealthChanged, Key: v1alpha1.KeyOf(app), Revision: status.Revision, Health: status.Health.Code, Message: healthReason(status)})
 	}
 	if !had || prev.Sync != status.Sync {
-		r.e.notify(Notification{Type: NotifySyncStatusChanged, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: status.Revision, Sync: status.Sync})
+		r.e.notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: v1alpha1.KeyOf(app), Revision: status.Revision, Sync: status.Sync})
 	}
-	if status.Sync == OutOfSync && (!had || prev.Sync != OutOfSync) {
-		r.e.notify(Notification{Type: NotifyOutOfSync, Key: v1alpha1.KeyOf(app), App: app.Name, Revision: status.Revision})
+	if status.Sync == appstatus.OutOfSync && (!had || prev.Sync != appstatus.OutOfSync) {
+		r.e.notify(appstatus.Notification{Type: appstatus.NotifyOutOfSync, Key: v1alpha1.KeyOf(app), Revision: status.Revision})
 	}
 }
 
 // healthReason says why an app has its health: the aggregated message
 // (which names the worst resources), else, for an app whose health is not
 // known or is degraded without one, its conditions (the refresh's error).
-func healthReason(st Status) string {
+func healthReason(st appstatus.Status) string {
 	if st.Health.Message != "" || (st.Health.Code != health.Unknown && st.Health.Code != health.Degraded) {
 		return st.Health.Message
 	}
@@ -298,7 +299,7 @@ func healthReason(st Status) string {
 }
 
 // hasError is appstatus.HasError.
-func hasError(cs []Condition) bool { return appstatus.HasError(cs) }
+func hasError(cs []appstatus.Condition) bool { return appstatus.HasError(cs) }
 
 // watchCluster subscribes once per cluster to its changes: a change to an
 // object an app manages queues that app (debounced by the cache's
@@ -346,7 +347,7 @@ func (r *runner) adopt(parent string, children []*Application) {
 	}
 	keep := map[string]bool{}
 	for _, c := range children {
-		keep[r.e.AppKey(c)] = true
+		keep[r.e.instanceOf(c)] = true
 		r.add(c, parent)
 	}
 	r.mu.Lock()
@@ -404,26 +405,28 @@ func (e *Engine) Invalidate(repoURL string) {
 	e.sources.Invalidate(repoURL)
 }
 
-// AppStatus returns the last status Run recorded for an app.
-func (e *Engine) AppStatus(name string) (Status, bool) {
+// AppStatus returns the last status Run recorded for the app of key.
+func (e *Engine) AppStatus(key v1alpha1.AppKey) (appstatus.Status, bool) {
+	name := e.instanceName(key)
 	e.mu.Lock()
 	r := e.runner
 	e.mu.Unlock()
 	if r == nil {
-		return Status{}, false
+		return appstatus.Status{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st, ok := r.apps[name]
 	if !ok || !st.hasState || !r.ownsLocked(name) {
-		return Status{}, false
+		return appstatus.Status{}, false
 	}
 	return st.status, true
 }
 
-// ManagedApps returns the names of the apps Run manages, children included
-// (with a Sharder, only those this replica owns).
-func (e *Engine) ManagedApps() []string {
+// ManagedApps returns the keys of the apps Run manages, children included
+// (with a Sharder, only those this replica owns), sorted by namespace and
+// name.
+func (e *Engine) ManagedApps() []v1alpha1.AppKey {
 	e.mu.Lock()
 	r := e.runner
 	e.mu.Unlock()
@@ -432,11 +435,12 @@ func (e *Engine) ManagedApps() []string {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]string, 0, len(r.apps))
-	for n := range r.apps {
-		if r.ownsLocked(n) {
-			out = append(out, n)
+	out := make([]v1alpha1.AppKey, 0, len(r.apps))
+	for n, st := range r.apps {
+		if st.app != nil && r.ownsLocked(n) {
+			out = append(out, v1alpha1.KeyOf(st.app))
 		}
 	}
+	slices.SortFunc(out, v1alpha1.AppKey.Compare)
 	return out
 }

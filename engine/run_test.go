@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,26 +47,30 @@ func automated(a *Application) *Application {
 
 type noteLog struct {
 	mu    gosync.Mutex
-	notes []Notification
+	notes []appstatus.Notification
 }
 
-func (l *noteLog) add(n Notification) { l.mu.Lock(); l.notes = append(l.notes, n); l.mu.Unlock() }
-func (l *noteLog) count(typ NotificationType, app string) int {
+func (l *noteLog) add(n appstatus.Notification) {
+	l.mu.Lock()
+	l.notes = append(l.notes, n)
+	l.mu.Unlock()
+}
+func (l *noteLog) count(typ appstatus.NotificationType, app string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
 	for _, x := range l.notes {
-		if x.Type == typ && x.App == app {
+		if x.Type == typ && x.Key.Name == app {
 			n++
 		}
 	}
 	return n
 }
-func (l *noteLog) has(typ NotificationType, app string) bool {
+func (l *noteLog) has(typ appstatus.NotificationType, app string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, n := range l.notes {
-		if n.Type == typ && n.App == app {
+		if n.Type == typ && n.Key.Name == app {
 			return true
 		}
 	}
@@ -83,14 +89,14 @@ func TestRunSyncsHealsPrunesAndFollowsChanges(t *testing.T) {
 	ctx := context.Background()
 
 	eventually(t, time.Minute, "Synced and Healthy", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced && st.Health.Code == health.Healthy
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 	})
 	// The sync runs beside the refreshes: its operation may still be
 	// ending (reading the cache once more) when a refresh already says
 	// Synced and Healthy.
 	eventually(t, time.Minute, "sync and health notifications", func() bool {
-		return notes.has(NotifySyncSucceeded, app.Name) && notes.has(NotifyHealthChanged, app.Name)
+		return notes.has(appstatus.NotifySyncSucceeded, app.Name) && notes.has(appstatus.NotifyHealthChanged, app.Name)
 	})
 
 	// Drift is healed (the cluster event queues the app).
@@ -170,12 +176,12 @@ spec:
 	})
 	found := false
 	for _, n := range e.ManagedApps() {
-		found = found || n == ns+"-child"
+		found = found || n.Name == ns+"-child"
 	}
 	if !found {
 		t.Fatalf("child not managed: %v", e.ManagedApps())
 	}
-	if st, _ := e.AppStatus(parent.Name); st.Sync != Synced {
+	if st, _ := e.AppStatus(v1alpha1.KeyOf(parent)); st.Sync != appstatus.Synced {
 		t.Fatalf("parent status %+v", st)
 	}
 }
@@ -226,9 +232,9 @@ spec:
 	}
 	eventually(t, 2*time.Minute, "the fix synced", func() bool {
 		_, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "payload", metav1.GetOptions{})
-		return err == nil && notes.has(NotifySyncSucceeded, app.Name)
+		return err == nil && notes.has(appstatus.NotifySyncSucceeded, app.Name)
 	})
-	if !notes.has(NotifySyncFailed, app.Name) {
+	if !notes.has(appstatus.NotifySyncFailed, app.Name) {
 		t.Fatal("the pre-empted sync was not reported as failed")
 	}
 }
@@ -243,8 +249,8 @@ func TestRunRetriesAFailedRefreshWithBackoff(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "the failure recorded", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Unknown && hasError(st.Conditions)
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Unknown && hasError(st.Conditions)
 	})
 	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
 		t.Fatal(err)
@@ -253,8 +259,8 @@ func TestRunRetriesAFailedRefreshWithBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, time.Minute, "the app synced once its source exists", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced
 	})
 }
 
@@ -272,13 +278,13 @@ func TestRunAutomatedSyncWaitsForTheWindow(t *testing.T) {
 	app.Spec.Project = "frozen"
 	startRun(t, e, app)
 	eventually(t, time.Minute, "the blocking window reported", func() bool {
-		st, ok := e.AppStatus(app.Name)
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
 		if !ok {
 			return false
 		}
 		for _, c := range st.Conditions {
-			if c.Type == ConditionSyncWindowBlocked && strings.Contains(c.Message, "deny window") {
-				return st.Sync == OutOfSync
+			if c.Type == appstatus.ConditionSyncWindowBlocked && strings.Contains(c.Message, "deny window") {
+				return st.Sync == appstatus.OutOfSync
 			}
 		}
 		return false

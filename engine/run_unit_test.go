@@ -5,20 +5,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 )
 
 func TestKeepLastGood(t *testing.T) {
 	r := &runner{}
 	st := &appState{}
-	failed := Status{Sync: Unknown, Health: health.Status{Code: health.Unknown},
-		Conditions: []Condition{{Type: ConditionComparisonError, Message: "git: repository unreachable"}}}
+	failed := appstatus.Status{Sync: appstatus.Unknown, Health: health.Status{Code: health.Unknown},
+		Conditions: []appstatus.Condition{{Type: appstatus.ConditionComparisonError, Message: "git: repository unreachable"}}}
 	// No good status yet: the failure is recorded as it is.
-	if got := r.keepLastGood(st, failed, errors.New("down")); got.Sync != Unknown {
+	if got := r.keepLastGood(st, failed, errors.New("down")); got.Sync != appstatus.Unknown {
 		t.Fatalf("first failure: %+v", got)
 	}
-	good := Status{Sync: Synced, Health: health.Status{Code: health.Healthy}, Revision: "abc",
-		Resources: []ResourceStatus{{Status: Synced}}}
+	good := appstatus.Status{Sync: appstatus.Synced, Health: health.Status{Code: health.Healthy}, Revision: "abc",
+		Resources: []appstatus.ResourceRow{{Status: appstatus.Synced}}}
 	if got := r.keepLastGood(st, good, nil); got.Revision != "abc" || !st.hasGood {
 		t.Fatalf("good refresh: %+v", got)
 	}
@@ -27,7 +28,7 @@ func TestKeepLastGood(t *testing.T) {
 	// app said Synced, as if all were well) and the time is the failure's.
 	failed.ReconciledAt = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	got := r.keepLastGood(st, failed, errors.New("down"))
-	if got.Sync != Unknown || got.Health.Code != health.Healthy || got.Revision != "abc" || len(got.Resources) != 1 || !got.ReconciledAt.Equal(failed.ReconciledAt) {
+	if got.Sync != appstatus.Unknown || got.Health.Code != health.Healthy || got.Revision != "abc" || len(got.Resources) != 1 || !got.ReconciledAt.Equal(failed.ReconciledAt) {
 		t.Fatalf("kept status: %+v", got)
 	}
 	if len(got.Conditions) != 1 || got.Conditions[0].Message != "git: repository unreachable" {
@@ -38,12 +39,12 @@ func TestKeepLastGood(t *testing.T) {
 	}
 	// The cluster is gone: nothing is known of the live state.
 	gone := &ClusterUnavailableError{Cluster: "east", Err: errors.New("connection refused")}
-	if got := r.keepLastGood(st, failed, gone); got.Sync != Unknown || got.Health.Code != health.Unknown {
+	if got := r.keepLastGood(st, failed, gone); got.Sync != appstatus.Unknown || got.Health.Code != health.Unknown {
 		t.Fatalf("unavailable cluster: %+v", got)
 	}
 	// A refusal that compared every object is a real outcome, not a failure.
-	refused := Status{Sync: Unknown, Resources: []ResourceStatus{{Status: OutOfSync}}}
-	if got := r.keepLastGood(st, refused, errors.New("policy")); got.Sync != Unknown || st.good.Sync != Unknown {
+	refused := appstatus.Status{Sync: appstatus.Unknown, Resources: []appstatus.ResourceRow{{Status: appstatus.OutOfSync}}}
+	if got := r.keepLastGood(st, refused, errors.New("policy")); got.Sync != appstatus.Unknown || st.good.Sync != appstatus.Unknown {
 		t.Fatalf("refusal: %+v", got)
 	}
 }

@@ -5,26 +5,28 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/sync"
 )
 
-// decideAutoSync makes DecideAutoSync's decision for a refresh of the
+// decideAutoSync makes autosync.Decide's decision for a refresh of the
 // app; busy reports that an automated sync of the app runs already, and no
 // decision is made.
-func (r *runner) decideAutoSync(st *appState, app *Application, status Status) (d AutoSyncDecision, busy bool) {
+func (r *runner) decideAutoSync(st *appState, app *Application, status appstatus.Status) (d autosync.Decision, busy bool) {
 	r.mu.Lock()
 	if st.syncing {
 		r.mu.Unlock()
-		return AutoSyncDecision{}, true
+		return autosync.Decision{}, true
 	}
-	var last *AutoSyncRecord
+	var last *autosync.Record
 	if st.auto != nil {
 		l := *st.auto
 		last = &l
 	}
 	r.mu.Unlock()
-	return DecideAutoSync(AutoSyncInput{Policy: app.Spec.SyncPolicy, Status: status, Last: last, Now: time.Now()}), false
+	return autosync.Decide(autosync.Input{Policy: app.Spec.SyncPolicy, Status: status, Last: last, Now: time.Now()}), false
 }
 
 // autoSync starts the automated sync decision d asks for, and returns a
@@ -33,9 +35,9 @@ func (r *runner) decideAutoSync(st *appState, app *Application, status Status) (
 // that waits for its rollout would otherwise hold a worker that other
 // apps' refreshes need. While it runs, the app's refreshes go on and start
 // no other sync; when it ends the app is queued again.
-func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status Status, d AutoSyncDecision) time.Duration {
+func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status appstatus.Status, d autosync.Decision) time.Duration {
 	if !d.Sync {
-		if d.Reason != "" && status.Sync == OutOfSync {
+		if d.Reason != "" && status.Sync == appstatus.OutOfSync {
 			r.e.opts.Log.V(1).Info("no automated sync", "app", app.Name, "revision", status.Revision, "reason", d.Reason)
 		}
 		return d.Wait
@@ -58,7 +60,7 @@ func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Ap
 
 // runAutoSync runs one automated sync decided with record next, and
 // returns when to look at the app again.
-func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application, status Status, next AutoSyncRecord) time.Duration {
+func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application, status appstatus.Status, next autosync.Record) time.Duration {
 	p := app.Spec.SyncPolicy
 	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true})
 	var blocked *SyncWindowError
@@ -66,7 +68,7 @@ func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application
 		// Automated syncs wait for the window; the status says which one.
 		r.mu.Lock()
 		st.syncing = false
-		st.status.Conditions = append(st.status.Conditions, Condition{Type: ConditionSyncWindowBlocked, Message: blocked.Error(), Err: blocked})
+		st.status.Conditions = append(st.status.Conditions, appstatus.Condition{Type: appstatus.ConditionSyncWindowBlocked, Message: blocked.Error(), Err: blocked})
 		r.mu.Unlock()
 		return windowRecheck
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -38,16 +40,16 @@ func TestSelfHealHealsTheSameDriftTwice(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced
 	})
 	if err := os.Remove(filepath.Join(dir, "app/keep.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	e.Hint(dir)
 	eventually(t, time.Minute, "OutOfSync with the kept object", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == OutOfSync && len(st.Resources) == 2
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.OutOfSync && len(st.Resources) == 2
 	})
 	cs, err := kubernetes.NewForConfig(cluster.Config())
 	if err != nil {
@@ -62,16 +64,16 @@ func TestSelfHealHealsTheSameDriftTwice(t *testing.T) {
 	// The next refresh after the heal says what it did: only the kept
 	// object differs.
 	eventually(t, time.Minute, "only the kept object out of sync", func() bool {
-		st, ok := e.AppStatus(app.Name)
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
 		if !ok {
 			return false
 		}
 		for _, r := range st.Resources {
-			if r.Key.Name == "a" && r.Status != Synced {
+			if r.Key.Name == "a" && r.Status != appstatus.Synced {
 				return false
 			}
 		}
-		return st.Sync == OutOfSync
+		return st.Sync == appstatus.OutOfSync
 	})
 	if _, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "keep", metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		t.Fatal("the Prune=false object was pruned")
@@ -91,8 +93,8 @@ func TestSelfHealBacksOffADriftASyncCannotFix(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(app.Name)
-		return ok && st.Sync == Synced
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced
 	})
 	cs, err := kubernetes.NewForConfig(cluster.Config())
 	if err != nil {
@@ -107,7 +109,7 @@ func TestSelfHealBacksOffADriftASyncCannotFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := notes.count(NotifySyncStarted, app.Name)
+	before := notes.count(appstatus.NotifySyncStarted, app.Name)
 	start := time.Now()
 	go func() {
 		defer close(fought)
@@ -131,12 +133,12 @@ func TestSelfHealBacksOffADriftASyncCannotFix(t *testing.T) {
 		}
 	}()
 	eventually(t, 150*time.Second, "three self-heal syncs", func() bool {
-		return notes.count(NotifySyncStarted, app.Name)-before >= 3
+		return notes.count(appstatus.NotifySyncStarted, app.Name)-before >= 3
 	})
 	var at []time.Time
 	notes.mu.Lock()
 	for _, n := range notes.notes {
-		if n.Type == NotifySyncStarted && n.App == app.Name && !n.Time.Before(start) {
+		if n.Type == appstatus.NotifySyncStarted && n.Key == v1alpha1.KeyOf(app) && !n.Time.Before(start) {
 			at = append(at, n.Time)
 		}
 	}

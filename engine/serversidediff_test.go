@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
@@ -40,7 +41,7 @@ func TestServerSideDiffInTheEngine(t *testing.T) {
 			if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 				t.Fatalf("sync: %s %v", res.Phase, err)
 			}
-			refreshUntil(t, e, app, "Synced by a server-side diff", func(st Status) bool { return st.Sync == Synced })
+			refreshUntil(t, e, app, "Synced by a server-side diff", func(st appstatus.Status) bool { return st.Sync == appstatus.Synced })
 			// The comparison really asked the server.
 			clusterState, err := e.cluster(ctx, app.Spec.Destination)
 			if err != nil {
@@ -60,7 +61,7 @@ func TestServerSideDiffInTheEngine(t *testing.T) {
 				t.Fatalf("mode %s (%v), want %s", res.Mode, err, diff.ModeServerSide)
 			}
 			editConfigMap(t, ns, "cm", "k", "drifted")
-			st := refreshUntil(t, e, app, "drift seen", func(st Status) bool { return st.Sync == OutOfSync })
+			st := refreshUntil(t, e, app, "drift seen", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 			if len(st.Resources) != 1 || !strings.Contains(st.Resources[0].Diff, "drifted") {
 				t.Fatalf("the diff does not show the drift: %+v", st.Resources)
 			}

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/plain"
@@ -90,9 +92,9 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	// generous timeout keeps a loaded CI machine from tripping the
 	// store's cooldown, in which every app renders again each second
 	// (store/redis_hung_test.go covers that path).
-	ropts := store.DefaultRedisOptions()
+	ropts := redisstore.DefaultOptions()
 	ropts.Timeout = 10 * time.Second
-	shared := store.NewRedis(rdb, ropts)
+	shared := redisstore.New(rdb, ropts)
 	var renders atomic.Int64
 
 	files := map[string]string{}
@@ -153,8 +155,8 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 		eventually(t, deadline, "every app owned by one replica", func() bool {
 			owners := map[string]int{}
 			for _, r := range rs {
-				for _, name := range r.e.ManagedApps() {
-					owners[name]++
+				for _, key := range r.e.ManagedApps() {
+					owners[key.Name]++
 				}
 			}
 			for _, a := range apps {
@@ -207,9 +209,9 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	// Each app's status is known to its owner only.
 	for _, a := range apps {
 		for i, r := range replicas {
-			if _, ok := r.e.AppStatus(a.Name); ok != (owner[a.Name] == i) {
+			if _, ok := r.e.AppStatus(v1alpha1.KeyOf(a)); ok != (owner[a.Name] == i) {
 				eventually(t, 30*time.Second, "status only at the owner", func() bool {
-					_, ok := r.e.AppStatus(a.Name)
+					_, ok := r.e.AppStatus(v1alpha1.KeyOf(a))
 					return ok == (owner[a.Name] == i)
 				})
 			}
@@ -217,8 +219,8 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	}
 	eventually(t, time.Minute, "all apps synced", func() bool {
 		for _, a := range apps {
-			st, _ := replicas[owner[a.Name]].e.AppStatus(a.Name)
-			if st.Sync != Synced {
+			st, _ := replicas[owner[a.Name]].e.AppStatus(v1alpha1.KeyOf(a))
+			if st.Sync != appstatus.Synced {
 				return false
 			}
 		}
@@ -245,8 +247,8 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	}
 	eventually(t, time.Minute, "taken-over apps synced at their new owners", func() bool {
 		for _, a := range apps {
-			st, ok := survivors[after[a.Name]].e.AppStatus(a.Name)
-			if !ok || st.Sync != Synced {
+			st, ok := survivors[after[a.Name]].e.AppStatus(v1alpha1.KeyOf(a))
+			if !ok || st.Sync != appstatus.Synced {
 				return false
 			}
 		}

@@ -1,9 +1,12 @@
 package engine
 
-import "github.com/kubegitops/gitops/apis/v1alpha1"
+import (
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
+)
 
 // statusSubscribers are the functions OnStatus registered.
-type statusSubscribers = subscribers[func(key v1alpha1.AppKey, st Status)]
+type statusSubscribers = subscribers[func(key v1alpha1.AppKey, st appstatus.Status)]
 
 func statusSet(e *Engine) *statusSubscribers { return &e.statuses }
 
@@ -21,13 +24,13 @@ func statusSet(e *Engine) *statusSubscribers { return &e.statuses }
 // must not block (signal a buffered channel, coalesce). The returned stop
 // unsubscribes; calling it again does nothing. Subscriptions do not need
 // Run.
-func (e *Engine) OnStatus(notify func(key v1alpha1.AppKey, st Status)) (stop func()) {
+func (e *Engine) OnStatus(notify func(key v1alpha1.AppKey, st appstatus.Status)) (stop func()) {
 	return subscribe(e, statusSet, notify)
 }
 
 // notifyStatus calls the OnStatus subscribers with app's status, outside
 // e.mu.
-func (e *Engine) notifyStatus(app *Application, st Status) {
+func (e *Engine) notifyStatus(app *Application, st appstatus.Status) {
 	fns := subscribed(e, statusSet)
 	if len(fns) == 0 {
 		return
@@ -41,7 +44,7 @@ func (e *Engine) notifyStatus(app *Application, st Status) {
 // notifyRecordedStatus calls the OnStatus subscribers with the status Run
 // last recorded for app, if any (after a sync: its operation changed).
 func (e *Engine) notifyRecordedStatus(app *Application) {
-	if st, ok := e.AppStatus(e.AppKey(app)); ok {
+	if st, ok := e.AppStatus(v1alpha1.KeyOf(app)); ok {
 		e.notifyStatus(app, st)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
 )
@@ -15,10 +16,10 @@ import (
 // statusLog is what an OnStatus subscriber saw.
 type statusLog struct {
 	mu  gosync.Mutex
-	got []Status
+	got []appstatus.Status
 }
 
-func (l *statusLog) add(st Status) {
+func (l *statusLog) add(st appstatus.Status) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.got = append(l.got, st)
@@ -31,7 +32,7 @@ func (l *statusLog) len() int {
 }
 
 // saw reports whether some delivered status has the revision and sync.
-func (l *statusLog) saw(rev string, sync SyncStatusCode) bool {
+func (l *statusLog) saw(rev string, sync appstatus.SyncStatusCode) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, st := range l.got {
@@ -58,11 +59,11 @@ func TestEngineOnStatusSeesEachRefreshUntilStopped(t *testing.T) {
 	url := gs.RepoURL("status")
 	ns := cluster.TestNamespace(t)
 	var nmu gosync.Mutex
-	var syncChanges []Notification
+	var syncChanges []appstatus.Notification
 	e := newEngine(t, func(o *Options) {
 		o.Interval = time.Hour
-		o.Notify = func(n Notification) {
-			if n.Type == NotifySyncStatusChanged {
+		o.Notify = func(n appstatus.Notification) {
+			if n.Type == appstatus.NotifySyncStatusChanged {
 				nmu.Lock()
 				syncChanges = append(syncChanges, n)
 				nmu.Unlock()
@@ -75,22 +76,22 @@ func TestEngineOnStatusSeesEachRefreshUntilStopped(t *testing.T) {
 	}}
 	app.Name = ns
 	var log statusLog
-	stop := e.OnStatus(func(key v1alpha1.AppKey, st Status) {
+	stop := e.OnStatus(func(key v1alpha1.AppKey, st appstatus.Status) {
 		if key != v1alpha1.KeyOf(app) {
 			return
 		}
-		_, _ = e.AppStatus(app.Name) // must not deadlock
+		_, _ = e.AppStatus(v1alpha1.KeyOf(app)) // must not deadlock
 		log.add(st)
 	})
 	startRun(t, e, app)
-	eventually(t, 2*time.Minute, "the first revision, OutOfSync, delivered", func() bool { return log.saw(first, OutOfSync) })
+	eventually(t, 2*time.Minute, "the first revision, OutOfSync, delivered", func() bool { return log.saw(first, appstatus.OutOfSync) })
 
 	second, err := gs.Commit(ctx, "status", "change the value", map[string][]byte{"app/cm.yaml": cm("two")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Hint(url)
-	eventually(t, time.Minute, "the second revision, still OutOfSync, delivered", func() bool { return log.saw(second, OutOfSync) })
+	eventually(t, time.Minute, "the second revision, still OutOfSync, delivered", func() bool { return log.saw(second, appstatus.OutOfSync) })
 	nmu.Lock()
 	for _, n := range syncChanges {
 		if n.Revision == second {
@@ -117,7 +118,7 @@ func TestEngineOnStatusSeesEachRefreshUntilStopped(t *testing.T) {
 	}
 	e.Hint(url)
 	eventually(t, time.Minute, "Run at the third revision", func() bool {
-		st, ok := e.AppStatus(app.Name)
+		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Revision == third
 	})
 	if _, err := e.Refresh(ctx, app); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,9 +29,9 @@ func TestFailOnSharedResource(t *testing.T) {
 	}
 	second := dirApp(ns+"-second", repoDir(t, map[string]string{"app/cm.yaml": shared, "app/own.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: own}\n"}), ns)
 	second.Spec.SyncPolicy = &SyncPolicy{SyncOptions: []string{"FailOnSharedResource=true"}}
-	refreshUntil(t, e, second, "the shared object seen", func(st Status) bool {
+	refreshUntil(t, e, second, "the shared object seen", func(st appstatus.Status) bool {
 		for _, c := range st.Conditions {
-			if c.Type == ConditionSharedResource {
+			if c.Type == appstatus.ConditionSharedResource {
 				return true
 			}
 		}
@@ -44,7 +46,7 @@ func TestFailOnSharedResource(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "own", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the refused sync wrote its other object (get: %v)", err)
 	}
-	if op, _ := e.LastOperation(ctx, second.Name); op == nil || op.Phase != sync.Failed {
+	if op, _ := e.LastOperation(ctx, v1alpha1.KeyOf(second)); op == nil || op.Phase != sync.Failed {
 		t.Fatalf("last operation %+v", op)
 	}
 }

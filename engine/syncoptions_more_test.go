@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -70,7 +71,7 @@ func TestPrunePropagationPolicyOrphan(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "app/web.yaml")); err != nil {
 			t.Fatal(err)
 		}
-		refreshUntil(t, e, app, "the Deployment to prune", func(st Status) bool { return st.Sync == OutOfSync })
+		refreshUntil(t, e, app, "the Deployment to prune", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 		if res, err := e.Sync(ctx, app, SyncRequest{Prune: true}); err != nil || res.Phase != sync.Succeeded {
 			t.Fatalf("prune: %s %v", res.Phase, err)
 		}
@@ -113,10 +114,10 @@ func TestSelectiveSync(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "b", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("an object outside the selection was written: %v", err)
 	}
-	st := refreshUntil(t, e, app, "a Synced, b missing", func(st Status) bool {
-		return len(st.Resources) == 2 && st.Resources[0].Status == Synced && st.Resources[1].Status == OutOfSync
+	st := refreshUntil(t, e, app, "a Synced, b missing", func(st appstatus.Status) bool {
+		return len(st.Resources) == 2 && st.Resources[0].Status == appstatus.Synced && st.Resources[1].Status == appstatus.OutOfSync
 	})
-	if st.Sync != OutOfSync {
+	if st.Sync != appstatus.OutOfSync {
 		t.Fatalf("app %s after a partial sync", st.Sync)
 	}
 }

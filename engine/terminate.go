@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	gosync "sync"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // ErrNoOperation is returned by Terminate when the app has no operation
@@ -41,15 +43,15 @@ func (e *Engine) operationStarted(app string) (terminate <-chan struct{}, done f
 	}
 }
 
-// Terminate terminates the app's running sync operation, as Argo CD's
-// terminate does: writes in flight finish, no further wave or hook
-// starts, the SyncFail hooks run, and the operation ends Failed with the
-// message "operation terminated" (sync.ErrTerminated), recorded as the
-// app's last operation and not retried. It returns ErrNoOperation when no
+// Terminate terminates the running sync operation of the app of key, as
+// Argo CD's terminate does: writes in flight finish, no further wave or
+// hook starts, the SyncFail hooks run, and the operation ends Failed with
+// the message "operation terminated" (sync.ErrTerminated), recorded as
+// the app's last operation and not retried. It returns ErrNoOperation when no
 // sync of the app runs in this engine.
-func (e *Engine) Terminate(app string) error {
+func (e *Engine) Terminate(key v1alpha1.AppKey) error {
 	e.ops.mu.Lock()
-	op, ok := e.ops.ops[app]
+	op, ok := e.ops.ops[e.instanceName(key)]
 	e.ops.mu.Unlock()
 	if !ok {
 		return ErrNoOperation

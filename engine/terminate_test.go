@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,7 +37,7 @@ return {status = "Healthy"}`}
 		"app/onfail.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: onfail\n  annotations: {argocd.argoproj.io/hook: SyncFail}\n",
 	}), ns)
 	app.Spec.SyncPolicy = &SyncPolicy{Retry: &RetryStrategy{Limit: 3}}
-	if err := e.Terminate(app.Name); !errors.Is(err, ErrNoOperation) {
+	if err := e.Terminate(v1alpha1.KeyOf(app)); !errors.Is(err, ErrNoOperation) {
 		t.Fatalf("Terminate with nothing running: %v", err)
 	}
 	type outcome struct {
@@ -53,7 +54,7 @@ return {status = "Healthy"}`}
 		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "slow", metav1.GetOptions{})
 		return err == nil
 	})
-	if err := e.Terminate(app.Name); err != nil {
+	if err := e.Terminate(v1alpha1.KeyOf(app)); err != nil {
 		t.Fatal(err)
 	}
 	var got outcome
@@ -71,10 +72,10 @@ return {status = "Healthy"}`}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "onfail", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the SyncFail hook did not run: %v", err)
 	}
-	if op, _ := e.LastOperation(ctx, app.Name); op == nil || op.Phase != sync.Failed || !strings.Contains(op.Message, "operation terminated") {
+	if op, _ := e.LastOperation(ctx, v1alpha1.KeyOf(app)); op == nil || op.Phase != sync.Failed || !strings.Contains(op.Message, "operation terminated") {
 		t.Fatalf("last operation %+v", op)
 	}
-	if err := e.Terminate(app.Name); !errors.Is(err, ErrNoOperation) {
+	if err := e.Terminate(v1alpha1.KeyOf(app)); !errors.Is(err, ErrNoOperation) {
 		t.Fatalf("Terminate after the end: %v", err)
 	}
 }

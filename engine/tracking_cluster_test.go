@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	corev1 "k8s.io/api/core/v1"
@@ -57,7 +58,7 @@ func TestLabelTracking(t *testing.T) {
 		rs, err := cs.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
 		return err == nil && len(rs.Items) > 0 && rs.Items[0].Labels[resource.DefaultTrackingLabel] == ns
 	})
-	st := refreshUntil(t, e, app, "Synced", func(st Status) bool { return st.Sync == Synced })
+	st := refreshUntil(t, e, app, "Synced", func(st appstatus.Status) bool { return st.Sync == appstatus.Synced })
 	for _, r := range st.Resources {
 		if r.Key.Kind == "ReplicaSet" || r.Key.Kind == "Pod" {
 			t.Fatalf("a controller's copy is listed as the app's: %+v", r)
@@ -94,15 +95,15 @@ func TestTrackingArgoCDAdoptsArgosObjects(t *testing.T) {
 	}
 	e := newEngine(t, func(o *Options) { o.Tracking = resource.TrackingArgoCD() })
 	app := dirApp(ns, repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {k: v}\n"}), ns)
-	st := refreshUntil(t, e, app, "the Argo CD object adopted", func(st Status) bool { return len(st.Resources) == 1 })
-	if st.Sync != Synced {
+	st := refreshUntil(t, e, app, "the Argo CD object adopted", func(st appstatus.Status) bool { return len(st.Resources) == 1 })
+	if st.Sync != appstatus.Synced {
 		t.Fatalf("an object Argo CD manages, equal to Git, is %s: %+v", st.Sync, st.Resources)
 	}
 	res, err := e.Sync(ctx, app, SyncRequest{})
 	if err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync: %s %v", res.Phase, err)
 	}
-	refreshUntil(t, e, app, "Synced", func(st Status) bool { return st.Sync == Synced })
+	refreshUntil(t, e, app, "Synced", func(st appstatus.Status) bool { return st.Sync == appstatus.Synced })
 	got, _ := cs.CoreV1().ConfigMaps(ns).Get(ctx, "settings", metav1.GetOptions{})
 	if got.Annotations[resource.AnnotationArgoTrackingID] != ns+":/ConfigMap:"+ns+"/settings" || got.Annotations[resource.AnnotationTrackingID] != "" {
 		t.Fatalf("annotations after the sync: %v", got.Annotations)

@@ -53,7 +53,7 @@ func (e *Engine) ResourceTree(ctx context.Context, app *Application) (*v1alpha1.
 	}
 	w := treeWalk{ctx: ctx, checker: e.health, cache: cs.Cache(), index: map[resource.Key]int{}}
 	w.src, _ = cs.Cache().(treeSource)
-	for _, obj := range cs.Cache().Managed(e.AppKey(app)) {
+	for _, obj := range cs.Cache().Managed(e.instanceOf(app)) {
 		w.add(resource.KeyOf(obj), obj)
 	}
 	if w.src != nil {

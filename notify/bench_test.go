@@ -19,7 +19,7 @@ import (
 func statusChanges(b *testing.B, n int) ([]map[string]any, []*gitops.Application, []appstatus.ApplicationStatus) {
 	b.Helper()
 	healths := []health.Code{health.Healthy, health.Progressing, health.Degraded, health.Missing}
-	syncs := []gitops.SyncStatusCode{gitops.Synced, gitops.OutOfSync, gitops.Unknown}
+	syncs := []appstatus.SyncStatusCode{appstatus.Synced, appstatus.OutOfSync, appstatus.Unknown}
 	phases := []sync.OperationPhase{"", sync.Running, sync.Succeeded, sync.Failed, sync.Error}
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	var maps []map[string]any
@@ -30,10 +30,10 @@ func statusChanges(b *testing.B, n int) ([]map[string]any, []*gitops.Application
 			Source:      &gitops.ApplicationSource{RepoURL: "https://git.example/team/apps.git", Path: fmt.Sprintf("apps/%d", i%100)},
 			Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "web"}}}
 		app.Name, app.Namespace = fmt.Sprintf("app-%d", i%500), "argocd"
-		st := gitops.Status{Sync: syncs[i%len(syncs)], Health: health.Status{Code: healths[i%len(healths)]}, Revision: fmt.Sprintf("%040d", i)}
+		st := appstatus.Status{Sync: syncs[i%len(syncs)], Health: health.Status{Code: healths[i%len(healths)]}, Revision: fmt.Sprintf("%040d", i)}
 		for r := 0; r < 20; r++ {
 			h := health.Status{Code: health.Healthy}
-			st.Resources = append(st.Resources, gitops.ResourceStatus{Key: resource.Key{Group: "apps", Kind: "Deployment", Namespace: "web", Name: fmt.Sprintf("d%d", r)}, Status: gitops.Synced, Health: &h})
+			st.Resources = append(st.Resources, appstatus.ResourceRow{Key: resource.Key{Group: "apps", Kind: "Deployment", Namespace: "web", Name: fmt.Sprintf("d%d", r)}, Status: appstatus.Synced, Health: &h})
 		}
 		as := appstatus.Refreshed(appstatus.ApplicationStatus{}, st, 1, t0)
 		if p := phases[i%len(phases)]; p != "" {

@@ -61,20 +61,20 @@ type ControllerOptions struct {
 	// ApplicationOf and StatusOf let Notify (the engine's Options.Notify)
 	// find the Application an engine notification is about, by its key
 	// (Notification.Key: namespace and name), and its last status
-	// (Engine.AppStatus of Engine.KeyOf(key.Namespace, key.Name)). One of
+	// (Engine.AppStatus of the key). One of
 	// ApplicationOf and Application is required for Notify; StatusOf and
 	// Status are optional (without them, the status is what notifications
 	// said). ApplicationOf and StatusOf win over Application and Status.
 	ApplicationOf func(key v1alpha1.AppKey) (*v1alpha1.Application, bool)
 	StatusOf      func(key v1alpha1.AppKey) (appstatus.Status, bool)
 	// Application finds the Application of an engine notification by its
-	// name (Notification.App).
+	// name alone (Notification.Key.Name).
 	//
 	// Deprecated: two apps of one name in two namespaces look alike; use
 	// ApplicationOf.
 	Application func(name string) (*v1alpha1.Application, bool)
 	// Status finds the last status of an engine notification's app by its
-	// name (Notification.App).
+	// name alone (Notification.Key.Name).
 	//
 	// Deprecated: use StatusOf.
 	Status func(name string) (appstatus.Status, bool)
@@ -227,7 +227,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			if o.note != nil {
 				var err error
 				if app, err = c.fromEngine(*o.note); err != nil {
-					c.opts.Log.Info("notification not evaluated", "app", o.note.App, "error", err.Error())
+					c.opts.Log.Info("notification not evaluated", "app", o.note.Key.String(), "error", err.Error())
 					c.pending.Add(-1)
 					continue
 				}

@@ -14,7 +14,8 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -172,7 +173,7 @@ func TestRestartSendsNothingAgain(t *testing.T) {
 	srv := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { client.Close() })
-	state := func() State { return NewStoreState(store.NewRedis(client, store.DefaultRedisOptions()), 0) }
+	state := func() State { return NewStoreState(redisstore.New(client, redisstore.DefaultOptions()), 0) }
 	recv := newReceiver(t)
 	app := testApp("web", subscribed, succeeded("abc", "Degraded"))
 
@@ -283,8 +284,8 @@ func TestSyncStatusChangeReachesTriggers(t *testing.T) {
 		t.Fatal(err)
 	}
 	runController(t, c)
-	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Synced})
-	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Unknown})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: v1alpha1.AppKey{Name: "web"}, Revision: "abc", Sync: appstatus.Synced})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: v1alpha1.AppKey{Name: "web"}, Revision: "abc", Sync: appstatus.Unknown})
 	waitFor(t, "the unknown webhook", func() bool { return len(recv.requests()) == 1 })
 	waitFor(t, "all evaluated", c.Idle)
 	if got := recv.requests(); len(got) != 1 || got[0].Body != "Unknown" {
@@ -311,8 +312,8 @@ func TestDeletedReachesOnDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	runController(t, c)
-	c.Notify(gitops.Notification{Type: gitops.NotifySyncStatusChanged, App: "web", Revision: "abc", Sync: gitops.Synced})
-	c.Notify(gitops.Notification{Type: gitops.NotifyDeleted, App: "web"})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: v1alpha1.AppKey{Name: "web"}, Revision: "abc", Sync: appstatus.Synced})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifyDeleted, Key: v1alpha1.AppKey{Name: "web"}})
 	waitFor(t, "the deleted webhook", func() bool { return len(recv.requests()) == 1 })
 	waitFor(t, "all evaluated", c.Idle)
 	if got := recv.requests(); len(got) != 1 || got[0].Body != "deleted web" {

@@ -94,13 +94,10 @@ func (c *Controller) fromEngine(n appstatus.Notification) (map[string]any, error
 	return obj, err
 }
 
-// nameOf names a notification's app: its key ("namespace/name"), or its
-// bare name when the notification carries no key.
+// nameOf names a notification's app: its key ("namespace/name", or the
+// bare name for a key without a namespace).
 func nameOf(n appstatus.Notification) string {
-	if n.Key != (v1alpha1.AppKey{}) {
-		return n.Key.String()
-	}
-	return n.App
+	return n.Key.String()
 }
 
 // engineApplication is the Application a notification is about: by its
@@ -112,7 +109,7 @@ func (c *Controller) engineApplication(n appstatus.Notification) (*v1alpha1.Appl
 		app, ok := c.opts.ApplicationOf(n.Key)
 		return app, ok, nil
 	case c.opts.Application != nil:
-		app, ok := c.opts.Application(n.App)
+		app, ok := c.opts.Application(n.Key.Name)
 		return app, ok, nil
 	}
 	return nil, false, fmt.Errorf("ControllerOptions.ApplicationOf is not set")
@@ -125,7 +122,7 @@ func (c *Controller) engineStatus(n appstatus.Notification) (appstatus.Status, b
 	case c.opts.StatusOf != nil && n.Key != (v1alpha1.AppKey{}):
 		return c.opts.StatusOf(n.Key)
 	case c.opts.Status != nil:
-		return c.opts.Status(n.App)
+		return c.opts.Status(n.Key.Name)
 	}
 	return appstatus.Status{}, false
 }

@@ -34,8 +34,8 @@ func TestNotifyTellsNamespacesApart(t *testing.T) {
 	}
 	runController(t, c)
 	a, b := v1alpha1.AppKey{Namespace: "team-a", Name: "web"}, v1alpha1.AppKey{Namespace: "team-b", Name: "web"}
-	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: a, App: "web", Revision: "abc"})
-	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: b, App: "web", Revision: "abc", Sync: appstatus.Synced})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: a, Revision: "abc"})
+	c.Notify(appstatus.Notification{Type: appstatus.NotifySyncStatusChanged, Key: b, Revision: "abc", Sync: appstatus.Synced})
 	waitFor(t, "the running webhook", func() bool { return len(recv.requests()) >= 1 })
 	waitFor(t, "all evaluated", c.Idle)
 	if got := recv.requests(); len(got) != 1 || got[0].Body != "team-a Running" {

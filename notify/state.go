@@ -50,7 +50,7 @@ func (m *MemoryState) SetNotified(_ context.Context, key string, notified bool) 
 	return nil
 }
 
-// StoreState is a State in a store.Store (store.NewRedis for one that
+// StoreState is a State in a store.Store (cache/store/redisstore.New for one that
 // survives restarts and is shared by replicas). Keys are prefixed with
 // "notify:" and kept for TTL (zero: the store's default), after which a
 // notification still due would be sent again.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/source"
 )
@@ -75,7 +76,7 @@ func (l *liveComparer) compare(ctx context.Context, r *run, h *result, commit st
 			case !prunes:
 				c.Kept, c.Diff = true, "left as an orphan: the app's sync does not prune (no automated sync with prune: true)\n"
 			}
-		case row.Status != gitops.OutOfSync:
+		case row.Status != appstatus.OutOfSync:
 			continue
 		case row.Health != nil && row.Health.Code == health.Missing:
 			c.Change = Added

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 )
@@ -67,7 +68,7 @@ type AppReport struct {
 // as the engine's refresh computes it.
 type LiveReport struct {
 	// Sync is the app's sync status against the head render.
-	Sync gitops.SyncStatusCode `json:"sync"`
+	Sync appstatus.SyncStatusCode `json:"sync"`
 	// Objects are the objects a sync would create, change or prune.
 	Objects []ObjectChange `json:"objects,omitempty"`
 	// Error is a comparison that could not be made.

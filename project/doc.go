@@ -10,8 +10,9 @@
 //     namespace-scoped allow and deny lists);
 //   - Admission, the check a sync runs on every object before anything
 //     is written: the project's limits, then the host's Policy values
-//     (for example a CELPolicy, cost-bounded CEL rules over the object
-//     and the app);
+//     (for example package project/celpolicy's, cost-bounded CEL rules
+//     over the object and the app, kept in a package of its own so that
+//     the engine does not build CEL);
 //   - sync windows: SyncAllowed, WindowOpen and WindowMatches (allow and
 //     deny windows, cron schedules in a time zone, manualSync,
 //     andOperator);

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -145,44 +144,5 @@ func TestSyncWindows(t *testing.T) {
 	other := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Destination: v1alpha1.ApplicationDestination{Server: "https://k", Namespace: "db"}}}
 	if d, _ := SyncAllowed(&allow, other, at("2026-11-29T10:00:00Z"), false); !d.Allowed {
 		t.Error("a window for another namespace blocked")
-	}
-}
-
-func TestCELPolicy(t *testing.T) {
-	pol, err := NewCELPolicy("limits", CELRule{
-		Name:       "deployments-set-limits",
-		Kinds:      []string{"apps/Deployment"},
-		Expression: "object.spec.template.spec.containers.all(c, has(c.resources) && has(c.resources.limits))",
-		Message:    "every container must set resource limits",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := &v1alpha1.Application{}
-	without := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: x}]}}}\n")
-	with := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 1}}}]}}}\n")
-	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
-	if err := pol.Check(context.Background(), app, without); err == nil || !strings.Contains(err.Error(), "every container must set resource limits") {
-		t.Errorf("deployment without limits: %v", err)
-	}
-	if err := pol.Check(context.Background(), app, with); err != nil {
-		t.Errorf("deployment with limits: %v", err)
-	}
-	if err := pol.Check(context.Background(), app, cm); err != nil {
-		t.Errorf("rule applied to another kind: %v", err)
-	}
-	if _, err := NewCELPolicy("bad", CELRule{Name: "typo", Expression: "object.spec.("}); err == nil || !strings.Contains(err.Error(), "typo") {
-		t.Errorf("broken expression: %v", err)
-	}
-	if _, err := NewCELPolicy("bad", CELRule{Name: "not-bool", Expression: "1 + 1"}); err == nil {
-		t.Error("non-boolean expression accepted")
-	}
-	// A runaway expression stops at the cost limit.
-	bomb, err := NewCELPolicy("bomb", CELRule{Name: "loop", Expression: "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bomb.Check(context.Background(), app, cm); err == nil || !strings.Contains(err.Error(), "evaluation failed") {
-		t.Errorf("runaway expression: %v", err)
 	}
 }

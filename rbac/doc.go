@@ -40,11 +40,23 @@
 // clusters, repositories (and Argo CD's write-repositories, certificates,
 // accounts, gpgkeys, extensions). Actions are get, create, update, delete,
 // sync, override, rollback, action/<group>/<kind>/<name> (ResourceAction),
-// and update/... or delete/... naming one resource of an app. The object
+// and update/... or delete/... naming one managed resource of an app
+// (ResourceSubAction). The object
 // of applications, applicationsets, logs and exec is "<project>/<app>", or
 // "<project>/<namespace>/<app>" for an app outside the control plane's
 // namespace (AppObject, AppSetObject); of projects, the project's name;
 // of the others, their name, or "<project>/<name>" when project-scoped.
+//
+// # An application's resources
+//
+// DecideResource decides updating or deleting one resource of an app as
+// Argo CD 3 does: "applications, delete/<group>/<kind>/<namespace>/<name>"
+// (or update/...) on the app's object, which update or delete on the app
+// itself do not grant. EnforcerOptions.ResourceInheritance restores Argo
+// CD 2's inheritance, as argocd-cm's
+// server.rbac.disableApplicationFineGrainedRBACInheritance "false" does
+// (InheritanceFromArgoCDCM reads that key; absent means Argo CD 3's
+// default, no inheritance).
 //
 // # Project roles
 //
@@ -55,25 +67,39 @@
 // logs, and an object in the project, or NewEnforcer refuses it. These
 // lines take part only in requests about that project.
 //
+// # Project tokens
+//
+// VerifyProjectToken checks a bearer token as Argo CD's API server checks
+// a project token ("argocd proj role create-token"): a JWT of issuer
+// "argocd" and subject proj:<project>:<role>, signed with HMAC by
+// argocd-secret's server.secretkey, not expired, whose entry (its id, or
+// the iat of a token without one) the role's jwtTokens list in the
+// project as the host has it at that moment: removing the entry revokes
+// the token. Its Subject is then decided as the project role.
+//
 // # A decision
 //
-// Decide (and Enforce) answer in this order:
+// Decide (and Enforce) answer in this order, as Argo CD's API server:
 //
 //  1. policy.default's role is checked first; what it allows is allowed,
 //     whatever denies (Argo CD documents this).
 //  2. A project role subject proj:<p>:<r> asking about project p is
 //     checked alone; about another known project it is refused.
 //  3. Otherwise the subject's name and each of its groups that a g line
-//     binds to a role are checked (Argo CD ignores a group no g line
-//     names, even if p lines name it). A deny matching any of them refuses
-//     the request; otherwise an allow matching any of them grants it.
-//     (Argo CD checks each subject on its own, so there an allow through
-//     one group beats a deny through another, argo-cd#17547; here deny
-//     wins across the subject and its groups.)
+//     binds to a role are checked, each on its own (Argo CD ignores a
+//     group no g line names, even if p lines name it): a subject is
+//     allowed when a line matching it allows and none matching it
+//     denies, and the request is allowed when any subject is. So a user
+//     in two groups, one allowed and one denied, is allowed
+//     (argo-cd#17547). EnforcerOptions.DenyAcrossSubjects is stricter: a
+//     deny matching any of them refuses the request.
 //
 // The Decision names the subject and the line (with its source and line
-// number) that decided, for an audit log. An Enforcer holds no mutable
+// number) that decided, for an audit log, and lists every subject
+// checked. A refusal's Err is a *DeniedError (ErrPermissionDenied) naming
+// the request and, for each subject checked, the line that refused it or
+// "no line matched". An Enforcer holds no mutable
 // state and is safe for concurrent use; build a new one when the config
 // map or the projects change. The package imports the model
-// (apis/v1alpha1), casbin and gobwas/glob, never the engine.
+// (apis/v1alpha1), casbin, gobwas/glob and golang-jwt, never the engine.
 package rbac

@@ -52,23 +52,12 @@ type Subject struct {
 	Groups []string
 }
 
-// Decision is the answer to one request, with what decided it, for audit.
-type Decision struct {
-	// Allowed says whether the request may proceed.
-	Allowed bool
-	// Via is the subject whose policy decided: the default role, the
-	// subject's name, or one of its groups; empty when no line matched.
-	Via string
-	// Rule is the line that decided: the allow that granted the request or
-	// the deny that refused it; zero when no line matched.
-	Rule Rule
-}
-
 // Enforcer decides requests against the built-in policy, argocd-rbac-cm's
 // policy and the projects' roles. It holds no mutable state after
 // NewEnforcer: build a new one when the config map or the projects change.
 // Safe for concurrent use.
 type Enforcer struct {
+	opts        EnforcerOptions
 	defaultRole string
 	global      *policySet
 	projects    map[string]*policySet // every project given; its own set when it has roles
@@ -82,9 +71,15 @@ type policySet struct {
 }
 
 // NewEnforcer builds an Enforcer from argocd-rbac-cm (see Load; nil means
-// an empty config map) and the AppProjects whose roles apply. A bad
-// project role line is an *Error naming it (see ProjectPolicies).
+// an empty config map) and the AppProjects whose roles apply, deciding as
+// Argo CD does (DefaultEnforcerOptions). A bad project role line is an
+// *Error naming it (see ProjectPolicies).
 func NewEnforcer(cfg *Config, projects []v1alpha1.AppProject) (*Enforcer, error) {
+	return NewEnforcerWithOptions(cfg, projects, DefaultEnforcerOptions())
+}
+
+// NewEnforcerWithOptions is NewEnforcer with options (EnforcerOptions).
+func NewEnforcerWithOptions(cfg *Config, projects []v1alpha1.AppProject, opts EnforcerOptions) (*Enforcer, error) {
 	if cfg == nil {
 		c, err := Load(nil)
 		if err != nil {
@@ -120,7 +115,7 @@ func NewEnforcer(cfg *Config, projects []v1alpha1.AppProject) (*Enforcer, error)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	e := &Enforcer{defaultRole: cfg.DefaultRole, projects: map[string]*policySet{}}
+	e := &Enforcer{opts: opts, defaultRole: cfg.DefaultRole, projects: map[string]*policySet{}}
 	if e.global, err = newPolicySet(m, all); err != nil {
 		return nil, err
 	}
@@ -136,86 +131,18 @@ func NewEnforcer(cfg *Config, projects []v1alpha1.AppProject) (*Enforcer, error)
 	return e, nil
 }
 
-// Enforce reports whether subject may do action on the object of resource
-// (see Decide).
-func (e *Enforcer) Enforce(s Subject, resource, action, object string) bool {
-	return e.Decide(s, resource, action, object).Allowed
-}
-
-// Decide answers a request as Argo CD's API server does, and says which
-// subject and line decided:
-//
-//  1. The policy is the built-in policy, argocd-rbac-cm's, and, when the
-//     request is about a known project (the first segment of an
-//     applications, applicationsets, logs, exec, repositories or clusters
-//     object, or the object of projects), that project's roles.
-//  2. The default role (policy.default) is checked first; what it allows
-//     is allowed, whatever denies.
-//  3. A project role subject "proj:<p>:<r>" asking about project p is
-//     checked alone; about another known project it is refused.
-//  4. Otherwise the subject's name and each of its groups bound to a
-//     role by a g line are checked. A deny matching any of them refuses
-//     the request; else an allow matching any of them grants it.
-func (e *Enforcer) Decide(s Subject, resource, action, object string) Decision {
-	set := e.global
-	project, scoped := projectOf(resource, object)
-	projSet, known := e.projects[project]
-	if scoped && known {
-		set = projSet
-	}
-	if e.defaultRole != "" {
-		if d, _ := set.check(e.defaultRole, resource, action, object); d.Allowed {
-			return d
-		}
-	}
-	if p, _, ok := projectSubject(s.Name); ok && scoped && known {
-		if p != project {
-			return Decision{}
-		}
-		d, _ := set.check(s.Name, resource, action, object)
-		return d
-	}
-	var allowed *Decision
-	for _, sub := range candidates(s, set.bound) {
-		d, denied := set.check(sub, resource, action, object)
-		if denied {
-			return d
-		}
-		if d.Allowed && allowed == nil {
-			allowed = &d
-		}
-	}
-	if allowed != nil {
-		return *allowed
-	}
-	return Decision{}
-}
-
-// candidates are the subjects checked for s: its name, then its groups
-// that a g line binds to a role (Argo CD ignores the others), each once.
-func candidates(s Subject, bound map[string]bool) []string {
-	var out []string
-	seen := map[string]bool{}
-	if s.Name != "" {
-		out, seen[s.Name] = append(out, s.Name), true
-	}
-	for _, g := range s.Groups {
-		if bound[g] && !seen[g] {
-			out, seen[g] = append(out, g), true
-		}
-	}
-	return out
-}
-
-// check asks casbin about one subject. denied is true when a deny line
-// matched (the decision's Rule is that line).
-func (p *policySet) check(sub, resource, action, object string) (d Decision, denied bool) {
+// check asks casbin about one subject alone, as Argo CD enforces each
+// subject: allowed when a line matching it allows and none denies. The
+// Check's Rule is the deny that refused it, else the allow that granted
+// it; zero when no line matched (or casbin failed, which refuses).
+func (p *policySet) check(sub, resource, action, object string) Check {
+	c := Check{Subject: sub}
 	ok, explain, err := p.casbin.EnforceEx(sub, resource, action, object)
 	if err != nil || len(explain) == 0 {
-		return Decision{}, false
+		return c
 	}
-	rule := p.rules[Rule{Kind: "p", Fields: explain}.key()]
-	return Decision{Allowed: ok, Via: sub, Rule: rule}, !ok
+	c.Allowed, c.Rule = ok, p.rules[Rule{Kind: "p", Fields: explain}.key()]
+	return c
 }
 
 // newPolicySet loads rules into a casbin enforcer with Argo CD's model and

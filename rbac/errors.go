@@ -3,6 +3,7 @@ package rbac
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The kinds of a bad configuration; an *Error wraps one of them.
@@ -50,3 +51,62 @@ func (e *Error) Error() string {
 
 // Unwrap returns the kind of error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrPermissionDenied is wrapped by every refusal (*DeniedError).
+var ErrPermissionDenied = errors.New("permission denied")
+
+// DeniedError is a refused request: what was asked, every subject checked
+// and, for each, the policy line that refused it (with its source and
+// line number) or that no line matched. It holds policy lines and subject
+// names only, never a credential.
+type DeniedError struct {
+	// Resource, Action and Object are the request.
+	Resource, Action, Object string
+	// Checked are the subjects checked, in order (Decision.Checked).
+	Checked []Check
+	// Ignored are the subject's groups no g line binds, not checked.
+	Ignored []string
+}
+
+// Error names the request and, for each subject checked, the line that
+// refused it or "no line matched":
+//
+//	permission denied: applications, sync, team-b/api: alice: no line
+//	matched; platform: denied by policy.csv line 3 "p, role:deployer,
+//	applications, sync, team-b/*, deny"
+func (e *DeniedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "permission denied: %s, %s, %s", e.Resource, e.Action, e.Object)
+	if len(e.Checked) == 0 {
+		b.WriteString(": no subject to check")
+	}
+	for i, c := range e.Checked {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(c.Subject)
+		if c.Default {
+			b.WriteString(" (policy.default)")
+		}
+		b.WriteString(": ")
+		switch {
+		case c.Reason != "":
+			b.WriteString(c.Reason)
+		case c.Allowed:
+			fmt.Fprintf(&b, "allowed by %s %q, but a deny of another subject wins (DenyAcrossSubjects)", c.Rule.Where(), c.Rule.String())
+		case c.Matched():
+			fmt.Fprintf(&b, "denied by %s %q", c.Rule.Where(), c.Rule.String())
+		default:
+			b.WriteString("no line matched")
+		}
+	}
+	if len(e.Ignored) > 0 {
+		fmt.Fprintf(&b, " (groups bound to no role by a g line, not checked: %s)", strings.Join(e.Ignored, ", "))
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrPermissionDenied.
+func (e *DeniedError) Unwrap() error { return ErrPermissionDenied }

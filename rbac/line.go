@@ -27,6 +27,16 @@ func (r Rule) String() string {
 	return r.Kind + ", " + strings.Join(r.Fields, ", ")
 }
 
+// Where names the line's place: "policy.csv line 3", "builtin-policy.csv
+// line 20", "AppProject team-a spec.roles[0].policies line 2", or the
+// source alone for a line a project role implies.
+func (r Rule) Where() string {
+	if r.Line > 0 {
+		return fmt.Sprintf("%s line %d", r.Source, r.Line)
+	}
+	return r.Source
+}
+
 // key identifies a rule by its fields, as casbin reports a matched rule.
 func (r Rule) key() string { return r.Kind + "\x00" + strings.Join(r.Fields, "\x00") }
 

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/plain"
 	"github.com/kubegitops/gitops/render/rendertest"
@@ -308,7 +309,7 @@ func TestCachedStoreDownStillRenders(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer client.Close()
 	reg := prometheus.NewRegistry()
-	c := render.Cached(&refRenderer{}, store.NewRedis(client, store.RedisOptions{Timeout: 200 * time.Millisecond}), render.CacheOptions{Registerer: reg})
+	c := render.Cached(&refRenderer{}, redisstore.New(client, redisstore.Options{Timeout: 200 * time.Millisecond}), render.CacheOptions{Registerer: reg})
 	objs, err := c.Render(ctx, render.Input{FS: refTree(), Path: "apps/a"})
 	if err != nil || len(objs) != 1 {
 		t.Fatalf("render with the store down = %d objects, %v; want the render", len(objs), err)

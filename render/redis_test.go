@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/render"
 )
 
@@ -23,7 +24,7 @@ func TestCachedReplicasShareRendersThroughRedis(t *testing.T) {
 	ctx := context.Background()
 	newReplica := func(reg prometheus.Registerer) (*render.CachedRenderer, *refRenderer, *redis.Client) {
 		client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-		tier := store.Tiered{Near: store.NewMemory(store.MemoryOptions{}), Far: store.NewRedis(client, store.RedisOptions{Timeout: 300 * time.Millisecond})}
+		tier := store.Tiered{Near: store.NewMemory(store.MemoryOptions{}), Far: redisstore.New(client, redisstore.Options{Timeout: 300 * time.Millisecond})}
 		r := &refRenderer{}
 		return render.Cached(r, tier, render.CacheOptions{Registerer: reg, DecodedEntries: -1}), r, client
 	}

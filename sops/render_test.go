@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/render"
@@ -166,7 +166,7 @@ func TestRedisHoldsNoPlaintext(t *testing.T) {
 	testfiles.Write(t, dir, map[string]string{"clear/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: clear}\ndata: {a: visible-value}\n"})
 	fsys := os.DirFS(dir)
 	inner := &counting{next: render.Decrypting(tools(), newDecryptor(t, id))}
-	c := render.Cached(inner, store.NewRedis(client, store.RedisOptions{}), render.CacheOptions{DecodedEntries: -1})
+	c := render.Cached(inner, redisstore.New(client, redisstore.Options{}), render.CacheOptions{DecodedEntries: -1})
 	ctx := context.Background()
 	inputs := []render.Input{
 		{FS: fsys, Path: "plain", Namespace: "ns"},

@@ -5,6 +5,8 @@
 // Application CRD. It sits below the engine: a store, or a host reading
 // one, does not import package gitops.
 //
-// A store is keyed by the app's engine key (Engine.AppKey: the bare name
-// for an app of the control namespace, "<namespace>_<name>" otherwise).
+// A store is keyed by the app's instance name in the engine (its tracking
+// id: the bare name for an app of the control namespace,
+// "<namespace>_<name>" otherwise); the engine's methods take the app's
+// v1alpha1.AppKey and find the record themselves.
 package state

@@ -2,10 +2,10 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	gosync "sync"
 
 	"github.com/kubegitops/gitops/appstatus"
-	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -71,11 +71,7 @@ func copyAppState(st AppState) AppState {
 		out.Operation = &op
 	}
 	if st.ImageOverride != nil {
-		ov := imageupdate.Override{
-			KustomizeImages: append([]string(nil), st.ImageOverride.KustomizeImages...),
-			HelmParameters:  append([]imageupdate.HelmParameter(nil), st.ImageOverride.HelmParameters...),
-		}
-		out.ImageOverride = &ov
+		out.ImageOverride = append(json.RawMessage(nil), st.ImageOverride...)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/kubegitops/gitops/appstatus"
@@ -32,5 +33,33 @@ func TestMemoryStoreKeysAndCopies(t *testing.T) {
 	}
 	if gone, _ := m.Load(ctx, "team-a_web"); gone.Operation != nil {
 		t.Fatalf("deleted state loads: %+v", gone)
+	}
+}
+
+// The image override is opaque to the stores: the JSON a record held
+// before it was (an *imageupdate.Override then) loads and is written back
+// byte for byte, and the memory store shares none of it with a caller.
+func TestImageOverrideIsKeptAsItWasWritten(t *testing.T) {
+	const before = `{"history":[{"id":1,"revisions":["abc"],"deployedAt":"2026-01-02T03:04:05Z"}],` +
+		`"imageOverride":{"KustomizeImages":["app=reg.example/team/app:1.0.1"],` +
+		`"HelmParameters":[{"Name":"image.tag","Value":"1.10","ForceString":true}]}}`
+	var st AppState
+	if err := json.Unmarshal([]byte(before), &st); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := json.Marshal(st); err != nil || string(again) != before {
+		t.Fatalf("a record written before is written back as\n%s (%v), want\n%s", again, err, before)
+	}
+	ctx := context.Background()
+	m := NewMemoryStore()
+	if err := m.Save(ctx, "web", st); err != nil {
+		t.Fatal(err)
+	}
+	want := string(st.ImageOverride)
+	got, _ := m.Load(ctx, "web")
+	got.ImageOverride[2] = 'X'
+	st.ImageOverride[3] = 'Y'
+	if kept, _ := m.Load(ctx, "web"); string(kept.ImageOverride) != want {
+		t.Fatalf("the store shares the override's bytes with a caller: %s", kept.ImageOverride)
 	}
 }

@@ -2,10 +2,10 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/kubegitops/gitops/appstatus"
-	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -14,8 +14,9 @@ import (
 // its sync history (the rollback targets) and its last operation, so that
 // a host, or the next run of a CLI, can explain what a sync did after the
 // fact. Options.State selects one; the default keeps it in memory.
-// Implementations must be safe for concurrent use. key is the app's engine
-// key (Engine.AppKey).
+// Implementations must be safe for concurrent use. key is the app's
+// instance name in the engine (its tracking id: the bare name for an app
+// of the control namespace, "<namespace>_<name>" otherwise).
 type Store interface {
 	// Load returns an app's state; the zero AppState when none is kept.
 	Load(ctx context.Context, key string) (AppState, error)
@@ -43,8 +44,12 @@ type AppState struct {
 	// run again on the next call of Delete.
 	Deleting bool `json:"deleting,omitempty"`
 	// ImageOverride is the parameter override the image updater's argocd
-	// write-back holds for the app (imageupdate/controller.ApplyOverride).
-	ImageOverride *imageupdate.Override `json:"imageOverride,omitempty"`
+	// write-back holds for the app, as the JSON document
+	// imageupdate/controller writes and reads (ApplyOverride,
+	// HeldOverride). It is opaque here: the engine and the stores keep it
+	// byte for byte and never decode it, so that neither imports the image
+	// updater; nil when none is held.
+	ImageOverride json.RawMessage `json:"imageOverride,omitempty"`
 }
 
 // OperationState is a sync operation as the engine records it (Argo CD's

@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "strings"
+
 // AppKey is an application's identity: its namespace and name, as Argo CD
 // qualifies the apps of any namespace. Two apps of one name in two
 // namespaces have two keys.
@@ -24,4 +26,13 @@ func (k AppKey) String() string {
 		return k.Name
 	}
 	return k.Namespace + "/" + k.Name
+}
+
+// Compare orders keys by namespace, then name: -1, 0 or +1 as k sorts
+// before, with or after o (slices.SortFunc(keys, AppKey.Compare)).
+func (k AppKey) Compare(o AppKey) int {
+	if c := strings.Compare(k.Namespace, o.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(k.Name, o.Name)
 }

@@ -1,6 +1,9 @@
 package v1alpha1
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestAppKeyTellsNamespacesApart: two apps named web in two namespaces
 // have two keys, written as Argo CD's qualified names.
@@ -14,5 +17,19 @@ func TestAppKeyTellsNamespacesApart(t *testing.T) {
 	}
 	if got := (AppKey{Name: "web"}).String(); got != "web" {
 		t.Fatalf("key without namespace = %q, want web", got)
+	}
+}
+
+// TestAppKeyCompareOrdersByNamespaceThenName: keys sort by namespace
+// first, a key without a namespace before any with one.
+func TestAppKeyCompareOrdersByNamespaceThenName(t *testing.T) {
+	keys := []AppKey{{"team-b", "a"}, {"team-a", "web"}, {"", "zz"}, {"team-a", "api"}}
+	slices.SortFunc(keys, AppKey.Compare)
+	want := []AppKey{{"", "zz"}, {"team-a", "api"}, {"team-a", "web"}, {"team-b", "a"}}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("sorted %v, want %v", keys, want)
+	}
+	if c := (AppKey{"ns", "web"}).Compare(AppKey{"ns", "web"}); c != 0 {
+		t.Fatalf("a key compared with itself = %d", c)
 	}
 }

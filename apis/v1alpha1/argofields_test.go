@@ -95,7 +95,6 @@ var refusedFields = map[string]string{
 	"AppProject spec.clusterResourceWhitelist[].name":       "absent",
 	"AppProject spec.clusterResourceBlacklist[].name":       "absent",
 	"AppProject spec.permitOnlyProjectScopedClusters":       "absent",
-	"AppProject spec.roles[].jwtTokens":                     "absent",
 	"AppProject spec.signatureKeys":                         "absent",
 	"AppProject spec.sourceIntegrity":                       "absent",
 	"ApplicationSource tagPrefix":                           "absent",

@@ -20,4 +20,27 @@ type ProjectRole struct {
 	// Groups are the SSO groups (OIDC claim values, see package rbac's
 	// scopes) bound to this role.
 	Groups []string `json:"groups,omitempty"`
+	// JWTTokens list the project tokens issued for this role (Argo CD's
+	// "argocd proj role create-token"): a JWT whose subject is
+	// proj:<project>:<name>, signed by the API server. A token is honoured
+	// only while its entry is listed here; removing the entry revokes it.
+	// Nothing in the engine issues or reads tokens; a host that plays Argo
+	// CD's API server checks them (package rbac, VerifyProjectToken).
+	JWTTokens []JWTToken `json:"jwtTokens,omitempty"`
+}
+
+// JWTToken is the record of one project token, as Argo CD keeps it in
+// spec.roles[].jwtTokens: never the token itself, only its identity.
+type JWTToken struct {
+	// IssuedAt is the token's iat claim, in seconds since the epoch. A
+	// token without an id (one issued before Argo CD gave tokens ids) is
+	// recognised by it.
+	IssuedAt int64 `json:"iat"`
+	// ExpiresAt is the token's exp claim, in seconds since the epoch;
+	// zero when the token does not expire. For people: the token's own
+	// claim is what is checked.
+	ExpiresAt int64 `json:"exp,omitempty"`
+	// ID is the token's jti claim (a UUID unless the issuer was given
+	// one).
+	ID string `json:"id,omitempty"`
 }

@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
@@ -9,7 +8,8 @@ import (
 // TestLoadProjectRoles: an AppProject's roles (Argo CD's project roles)
 // load with their policies and groups; a bad or duplicate role name and an
 // empty or repeated group are errors naming the field and line; jwtTokens
-// (project tokens, never issued here) are refused by name.
+// (the records of project tokens) load in Argo CD's shape, and a field of
+// an entry Argo CD does not have is an error naming it.
 func TestLoadProjectRoles(t *testing.T) {
 	in := `apiVersion: argoproj.io/v1alpha1
 kind: AppProject
@@ -51,9 +51,22 @@ spec:
 		t.Errorf("no error for %v (got %v)", want, errs)
 	}
 
-	tokens := in + "    jwtTokens: [{iat: 1700000000, id: abc}]\n"
-	_, err = LoadProjects(strings.NewReader(tokens))
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "spec.roles[0].jwtTokens") {
-		t.Fatalf("jwtTokens: got %v, want ErrUnsupported naming the field", err)
+	tokens := in + "    jwtTokens: [{iat: 1700000000, id: abc, exp: 1700003600}, {iat: 1535390316}]\n"
+	projects, err = LoadProjects(strings.NewReader(tokens))
+	if err != nil {
+		t.Fatalf("jwtTokens: %v", err)
+	}
+	got := projects[0].Spec.Roles[0].JWTTokens
+	if len(got) != 2 || got[0] != (JWTToken{IssuedAt: 1700000000, ExpiresAt: 1700003600, ID: "abc"}) || got[1] != (JWTToken{IssuedAt: 1535390316}) {
+		t.Fatalf("jwtTokens %+v", got)
+	}
+	cp = projects[0].DeepCopy()
+	cp.Spec.Roles[0].JWTTokens[0].ID = "changed"
+	if projects[0].Spec.Roles[0].JWTTokens[0].ID != "abc" {
+		t.Fatal("DeepCopy shares the roles' jwtTokens")
+	}
+	_, err = LoadProjects(strings.NewReader(in + "    jwtTokens: [{iat: 1700000000, token: secret}]\n"))
+	if err == nil || !strings.Contains(err.Error(), "spec.roles[0].jwtTokens[0].token") || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("an unknown field of a jwtTokens entry: got %v, want an error naming it (not its value)", err)
 	}
 }

@@ -67,9 +67,8 @@ type AppProjectSpec struct {
 	// RBAC allows (Argo CD's sync impersonation).
 	DestinationServiceAccounts []DestinationServiceAccount `json:"destinationServiceAccounts,omitempty"`
 	// Roles are the project's RBAC roles: policy lines scoped to the
-	// project and the SSO groups bound to them, enforced by package rbac.
-	// A role's jwtTokens (Argo CD's project tokens) are refused: no tokens
-	// are issued here, a host authenticates its subjects itself.
+	// project, the SSO groups bound to them and the project tokens issued
+	// for them, enforced by package rbac.
 	Roles []ProjectRole `json:"roles,omitempty"`
 }
 

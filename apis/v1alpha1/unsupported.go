@@ -25,7 +25,6 @@ var unsupportedFields = map[string]string{
 	"AppProject spec.clusterResourceWhitelist[].name":        "cluster resource restrictions match by group and kind, not by name",
 	"AppProject spec.clusterResourceBlacklist[].name":        "cluster resource restrictions match by group and kind, not by name",
 	"AppProject spec.permitOnlyProjectScopedClusters":        "clusters are not scoped to projects",
-	"AppProject spec.roles[].jwtTokens":                      "project tokens are not issued; a host authenticates its subjects and package rbac checks what they may do",
 	"AppProject spec.signatureKeys":                          "GnuPG verification of commits is not implemented",
 	"AppProject spec.sourceIntegrity":                        "GnuPG verification of commits is not implemented",
 }
@@ -91,7 +90,7 @@ func indexless(p string) string {
 
 // UnsupportedFields returns the Argo CD fields of kind (AppProjectKind,
 // ApplicationKind) that the model has no place for and the loaders refuse
-// by name, keyed by path ("spec.signatureKeys", "spec.roles[].jwtTokens",
+// by name, keyed by path ("spec.signatureKeys",
 // "spec.clusterResourceWhitelist[].name"; for an Application, "source."
 // stands for every source), each with why it is refused.
 func UnsupportedFields(kind string) map[string]string {

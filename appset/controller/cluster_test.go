@@ -11,7 +11,9 @@ import (
 	"time"
 
 	gitops "github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -89,8 +91,8 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	healthy := func(names ...string) func() bool {
 		return func() bool {
 			for _, n := range names {
-				st, ok := e.AppStatus(n)
-				if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy {
+				st, ok := e.AppStatus(v1alpha1.AppKey{Name: n})
+				if !ok || st.Sync != appstatus.Synced || st.Health.Code != health.Healthy {
 					return false
 				}
 			}
@@ -101,7 +103,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	if got := e.ManagedApps(); len(got) != 6 {
 		t.Fatalf("managed apps %v, want 6", got)
 	}
-	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "two-del"}) {
+	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(appNames(st.Applications), []string{"one-del", "two-del"}) {
 		t.Fatalf("status of del: %+v", st)
 	}
 
@@ -122,10 +124,10 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	e.Hint(url)
 	eventually(t, 2*time.Minute, "the deleted folder's app gone under sync, with its objects", func() bool {
 		st, _ := ctl.Status("", "del")
-		return !slices.Contains(e.ManagedApps(), "two-del") && !exists(nsDel, "two") && len(st.Deleting) == 0
+		return !slices.Contains(managedSorted(e), "two-del") && !exists(nsDel, "two") && len(st.Deleting) == 0
 	})
 	eventually(t, time.Minute, "the preserved app gone, objects kept", func() bool {
-		return !slices.Contains(e.ManagedApps(), "two-pres")
+		return !slices.Contains(managedSorted(e), "two-pres")
 	})
 	if !exists(nsPres, "two") {
 		t.Fatal("preserveResourcesOnDeletion: the ConfigMap was deleted")
@@ -139,13 +141,13 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 		st, _ := ctl.Status("", "keep")
 		return st.Reconciles > before.Reconciles
 	})
-	if st, _ := ctl.Status("", "keep"); !slices.Contains(st.Applications, "two-keep") || !slices.Contains(e.ManagedApps(), "two-keep") {
+	if st, _ := ctl.Status("", "keep"); !slices.Contains(appNames(st.Applications), "two-keep") || !slices.Contains(managedSorted(e), "two-keep") {
 		t.Fatalf("create-update deleted an app: %+v, managed %v", st, e.ManagedApps())
 	}
 	// The step after: the remaining apps stay Synced and the set reports
 	// no error.
 	eventually(t, time.Minute, "remaining apps Synced", healthy("one-del", "three-del", "one-pres"))
-	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(st.Applications, []string{"one-del", "three-del"}) {
+	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(appNames(st.Applications), []string{"one-del", "three-del"}) {
 		t.Fatalf("status of del after the deletion: %+v", st)
 	}
 }
@@ -225,8 +227,8 @@ spec:
 	}
 	// Step 0 syncs dev, which stays Progressing.
 	eventually(t, 2*time.Minute, "dev synced and Progressing", func() bool {
-		st, ok := e.AppStatus("web-dev")
-		return ok && st.Sync == gitops.Synced && st.Health.Code == health.Progressing
+		st, ok := e.AppStatus(v1alpha1.AppKey{Name: "web-dev"})
+		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Progressing
 	})
 	before, _ := ctl.Status("", "roll")
 	eventually(t, time.Minute, "five more rollout rounds", func() bool {
@@ -236,7 +238,7 @@ spec:
 	if st, _ := ctl.Status("", "roll"); st.Step != 0 || cmExists("staging") || cmExists("prod") {
 		t.Fatalf("a later step started while dev is not Healthy: %+v (staging %v, prod %v)", st, cmExists("staging"), cmExists("prod"))
 	}
-	if st, _ := e.AppStatus("web-staging"); st.Sync != gitops.OutOfSync {
+	if st, _ := e.AppStatus(v1alpha1.AppKey{Name: "web-staging"}); st.Sync != appstatus.OutOfSync {
 		t.Fatalf("staging: %s, want OutOfSync (automated sync is off under RollingSync)", st.Sync)
 	}
 
@@ -248,10 +250,10 @@ spec:
 	var devHealthy, stagingHealthy, stagingSynced, prodSynced time.Time
 	eventually(t, 3*time.Minute, "all three steps rolled out", func() bool {
 		now := time.Now()
-		if ctl.appDone("web-dev") && devHealthy.IsZero() {
+		if ctl.appDone(v1alpha1.AppKey{Name: "web-dev"}) && devHealthy.IsZero() {
 			devHealthy = now
 		}
-		if ctl.appDone("web-staging") && stagingHealthy.IsZero() {
+		if ctl.appDone(v1alpha1.AppKey{Name: "web-staging"}) && stagingHealthy.IsZero() {
 			stagingHealthy = now
 		}
 		if cmExists("staging") && stagingSynced.IsZero() {
@@ -260,7 +262,7 @@ spec:
 		if cmExists("prod") && prodSynced.IsZero() {
 			prodSynced = now
 		}
-		return !prodSynced.IsZero() && ctl.appDone("web-prod")
+		return !prodSynced.IsZero() && ctl.appDone(v1alpha1.AppKey{Name: "web-prod"})
 	})
 	if devHealthy.IsZero() || stagingSynced.Before(devHealthy) || stagingHealthy.IsZero() || prodSynced.Before(stagingHealthy) {
 		t.Fatalf("out of order: dev Healthy %v, staging synced %v, staging Healthy %v, prod synced %v", devHealthy, stagingSynced, stagingHealthy, prodSynced)
@@ -311,7 +313,7 @@ spec:
 	owns := func(names ...string) func() bool {
 		return func() bool {
 			st, _ := ctl.Status("", "files")
-			return slices.Equal(st.Applications, names)
+			return slices.Equal(appNames(st.Applications), names)
 		}
 	}
 	eventually(t, time.Minute, "two apps", owns("files-a", "files-b"))
@@ -330,7 +332,7 @@ spec:
 	if !errors.As(st.Err, &ge) || ge.Set != "files" || ge.Generator != 0 || !strings.Contains(st.Err.Error(), "conf/b.json") {
 		t.Fatalf("status error %v", st.Err)
 	}
-	if !slices.Equal(st.Applications, []string{"files-a", "files-b"}) || !slices.Contains(e.ManagedApps(), "files-a") {
+	if !slices.Equal(appNames(st.Applications), []string{"files-a", "files-b"}) || !slices.Contains(managedSorted(e), "files-a") {
 		t.Fatalf("a failed generator deleted apps: %+v, managed %v", st, e.ManagedApps())
 	}
 
@@ -339,7 +341,7 @@ spec:
 	}
 	e.Hint(url)
 	eventually(t, time.Minute, "the app whose file is gone deleted after the repair", owns("files-b"))
-	if st, _ := ctl.Status("", "files"); st.Err != nil || slices.Contains(e.ManagedApps(), "files-a") {
+	if st, _ := ctl.Status("", "files"); st.Err != nil || slices.Contains(managedSorted(e), "files-a") {
 		t.Fatalf("after the repair: %+v, managed %v", st, e.ManagedApps())
 	}
 }

@@ -9,15 +9,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/engine"
 )
 
 // Status is the outcome of a set's last generation.
 type Status struct {
-	// Applications are the engine keys (Engine.AppKey) of the
-	// Applications the set owns.
-	Applications []string
+	// Applications are the keys of the Applications the set owns, sorted
+	// by namespace and name.
+	Applications []v1alpha1.AppKey
 	// Err is the generation's or the rollout's failure (typed errors of
 	// package appset, engine.InvalidApplicationError, ErrAppOwned, ...);
 	// nil when it went well.
@@ -27,7 +28,7 @@ type Status struct {
 	Step int
 	// Deleting are Applications whose objects are being deleted (their
 	// resources-finalizer).
-	Deleting []string
+	Deleting []v1alpha1.AppKey
 	// Reconciles counts the set's generations since Run started.
 	Reconciles int64
 }
@@ -68,7 +69,7 @@ type setState struct {
 	syncs gosync.WaitGroup // rollout syncs in flight
 
 	mu       gosync.Mutex
-	owned    map[string]*engine.Application // as last upserted, by engine key
+	owned    map[string]*engine.Application // as last upserted, by appKey
 	deleting map[string]*engine.Application
 	syncing  map[string]bool // RollingSync syncs in flight
 	rolled   map[string]bool // synced by the rollout, not yet Healthy
@@ -195,8 +196,8 @@ func (r *Runner) release(app, set string) {
 func (r *Runner) releaseSets() {
 	for _, st := range r.sets {
 		st.mu.Lock()
-		for name := range st.owned {
-			if err := r.eng.Remove(name); err != nil && !errors.Is(err, engine.ErrNotRunning) {
+		for name, a := range st.owned {
+			if err := r.eng.Remove(v1alpha1.KeyOf(a)); err != nil && !errors.Is(err, engine.ErrNotRunning) {
 				r.opts.Log.Info("applicationset stopped: app not removed from Run", "applicationset", st.set.Name, "app", name, "error", err.Error())
 			}
 			r.release(name, st.key)

@@ -131,17 +131,17 @@ spec:
 	})
 	a, _ := ctl.Status("", "a")
 	b, _ := ctl.Status("", "b")
-	if slices.Contains(a.Applications, "taken") || !errors.Is(a.Err, ErrAppOwned) || !strings.Contains(a.Err.Error(), `"taken"`) {
+	if slices.Contains(appNames(a.Applications), "taken") || !errors.Is(a.Err, ErrAppOwned) || !strings.Contains(a.Err.Error(), `"taken"`) {
 		t.Fatalf("set a took Run's own app: %+v", a)
 	}
-	aShared, bShared := slices.Contains(a.Applications, "shared"), slices.Contains(b.Applications, "shared")
+	aShared, bShared := slices.Contains(appNames(a.Applications), "shared"), slices.Contains(appNames(b.Applications), "shared")
 	if aShared == bShared {
 		t.Fatalf("shared owned by a: %v, by b: %v", aShared, bShared)
 	}
 	if loser := map[bool]Status{true: b, false: a}[aShared]; !errors.Is(loser.Err, ErrAppOwned) {
 		t.Fatalf("the set that lost %q reports %v", "shared", loser.Err)
 	}
-	if !slices.Contains(a.Applications, "a-only") {
+	if !slices.Contains(appNames(a.Applications), "a-only") {
 		t.Fatalf("set a: %+v", a)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	gitops "github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 )
 
@@ -52,10 +53,20 @@ spec:
 	return sets[0]
 }
 
+// managedSorted are the names of the apps e's Run manages, sorted.
 func managedSorted(e *gitops.Engine) []string {
-	m := e.ManagedApps()
-	slices.Sort(m)
-	return m
+	return appNames(e.ManagedApps())
+}
+
+// appNames are the names of keys, sorted (the tests' apps share a
+// namespace).
+func appNames(keys []v1alpha1.AppKey) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // When Runner.Run returns, the apps it generated leave Run (nothing keeps
@@ -78,7 +89,7 @@ func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
 			st, ok := ctl.Status("argocd", "fleet")
 			return ok && st.Reconciles > 0 && slices.Equal(managedSorted(e), want)
 		})
-		if st, _ := ctl.Status("argocd", "fleet"); st.Err != nil || !slices.Equal(st.Applications, want) {
+		if st, _ := ctl.Status("argocd", "fleet"); st.Err != nil || !slices.Equal(appNames(st.Applications), want) {
 			t.Fatalf("round %d: status %+v", round, st)
 		}
 		cancel()
@@ -101,7 +112,7 @@ func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
 	eventually(t, 20*time.Second, "the set's apps in Run again", func() bool { return len(e.ManagedApps()) == 3 })
 	cancel()
 	<-done
-	if got := e.ManagedApps(); !slices.Equal(got, []string{"mine"}) {
+	if got := managedSorted(e); !slices.Equal(got, []string{"mine"}) {
 		t.Fatalf("after Runner.Run: %v, want only the host's app", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,12 +53,12 @@ func (r *Runner) reconcileSet(ctx context.Context, st *setState) bool {
 		step, err = r.rollout(ctx, st)
 		errs = append(errs, err)
 	}
-	st.status = Status{Applications: sortedNames(st.owned), Err: errors.Join(errs...), Step: step,
-		Deleting: sortedNames(st.deleting), Reconciles: st.status.Reconciles + 1}
+	st.status = Status{Applications: sortedKeys(st.owned), Err: errors.Join(errs...), Step: step,
+		Deleting: sortedKeys(st.deleting), Reconciles: st.status.Reconciles + 1}
 	return len(st.deleting) > 0 || step >= 0
 }
 
-// desiredApps loads the generated Applications, by engine key; under a
+// desiredApps loads the generated Applications, by key (appKey); under a
 // RollingSync their automated sync is taken off (prunes keeps its prune
 // for the rollout's syncs).
 func (r *Runner) desiredApps(set *appset.ApplicationSet, generated []*unstructured.Unstructured, rolling bool) (desired map[string]*engine.Application, prunes map[string]bool, errs []error) {
@@ -75,12 +76,12 @@ func (r *Runner) desiredApps(set *appset.ApplicationSet, generated []*unstructur
 		}
 		a := apps[0]
 		if rolling && a.Spec.SyncPolicy != nil && a.Spec.SyncPolicy.Automated != nil {
-			prunes[r.eng.AppKey(&a)] = a.Spec.SyncPolicy.Automated.Prune
+			prunes[appKey(&a)] = a.Spec.SyncPolicy.Automated.Prune
 			sp := *a.Spec.SyncPolicy
 			sp.Automated = nil
 			a.Spec.SyncPolicy = &sp
 		}
-		desired[r.eng.AppKey(&a)] = &a
+		desired[appKey(&a)] = &a
 	}
 	return desired, prunes, errs
 }
@@ -136,7 +137,7 @@ func (r *Runner) removeUndesired(st *setState, desired map[string]*engine.Applic
 		if _, ok := desired[name]; ok {
 			continue
 		}
-		if err := r.eng.Remove(name); err != nil {
+		if err := r.eng.Remove(v1alpha1.KeyOf(a)); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -167,12 +168,20 @@ func (r *Runner) deleteRemoved(ctx context.Context, st *setState) (errs []error)
 	return errs
 }
 
-func sortedNames(m map[string]*engine.Application) []string {
-	out := make([]string, 0, len(m))
-	for n := range m {
-		out = append(out, n)
+// appKey is how the runner names an app in its maps and its errors: the
+// app's key as a string (v1alpha1.AppKey.String: "namespace/name", or the
+// bare name without a namespace).
+func appKey(a *engine.Application) string {
+	return v1alpha1.KeyOf(a).String()
+}
+
+// sortedKeys are the keys of the apps of m, sorted.
+func sortedKeys(m map[string]*engine.Application) []v1alpha1.AppKey {
+	out := make([]v1alpha1.AppKey, 0, len(m))
+	for _, a := range m {
+		out = append(out, v1alpha1.KeyOf(a))
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, v1alpha1.AppKey.Compare)
 	return out
 }
 
@@ -189,9 +198,9 @@ func finalizerPropagation(a *engine.Application) metav1.DeletionPropagation {
 	return metav1.DeletePropagationForeground
 }
 
-// appDone reports whether the engine's Run last saw an app (by engine
-// key) Synced and Healthy.
-func (r *Runner) appDone(key string) bool {
+// appDone reports whether the engine's Run last saw the app of key
+// Synced and Healthy.
+func (r *Runner) appDone(key v1alpha1.AppKey) bool {
 	s, ok := r.eng.AppStatus(key)
-	return ok && s.Sync == engine.Synced && s.Health.Code == health.Healthy
+	return ok && s.Sync == appstatus.Synced && s.Health.Code == health.Healthy
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine"
 )
 
@@ -42,13 +43,13 @@ func (r *Runner) rollout(ctx context.Context, st *setState) (int, error) {
 		var waiting []string
 		inflight := 0
 		for _, n := range members {
-			s, known := r.eng.AppStatus(n)
+			s, known := r.eng.AppStatus(v1alpha1.KeyOf(st.owned[n]))
 			switch {
 			case st.syncing[n]:
 				inflight++
-			case r.appDone(n):
+			case r.appDone(v1alpha1.KeyOf(st.owned[n])):
 				delete(st.rolled, n)
-			case st.rolled[n] && !(known && s.Sync == engine.OutOfSync):
+			case st.rolled[n] && !(known && s.Sync == appstatus.OutOfSync):
 				inflight++ // synced, not yet Healthy
 			default:
 				waiting = append(waiting, n)
@@ -69,8 +70,8 @@ func (r *Runner) rollout(ctx context.Context, st *setState) (int, error) {
 			if !r.eng.Owns(v1alpha1.KeyOf(app)) {
 				continue // another replica's: its status is not read here
 			}
-			s, ok := r.eng.AppStatus(n)
-			if !ok || s.Sync != engine.OutOfSync {
+			s, ok := r.eng.AppStatus(v1alpha1.KeyOf(app))
+			if !ok || s.Sync != appstatus.OutOfSync {
 				continue // not compared yet, or in sync and not yet Healthy: the step waits for it
 			}
 			prune := st.prune[n]

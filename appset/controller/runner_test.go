@@ -9,6 +9,7 @@ import (
 	"time"
 
 	gitops "github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appset"
 )
 
@@ -58,7 +59,7 @@ func TestRunAppSetsRefusesBadStarts(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	// The step after: Status still reads the last outcome.
-	if st, ok := r.Status("argocd", "fleet"); !ok || !slices.Equal(st.Applications, []string{"web-dev", "web-prod"}) {
+	if st, ok := r.Status("argocd", "fleet"); !ok || !slices.Equal(st.Applications, []v1alpha1.AppKey{{Namespace: "argocd", Name: "web-dev"}, {Namespace: "argocd", Name: "web-prod"}}) {
 		t.Fatalf("Status after Run: %+v %v", st, ok)
 	}
 }

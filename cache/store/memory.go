@@ -36,7 +36,7 @@ type Memory struct {
 	entries map[string]*list.Element
 	order   *list.List // front: most recently used
 	size    int64
-	metrics *metrics
+	metrics *Metrics
 }
 
 type memEntry struct {
@@ -60,7 +60,7 @@ func NewMemory(opts MemoryOptions) *Memory {
 	if opts.Name == "" {
 		opts.Name = d.Name
 	}
-	return &Memory{opts: opts, entries: map[string]*list.Element{}, order: list.New(), metrics: newMetrics(opts.Registerer, opts.Name)}
+	return &Memory{opts: opts, entries: map[string]*list.Element{}, order: list.New(), metrics: NewMetrics(opts.Registerer, opts.Name)}
 }
 
 func entrySize(key string, value []byte) int64 { return int64(len(key) + len(value) + 64) }
@@ -71,17 +71,17 @@ func (m *Memory) Get(_ context.Context, key string) ([]byte, bool, error) {
 	defer m.mu.Unlock()
 	el, ok := m.entries[key]
 	if !ok {
-		m.metrics.miss()
+		m.metrics.Miss()
 		return nil, false, nil
 	}
 	e := el.Value.(*memEntry)
 	if !m.opts.Now().Before(e.expires) {
 		m.removeLocked(el)
-		m.metrics.miss()
+		m.metrics.Miss()
 		return nil, false, nil
 	}
 	m.order.MoveToFront(el)
-	m.metrics.hit()
+	m.metrics.Hit()
 	return e.value, true, nil
 }
 
@@ -101,11 +101,11 @@ func (m *Memory) Set(_ context.Context, key string, value []byte, ttl time.Durat
 	}
 	for m.size+size > m.opts.MaxBytes {
 		m.removeLocked(m.order.Back())
-		m.metrics.evict()
+		m.metrics.Evict()
 	}
 	m.entries[key] = m.order.PushFront(&memEntry{key: key, value: value, expires: m.opts.Now().Add(ttl)})
 	m.size += size
-	m.metrics.setBytes(m.size)
+	m.metrics.SetBytes(m.size)
 	return nil
 }
 
@@ -138,5 +138,5 @@ func (m *Memory) removeLocked(el *list.Element) {
 	m.order.Remove(el)
 	delete(m.entries, e.key)
 	m.size -= entrySize(e.key, e.value)
-	m.metrics.setBytes(m.size)
+	m.metrics.SetBytes(m.size)
 }

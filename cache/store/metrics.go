@@ -2,18 +2,25 @@ package store
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// metrics are the counters of one store; a nil *metrics records nothing.
-type metrics struct {
+// Metrics are the series of one store (gitops_store_hits_total,
+// gitops_store_misses_total, gitops_store_evictions_total,
+// gitops_store_errors_total, gitops_store_bytes), labelled with its name.
+// Stores in other packages (redisstore) count with it, so that every store
+// reports the same series. A nil *Metrics records nothing.
+type Metrics struct {
 	hits, misses, evictions, errors prometheus.Counter
 	bytes                           prometheus.Gauge
 }
 
-func newMetrics(reg prometheus.Registerer, name string) *metrics {
+// NewMetrics registers the series of the store name with reg and returns
+// them; nil when reg is nil. A second store with the same name shares the
+// first one's series.
+func NewMetrics(reg prometheus.Registerer, name string) *Metrics {
 	if reg == nil {
 		return nil
 	}
 	labels := prometheus.Labels{"store": name}
-	m := &metrics{
+	m := &Metrics{
 		hits:      prometheus.NewCounter(prometheus.CounterOpts{Name: "gitops_store_hits_total", Help: "Lookups that found a live entry.", ConstLabels: labels}),
 		misses:    prometheus.NewCounter(prometheus.CounterOpts{Name: "gitops_store_misses_total", Help: "Lookups that found nothing (errors included).", ConstLabels: labels}),
 		evictions: prometheus.NewCounter(prometheus.CounterOpts{Name: "gitops_store_evictions_total", Help: "Entries evicted to stay within the byte budget.", ConstLabels: labels}),
@@ -45,31 +52,36 @@ func newMetrics(reg prometheus.Registerer, name string) *metrics {
 	return m
 }
 
-func (m *metrics) hit() {
+// Hit counts a lookup that found a live entry.
+func (m *Metrics) Hit() {
 	if m != nil {
 		m.hits.Inc()
 	}
 }
 
-func (m *metrics) miss() {
+// Miss counts a lookup that found nothing (a failed one included).
+func (m *Metrics) Miss() {
 	if m != nil {
 		m.misses.Inc()
 	}
 }
 
-func (m *metrics) evict() {
+// Evict counts an entry evicted to stay within a byte budget.
+func (m *Metrics) Evict() {
 	if m != nil {
 		m.evictions.Inc()
 	}
 }
 
-func (m *metrics) fail() {
+// Fail counts an operation that failed.
+func (m *Metrics) Fail() {
 	if m != nil {
 		m.errors.Inc()
 	}
 }
 
-func (m *metrics) setBytes(n int64) {
+// SetBytes reports the bytes the store holds.
+func (m *Metrics) SetBytes(n int64) {
 	if m != nil {
 		m.bytes.Set(float64(n))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/source/webhook"
 )
 
@@ -76,8 +77,8 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "agent", err)
 	}
 	defer engine.Close()
-	notes.conditions = func(app string) []gitops.Condition {
-		st, _ := engine.AppStatus(app)
+	notes.conditions = func(key v1alpha1.AppKey) []appstatus.Condition {
+		st, _ := engine.AppStatus(key)
 		return st.Conditions
 	}
 
@@ -213,16 +214,16 @@ type notifier struct {
 	// conditions, when set, returns an app's current conditions: a
 	// health change explained only by them leaves them to the
 	// conditionWatch line, so each failure is printed once.
-	conditions func(app string) []gitops.Condition
+	conditions func(key v1alpha1.AppKey) []appstatus.Condition
 }
 
 // Notify is a gitops.Options.Notify.
-func (n *notifier) Notify(note gitops.Notification) {
-	if note.Type == gitops.NotifyHealthChanged && note.Message != "" && n.conditions != nil && note.Message == conditionsText(n.conditions(note.App)) {
+func (n *notifier) Notify(note appstatus.Notification) {
+	if note.Type == appstatus.NotifyHealthChanged && note.Message != "" && n.conditions != nil && note.Message == conditionsText(n.conditions(note.Key)) {
 		note.Message = ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %-14s %s", note.Time.Format("15:04:05"), note.Type, note.App)
+	fmt.Fprintf(&b, "%s %-14s %s", note.Time.Format("15:04:05"), note.Type, note.Key.Name)
 	if note.Revision != "" {
 		fmt.Fprintf(&b, " @ %s", shortRev(note.Revision))
 	}
@@ -240,7 +241,7 @@ func (n *notifier) Notify(note gitops.Notification) {
 
 // conditionsText is conditions as the engine explains a health by them:
 // "Type: message", joined by "; ".
-func conditionsText(conds []gitops.Condition) string {
+func conditionsText(conds []appstatus.Condition) string {
 	parts := make([]string, 0, len(conds))
 	for _, c := range conds {
 		parts = append(parts, string(c.Type)+": "+c.Message)

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubegitops/gitops/internal/testtools"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer process and a reading test.
@@ -35,11 +37,12 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // kubeconfig that a client can use, and stop cleanly on Ctrl-C.
 func TestClusterUp(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "gitopsctl")
-	// -race, as make vet and make test compile every package: the build
-	// links objects already in the cache instead of compiling them again.
-	if out, err := exec.Command("go", "build", "-race", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	// make tools installed gitopsctl (with -race, as vet and the tests
+	// compile every package); outside make it is installed here, with no
+	// deadline.
+	bin, err := testtools.Gitopsctl(context.Background())
+	if err != nil {
+		t.Fatalf("%v (run `make tools` to build the programs the tests run)", err)
 	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	cmd := exec.Command(bin, "cluster", "up", "--kubeconfig-out", kubeconfig)
@@ -52,7 +55,7 @@ func TestClusterUp(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
+	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
 		return strings.Contains(stdout.String(), "Press Ctrl-C"), nil
 	})
 	if err != nil {

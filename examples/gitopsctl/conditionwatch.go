@@ -7,13 +7,14 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 )
 
 // appStatuses is what conditionWatch reads of a running engine.
 type appStatuses interface {
-	ManagedApps() []string
-	AppStatus(name string) (gitops.Status, bool)
+	ManagedApps() []v1alpha1.AppKey
+	AppStatus(key v1alpha1.AppKey) (appstatus.Status, bool)
 }
 
 // conditionWatch prints the agent's failures: one line when an app gets a
@@ -24,11 +25,11 @@ type appStatuses interface {
 type conditionWatch struct {
 	w io.Writer
 	// seen is, per app, the message of each condition type last printed.
-	seen map[string]map[gitops.ConditionType]string
+	seen map[string]map[appstatus.ConditionType]string
 }
 
 func newConditionWatch(w io.Writer) *conditionWatch {
-	return &conditionWatch{w: w, seen: map[string]map[gitops.ConditionType]string{}}
+	return &conditionWatch{w: w, seen: map[string]map[appstatus.ConditionType]string{}}
 }
 
 // run checks the apps every period until ctx ends.
@@ -47,12 +48,12 @@ func (c *conditionWatch) run(ctx context.Context, src appStatuses, period time.D
 
 // check compares each app's conditions with those last printed.
 func (c *conditionWatch) check(src appStatuses, now time.Time) {
-	apps := src.ManagedApps()
-	sort.Strings(apps)
-	managed := make(map[string]bool, len(apps))
-	for _, app := range apps {
+	keys := src.ManagedApps()
+	managed := make(map[string]bool, len(keys))
+	for _, key := range keys {
+		app := key.Name
 		managed[app] = true
-		st, ok := src.AppStatus(app)
+		st, ok := src.AppStatus(key)
 		if !ok {
 			continue // not refreshed yet
 		}
@@ -65,9 +66,9 @@ func (c *conditionWatch) check(src appStatuses, now time.Time) {
 	}
 }
 
-func (c *conditionWatch) compare(app string, conds []gitops.Condition, now time.Time) {
+func (c *conditionWatch) compare(app string, conds []appstatus.Condition, now time.Time) {
 	prev := c.seen[app]
-	cur := make(map[gitops.ConditionType]string, len(conds))
+	cur := make(map[appstatus.ConditionType]string, len(conds))
 	for _, cond := range conds {
 		if _, dup := cur[cond.Type]; dup {
 			cur[cond.Type] += "; " + cond.Message
@@ -83,7 +84,7 @@ func (c *conditionWatch) compare(app string, conds []gitops.Condition, now time.
 		}
 		fmt.Fprintf(c.w, "%s %-14s %s: %s: %s\n", stamp, "Condition", app, cond.Type, oneLine(msg))
 		if prev == nil {
-			prev = map[gitops.ConditionType]string{}
+			prev = map[appstatus.ConditionType]string{}
 			c.seen[app] = prev
 		}
 		prev[cond.Type] = msg
@@ -97,6 +98,6 @@ func (c *conditionWatch) compare(app string, conds []gitops.Condition, now time.
 	sort.Strings(types)
 	for _, t := range types {
 		fmt.Fprintf(c.w, "%s %-14s %s: %s cleared\n", stamp, "Condition", app, t)
-		delete(prev, gitops.ConditionType(t))
+		delete(prev, appstatus.ConditionType(t))
 	}
 }

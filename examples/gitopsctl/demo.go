@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/testenv"
@@ -247,7 +249,7 @@ func (d *demo) waitDeployed(ctx context.Context) error {
 	}
 	fmt.Fprintln(d.out)
 	for _, a := range d.apps {
-		st, _ := d.engine.AppStatus(a.Name)
+		st, _ := d.engine.AppStatus(v1alpha1.KeyOf(a))
 		d.note("%-12s %s, %s at %s (%d resources)", a.Name, st.Sync, st.Health.Code, shortRev(st.Revision), countResources(st))
 	}
 	d.timed("first sync: Synced and Healthy", start)
@@ -259,11 +261,11 @@ func (d *demo) waitDeployed(ctx context.Context) error {
 // automated syncs run beside its refreshes, so a refresh can see the app
 // Synced while its operation still deletes its hooks (HookSucceeded).
 func (d *demo) appReady(app, revision string) bool {
-	st, ok := d.engine.AppStatus(app)
-	if !ok || st.Sync != gitops.Synced || st.Health.Code != health.Healthy || (revision != "" && st.Revision != revision) {
+	st, ok := d.engine.AppStatus(v1alpha1.AppKey{Name: app})
+	if !ok || st.Sync != appstatus.Synced || st.Health.Code != health.Healthy || (revision != "" && st.Revision != revision) {
 		return false
 	}
-	op, err := d.engine.LastOperation(context.Background(), app)
+	op, err := d.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: app})
 	return err == nil && (op == nil || !op.FinishedAt.IsZero())
 }
 
@@ -271,14 +273,14 @@ func (d *demo) appReady(app, revision string) bool {
 func (d *demo) explain(what string, err error) error {
 	var b strings.Builder
 	for _, a := range d.apps {
-		st, ok := d.engine.AppStatus(a.Name)
+		st, ok := d.engine.AppStatus(v1alpha1.KeyOf(a))
 		if !ok {
 			fmt.Fprintf(&b, "\n  %s: not reconciled yet", a.Name)
 			continue
 		}
 		fmt.Fprintf(&b, "\n  %s: %s, %s %s", a.Name, st.Sync, st.Health.Code, st.Health.Message)
 		for _, r := range st.Resources {
-			if r.Status != gitops.Synced || (r.Health != nil && r.Health.Code != health.Healthy) {
+			if r.Status != appstatus.Synced || (r.Health != nil && r.Health.Code != health.Healthy) {
 				h := ""
 				if r.Health != nil {
 					h = string(r.Health.Code) + " " + r.Health.Message
@@ -293,7 +295,7 @@ func (d *demo) explain(what string, err error) error {
 	return fmt.Errorf("%s: %w%s", what, err, b.String())
 }
 
-func countResources(st gitops.Status) int {
+func countResources(st appstatus.Status) int {
 	n := 0
 	for _, r := range st.Resources {
 		if !r.Hook {
@@ -334,7 +336,7 @@ func (d *demo) summary() {
 	}
 	fmt.Fprintln(d.out)
 	for _, a := range d.apps {
-		st, _ := d.engine.AppStatus(a.Name)
+		st, _ := d.engine.AppStatus(v1alpha1.KeyOf(a))
 		d.note("%-12s %-8s %-8s %s", a.Name, st.Sync, st.Health.Code, shortRev(st.Revision))
 	}
 	if !d.flags.keep {

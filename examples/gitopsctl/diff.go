@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 )
 
 // runDiff prints the masked unified diff of every out-of-sync object and
@@ -59,7 +59,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "===== %s: live only, not in Git (kept: its sync-options say Prune=false, or Prune=confirm and sync --prune deletes it only with --confirm-prune)\n", r.Key)
 		case r.RequiresPruning:
 			fmt.Fprintf(stdout, "===== %s: live only, not in Git (pruned by sync --prune)\n", r.Key)
-		case r.Status == gitops.OutOfSync:
+		case r.Status == appstatus.OutOfSync:
 			fmt.Fprintf(stdout, "===== %s\n", r.Key)
 			text := r.Diff
 			if text != "" && !strings.HasSuffix(text, "\n") {
@@ -72,14 +72,14 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %s\n", c.Type, c.Message)
 	}
 	switch st.Sync {
-	case gitops.Synced:
+	case appstatus.Synced:
 		return 0
-	case gitops.OutOfSync:
+	case appstatus.OutOfSync:
 		return 1
 	default:
 		var unknown []string
 		for _, r := range st.Resources {
-			if r.Status == gitops.Unknown {
+			if r.Status == appstatus.Unknown {
 				unknown = append(unknown, r.Key.String())
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/state"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -46,7 +47,7 @@ func (f engineFlags) apply(opts *gitops.Options, cfg *rest.Config) error {
 		if err != nil {
 			return fmt.Errorf("--state-namespace: %w", err)
 		}
-		var store gitops.StateStore = gitops.NewConfigMapStateStore(cs, ns)
+		var store state.Store = state.NewConfigMapStore(cs, ns)
 		if !f.stateNamespace.set && !f.durableState {
 			// Reading must not write: only a host (the agent) or an
 			// explicit flag keeps state in the cluster.

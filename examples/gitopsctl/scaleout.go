@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/shard"
 	"github.com/redis/go-redis/v9"
 	"k8s.io/client-go/rest"
@@ -42,7 +42,7 @@ func (s *scaleOutFlags) apply(cfg *rest.Config, opts *gitops.Options) (closeFn f
 	}
 	if s.redisAddr != "" {
 		client := redis.NewClient(&redis.Options{Addr: s.redisAddr})
-		opts.RenderStore = store.NewRedis(client, store.DefaultRedisOptions())
+		opts.RenderStore = redisstore.New(client, redisstore.DefaultOptions())
 		closeFn = func() { _ = client.Close() }
 	}
 	return closeFn, nil

@@ -47,7 +47,7 @@ spec:
 // is a usage error naming it; a KSOPS generator is refused by name with
 // what to write instead.
 func TestRenderDecryptsWithSops(t *testing.T) {
-	bin := sopsexe.Build(t)
+	bin := sopsexe.Binary(t)
 	keys := sopsexe.WriteAgeKeys(t)
 	app := sopsApp(t, "resources: [secret.enc.yaml]\n")
 	code, out, errOut := runCLI(t, "render", "--offline", "--show-secrets", "--app", app, "--sops", bin, "--sops-age-key-file", keys)

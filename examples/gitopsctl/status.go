@@ -9,7 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/state"
 )
 
 // runStatus refreshes an application once and prints its sync status,
@@ -33,7 +35,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, "status", err)
 	}
 	st, err := cmd.engine.Refresh(ctx, cmd.app)
-	op, operr := cmd.engine.LastOperation(ctx, cmd.app.Name)
+	op, operr := cmd.engine.LastOperation(ctx, v1alpha1.KeyOf(cmd.app))
 	if operr != nil {
 		fmt.Fprintf(stderr, "gitopsctl status: last operation: %v\n", operr)
 	}
@@ -61,13 +63,13 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // statusJSON is status -o json: the refresh's status with the last
 // operation beside its fields.
 type statusJSON struct {
-	gitops.Status
-	LastOperation *gitops.OperationState `json:"lastOperation,omitempty"`
+	appstatus.Status
+	LastOperation *state.OperationState `json:"lastOperation,omitempty"`
 }
 
 // printOperation writes the last operation for people, so that a failed
 // automated sync can be understood afterwards.
-func printOperation(w io.Writer, op *gitops.OperationState) {
+func printOperation(w io.Writer, op *state.OperationState) {
 	if op == nil {
 		return
 	}
@@ -95,7 +97,7 @@ func printOperation(w io.Writer, op *gitops.OperationState) {
 }
 
 // printStatus writes a status for people.
-func printStatus(w io.Writer, name string, st gitops.Status) {
+func printStatus(w io.Writer, name string, st appstatus.Status) {
 	fmt.Fprintf(w, "Name:      %s\n", name)
 	fmt.Fprintf(w, "Sync:      %s\n", st.Sync)
 	health := string(st.Health.Code)

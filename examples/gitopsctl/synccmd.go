@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -164,12 +165,12 @@ const settleWithin = 3 * time.Second
 // Missing. So while the app is not Synced it refreshes again, with a
 // growing pause, for at most settleWithin; an app that truly differs
 // after the sync is reported as it is once the time is up.
-func settledStatus(ctx context.Context, e *gitops.Engine, app *gitops.Application) (gitops.Status, error) {
+func settledStatus(ctx context.Context, e *gitops.Engine, app *gitops.Application) (appstatus.Status, error) {
 	deadline := time.Now().Add(settleWithin)
 	pause := wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Cap: time.Second, Steps: 100}
 	for {
 		st, err := e.Refresh(ctx, app)
-		if err != nil || st.Sync == gitops.Synced || time.Now().After(deadline) {
+		if err != nil || st.Sync == appstatus.Synced || time.Now().After(deadline) {
 			return st, err
 		}
 		t := time.NewTimer(pause.Step())

@@ -6,8 +6,9 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/engine"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -20,19 +21,19 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	apps, err := gitops.LoadApplications(f)
+	apps, err := v1alpha1.LoadApplications(f)
 	if err != nil {
 		log.Fatal(err) // names document, line and field
 	}
-	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
-	opts.Notify = func(n gitops.Notification) { log.Printf("%s %s %s %s", n.App, n.Type, n.Revision, n.Message) }
-	engine, err := gitops.New(opts)
+	opts := engine.DefaultOptions() // the lean core: plain manifests; gitops.DefaultOptions adds Helm, Kustomize, ...
+	opts.Clusters = []engine.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
+	opts.Notify = func(n appstatus.Notification) { log.Printf("%s %s %s %s", n.Key, n.Type, n.Revision, n.Message) }
+	e, err := engine.New(opts)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer engine.Close()
+	defer e.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	_ = engine.Run(ctx, apps) // refresh, auto-sync, self-heal until Ctrl-C
+	_ = e.Run(ctx, apps) // refresh, auto-sync, self-heal until Ctrl-C
 }

@@ -208,7 +208,7 @@ func applyArgoCDNamespace(t *testing.T) *argoNamespace {
 	if err := a.c.Create(ctx, keys); err != nil {
 		t.Fatal(err)
 	}
-	a.sops = sopsexe.Build(t)
+	a.sops = sopsexe.Binary(t)
 	return a
 }
 

@@ -50,8 +50,9 @@
 // Application naming a project that does not exist gets Argo CD's
 // InvalidSpecError condition and is not synced until the project
 // appears; a project that sets a field the engine does not implement
-// (signatureKeys, a role's jwtTokens, ...) is refused by name, and its apps report
-// why. Without an AppProject named default, the implicit default project
+// (signatureKeys, ...) is refused by name, and its apps report why. A
+// role's jwtTokens are the API server's business (examples/portal honours
+// them); the operator reads them and uses nothing of them. Without an AppProject named default, the implicit default project
 // allows everything, Applications of every namespace included. A set
 // generating an Application for a missing project does not write it and
 // reports the error (ErrorOccurred, ApplicationValidationError).

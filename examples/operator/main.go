@@ -19,6 +19,7 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/source/repocreds"
+	"github.com/kubegitops/gitops/state"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -291,7 +292,7 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	// events bridge maps tracking ids back to Applications by this rule.
 	opts.ControlNamespace = f.namespace
 	if f.stateNamespace != "" {
-		opts.State = gitops.NewConfigMapStateStore(st.kube, f.stateNamespace)
+		opts.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
 	}
 	return gitops.New(opts)
 }

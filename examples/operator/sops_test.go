@@ -26,7 +26,7 @@ import (
 func TestOperatorDecryptsSops(t *testing.T) {
 	ctx := context.Background()
 	ns, dest := cluster.TestNamespace(t), cluster.TestNamespace(t)
-	bin := sopsexe.Build(t)
+	bin := sopsexe.Binary(t)
 	scheme := runtime.NewScheme()
 	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
 		t.Fatal(err)

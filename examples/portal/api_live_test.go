@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -112,7 +113,7 @@ func TestAPIRefusedAudited(t *testing.T) {
 			t.Errorf("%s %s %s: audit record %+v, want user, action, app and an outcome refused naming %q", tc.user, tc.op, tc.app, r, tc.why)
 		}
 	}
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "guestbook"); op != nil {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "guestbook"}); op != nil {
 		t.Fatalf("a refused request ran: %+v", op)
 	}
 	// The step after: an allowed sync is audited as started and ended.

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -76,7 +77,7 @@ func TestAPIAuthzPerRole(t *testing.T) {
 	if ran := f.ranAudits(); len(ran) > 0 {
 		t.Fatalf("a refused request was audited as run: %+v", ran)
 	}
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "guestbook"); op != nil {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "guestbook"}); op != nil {
 		t.Fatalf("a refused sync ran: %+v", op)
 	}
 
@@ -155,7 +156,7 @@ func TestAPICSRFRefused(t *testing.T) {
 	if resp, err = c.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("session POST without CSRF: %v %v, want 403", resp.StatusCode, err)
 	}
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "guestbook"); op != nil || len(f.ranAudits()) > 0 {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "guestbook"}); op != nil || len(f.ranAudits()) > 0 {
 		t.Fatalf("a sync without its CSRF token ran: %+v %s", op, f.audit.String())
 	}
 	// With the session's token (read from /api/v1/session) it runs.
@@ -172,10 +173,10 @@ func TestAPICSRFRefused(t *testing.T) {
 		t.Fatalf("session POST with CSRF: %v %v, want 202", resp.StatusCode, err)
 	}
 	f.waitOperation("guestbook")
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "guestbook"); op == nil || !op.DryRun {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "guestbook"}); op == nil || !op.DryRun {
 		t.Fatalf("dry run not recorded: %+v", op)
 	}
-	if st, _ := f.portal.engine.AppStatus("guestbook"); st.Sync != gitops.OutOfSync {
+	if st, _ := f.portal.engine.AppStatus(v1alpha1.AppKey{Name: "guestbook"}); st.Sync != appstatus.OutOfSync {
 		t.Errorf("a dry run changed the app: %s", st.Sync)
 	}
 }
@@ -196,7 +197,7 @@ func TestAPISecretsMasked(t *testing.T) {
 	if _, err := f.kube.CoreV1().Secrets(f.ns).Patch(ctx, "guestbook-db", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+	f.waitStatus("guestbook", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 
 	code, out, raw := f.call("GET", "/api/v1/apps/guestbook/resource?key="+url.QueryEscape(key), tokAdmin, "", nil)
 	if code != http.StatusOK {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/rbac"
 )
 
@@ -22,20 +23,20 @@ type historyRow struct {
 
 // appView is everything the app page shows.
 type appView struct {
-	Name           string             `json:"name"`
-	Project        string             `json:"project"`
-	Cluster        string             `json:"cluster"`
-	Namespace      string             `json:"namespace"`
-	RepoURL        string             `json:"repoURL"`
-	Path           string             `json:"path,omitempty"`
-	TargetRevision string             `json:"targetRevision,omitempty"`
-	Automated      bool               `json:"automated"`
-	Reconciled     bool               `json:"reconciled"`
-	Status         badges             `json:"status"`
-	Conditions     []gitops.Condition `json:"conditions"`
-	Tree           appTree            `json:"tree"`
-	History        []historyRow       `json:"history"`
-	Operation      *operationView     `json:"operation,omitempty"`
+	Name           string                `json:"name"`
+	Project        string                `json:"project"`
+	Cluster        string                `json:"cluster"`
+	Namespace      string                `json:"namespace"`
+	RepoURL        string                `json:"repoURL"`
+	Path           string                `json:"path,omitempty"`
+	TargetRevision string                `json:"targetRevision,omitempty"`
+	Automated      bool                  `json:"automated"`
+	Reconciled     bool                  `json:"reconciled"`
+	Status         badges                `json:"status"`
+	Conditions     []appstatus.Condition `json:"conditions"`
+	Tree           appTree               `json:"tree"`
+	History        []historyRow          `json:"history"`
+	Operation      *operationView        `json:"operation,omitempty"`
 	// Commit is the author and message of Status.Revision (first source).
 	Commit *commitMeta `json:"commit,omitempty"`
 	// CanWrite is Permissions.Sync (sync, rollback, terminate).
@@ -49,8 +50,8 @@ type appView struct {
 
 func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) appView {
 	v := appView{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace,
-		CanWrite: p.Sync, CanSecrets: p.Secrets, Permissions: p, Conditions: []gitops.Condition{}, History: []historyRow{},
-		Status: badges{Sync: string(gitops.Unknown), Health: "Unknown"}}
+		CanWrite: p.Sync, CanSecrets: p.Secrets, Permissions: p, Conditions: []appstatus.Condition{}, History: []historyRow{},
+		Status: badges{Sync: string(appstatus.Unknown), Health: "Unknown"}}
 	if srcs := a.Spec.AllSources(); len(srcs) > 0 {
 		v.RepoURL, v.Path, v.TargetRevision = srcs[0].RepoURL, srcs[0].Path, srcs[0].TargetRevision
 	}
@@ -110,7 +111,7 @@ func (s *server) apiStream(w http.ResponseWriter, r *http.Request, c caller) {
 		deny(w, err)
 		return
 	}
-	first := badges{Sync: string(gitops.Unknown), Health: "Unknown"}
+	first := badges{Sync: string(appstatus.Unknown), Health: "Unknown"}
 	if st, ok := s.appStatus(a); ok {
 		first = statusBadges(st)
 	}

@@ -20,6 +20,7 @@ type auditRecord struct {
 	User    string         `json:"user"`
 	Groups  []string       `json:"groups,omitempty"`
 	Via     string         `json:"via"`
+	TokenID string         `json:"tokenId,omitempty"`
 	Action  string         `json:"action"`
 	App     string         `json:"app"`
 	Project string         `json:"project"`
@@ -37,7 +38,7 @@ type auditLog struct {
 }
 
 func (l *auditLog) write(id identity, action string, a *gitops.Application, details map[string]any, outcome string) {
-	l.record(auditRecord{User: id.User, Groups: id.Groups, Via: id.Via, Action: action,
+	l.record(auditRecord{User: id.User, Groups: id.Groups, Via: id.Via, TokenID: id.TokenID, Action: action,
 		App: a.Name, Project: projectOf(a), Details: details, Outcome: outcome})
 }
 
@@ -59,7 +60,7 @@ func (l *auditLog) record(rec auditRecord) {
 // exists.
 func (s *server) refused(r *http.Request, id identity, why string) {
 	name := r.PathValue("name")
-	rec := auditRecord{User: id.User, Groups: id.Groups, Via: id.Via, Action: path.Base(r.URL.Path), App: name,
+	rec := auditRecord{User: id.User, Groups: id.Groups, Via: id.Via, TokenID: id.TokenID, Action: path.Base(r.URL.Path), App: name,
 		Outcome: refusedPrefix + why}
 	if a, ok := s.app(name); ok {
 		rec.Project = projectOf(a)

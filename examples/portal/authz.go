@@ -3,16 +3,11 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
-	gosync "sync"
-	"sync/atomic"
-
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/rbac"
+	"github.com/kubegitops/gitops/resource"
 )
 
 // authorizer decides requests in Argo CD's terms: may id do action on the
@@ -20,19 +15,26 @@ import (
 // argocd-rbac-cm (argoRBAC).
 type authorizer interface {
 	allow(id identity, resource, action, object string) bool
+	// decide is allow with the reason of a refusal: nil when allowed,
+	// else an error saying what refused it, for the 403 and the audit
+	// log.
+	decide(id identity, resource, action, object string) error
+	// decideResource decides action (update or delete) on one resource of
+	// the app whose object is object (Argo CD 3's fine-grained
+	// "<action>/<group>/<kind>/<namespace>/<name>").
+	decideResource(id identity, action, object string, key resource.Key) error
 	// secrets reports whether id may read Secret values in project.
 	secrets(id identity, project string) bool
 	// roleName summarises id's role for the page header.
 	roleName(id identity) string
-	// need says what a refused request lacks, for its error.
-	need(resource, action, object string) string
 }
 
 // allow maps a request of Argo CD's RBAC onto the role file: get on
 // applications and logs, and get on projects, need a readonly role in
 // the project; every other action on applications (sync, override,
-// update, delete, action/...) needs admin. Other resources are refused:
-// the role file grants nothing outside applications.
+// update, delete, action/..., update/... and delete/... on a resource)
+// needs admin. Other resources are refused: the role file grants nothing
+// outside applications.
 func (p policy) allow(id identity, resource, action, object string) bool {
 	project, _, _ := strings.Cut(object, "/")
 	perms := p.permsFor(id.Groups, project)
@@ -50,6 +52,24 @@ func (p policy) allow(id identity, resource, action, object string) bool {
 	return false
 }
 
+// decide names the role a refused request lacks.
+func (p policy) decide(id identity, resource, action, object string) error {
+	if p.allow(id, resource, action, object) {
+		return nil
+	}
+	project, _, _ := strings.Cut(object, "/")
+	if action == rbac.ActionGet {
+		return fmt.Errorf("%w: needs a readonly role in project %s", rbac.ErrPermissionDenied, project)
+	}
+	return fmt.Errorf("%w: needs an admin role in project %s", rbac.ErrPermissionDenied, project)
+}
+
+// decideResource: an admin of the project may update and delete its
+// apps' resources.
+func (p policy) decideResource(id identity, action, object string, key resource.Key) error {
+	return p.decide(id, rbac.ResourceApplications, action, object)
+}
+
 // secrets is the role file's secrets grant.
 func (p policy) secrets(id identity, project string) bool {
 	return p.permsFor(id.Groups, project).Secrets
@@ -57,79 +77,6 @@ func (p policy) secrets(id identity, project string) bool {
 
 // roleName is the strongest role of id's groups.
 func (p policy) roleName(id identity) string { return p.roleOf(id.Groups) }
-
-// need names the role a refused request lacks.
-func (p policy) need(resource, action, object string) string {
-	project, _, _ := strings.Cut(object, "/")
-	if action == rbac.ActionGet {
-		return "needs a readonly role in project " + project
-	}
-	return "needs an admin role in project " + project
-}
-
-// argoRBAC authorises with argocd-rbac-cm and the AppProjects' roles, as
-// Argo CD's API server does. The subject is the user (the token file's
-// user, or the OIDC email or sub) with its groups.
-type argoRBAC struct {
-	// enforcer is replaced whole when argocd-rbac-cm changes (reload).
-	enforcer atomic.Pointer[rbac.Enforcer]
-	// mu serialises the rebuilds of the enforcer from cfg and projects
-	// (reload, setProjects).
-	mu       gosync.Mutex
-	cfg      *rbac.Config
-	projects []gitops.Project
-}
-
-// newArgoRBAC builds the enforcer from argocd-rbac-cm and the engine's
-// AppProjects (their roles become project policy).
-func newArgoRBAC(cfg *rbac.Config, projects []gitops.Project) (*argoRBAC, error) {
-	e, err := rbac.NewEnforcer(cfg, projects)
-	if err != nil {
-		return nil, err
-	}
-	a := &argoRBAC{cfg: cfg, projects: projects}
-	a.enforcer.Store(e)
-	return a, nil
-}
-
-func (a *argoRBAC) allow(id identity, resource, action, object string) bool {
-	return a.enforcer.Load().Enforce(rbac.Subject{Name: id.User, Groups: id.Groups}, resource, action, object)
-}
-
-// secrets is always false: Argo CD never shows Secret values, whatever
-// the role.
-func (a *argoRBAC) secrets(identity, string) bool { return false }
-
-// roleName names where the roles come from; what the user may do is per
-// app (appPerms).
-func (a *argoRBAC) roleName(identity) string { return "argocd-rbac" }
-
-// need names the permission a refused request lacks, as a policy line
-// would grant it.
-func (a *argoRBAC) need(resource, action, object string) string {
-	return fmt.Sprintf("argocd-rbac-cm grants no %s, %s, %s", resource, action, object)
-}
-
-// loadRBACConfigMap reads argocd-rbac-cm from a ConfigMap manifest file
-// (YAML or JSON) and parses its data as Argo CD does (rbac.Load).
-func loadRBACConfigMap(file string) (*rbac.Config, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--rbac-cm: %w", err)
-	}
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(b, &cm); err != nil {
-		return nil, fmt.Errorf("--rbac-cm %s: %w", file, err)
-	}
-	if cm.Kind != "ConfigMap" {
-		return nil, fmt.Errorf("--rbac-cm %s: kind %q, want a ConfigMap (argocd-rbac-cm)", file, cm.Kind)
-	}
-	cfg, err := rbac.Load(cm.Data)
-	if err != nil {
-		return nil, fmt.Errorf("--rbac-cm %s (ConfigMap %s): %w", file, cm.Name, err)
-	}
-	return cfg, nil
-}
 
 // appPerms is what the caller may do with one app, for the UI: buttons
 // it may not use are not shown.
@@ -145,8 +92,8 @@ type appPerms struct {
 	Secrets bool `json:"secrets"`
 	// Update: edit the app's details (applications, update).
 	Update bool `json:"update"`
-	// Delete: delete the app or one of its resources (applications,
-	// delete).
+	// Delete: delete the app (applications, delete). Deleting one of its
+	// resources is asked per resource (resourcePerms).
 	Delete bool `json:"delete"`
 }
 
@@ -182,23 +129,44 @@ func (s *server) appFor(r *http.Request, c caller, resource, action string) (*gi
 func (s *server) appNamed(c caller, name, resource, action string) (*gitops.Application, appPerms, error) {
 	a, ok := s.app(name)
 	if !ok || !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, appObject(a)) {
-		return nil, appPerms{}, &accessError{http.StatusNotFound, fmt.Sprintf("application %s: not found or not permitted", name)}
+		return nil, appPerms{}, &accessError{code: http.StatusNotFound, msg: fmt.Sprintf("application %s: not found or not permitted", name)}
 	}
-	if (resource != rbac.ResourceApplications || action != rbac.ActionGet) &&
-		!s.opts.Authz.allow(c.identity, resource, action, appObject(a)) {
-		return nil, appPerms{}, &accessError{http.StatusForbidden, fmt.Sprintf("permission denied on application %s: %s",
-			name, s.opts.Authz.need(resource, action, appObject(a)))}
+	if resource != rbac.ResourceApplications || action != rbac.ActionGet {
+		if err := s.opts.Authz.decide(c.identity, resource, action, appObject(a)); err != nil {
+			return nil, appPerms{}, &accessError{code: http.StatusForbidden, msg: fmt.Sprintf("application %s: %v", name, err), err: err}
+		}
 	}
 	return a, s.permsOf(c, a), nil
 }
 
+// resourcePerms are appPerms with what the caller may do with one
+// resource of the app (GET .../permissions?key=K).
+type resourcePerms struct {
+	appPerms
+	// DeleteResource: delete that resource (Argo CD 3's "applications,
+	// delete/<group>/<kind>/<namespace>/<name>", see decideResource).
+	DeleteResource bool `json:"deleteResource"`
+}
+
 // apiPermissions answers what the caller may do with the app (appPerms),
-// for the UI.
+// for the UI; with ?key=K, also whether it may delete that resource of
+// the app.
 func (s *server) apiPermissions(w http.ResponseWriter, r *http.Request, c caller) {
-	_, p, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
+	a, p, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		deny(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, p)
+	k := r.URL.Query().Get("key")
+	if k == "" {
+		writeJSON(w, http.StatusOK, p)
+		return
+	}
+	key, err := resource.ParseKey(k)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "key: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, resourcePerms{appPerms: p,
+		DeleteResource: s.opts.Authz.decideResource(c.identity, rbac.ActionDelete, appObject(a), key) == nil})
 }

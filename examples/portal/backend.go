@@ -27,7 +27,7 @@ func (s *server) appStatus(a *gitops.Application) (gitops.Status, bool) {
 	if s.ns != nil {
 		return statusOfObject(a)
 	}
-	return s.opts.Engine.AppStatus(a.Name)
+	return s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
 }
 
 // diffStatus is a's status with each changed object's diff. The
@@ -37,7 +37,7 @@ func (s *server) appStatus(a *gitops.Application) (gitops.Status, bool) {
 // operator's status.
 func (s *server) diffStatus(ctx context.Context, a *gitops.Application) gitops.Status {
 	if s.ns == nil {
-		st, _ := s.opts.Engine.AppStatus(a.Name)
+		st, _ := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
 		return st
 	}
 	ctx, cancel := context.WithTimeout(ctx, kubeTimeout*3)
@@ -54,7 +54,7 @@ func (s *server) appHistory(ctx context.Context, a *gitops.Application) ([]gitop
 	if s.ns != nil {
 		return historyOfObject(a), nil
 	}
-	return s.opts.Engine.History(ctx, a.Name)
+	return s.opts.Engine.History(ctx, v1alpha1.KeyOf(a))
 }
 
 // appLastOperation is a's last operation, or nil.
@@ -62,7 +62,7 @@ func (s *server) appLastOperation(ctx context.Context, a *gitops.Application) (*
 	if s.ns != nil {
 		return operationOfObject(a), nil
 	}
-	return s.opts.Engine.LastOperation(ctx, a.Name)
+	return s.opts.Engine.LastOperation(ctx, v1alpha1.KeyOf(a))
 }
 
 // appTreeOf is a's resource tree: the engine's, or the one the operator
@@ -97,7 +97,7 @@ func (s *server) terminateApp(ctx context.Context, a *gitops.Application) error 
 	if s.ns != nil {
 		return s.ns.terminate(ctx, a)
 	}
-	return s.opts.Engine.Terminate(a.Name)
+	return s.opts.Engine.Terminate(v1alpha1.KeyOf(a))
 }
 
 // refreshApp asks for a's refresh now (hard: past every cache).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // benchPortal serves n apps of 10 projects to an offline destination: the
@@ -61,7 +62,7 @@ func benchPortal(b testing.TB, n int) *portal {
 	for {
 		done := 0
 		for _, a := range list {
-			if _, ok := p.engine.AppStatus(a.Name); ok {
+			if _, ok := p.engine.AppStatus(v1alpha1.KeyOf(a)); ok {
 				done++
 			}
 		}

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -83,7 +84,7 @@ func TestBrowserPageStaysCurrent(t *testing.T) {
 	if code, _, raw := f.call("POST", "/api/v1/apps/guestbook/refresh", tokAdmin, f.csrfOf(tokAdmin), map[string]any{"hard": true}); code != 202 {
 		t.Fatalf("hard refresh: %d %s", code, raw)
 	}
-	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Revision == second })
+	f.waitStatus("guestbook", func(st appstatus.Status) bool { return st.Revision == second })
 	f.syncAndWait("guestbook", tokAdmin)
 	next := f.lastHistoryID("guestbook")
 	if next == id {
@@ -103,7 +104,7 @@ func TestBrowserPageStaysCurrent(t *testing.T) {
 // lastHistoryID is the id of app's newest history entry (0 for none).
 func (f *fixture) lastHistoryID(app string) int64 {
 	f.t.Helper()
-	h, err := f.portal.engine.History(context.Background(), app)
+	h, err := f.portal.engine.History(context.Background(), v1alpha1.AppKey{Name: app})
 	if err != nil {
 		f.t.Fatal(err)
 	}

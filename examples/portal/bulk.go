@@ -59,7 +59,7 @@ func (s *server) apiBulkSync(w http.ResponseWriter, r *http.Request, c caller) {
 				return s.syncApp(ctx, c, a, req)
 			})
 		} else {
-			rec := auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, Action: "sync", App: name,
+			rec := auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, TokenID: c.TokenID, Action: "sync", App: name,
 				Details: details, Outcome: refusedPrefix + err.Error()}
 			if a, ok := s.app(name); ok {
 				rec.Project = projectOf(a)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/gitserver"
 )
 
@@ -47,7 +47,7 @@ func TestBrowserCommitMetadata(t *testing.T) {
 	if code, _, raw := f.call("POST", "/api/v1/apps/guestbook/refresh", tokAdmin, f.csrfOf(tokAdmin), map[string]any{"hard": true}); code != 202 {
 		t.Fatalf("hard refresh: %d %s", code, raw)
 	}
-	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Revision == second })
+	f.waitStatus("guestbook", func(st appstatus.Status) bool { return st.Revision == second })
 	var title string
 	run("pushed commit", chromedp.WaitVisible(chromedp.CSS(`#revision[title="`+second+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#commit .commit-subject[title^="v2: a new greeting"]`)),

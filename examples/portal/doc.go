@@ -65,8 +65,15 @@
 // confirm: the object's name} deletes one object of the app's tree through
 // the API server of the portal's own cluster (foreground; orphan;
 // background with no grace period), the tree's UID as a precondition.
-// Both need "applications, delete". Created and deleted apps live in the
-// running portal only: the --apps folder is not rewritten.
+// Deleting the app needs "applications, delete"; deleting a resource
+// needs what Argo CD 3 asks, "applications,
+// delete/<group>/<kind>/<namespace>/<name>" (the app's own delete reaches
+// its resources only with argocd-cm's
+// server.rbac.disableApplicationFineGrainedRBACInheritance "false"); the
+// page enables Delete resource for each resource the caller may delete
+// (GET /api/v1/apps/{name}/permissions?key=K answers deleteResource).
+// Created and deleted apps live in the running portal only: the --apps
+// folder is not rewritten.
 //
 // Destinations are shown by their cluster's name (destination.name, else
 // the name of the cluster with that server); --cluster-secrets-namespace
@@ -78,7 +85,8 @@
 //
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through
-// an OIDC issuer). Every API call is authorised by one function (appFor)
+// an OIDC issuer; with argocd-rbac-cm, also an Argo CD project token, see
+// below). Every API call is authorised by one function (appFor)
 // in Argo CD's terms, (resource, action, "<project>/<app>"): get, resource,
 // events, stream, the action list and refresh need "applications, get"
 // (without it the app is not found, 404); sync, rollback and terminate need
@@ -87,12 +95,32 @@
 // the caller may get. The rules are the role file's (--policy: readonly
 // is get on applications and logs, admin every action on applications,
 // secrets unmasks Secret values), or with --rbac-cm an argocd-rbac-cm
-// manifest evaluated by package rbac with the AppProjects' roles (Secret
-// values always masked, as in Argo CD; OIDC groups read from its scopes),
-// or with --rbac-namespace NS the ConfigMap argocd-rbac-cm of that
-// namespace, watched: each change replaces the policy for the next request
-// (one that does not load is logged and the last good one kept; OIDC
-// scopes are read at start only).
+// manifest evaluated by package rbac with the AppProjects' roles, as Argo
+// CD decides: the user and each of its groups checked on its own, allowed
+// if any is (Secret values always masked, as in Argo CD; OIDC groups read
+// from its scopes), or with --rbac-namespace NS the ConfigMap
+// argocd-rbac-cm of that namespace, watched: each change replaces the
+// policy for the next request (one that does not load is logged and the
+// last good one kept; OIDC scopes are read at start only). A refusal
+// (403, and the audit log) names each subject checked and the policy line
+// that refused it (its source and line number: builtin-policy.csv,
+// policy.csv, policy.<name>.csv, an AppProject role), or says no line
+// matched.
+//
+// With --rbac-namespace NS the portal also reads, live, argocd-cm's
+// server.rbac.disableApplicationFineGrainedRBACInheritance (absent: Argo
+// CD 3's default, true) and argocd-secret's server.secretkey of NS.
+// Project tokens: a bearer token that is a JWT Argo CD's API server issued
+// for a project role ("argocd proj role create-token": issuer argocd,
+// subject proj:<project>:<role>, HMAC-signed with server.secretkey) is
+// honoured while its entry (id, or iat) is listed in that role's
+// jwtTokens, and acts as the role, only within its project. It is checked
+// at each request: with --projects-namespace NS (the AppProjects of NS,
+// read live and given to the engine too, instead of --projects) removing
+// the entry revokes it from the next request on, without a restart; with
+// --projects FILE the projects are read at start. A project token is a
+// bearer credential only (it does not log in a browser), is never logged,
+// and its id appears in the audit log (tokenId).
 // GET /api/v1/apps/{name}/permissions answers get, sync, logs ("logs,
 // get"), secrets, update and delete; the page shows Sync, Terminate and Roll back only with
 // sync, the Logs tab only with logs, and the action list marks each action

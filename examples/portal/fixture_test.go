@@ -18,11 +18,14 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
+	"github.com/kubegitops/gitops/internal/argodocs"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
@@ -34,6 +37,7 @@ const (
 	tokReaderA     = "reader-a-token-012345678" // readonly in team-a
 	tokAdminA      = "admin-a-token-012345678"  // admin in team-a
 	tokSecretAdmin = "secret-admin-token-0123"  // admin everywhere, reads secrets
+	tokTwoGroups   = "two-groups-token-0123456" // erin: platform and freeze-a (argocd-rbac-cm tests)
 	secretValue    = "hunter2-db-password"
 )
 
@@ -56,6 +60,7 @@ admin-token-0123456789 alice platform
 reader-a-token-012345678 bob readers-a
 admin-a-token-012345678 carol admins-a
 secret-admin-token-0123 dave secret-admins
+two-groups-token-0123456 erin platform,freeze-a
 `
 
 // fixtureProjects are the two projects of the fixture's apps.
@@ -154,6 +159,8 @@ type fixture struct {
 	http   *httptest.Server
 	kube   kubernetes.Interface
 	audit  *syncBuffer
+	// log is what the portal reports outside requests.
+	log *syncBuffer
 }
 
 // syncBuffer is an io.Writer safe for the audit log's writer and a test's
@@ -188,6 +195,13 @@ type fixtureOptions struct {
 	ClusterSecret bool
 	// Projects replaces fixtureProjects when set.
 	Projects string
+	// LiveProjects: Projects are created as AppProjects (Argo CD's CRD)
+	// in the test's namespace and read from there, live (as
+	// --projects-namespace).
+	LiveProjects bool
+	// SecretKey, when set with RBACNamespace, is argocd-secret's
+	// server.secretkey in the test's namespace.
+	SecretKey []byte
 	// LogsFollowMax bounds a logs request (default: the portal's).
 	LogsFollowMax time.Duration
 }
@@ -199,7 +213,7 @@ func newFixture(t *testing.T) *fixture {
 
 func newFixtureWith(t *testing.T, fo fixtureOptions) *fixture {
 	t.Helper()
-	f := &fixture{t: t, ns: cluster.TestNamespace(t), audit: &syncBuffer{}}
+	f := &fixture{t: t, ns: cluster.TestNamespace(t), audit: &syncBuffer{}, log: &syncBuffer{}}
 	files := fstest.MapFS{}
 	for p, b := range guestbookFiles("hello v1") {
 		files[p] = &fstest.MapFile{Data: b}
@@ -262,12 +276,23 @@ spec:
 	if fo.Projects == "" {
 		fo.Projects = fixtureProjects
 	}
-	opts.Projects, err = gitops.LoadProjects(strings.NewReader(fo.Projects))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dyn, err := dynamic.NewForConfig(cluster.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	var live *liveProjects
+	var refusedProjects map[string]error
+	if fo.LiveProjects {
+		live = &liveProjects{ns: f.ns, dyn: dyn}
+		f.createProjects(ctx, dyn, fo.Projects)
+		if opts.Projects, refusedProjects, err = live.load(ctx); err != nil {
+			t.Fatal(err)
+		}
+	} else if opts.Projects, err = gitops.LoadProjects(strings.NewReader(fo.Projects)); err != nil {
+		t.Fatal(err)
+	}
 	if fo.ClusterSecret {
 		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cluster-dev-east", Labels: map[string]string{gitops.ClusterSecretTypeLabel: "cluster"}},
 			StringData: map[string]string{"name": "dev-east", "server": v1alpha1.KubernetesInternalAPIServerAddr, "config": "{}"}}
@@ -290,6 +315,12 @@ spec:
 		if _, err := f.kube.CoreV1().ConfigMaps(f.ns).Create(ctx, &cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		if fo.SecretKey != nil {
+			sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: argoCDSecretName}, Data: map[string][]byte{serverSecretKey: fo.SecretKey}}
+			if _, err := f.kube.CoreV1().Secrets(f.ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if authz, _, err = loadRBACNamespace(ctx, f.kube, f.ns, opts.Projects); err != nil {
 			t.Fatal(err)
 		}
@@ -304,12 +335,9 @@ spec:
 		}
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
-	dyn, err := dynamic.NewForConfig(cluster.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
 	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube, KubeDynamic: dyn,
-		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, Audit: f.audit, LogsFollowMax: fo.LogsFollowMax})
+		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, LiveProjects: live, RefusedProjects: refusedProjects,
+		Audit: f.audit, LogsFollowMax: fo.LogsFollowMax, Log: f.log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,8 +347,33 @@ spec:
 		f.http.Close()
 		f.portal.close()
 	})
-	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+	f.waitStatus("guestbook", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 	return f
+}
+
+// appProjectCRD is Argo CD's AppProject CustomResourceDefinition, from its
+// release (manifests/crds), as a cluster running Argo CD serves it.
+func appProjectCRD(t *testing.T) string {
+	t.Helper()
+	return string(argodocs.ForTest(t).MustReadFile(t, "manifests/crds/appproject-crd.yaml"))
+}
+
+// createProjects installs Argo CD's AppProject CRD (kept for the other
+// tests of the package) and creates the AppProjects of manifests (YAML
+// documents) in the test's namespace.
+func (f *fixture) createProjects(ctx context.Context, dyn dynamic.Interface, manifests string) {
+	f.t.Helper()
+	testfiles.EnsureCRD(f.t, cluster.Config(), appProjectCRD(f.t))
+	for _, doc := range strings.Split(manifests, "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			f.t.Fatal(err)
+		}
+		u.SetNamespace(f.ns)
+		if _, err := dyn.Resource(appProjectsResource).Namespace(f.ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			f.t.Fatalf("create AppProject %s: %v", u.GetName(), err)
+		}
+	}
 }
 
 // waitFor polls cond every 100 ms until it holds or the deadline passes;
@@ -344,19 +397,19 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool
 	}
 }
 
-func (f *fixture) waitStatus(app string, cond func(gitops.Status) bool) gitops.Status {
+func (f *fixture) waitStatus(app string, cond func(appstatus.Status) bool) appstatus.Status {
 	f.t.Helper()
-	var st gitops.Status
+	var st appstatus.Status
 	waitFor(f.t, 90*time.Second, "status of "+app, func() (bool, string) {
 		var ok bool
-		st, ok = f.portal.engine.AppStatus(app)
+		st, ok = f.portal.engine.AppStatus(v1alpha1.AppKey{Name: app})
 		return ok && cond(st), fmt.Sprintf("%s %s %s %v", st.Sync, st.Health.Code, shortRev(st.Revision), st.Conditions)
 	})
 	return st
 }
 
-func syncedHealthy(st gitops.Status) bool {
-	return st.Sync == gitops.Synced && st.Health.Code == health.Healthy
+func syncedHealthy(st appstatus.Status) bool {
+	return st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 }
 
 // call sends a request as token (none when empty) with the CSRF token

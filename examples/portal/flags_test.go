@@ -79,12 +79,13 @@ func TestFlagsRBACAndTLS(t *testing.T) {
 	t.Setenv("KUBECONFIG", "")
 	base := "--apps d --token-file t --kubeconfig k "
 	for args, want := range map[string]string{
-		base + "--policy p --rbac-cm r":                            "--policy and --rbac-cm",
-		base + "--rbac-cm r --oidc-groups-claim roles":             "--oidc-groups-claim",
-		base + "--policy p --rbac-namespace argocd":                "--rbac-namespace exclude each other",
-		base + "--rbac-namespace argocd --oidc-groups-claim roles": "--oidc-groups-claim",
-		base + "--policy p --tls-cert c":                           "--tls-cert and --tls-key",
-		base + "--policy p --trusted-proxies 10.0.0.0/33":          "--trusted-proxies",
+		base + "--policy p --rbac-cm r":                              "--policy and --rbac-cm",
+		base + "--rbac-cm r --oidc-groups-claim roles":               "--oidc-groups-claim",
+		base + "--policy p --rbac-namespace argocd":                  "--rbac-namespace exclude each other",
+		base + "--rbac-namespace argocd --oidc-groups-claim roles":   "--oidc-groups-claim",
+		base + "--policy p --tls-cert c":                             "--tls-cert and --tls-key",
+		base + "--policy p --trusted-proxies 10.0.0.0/33":            "--trusted-proxies",
+		base + "--policy p --projects f --projects-namespace argocd": "--projects and --projects-namespace exclude each other",
 	} {
 		if _, err := parseFlags(strings.Fields(args), io.Discard); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error naming %s", args, err, want)

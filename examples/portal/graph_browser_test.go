@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -148,7 +148,7 @@ func TestBrowserGraph(t *testing.T) {
 	if code, _, raw := f.call("POST", "/api/v1/apps/guestbook/refresh", tokAdmin, f.csrfOf(tokAdmin), map[string]any{"hard": true}); code != 202 {
 		t.Fatalf("hard refresh: %d %s", code, raw)
 	}
-	f.waitStatus("guestbook", func(st gitops.Status) bool { return st.Revision == rev })
+	f.waitStatus("guestbook", func(st appstatus.Status) bool { return st.Revision == rev })
 	if code, _, raw := f.call("POST", "/api/v1/apps/guestbook/sync", tokAdmin, f.csrfOf(tokAdmin), map[string]any{}); code != 202 {
 		t.Fatalf("sync: %d %s", code, raw)
 	}

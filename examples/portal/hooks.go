@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -28,13 +29,13 @@ func (h *engineHooks) install(opts *gitops.Options) {
 		h.broker.publish(p.App, streamEvent{Name: "progress", Data: progressView(p)})
 	}
 	notify := opts.Notify
-	opts.Notify = func(n gitops.Notification) {
+	opts.Notify = func(n appstatus.Notification) {
 		if notify != nil {
 			notify(n)
 		}
 		switch n.Type {
-		case gitops.NotifySyncStatusChanged, gitops.NotifyHealthChanged:
-			h.list.publish(listTopic, streamEvent{Name: "app", Data: n.App})
+		case appstatus.NotifySyncStatusChanged, appstatus.NotifyHealthChanged:
+			h.list.publish(listTopic, streamEvent{Name: "app", Data: n.Key.Name})
 		}
 	}
 }

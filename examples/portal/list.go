@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/rbac"
 )
 
@@ -24,6 +26,8 @@ type appRow struct {
 	Revision  string            `json:"revision,omitempty"`
 	LastSync  time.Time         `json:"lastSync,omitzero"`
 	Labels    map[string]string `json:"labels,omitempty"`
+	// key is the app's key, to read its last operation.
+	key v1alpha1.AppKey
 }
 
 // listQuery is the list's filters and page, read from the URL.
@@ -73,8 +77,8 @@ type appList struct {
 
 // rowOf is a's row of the list, with the engine's in-memory status.
 func (s *server) rowOf(a *gitops.Application) appRow {
-	row := appRow{Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
-		Sync: string(gitops.Unknown), Health: "Unknown"}
+	row := appRow{key: v1alpha1.KeyOf(a), Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
+		Sync: string(appstatus.Unknown), Health: "Unknown"}
 	if st, ok := s.appStatus(a); ok {
 		row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -38,7 +38,7 @@ func shotAt(t *testing.T, run func(string, ...chromedp.Action[chromedp.Void]), n
 // tiles count guestbook Synced and its filter shows it.
 func TestListTilesBrowser(t *testing.T) {
 	f := newFixtureWith(t, fixtureOptions{RBACConfigMap: fixtureRBAC, Projects: fixtureRBACProjects})
-	f.waitStatus("other", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+	f.waitStatus("other", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 	_, run := newBrowser(t, 4*time.Minute)
 	loginAs(run, f.http.URL, tokAdmin)
 	tileSel := func(kind, status string) string {

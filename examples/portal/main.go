@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/state"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
@@ -32,6 +33,7 @@ type flags struct {
 	oidcRedirect, oidcGroupsClaim, instanceID string
 	rbacCM, tlsCert, tlsKey                   string
 	rbacNamespace, clusterSecretsNS           string
+	projectsNS                                string
 	trustedProxies                            []netip.Prefix
 	logsFollowMax                             time.Duration
 	operator                                  bool
@@ -49,6 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.tokenFile, "token-file", "", "bearer tokens, one \"TOKEN USER GROUP,GROUP\" a line")
 	fs.StringVar(&f.policyFile, "policy", "", "roles by group and project (YAML: rules: [{group, role: readonly|admin, projects, secrets}]) (required)")
 	fs.StringVar(&f.projects, "projects", "", "AppProject YAML file (without it only the default project exists, allowing everything)")
+	fs.StringVar(&f.projectsNS, "projects-namespace", "", "read the AppProjects of this namespace of the cluster instead of --projects, and apply their changes live (roles, project tokens, rules)")
 	fs.StringVar(&f.auditLog, "audit-log", "", "append audit records (JSON lines) to this file; default stderr")
 	fs.StringVar(&f.stateNS, "state-namespace", "", "keep history and last operations in ConfigMaps of this namespace (default: in memory)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "tracking instance id of this engine (objects of other instances are never pruned)")
@@ -58,7 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.oidcRedirect, "oidc-redirect-url", "", "this portal's /oidc/callback URL as registered with the issuer")
 	fs.StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", "groups", "ID token claim holding the user's groups (without --rbac-cm)")
 	fs.StringVar(&f.rbacCM, "rbac-cm", "", "argocd-rbac-cm ConfigMap manifest: authorise with Argo CD's RBAC instead of --policy")
-	fs.StringVar(&f.rbacNamespace, "rbac-namespace", "", "read argocd-rbac-cm from this namespace of the cluster and reload it live when it changes (instead of --policy or --rbac-cm)")
+	fs.StringVar(&f.rbacNamespace, "rbac-namespace", "", "read argocd-rbac-cm from this namespace of the cluster and reload it live when it changes (instead of --policy or --rbac-cm), with argocd-cm's fine-grained RBAC inheritance and argocd-secret's server.secretkey (project tokens)")
 	fs.StringVar(&f.clusterSecretsNS, "cluster-secrets-namespace", "", "also read Argo CD cluster Secrets (argocd.argoproj.io/secret-type: cluster) of this namespace as destinations, shown by their names")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM), re-read when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the key file (PEM) of --tls-cert")
@@ -80,6 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 		return f, errors.New("--apps DIR is required")
 	case f.policyFile == "" && f.rbacCM == "" && f.rbacNamespace == "":
 		return f, errors.New("--policy FILE (or --rbac-cm FILE, or --rbac-namespace NS) is required")
+	case f.projects != "" && f.projectsNS != "":
+		return f, errors.New("--projects and --projects-namespace exclude each other: the portal reads its AppProjects from one of them")
 	case countSet(f.policyFile, f.rbacCM, f.rbacNamespace) > 1:
 		return f, errors.New("--policy and --rbac-cm and --rbac-namespace exclude each other: the portal authorises with one of them")
 	case (f.rbacCM != "" || f.rbacNamespace != "") && groupsClaimSet:
@@ -166,8 +171,16 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			return err
 		}
 	}
+	var live *liveProjects
+	var refusedProjects map[string]error
+	if f.projectsNS != "" {
+		live = &liveProjects{ns: f.projectsNS, dyn: dyn}
+		if opts.Projects, refusedProjects, err = live.load(ctx); err != nil {
+			return err
+		}
+	}
 	if f.stateNS != "" {
-		opts.State = gitops.NewConfigMapStateStore(kube, f.stateNS)
+		opts.State = state.NewConfigMapStore(kube, f.stateNS)
 	}
 	var audit io.Writer = stderr
 	if f.auditLog != "" {
@@ -199,8 +212,8 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 		}
 	}
 	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
-		Authz: authz, RBACNamespace: f.rbacNamespace, TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax,
-		Log: stderr})
+		Authz: authz, RBACNamespace: f.rbacNamespace, LiveProjects: live, RefusedProjects: refusedProjects,
+		TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax, Log: stderr})
 	if err != nil {
 		return err
 	}
@@ -243,8 +256,16 @@ type portalConfig struct {
 	// Authz replaces Policy when set (argocd-rbac-cm).
 	Authz authorizer
 	// RBACNamespace, with an Authz read from there (loadRBACNamespace),
-	// is watched: argocd-rbac-cm's changes apply live.
+	// is watched: argocd-rbac-cm's, argocd-cm's and argocd-secret's
+	// changes apply live.
 	RBACNamespace string
+	// LiveProjects, when set, are the AppProjects of a namespace
+	// (Engine.Projects holds what was read at start), watched: their
+	// changes go to the engine and to Authz live.
+	LiveProjects *liveProjects
+	// RefusedProjects are the projects of LiveProjects that did not load
+	// at start, by name (gitops.Engine.SetProjects).
+	RefusedProjects map[string]error
 	// Log receives what the portal reports outside requests (a policy
 	// that failed to reload). Default: discarded.
 	Log            io.Writer
@@ -285,15 +306,26 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	for i, a := range cfg.Apps {
 		list[i] = *a
 	}
-	if az, ok := cfg.Authz.(*argoRBAC); ok && cfg.RBACNamespace != "" {
-		logw := cfg.Log
-		if logw == nil {
-			logw = io.Discard
-		}
+	if len(cfg.RefusedProjects) > 0 {
+		e.SetProjects(opts.Projects, cfg.RefusedProjects)
+	}
+	logw := cfg.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	az, _ := cfg.Authz.(*argoRBAC)
+	if az != nil && cfg.RBACNamespace != "" {
 		srv.wg.Add(1)
 		go func() {
 			defer srv.wg.Done()
-			watchRBACConfigMap(srv.bg, cfg.Kube, cfg.RBACNamespace, az, logw)
+			watchRBACNamespace(srv.bg, cfg.Kube, cfg.RBACNamespace, az, logw)
+		}()
+	}
+	if cfg.LiveProjects != nil {
+		srv.wg.Add(1)
+		go func() {
+			defer srv.wg.Done()
+			cfg.LiveProjects.watch(srv.bg, e, az, logw)
 		}()
 	}
 	go func() { p.done <- e.Run(runCtx, list) }()

@@ -65,7 +65,7 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 	a := body.application()
 	details := map[string]any{"repoURL": a.Spec.Source.RepoURL, "path": a.Spec.Source.Path, "automated": body.Automated}
 	refuse := func(code int, msg string) {
-		s.audit.record(auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, Action: "create", App: a.Name,
+		s.audit.record(auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, TokenID: c.TokenID, Action: "create", App: a.Name,
 			Project: a.Spec.Project, Details: details, Outcome: refusedPrefix + msg})
 		apiError(w, code, msg)
 	}
@@ -73,9 +73,8 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 		refuse(http.StatusBadRequest, err.Error())
 		return
 	}
-	if !s.opts.Authz.allow(c.identity, rbac.ResourceApplications, rbac.ActionCreate, appObject(a)) {
-		refuse(http.StatusForbidden, fmt.Sprintf("permission denied: application %s: %s", a.Name,
-			s.opts.Authz.need(rbac.ResourceApplications, rbac.ActionCreate, appObject(a))))
+	if err := s.opts.Authz.decide(c.identity, rbac.ResourceApplications, rbac.ActionCreate, appObject(a)); err != nil {
+		refuse(http.StatusForbidden, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
 	if _, err := s.opts.Engine.Project(a.Spec.Project); err != nil {
@@ -206,7 +205,7 @@ func (s *server) deleteApp(ctx context.Context, a *gitops.Application, cascade s
 			}
 		}
 	}
-	if err := s.opts.Engine.Remove(s.opts.Engine.AppKey(a)); err != nil {
+	if err := s.opts.Engine.Remove(v1alpha1.KeyOf(a)); err != nil {
 		return err
 	}
 	s.removeApp(a.Name)

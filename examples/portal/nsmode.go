@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	gosync "sync"
 	"sync/atomic"
 	"time"
@@ -42,7 +39,6 @@ const argoSecretTypes = gitops.ClusterSecretTypeLabel + " in (repository,repo-cr
 
 // Argo CD's ConfigMaps the portal reads besides argocd-rbac-cm.
 const (
-	argocdCMName       = "argocd-cm"
 	argocdTLSCertsCM   = "argocd-tls-certs-cm"
 	argocdKnownHostsCM = "argocd-ssh-known-hosts-cm"
 )
@@ -210,19 +206,11 @@ func (b *nsBackend) loadProjects(ctx context.Context) *projectSet {
 		b.projects.Store(ps)
 		return ps
 	}
+	objs := make([]*unstructured.Unstructured, len(list.Items))
 	for i := range list.Items {
-		u := &list.Items[i]
-		data, err := json.Marshal(u.Object)
-		if err == nil {
-			var got []gitops.Project
-			if got, err = v1alpha1.LoadProjects(bytes.NewReader(data)); err == nil && len(got) == 1 {
-				ps.loaded = append(ps.loaded, got[0])
-				continue
-			}
-		}
-		ps.refused[u.GetName()] = fmt.Errorf("AppProject %s/%s: %w", b.ns, u.GetName(), err)
+		objs[i] = &list.Items[i]
 	}
-	slices.SortFunc(ps.loaded, func(x, y gitops.Project) int { return cmpString(x.Name, y.Name) })
+	ps.loaded, ps.refused = decodeProjects(objs)
 	b.projects.Store(ps)
 	return ps
 }
@@ -231,7 +219,7 @@ func (b *nsBackend) loadProjects(ctx context.Context) *projectSet {
 func (b *nsBackend) loadArgoCDCM(ctx context.Context) map[string]string {
 	var cm corev1.ConfigMap
 	data := map[string]string{}
-	if err := b.cache.Get(ctx, client.ObjectKey{Namespace: b.ns, Name: argocdCMName}, &cm); err == nil {
+	if err := b.cache.Get(ctx, client.ObjectKey{Namespace: b.ns, Name: argoCDConfigMapName}, &cm); err == nil {
 		data = cm.Data
 	}
 	b.argocdCM.Store(&data)

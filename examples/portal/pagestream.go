@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 )
 
 // pageGap is the shortest time between two pushes to the pages of one
@@ -108,7 +109,7 @@ func (n *pageNudges) due(now time.Time) (apps map[string]bool, wait time.Duratio
 // the app, and its state is then compared with what was last pushed, at
 // most once per pageGap per app.
 func (s *server) watchPages(ctx context.Context, n *pageNudges) {
-	stop := s.opts.Engine.OnStatus(func(k v1alpha1.AppKey, _ gitops.Status) { n.nudge(k.Name) })
+	stop := s.opts.Engine.OnStatus(func(k v1alpha1.AppKey, _ appstatus.Status) { n.nudge(k.Name) })
 	defer stop()
 	// gap fires when the first app held back by pageGap is due; it is
 	// armed only while one is.

@@ -13,14 +13,17 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
 // fixtureRBAC is the argocd-rbac-cm of the RBAC tests, for the fixture's
-// users: alice (platform), bob (readers-a), carol (admins-a).
+// users: alice (platform), bob (readers-a), carol (admins-a), erin
+// (platform and freeze-a).
 //   - policy.default gives everyone get on team-a's apps (bob has only it);
 //   - platform deploys everywhere and reads logs, but a deny line takes
 //     sync on team-b away;
-//   - admins-a may restart team-a's Deployments and nothing more.
+//   - admins-a may restart team-a's Deployments and nothing more;
+//   - freeze-a may not sync team-a's apps (a deny, nothing allowed).
 const fixtureRBAC = `apiVersion: v1
 kind: ConfigMap
 metadata: {name: argocd-rbac-cm}
@@ -34,6 +37,8 @@ data:
     g, platform, role:deployer
     p, role:operator-a, applications, action/apps/Deployment/restart, team-a/*, allow
     g, admins-a, role:operator-a
+    p, role:freeze-a, applications, sync, team-a/*, deny
+    g, freeze-a, role:freeze-a
 `
 
 // fixtureRBACProjects give team-b a project role for readers-a: get and
@@ -121,13 +126,15 @@ func TestRBACRoutes(t *testing.T) {
 		}
 	}
 	f.waitOperation("other")
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "other"); op == nil || !op.DryRun {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "other"}); op == nil || !op.DryRun {
 		t.Errorf("bob's dry run through the project role did not run: %+v", op)
 	}
-	if op, _ := f.portal.engine.LastOperation(context.Background(), "guestbook"); op != nil {
+	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "guestbook"}); op != nil {
 		t.Fatalf("a refused sync of guestbook ran: %+v", op)
 	}
-	if a := f.audit.String(); !contains(a, `"outcome":"refused: permission denied on application other: argocd-rbac-cm grants no applications, sync, team-b/other"`) {
+	if a := f.audit.String(); !contains(a, `"outcome":"refused: application other: permission denied: applications, sync, team-b/other: `+
+		`role:viewer-a (policy.default): no line matched; alice: no line matched; `+
+		`platform: denied by policy.csv line 3 \"p, role:deployer, applications, sync, team-b/*, deny\""`) {
 		t.Errorf("the audit log does not name the missing permission: %s", a)
 	}
 	// carol's restart passes authorisation (the engine answers, not RBAC).

@@ -50,12 +50,15 @@ func deleteOptions(mode string) (metav1.DeleteOptions, error) {
 	return opts, nil
 }
 
-// apiDeleteResource deletes one object of the app's tree (applications,
-// delete) through the API server, with the UID read from the tree as a
-// precondition; the app is refreshed after. Only the portal's own cluster
-// (--kubeconfig's first context) is reached, as for logs.
+// apiDeleteResource deletes one object of the app's tree through the API
+// server, with the UID read from the tree as a precondition; the app is
+// refreshed after. It needs what Argo CD 3 asks for deleting a resource:
+// "applications, delete/<group>/<kind>/<namespace>/<name>" on the app (or,
+// with argocd-cm's fine-grained inheritance, "applications, delete"). Only
+// the portal's own cluster (--kubeconfig's first context) is reached, as
+// for logs.
 func (s *server) apiDeleteResource(w http.ResponseWriter, r *http.Request, c caller) {
-	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionDelete)
+	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionGet)
 	if err != nil {
 		s.denyChange(w, r, c, err)
 		return
@@ -69,12 +72,18 @@ func (s *server) apiDeleteResource(w http.ResponseWriter, r *http.Request, c cal
 		apiError(w, http.StatusBadRequest, "key: "+err.Error())
 		return
 	}
+	details := map[string]any{"key": body.Key, "mode": body.Mode}
+	if err := s.opts.Authz.decideResource(c.identity, rbac.ActionDelete, appObject(a), key); err != nil {
+		msg := fmt.Sprintf("application %s: %s: %v", a.Name, key, err)
+		s.audit.write(c.identity, "delete-resource", a, details, refusedPrefix+msg)
+		apiError(w, http.StatusForbidden, msg)
+		return
+	}
 	opts, err := deleteOptions(body.Mode)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	details := map[string]any{"key": body.Key, "mode": body.Mode}
 	if body.Confirm != key.Name {
 		msg := fmt.Sprintf("%s: type the resource's name to confirm its deletion", key)
 		s.audit.write(c.identity, "delete-resource", a, details, refusedPrefix+msg)

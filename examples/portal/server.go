@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/source"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -209,9 +210,9 @@ func (s *server) authed(h func(http.ResponseWriter, *http.Request, caller)) http
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var c caller
 		if tok := bearerToken(r); tok != "" {
-			id, ok := s.opts.Tokens.lookup(tok)
-			if !ok {
-				apiError(w, http.StatusUnauthorized, "the bearer token is not known")
+			id, err := s.bearerIdentity(tok)
+			if err != nil {
+				apiError(w, http.StatusUnauthorized, err.Error())
 				return
 			}
 			c = caller{identity: id, csrf: s.sessions.bearerCSRF(tok)}
@@ -237,16 +238,48 @@ func (s *server) authed(h func(http.ResponseWriter, *http.Request, caller)) http
 	})
 }
 
+// projectTokens authenticate Argo CD project tokens (argoRBAC).
+type projectTokens interface {
+	projectToken(token string) (identity, error)
+}
+
+// bearerIdentity is the identity of a bearer token: a token of the token
+// file, else, with argocd-rbac-cm, an Argo CD project token checked at
+// each request (a revoked one is refused from the next request on). The
+// error never holds the token.
+func (s *server) bearerIdentity(tok string) (identity, error) {
+	if id, ok := s.opts.Tokens.lookup(tok); ok {
+		return id, nil
+	}
+	pt, ok := s.opts.Authz.(projectTokens)
+	if !ok {
+		return identity{}, errors.New("the bearer token is not known")
+	}
+	id, err := pt.projectToken(tok)
+	if errors.Is(err, rbac.ErrNotProjectToken) {
+		return identity{}, errors.New("the bearer token is not known")
+	}
+	if err != nil {
+		return identity{}, fmt.Errorf("the bearer token is not honoured: %w", err)
+	}
+	return id, nil
+}
+
 // accessError answers a request for an app the caller may not see (404,
 // the same answer as for no such app, so names of other projects' apps do
 // not leak) or may see but not change (403).
 type accessError struct {
 	code int
 	msg  string
+	// err is the refusal's reason (an *rbac.DeniedError), when one is.
+	err error
 }
 
 // Error implements error.
 func (e *accessError) Error() string { return e.msg }
+
+// Unwrap returns the refusal's reason.
+func (e *accessError) Unwrap() error { return e.err }
 
 func projectOf(a *gitops.Application) string {
 	if a.Spec.Project == "" {

@@ -13,8 +13,13 @@ import (
 type identity struct {
 	User   string
 	Groups []string
-	// Via says how the identity was proven: "token" or "oidc".
+	// Via says how the identity was proven: "token" (the token file),
+	// "oidc", or "project-token" (an Argo CD project token; User is then
+	// the role, proj:<project>:<role>).
 	Via string
+	// TokenID is a project token's id (jti), for the audit log; it is
+	// listed in the AppProject and is no secret.
+	TokenID string
 }
 
 // tokenFile holds the identities of bearer tokens, keyed by the SHA-256 of

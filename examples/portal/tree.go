@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -69,7 +70,7 @@ func (s *server) liveTreeOf(ctx context.Context, a *gitops.Application) liveTree
 	return lt
 }
 
-func (s *server) tree(ctx context.Context, a *gitops.Application, st gitops.Status) appTree {
+func (s *server) tree(ctx context.Context, a *gitops.Application, st appstatus.Status) appTree {
 	lt := s.liveTreeOf(ctx, a)
 	out := appTree{Roots: []treeNode{}, Hooks: []treeNode{}}
 	seen := map[resource.Key]bool{}

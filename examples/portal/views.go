@@ -3,7 +3,8 @@ package main
 import (
 	"time"
 
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/state"
 	"github.com/kubegitops/gitops/sync"
 )
 
@@ -15,7 +16,7 @@ type badges struct {
 	Revision      string `json:"revision,omitempty"`
 }
 
-func statusBadges(st gitops.Status) badges {
+func statusBadges(st appstatus.Status) badges {
 	return badges{Sync: string(st.Sync), Health: string(st.Health.Code), HealthMessage: st.Health.Message, Revision: st.Revision}
 }
 
@@ -70,7 +71,7 @@ type operationView struct {
 	Rows                []progressRow `json:"rows,omitempty"`
 }
 
-func operationOf(op *gitops.OperationState) *operationView {
+func operationOf(op *state.OperationState) *operationView {
 	if op == nil {
 		return nil
 	}

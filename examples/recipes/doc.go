@@ -10,7 +10,7 @@
 //   - DiskStore (store.go) is a cache/store.Store on the local disk, with a
 //     TTL per entry, set as Options.RenderStore so that rendered manifests
 //     survive a restart.
-//   - Webhook (notify.go) posts each gitops.Notification as JSON to an HTTP
+//   - Webhook (notify.go) posts each appstatus.Notification as JSON to an HTTP
 //     endpoint, with a timeout, without ever blocking the engine and
 //     without retries, set as Options.Notify.
 //

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 )
 
 // WebhookOptions configure a Webhook.
@@ -27,13 +27,13 @@ type WebhookOptions struct {
 	Log logr.Logger
 }
 
-// Webhook posts each gitops.Notification as JSON to one URL. Notify never
+// Webhook posts each appstatus.Notification as JSON to one URL. Notify never
 // blocks the engine: notifications wait in a bounded queue for one
 // sender, are dropped when it is full, and are never retried.
 type Webhook struct {
 	url     string
 	opts    WebhookOptions
-	queue   chan gitops.Notification
+	queue   chan appstatus.Notification
 	ctx     context.Context // cancelled by Close
 	stop    context.CancelFunc
 	dropped atomic.Int64
@@ -54,19 +54,19 @@ func NewWebhook(url string, opts WebhookOptions) *Webhook {
 		opts.Log = logr.Discard()
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	w := &Webhook{url: url, opts: opts, queue: make(chan gitops.Notification, opts.Queue), ctx: ctx, stop: stop}
+	w := &Webhook{url: url, opts: opts, queue: make(chan appstatus.Notification, opts.Queue), ctx: ctx, stop: stop}
 	go w.send()
 	return w
 }
 
 // Notify queues n, or drops it when the queue is full. Use it as
 // Options.Notify.
-func (w *Webhook) Notify(n gitops.Notification) {
+func (w *Webhook) Notify(n appstatus.Notification) {
 	select {
 	case w.queue <- n:
 	default:
 		w.dropped.Add(1)
-		w.opts.Log.Info("webhook queue full: notification dropped", "app", n.App, "type", n.Type)
+		w.opts.Log.Info("webhook queue full: notification dropped", "app", n.Key.String(), "type", n.Type)
 	}
 }
 
@@ -84,13 +84,13 @@ func (w *Webhook) send() {
 			return
 		case n := <-w.queue:
 			if err := w.post(n); err != nil {
-				w.opts.Log.Error(err, "webhook post failed", "app", n.App, "type", n.Type)
+				w.opts.Log.Error(err, "webhook post failed", "app", n.Key.String(), "type", n.Type)
 			}
 		}
 	}
 }
 
-func (w *Webhook) post(n gitops.Notification) error {
+func (w *Webhook) post(n appstatus.Notification) error {
 	body, err := json.Marshal(n)
 	if err != nil {
 		return err

@@ -12,14 +12,16 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 )
 
 // Each notification arrives as one JSON POST with the engine's fields.
 func TestWebhookPostsJSON(t *testing.T) {
-	got := make(chan gitops.Notification, 1)
+	got := make(chan appstatus.Notification, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var n gitops.Notification
+		var n appstatus.Notification
 		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("%s with Content-Type %q", r.Method, r.Header.Get("Content-Type"))
 		}
@@ -32,7 +34,7 @@ func TestWebhookPostsJSON(t *testing.T) {
 	hook := NewWebhook(srv.URL, WebhookOptions{})
 	defer hook.Close()
 
-	sent := gitops.Notification{Type: gitops.NotifyHealthChanged, App: "shop", Revision: "3f2a9c1", Health: health.Degraded,
+	sent := appstatus.Notification{Type: appstatus.NotifyHealthChanged, Key: v1alpha1.AppKey{Name: "shop"}, Revision: "3f2a9c1", Health: health.Degraded,
 		Message: "apps/Deployment shop/web: 0 of 2 replicas available", Time: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
 	hook.Notify(sent)
 	select {
@@ -51,9 +53,9 @@ func TestWebhookPostsJSON(t *testing.T) {
 // Set as Options.Notify, the webhook receives the engine's notifications
 // of a real sync.
 func TestWebhookThroughEngine(t *testing.T) {
-	got := make(chan gitops.Notification, 10)
+	got := make(chan appstatus.Notification, 10)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var n gitops.Notification
+		var n appstatus.Notification
 		if err := json.NewDecoder(r.Body).Decode(&n); err != nil {
 			t.Error(err)
 		}
@@ -69,10 +71,10 @@ func TestWebhookThroughEngine(t *testing.T) {
 	if _, err := e.Sync(context.Background(), app, gitops.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []gitops.NotificationType{gitops.NotifySyncStarted, gitops.NotifySyncSucceeded} {
+	for _, want := range []appstatus.NotificationType{appstatus.NotifySyncStarted, appstatus.NotifySyncSucceeded} {
 		select {
 		case n := <-got:
-			if n.Type != want || n.App != "shop" || n.Revision == "" || n.Time.IsZero() {
+			if n.Type != want || n.Key.Name != "shop" || n.Revision == "" || n.Time.IsZero() {
 				t.Errorf("posted %+v, want %s of app shop with revision and time", n, want)
 			}
 		case <-time.After(10 * time.Second):
@@ -88,10 +90,10 @@ func TestWebhookNeverBlocks(t *testing.T) {
 	arrived := make(chan string, 10)
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var n gitops.Notification
+		var n appstatus.Notification
 		_ = json.NewDecoder(r.Body).Decode(&n)
-		arrived <- n.App
-		if n.App == "hangs" {
+		arrived <- n.Key.Name
+		if n.Key.Name == "hangs" {
 			select {
 			case <-release:
 			case <-r.Context().Done():
@@ -106,12 +108,12 @@ func TestWebhookNeverBlocks(t *testing.T) {
 	hook := NewWebhook(srv.URL+"/hooks/SECRET-TOKEN", WebhookOptions{Timeout: 200 * time.Millisecond, Queue: 1, Log: log})
 	defer hook.Close()
 
-	hook.Notify(gitops.Notification{App: "hangs"})
+	hook.Notify(appstatus.Notification{Key: v1alpha1.AppKey{Name: "hangs"}})
 	if app := <-arrived; app != "hangs" { // the sender is now stuck in this POST
 		t.Fatalf("first POST was for %q", app)
 	}
-	hook.Notify(gitops.Notification{App: "queued"})  // fills the queue
-	hook.Notify(gitops.Notification{App: "dropped"}) // does not fit: dropped at once
+	hook.Notify(appstatus.Notification{Key: v1alpha1.AppKey{Name: "queued"}})  // fills the queue
+	hook.Notify(appstatus.Notification{Key: v1alpha1.AppKey{Name: "dropped"}}) // does not fit: dropped at once
 	if hook.Dropped() != 1 {
 		t.Errorf("dropped %d, want 1", hook.Dropped())
 	}

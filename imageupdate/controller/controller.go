@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/state"
@@ -88,12 +89,21 @@ func ApplyOverride(ctx context.Context, e *engine.Engine, app engine.Application
 	if app.Spec.Source == nil {
 		return app, &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: no single source to override", imageupdate.ErrWriteBackTarget)}
 	}
-	err := e.UpdateAppState(ctx, e.AppKey(&app), func(st *state.AppState) (bool, error) {
+	key := v1alpha1.KeyOf(&app)
+	err := e.UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
 		held := ov
-		if st.ImageOverride != nil {
-			held = ov.Merge(*st.ImageOverride)
+		prev, err := decodeHeld(key, st.ImageOverride)
+		if err != nil {
+			return false, err
 		}
-		st.ImageOverride = &held
+		if prev != nil {
+			held = ov.Merge(*prev)
+		}
+		raw, err := encodeHeld(held)
+		if err != nil {
+			return false, err
+		}
+		st.ImageOverride = raw
 		return true, nil
 	})
 	if err != nil {
@@ -114,13 +124,15 @@ func upsertIfRunning(e *engine.Engine, app engine.Application) error {
 	return nil
 }
 
-// HeldOverride returns the override e holds for the app of key (its
-// AppKey); nil when none.
-func HeldOverride(ctx context.Context, e *engine.Engine, key string) (*imageupdate.Override, error) {
+// HeldOverride returns the override e holds for the app of key; nil when
+// none. A record whose override is not one (written by something else) is
+// an error naming the app.
+func HeldOverride(ctx context.Context, e *engine.Engine, key v1alpha1.AppKey) (*imageupdate.Override, error) {
 	var held *imageupdate.Override
 	err := e.UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
-		held = st.ImageOverride
-		return false, nil
+		var err error
+		held, err = decodeHeld(key, st.ImageOverride)
+		return false, err
 	})
 	return held, err
 }
@@ -169,7 +181,7 @@ func WithOverride(app engine.Application, ov imageupdate.Override) engine.Applic
 // it (after a restart the host hands the engine the spec without it);
 // while Run runs the app is upserted.
 func reapplyHeld(ctx context.Context, e *engine.Engine, app engine.Application) (engine.Application, error) {
-	held, err := HeldOverride(ctx, e, e.AppKey(&app))
+	held, err := HeldOverride(ctx, e, v1alpha1.KeyOf(&app))
 	if err != nil || held == nil || app.Spec.Source == nil {
 		return app, err
 	}

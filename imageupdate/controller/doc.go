@@ -13,7 +13,11 @@
 // Helm parameters). ApplyOverride keeps it in the app's state record
 // (Engine.UpdateAppState, under the lock of the engine's own writes, so it
 // survives a restart with a persistent Options.State) and hands the changed
-// app to the engine's Run (Engine.Upsert); HeldOverride reads it back;
+// app to the engine's Run (Engine.Upsert); HeldOverride reads it back. The
+// record keeps the override as JSON that the engine and the state stores
+// never decode (state.AppState.ImageOverride), so that neither imports the
+// image updater; this package writes and reads it, in the form records
+// have always had, so a record an earlier release wrote still loads.
 // WithOverride merges one into an Application for a host that stores
 // Applications itself.
 //

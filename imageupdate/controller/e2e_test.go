@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/imageupdate"
 	"github.com/kubegitops/gitops/internal/gitserver"
@@ -104,8 +106,8 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	running := func(ns, tag string) func() bool {
 		return func() bool {
 			d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
-			st, _ := e.AppStatus(ns)
-			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag && st.Sync == gitops.Synced && st.Health.Code == health.Healthy
+			st, _ := e.AppStatus(v1alpha1.AppKey{Name: ns})
+			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 		}
 	}
 	eventually(t, 2*time.Minute, "the apps run 1.0.0", func() bool {
@@ -127,12 +129,12 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	// Both git write-backs committed to one branch: the apps compare its
 	// head, the second commit.
 	eventually(t, 2*time.Minute, "the git app runs 1.0.1 at the updater's commit", func() bool {
-		st, _ := e.AppStatus(nsGit)
+		st, _ := e.AppStatus(v1alpha1.AppKey{Name: nsGit})
 		return running(nsGit, "1.0.1")() && st.Revision == results[2].Commit
 	})
 	eventually(t, 2*time.Minute, "the argocd app runs 1.0.1", running(nsAPI, "1.0.1"))
 	eventually(t, 2*time.Minute, "the override-file app runs 1.0.1 at the updater's commit", func() bool {
-		st, _ := e.AppStatus(nsFile)
+		st, _ := e.AppStatus(v1alpha1.AppKey{Name: nsFile})
 		return running(nsFile, "1.0.1")() && st.Revision == results[2].Commit
 	})
 
@@ -212,8 +214,8 @@ func TestRunInEngineLoop(t *testing.T) {
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	eventually(t, 2*time.Minute, "the app runs 1.0.1, Synced", func() bool {
 		d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
-		st, _ := e.AppStatus(ns)
-		return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:1.0.1" && st.Sync == gitops.Synced
+		st, _ := e.AppStatus(v1alpha1.AppKey{Name: ns})
+		return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:1.0.1" && st.Sync == appstatus.Synced
 	})
 	// A round after the sync changes nothing: the held override is seen.
 	eventually(t, time.Minute, "a round without changes", func() bool {
@@ -287,13 +289,13 @@ func TestHeldOverrideSurvivesRestart(t *testing.T) {
 	// The restarted engine gets the spec without the override: it would
 	// roll back to 1.0.0 by itself; the held override keeps 1.0.1.
 	second := newEngine(t, func(o *gitops.Options) { o.State = store })
-	held, err := HeldOverride(ctx, second, app.Name)
+	held, err := HeldOverride(ctx, second, v1alpha1.KeyOf(app))
 	if err != nil || held == nil || len(held.KustomizeImages) != 1 || held.KustomizeImages[0] != "app="+host+"/team/app:1.0.1" {
 		t.Fatalf("held override %+v, %v", held, err)
 	}
 	startRun(t, second, app)
 	eventually(t, 2*time.Minute, "the restarted engine runs the app", func() bool {
-		_, ok := second.AppStatus(ns)
+		_, ok := second.AppStatus(v1alpha1.AppKey{Name: ns})
 		return ok
 	})
 	opts := imageupdate.DefaultOptions()
@@ -303,7 +305,7 @@ func TestHeldOverrideSurvivesRestart(t *testing.T) {
 		t.Fatalf("with the registry gone: %v", err)
 	}
 	eventually(t, 2*time.Minute, "1.0.1 runs after the restart, Synced", func() bool {
-		st, _ := second.AppStatus(ns)
-		return runs("1.0.1")() && st.Sync == gitops.Synced
+		st, _ := second.AppStatus(v1alpha1.AppKey{Name: ns})
+		return runs("1.0.1")() && st.Sync == appstatus.Synced
 	})
 }

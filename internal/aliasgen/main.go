@@ -2,7 +2,9 @@
 // over package engine. Every exported type of engine becomes an alias,
 // every exported function a wrapper of the same signature, every exported
 // constant and variable a name for the engine's, each with the first
-// paragraph of the engine's doc comment (and its Deprecated paragraph).
+// paragraph of the engine's doc comment and its Deprecated paragraph (its
+// own, or its declaration group's: each root name carries the marker
+// itself, since linters read none on a group).
 //
 // Run it from the module root with `go generate .` (doc.go holds the
 // directive); internal/layers' TestAliasFileIsCurrent fails when alias.go

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -241,11 +242,11 @@ func TestAPIServerKilledDuringSync(t *testing.T) {
 
 	// The app refreshes Synced and Healthy (the engine's cache has caught
 	// up with the restart by then).
-	var st gitops.Status
+	var st appstatus.Status
 	waitFor(t, 2*time.Minute, "the app Synced and Healthy after the restart", func() bool {
 		var err error
 		st, err = e.Refresh(context.Background(), app)
-		return err == nil && st.Sync == gitops.Synced && st.Health.Code == health.Healthy
+		return err == nil && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 	})
 	if n := len(st.Resources); n < bulkConfigMaps+bulkDeployments {
 		t.Errorf("status has %d resource rows, want at least %d", n, bulkConfigMaps+bulkDeployments)

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/sync"
 )
@@ -137,7 +138,7 @@ func TestContextCancelledMidSyncResumes(t *testing.T) {
 	}
 	waitFor(t, time.Minute, "the app Synced and Healthy", func() bool {
 		st, err := e.Refresh(context.Background(), app)
-		return err == nil && st.Sync == gitops.Synced && st.Health.Code == health.Healthy
+		return err == nil && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/source"
@@ -36,7 +38,7 @@ type gitFixture struct {
 	// redacted is repoURL without its credentials.
 	redacted string
 	logs     *logBuffer
-	good     gitops.Status
+	good     appstatus.Status
 }
 
 // startGitApp serves a repository from a real Git server, points an
@@ -84,8 +86,8 @@ func startGitApp(t *testing.T, gs *gitserver.Server, addr string) *gitFixture {
 	t.Cleanup(func() { stop(); <-ran })
 
 	waitFor(t, 2*time.Minute, "the app Synced and Healthy from Git", func() bool {
-		st, ok := f.engine.AppStatus(f.app.Name)
-		if ok && st.Sync == gitops.Synced && st.Health.Code == health.Healthy {
+		st, ok := f.engine.AppStatus(v1alpha1.KeyOf(f.app))
+		if ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy {
 			f.good = st
 			return true
 		}
@@ -135,12 +137,12 @@ func (f *gitFixture) checkFailure(t *testing.T, want func(error) bool, what stri
 func (f *gitFixture) checkKeptStatus(t *testing.T) {
 	t.Helper()
 	f.engine.Hint(f.repoURL)
-	var st gitops.Status
+	var st appstatus.Status
 	waitFor(t, time.Minute, "the running engine to report the failed refresh", func() bool {
 		var ok bool
-		st, ok = f.engine.AppStatus(f.app.Name)
+		st, ok = f.engine.AppStatus(v1alpha1.KeyOf(f.app))
 		for _, c := range st.Conditions {
-			if ok && c.Type == gitops.ConditionComparisonError {
+			if ok && c.Type == appstatus.ConditionComparisonError {
 				return true
 			}
 		}
@@ -148,7 +150,7 @@ func (f *gitFixture) checkKeptStatus(t *testing.T) {
 	})
 	// Argo CD says Unknown when it cannot compare; revision, health and
 	// resources stay the last good ones.
-	if st.Sync != gitops.Unknown || st.Health.Code != f.good.Health.Code || st.Revision != f.good.Revision {
+	if st.Sync != appstatus.Unknown || st.Health.Code != f.good.Health.Code || st.Revision != f.good.Revision {
 		t.Errorf("status after the failure: sync %s health %s revision %s; want sync Unknown and the last good %s %s",
 			st.Sync, st.Health.Code, st.Revision, f.good.Health.Code, f.good.Revision)
 	}
@@ -157,7 +159,7 @@ func (f *gitFixture) checkKeptStatus(t *testing.T) {
 	}
 	found := false
 	for _, c := range st.Conditions {
-		if c.Type == gitops.ConditionComparisonError && strings.Contains(c.Message, f.redacted) {
+		if c.Type == appstatus.ConditionComparisonError && strings.Contains(c.Message, f.redacted) {
 			found = true
 		}
 		if strings.Contains(c.Message, gitPassword) {

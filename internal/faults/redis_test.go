@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/plain"
 )
@@ -57,7 +58,7 @@ func newReplica(t *testing.T, addr string) *replica {
 	t.Cleanup(func() { client.Close() })
 	reg := prometheus.NewRegistry()
 	logs := &logBuffer{}
-	far := store.NewRedis(client, store.RedisOptions{Timeout: storeTimeout, Registerer: reg})
+	far := redisstore.New(client, redisstore.Options{Timeout: storeTimeout, Registerer: reg})
 	near := store.NewMemory(store.MemoryOptions{})
 	r := &countingRenderer{plain: plain.New(plain.Options{})}
 	cached := render.Cached(r, store.Tiered{Near: near, Far: far}, render.CacheOptions{

@@ -6,5 +6,7 @@
 //
 // The versions are pinned by the module in module/ (files with a .txt suffix,
 // so they stay out of the library's own module), built once into the user
-// cache by internal/toolbuild.
+// cache by internal/toolbuild. make tools builds them (internal/testtools)
+// before the tests run, so a test only finds them (ForTest); a test run
+// outside make builds a missing one with no deadline.
 package reftools

@@ -9,14 +9,12 @@ import (
 )
 
 func TestToolsBuildAndReportTheirVersions(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
 	for tool, want := range map[Tool]string{Helm: "v3.22.0", Kustomize: "v5.8.2"} {
-		path, err := Ensure(ctx, tool)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path := ForTest(t, tool)
+		// A deadline on running the tool, never on building it.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		out, err := exec.CommandContext(ctx, path, "version").CombinedOutput()
+		cancel()
 		if err != nil {
 			t.Fatalf("%s version: %v\n%s", tool, err, out)
 		}
@@ -24,7 +22,19 @@ func TestToolsBuildAndReportTheirVersions(t *testing.T) {
 			t.Errorf("%s version = %q, want %s", tool, out, want)
 		}
 	}
-	if _, err := Ensure(ctx, "kubectl"); err == nil {
-		t.Error("unknown tool accepted")
+	if _, err := Path(context.Background(), "kubectl"); err == nil || !strings.Contains(err.Error(), `"kubectl"`) {
+		t.Errorf("unknown tool: %v", err)
+	}
+}
+
+// Once built, a tool is found: Ensure builds nothing (it logs every
+// build), whatever the deadline of its caller.
+func TestBuiltToolsAreFound(t *testing.T) {
+	ForTest(t, Helm)
+	var built []string
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a finding needs no time at all
+	if _, err := Ensure(ctx, func(f string, a ...any) { built = append(built, f) }, Helm); err != nil || len(built) != 0 {
+		t.Fatalf("a built tool: %v, builds %v", err, built)
 	}
 }

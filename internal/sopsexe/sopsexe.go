@@ -1,4 +1,4 @@
-// Package sopsexe builds gitops-sops (the sops module's program) for the
+// Package sopsexe installs gitops-sops (the sops module's program) for the
 // tests of hosts that decrypt through it (render/execdecrypt), and holds a
 // SOPS fixture with the test-only age key that opens it.
 package sopsexe
@@ -6,12 +6,13 @@ package sopsexe
 import (
 	"context"
 	_ "embed" // the fixtures
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
+
+	"github.com/kubegitops/gitops/internal/toolbuild"
 )
 
 var (
@@ -30,28 +31,42 @@ var (
 // Plaintext is SecretYAML's decrypted password.
 const Plaintext = "s3cret-plain"
 
-// Build builds gitops-sops from the sops module of this repository into a
-// folder of the test and returns its path. The Go build cache makes a
-// second build quick.
-func Build(t testing.TB) string {
-	t.Helper()
+// program is gitops-sops of the sops module of this repository, with
+// -race, as make sops-check compiles the sops module: on a cold build
+// cache its SDKs are compiled once, here or there, not once each.
+func program() (toolbuild.Local, error) {
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
-		t.Fatal("sopsexe: cannot locate the repository")
+		return toolbuild.Local{}, errors.New("sopsexe: cannot locate the repository")
 	}
-	module := filepath.Join(filepath.Dir(self), "..", "..", "sops")
-	out := filepath.Join(t.TempDir(), "gitops-sops")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	// -race, as make sops-check compiles the sops module: on a cold build
-	// cache its SDKs are compiled once, here or there, not once each.
-	cmd := exec.CommandContext(ctx, "go", "build", "-race", "-o", out, "./cmd/gitops-sops")
-	cmd.Dir = module
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("sopsexe: build gitops-sops: %v\n%s", err, msg)
+	return toolbuild.Local{Dir: filepath.Join(filepath.Dir(self), "..", "..", "sops"), Package: "./cmd/gitops-sops", Flags: []string{"-race"}}, nil
+}
+
+// Install installs gitops-sops into the user cache (again only when its
+// source changed) and returns its path: make tools runs it before the
+// tests (internal/testtools).
+func Install(ctx context.Context, log func(format string, args ...any)) (string, error) {
+	p, err := program()
+	if err != nil {
+		return "", err
 	}
-	return out
+	if log != nil {
+		log("installing gitops-sops (-race) from %s", p.Dir)
+	}
+	return p.Install(ctx, toolbuild.Options{})
+}
+
+// Binary returns gitops-sops for a test: make tools installed it, so the
+// test finds it; outside make, or after a change of its source, it is
+// installed here with no deadline (a build takes the machine's time, not
+// the test's).
+func Binary(t testing.TB) string {
+	t.Helper()
+	bin, err := Install(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("sopsexe: %v\n(run `make tools` to build the programs the tests run)", err)
+	}
+	return bin
 }
 
 // WriteAgeKeys writes AgeKeys to a file of the test and returns its path.

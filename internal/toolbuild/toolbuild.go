@@ -228,6 +228,12 @@ func ModuleDir(ctx context.Context, opts Options, src, modulePath string) (strin
 
 // GoRun runs the go tool in dir with the module read-only and no workspace.
 func GoRun(ctx context.Context, opts Options, dir string, args ...string) ([]byte, error) {
+	return goRunEnv(ctx, opts, dir, "", args...)
+}
+
+// goRunEnv is GoRun with one more variable of the environment
+// ("NAME=value"; none when empty).
+func goRunEnv(ctx context.Context, opts Options, dir, env string, args ...string) ([]byte, error) {
 	goCmd := opts.GoCommand
 	if goCmd == "" {
 		if p, err := exec.LookPath("go"); err == nil {
@@ -239,6 +245,9 @@ func GoRun(ctx context.Context, opts Options, dir string, args ...string) ([]byt
 	cmd := exec.CommandContext(ctx, goCmd, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+	if env != "" {
+		cmd.Env = append(cmd.Env, env)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/kubegitops/gitops/internal/testfiles"
@@ -51,7 +53,7 @@ func start(t *testing.T, cfg *notify.Config, state notify.State, app *gitops.App
 	in := &instance{reg: prometheus.NewRegistry()}
 	in.ctl, err = notify.NewController(cfg, notify.ControllerOptions{State: state, Registerer: in.reg,
 		Application: func(name string) (*gitops.Application, bool) { return app, name == app.Name },
-		Status:      func(name string) (gitops.Status, bool) { return in.engine.AppStatus(name) },
+		Status:      func(name string) (appstatus.Status, bool) { return in.engine.AppStatus(v1alpha1.AppKey{Name: name}) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func start(t *testing.T, cfg *notify.Config, state notify.State, app *gitops.App
 func (in *instance) waitHealth(t *testing.T, app string, code health.Code) {
 	t.Helper()
 	waitFor(t, "health "+string(code)+" and notifications settled", func() bool {
-		st, ok := in.engine.AppStatus(app)
+		st, ok := in.engine.AppStatus(v1alpha1.AppKey{Name: app})
 		return ok && st.Health.Code == code && in.ctl.Idle()
 	})
 }
@@ -86,7 +88,7 @@ func TestDegradedOnceUntilRecoveredAndNotAgainAfterRestart(t *testing.T) {
 	srv := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer client.Close()
-	state := notify.NewStoreState(store.NewRedis(client, store.DefaultRedisOptions()), 0)
+	state := notify.NewStoreState(redisstore.New(client, redisstore.DefaultOptions()), 0)
 
 	var mu gosync.Mutex
 	var bodies []string

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/notify"
@@ -91,7 +93,7 @@ func TestSuccessfulSyncSendsOneWebhook(t *testing.T) {
 	ctl, err := notify.NewController(cfg, notify.ControllerOptions{
 		Registerer:  prometheus.NewRegistry(),
 		Application: func(name string) (*gitops.Application, bool) { return app, name == app.Name },
-		Status:      func(name string) (gitops.Status, bool) { return engine.AppStatus(name) },
+		Status:      func(name string) (appstatus.Status, bool) { return engine.AppStatus(v1alpha1.AppKey{Name: name}) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -114,11 +116,11 @@ func TestSuccessfulSyncSendsOneWebhook(t *testing.T) {
 	defer func() { cancel(); wg.Wait() }()
 
 	// Run refreshes, syncs (automated) and refreshes again.
-	var st gitops.Status
+	var st appstatus.Status
 	waitFor(t, "Synced and Healthy", func() bool {
 		var ok bool
-		st, ok = engine.AppStatus(app.Name)
-		return ok && st.Sync == gitops.Synced && st.Health.Code == health.Healthy
+		st, ok = engine.AppStatus(v1alpha1.KeyOf(app))
+		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 	})
 	waitFor(t, "the webhook", func() bool { return len(received()) > 0 })
 	waitFor(t, "notifications to settle", ctl.Idle)

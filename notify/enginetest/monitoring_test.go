@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/notify"
 	"github.com/prometheus/client_golang/prometheus"
@@ -107,7 +109,7 @@ func TestDashboardAndAlertSeriesAreExported(t *testing.T) {
 	ctl, err := notify.NewController(cfg, notify.ControllerOptions{Registerer: reg,
 		Retry:       wait.Backoff{Steps: 2, Duration: 10 * time.Millisecond},
 		Application: func(name string) (*gitops.Application, bool) { return app, name == app.Name },
-		Status:      func(name string) (gitops.Status, bool) { return engine.AppStatus(name) },
+		Status:      func(name string) (appstatus.Status, bool) { return engine.AppStatus(v1alpha1.AppKey{Name: name}) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -128,8 +130,8 @@ func TestDashboardAndAlertSeriesAreExported(t *testing.T) {
 
 	families := map[string]*dto.MetricFamily{}
 	waitFor(t, "a sync, its notifications and the app's status", func() bool {
-		st, ok := engine.AppStatus(app.Name)
-		if !ok || st.Sync != gitops.Synced || !ctl.Idle() {
+		st, ok := engine.AppStatus(v1alpha1.KeyOf(app))
+		if !ok || st.Sync != appstatus.Synced || !ctl.Idle() {
 			return false
 		}
 		got, err := reg.Gather()

@@ -19,7 +19,7 @@ import (
 // exist is refused at New naming it.
 func TestDecryptsThroughGitopsSops(t *testing.T) {
 	ctx := context.Background()
-	bin := sopsexe.Build(t)
+	bin := sopsexe.Binary(t)
 	d, err := execdecrypt.New(ctx, execdecrypt.Options{Command: bin, Args: []string{"-age-key-file", sopsexe.WriteAgeKeys(t)}})
 	if err != nil {
 		t.Fatal(err)

@@ -69,10 +69,7 @@ func BenchmarkInProcessVsHelmBinary(b *testing.B) {
 		}
 	})
 	b.Run("helm-template-binary", func(b *testing.B) {
-		bin, err := reftools.Ensure(context.Background(), reftools.Helm)
-		if err != nil {
-			b.Fatal(err)
-		}
+		bin := reftools.ForTest(b, reftools.Helm)
 		home := b.TempDir()
 		for b.Loop() {
 			cmd := exec.Command(bin, "template", "big", filepath.Join(dir, "big"), "--namespace", "ns", "--kube-version", "1.37.2")

@@ -23,10 +23,7 @@ import (
 // output.
 func helmTemplate(ctx context.Context, t *testing.T, args ...string) ([]*unstructured.Unstructured, error) {
 	t.Helper()
-	helmBin, err := reftools.Ensure(ctx, reftools.Helm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	helmBin := reftools.ForTest(t, reftools.Helm)
 	cmd := exec.CommandContext(ctx, helmBin, append([]string{"template"}, args...)...)
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	out, err := cmd.Output()

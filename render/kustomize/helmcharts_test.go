@@ -60,16 +60,9 @@ spec: {ports: [{port: 80}]}
 // chartHome) with the reference kustomize 5.8.2 and helm 3.22.0, and in
 // process; the objects must be equal.
 func TestHelmChartsMatchKustomizeEnableHelm(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	kbin, hbin := reftools.ForTest(t, reftools.Kustomize), reftools.ForTest(t, reftools.Helm)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // rendering, not building
 	defer cancel()
-	kbin, err := reftools.Ensure(ctx, reftools.Kustomize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hbin, err := reftools.Ensure(ctx, reftools.Helm)
-	if err != nil {
-		t.Fatal(err)
-	}
 	repo := chartserver.New(t, chartserver.Options{})
 	repo.Add(probeChart(t, "probe"))
 	files := map[string]string{

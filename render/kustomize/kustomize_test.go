@@ -101,12 +101,9 @@ func TestRenderOverlayGolden(t *testing.T) {
 // is expected: both run krusty with root-only load restrictions, no
 // plugins, and the same order (sortOptions, else legacy).
 func TestMatchesKustomizeBuildBinary(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin := reftools.ForTest(t, reftools.Kustomize)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // rendering, not building
 	defer cancel()
-	bin, err := reftools.Ensure(ctx, reftools.Kustomize)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, dir := range []string{"overlays/prod", "base"} {
 		objs, err := New(DefaultOptions()).Render(ctx, render.Input{FS: fixture(t), Path: dir})
 		if err != nil {

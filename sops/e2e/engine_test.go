@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	gitops "github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/internal/testfiles"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/sops"
@@ -59,7 +60,7 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 		Destination: gitops.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ns},
 	}}
 	app.Name = ns
-	noPlaintext := func(st gitops.Status, extra ...string) {
+	noPlaintext := func(st appstatus.Status, extra ...string) {
 		t.Helper()
 		data, err := json.Marshal(st)
 		if err != nil {
@@ -72,7 +73,7 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 		}
 	}
 	st, err := e.Refresh(ctx, app)
-	if err != nil || st.Sync != gitops.OutOfSync {
+	if err != nil || st.Sync != appstatus.OutOfSync {
 		t.Fatalf("first refresh: %v %+v", err, st)
 	}
 	noPlaintext(st)
@@ -88,7 +89,7 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 	if err != nil || string(secret.Data["password"]) != plaintext {
 		t.Fatalf("the Secret in the cluster: %v %q", err, secret.Data)
 	}
-	st = refreshUntil(t, e, app, "Synced", func(s gitops.Status) bool { return s.Sync == gitops.Synced })
+	st = refreshUntil(t, e, app, "Synced", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 	noPlaintext(st)
 
 	// A second sync writes nothing.
@@ -105,7 +106,7 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 	if _, err := cs.CoreV1().Secrets(ns).Update(ctx, again, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	st = refreshUntil(t, e, app, "drift seen", func(s gitops.Status) bool { return s.Sync == gitops.OutOfSync })
+	st = refreshUntil(t, e, app, "drift seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 	noPlaintext(st, "changed-by-hand")
 	masked := false
 	for _, r := range st.Resources {
@@ -117,7 +118,7 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 	if res, err := e.Sync(ctx, app, gitops.SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
 		t.Fatalf("sync after drift: %v %s", err, res.Summary())
 	}
-	refreshUntil(t, e, app, "Synced after drift", func(s gitops.Status) bool { return s.Sync == gitops.Synced })
+	refreshUntil(t, e, app, "Synced after drift", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 
 	// A tampered file: refresh and sync fail naming it; nothing is applied.
 	tampered := strings.Replace(enc, "password: ENC[AES256_GCM,data:", "password: ENC[AES256_GCM,data:AA", 1)
@@ -135,7 +136,7 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 	}
 	found := false
 	for _, c := range st.Conditions {
-		found = found || (c.Type == gitops.ConditionComparisonError && strings.Contains(c.Message, "app/secret.yaml"))
+		found = found || (c.Type == appstatus.ConditionComparisonError && strings.Contains(c.Message, "app/secret.yaml"))
 	}
 	if !found {
 		t.Fatalf("no ComparisonError naming the file: %+v", st.Conditions)
@@ -150,9 +151,9 @@ func TestEngineSyncsAnEncryptedSecret(t *testing.T) {
 	}
 }
 
-func refreshUntil(t *testing.T, e *gitops.Engine, app *gitops.Application, what string, cond func(gitops.Status) bool) gitops.Status {
+func refreshUntil(t *testing.T, e *gitops.Engine, app *gitops.Application, what string, cond func(appstatus.Status) bool) appstatus.Status {
 	t.Helper()
-	var last gitops.Status
+	var last appstatus.Status
 	var lastErr error
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

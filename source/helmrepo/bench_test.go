@@ -87,10 +87,7 @@ func helmPullTemplate(b *testing.B, bin string, pull ...string) {
 // constraint, download, unpack, render) against `helm pull` + `helm
 // template` of the same chart. ratio is ours / helm's (target <= 0.5).
 func BenchmarkColdChart50(b *testing.B) {
-	bin, err := reftools.Ensure(context.Background(), reftools.Helm)
-	if err != nil {
-		b.Fatal(err)
-	}
+	bin := reftools.ForTest(b, reftools.Helm)
 	chartDir := bigChart(b)
 	r := chartserver.New(b, chartserver.Options{})
 	r.Add(chartDir)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/go-logr/logr"
 	"golang.org/x/sync/singleflight"
 	"helm.sh/helm/v3/pkg/registry"
 
@@ -65,6 +66,15 @@ func New(opts Options) (*Source, error) {
 	}
 	return &Source{opts: opts, store: st, indexes: newListCache(opts.IndexTTL),
 		clients: map[string]*clients{}, snaps: map[string]*Snapshot{}, pins: map[string]string{}}, nil
+}
+
+// ChartSource returns a Source with DefaultOptions logging to log: the
+// chart source the root package plugs into the engine
+// (engine.Options.NewChartSource), which builds none by itself.
+func ChartSource(log logr.Logger) (source.Source, error) {
+	opts := DefaultOptions()
+	opts.Logger = log
+	return New(opts)
 }
 
 // Stats returns the requests made so far.

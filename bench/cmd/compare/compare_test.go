@@ -9,6 +9,9 @@ import (
 	gosync "sync"
 	"testing"
 	"time"
+
+	"github.com/kubegitops/gitops/internal/reftools"
+	"github.com/kubegitops/gitops/testenv"
 )
 
 // TestMain lets the Helm section re-execute the test binary as the
@@ -20,11 +23,31 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// programsBuilt finds (or, outside make, builds) the programs the
+// harness runs before a test sets its deadline: the local cluster's (the
+// full cluster's when full), kubectl and helm. make tools builds them all
+// before the tests, and a build takes the machine's time, never a test's.
+func programsBuilt(t *testing.T, full bool) {
+	t.Helper()
+	opts := testenv.DefaultBuildOptions()
+	opts.Log = t.Logf
+	if _, err := testenv.EnsureBinaries(context.Background(), full, opts); err != nil {
+		t.Fatalf("%v (run `make tools` before the tests)", err)
+	}
+	if !full {
+		if _, err := testenv.EnsureKubectl(context.Background(), opts); err != nil {
+			t.Fatalf("%v (run `make tools` before the tests)", err)
+		}
+		reftools.ForTest(t, reftools.Helm)
+	}
+}
+
 // TestRunTinySizes runs every section of the harness with tiny sizes
 // against a local API server and checks that each produced its figures,
 // that the figures are positive, and that a resync of objects in sync
 // sent no write while the floor rewrote every object.
 func TestRunTinySizes(t *testing.T) {
+	programsBuilt(t, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cfg := DefaultConfig()
@@ -99,6 +122,7 @@ func TestRunTinySizes(t *testing.T) {
 // orders: the floors after the fleet on the same cluster (with the third,
 // watched floor), and the floors first, each on a fresh, empty cluster.
 func TestFleetTinySize(t *testing.T) {
+	programsBuilt(t, true)
 	for _, first := range []bool{false, true} {
 		t.Run(map[bool]string{false: "floors after", true: "floors first"}[first], func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	gitops "github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/source"
@@ -361,8 +363,8 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 // Healthy at rev; an ended Run is an error.
 func fleetReady(e *gitops.Engine, apps []gitops.Application, idx []int, rev string, done <-chan error) func(context.Context) (bool, error) {
 	ready := func(i int) bool {
-		st, ok := e.AppStatus(apps[i].Name)
-		return ok && st.Sync == gitops.Synced && st.Health.Code == health.Healthy && strings.HasPrefix(st.Revision, rev)
+		st, ok := e.AppStatus(v1alpha1.KeyOf(&apps[i]))
+		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && strings.HasPrefix(st.Revision, rev)
 	}
 	// A poll resumes at the first app the last one found not ready, so
 	// that polling 10,000 apps does not take the CPU the engine and the

@@ -21,7 +21,7 @@ import (
 // process, uncached renders, cache hits) and with `helm template` (the
 // first invocation and later ones), and compares.
 func (h *harness) helmSection(ctx context.Context) ([]Row, error) {
-	bin, err := reftools.Ensure(ctx, reftools.Helm)
+	bin, err := reftools.Path(ctx, reftools.Helm)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 )
 
 // redisServer is a redis-server the fleet section runs (without
@@ -51,7 +52,7 @@ func startRedis(ctx context.Context) (*redisServer, error) {
 
 // store is a render store in the server.
 func (r *redisServer) store() store.Store {
-	return store.NewRedis(r.client, store.DefaultRedisOptions())
+	return redisstore.New(r.client, redisstore.DefaultOptions())
 }
 
 // nearBytes bounds a fleet process's in-memory tier in front of Redis

@@ -35,7 +35,7 @@ func (f dependencyFetcher) FetchDependency(ctx context.Context, req render.Depen
 	}
 	src, err := f.s.Chart()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	a, ok := src.(chartArchiver)
 	if !ok {

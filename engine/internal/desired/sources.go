@@ -15,8 +15,13 @@ import (
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/source/dir"
 	"github.com/kubegitops/gitops/source/git"
-	"github.com/kubegitops/gitops/source/helmrepo"
 )
+
+// ErrNoChartSource is the error, wrapped with the source's name, of a
+// chart source (spec.source.chart) read by an engine built without a
+// chart source: package engine does not build one by itself.
+var ErrNoChartSource = errors.New("no chart source: the engine was built without one; " +
+	"plug one in with Options.ChartSource or Options.NewChartSource (gitops.New and gitops.DefaultOptions plug in source/helmrepo)")
 
 // SourcesConfig configures Sources: the host's collaborators (each may be
 // nil) and the settings of the built-in sources.
@@ -24,9 +29,13 @@ type SourcesConfig struct {
 	// SourceFor picks the Source of a repository URL (Options.SourceFor).
 	// Nil: local folders from source/dir, everything else from Git.
 	SourceFor func(repoURL string) (source.Source, error)
-	// ChartSource reads chart sources (Options.ChartSource). Nil: one
-	// source/helmrepo Source with its defaults.
+	// ChartSource reads chart sources (Options.ChartSource). Nil: the one
+	// NewChartSource builds on first use.
 	ChartSource source.Source
+	// NewChartSource builds the chart source on first use
+	// (Options.NewChartSource). Nil with ChartSource nil: a chart source
+	// fails with ErrNoChartSource.
+	NewChartSource func(log logr.Logger) (source.Source, error)
 	// Credentials returns the credentials with which an app of project
 	// (ProjectName) reads repoURL, or nil. Nil: none.
 	Credentials func(project, repoURL string) *source.Credentials
@@ -41,8 +50,9 @@ type SourcesConfig struct {
 }
 
 // Sources looks up the Source of an app source and resolves and fetches
-// through it. The built-in sources are made on first use, one per kind
-// (Git, local folder, chart repository) for the Sources' life, so Git
+// through it. The built-in sources (Git, local folder) and the chart
+// source NewChartSource builds are made on first use, one per kind, for the
+// Sources' life, so Git
 // object stores and resolve caches are shared by every app.
 type Sources struct {
 	cfg   SourcesConfig
@@ -91,7 +101,8 @@ func (s *Sources) For(repoURL string) (source.Source, error) {
 }
 
 // Chart returns the Source of chart sources: SourcesConfig.ChartSource,
-// or one helmrepo.Source with its defaults.
+// or the one NewChartSource builds on first use; ErrNoChartSource without
+// either.
 func (s *Sources) Chart() (source.Source, error) {
 	if s.cfg.ChartSource != nil {
 		return s.cfg.ChartSource, nil
@@ -101,11 +112,12 @@ func (s *Sources) Chart() (source.Source, error) {
 	if src, ok := s.built["helm"]; ok {
 		return src, nil
 	}
-	hopts := helmrepo.DefaultOptions()
-	hopts.Logger = s.cfg.Log
-	src, err := helmrepo.New(hopts)
+	if s.cfg.NewChartSource == nil {
+		return nil, ErrNoChartSource
+	}
+	src, err := s.cfg.NewChartSource(s.cfg.Log)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("chart source: %w", err)
 	}
 	s.built["helm"] = src
 	return src, nil
@@ -158,7 +170,9 @@ func (s *Sources) Of(project string, src v1alpha1.ApplicationSource) (source.Sou
 	var got source.Source
 	var err error
 	if src.Chart != "" {
-		got, err = s.Chart()
+		if got, err = s.Chart(); err != nil {
+			err = fmt.Errorf("%s: %w", SourceName(src), err)
+		}
 	} else {
 		got, err = s.For(src.RepoURL)
 	}

@@ -163,7 +163,7 @@ func TestAppSetCRDDecodes(t *testing.T) {
 	}
 	walk("", schema)
 	allowed := []string{".template.spec", ".list.elements[]", ".github", ".gitlab", ".gitea", ".bitbucket", ".bitbucketServer",
-		".azureDevOps", ".awsCodeCommit", ".generators[].matrix", ".generators[].merge"}
+		".azureDevOps", ".azuredevops", ".awsCodeCommit", ".generators[].matrix", ".generators[].merge"}
 	for _, p := range open {
 		if !slices.ContainsFunc(allowed, func(a string) bool { return strings.HasSuffix(p, a) }) {
 			t.Errorf("%s keeps unknown fields", p)

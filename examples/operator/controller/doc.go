@@ -71,8 +71,10 @@
 // gets Argo CD's "Application referencing project X which does not
 // exist".
 //
-// An app is known to the engine by its AppKey: the bare name in the
-// engine's ControlNamespace (which must be the namespace given to
-// NewClusterEvents), "namespace_name" in any other, as Argo CD's apps in
-// any namespace; ClusterEvents maps the key back to the Application.
+// The engine's methods take an app's v1alpha1.AppKey (its namespace and
+// name). On the objects it manages the engine tracks an app by its
+// instance name: the bare name in the engine's ControlNamespace (which
+// must be the namespace given to NewClusterEvents), "namespace_name" in
+// any other, as Argo CD's apps in any namespace; ClusterEvents maps the
+// tracking id of a changed object back to the Application.
 package controller

@@ -69,10 +69,10 @@ func (ce *ClusterEvents) deliver(ev cache.Event) {
 }
 
 // appOf is the Application of a tracking id, which is the engine's
-// AppKey: "<namespace>_<name>" for an Application outside the control
-// namespace, its bare name inside (an underscore is never part of a
-// namespace or a name). The engine's ControlNamespace must be the events'
-// namespace.
+// instance name: "<namespace>_<name>" for an Application outside the
+// control namespace, its bare name inside (an underscore is never part of
+// a namespace or a name). The engine's ControlNamespace must be the
+// events' namespace.
 func (ce *ClusterEvents) appOf(key string) types.NamespacedName {
 	if ns, name, ok := strings.Cut(key, "_"); ok {
 		return types.NamespacedName{Namespace: ns, Name: name}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -70,23 +71,23 @@ func (r *Reconciler) runOperation(ctx context.Context, app *v1alpha1.Application
 	return reconcile.Result{}, nil
 }
 
-// autoSync runs an automated sync when gitops.DecideAutoSync says so (the
+// autoSync runs an automated sync when autosync.Decide says so (the
 // engine's run loop follows the same rules), with the record it needs
 // taken from status.operationState, so the rules survive restarts. It
 // returns the status with the operation's outcome, a wait when the
 // decision may change by time alone, and whether a sync ran.
-func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st gitops.Status, next v1alpha1.ApplicationStatus, log logr.Logger) (v1alpha1.ApplicationStatus, time.Duration, bool, error) {
+func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st appstatus.Status, next v1alpha1.ApplicationStatus, log logr.Logger) (v1alpha1.ApplicationStatus, time.Duration, bool, error) {
 	p := app.Spec.SyncPolicy
-	var last *gitops.AutoSyncRecord
+	var last *autosync.Record
 	if prev := next.OperationState; prev != nil && prev.Phase != string(sync.Running) && prev.SyncResult != nil {
-		rec := gitops.AutoSyncRecord{Revision: appstatus.JoinRevisions(prev.SyncResult),
+		rec := autosync.Record{Revision: appstatus.JoinRevisions(prev.SyncResult),
 			Failed: prev.Phase == string(sync.Failed) || prev.Phase == string(sync.Error), Message: prev.Message, At: prev.StartedAt.Time}
 		if prev.Operation.Sync != nil {
 			rec.Heals = int(prev.Operation.Sync.SelfHealAttemptsCount)
 		}
 		last = &rec
 	}
-	d := gitops.DecideAutoSync(gitops.AutoSyncInput{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: r.opts.SelfHealTimeout})
+	d := autosync.Decide(autosync.Input{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: r.opts.SelfHealTimeout})
 	if d.Condition != nil {
 		// Why automated sync does not run (its last attempt of this
 		// revision failed) is a condition, not only the operation state.
@@ -103,7 +104,7 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which.
 		before.Conditions = appstatus.Conditions(app.Status.Conditions, append(slices.Clone(st.Conditions),
-			gitops.Condition{Type: gitops.ConditionSyncWindowBlocked, Message: blocked.Error()}), r.now())
+			appstatus.Condition{Type: appstatus.ConditionSyncWindowBlocked, Message: blocked.Error()}), r.now())
 		return before, windowRecheck, false, nil
 	}
 	if err != nil {
@@ -123,7 +124,7 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 // automated one is not, so that a sync window that blocks it again and
 // again does not make the controller write twice each time.
 func (r *Reconciler) sync(ctx context.Context, app *v1alpha1.Application, op v1alpha1.Operation, base v1alpha1.ApplicationStatus) (v1alpha1.ApplicationStatus, sync.Result, error) {
-	key := r.opts.Engine.AppKey(app)
+	key := v1alpha1.KeyOf(app)
 	r.terminate.Delete(key) // asked of an earlier operation
 	started := metav1.NewTime(r.now().Truncate(time.Second))
 	if prev := base.OperationState; prev != nil && prev.Phase == string(sync.Running) && !op.InitiatedBy.Automated {

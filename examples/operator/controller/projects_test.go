@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -99,35 +99,35 @@ func TestAppProjects(t *testing.T) {
 	createConfigMap(t, kube, allowed, "stray")
 	o.patch(t, "ok", map[string]any{"metadata": map[string]any{"annotations": map[string]any{controller.AnnotationRefresh: "normal"}}})
 	got := o.waitApp(t, "ok", "OrphanedResourceWarning", func(a observed) bool {
-		_, ok := condition(a, string(gitops.ConditionOrphanedResources))
+		_, ok := condition(a, string(appstatus.ConditionOrphanedResources))
 		return ok && syncedHealthy(a)
 	})
-	if msg, _ := condition(got, string(gitops.ConditionOrphanedResources)); !strings.Contains(msg, "stray") {
+	if msg, _ := condition(got, string(appstatus.ConditionOrphanedResources)); !strings.Contains(msg, "stray") {
 		t.Errorf("orphan warning %q does not name ConfigMap stray", msg)
 	}
 
 	o.create(t, projectApp(o.ns, "outside", "team-a", repo, outside))
 	got = o.waitApp(t, "outside", "InvalidSpecError", func(a observed) bool {
-		_, ok := condition(a, string(gitops.ConditionInvalidSpec))
+		_, ok := condition(a, string(appstatus.ConditionInvalidSpec))
 		return ok
 	})
-	if msg, _ := condition(got, string(gitops.ConditionInvalidSpec)); !strings.Contains(msg, "refused by project team-a (destinations)") {
+	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); !strings.Contains(msg, "refused by project team-a (destinations)") {
 		t.Errorf("InvalidSpecError = %q, want team-a's destinations refusal", msg)
 	}
 	assertNoConfigMap(t, kube, outside)
 
 	o.create(t, projectApp(o.ns, "late", "team-b", repo, late))
 	got = o.waitApp(t, "late", "InvalidSpecError", func(a observed) bool {
-		_, ok := condition(a, string(gitops.ConditionInvalidSpec))
+		_, ok := condition(a, string(appstatus.ConditionInvalidSpec))
 		return ok
 	})
-	if msg, _ := condition(got, string(gitops.ConditionInvalidSpec)); msg != "Application referencing project team-b which does not exist" {
+	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); msg != "Application referencing project team-b which does not exist" {
 		t.Errorf("InvalidSpecError = %q, want Argo CD's message for a missing project", msg)
 	}
 	assertNoConfigMap(t, kube, late)
 	o.createProject(t, "team-b", map[string]any{"sourceRepos": []any{"*"}, "destinations": dest(late)})
 	got = o.waitApp(t, "late", "Synced once team-b exists", syncedHealthy)
-	if _, ok := condition(got, string(gitops.ConditionInvalidSpec)); ok {
+	if _, ok := condition(got, string(appstatus.ConditionInvalidSpec)); ok {
 		t.Errorf("the missing-project condition stayed after the project appeared: %s", got)
 	}
 	if _, err := kube.CoreV1().ConfigMaps(late).Get(ctx, "cm", metav1.GetOptions{}); err != nil {
@@ -138,10 +138,10 @@ func TestAppProjects(t *testing.T) {
 		"signatureKeys": []any{map[string]any{"keyID": "4AEE18F83AFDEB23"}}})
 	o.create(t, projectApp(o.ns, "signed", "team-c", repo, signed))
 	got = o.waitApp(t, "signed", "InvalidSpecError", func(a observed) bool {
-		_, ok := condition(a, string(gitops.ConditionInvalidSpec))
+		_, ok := condition(a, string(appstatus.ConditionInvalidSpec))
 		return ok
 	})
-	if msg, _ := condition(got, string(gitops.ConditionInvalidSpec)); !strings.Contains(msg, "spec.signatureKeys") || !strings.Contains(msg, "not implemented") {
+	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); !strings.Contains(msg, "spec.signatureKeys") || !strings.Contains(msg, "not implemented") {
 		t.Errorf("InvalidSpecError = %q, want the refusal naming spec.signatureKeys", msg)
 	}
 	assertNoConfigMap(t, kube, signed)

@@ -14,6 +14,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/notify"
 	"github.com/kubegitops/gitops/resource"
 	"golang.org/x/time/rate"
@@ -56,7 +57,7 @@ type Options struct {
 	// timeout.hard.reconciliation), also when periodic refreshes are off.
 	HardInterval time.Duration
 	// SelfHealTimeout is the least time between two self-heal syncs of
-	// one app at one revision. Default gitops.SelfHealTimeout.
+	// one app at one revision. Default autosync.SelfHealTimeout.
 	SelfHealTimeout time.Duration
 	// MaxConcurrentReconciles bounds the apps reconciled at once (a sync
 	// holds its worker until it ends). Default 4.
@@ -79,7 +80,7 @@ type Options struct {
 
 // DefaultOptions returns the defaults, without an engine.
 func DefaultOptions() Options {
-	return Options{Interval: 3 * time.Minute, SelfHealTimeout: gitops.SelfHealTimeout, MaxConcurrentReconciles: 4, Log: logr.Discard()}
+	return Options{Interval: 3 * time.Minute, SelfHealTimeout: autosync.SelfHealTimeout, MaxConcurrentReconciles: 4, Log: logr.Discard()}
 }
 
 // Reconciler reconciles Application custom resources with the engine. It
@@ -259,10 +260,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // refusal as an InvalidSpecError condition.
 func invalidSpec(prev v1alpha1.ApplicationStatus, err error, now time.Time) v1alpha1.ApplicationStatus {
 	next := prev
-	next.Sync = v1alpha1.SyncStatus{Status: string(gitops.Unknown)}
+	next.Sync = v1alpha1.SyncStatus{Status: string(appstatus.Unknown)}
 	next.Health = v1alpha1.HealthStatus{Status: "Unknown"}
 	next.Resources, next.ResourceTree, next.Summary = nil, nil, v1alpha1.ApplicationSummary{}
-	next.Conditions = appstatus.Conditions(prev.Conditions, []gitops.Condition{{Type: gitops.ConditionInvalidSpec, Message: err.Error(), Err: err}}, now)
+	next.Conditions = appstatus.Conditions(prev.Conditions, []appstatus.Condition{{Type: appstatus.ConditionInvalidSpec, Message: err.Error(), Err: err}}, now)
 	return next
 }
 
@@ -416,12 +417,12 @@ func (r *Reconciler) backoffCap() time.Duration {
 // health, resources) with the sync status Unknown, the failure as its
 // conditions and the failure's reconciledAt; an app never compared has
 // nothing to keep.
-func keepLastGood(prev, next v1alpha1.ApplicationStatus, st gitops.Status, err error) v1alpha1.ApplicationStatus {
-	if !gitops.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(gitops.Unknown) {
+func keepLastGood(prev, next v1alpha1.ApplicationStatus, st appstatus.Status, err error) v1alpha1.ApplicationStatus {
+	if !gitops.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(appstatus.Unknown) {
 		return next
 	}
 	kept := prev
-	kept.Sync.Status = string(gitops.Unknown)
+	kept.Sync.Status = string(appstatus.Unknown)
 	kept.Conditions = next.Conditions
 	kept.ReconciledAt = next.ReconciledAt
 	return kept

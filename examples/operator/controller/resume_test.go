@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/state"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,19 +22,19 @@ import (
 // through and every later one fails, as if the process died right after
 // it (the one fault a real store cannot produce on demand).
 type killableStore struct {
-	*gitops.ConfigMapStateStore
+	*state.ConfigMapStore
 	mu   gosync.Mutex
 	dead bool
-	kill func(gitops.AppState) bool
+	kill func(state.AppState) bool
 }
 
-func (s *killableStore) Save(ctx context.Context, app string, st gitops.AppState) error {
+func (s *killableStore) Save(ctx context.Context, app string, st state.AppState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dead {
 		return fmt.Errorf("state of %s: the process is dead", app)
 	}
-	if err := s.ConfigMapStateStore.Save(ctx, app, st); err != nil {
+	if err := s.ConfigMapStore.Save(ctx, app, st); err != nil {
 		return err
 	}
 	if s.kill != nil && s.kill(st) {
@@ -75,7 +76,7 @@ spec:
 	repo := repoDir(t, files)
 
 	var hookUID types.UID
-	first := &killableStore{ConfigMapStateStore: gitops.NewConfigMapStateStore(kube, ns), kill: func(st gitops.AppState) bool {
+	first := &killableStore{ConfigMapStore: state.NewConfigMapStore(kube, ns), kill: func(st state.AppState) bool {
 		if st.Operation == nil || st.Operation.Checkpoint == nil {
 			return false
 		}
@@ -114,7 +115,7 @@ spec:
 	}
 
 	stop = runOperator(t, c, ns, func(o *gitops.Options) {
-		o.State = gitops.NewConfigMapStateStore(kube, ns)
+		o.State = state.NewConfigMapStore(kube, ns)
 	})
 	t.Cleanup(stop)
 	got := o.waitApp(t, "many", "the resumed sync Succeeded and the app Synced", func(ob observed) bool {

@@ -17,9 +17,9 @@ import (
 
 func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	st := gitops.Status{Sync: gitops.OutOfSync, Health: health.Status{Code: health.Progressing, Message: "rolling"}, Revision: "abc",
-		Resources:  []gitops.ResourceStatus{{Key: resource.Key{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "web"}, Status: gitops.OutOfSync, Health: &health.Status{Code: health.Progressing}}},
-		Conditions: []gitops.Condition{{Type: gitops.ConditionSharedResource, Message: "shared"}}}
+	st := appstatus.Status{Sync: appstatus.OutOfSync, Health: health.Status{Code: health.Progressing, Message: "rolling"}, Revision: "abc",
+		Resources:  []appstatus.ResourceRow{{Key: resource.Key{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "web"}, Status: appstatus.OutOfSync, Health: &health.Status{Code: health.Progressing}}},
+		Conditions: []appstatus.Condition{{Type: appstatus.ConditionSharedResource, Message: "shared"}}}
 	prev := v1alpha1.ApplicationStatus{OperationState: &v1alpha1.OperationState{Phase: "Succeeded"}, History: []v1alpha1.RevisionHistory{{ID: 0, Revision: "old"}}}
 	first := appstatus.Refreshed(prev, st, 1, t0)
 	if first.Sync.Status != "OutOfSync" || first.Sync.Revision != "abc" || first.Health.Status != "Progressing" || first.Health.Message != "rolling" {
@@ -42,7 +42,7 @@ func TestRefreshedStatusKeepsConditionTimesAndOperation(t *testing.T) {
 	if third := appstatus.Refreshed(second, st, 1, t0.Add(2*time.Hour)); sameStatus(second, third) || !third.Conditions[0].LastTransitionTime.Time.Equal(t0.Add(2*time.Hour)) {
 		t.Error("a changed condition is not a change")
 	}
-	multi := appstatus.Refreshed(prev, gitops.Status{Sync: gitops.Synced, Revision: "a,b"}, 2, t0)
+	multi := appstatus.Refreshed(prev, appstatus.Status{Sync: appstatus.Synced, Revision: "a,b"}, 2, t0)
 	if multi.Sync.Revision != "" || strings.Join(multi.Sync.Revisions, " ") != "a b" {
 		t.Errorf("multi-source revisions: %+v", multi.Sync)
 	}
@@ -94,7 +94,7 @@ func TestInvalidSpecNamesBadFields(t *testing.T) {
 	app.Status = v1alpha1.ApplicationStatus{Sync: v1alpha1.SyncStatus{Status: "Synced"}, History: []v1alpha1.RevisionHistory{{Revision: "r0"}},
 		Resources: []v1alpha1.ResourceStatus{{Kind: "ConfigMap"}}, ResourceTree: &v1alpha1.ApplicationTree{}}
 	next := invalidSpec(app.Status, app.Validate(), time.Now())
-	if len(next.Conditions) != 1 || next.Conditions[0].Type != string(gitops.ConditionInvalidSpec) {
+	if len(next.Conditions) != 1 || next.Conditions[0].Type != string(appstatus.ConditionInvalidSpec) {
 		t.Fatalf("conditions %+v", next.Conditions)
 	}
 	for _, want := range []string{"argocd/bad", "spec.sources", "spec.destination"} {
@@ -109,10 +109,10 @@ func TestInvalidSpecNamesBadFields(t *testing.T) {
 
 func TestKeepLastGood(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	good := appstatus.Refreshed(v1alpha1.ApplicationStatus{}, gitops.Status{Sync: gitops.Synced, Health: health.Status{Code: health.Healthy}, Revision: "r1",
-		Resources: []gitops.ResourceStatus{{Key: resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "x"}, Status: gitops.Synced}}}, 1, t0)
-	failed := gitops.Status{Sync: gitops.Unknown, Health: health.Status{Code: health.Unknown},
-		Conditions: []gitops.Condition{{Type: gitops.ConditionComparisonError, Message: "repository down"}}}
+	good := appstatus.Refreshed(v1alpha1.ApplicationStatus{}, appstatus.Status{Sync: appstatus.Synced, Health: health.Status{Code: health.Healthy}, Revision: "r1",
+		Resources: []appstatus.ResourceRow{{Key: resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "x"}, Status: appstatus.Synced}}}, 1, t0)
+	failed := appstatus.Status{Sync: appstatus.Unknown, Health: health.Status{Code: health.Unknown},
+		Conditions: []appstatus.Condition{{Type: appstatus.ConditionComparisonError, Message: "repository down"}}}
 	next := appstatus.Refreshed(good, failed, 1, t0.Add(time.Minute))
 
 	kept := keepLastGood(good, next, failed, errors.New("repository down"))

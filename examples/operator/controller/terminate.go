@@ -31,7 +31,7 @@ func (r *Reconciler) terminationRequested() predicate.Funcs {
 		if e.ObjectNew == nil || operationPhase(e.ObjectNew) != PhaseTerminating || operationPhase(e.ObjectOld) == PhaseTerminating {
 			return false
 		}
-		key := r.opts.Engine.KeyOf(e.ObjectNew.GetNamespace(), e.ObjectNew.GetName())
+		key := v1alpha1.AppKey{Namespace: e.ObjectNew.GetNamespace(), Name: e.ObjectNew.GetName()}
 		if err := r.opts.Engine.Terminate(key); errors.Is(err, gitops.ErrNoOperation) {
 			// The sync may be rendering, not yet registered in the engine:
 			// the reconcile running it terminates it once it is.
@@ -44,7 +44,7 @@ func (r *Reconciler) terminationRequested() predicate.Funcs {
 
 // terminateWhenAsked terminates the app's operation, while done is open,
 // once a termination was asked for before the engine registered it.
-func (r *Reconciler) terminateWhenAsked(key string, done <-chan struct{}) {
+func (r *Reconciler) terminateWhenAsked(key v1alpha1.AppKey, done <-chan struct{}) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/appstatus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -28,7 +29,7 @@ func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
 	o.create(t, newApp(o.ns, appSpec{name: "frozen", repo: repo, dest: dest, automated: true}))
 	got := o.waitApp(t, "frozen", "SyncWindowBlocked", func(a observed) bool {
 		for _, c := range a.Status.Conditions {
-			if c.Type == string(gitops.ConditionSyncWindowBlocked) {
+			if c.Type == string(appstatus.ConditionSyncWindowBlocked) {
 				return true
 			}
 		}

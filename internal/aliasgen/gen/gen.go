@@ -80,7 +80,7 @@ func Generate(dir string) ([]byte, error) {
 						if s.TypeParams != nil {
 							return nil, fmt.Errorf("%s: %s: generic types are not aliased", path, s.Name.Name)
 						}
-						types = append(types, decl{s.Name.Name, comment(doc, s.Name.Name) +
+						types = append(types, decl{s.Name.Name, comment(doc, d.Doc, s.Name.Name) +
 							fmt.Sprintf("type %s = engine.%s\n", s.Name.Name, s.Name.Name)})
 					case *ast.ValueSpec:
 						doc := s.Doc
@@ -95,7 +95,7 @@ func Generate(dir string) ([]byte, error) {
 							if d.Tok == token.VAR {
 								kw = "var"
 							}
-							text := comment(doc, n.Name) + fmt.Sprintf("%s %s = engine.%s\n", kw, n.Name, n.Name)
+							text := comment(doc, d.Doc, n.Name) + fmt.Sprintf("%s %s = engine.%s\n", kw, n.Name, n.Name)
 							if kw == "const" {
 								consts = append(consts, decl{n.Name, text})
 							} else {
@@ -233,23 +233,32 @@ func wrapper(fset *token.FileSet, fd *ast.FuncDecl, fileImports, used map[string
 		body = "return " + body
 	}
 	s := strings.TrimPrefix(sig.String(), "func")
-	return comment(fd.Doc, fd.Name.Name) + "func " + fd.Name.Name + s + " {\n\t" + body + "\n}\n", nil
+	return comment(fd.Doc, nil, fd.Name.Name) + "func " + fd.Name.Name + s + " {\n\t" + body + "\n}\n", nil
 }
 
 // comment is the doc comment of a root name: the first paragraph of the
-// engine's comment, its Deprecated paragraph, and where it lives.
-func comment(doc *ast.CommentGroup, name string) string {
+// engine's comment (doc), its Deprecated paragraph, and where it lives.
+// group is the comment of the declaration group the name is part of (nil
+// for a function): its Deprecated paragraph applies to every name of the
+// group, and the root writes it on each name, since each becomes a
+// declaration of its own (and linters read a marker only on the name's
+// own comment, not on a group's).
+func comment(doc, group *ast.CommentGroup, name string) string {
 	var paras []string
+	deprecated := ""
 	if doc != nil {
 		all := strings.Split(strings.TrimSpace(doc.Text()), "\n\n")
 		paras = append(paras, all[0])
-		for _, p := range all[1:] {
-			if strings.HasPrefix(p, "Deprecated:") {
-				paras = append(paras, p)
-			}
-		}
+		deprecated = deprecatedParagraph(all[1:])
 	} else {
 		paras = append(paras, name+" is engine."+name+".")
+	}
+	marked := deprecated != "" || strings.HasPrefix(paras[0], "Deprecated:")
+	if !marked && group != nil && group != doc {
+		deprecated = deprecatedParagraph(strings.Split(strings.TrimSpace(group.Text()), "\n\n"))
+	}
+	if deprecated != "" {
+		paras = append(paras, deprecated)
 	}
 	paras = append(paras, "See [engine."+name+"].")
 	var b strings.Builder
@@ -262,6 +271,17 @@ func comment(doc *ast.CommentGroup, name string) string {
 		}
 	}
 	return b.String()
+}
+
+// deprecatedParagraph is the paragraph of paras that starts with
+// "Deprecated:", or "".
+func deprecatedParagraph(paras []string) string {
+	for _, p := range paras {
+		if strings.HasPrefix(p, "Deprecated:") {
+			return p
+		}
+	}
+	return ""
 }
 
 // isPredeclared reports whether name is one of Go's predeclared

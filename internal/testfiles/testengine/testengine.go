@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appstatus"
 )
 
 // New returns an engine from gitops.DefaultOptions whose one cluster,
@@ -69,9 +70,9 @@ func StartRun(t testing.TB, e *gitops.Engine, apps ...*gitops.Application) {
 // RefreshUntil refreshes app until cond holds, for at most a minute (the
 // cache follows the cluster by watch, so a refresh right after a sync may
 // still see the old state), and returns the status that met it.
-func RefreshUntil(t testing.TB, e *gitops.Engine, app *gitops.Application, what string, cond func(gitops.Status) bool) gitops.Status {
+func RefreshUntil(t testing.TB, e *gitops.Engine, app *gitops.Application, what string, cond func(appstatus.Status) bool) appstatus.Status {
 	t.Helper()
-	var last gitops.Status
+	var last appstatus.Status
 	var lastErr error
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

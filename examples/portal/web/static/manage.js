@@ -1,6 +1,7 @@
 // gitops portal, the app page's deletions: the app (with Argo CD's cascade
-// choices) and one resource of its tree (delete, orphan or force), each
-// confirmed by typing the name, as Argo CD asks. After the app's deletion
+// choices, for a role that may delete it) and one resource of its tree
+// (delete, orphan or force, enabled for each resource the role may
+// delete), each confirmed by typing the name, as Argo CD asks. After the app's deletion
 // the list's event stream says when it is gone; then the list opens.
 "use strict";
 
@@ -65,14 +66,28 @@
     const dialog = $("#delete-resource-dialog");
     const input = $("#delete-resource-confirm");
     const check = confirmBy(input, $("#delete-resource-go"), name);
-    // The tree's node buttons open a resource: it becomes the one to delete.
-    document.addEventListener("click", (e) => {
+    // The tree's node buttons open a resource: it becomes the one to
+    // delete, when the caller's role may delete it (Argo CD 3 asks
+    // "delete/<group>/<kind>/<namespace>/<name>" of each resource).
+    document.addEventListener("click", async (e) => {
       const b = e.target.closest("button.open-node");
       if (!b) return;
-      key = b.dataset.key;
-      button.disabled = false;
-      button.title = "delete " + key;
-      button.dataset.key = key;
+      const k = b.dataset.key;
+      key = k;
+      button.disabled = true;
+      button.dataset.key = k;
+      button.title = "checking whether you may delete " + k;
+      let may = false;
+      try {
+        const r = await fetch("/api/v1/apps/" + encodeURIComponent(app) + "/permissions?key=" + encodeURIComponent(k),
+          {credentials: "same-origin", headers: {"Accept": "application/json"}});
+        may = r.ok && (await r.json()).deleteResource === true;
+      } catch (err) {
+        may = false;
+      }
+      if (key !== k) return; // another resource was opened meanwhile
+      button.disabled = !may;
+      button.title = may ? "delete " + k : "your role may not delete " + k;
     });
     button.addEventListener("click", () => {
       $("#delete-resource-key").textContent = key;
@@ -99,8 +114,8 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     const root = $("#app");
-    if (!root || !$("#delete-app")) return;
-    deleteApp(root);
+    if (!root || !$("#delete-resource")) return;
+    if ($("#delete-app")) deleteApp(root);
     deleteResource(root);
   });
 })();

@@ -1,16 +1,17 @@
-package store
+package redisstore
 
 import (
 	"context"
 	"errors"
-	"github.com/kubegitops/gitops/internal/redistest"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kubegitops/gitops/cache/store"
+	"github.com/kubegitops/gitops/internal/redistest"
 )
 
 func TestRedisGetSetTTLDelete(t *testing.T) {
@@ -18,7 +19,7 @@ func TestRedisGetSetTTLDelete(t *testing.T) {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer client.Close()
-	r := NewRedis(client, RedisOptions{Prefix: "t:"})
+	r := New(client, Options{Prefix: "t:"})
 	if _, ok, err := r.Get(ctx, "a"); ok || err != nil {
 		t.Fatalf("empty: ok %v err %v", ok, err)
 	}
@@ -47,7 +48,7 @@ func TestRedisDownIsAMissAndAnErrorMetric(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer client.Close()
 	reg := prometheus.NewRegistry()
-	r := NewRedis(client, RedisOptions{Registerer: reg, Timeout: 300 * time.Millisecond})
+	r := New(client, Options{Registerer: reg, Timeout: 300 * time.Millisecond})
 	if err := r.Set(ctx, "k", []byte("v"), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +60,25 @@ func TestRedisDownIsAMissAndAnErrorMetric(t *testing.T) {
 	if err == nil {
 		t.Fatal("Get with Redis down returned no error for the caller to log")
 	}
-	if got := testutil.ToFloat64(r.metrics.errors); got != 1 {
+	errorsMetric := func() float64 {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == "gitops_store_errors_total" {
+				return mf.GetMetric()[0].GetCounter().GetValue()
+			}
+		}
+		return 0
+	}
+	if got := errorsMetric(); got != 1 {
 		t.Fatalf("errors metric = %v, want 1", got)
 	}
 	if err := r.Set(ctx, "k", []byte("v"), 0); err == nil {
 		t.Fatal("Set with Redis down returned no error")
 	}
-	if got := testutil.ToFloat64(r.metrics.errors); got != 2 {
+	if got := errorsMetric(); got != 2 {
 		t.Fatalf("errors metric = %v, want 2", got)
 	}
 }
@@ -75,12 +88,12 @@ func TestTieredFillsNearFromFar(t *testing.T) {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer client.Close()
-	far := NewRedis(client, RedisOptions{})
-	near := NewMemory(MemoryOptions{})
+	far := New(client, Options{})
+	near := store.NewMemory(store.MemoryOptions{})
 	if err := far.Set(ctx, "k", []byte("v"), 0); err != nil {
 		t.Fatal(err)
 	}
-	tier := Tiered{Near: near, Far: far}
+	tier := store.Tiered{Near: near, Far: far}
 	if v, ok, err := tier.Get(ctx, "k"); !ok || err != nil || string(v) != "v" {
 		t.Fatalf("Tiered.Get = %q %v %v", v, ok, err)
 	}
@@ -97,7 +110,7 @@ func TestRedisCoolsDownAfterAFailure(t *testing.T) {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer client.Close()
-	r := NewRedis(client, RedisOptions{Timeout: 200 * time.Millisecond, Cooldown: 400 * time.Millisecond})
+	r := New(client, Options{Timeout: 200 * time.Millisecond, Cooldown: 400 * time.Millisecond})
 	if err := r.Set(ctx, "k", []byte("v"), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +120,7 @@ func TestRedisCoolsDownAfterAFailure(t *testing.T) {
 	}
 	start := time.Now()
 	for i := 0; i < 20; i++ {
-		if _, _, err := r.Get(ctx, "k"); !errors.Is(err, ErrRedisCoolingDown) {
+		if _, _, err := r.Get(ctx, "k"); !errors.Is(err, ErrCoolingDown) {
 			t.Fatalf("get %d while cooling down: %v", i, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // A Redis that accepts connections and never answers costs each operation
 // the store's Timeout, even through a client built with go-redis defaults
 // (which ignore context deadlines while reading a reply, and retry): before
-// Redis.bounded, every Get waited 15 s. internal/faults freezes a real
+// Store.bounded, every Get waited 15 s. internal/faults freezes a real
 // redis-server for the same fault under the render cache.
 func TestRedisThatNeverAnswersCostsTheTimeout(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -37,7 +37,7 @@ func TestRedisThatNeverAnswersCostsTheTimeout(t *testing.T) {
 	})
 	client := redis.NewClient(&redis.Options{Addr: ln.Addr().String()})
 	t.Cleanup(func() { client.Close() })
-	r := NewRedis(client, RedisOptions{Timeout: 200 * time.Millisecond})
+	r := New(client, Options{Timeout: 200 * time.Millisecond})
 	ctx := context.Background()
 	for name, op := range map[string]func() error{
 		"get":    func() error { _, _, err := r.Get(ctx, "k"); return err },

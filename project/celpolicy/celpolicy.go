@@ -1,4 +1,4 @@
-package project
+package celpolicy
 
 import (
 	"context"
@@ -6,19 +6,20 @@ import (
 
 	"cel.dev/cel-go/cel"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// CELRule is one rule of a CELPolicy: for the objects of the kinds it
+// Rule is one rule of a Policy: for the objects of the kinds it
 // selects, Expression must evaluate to true, or the object is refused with
 // Message. The expression sees the object as `object` (as in a Kubernetes
 // ValidatingAdmissionPolicy) and the application as `app` (its metadata
 // name, project and destination), for example:
 //
 //	object.spec.template.spec.containers.all(c, has(c.resources.limits))
-type CELRule struct {
+type Rule struct {
 	// Name names the rule in errors.
 	Name string
 	// Kinds selects objects by group and kind ("apps/Deployment",
@@ -30,31 +31,32 @@ type CELRule struct {
 	Message string
 }
 
-// CELPolicy is a Policy made of CEL rules, compiled once. Evaluation is
-// bounded by a cost limit and honours the context, so a rule cannot run
+// Policy is a project.Policy made of CEL rules, compiled once. Evaluation
+// is bounded by a cost limit and honours the context, so a rule cannot run
 // away.
-type CELPolicy struct {
+type Policy struct {
 	name  string
 	rules []compiledRule
 }
 
 type compiledRule struct {
-	CELRule
+	Rule
 	kinds []schema.GroupKind
 	prg   cel.Program
 }
 
-// CELCostLimit bounds the cost of one evaluation of one rule.
-const CELCostLimit = 1_000_000
+// CostLimit bounds the cost of one evaluation of one rule.
+const CostLimit = 1_000_000
 
-// NewCELPolicy compiles the rules; an expression that does not compile or
-// is not boolean is an error naming the rule.
-func NewCELPolicy(name string, rules ...CELRule) (*CELPolicy, error) {
+// New compiles the rules into a Policy named name (the project of its
+// refusals); an expression that does not compile or is not boolean is an
+// error naming the rule.
+func New(name string, rules ...Rule) (*Policy, error) {
 	env, err := cel.NewEnv(cel.Variable("object", cel.DynType), cel.Variable("app", cel.DynType))
 	if err != nil {
 		return nil, err
 	}
-	p := &CELPolicy{name: name}
+	p := &Policy{name: name}
 	for _, r := range rules {
 		ast, iss := env.Compile(r.Expression)
 		if iss.Err() != nil {
@@ -63,11 +65,11 @@ func NewCELPolicy(name string, rules ...CELRule) (*CELPolicy, error) {
 		if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
 			return nil, fmt.Errorf("policy %s rule %s: expression is %s, want bool", name, r.Name, ast.OutputType())
 		}
-		prg, err := env.Program(ast, cel.CostLimit(CELCostLimit), cel.InterruptCheckFrequency(100))
+		prg, err := env.Program(ast, cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(100))
 		if err != nil {
 			return nil, fmt.Errorf("policy %s rule %s: %w", name, r.Name, err)
 		}
-		cr := compiledRule{CELRule: r, prg: prg}
+		cr := compiledRule{Rule: r, prg: prg}
 		for _, k := range r.Kinds {
 			cr.kinds = append(cr.kinds, resource.ParseGroupKind(k))
 		}
@@ -88,10 +90,10 @@ func (r compiledRule) selects(gk schema.GroupKind) bool {
 	return false
 }
 
-// Check implements Policy: the first rule that selects obj and does not
+// Check implements project.Policy: the first rule that selects obj and does not
 // hold refuses it. An evaluation error (a missing field the expression did
 // not guard with has(), the cost limit) refuses too, saying so.
-func (p *CELPolicy) Check(ctx context.Context, app *v1alpha1.Application, obj *unstructured.Unstructured) error {
+func (p *Policy) Check(ctx context.Context, app *v1alpha1.Application, obj *unstructured.Unstructured) error {
 	key := resource.KeyOf(obj)
 	appVars := map[string]any{
 		"name": app.Name, "project": app.Spec.Project,
@@ -103,14 +105,14 @@ func (p *CELPolicy) Check(ctx context.Context, app *v1alpha1.Application, obj *u
 		}
 		out, _, err := r.prg.ContextEval(ctx, map[string]any{"object": obj.Object, "app": appVars})
 		if err != nil {
-			return &PolicyError{Project: p.name, Rule: r.Name, Subject: key.String(), Reason: "evaluation failed: " + err.Error()}
+			return &project.PolicyError{Project: p.name, Rule: r.Name, Subject: key.String(), Reason: "evaluation failed: " + err.Error()}
 		}
 		if ok, isBool := out.Value().(bool); !isBool || !ok {
 			msg := r.Message
 			if msg == "" {
 				msg = "expression " + r.Expression + " is false"
 			}
-			return &PolicyError{Project: p.name, Rule: r.Name, Subject: key.String(), Reason: msg}
+			return &project.PolicyError{Project: p.name, Rule: r.Name, Subject: key.String(), Reason: msg}
 		}
 	}
 	return nil

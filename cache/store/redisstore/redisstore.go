@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -9,10 +9,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/kubegitops/gitops/cache/store"
 )
 
-// RedisOptions configure a Redis store.
-type RedisOptions struct {
+// Options configure a Store.
+type Options struct {
 	// Prefix is prepended to every key, so that several engines (or several
 	// caches) share one Redis. Default "gitops:".
 	Prefix string
@@ -33,29 +35,29 @@ type RedisOptions struct {
 	Name       string
 }
 
-// DefaultRedisOptions returns the defaults described on RedisOptions.
-func DefaultRedisOptions() RedisOptions {
-	return RedisOptions{Prefix: "gitops:", DefaultTTL: 24 * time.Hour, Timeout: 500 * time.Millisecond, Cooldown: 5 * time.Second, Name: "redis"}
+// DefaultOptions returns the defaults described on Options.
+func DefaultOptions() Options {
+	return Options{Prefix: "gitops:", DefaultTTL: 24 * time.Hour, Timeout: 500 * time.Millisecond, Cooldown: 5 * time.Second, Name: "redis"}
 }
 
-// ErrRedisCoolingDown is returned, wrapped, by operations of a Redis store
-// that stopped asking its server after a failure (RedisOptions.Cooldown).
-var ErrRedisCoolingDown = errors.New("redis store: not asking the server for a while after a failure")
+// ErrCoolingDown is returned, wrapped, by operations of a Store that
+// stopped asking its server after a failure (Options.Cooldown).
+var ErrCoolingDown = errors.New("redis store: not asking the server for a while after a failure")
 
-// Redis is a Store in a Redis server.
-type Redis struct {
+// Store is a store.Store in a Redis server.
+type Store struct {
 	client  redis.UniversalClient
-	opts    RedisOptions
-	metrics *metrics
+	opts    Options
+	metrics *store.Metrics
 
 	mu        gosync.Mutex
 	openUntil time.Time // operations fail at once until then
 }
 
-// NewRedis returns a Redis store over client (a *redis.Client,
-// *redis.ClusterClient or *redis.Ring). The caller owns the client.
-func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
-	d := DefaultRedisOptions()
+// New returns a Store over client (a *redis.Client, *redis.ClusterClient
+// or *redis.Ring). The caller owns the client.
+func New(client redis.UniversalClient, opts Options) *Store {
+	d := DefaultOptions()
 	if opts.Prefix == "" {
 		opts.Prefix = d.Prefix
 	}
@@ -71,11 +73,11 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
 	if opts.Name == "" {
 		opts.Name = d.Name
 	}
-	return &Redis{client: client, opts: opts, metrics: newMetrics(opts.Registerer, opts.Name)}
+	return &Store{client: client, opts: opts, metrics: store.NewMetrics(opts.Registerer, opts.Name)}
 }
 
-// Get implements Store. A failure is a miss with the error.
-func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
+// Get implements store.Store. A failure is a miss with the error.
+func (r *Store) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	var v []byte
 	err := r.bounded(ctx, func(ctx context.Context) error {
 		var err error
@@ -84,19 +86,19 @@ func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	})
 	switch {
 	case errors.Is(err, redis.Nil):
-		r.metrics.miss()
+		r.metrics.Miss()
 		return nil, false, nil
 	case err != nil:
-		r.metrics.miss()
-		r.metrics.fail()
+		r.metrics.Miss()
+		r.metrics.Fail()
 		return nil, false, fmt.Errorf("redis store: get: %w", err)
 	}
-	r.metrics.hit()
+	r.metrics.Hit()
 	return v, true, nil
 }
 
-// Set implements Store.
-func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+// Set implements store.Store.
+func (r *Store) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	if ttl <= 0 {
 		ttl = r.opts.DefaultTTL
 	}
@@ -104,19 +106,19 @@ func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 		return r.client.Set(ctx, r.opts.Prefix+key, value, ttl).Err()
 	})
 	if err != nil {
-		r.metrics.fail()
+		r.metrics.Fail()
 		return fmt.Errorf("redis store: set: %w", err)
 	}
 	return nil
 }
 
-// Delete implements Store.
-func (r *Redis) Delete(ctx context.Context, key string) error {
+// Delete implements store.Store.
+func (r *Store) Delete(ctx context.Context, key string) error {
 	err := r.bounded(ctx, func(ctx context.Context) error {
 		return r.client.Del(ctx, r.opts.Prefix+key).Err()
 	})
 	if err != nil {
-		r.metrics.fail()
+		r.metrics.Fail()
 		return fmt.Errorf("redis store: delete: %w", err)
 	}
 	return nil
@@ -132,15 +134,15 @@ func (r *Redis) Delete(ctx context.Context, key string) error {
 // error and op ends in the background within the client's own timeouts.
 //
 // After a failure the store cools down: for Cooldown every operation fails
-// at once with ErrRedisCoolingDown, so a dead or frozen Redis costs one
+// at once with ErrCoolingDown, so a dead or frozen Redis costs one
 // Timeout per Cooldown instead of one per operation (and background
 // operations cannot pile up).
-func (r *Redis) bounded(ctx context.Context, op func(context.Context) error) error {
+func (r *Store) bounded(ctx context.Context, op func(context.Context) error) error {
 	r.mu.Lock()
 	cooling := time.Now().Before(r.openUntil)
 	r.mu.Unlock()
 	if cooling {
-		return ErrRedisCoolingDown
+		return ErrCoolingDown
 	}
 	octx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
