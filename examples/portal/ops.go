@@ -165,7 +165,7 @@ func (s *server) launchOperation(c caller, a *gitops.Application, what string, d
 		// The run loop refreshes on the cluster's events; ask at once too
 		// (with the app as it is now: it may have been edited meanwhile).
 		if cur, ok := s.app(a.Name); ok {
-			_ = s.opts.Engine.Upsert(*cur)
+			s.reconcileNow(s.bg, cur)
 		}
 	}()
 	return nil
@@ -262,7 +262,7 @@ func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	if cur, ok := s.app(a.Name); ok {
-		_ = s.opts.Engine.Upsert(*cur)
+		s.reconcileNow(r.Context(), cur)
 	}
 	writeJSON(w, http.StatusOK, res)
 }

@@ -165,6 +165,7 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/diff", s.authed(s.apiAppDiff))
 	m.Handle("GET /api/v1/apps/{name}/details", s.authed(s.apiDetails))
 	m.Handle("POST /api/v1/apps/{name}/details", s.authed(s.apiEditDetails))
+	m.Handle("GET /api/v1/apps/{name}/parameters", s.authed(s.apiParameters))
 	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
 	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))
