@@ -83,10 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 		return f, errOperatorMode
 	case f.apps == "" && f.namespace == "":
 		return f, errors.New("--apps DIR (or --namespace NS) is required")
-	case f.namespace != "":
-		if err := checkNamespaceFlags(f); err != nil {
-			return f, err
-		}
+	case f.namespace != "" && checkNamespaceFlags(f) != nil:
+		return f, checkNamespaceFlags(f)
 	case f.policyFile == "" && f.rbacCM == "" && f.rbacNamespace == "":
 		return f, errors.New("--policy FILE (or --rbac-cm FILE, or --rbac-namespace NS) is required")
 	case f.projects != "" && f.projectsNS != "":

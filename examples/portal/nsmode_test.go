@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -239,4 +240,27 @@ func waitConfigMapIn(t *testing.T, c client.Client, ns, message string) {
 		err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "hello"}, cm)
 		return err == nil && cm.Data["message"] == message, cm.Data["message"] + errString(err)
 	})
+}
+
+// TestNamespaceFlags checks that --namespace replaces --apps and refuses,
+// by name, the flags whose objects it reads from the namespace; the other
+// required flags stay required.
+func TestNamespaceFlags(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	for args, want := range map[string]string{
+		"--namespace argocd":                               "--policy",
+		"--namespace argocd --policy p --token-file t":     "--kubeconfig",
+		"--namespace argocd --apps d":                      "--apps and --namespace exclude each other",
+		"--namespace argocd --projects p":                  "--projects and --projects-namespace do not go with --namespace",
+		"--namespace argocd --projects-namespace x":        "--projects and --projects-namespace do not go with --namespace",
+		"--namespace argocd --cluster-secrets-namespace x": "--cluster-secrets-namespace does not go with --namespace",
+	} {
+		if _, err := parseFlags(strings.Fields(args), io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error naming %s", args, err, want)
+		}
+	}
+	f, err := parseFlags(strings.Fields("--namespace argocd --policy p --token-file t --kubeconfig k"), io.Discard)
+	if err != nil || f.namespace != "argocd" || f.apps != "" {
+		t.Errorf("--namespace: %+v %v", f, err)
+	}
 }
