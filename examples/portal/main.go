@@ -23,7 +23,7 @@ import (
 )
 
 // errOperatorMode refuses --operator by name.
-var errOperatorMode = errors.New("--operator is not supported: this portal serves the Applications of --apps DIR; run examples/operator for Applications kept in the cluster")
+var errOperatorMode = errors.New("--operator is not supported: --namespace NS serves the Applications of an operator's namespace (run examples/operator to reconcile them)")
 
 type flags struct {
 	apps, kubeconfig, kubeContext, listen     string

@@ -34,6 +34,23 @@ var chartFiles = map[string]string{
 	"chart/templates/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hello}\ndata:\n  message: {{ .Values.message | quote }}\n",
 }
 
+// overlayFiles is a Kustomize overlay without a kustomize block in the
+// Application: the source is detected from its kustomization.
+var overlayFiles = map[string]string{
+	"overlay/kustomization.yaml": "resources: [deploy.yaml]\n",
+	"overlay/deploy.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "registry.k8s.io/guestbook:v3"}]
+`,
+}
+
 // nsPortal is a portal over an operator's namespace (--namespace).
 type nsPortal struct {
 	*fixture
@@ -137,8 +154,16 @@ func nsClient(t *testing.T) client.Client {
 func TestNamespaceModeEditReachesOperator(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	dest := cluster.TestNamespace(t)
+	dest2 := cluster.TestNamespace(t)
 	repo := t.TempDir()
+	files := map[string]string{}
 	for name, text := range chartFiles {
+		files[name] = text
+	}
+	for name, text := range overlayFiles {
+		files[name] = text
+	}
+	for name, text := range files {
 		p := filepath.Join(repo, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -161,6 +186,14 @@ func TestNamespaceModeEditReachesOperator(t *testing.T) {
 		err := c.Create(ctx, app.DeepCopy())
 		return err == nil, errString(err)
 	})
+	kust := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: v1alpha1.ApplicationSpec{
+		Project:     "default",
+		Source:      &v1alpha1.ApplicationSource{RepoURL: "file://" + repo, Path: "overlay"},
+		Destination: v1alpha1.ApplicationDestination{Name: "in-cluster", Namespace: dest2},
+	}}
+	if err := c.Create(ctx, kust); err != nil {
+		t.Fatal(err)
+	}
 	waitConfigMapIn(t, c, dest, "hello")
 
 	p := startNamespacePortal(t, ns)
@@ -188,6 +221,7 @@ func TestNamespaceModeEditReachesOperator(t *testing.T) {
 		t.Errorf("the edit is not audited: %s", p.audit.String())
 	}
 	waitConfigMapIn(t, c, dest, "edited") // the operator synced the edit
+	checkNamespaceKustomize(t, p, c, ns, dest2)
 
 	p.stop()
 	p = startNamespacePortal(t, ns)
@@ -263,4 +297,52 @@ func TestNamespaceFlags(t *testing.T) {
 	if err != nil || f.namespace != "argocd" || f.apps != "" {
 		t.Errorf("--namespace: %+v %v", f, err)
 	}
+}
+
+// checkNamespaceKustomize edits the image of the detected overlay of app
+// web through the portal, and syncs it through the portal: the operator
+// runs the operation the portal wrote, as the user who asked.
+func checkNamespaceKustomize(t *testing.T, p *nsPortal, c client.Client, ns, dest string) {
+	t.Helper()
+	ctx := context.Background()
+	params := p.parameters("web")
+	if len(params) != 1 || params[0].Type != sourceKustomize || params[0].Kustomize == nil ||
+		len(params[0].Kustomize.Images) != 1 || params[0].Kustomize.Images[0].Image != "registry.k8s.io/guestbook:v3" || params[0].Kustomize.Images[0].Override != "" {
+		t.Fatalf("parameters of the detected overlay: %+v", params)
+	}
+	csrf := p.csrfOf(tokAdmin)
+	code, _, raw := p.call("POST", "/api/v1/apps/web/details", tokAdmin, csrf, map[string]any{"kustomizeImages": []string{"registry.k8s.io/guestbook:v4"}})
+	if code != http.StatusOK {
+		t.Fatalf("edit the image: %d %s", code, raw)
+	}
+	got := &v1alpha1.Application{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, got); err != nil {
+		t.Fatal(err)
+	}
+	if k := got.Spec.Source.Kustomize; k == nil || len(k.Images) != 1 || k.Images[0] != "registry.k8s.io/guestbook:v4" {
+		t.Fatalf("Application object after the image edit: kustomize %+v", got.Spec.Source.Kustomize)
+	}
+	if img := p.parameters("web")[0].Kustomize.Images; len(img) != 1 || img[0].Image != "registry.k8s.io/guestbook:v4" || img[0].Override != "registry.k8s.io/guestbook:v4" {
+		t.Fatalf("images after the edit: %+v", img)
+	}
+	code, _, raw = p.call("POST", "/api/v1/apps/web/sync", tokAdmin, csrf, map[string]any{})
+	if code != http.StatusAccepted {
+		t.Fatalf("sync: %d %s", code, raw)
+	}
+	waitFor(t, 2*time.Minute, "the operator synced web as alice", func() (bool, string) {
+		a := &v1alpha1.Application{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, a); err != nil {
+			return false, err.Error()
+		}
+		op := a.Status.OperationState
+		if op == nil {
+			return false, "no operation"
+		}
+		return op.Phase == "Succeeded" && op.Operation.InitiatedBy.Username == "alice", op.Phase + " " + op.Operation.InitiatedBy.Username + " " + op.Message
+	})
+	dep, err := p.kube.AppsV1().Deployments(dest).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil || dep.Spec.Template.Spec.Containers[0].Image != "registry.k8s.io/guestbook:v4" {
+		t.Fatalf("Deployment after the sync: %v", err)
+	}
+	p.waitAudit("sync", "Succeeded", 1)
 }
