@@ -1,6 +1,8 @@
 package autosync
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
@@ -28,6 +30,10 @@ const selfHealFactor = 3
 type Record struct {
 	// Revision is the revision the last automated sync was for.
 	Revision string `json:"revision"`
+	// Sources are the app's sources (spec.source or spec.sources) the
+	// last automated sync was for; nil when not known (a record kept
+	// before they were).
+	Sources []v1alpha1.ApplicationSource `json:"sources,omitempty"`
 	// Failed reports that sync did not succeed.
 	Failed bool `json:"failed,omitempty"`
 	// Message says why a failed sync failed (the decision's SyncError
@@ -46,6 +52,8 @@ type Input struct {
 	Policy *v1alpha1.SyncPolicy
 	// Status is the refresh just made.
 	Status appstatus.Status
+	// Sources are the app's sources now (spec.source or spec.sources).
+	Sources []v1alpha1.ApplicationSource
 	// Last is the record of the app's last automated sync; nil when none.
 	Last *Record
 	// Now is the time of the decision.
@@ -124,7 +132,9 @@ type Decision struct {
 //     would not prune it (automated prune is off, or the live object says
 //     Prune=false or Prune=confirm): no sync, since it would change nothing
 //     (Argo CD: "need to prune extra resources only");
-//   - a revision other than the last automated sync's: sync;
+//   - a revision other than the last automated sync's, or sources other
+//     than its (a parameter, a path, a values edit: Argo CD compares the
+//     operation's syncResult.source with spec.source), when known: sync;
 //   - the same revision after a failed sync: no sync (the retry policy
 //     already retried; only a new revision is synced again), and a
 //     SyncError condition that says so (Condition);
@@ -154,9 +164,9 @@ func Decide(in Input) Decision {
 	if !actionable(in.Status.Resources, p.Automated.Prune) {
 		return Decision{Reason: "only objects that a sync would not prune differ"}
 	}
-	next := Record{Revision: in.Status.Revision, At: in.Now}
+	next := Record{Revision: in.Status.Revision, Sources: in.Sources, At: in.Now}
 	last := in.Last
-	if last == nil || last.Revision != in.Status.Revision {
+	if last == nil || last.Revision != in.Status.Revision || !sameSources(last.Sources, in.Sources) {
 		return Decision{Sync: true, Next: next}
 	}
 	if last.Failed {
@@ -232,4 +242,17 @@ func actionable(rows []appstatus.ResourceRow, prune bool) bool {
 		}
 	}
 	return false
+}
+
+// sameSources reports whether the sources of the last automated sync are
+// the app's sources now; unknown ones (nil) are taken as the same. They
+// are compared as JSON, so that an empty list and a missing one, which
+// the API server does not tell apart, are equal.
+func sameSources(last, now []v1alpha1.ApplicationSource) bool {
+	if last == nil {
+		return true
+	}
+	a, errA := json.Marshal(last)
+	b, errB := json.Marshal(now)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }

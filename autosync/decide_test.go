@@ -23,11 +23,15 @@ func TestDecide(t *testing.T) {
 	pruneOnly := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, RequiresPruning: true}}}
 	kept := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, RequiresPruning: true, PruneDisabled: true}}}
 	synced := &Record{Revision: "r2", At: now.Add(-time.Minute)}
+	srcA := []v1alpha1.ApplicationSource{{RepoURL: "https://git.example/repo", Path: "chart"}}
+	srcB := []v1alpha1.ApplicationSource{{RepoURL: "https://git.example/repo", Path: "chart",
+		Helm: &v1alpha1.ApplicationSourceHelm{Parameters: []v1alpha1.HelmParameter{{Name: "message", Value: "edited"}}}}}
 	cases := []struct {
 		name     string
 		policy   *v1alpha1.SyncPolicy
 		status   appstatus.Status
 		last     *Record
+		sources  []v1alpha1.ApplicationSource
 		sync     bool
 		selfHeal bool
 		wait     time.Duration
@@ -43,6 +47,12 @@ func TestDecide(t *testing.T) {
 		{name: "kept by Prune=false", policy: heal, status: kept},
 		{name: "same revision failed", policy: heal, status: drifted, last: &Record{Revision: "r2", Failed: true, At: now.Add(-time.Hour)}},
 		{name: "same revision, no selfHeal", policy: noHeal, status: drifted, last: synced},
+		// Argo CD syncs again when spec.source differs from the last
+		// sync's syncResult.source (a parameter edited in the UI).
+		{name: "same revision, sources edited", policy: noHeal, status: drifted, last: &Record{Revision: "r2", Sources: srcA, At: now}, sources: srcB, sync: true},
+		{name: "same revision failed, sources edited", policy: heal, status: drifted, last: &Record{Revision: "r2", Sources: srcA, Failed: true, At: now}, sources: srcB, sync: true},
+		{name: "same revision, same sources, no selfHeal", policy: noHeal, status: drifted, last: &Record{Revision: "r2", Sources: srcA, At: now}, sources: srcA},
+		{name: "same revision, sources not recorded", policy: noHeal, status: drifted, last: synced, sources: srcB},
 		// The same drift as the last sync was run to fix is healed again
 		// once the backoff has passed (a person made the same edit twice,
 		// or a sync could not fix it: then the backoff grows).
@@ -55,7 +65,7 @@ func TestDecide(t *testing.T) {
 		{name: "count starts again after a quiet spell", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-11 * time.Minute), Heals: 9}, sync: true, selfHeal: true},
 	}
 	for _, c := range cases {
-		d := Decide(Input{Policy: c.policy, Status: c.status, Last: c.last, Now: now})
+		d := Decide(Input{Policy: c.policy, Status: c.status, Sources: c.sources, Last: c.last, Now: now})
 		if d.Sync != c.sync || d.SelfHeal != c.selfHeal || d.Wait != c.wait {
 			t.Errorf("%s: got sync=%v selfHeal=%v wait=%v (%s), want sync=%v selfHeal=%v wait=%v", c.name, d.Sync, d.SelfHeal, d.Wait, d.Reason, c.sync, c.selfHeal, c.wait)
 		}

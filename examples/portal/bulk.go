@@ -56,7 +56,7 @@ func (s *server) apiBulkSync(w http.ResponseWriter, r *http.Request, c caller) {
 		if err == nil {
 			req := gitops.SyncRequest{Prune: body.Prune, Manual: true}
 			err = s.launchOperation(c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
-				return s.opts.Engine.Sync(ctx, a, req)
+				return s.syncApp(ctx, c, a, req)
 			})
 		} else {
 			rec := auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, TokenID: c.TokenID, Action: "sync", App: name,

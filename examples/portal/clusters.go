@@ -72,7 +72,7 @@ func (s *server) clusterOf(a *gitops.Application) string {
 	if d.Name != "" {
 		return d.Name
 	}
-	if n, ok := s.opts.ClusterNames[d.Server]; ok {
+	if n, ok := (*s.clusterNames.Load())[d.Server]; ok {
 		return n
 	}
 	return d.Server

@@ -39,12 +39,34 @@
 //
 // Details: POST /api/v1/apps/{name}/details needs "applications, update"
 // (403) and changes automated sync, prune, self-heal, sync options, and
-// the first source's Helm parameters and values (a Helm source only) or
-// Kustomize images (a source with a kustomize block only; otherwise 400
-// naming the field). The edited app is validated and handed to
-// Engine.Upsert and audited ("details"); the portal keeps it for later
-// requests, but does not write the --apps folder: an edit lasts until
-// the portal restarts.
+// the first source's Helm parameters and values (a Helm source: a chart,
+// a helm block, or a folder whose files are a chart) or Kustomize images
+// (a kustomize block, or a folder whose files are an overlay; otherwise
+// 400 naming the field; the block is added when missing). The edited app
+// is validated and handed to Engine.Upsert and audited ("details"); the
+// portal keeps it for later requests, but does not write the --apps
+// folder: an edit lasts until the portal restarts (with --namespace it is
+// written to the Application object). GET /api/v1/apps/{name}/parameters
+// ("applications, get") lists each source's type as its files say, a
+// Helm source's values (values.yaml and the selected value files,
+// flattened a.b, list[0]) with the helm.parameters overrides marked, and
+// a single-source Kustomize app's rendered images with the override that
+// set each.
+//
+// Namespace mode: --namespace NS (instead of --apps; with neither
+// --projects, --projects-namespace nor --cluster-secrets-namespace) serves
+// the Applications of an operator's namespace (examples/operator): its
+// Applications, AppProjects, cluster and repository Secrets are watched;
+// status, history and the last operation are what the operator writes;
+// the portal's engine runs no app and only reads (diffs, trees, live
+// objects, parameters). Edits are written to the Application objects as
+// Argo CD's API server writes them: details with the object's
+// resourceVersion (a concurrent write is read again), create, delete
+// (the resources finalizer of the cascade), sync and rollback (the
+// operation field, refused while one is set; the portal waits for the
+// operator's outcome), terminate (status.operationState.phase
+// Terminating), refresh (the refresh annotation). They survive a restart
+// of the portal.
 //
 // The list counts its apps by sync and health status in tiles (each links
 // to the list filtered by that status; the counts use every other
@@ -153,6 +175,6 @@
 // policy, a CSRF check, a running operation, or the engine's project rules
 // and sync windows), with the outcome "refused: <why>".
 //
-// --operator (Applications read from the cluster) is refused: this portal
-// serves the apps of a folder only.
+// --operator is refused by name: --namespace NS serves Applications kept in
+// the cluster.
 package main

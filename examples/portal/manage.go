@@ -81,11 +81,18 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
-	if err := s.addApp(a); err != nil {
+	if s.ns != nil {
+		n, err := s.ns.create(r.Context(), a)
+		if err != nil {
+			refuse(http.StatusConflict, err.Error())
+			return
+		}
+		a = n
+		s.putApp(a)
+	} else if err := s.addApp(a); err != nil {
 		refuse(http.StatusConflict, err.Error())
 		return
-	}
-	if err := s.opts.Engine.Upsert(*a); err != nil {
+	} else if err := s.opts.Engine.Upsert(*a); err != nil {
 		s.removeApp(a.Name)
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
@@ -183,6 +190,9 @@ func (s *server) apiDeleteApp(w http.ResponseWriter, r *http.Request, c caller) 
 
 // deleteApp deletes a's objects (unless non-cascading), then forgets a.
 func (s *server) deleteApp(ctx context.Context, a *gitops.Application, cascade string, req gitops.DeleteRequest) error {
+	if s.ns != nil {
+		return s.ns.delete(ctx, a, cascade, req.ConfirmDelete)
+	}
 	if cascade != cascadeNone {
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/resource"
@@ -47,12 +46,7 @@ func (s *server) apiRefresh(w http.ResponseWriter, r *http.Request, c caller) {
 	if !readBody(w, r, &req) {
 		return
 	}
-	if req.Hard {
-		for _, src := range a.Spec.AllSources() {
-			s.opts.Engine.Invalidate(src.RepoURL)
-		}
-	}
-	if err := s.opts.Engine.Upsert(*a); err != nil {
+	if err := s.refreshApp(r.Context(), a, req.Hard); err != nil {
 		apiError(w, http.StatusConflict, fmt.Sprintf("application %s: refresh: %v", a.Name, err))
 		return
 	}
@@ -92,7 +86,7 @@ func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	details := map[string]any{"prune": body.Prune, "dryRun": body.DryRun, "resources": body.Resources, "confirmPrune": body.ConfirmPrune, "revision": body.Revision}
 	s.startOperation(w, c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
-		return s.opts.Engine.Sync(ctx, a, req)
+		return s.syncApp(ctx, c, a, req)
 	})
 }
 
@@ -117,7 +111,7 @@ func (s *server) apiRollback(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	s.startOperation(w, c, a, "rollback", map[string]any{"id": body.ID, "prune": body.Prune}, func(ctx context.Context) (sync.Result, error) {
-		return s.opts.Engine.Rollback(ctx, a, body.ID, body.Prune)
+		return s.rollbackApp(ctx, c, a, body.ID, body.Prune)
 	})
 }
 
@@ -171,7 +165,7 @@ func (s *server) launchOperation(c caller, a *gitops.Application, what string, d
 		// The run loop refreshes on the cluster's events; ask at once too
 		// (with the app as it is now: it may have been edited meanwhile).
 		if cur, ok := s.app(a.Name); ok {
-			_ = s.opts.Engine.Upsert(*cur)
+			s.reconcileNow(s.bg, cur)
 		}
 	}()
 	return nil
@@ -183,7 +177,7 @@ func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) 
 		s.denyChange(w, r, c, err)
 		return
 	}
-	err = s.opts.Engine.Terminate(v1alpha1.KeyOf(a))
+	err = s.terminateApp(r.Context(), a)
 	outcome := "terminating"
 	if err != nil {
 		outcome = "error: " + err.Error()
@@ -268,7 +262,7 @@ func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	if cur, ok := s.app(a.Name); ok {
-		_ = s.opts.Engine.Upsert(*cur)
+		s.reconcileNow(r.Context(), cur)
 	}
 	writeJSON(w, http.StatusOK, res)
 }
