@@ -96,7 +96,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	res, err := syncer.Delete(ctx, sync.DeleteRequest{
 		App:           e.instanceOf(app),
 		Propagation:   req.Propagation,
-		Admit:         project.Admission(proj, app, e.opts.Policies...),
+		Admit:         project.Admission(proj, e.withResolvedDestination(app), e.opts.Policies...),
 		DryRun:        req.DryRun,
 		ConfirmDelete: req.ConfirmDelete,
 	})

@@ -154,7 +154,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
-		Admit:      project.Admission(proj, app, e.opts.Policies...),
+		Admit:      project.Admission(proj, e.withResolvedDestination(app), e.opts.Policies...),
 		InSync:     sync.DifferInSync(differ),
 		// Used only with RespectIgnoreDifferences=true (the app's or this
 		// operation's sync options).

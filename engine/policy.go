@@ -30,7 +30,41 @@ func ImpersonatedConfig(cfg *rest.Config, namespace, name string) *rest.Config {
 }
 
 // checkApplication applies the project's rules for the application itself:
-// its namespace (sourceNamespaces), sources and destination.
+// its namespace (sourceNamespaces), sources and destination (resolved,
+// withResolvedDestination).
 func (e *Engine) checkApplication(proj *Project, app *Application) error {
-	return errors.Join(project.CheckSourceNamespace(proj, app.Namespace, e.opts.ControlNamespace), project.CheckApplication(proj, app))
+	return errors.Join(project.CheckSourceNamespace(proj, app.Namespace, e.opts.ControlNamespace),
+		project.CheckApplication(proj, e.withResolvedDestination(app)))
+}
+
+// CheckApplication applies the rules of app's project to the app itself,
+// as a refresh and a sync check them before anything else: the project
+// exists, and allows the app's namespace (sourceNamespaces), its sources
+// (sourceRepos) and its destination. A destination naming a configured
+// cluster by name is checked with that cluster's server too, and one by
+// server with the cluster's name, as Argo CD resolves the destination's
+// cluster before matching the project's destinations. A host calls it to
+// refuse an app when it is created, as Argo CD's API server does; the
+// error is a *PolicyError (several joined), or the unknown project's.
+func (e *Engine) CheckApplication(app *Application) error {
+	proj, err := e.project(app)
+	if err != nil {
+		return err
+	}
+	return e.checkApplication(proj, app)
+}
+
+// withResolvedDestination is app, or a copy whose destination carries both
+// the server and the name of the configured cluster it names (by either):
+// a project's destinations match a cluster by its server or its name,
+// whichever the app gave. A cluster not configured leaves app as it is.
+func (e *Engine) withResolvedDestination(app *Application) *Application {
+	d := app.Spec.Destination
+	cs, err := e.destination(d)
+	if err != nil || (d.Server == cs.Config().Server && d.Name == cs.Name()) {
+		return app
+	}
+	out := *app
+	out.Spec.Destination.Server, out.Spec.Destination.Name = cs.Config().Server, cs.Name()
+	return &out
 }

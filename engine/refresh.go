@@ -59,7 +59,7 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (apps
 		if in.differErr != nil {
 			return failedRefresh(app, appstatus.ConditionInvalidSpec, in.differErr)
 		}
-		cmp, err := e.comparer.Compare(ctx, app, e.instanceOf(app), in.proj, in.dest, in.differ, want.Objects)
+		cmp, err := e.comparer.Compare(ctx, e.withResolvedDestination(app), e.instanceOf(app), in.proj, in.dest, in.differ, want.Objects)
 		if err != nil {
 			return failedRefresh(app, appstatus.ConditionComparisonError, err)
 		}
