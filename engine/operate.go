@@ -119,13 +119,8 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	if !req.DryRun && !req.resumed {
-		d, err := project.SyncAllowed(proj, app, time.Now(), req.Manual)
-		if err != nil {
+		if err := windowCheck(proj, app, time.Now(), req.Manual); err != nil {
 			return sync.Result{Phase: sync.Error, Message: err.Error()}, err
-		}
-		if !d.Allowed {
-			werr := &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
-			return sync.Result{Phase: sync.Error, Message: werr.Error()}, werr
 		}
 	}
 	cs, err := e.cluster(ctx, app.Spec.Destination)

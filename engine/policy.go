@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"time"
 
 	"github.com/kubegitops/gitops/project"
 	"k8s.io/client-go/rest"
@@ -52,6 +53,38 @@ func (e *Engine) CheckApplication(app *Application) error {
 		return err
 	}
 	return e.checkApplication(proj, app)
+}
+
+// CheckSync says whether a sync of app asked now would be refused before
+// it starts, by the rules Sync checks first: the project exists, allows
+// the app (CheckApplication), and its sync windows let a sync through now
+// (manual: one a person asked for, which windows with manualSync allow).
+// The error is Sync's: the unknown project's, a *PolicyError or a
+// *SyncWindowError. A host calls it to refuse a sync at once, as Argo CD's
+// API server does, rather than report it started; Sync checks again.
+func (e *Engine) CheckSync(app *Application, manual bool) error {
+	proj, err := e.project(app)
+	if err != nil {
+		return err
+	}
+	if err := e.checkApplication(proj, app); err != nil {
+		return err
+	}
+	return windowCheck(proj, app, time.Now(), manual)
+}
+
+// windowCheck is the *SyncWindowError of a sync of app at now that the
+// project's sync windows block, or the error reading them; nil when
+// allowed.
+func windowCheck(proj *Project, app *Application, now time.Time, manual bool) error {
+	d, err := project.SyncAllowed(proj, app, now, manual)
+	if err != nil {
+		return err
+	}
+	if !d.Allowed {
+		return &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
+	}
+	return nil
 }
 
 // withResolvedDestination is app, or a copy whose destination carries both
