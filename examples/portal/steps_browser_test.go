@@ -28,7 +28,7 @@ func jsString(s string) string {
 func clickNow(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		at, err := chromedp.Poll[[]float64](`(() => {
-			const e = document.querySelector(` + jsString(sel) + `);
+			const e = document.querySelector(`+jsString(sel)+`);
 			if (!e || e.disabled) return null;
 			e.scrollIntoView({block: "center", inline: "center"});
 			const r = e.getBoundingClientRect();
@@ -48,7 +48,7 @@ func clickNow(sel string) chromedp.Action[chromedp.Void] {
 func textNow(sel string, dst *string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		v, err := chromedp.Poll[struct{ Text string }](`(() => {
-			const e = document.querySelector(` + jsString(sel) + `);
+			const e = document.querySelector(`+jsString(sel)+`);
 			return e ? {Text: e.innerText ?? e.textContent} : null; // SVG text has no innerText
 		})()`)(ctx, t)
 		if err != nil {
