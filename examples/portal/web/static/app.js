@@ -8,7 +8,7 @@
 const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
 const $ = (sel) => document.querySelector(sel);
 const ICONS = {Synced: "✔", Healthy: "✔", Succeeded: "✔", OutOfSync: "≠", Progressing: "↻", Running: "↻",
-  Terminating: "↻", Degraded: "✖", Failed: "✖", Error: "✖", Suspended: "⏸", Missing: "∅"};
+  Terminating: "↻", Degraded: "✖", Failed: "✖", Error: "✖", Suspended: "‖", Missing: "∅"};
 
 function badge(status) {
   const s = document.createElement("span");
@@ -395,7 +395,7 @@ function appPage(root) {
   function commitParts(c) {
     if (!c) return [];
     const subject = Object.assign(document.createElement("span"), {className: "commit-subject", title: c.message, textContent: c.subject});
-    return [subject, " ", Object.assign(document.createElement("span"), {className: "msg commit-author", textContent: c.author})];
+    return [subject, " ", Object.assign(document.createElement("span"), {className: "msg commit-author", title: c.author, textContent: c.author})];
   }
   // when formats a time as the server's pages do.
   function when(t) {
