@@ -33,6 +33,13 @@
 // /api/v1/apps/{name}/details (sources, Helm and Kustomize settings, sync
 // policy) and POSTs edits to it.
 //
+// The sync dialog also offers Argo CD's sync options for the operation
+// (Replace, ServerSideApply, Force, PruneLast, ApplyOutOfSyncOnly: POST
+// .../sync {syncOptions: ["Replace=true", ...]}, merged over the app's) and
+// a retry ({retry: {limit, duration, factor, maxDuration}}, in place of the
+// app's syncPolicy.retry); both need "applications, sync", are audited
+// with the sync, and a malformed one is 400 naming it.
+//
 // Commits: the header and each history row show the commit's subject and
 // author, from Engine.RevisionMetadata, cached by repository and commit
 // and read only when a page is rendered or a refresh finished.

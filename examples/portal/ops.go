@@ -66,6 +66,10 @@ type syncRequest struct {
 	Resources    []string `json:"resources,omitempty"`
 	ConfirmPrune bool     `json:"confirmPrune"`
 	Revision     string   `json:"revision,omitempty"`
+	// SyncOptions and Retry are the dialog's sync options and retry
+	// (applySyncOptions).
+	SyncOptions []string      `json:"syncOptions,omitempty"`
+	Retry       *retryRequest `json:"retry,omitempty"`
 }
 
 func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
@@ -90,7 +94,12 @@ func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		req.Resources = append(req.Resources, k)
 	}
-	details := map[string]any{"prune": body.Prune, "dryRun": body.DryRun, "resources": body.Resources, "confirmPrune": body.ConfirmPrune, "revision": body.Revision}
+	if err := applySyncOptions(&req, body.SyncOptions, body.Retry); err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	details := map[string]any{"prune": body.Prune, "dryRun": body.DryRun, "resources": body.Resources, "confirmPrune": body.ConfirmPrune, "revision": body.Revision,
+		"syncOptions": body.SyncOptions, "retry": body.Retry}
 	if err := s.launchSync(c, a, req, details); err != nil {
 		code := http.StatusConflict
 		var re *refusedSync

@@ -243,13 +243,19 @@ function appPage(root) {
     // Each opening starts from the defaults the page was rendered with
     // (as Argo CD's dialog does), never from what the last sync ticked.
     $("#sync").addEventListener("click", () => {
-      $("#sync-form").querySelectorAll("input[type=checkbox]").forEach((i) => { i.checked = i.defaultChecked; });
+      $("#sync-form").querySelectorAll("input").forEach((i) => { if (i.type === "checkbox") i.checked = i.defaultChecked; else i.value = i.defaultValue; });
       syncDialog.showModal();
     });
     $("#sync-cancel").addEventListener("click", () => syncDialog.close());
     $("#sync-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const body = {prune: $("#opt-prune").checked, dryRun: $("#opt-dry-run").checked, confirmPrune: $("#opt-confirm-prune").checked};
+      const options = Array.from(document.querySelectorAll("input.sync-option:checked")).map((c) => c.value);
+      if (options.length) body.syncOptions = options;
+      if ($("#opt-retry").checked) {
+        body.retry = {limit: Number($("#opt-retry-limit").value), duration: $("#opt-retry-duration").value,
+          factor: Number($("#opt-retry-factor").value), maxDuration: $("#opt-retry-max").value};
+      }
       if ($("#opt-selected").checked) {
         body.resources = Array.from(document.querySelectorAll("input.select:checked")).map((c) => c.value);
       }
