@@ -195,6 +195,10 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer engine.Close()
+	gpg, err := loadGnuPGKeys(ctx, kube, f.namespace, engine, log)
+	if err != nil {
+		return err
+	}
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
@@ -215,6 +219,10 @@ func run(ctx context.Context, args []string) error {
 	if err := mgr.Add(st); err != nil {
 		return err
 	}
+	gpg.recorder = mgr.GetEventRecorderFor("gitops-operator")
+	if err := mgr.Add(gpg); err != nil {
+		return err
+	}
 	if f.probes != "0" {
 		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 			return err
@@ -233,7 +241,8 @@ func run(ctx context.Context, args []string) error {
 	// exists, and the log says so.
 	var projects *controller.Projects
 	if _, err := mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: v1alpha1.Group, Kind: v1alpha1.AppProjectKind}, v1alpha1.Version); err == nil {
-		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache()}
+		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache(),
+			Recorder: mgr.GetEventRecorderFor("gitops-operator")}
 		opts.Projects = projects
 	} else if meta.IsNoMatchError(err) {
 		log.Info("appprojects.argoproj.io is not served: only the implicit default project exists; install the CRD and restart to use AppProjects")

@@ -111,7 +111,7 @@ func TestAppProjects(t *testing.T) {
 		_, ok := condition(a, string(appstatus.ConditionInvalidSpec))
 		return ok
 	})
-	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); !strings.Contains(msg, "refused by project team-a (destinations)") {
+	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); !strings.Contains(msg, "do not match any of the allowed destinations in project 'team-a'") {
 		t.Errorf("InvalidSpecError = %q, want team-a's destinations refusal", msg)
 	}
 	assertNoConfigMap(t, kube, outside)
