@@ -33,6 +33,13 @@
 // /api/v1/apps/{name}/details (sources, Helm and Kustomize settings, sync
 // policy) and POSTs edits to it.
 //
+// The sync dialog also offers Argo CD's sync options for the operation
+// (Replace, ServerSideApply, Force, PruneLast, ApplyOutOfSyncOnly: POST
+// .../sync {syncOptions: ["Replace=true", ...]}, merged over the app's) and
+// a retry ({retry: {limit, duration, factor, maxDuration}}, in place of the
+// app's syncPolicy.retry); both need "applications, sync", are audited
+// with the sync, and a malformed one is 400 naming it.
+//
 // Commits: the header and each history row show the commit's subject and
 // author, from Engine.RevisionMetadata, cached by repository and commit
 // and read only when a page is rendered or a refresh finished.
@@ -71,15 +78,20 @@
 // The list counts its apps by sync and health status in tiles (each links
 // to the list filtered by that status; the counts use every other
 // filter). POST /api/v1/sync {apps, prune} syncs each named app the caller
-// may sync and answers {started, refused: [{app, error}]}, every refusal
-// audited. GET /api/v1/stream pushes the list an "app" event (the app's
+// may sync and the engine would not refuse at once (Engine.CheckSync: the
+// project's rules and sync windows) and answers {started, refused: [{app,
+// error}]}, every refusal audited; one app's sync the engine refuses so is
+// 403, as in Argo CD. GET /api/v1/stream pushes the list an "app" event (the app's
 // row) when the engine's Notify reports a sync or health change, a
 // "created" event when an app is created and a "removed" event when one is
 // deleted, only for apps the watching caller may get (the page updates its
 // rows and adds created ones; tiles and pages are counted at load). POST /api/v1/apps creates an app from a form
 // (name, project, repoURL, path, targetRevision, cluster, namespace,
 // automated, prune, selfHeal): Validate, then "applications, create" on
-// <project>/<name>, then Engine.Upsert. POST /api/v1/apps/{name}/delete
+// <project>/<name>, then the project's rules for the app
+// (Engine.CheckApplication: a destination cluster given by name matches
+// the project's destinations by that cluster's server too), then
+// Engine.Upsert. POST /api/v1/apps/{name}/delete
 // {cascade: foreground|background|non-cascading, confirm: the app's name,
 // confirmResources} deletes an app (Engine.Delete until done, unless
 // non-cascading) and removes it from the engine and the list; POST
@@ -102,8 +114,8 @@
 // adds Argo CD cluster Secrets of a namespace as destinations. When the
 // project's sync windows block a manual sync now (project.SyncAllowed),
 // the app page disables Sync and says which window and when a sync is next
-// allowed (the first opening or closing of a matching window within 14
-// days that allows it); the page does not update that note as time passes.
+// allowed again (the first opening or closing of a matching window within
+// 14 days that allows it); the page does not update that note as time passes.
 //
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through

@@ -205,6 +205,8 @@ type fixtureOptions struct {
 	SecretKey []byte
 	// LogsFollowMax bounds a logs request (default: the portal's).
 	LogsFollowMax time.Duration
+	// GitAuthorEmail, when set, signs the Git server's commits.
+	GitAuthorEmail string
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -219,7 +221,11 @@ func newFixtureWith(t *testing.T, fo fixtureOptions) *fixture {
 	for p, b := range guestbookFiles("hello v1") {
 		files[p] = &fstest.MapFile{Data: b}
 	}
-	git, first := testfiles.GitRepo(t, gitserver.DefaultOptions(), "apps", files)
+	gopts := gitserver.DefaultOptions()
+	if fo.GitAuthorEmail != "" {
+		gopts.AuthorEmail = fo.GitAuthorEmail
+	}
+	git, first := testfiles.GitRepo(t, gopts, "apps", files)
 	f.git, f.first = git, first
 	f.repo = git.RepoURL("apps")
 	dir := t.TempDir()

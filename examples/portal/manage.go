@@ -55,7 +55,8 @@ func (cr createRequest) application() *gitops.Application {
 // apiCreate creates an app from the form: validated as the loader
 // validates a file's Applications (Validate), authorised with
 // "applications, create, <project>/<name>", refused when the name is
-// taken or the project unknown; then the engine reconciles it (and syncs
+// taken, the project unknown or its rules refuse the app's sources or
+// destination (Engine.CheckApplication, as Argo CD refuses at create); then the engine reconciles it (and syncs
 // it when automated) and the list pages are told.
 func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 	var body createRequest
@@ -78,6 +79,12 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	if _, err := s.opts.Engine.Project(a.Spec.Project); err != nil {
+		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
+		return
+	}
+	// As Argo CD's API server: the project must allow the app (its
+	// sources and destination, a cluster named resolved to its server).
+	if err := s.opts.Engine.CheckApplication(a); err != nil {
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}

@@ -90,7 +90,9 @@ func NewArtifactRegistry(t testing.TB, opts ArtifactOptions) *ArtifactRegistry {
 }
 
 // URL returns "oci://Host/repo", an application source's repoURL.
-func (r *ArtifactRegistry) URL(repo string) string { return "oci://" + r.Host + "/" + strings.Trim(repo, "/") }
+func (r *ArtifactRegistry) URL(repo string) string {
+	return "oci://" + r.Host + "/" + strings.Trim(repo, "/")
+}
 
 // Push writes files (path -> content) as one gzipped tar layer of media
 // type application/vnd.oci.image.layer.v1.tar+gzip, tags the artifact
