@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/state"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
@@ -23,7 +25,7 @@ import (
 //     objects, the actions, the parameters.
 
 // appStatus is a's status: the engine's, or the operator's (namespace).
-func (s *server) appStatus(a *gitops.Application) (gitops.Status, bool) {
+func (s *server) appStatus(a *gitops.Application) (appstatus.Status, bool) {
 	if s.ns != nil {
 		return statusOfObject(a)
 	}
@@ -35,7 +37,7 @@ func (s *server) appStatus(a *gitops.Application) (gitops.Status, bool) {
 // compares the app now (Engine.Refresh: render cache and cluster caches
 // make it cheap when nothing changed); a comparison that fails gives the
 // operator's status.
-func (s *server) diffStatus(ctx context.Context, a *gitops.Application) gitops.Status {
+func (s *server) diffStatus(ctx context.Context, a *gitops.Application) appstatus.Status {
 	if s.ns == nil {
 		st, _ := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
 		return st
@@ -50,7 +52,7 @@ func (s *server) diffStatus(ctx context.Context, a *gitops.Application) gitops.S
 }
 
 // appHistory is a's history, oldest first.
-func (s *server) appHistory(ctx context.Context, a *gitops.Application) ([]gitops.HistoryEntry, error) {
+func (s *server) appHistory(ctx context.Context, a *gitops.Application) ([]appstatus.HistoryEntry, error) {
 	if s.ns != nil {
 		return historyOfObject(a), nil
 	}
@@ -58,7 +60,7 @@ func (s *server) appHistory(ctx context.Context, a *gitops.Application) ([]gitop
 }
 
 // appLastOperation is a's last operation, or nil.
-func (s *server) appLastOperation(ctx context.Context, a *gitops.Application) (*gitops.OperationState, error) {
+func (s *server) appLastOperation(ctx context.Context, a *gitops.Application) (*state.OperationState, error) {
 	if s.ns != nil {
 		return operationOfObject(a), nil
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubegitops/gitops/appstatus"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
 
@@ -50,7 +50,7 @@ func denyWindowProjects(began time.Time) string {
 func TestBulkSyncWindowBrowser(t *testing.T) {
 	began := time.Now().UTC().Add(-10 * time.Minute).Truncate(time.Minute)
 	f := newFixtureWith(t, fixtureOptions{Projects: denyWindowProjects(began)})
-	f.waitStatus("other", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+	f.waitStatus("other", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 	ctx, run0 := newBrowser(t, 5*time.Minute)
 	loginAs(run0, f.http.URL, tokAdmin)
 	run := within(t, ctx, time.Minute)
@@ -156,7 +156,7 @@ func TestCreateDestinationBrowser(t *testing.T) {
 	run("by name", clickNow("#create-cancel"),
 		fillCreate("by-name", "by-server", f.repo, "other", v1alpha1.KubernetesInClusterName, f.ns),
 		clickNow("#create-go"), chromedp.WaitVisible(chromedp.CSS(`tr[data-app="by-name"]`)))
-	f.waitStatus("by-name", func(st gitops.Status) bool { return st.Sync == gitops.OutOfSync })
+	f.waitStatus("by-name", func(st appstatus.Status) bool { return st.Sync == appstatus.OutOfSync })
 	run("sync by-name", chromedp.Navigate(f.http.URL+"/apps/by-name"), clickNow("#sync"),
 		chromedp.WaitVisible(chromedp.CSS("#sync-dialog")), clickNow("#sync-go"),
 		chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="Synced"]`)))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/kubegitops/gitops/state"
 	"strings"
 
 	"github.com/kubegitops/gitops"
@@ -18,15 +19,15 @@ import (
 // them).
 
 // statusOfObject is a's status; false while nothing has reconciled it.
-func statusOfObject(a *gitops.Application) (gitops.Status, bool) {
+func statusOfObject(a *gitops.Application) (appstatus.Status, bool) {
 	st := a.Status
 	if st.ReconciledAt == nil && st.Sync.Status == "" && st.Health.Status == "" {
-		return gitops.Status{}, false
+		return appstatus.Status{}, false
 	}
-	out := gitops.Status{Sync: gitops.SyncStatusCode(st.Sync.Status), Health: health.Status{Code: health.Code(st.Health.Status),
+	out := appstatus.Status{Sync: appstatus.SyncStatusCode(st.Sync.Status), Health: health.Status{Code: health.Code(st.Health.Status),
 		Message: st.Health.Message}, Revision: revisionOf(st.Sync.Revision, st.Sync.Revisions)}
 	if out.Sync == "" {
-		out.Sync = gitops.Unknown
+		out.Sync = appstatus.Unknown
 	}
 	if out.Health.Code == "" {
 		out.Health.Code = health.Unknown
@@ -35,15 +36,15 @@ func statusOfObject(a *gitops.Application) (gitops.Status, bool) {
 		out.ReconciledAt = st.ReconciledAt.Time
 	}
 	for _, rs := range st.Resources {
-		row := gitops.ResourceStatus{Key: resource.Key{Group: rs.Group, Kind: rs.Kind, Namespace: rs.Namespace, Name: rs.Name},
-			Status: gitops.SyncStatusCode(rs.Status), Hook: rs.Hook, RequiresPruning: rs.RequiresPruning}
+		row := appstatus.ResourceRow{Key: resource.Key{Group: rs.Group, Kind: rs.Kind, Namespace: rs.Namespace, Name: rs.Name},
+			Status: appstatus.SyncStatusCode(rs.Status), Hook: rs.Hook, RequiresPruning: rs.RequiresPruning}
 		if rs.Health != nil && rs.Health.Status != "" {
 			row.Health = &health.Status{Code: health.Code(rs.Health.Status), Message: rs.Health.Message}
 		}
 		out.Resources = append(out.Resources, row)
 	}
 	for _, c := range st.Conditions {
-		out.Conditions = append(out.Conditions, gitops.Condition{Type: appstatus.ConditionType(c.Type), Message: c.Message})
+		out.Conditions = append(out.Conditions, appstatus.Condition{Type: appstatus.ConditionType(c.Type), Message: c.Message})
 	}
 	return out, true
 }
@@ -57,25 +58,25 @@ func revisionOf(rev string, revs []string) string {
 }
 
 // historyOfObject is a's status.history, oldest first.
-func historyOfObject(a *gitops.Application) []gitops.HistoryEntry {
-	out := make([]gitops.HistoryEntry, 0, len(a.Status.History))
+func historyOfObject(a *gitops.Application) []appstatus.HistoryEntry {
+	out := make([]appstatus.HistoryEntry, 0, len(a.Status.History))
 	for _, h := range a.Status.History {
 		revs := h.Revisions
 		if len(revs) == 0 {
 			revs = []string{h.Revision}
 		}
-		out = append(out, gitops.HistoryEntry{ID: h.ID, Revisions: revs, DeployedAt: h.DeployedAt.Time})
+		out = append(out, appstatus.HistoryEntry{ID: h.ID, Revisions: revs, DeployedAt: h.DeployedAt.Time})
 	}
 	return out
 }
 
 // operationOfObject is a's status.operationState, or nil.
-func operationOfObject(a *gitops.Application) *gitops.OperationState {
+func operationOfObject(a *gitops.Application) *state.OperationState {
 	op := a.Status.OperationState
 	if op == nil {
 		return nil
 	}
-	out := &gitops.OperationState{Phase: sync.OperationPhase(op.Phase), Message: op.Message, StartedAt: op.StartedAt.Time,
+	out := &state.OperationState{Phase: sync.OperationPhase(op.Phase), Message: op.Message, StartedAt: op.StartedAt.Time,
 		Automated: op.Operation.InitiatedBy.Automated}
 	if op.FinishedAt != nil {
 		out.FinishedAt = op.FinishedAt.Time
