@@ -16,10 +16,10 @@
 // CHANGELOG.md's "## Unreleased" section, in backticks, by its
 // package-qualified name: the module-relative package path (the root
 // package is "gitops"), a dot, then the name as apidiff gives it, a
-// method's receiver without its star: `engine.Options.Workers`,
-// `gitops.NewThing`, `engine.Engine.Sync`,
+// method's receiver without its star: `engine.Options.SyncWorkers`,
+// `gitops.New`, `engine.Engine.Sync`,
 // `imageupdate/controller.HeldOverride`. A listed name covers its fields
-// and methods too (`engine.Options` covers `engine.Options.Workers`); a
+// and methods too (`engine.Options` covers `engine.Options.SyncWorkers`); a
 // removed package is listed by its import path. Anything else fails the
 // check with apidiff's lines, so a deliberate removal is one CHANGELOG
 // line and an accidental one a failed build.
