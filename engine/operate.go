@@ -57,8 +57,11 @@ type SyncRequest struct {
 
 // SyncWindowError reports a sync that a sync window blocks.
 type SyncWindowError struct {
-	App    string
+	// App is the application the window blocked.
+	App string
+	// Window is the sync window that blocks the sync.
 	Window SyncWindow
+	// Reason says why, for people.
 	Reason string
 }
 

@@ -55,6 +55,8 @@ func (p RetryPolicy) delay(n int) time.Duration {
 // PreemptedError reports that retries stopped because a newer revision is
 // desired; the host should sync that revision instead.
 type PreemptedError struct {
+	// Revision is the revision the retries synced, and Newer the desired one
+	// that preempted them.
 	Revision, Newer string
 }
 
