@@ -49,14 +49,14 @@ var argoDocsSuite = map[string][]string{
 	// webhook keys, the TLS certificates and SSH known hosts, the
 	// notifications ConfigMap and Secret, and the declarative cluster
 	// Secret.
-	"docs/operator-manual/application.yaml":                             {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/applicationset.yaml":                          {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/argocd-secret.yaml":                           {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/argocd-ssh-known-hosts-cm.yaml":               {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/argocd-tls-certs-cm.yaml":                     {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/notifications/argocd-notifications-cm.yaml":   {"TestArgoCDDocsManifestsOnCluster"},
+	"docs/operator-manual/application.yaml":                               {"TestArgoCDDocsManifestsOnCluster"},
+	"docs/operator-manual/applicationset.yaml":                            {"TestArgoCDDocsManifestsOnCluster"},
+	"docs/operator-manual/argocd-secret.yaml":                             {"TestArgoCDDocsManifestsOnCluster"},
+	"docs/operator-manual/argocd-ssh-known-hosts-cm.yaml":                 {"TestArgoCDDocsManifestsOnCluster"},
+	"docs/operator-manual/argocd-tls-certs-cm.yaml":                       {"TestArgoCDDocsManifestsOnCluster"},
+	"docs/operator-manual/notifications/argocd-notifications-cm.yaml":     {"TestArgoCDDocsManifestsOnCluster"},
 	"docs/operator-manual/notifications/argocd-notifications-secret.yaml": {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/declarative-setup.md#mycluster-secret":        {"TestArgoCDDocsManifestsOnCluster", "TestArgoCDDocumentedProjectWorksWhole"},
+	"docs/operator-manual/declarative-setup.md#mycluster-secret":          {"TestArgoCDDocsManifestsOnCluster", "TestArgoCDDocumentedProjectWorksWhole"},
 	// Argo CD's API server reads it, not the operator: the portal
 	// enforces it.
 	"docs/operator-manual/argocd-rbac-cm.yaml": {"../portal:TestArgoCDDocsRBACConfigMap"},
