@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/pem"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -144,7 +144,9 @@ func (w *docsWorld) checkWebhookSecrets(t *testing.T) {
 		return w.postWebhook(t, push, map[string]string{"X-GitHub-Event": "push", "X-Hub-Signature-256": "sha256=" + hex.EncodeToString(mac.Sum(nil))}, "", "")
 	}
 	var code int
-	waitUntil(t, func() string { return fmt.Sprintf("the GitHub push signed with webhook.github.secret accepted (%d)", code) }, func(context.Context) bool {
+	waitUntil(t, func() string {
+		return fmt.Sprintf("the GitHub push signed with webhook.github.secret accepted (%d)", code)
+	}, func(context.Context) bool {
 		code = github("shhhh! it's a github secret")
 		return code == http.StatusOK
 	})

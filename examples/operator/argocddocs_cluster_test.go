@@ -23,13 +23,13 @@ import (
 // docsWorld is the operator's namespace of TestArgoCDDocsManifestsOnCluster
 // and what stands for the docs' servers.
 type docsWorld struct {
-	rel       *argodocs.Release
-	c         client.Client
-	ns, dest  string
-	gitURL    string // https://github.com/argoproj/argocd-example-apps.git
-	webhook   string // the ApplicationSet webhook's address
-	slack     *slackAPI
-	applied   map[string][]*unstructured.Unstructured // by docs file, as applied
+	rel      *argodocs.Release
+	c        client.Client
+	ns, dest string
+	gitURL   string // https://github.com/argoproj/argocd-example-apps.git
+	webhook  string // the ApplicationSet webhook's address
+	slack    *slackAPI
+	applied  map[string][]*unstructured.Unstructured // by docs file, as applied
 }
 
 // slackAPI records the chat.postMessage calls of a Slack client.
