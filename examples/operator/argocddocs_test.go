@@ -56,7 +56,7 @@ var argoDocsSuite = map[string][]string{
 	"docs/operator-manual/argocd-tls-certs-cm.yaml":                       {"TestArgoCDDocsManifestsOnCluster"},
 	"docs/operator-manual/notifications/argocd-notifications-cm.yaml":     {"TestArgoCDDocsManifestsOnCluster"},
 	"docs/operator-manual/notifications/argocd-notifications-secret.yaml": {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/declarative-setup.md#mycluster-secret":          {"TestArgoCDDocsManifestsOnCluster", "TestArgoCDDocumentedProjectWorksWhole"},
+	"docs/operator-manual/declarative-setup.md#mycluster-secret":          {"TestArgoCDDocsManifestsOnCluster"},
 	// Argo CD's API server reads it, not the operator: the portal
 	// enforces it.
 	"docs/operator-manual/argocd-rbac-cm.yaml": {"../portal:TestArgoCDDocsRBACConfigMap"},
