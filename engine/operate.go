@@ -49,6 +49,9 @@ type SyncRequest struct {
 	latest func() string
 	// automated marks the run loop's automated syncs in the record.
 	automated bool
+	// selfHeal, on an automated sync, is the number of the self-heal in a
+	// row it is (autosync.Decision.HealAttempt); 0 for a new revision.
+	selfHeal int
 	// resumed marks Resume's continuation of an interrupted operation:
 	// sync windows do not stop an operation that already began (as in
 	// Argo CD), and no other interrupted operation is looked for.
@@ -98,6 +101,7 @@ func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, st
 	var blocked *SyncWindowError
 	if !errors.As(err, &blocked) {
 		op := operationStateOf(res, revision, started, req.automated, req.DryRun)
+		op.SelfHealAttempt = req.selfHeal
 		if res.Phase == sync.Running && asked != nil && len(res.PendingConfirmation) == 0 {
 			// Interrupted (its context ended): kept resumable.
 			st := res.State
@@ -176,10 +180,11 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
 		}
 	}
-	e.notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision})
+	e.notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision,
+		Message: startedMessage(req, sreq.Revision), SelfHealAttempt: req.selfHeal})
 	*asked = requestOf(req, desired)
 	running := state.OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
-		StartedAt: started, Request: *asked, Checkpoint: req.State}
+		SelfHealAttempt: req.selfHeal, StartedAt: started, Request: *asked, Checkpoint: req.State}
 	e.record(ctx, app, &running, nil)
 	if *asked != nil {
 		sreq.Checkpoint = e.checkpointer(ctx, app, running)
@@ -358,4 +363,20 @@ func (s *syncSlot) release() {
 func (s *syncSlot) yield() func() {
 	s.release()
 	return s.acquire
+}
+
+// startedMessage is the SyncStarted message of an operation syncing
+// revision: for an automated sync Argo CD's "Initiated automated sync to
+// 'revision'", and for a self-heal the same with which self-heal it is, so
+// that healing a drift never reads like rolling out a new commit; empty
+// for a person's sync.
+func startedMessage(req SyncRequest, revision string) string {
+	switch {
+	case !req.automated:
+		return ""
+	case req.selfHeal > 0:
+		return fmt.Sprintf("Initiated automated sync to '%s' (self-heal attempt %d: the live state drifted from the revision already synced)", revision, req.selfHeal)
+	default:
+		return fmt.Sprintf("Initiated automated sync to '%s'", revision)
+	}
 }
