@@ -211,6 +211,18 @@ func Decide(in Input) Decision {
 	return Decision{Sync: true, SelfHeal: true, HealAttempt: next.Heals, Next: next}
 }
 
+// StartedMessage is what a host says when it starts an automated sync of
+// revision: Argo CD's "Initiated automated sync to 'revision'", and for a
+// self-heal (healAttempt, Decision.HealAttempt, above 0) the same with
+// which self-heal it is, so that healing a drift never reads like rolling
+// out a new commit.
+func StartedMessage(revision string, healAttempt int) string {
+	if healAttempt > 0 {
+		return fmt.Sprintf("Initiated automated sync to '%s' (self-heal attempt %d: the live state drifted from the revision already synced)", revision, healAttempt)
+	}
+	return fmt.Sprintf("Initiated automated sync to '%s'", revision)
+}
+
 // backoff is in's self-heal backoff: Backoff, DefaultBackoff when
 // neither it nor SelfHealTimeout is set, else SelfHealTimeout times 3 up
 // to MaxSelfHealBackoff.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/state"
@@ -366,17 +367,11 @@ func (s *syncSlot) yield() func() {
 }
 
 // startedMessage is the SyncStarted message of an operation syncing
-// revision: for an automated sync Argo CD's "Initiated automated sync to
-// 'revision'", and for a self-heal the same with which self-heal it is, so
-// that healing a drift never reads like rolling out a new commit; empty
-// for a person's sync.
+// revision: autosync.StartedMessage for an automated sync, empty for a
+// person's.
 func startedMessage(req SyncRequest, revision string) string {
-	switch {
-	case !req.automated:
+	if !req.automated {
 		return ""
-	case req.selfHeal > 0:
-		return fmt.Sprintf("Initiated automated sync to '%s' (self-heal attempt %d: the live state drifted from the revision already synced)", revision, req.selfHeal)
-	default:
-		return fmt.Sprintf("Initiated automated sync to '%s'", revision)
 	}
+	return autosync.StartedMessage(revision, req.selfHeal)
 }
