@@ -25,6 +25,11 @@ const (
 	NotifySyncStatusChanged NotificationType = "SyncStatusChanged"
 	// NotifyResourceActionRan is sent after a resource action was applied.
 	NotifyResourceActionRan NotificationType = "ResourceActionRan"
+	// NotifySelfHealBackoff reports an app whose live state drifted while
+	// its self-heal waits for the backoff: once per self-heal to come,
+	// SelfHealAttempt its number and Message when it is due (Argo CD's
+	// controller logs it: "Skipping auto-sync: ... (retrying in ...)").
+	NotifySelfHealBackoff NotificationType = "SelfHealBackoff"
 )
 
 // Notification tells a host's callback what happened to an application.
@@ -44,6 +49,11 @@ type Notification struct {
 	Health health.Code `json:"health,omitempty"`
 	// Sync is the new sync status of a SyncStatusChanged notification.
 	Sync SyncStatusCode `json:"sync,omitempty"`
+	// SelfHealAttempt is, for a SyncStarted of an automated sync that
+	// heals a drift (Argo CD's operation.sync.autoHealAttemptsCount) or a
+	// SelfHealBackoff, the number of that self-heal in a row; 0 for any
+	// other sync (a new revision, a person's).
+	SelfHealAttempt int `json:"selfHealAttempt,omitempty"`
 	// Time is when the engine saw the change.
 	Time time.Time `json:"time"`
 }

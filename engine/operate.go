@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/state"
@@ -49,6 +50,9 @@ type SyncRequest struct {
 	latest func() string
 	// automated marks the run loop's automated syncs in the record.
 	automated bool
+	// selfHeal, on an automated sync, is the number of the self-heal in a
+	// row it is (autosync.Decision.HealAttempt); 0 for a new revision.
+	selfHeal int
 	// resumed marks Resume's continuation of an interrupted operation:
 	// sync windows do not stop an operation that already began (as in
 	// Argo CD), and no other interrupted operation is looked for.
@@ -101,6 +105,7 @@ func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, st
 	var blocked *SyncWindowError
 	if !errors.As(err, &blocked) {
 		op := operationStateOf(res, revision, started, req.automated, req.DryRun)
+		op.SelfHealAttempt = req.selfHeal
 		if res.Phase == sync.Running && asked != nil && len(res.PendingConfirmation) == 0 {
 			// Interrupted (its context ended): kept resumable.
 			st := res.State
@@ -179,10 +184,11 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
 		}
 	}
-	e.notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision})
+	e.notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision,
+		Message: startedMessage(req, sreq.Revision), SelfHealAttempt: req.selfHeal})
 	*asked = requestOf(req, desired)
 	running := state.OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
-		StartedAt: started, Request: *asked, Checkpoint: req.State}
+		SelfHealAttempt: req.selfHeal, StartedAt: started, Request: *asked, Checkpoint: req.State}
 	e.record(ctx, app, &running, nil)
 	if *asked != nil {
 		sreq.Checkpoint = e.checkpointer(ctx, app, running)
@@ -361,4 +367,14 @@ func (s *syncSlot) release() {
 func (s *syncSlot) yield() func() {
 	s.release()
 	return s.acquire
+}
+
+// startedMessage is the SyncStarted message of an operation syncing
+// revision: autosync.StartedMessage for an automated sync, empty for a
+// person's.
+func startedMessage(req SyncRequest, revision string) string {
+	if !req.automated {
+		return ""
+	}
+	return autosync.StartedMessage(revision, req.selfHeal)
 }

@@ -63,6 +63,10 @@ type OperationState struct {
 	Revision string `json:"revision,omitempty"`
 	// Automated reports an automated sync (not one a person asked for).
 	Automated bool `json:"automated,omitempty"`
+	// SelfHealAttempt, on an automated sync that healed a drift at the
+	// revision already synced, is the number of that self-heal in a row
+	// (Argo CD's operation.sync.autoHealAttemptsCount); 0 otherwise.
+	SelfHealAttempt int `json:"selfHealAttempt,omitempty"`
 	// DryRun reports a dry-run.
 	DryRun bool `json:"dryRun,omitempty"`
 	// StartedAt is when the operation began.
