@@ -91,7 +91,6 @@ func readCRDFields(t *testing.T) []crdField {
 // status keeps them, and validation refuses them in spec.
 var refusedFields = map[string]string{
 	"Application spec.syncPolicy.retry.refresh": "absent",
-	"ApplicationSource tagPrefix":               "absent",
 	"ApplicationSource kustomize.version":       "refused",
 	"ApplicationSource helm.passCredentials":    "refused",
 }

@@ -18,7 +18,6 @@ var ErrUnsupported = errors.New("an Argo CD field this engine does not implement
 // spec.sourceHydrator.drySource).
 var unsupportedFields = map[string]string{
 	"Application spec.syncPolicy.retry.refresh": "retries always sync the revision the operation started with",
-	"Application source.tagPrefix":              "semver constraints over Git tags are not resolved; name a tag, branch or commit",
 }
 
 // explainUnsupported rewrites the "unknown field" errors of err that name
