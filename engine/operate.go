@@ -72,7 +72,9 @@ func (e *SyncWindowError) Error() string {
 // the project's source integrity criteria (a *SourceIntegrityError
 // otherwise, whose operation message is Argo CD's "ComparisonError:
 // GIT/GPG: ..."); then sync.Syncer plans, dry-runs, applies
-// and waits, wave by wave, retrying by the app's retry policy. A successful
+// and waits, wave by wave, retrying by the app's retry policy (with
+// retry.refresh, each retry resolves and renders the sources again and
+// syncs their latest revision, a pinned one dropped). A successful
 // sync is recorded in the app's history; every operation that got past the
 // sync windows is recorded as the app's last operation (LastOperation),
 // failures before the first write included.
@@ -195,7 +197,23 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if retry == nil && app.Spec.SyncPolicy != nil {
 		retry = app.Spec.SyncPolicy.Retry
 	}
-	res, err := e.runSync(ctx, syncer, retry, sreq, req.latest)
+	var refresh func(context.Context, sync.Request) (sync.Request, error)
+	if retry != nil && retry.Refresh {
+		refresh = func(ctx context.Context, prev sync.Request) (sync.Request, error) {
+			next, rendered, err := e.refreshRetry(ctx, app, proj, cs, prev)
+			if err != nil {
+				return prev, err
+			}
+			desired, sreq.Revision, *revision, *asked = rendered, next.Revision, next.Revision, requestOf(req, rendered)
+			running.Revision, running.Request, running.Checkpoint = next.Revision, *asked, nil
+			e.record(ctx, app, &running, nil)
+			if *asked != nil {
+				next.Checkpoint = e.checkpointer(ctx, app, running)
+			}
+			return next, nil
+		}
+	}
+	res, err := e.runSync(ctx, syncer, retry, sreq, req.latest, refresh)
 	e.metrics.SyncDone(e.metricsApp(app), string(res.Phase))
 	slot.release()
 	if res.Phase == sync.Succeeded && !req.DryRun {
@@ -211,8 +229,9 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 }
 
 // runSync runs the operation, with the retry policy retry when there is
-// one (the request's, else the app's).
-func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, req sync.Request, latest func() string) (sync.Result, error) {
+// one (the request's, else the app's); with retry.Refresh each retry
+// syncs what refresh returns.
+func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, req sync.Request, latest func() string, refresh func(context.Context, sync.Request) (sync.Request, error)) (sync.Result, error) {
 	if retry == nil || req.DryRun {
 		return s.Sync(ctx, req)
 	}
@@ -227,6 +246,9 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, re
 		if b.Factor != nil {
 			policy.Factor = float64(*b.Factor)
 		}
+	}
+	if refresh != nil {
+		return sync.RetryRefreshing(ctx, s, req, policy, refresh)
 	}
 	return sync.Retry(ctx, s, req, policy, latest)
 }

@@ -426,6 +426,11 @@ type RetryStrategy struct {
 	// Backoff is the wait between retries. Default: 5s, doubled after each
 	// retry, at most 3m.
 	Backoff *Backoff `json:"backoff,omitempty"`
+	// Refresh makes each retry sync the latest revision of the app's
+	// sources (each targetRevision resolved and rendered again, a pinned
+	// revision of the operation dropped) instead of the revision the
+	// operation started with (Argo CD's retry.refresh). Default false.
+	Refresh bool `json:"refresh,omitempty"`
 }
 
 // Backoff is the wait between retries: Duration, multiplied by Factor after
