@@ -79,7 +79,9 @@ func (e *SyncWindowError) Error() string {
 // the project's source integrity criteria (a *SourceIntegrityError
 // otherwise, whose operation message is Argo CD's "ComparisonError:
 // GIT/GPG: ..."); then sync.Syncer plans, dry-runs, applies
-// and waits, wave by wave, retrying by the app's retry policy. A successful
+// and waits, wave by wave, retrying by the app's retry policy (with
+// retry.refresh, each retry resolves and renders the sources again and
+// syncs their latest revision, a pinned one dropped). A successful
 // sync is recorded in the app's history; every operation that got past the
 // sync windows is recorded as the app's last operation (LastOperation),
 // failures before the first write included.
@@ -204,7 +206,23 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if retry == nil && app.Spec.SyncPolicy != nil {
 		retry = app.Spec.SyncPolicy.Retry
 	}
-	res, err := e.runSync(ctx, syncer, retry, sreq, req.latest)
+	var refresh func(context.Context, sync.Request) (sync.Request, error)
+	if retry != nil && retry.Refresh {
+		refresh = func(ctx context.Context, prev sync.Request) (sync.Request, error) {
+			next, rendered, err := e.refreshRetry(ctx, app, proj, cs, prev)
+			if err != nil {
+				return prev, err
+			}
+			desired, sreq.Revision, *revision, *asked = rendered, next.Revision, next.Revision, requestOf(req, rendered)
+			running.Revision, running.Request, running.Checkpoint = next.Revision, *asked, nil
+			e.record(ctx, app, &running, nil)
+			if *asked != nil {
+				next.Checkpoint = e.checkpointer(ctx, app, running)
+			}
+			return next, nil
+		}
+	}
+	res, err := e.runSync(ctx, syncer, retry, sreq, req.latest, refresh)
 	e.metrics.SyncDone(e.metricsApp(app), string(res.Phase))
 	slot.release()
 	if res.Phase == sync.Succeeded && !req.DryRun {
@@ -220,8 +238,9 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 }
 
 // runSync runs the operation, with the retry policy retry when there is
-// one (the request's, else the app's).
-func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, req sync.Request, latest func() string) (sync.Result, error) {
+// one (the request's, else the app's); with retry.Refresh each retry
+// syncs what refresh returns.
+func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, req sync.Request, latest func() string, refresh func(context.Context, sync.Request) (sync.Request, error)) (sync.Result, error) {
 	if retry == nil || req.DryRun {
 		return s.Sync(ctx, req)
 	}
@@ -237,7 +256,33 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, re
 			policy.Factor = float64(*b.Factor)
 		}
 	}
+	if refresh != nil {
+		return sync.RetryRefreshing(ctx, s, req, policy, refresh)
+	}
 	return sync.Retry(ctx, s, req, policy, latest)
+}
+
+// refreshRetry prepares a retry under Argo CD's retry.refresh: the app's
+// sources are resolved again at their targetRevisions (their cached refs
+// dropped, and the operation's pinned revisions too, as Argo CD drops
+// them), rendered, and checked against the project's source integrity as
+// the first attempt was. It returns prev with the new objects and
+// revision, and what was rendered.
+func (e *Engine) refreshRetry(ctx context.Context, app *Application, proj *Project, cs *clusterState, prev sync.Request) (sync.Request, desired.Desired, error) {
+	for _, src := range app.Spec.AllSources() {
+		e.Invalidate(src.RepoURL)
+	}
+	d, err := e.render(ctx, app, cs, nil, false)
+	if err != nil {
+		return prev, desired.Desired{}, err
+	}
+	if err := e.verifySources(ctx, app, proj, d.Revisions, false); err != nil {
+		return prev, desired.Desired{}, err
+	}
+	e.opts.Log.Info("retrying the sync with the latest revisions", "app", e.instanceOf(app), "from", prev.Revision, "revision", d.Revision())
+	prev.Revision = d.Revision()
+	prev.Desired = e.withoutChildApplications(d.Objects)
+	return prev, d, nil
 }
 
 // record saves a finished operation, and a successful one (not a dry-run)
