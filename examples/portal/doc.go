@@ -19,7 +19,7 @@
 // refresh its run loop records, which a change in the cluster to one of the
 // app's objects or their descendants queues, and after each Refresh and
 // Sync; at most one push per app per 100 ms, nothing on a timer); web/list.js for the list's bulk
-// sync, create dialog and pushed rows; web/manage.js for the app page's
+// sync, refresh and delete and the create dialog; web/listlive.js for its pushed rows and tiles; web/manage.js for the app page's
 // delete dialogs. Nothing is built with Node; the assets are embedded.
 // app.js passes each pushed page on as a
 // "portal:page" DOM event to three more scripts: web/graph.js draws the
@@ -81,11 +81,20 @@
 // may sync and the engine would not refuse at once (Engine.CheckSync: the
 // project's rules and sync windows) and answers {started, refused: [{app,
 // error}]}, every refusal audited; one app's sync the engine refuses so is
-// 403, as in Argo CD. GET /api/v1/stream pushes the list an "app" event (the app's
-// row) when the engine's Notify reports a sync or health change, a
-// "created" event when an app is created and a "removed" event when one is
-// deleted, only for apps the watching caller may get (the page updates its
-// rows and adds created ones; tiles and pages are counted at load). POST /api/v1/apps creates an app from a form
+// 403, as in Argo CD. POST /api/v1/refresh {apps, hard} refreshes each
+// named app the caller may get (Argo CD's refresh is a get) and POST
+// /api/v1/delete {apps, cascade, confirm: the number of apps} deletes each
+// one the caller may delete ("applications, delete"), each as one app's
+// deletion; both answer {started, refused} as a bulk sync does, every
+// refusal audited (a deletion also when it starts and ends); the list's
+// delete dialog names the apps and offers the cascade. GET /api/v1/stream
+// pushes the list an "app" event (the app's row) when the engine's Notify
+// reports a sync or health change, a "created" event when an app is
+// created and a "removed" event when one is deleted, only for apps the
+// watching caller may get; at each (web/listlive.js; a burst folded into
+// one more read) the page reads GET /api/v1/apps again with its own
+// filters and page and redraws its rows, tiles and count in place, so an
+// app entering or leaving the filtered list does so without a reload. POST /api/v1/apps creates an app from a form
 // (name, project, repoURL, path, targetRevision, cluster, namespace,
 // automated, prune, selfHeal): Validate, then "applications, create" on
 // <project>/<name>, then the project's rules for the app
