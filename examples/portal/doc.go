@@ -125,6 +125,13 @@
 // the app page disables Sync and says which window and when a sync is next
 // allowed again (the first opening or closing of a matching window within
 // 14 days that allows it); the page does not update that note as time passes.
+// The app page also lists, as Argo CD's app details do, the project's sync
+// windows that apply to the app (project.WindowMatches): kind, schedule
+// and time zone, duration, manualSync, whether each is active now and what
+// it does to syncs now (windowEffect), and whether a manual and an
+// automated sync may start now (project.SyncAllowed), read when the page
+// is rendered; it is part of GET /api/v1/apps/{name} ("applications, get",
+// as Argo CD's GetApplicationSyncWindows) as "windows".
 //
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through
