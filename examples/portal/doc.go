@@ -118,6 +118,10 @@
 // Created and deleted apps live in the running portal only: the --apps
 // folder is not rewritten.
 //
+// App of apps: an Argo CD Application among an app's managed objects
+// links, in the tree, to the page of the app of that name when this
+// portal serves one (that page asks for "applications, get" as any does).
+//
 // Destinations are shown by their cluster's name (destination.name, else
 // the name of the cluster with that server); --cluster-secrets-namespace
 // adds Argo CD cluster Secrets of a namespace as destinations. When the

@@ -364,6 +364,7 @@ function appPage(root) {
     open.dataset.key = n.key;
     open.append(span("kind", n.kind), " " + n.name);
     item.append(open);
+    if (n.appLink) item.append(" ", Object.assign(document.createElement("a"), {className: "child-app", href: n.appLink, textContent: "open application"}));
     if (n.sync) item.append(" ", span("node-sync", badge(n.sync)));
     if (n.health) item.append(" ", span("node-health", badge(n.health)));
     if (n.requiresPruning) {
