@@ -44,6 +44,10 @@ spec:
 			t.Fatalf("create %s: %d %s", app.name, code, raw)
 		}
 	}
+	// A hard refresh: the repository's branches were read before the commit.
+	if code, _, raw := f.call("POST", "/api/v1/refresh", tokAdmin, f.csrfOf(tokAdmin), map[string]any{"apps": []string{"parent", "child"}, "hard": true}); code != http.StatusAccepted {
+		t.Fatalf("refresh: %d %s", code, raw)
+	}
 	childKey := "argoproj.io/Application " + f.ns + "/child"
 	strangerKey := "argoproj.io/Application " + f.ns + "/stranger"
 	_, run := newBrowser(t, 3*time.Minute)

@@ -60,6 +60,13 @@
 // a single-source Kustomize app's rendered images with the override that
 // set each.
 //
+// The app page's Parameters (web/params.js) shows that table: a Helm
+// source's values with its overrides marked, a Kustomize source's images
+// with the override of each; for a role with "applications, update" the
+// first source's overrides are inputs, saved through POST .../details
+// (helmParameters, kustomizeImages), audited as any details edit, and
+// lasting as that edit does.
+//
 // Namespace mode: --namespace NS (instead of --apps; with neither
 // --projects, --projects-namespace nor --cluster-secrets-namespace) serves
 // the Applications of an operator's namespace (examples/operator): its
