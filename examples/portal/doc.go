@@ -125,6 +125,10 @@
 // Created and deleted apps live in the running portal only: the --apps
 // folder is not rewritten.
 //
+// The resource list of the app page filters by name, kind, sync status
+// and health (web/treefilter.js; a node shows when it or a descendant
+// matches), again after each pushed page.
+//
 // App of apps: an Argo CD Application among an app's managed objects
 // links, in the tree, to the page of the app of that name when this
 // portal serves one (that page asks for "applications, get" as any does).
