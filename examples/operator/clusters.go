@@ -17,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
@@ -45,6 +46,7 @@ func setupClusterSecrets(mgr manager.Manager, engine *gitops.Engine, events *con
 		return o.GetNamespace() == f.namespace && o.GetLabels()[gitops.ClusterSecretTypeLabel] == "cluster"
 	})
 	return ctrl.NewControllerManagedBy(mgr).Named("clustersecrets").
+		WithOptions(crcontroller.Options{NeedLeaderElection: f.everyReplica()}).
 		For(&corev1.Secret{}, builder.WithPredicates(isCluster)).
 		Complete(r)
 }

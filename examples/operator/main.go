@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,11 +16,15 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/argocdcm"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/shard"
 	"github.com/kubegitops/gitops/source/repocreds"
 	"github.com/kubegitops/gitops/state"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -86,6 +91,13 @@ type flags struct {
 	sopsCommand   string
 	sopsKeyFiles  []string
 	sopsKeySecret string
+	// shard shares the Applications with the other operators of
+	// shardGroup in -namespace (shards.go); shardID names this one.
+	shard      bool
+	shardGroup string
+	shardID    string
+	// redisAddr keeps rendered manifests in Redis, shared by replicas.
+	redisAddr string
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -101,7 +113,11 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
-	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "stand by quietly while another operator holds the Lease "+ControlLease+" in -namespace (every operator takes that Lease before it acts; without this flag a waiting operator says so in its log and an Event)")
+	fs.BoolVar(&f.shard, "shard", false, "share the Applications with the other operators started with -shard in -namespace (Leases of -shard-group), each acting on its share (default: on when $"+EnvReplicas+" is above 1)")
+	fs.StringVar(&f.shardGroup, "shard-group", "gitops-operator", "the name of the group of sharded operators")
+	fs.StringVar(&f.shardID, "id", "", "this operator's name in its Leases and the owner annotation (default: $POD_NAME, else the host name in a Pod, else host name and process id)")
+	fs.StringVar(&f.redisAddr, "redis-addr", "", "keep rendered manifests in this Redis (host:port), shared by the replicas (default: argocd-cmd-params-cm redis.server; in memory when neither is set)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
@@ -145,13 +161,17 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
 }
 
-// run builds the engine and the manager and runs them until ctx ends.
-func run(ctx context.Context, args []string) error {
+// run builds the engine and the manager and runs them until ctx ends,
+// logging to standard error.
+func run(ctx context.Context, args []string) error { return runLogging(ctx, args, os.Stderr) }
+
+// runLogging is run logging to logOut.
+func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	f, err := parseFlags(args)
 	if err != nil {
 		return err
 	}
-	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(f.verbosity)))
+	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(f.verbosity), textlogger.Output(logOut)))
 	cfg, err := restConfig(f.kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
@@ -190,20 +210,38 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	events := controller.NewClusterEvents(f.namespace)
-	engine, err := newEngine(cfg, f, events, log, st, creds, decryptor)
+	if f.redisAddr == "" {
+		f.redisAddr = st.redisServer()
+	}
+	engine, closeRedis, err := newEngine(cfg, f, events, log, st, creds, decryptor)
 	if err != nil {
 		return err
 	}
+	defer closeRedis()
 	defer engine.Close()
+	identity := memberName(f.shardID)
+	var members *shard.Membership
+	if f.sharded() {
+		if members, err = newMembership(cfg, f, identity, log.WithName("shard")); err != nil {
+			return err
+		}
+		log.Info("sharing the Applications with the other operators of the group", "group", f.shardGroup, "member", identity, "namespace", f.namespace)
+	}
+	// Every operator acts only while it holds the control Lease, or,
+	// sharded, while a member of its group does: never two operators on
+	// the same apps by accident (a Deployment scaled to 2 without -shard).
+	watch := newControlWatch(kube, f.namespace, identity, members, log.WithName("control"))
 	mgr, err := manager.New(cfg, manager.Options{
-		Scheme:                  scheme,
-		Logger:                  log,
-		Cache:                   cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
-		Metrics:                 metricsserver.Options{BindAddress: f.metrics},
-		HealthProbeBindAddress:  f.probes,
-		LeaderElection:          f.leaderElect,
-		LeaderElectionID:        "gitops-operator",
-		LeaderElectionNamespace: f.namespace,
+		Scheme:                              scheme,
+		Logger:                              log,
+		Cache:                               cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
+		Metrics:                             metricsserver.Options{BindAddress: f.metrics},
+		HealthProbeBindAddress:              f.probes,
+		LeaderElection:                      true,
+		LeaderElectionID:                    ControlLease,
+		LeaderElectionNamespace:             f.namespace,
+		LeaderElectionResourceLockInterface: controlLock(kube, f.namespace, identity),
+		LeaderElectionReleaseOnCancel:       true,
 		// Controller names are unique per manager; a process may run the
 		// operator again after the last one ended (tests restart it).
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
@@ -212,7 +250,14 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	st.recorder, st.apps, st.queue = mgr.GetEventRecorder("gitops-operator"), mgr.GetClient(), events
+	st.everyReplica = members != nil
 	if err := mgr.Add(st); err != nil {
+		return err
+	}
+	if !f.leaderElect || members != nil {
+		watch.recorder = mgr.GetEventRecorderFor("gitops-operator")
+	}
+	if err := mgr.Add(watch); err != nil {
 		return err
 	}
 	if f.probes != "0" {
@@ -226,6 +271,9 @@ func run(ctx context.Context, args []string) error {
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
 	opts.Log = log.WithName("application")
+	if members != nil {
+		opts.Sharder, opts.Identity = watch, identity
+	}
 	st.reconcilerOptions(&opts)
 	// The AppProjects of -namespace are the engine's projects, as Argo
 	// CD's are those of its namespace; on a cluster that does not serve
@@ -275,10 +323,11 @@ func run(ctx context.Context, args []string) error {
 // Repository credentials are read from creds, which the repository Secrets
 // of -namespace keep current (repoSecrets).
 // SOPS files are decrypted by decryptor, when set.
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (*gitops.Engine, error) {
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (*gitops.Engine, func(), error) {
 	opts := argocdcm.Defaults()
+	closeFn := func() {}
 	if err := st.apply(&opts); err != nil {
-		return nil, err
+		return nil, closeFn, err
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
 	opts.ProjectCredentials = creds.ForProject
@@ -287,6 +336,11 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	opts.Interval = f.interval
 	opts.Tracking.InstanceID = f.instanceID
 	opts.Registerer = ctrlmetrics.Registry
+	if f.metrics == "0" {
+		// Nothing serves the metrics: keep them out of the process-wide
+		// registry, where a second operator in the process would clash.
+		opts.Registerer = prometheus.NewRegistry()
+	}
 	opts.Log = log.WithName("engine")
 	// Applications of -namespace are known by their bare names; the
 	// events bridge maps tracking ids back to Applications by this rule.
@@ -294,5 +348,17 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	if f.stateNamespace != "" {
 		opts.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
 	}
-	return gitops.New(opts)
+	if f.redisAddr != "" {
+		// Replicas share rendered manifests: an app that moves is not
+		// rendered again by its new owner.
+		rc := redis.NewClient(&redis.Options{Addr: f.redisAddr})
+		opts.RenderStore = redisstore.New(rc, redisstore.DefaultOptions())
+		closeFn = func() { _ = rc.Close() }
+	}
+	e, err := gitops.New(opts)
+	if err != nil {
+		closeFn()
+		return nil, func() {}, err
+	}
+	return e, closeFn, nil
 }

@@ -71,6 +71,20 @@ type settings struct {
 	// a changed health script is judged again at once.
 	apps  client.Reader
 	queue *controller.ClusterEvents
+	// everyReplica runs the watch on every replica of a sharded group,
+	// not only on the elected one.
+	everyReplica bool
+}
+
+// NeedLeaderElection is false for a sharded operator, whose every
+// replica reconciles apps with these settings.
+func (s *settings) NeedLeaderElection() bool { return !s.everyReplica }
+
+// redisServer is argocd-cmd-params-cm's redis.server, the Redis Argo
+// CD's components share; the operator keeps rendered manifests there
+// when -redis-addr is not given.
+func (s *settings) redisServer() string {
+	return strings.TrimSpace(s.data[argocdcm.ParamsConfigMapName]["redis.server"])
 }
 
 // loadSettings reads both ConfigMaps (a missing one is empty). Problems

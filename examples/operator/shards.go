@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	gosync "sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops/shard"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
+)
+
+// ControlLease is the Lease of -namespace that the acting operator holds:
+// the one operator, or one member of a sharded group (which then also
+// runs the controllers that must run once: ApplicationSets,
+// notifications, image updates). Another operator never acts while it is
+// held by a process that is not of its group.
+const ControlLease = "gitops-operator"
+
+// ReasonNotActing is the Event reason (on the control Lease) of an
+// operator that does not act because another holds the namespace.
+const ReasonNotActing = "NotActing"
+
+// EnvReplicas is Argo CD's controller StatefulSet variable; a value above
+// 1 runs the operator sharded (-shard), since Argo CD's manifests set it
+// when they run several controllers.
+const EnvReplicas = "ARGOCD_CONTROLLER_REPLICAS"
+
+// memberName is this operator's name in the control Lease and, sharded,
+// in its group: -id, else $POD_NAME, else the host name in a Pod
+// (which is the Pod's name), else the host name and the process id, so
+// that two operators started by hand on one machine are two members.
+// A Pod keeps its name across restarts, so a restarted replica takes
+// back its Lease at once.
+func memberName(id string) string {
+	if id != "" {
+		return id
+	}
+	if p := os.Getenv("POD_NAME"); p != "" {
+		return p
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "operator"
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return host
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
+}
+
+// sharded reports whether the apps are shared with other replicas: -shard,
+// or, when -shard is not given, ARGOCD_CONTROLLER_REPLICAS above 1.
+func (f flags) sharded() bool {
+	if f.set["shard"] {
+		return f.shard
+	}
+	n, err := strconv.Atoi(os.Getenv(EnvReplicas))
+	return f.shard || (err == nil && n > 1)
+}
+
+// everyReplica is the NeedLeaderElection of the controllers every
+// replica of a sharded group runs (the cluster and repository Secrets
+// that configure its engine): false when sharded, else the manager's
+// default (only the elected operator runs them).
+func (f flags) everyReplica() *bool {
+	if f.sharded() {
+		return new(bool)
+	}
+	return nil
+}
+
+// controlLock is the control Lease as the manager's leader election
+// holds it, under this operator's member name.
+func controlLock(kube kubernetes.Interface, namespace, identity string) resourcelock.Interface {
+	return &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: ControlLease, Namespace: namespace},
+		Client:     kube.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
+	}
+}
+
+// leaseHolder returns the holder of a Lease that has not expired ("" when
+// none holds it).
+func leaseHolder(l *coordinationv1.Lease, now time.Time) string {
+	s := l.Spec
+	if s.HolderIdentity == nil || s.RenewTime == nil || s.LeaseDurationSeconds == nil {
+		return ""
+	}
+	if now.After(s.RenewTime.Add(time.Duration(*s.LeaseDurationSeconds) * time.Second)) {
+		return ""
+	}
+	return *s.HolderIdentity
+}
+
+// controlWatch reads the control Lease every period on every operator,
+// elected or not. An operator that does not hold it and is not of the
+// holder's sharded group says once per holder, in its log and a Warning
+// Event on the Lease, that it does not act. Sharded, it is also the
+// operator's Sharder: Owned is the Membership's answer while the control
+// Lease is held by a member of the group, and nothing otherwise (an
+// operator outside the group acts on every app), so a sharded replica
+// and an unsharded operator never act together.
+type controlWatch struct {
+	kube      kubernetes.Interface
+	namespace string
+	self      string
+	period    time.Duration
+	log       logr.Logger
+	recorder  record.EventRecorder
+	// members is the sharded group (nil: not sharded).
+	members *shard.Membership
+
+	mu      gosync.Mutex
+	holder  string // the control Lease's holder last read
+	warned  string // the holder last reported
+	groupOK bool   // the holder is a member of the group
+	notify  chan struct{}
+}
+
+func newControlWatch(kube kubernetes.Interface, namespace, self string, members *shard.Membership, log logr.Logger) *controlWatch {
+	return &controlWatch{kube: kube, namespace: namespace, self: self, period: 2 * time.Second,
+		members: members, log: log, notify: make(chan struct{}, 1)}
+}
+
+// NeedLeaderElection is false: the watch runs on every operator.
+func (w *controlWatch) NeedLeaderElection() bool { return false }
+
+// Start runs the group's Membership (sharded) and reads the control Lease
+// until ctx ends.
+func (w *controlWatch) Start(ctx context.Context) error {
+	var wg gosync.WaitGroup
+	defer wg.Wait()
+	if w.members != nil {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_ = w.members.Run(ctx)
+		}()
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-w.members.Changes():
+					w.signal()
+				}
+			}
+		}()
+	}
+	t := time.NewTicker(w.period)
+	defer t.Stop()
+	for {
+		w.read(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (w *controlWatch) read(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, w.period)
+	defer cancel()
+	lease, err := w.kube.CoordinationV1().Leases(w.namespace).Get(rctx, ControlLease, metav1.GetOptions{})
+	holder := ""
+	switch {
+	case err == nil:
+		holder = leaseHolder(lease, time.Now())
+	case apierrors.IsNotFound(err):
+	default:
+		if ctx.Err() == nil {
+			w.log.V(1).Info("cannot read the control lease", "error", err.Error())
+		}
+		return
+	}
+	groupOK := w.members != nil && holder != "" && w.inGroup(rctx, holder)
+	w.mu.Lock()
+	changed := groupOK != w.groupOK
+	w.holder, w.groupOK = holder, groupOK
+	warn := holder != "" && holder != w.self && !groupOK && holder != w.warned
+	if warn {
+		w.warned = holder
+	}
+	w.mu.Unlock()
+	if changed {
+		w.signal()
+	}
+	if warn {
+		w.refuse(lease, holder)
+	}
+}
+
+// inGroup reports whether holder holds an unexpired Lease of the group
+// (read now, not the Membership's last read, so that a member that has
+// just joined is recognised at once).
+func (w *controlWatch) inGroup(ctx context.Context, holder string) bool {
+	list, err := w.kube.CoordinationV1().Leases(w.namespace).List(ctx, metav1.ListOptions{LabelSelector: shard.LabelGroup + "=" + w.members.Group()})
+	if err != nil {
+		return slices.Contains(w.members.Members(), holder)
+	}
+	now := time.Now()
+	for i := range list.Items {
+		if leaseHolder(&list.Items[i], now) == holder {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse says that this operator does not act while holder holds the
+// namespace.
+func (w *controlWatch) refuse(lease *coordinationv1.Lease, holder string) {
+	how := "it acts once that Lease is free (give each operator -shard to share the apps instead)"
+	if w.members != nil {
+		how = "the sharded group acts once that operator stops (it is not started with -shard)"
+	}
+	msg := fmt.Sprintf("operator %s does not act: operator %s holds namespace %s (Lease %s); %s", w.self, holder, w.namespace, ControlLease, how)
+	w.log.Info(msg, "holder", holder, "namespace", w.namespace)
+	if w.recorder != nil {
+		w.recorder.Event(lease, corev1.EventTypeWarning, ReasonNotActing, msg)
+	}
+}
+
+func (w *controlWatch) signal() {
+	select {
+	case w.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Owned is the Membership's answer while a member of the group holds the
+// control Lease, else nothing (gitops.Sharder).
+func (w *controlWatch) Owned(all []string) map[string]bool {
+	w.mu.Lock()
+	ok := w.groupOK
+	w.mu.Unlock()
+	if !ok || w.members == nil {
+		return map[string]bool{}
+	}
+	return w.members.Owned(all)
+}
+
+// Changes receives a value whenever Owned may answer differently
+// (gitops.Sharder).
+func (w *controlWatch) Changes() <-chan struct{} { return w.notify }
+
+// newMembership is this operator's Membership of the group -shard-group,
+// its Leases in -namespace.
+func newMembership(cfg *rest.Config, f flags, identity string, log logr.Logger) (*shard.Membership, error) {
+	so := shard.DefaultOptions()
+	so.Namespace, so.Group, so.Identity, so.Log = f.namespace, f.shardGroup, identity, log
+	return shard.New(cfg, so)
+}
