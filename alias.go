@@ -153,6 +153,12 @@ type Engine = engine.Engine
 // See [engine.EnvEntry].
 type EnvEntry = engine.EnvEntry
 
+// GnuPGKeyError names an entry of Options.GnuPGKeys (argocd-gpg-keys-cm)
+// that could not be read and is left out.
+//
+// See [engine.GnuPGKeyError].
+type GnuPGKeyError = engine.GnuPGKeyError
+
 // HelmFileParameter is v1alpha1.HelmFileParameter.
 //
 // See [engine.HelmFileParameter].
@@ -290,6 +296,14 @@ type Sharder = engine.Sharder
 //
 // See [engine.SharedResourceError].
 type SharedResourceError = engine.SharedResourceError
+
+// SourceIntegrityError is the error of a sync refused because the app's
+// sources fail its project's source integrity criteria (AppProject
+// sourceIntegrity, signatureKeys): its message is Argo CD's
+// ComparisonError message ("GIT/GPG: Failed verifying revision ...").
+//
+// See [engine.SourceIntegrityError].
+type SourceIntegrityError = engine.SourceIntegrityError
 
 // SyncPolicy is v1alpha1.SyncPolicy.
 //

@@ -110,7 +110,7 @@ func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.K
 	fail := func(err error) (ActionResult, error) {
 		return res, fmt.Errorf("%s: action %s: %w", key, action, err)
 	}
-	admit := project.Admission(t.proj, app, e.opts.Policies...)
+	admit := e.admission(t.proj, app)
 	type write struct {
 		im  actions.Impacted
 		ri  dynamic.ResourceInterface

@@ -38,10 +38,11 @@ type ClusterConfig struct {
 	// Ignored when Namespaces is empty.
 	ClusterResources bool
 	// Project is the project the cluster is scoped to (an Argo CD
-	// project-scoped cluster). The engine permits destinations by the
-	// projects' destinations alone: the one Argo CD rule that reads it,
-	// AppProject permitOnlyProjectScopedClusters, is refused by the
-	// loaders. Hosts and ApplicationSets may read it.
+	// project-scoped cluster, a cluster Secret's project): as in Argo CD,
+	// the project's apps may deploy to the cluster in its Namespaces (any
+	// when none) without the project's destinations listing it, and a
+	// project with permitOnlyProjectScopedClusters lets its apps deploy to
+	// the clusters scoped to it only.
 	Project string
 }
 

@@ -40,7 +40,7 @@ func (e *Engine) compareView(cs *clusterState) compare.Destination {
 // destination cs: its cache, scopes, namespaced mode, discovery, schema
 // and dry-runner, and an ID of this connection (a differ is kept per ID).
 func compareViewOf(cs *clusterState) compare.Destination {
-	d := compare.Destination{Name: cs.Name(), ID: fmt.Sprintf("%s\x00%p", cs.Name(), cs), Scope: cs.ServedScope(),
+	d := compare.Destination{Name: cs.Name(), Server: cs.Server(), ID: fmt.Sprintf("%s\x00%p", cs.Name(), cs), Scope: cs.ServedScope(),
 		Manages: cs.Manages, Discovery: cs.DiscoveryGeneration, Schema: cs.Schema(), DryRun: cs.DryRun()}
 	if c := cs.Cache(); c != nil {
 		d.Cache = c

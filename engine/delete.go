@@ -7,7 +7,6 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/hooks"
-	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/sync"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -96,7 +95,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 	res, err := syncer.Delete(ctx, sync.DeleteRequest{
 		App:           e.instanceOf(app),
 		Propagation:   req.Propagation,
-		Admit:         project.Admission(proj, app, e.opts.Policies...),
+		Admit:         e.admission(proj, app),
 		DryRun:        req.DryRun,
 		ConfirmDelete: req.ConfirmDelete,
 	})

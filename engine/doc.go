@@ -32,7 +32,14 @@
 // loaders; it imports little beyond apimachinery, so an operator or portal
 // that needs only the types does not pay for the engine), and an
 // AppProject's rules are package project. This package keeps aliases of
-// their names (Application, Project, PolicyError, ...).
+// their names (Application, Project, PolicyError, ...). A project's source
+// integrity criteria (sourceIntegrity, signatureKeys) are verified with
+// package source/integrity against Options.GnuPGKeys (argocd-gpg-keys-cm;
+// SetGnuPGKeys while running): a refresh reports a failure as Argo CD's
+// ComparisonError condition, and a sync refuses the revision. Clusters
+// scoped to a project (ClusterConfig.Project) add their implicit
+// destinations to it and are the only ones its apps may use when it sets
+// permitOnlyProjectScopedClusters.
 //
 // Package engine is the lean core: it renders plain manifests itself and
 // every other tool through Options.Toolkit, reads Helm chart repositories

@@ -142,10 +142,10 @@ func TestRefreshAndSyncRefuseProjectViolations(t *testing.T) {
 	}
 	found := false
 	for _, c := range st.Conditions {
-		found = found || (c.Type == appstatus.ConditionInvalidSpec && strings.Contains(c.Message, "ConfigMap kube-system/sneaky") && strings.Contains(c.Message, "destinations"))
+		found = found || (c.Type == appstatus.ConditionInvalidSpec && strings.Contains(c.Message, "namespace kube-system is not permitted in project 'team-a'"))
 	}
 	if !found {
-		t.Fatalf("no condition naming the object and rule: %+v", st.Conditions)
+		t.Fatalf("no condition with Argo CD's message naming the namespace: %+v", st.Conditions)
 	}
 	res, err := e.Sync(context.Background(), app, SyncRequest{})
 	if !errors.Is(err, ErrPolicy) || res.Phase != sync.Failed {
@@ -158,7 +158,7 @@ func TestRefreshAndSyncRefuseProjectViolations(t *testing.T) {
 	// An app whose repository the project does not list is refused too.
 	proj.Spec.SourceRepos = []string{"https://git.example.com/*"}
 	e2 := newEngine(t, func(o *Options) { o.Projects = []Project{proj} })
-	if _, err := e2.Refresh(context.Background(), app); err == nil || !strings.Contains(err.Error(), "sourceRepos") {
+	if _, err := e2.Refresh(context.Background(), app); err == nil || !strings.Contains(err.Error(), "application repo "+app.Spec.Source.RepoURL+" is not permitted in project 'team-a'") {
 		t.Fatalf("foreign repository: %v", err)
 	}
 }

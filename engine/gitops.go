@@ -20,6 +20,7 @@ import (
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/integrity"
 	"github.com/kubegitops/gitops/state"
 	"github.com/kubegitops/gitops/sync"
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +38,14 @@ type Options struct {
 	Projects []Project
 	// Policies are the host's checks of every object to apply.
 	Policies []Policy
+	// GnuPGKeys are the GnuPG public keys the signatures of synced
+	// commits and tags are verified against, for apps whose project asks
+	// for it (AppProject sourceIntegrity, signatureKeys): Argo CD's
+	// argocd-gpg-keys-cm data, each key ID mapped to its ASCII-armored
+	// public key. New fails on an entry it cannot read (a
+	// *GnuPGKeyError); SetGnuPGKeys replaces them while the engine runs.
+	// Default none: every signature is by a key not in the key ring.
+	GnuPGKeys map[string]string
 	// SourceFor picks the Source of a repository URL. Default: local
 	// folders (paths and file:// URLs) from source/dir, everything else
 	// from Git (source/git).
@@ -326,7 +335,10 @@ type Engine struct {
 	// comparer is the comparison part: differs, memos (newComparer).
 	comparer *compare.Comparer
 	projects *projectSet // Options.Projects, then SetProjects
-	runner   *runner     // set while Run runs
+	// integrity verifies sources against Options.GnuPGKeys, then
+	// SetGnuPGKeys.
+	integrity *integrity.Verifier
+	runner    *runner // set while Run runs
 	// hints are OnHint's subscribers.
 	hints hintSubscribers
 	// statuses are OnStatus's subscribers.
@@ -395,11 +407,16 @@ func New(opts Options) (*Engine, error) {
 		opts.NewSyncer = defaultNewSyncer
 	}
 	e := &Engine{
-		opts:     opts,
-		syncSem:  make(chan struct{}, opts.SyncWorkers),
-		projects: newProjectSet(opts.Projects),
+		opts:      opts,
+		syncSem:   make(chan struct{}, opts.SyncWorkers),
+		projects:  newProjectSet(opts.Projects),
+		integrity: integrity.NewVerifier(integrity.DefaultOptions()),
 	}
-	var err error
+	ring, err := integrity.ParseKeyRing(opts.GnuPGKeys)
+	if err != nil {
+		return nil, fmt.Errorf("gitops: Options.GnuPGKeys: %w", err)
+	}
+	e.integrity.SetKeyRing(ring)
 	if e.health = opts.Health; e.health == nil {
 		if e.health, err = health.NewChecker(health.DefaultOptions()); err != nil {
 			return nil, fmt.Errorf("gitops: health checker: %w", err)

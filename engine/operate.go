@@ -65,7 +65,10 @@ func (e *SyncWindowError) Error() string {
 }
 
 // Sync runs a sync operation of app: the project's limits, policies and
-// sync windows are checked first; then sync.Syncer plans, dry-runs, applies
+// sync windows are checked first, and the revisions it renders must pass
+// the project's source integrity criteria (a *SourceIntegrityError
+// otherwise, whose operation message is Argo CD's "ComparisonError:
+// GIT/GPG: ..."); then sync.Syncer plans, dry-runs, applies
 // and waits, wave by wave, retrying by the app's retry policy. A successful
 // sync is recorded in the app's history; every operation that got past the
 // sync windows is recorded as the app's last operation (LastOperation),
@@ -132,6 +135,11 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
+	if err := e.verifySources(ctx, app, proj, desired.Revisions, false); err != nil {
+		// Argo CD's operation message: the error conditions that stop it.
+		*revision = desired.Revision()
+		return sync.Result{Phase: sync.Error, Message: string(appstatus.ConditionComparisonError) + ": " + err.Error()}, err
+	}
 	differ, err := e.differFor(app, cs)
 	if err != nil {
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
@@ -154,7 +162,7 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		Namespace: app.Spec.Destination.Namespace, Options: opts,
 		Prune: req.Prune, DryRun: req.DryRun, Resources: req.Resources, ConfirmPrune: req.ConfirmPrune,
 		AllowEmpty: app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.AllowEmpty,
-		Admit:      project.Admission(proj, app, e.opts.Policies...),
+		Admit:      e.admission(proj, app),
 		InSync:     sync.DifferInSync(differ),
 		// Used only with RespectIgnoreDifferences=true (the app's or this
 		// operation's sync options).

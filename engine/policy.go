@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"errors"
 
 	"github.com/kubegitops/gitops/project"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
 
@@ -30,7 +32,48 @@ func ImpersonatedConfig(cfg *rest.Config, namespace, name string) *rest.Config {
 }
 
 // checkApplication applies the project's rules for the application itself:
-// its namespace (sourceNamespaces), sources and destination.
+// its namespace (sourceNamespaces), sources and destination, and, when the
+// project permits only the clusters scoped to it, the destination's
+// cluster (a destination that names no configured cluster fails where it
+// is connected).
 func (e *Engine) checkApplication(proj *Project, app *Application) error {
-	return errors.Join(project.CheckSourceNamespace(proj, app.Namespace, e.opts.ControlNamespace), project.CheckApplication(proj, app))
+	on := e.onCluster(app).Spec.Destination
+	errs := []error{project.CheckSourceNamespace(proj, app.Namespace, e.opts.ControlNamespace), project.CheckApplicationOn(proj, app, on.Server, on.Name)}
+	if proj.Spec.PermitOnlyProjectScopedClusters {
+		if _, err := e.destination(app.Spec.Destination); err == nil {
+			errs = append(errs, project.CheckScopedCluster(proj, e.scopedClusters(proj.Name), app.Spec.Destination, on.Server, on.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// onCluster returns the app with its destination's server and name both
+// given, from the configured cluster it names by either (the app itself
+// when it gives both or names no configured cluster): a project's
+// destinations match the destination cluster by either, as in Argo CD,
+// whichever the app writes. It is for project checks only.
+func (e *Engine) onCluster(app *Application) *Application {
+	d := app.Spec.Destination
+	if d.Server != "" && d.Name != "" {
+		return app
+	}
+	cs, err := e.destination(d)
+	if err != nil {
+		return app
+	}
+	out := app.DeepCopy()
+	if d.Server == "" {
+		out.Spec.Destination.Server = cs.Server()
+	}
+	if d.Name == "" {
+		out.Spec.Destination.Name = cs.Name()
+	}
+	return out
+}
+
+// admission is the check a sync, a delete or an action runs on every
+// object before it is written (project.Admission), on the app's
+// destination cluster as onCluster gives it.
+func (e *Engine) admission(proj *Project, app *Application) func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error {
+	return project.Admission(proj, e.onCluster(app), e.opts.Policies...)
 }

@@ -8,6 +8,9 @@ import (
 	gosync "sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/project"
 )
 
 // MissingProjectError is the error of an Application naming a project
@@ -65,7 +68,7 @@ func implicitDefault() *Project {
 	return &Project{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: ProjectSpec{
 		SourceRepos:              []string{"*"},
 		Destinations:             []ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
-		ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
+		ClusterResourceWhitelist: []v1alpha1.ClusterResourceRestrictionItem{{Group: "*", Kind: "*"}},
 		// The implicit default project (the host configured none)
 		// serves Applications of every namespace; a configured one
 		// follows Argo CD's rules.
@@ -96,9 +99,28 @@ func (e *Engine) Project(name string) (*Project, error) {
 	return nil, &MissingProjectError{Project: name}
 }
 
-// project returns the app's project (Project).
+// project returns the app's project (Project) as Argo CD evaluates it:
+// with the implicit destinations of the clusters scoped to it
+// (project.WithScopedClusters).
 func (e *Engine) project(app *Application) (*Project, error) {
-	return e.Project(app.Spec.Project)
+	p, err := e.Project(app.Spec.Project)
+	if err != nil {
+		return nil, err
+	}
+	return project.WithScopedClusters(p, e.scopedClusters(p.Name)), nil
+}
+
+// scopedClusters are the clusters scoped to the project name (a cluster
+// Secret's project), sorted by name.
+func (e *Engine) scopedClusters(name string) []project.ScopedCluster {
+	var out []project.ScopedCluster
+	for _, cs := range e.clusters.All() {
+		if c := cs.Config(); c.Project == name {
+			out = append(out, project.ScopedCluster{Name: c.Name, Server: c.Server, Namespaces: c.Namespaces})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name+out[i].Server < out[j].Name+out[j].Server })
+	return out
 }
 
 // SetProjects replaces the engine's projects (Options.Projects) with

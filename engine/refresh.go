@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,7 +16,10 @@ import (
 )
 
 // Refresh compares an application's desired state in Git with the live
-// state of its destination: it resolves and snapshots each source, renders
+// state of its destination: it resolves and snapshots each source
+// (verifying its GnuPG signatures when the project's source integrity
+// criteria ask: a failure is a ComparisonError condition beside the
+// comparison, as in Argo CD, and Sync refuses the revision), renders
 // it (cached by content), checks every object against the app's project,
 // diffs each object against the cluster cache, judges health and
 // aggregates. The error is non-nil when the comparison could not be made;
@@ -86,6 +90,11 @@ type refreshInputs struct {
 	// memo fingerprints the inputs, when memoizable.
 	memo       compare.Inputs
 	memoizable bool
+	// unverified says why the sources fail their project's source
+	// integrity criteria (a *SourceIntegrityError: reported as a
+	// ComparisonError condition beside the comparison, as Argo CD does),
+	// or is nil.
+	unverified error
 }
 
 // refreshInputs checks the app against its project, connects its
@@ -103,6 +112,13 @@ func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool)
 	}
 	if in.revs, err = e.sources.ResolveAll(ctx, app, hard); err != nil {
 		return in, appstatus.ConditionComparisonError, err
+	}
+	if err = e.verifySources(ctx, app, in.proj, in.revs, hard); err != nil {
+		var failed *SourceIntegrityError
+		if !errors.As(err, &failed) {
+			return in, appstatus.ConditionComparisonError, err
+		}
+		in.unverified = err
 	}
 	in.dest = e.compareView(in.cs)
 	in.differ, in.differErr = e.comparer.Differ(app, e.instanceOf(app), in.dest)
@@ -132,6 +148,9 @@ func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcom
 	}
 	if c := e.comparer.Orphans(in.proj, app, in.dest); c != nil {
 		st.Conditions = append(st.Conditions, *c)
+	}
+	if in.unverified != nil {
+		st.Conditions = append(st.Conditions, appstatus.Condition{Type: appstatus.ConditionComparisonError, Message: in.unverified.Error(), Err: in.unverified})
 	}
 	st.Health = health.Aggregate(cmp.Healths, health.DefaultAggregateOptions())
 	st.ReconciledAt = time.Now()

@@ -81,6 +81,10 @@ func (e *Engine) Run(ctx context.Context, apps []Application) error {
 		a := apps[i]
 		r.add(&a, "")
 	}
+	if e.opts.Sharder != nil {
+		// Before the runner is published: Owns reads it.
+		r.owned = map[string]bool{}
+	}
 	e.mu.Lock()
 	e.runner = r
 	e.mu.Unlock()
@@ -91,7 +95,6 @@ func (e *Engine) Run(ctx context.Context, apps []Application) error {
 	}()
 	var wg gosync.WaitGroup
 	if e.opts.Sharder != nil {
-		r.owned = map[string]bool{}
 		r.followSharder(ctx, &wg)
 	}
 	for i := 0; i < e.opts.ReconcileWorkers; i++ {

@@ -187,7 +187,7 @@ spec:
 		t.Fatalf("failed %v, want [p5] (%+v)", got, rep.Apps)
 	}
 	a := rep.Apps[0]
-	if len(a.Policy) != 1 || !strings.Contains(a.Policy[0], "(namespaceResourceBlacklist)") {
+	if len(a.Policy) != 1 || !strings.Contains(a.Policy[0], "resource :Secret is not permitted in project default") {
 		t.Fatalf("policy %v", a.Policy)
 	}
 	if len(a.Objects) != 1 || strings.Contains(a.Objects[0].Diff, "hunter2") || !strings.Contains(a.Objects[0].Diff, "+masked-1+") {

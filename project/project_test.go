@@ -89,7 +89,8 @@ func TestProjectChecks(t *testing.T) {
 		t.Error("cluster-scoped object allowed without a whitelist")
 	}
 	app := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{RepoURL: "https://git.example.com/team-b/apps.git"}, Destination: dest}}
-	if err := CheckApplication(p, app); err == nil || !strings.Contains(err.Error(), "sourceRepos") {
+	var pe *PolicyError
+	if err := CheckApplication(p, app); !errors.As(err, &pe) || pe.Rule != "sourceRepos" {
 		t.Errorf("foreign repository allowed: %v", err)
 	}
 	app.Spec.Source.RepoURL = "https://git.example.com/team-a/apps.git"

@@ -17,7 +17,8 @@ import (
 var ErrPolicy = errors.New("refused by policy")
 
 // PolicyError says which rule refused what: a source, a destination or an
-// object.
+// object. The refusals of an AppProject's own rules carry Argo CD's
+// message for them (Message), which Error returns.
 type PolicyError struct {
 	// Project is the project (or policy) whose rule refused.
 	Project string
@@ -29,10 +30,18 @@ type PolicyError struct {
 	Subject string
 	// Reason explains, for people.
 	Reason string
+	// Message, when set, is Argo CD's message for this refusal ("resource
+	// :Namespace is not permitted in project my-project"), which Error
+	// returns so that people see what Argo CD shows them.
+	Message string
 }
 
-// Error implements error: "<subject> refused by project <p> (<rule>): <reason>".
+// Error implements error: Message when set, else "<subject> refused by
+// project <p> (<rule>): <reason>".
 func (e *PolicyError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
 	return fmt.Sprintf("%s refused by project %s (%s): %s", e.Subject, e.Project, e.Rule, e.Reason)
 }
 
@@ -53,7 +62,8 @@ func CheckSource(p *v1alpha1.AppProject, repoURL string) error {
 	if SourcePermitted(p.Spec.SourceRepos, repoURL) {
 		return nil
 	}
-	return &PolicyError{Project: p.Name, Rule: "sourceRepos", Subject: "repository " + repoURL, Reason: "not among the project's source repositories"}
+	return &PolicyError{Project: p.Name, Rule: "sourceRepos", Subject: "repository " + repoURL, Reason: "not among the project's source repositories",
+		Message: fmt.Sprintf("application repo %s is not permitted in project '%s'", repoURL, p.Name)}
 }
 
 // CheckSourceNamespace refuses an Application that lives in a namespace
@@ -74,23 +84,31 @@ func CheckSourceNamespace(p *v1alpha1.AppProject, appNamespace, controlNamespace
 // the project does not allow: a destination is allowed when it matches an
 // entry without "!" and no entry with "!" (in server, name or namespace).
 // An empty namespace stands for cluster-scoped objects and matches entries
-// whose namespace pattern is "*".
+// whose namespace pattern is "*". The refusal's message is Argo CD's for
+// an application's destination (naming the server, or the name when no
+// server is given).
 func CheckDestination(p *v1alpha1.AppProject, server, name, namespace string) error {
 	allowed := false
+	refuse := func(reason string) error {
+		cluster := server
+		if cluster == "" {
+			cluster = name
+		}
+		return &PolicyError{Project: p.Name, Rule: "destinations", Subject: destString(server, name, namespace), Reason: reason,
+			Message: fmt.Sprintf("application destination server '%s' and namespace '%s' do not match any of the allowed destinations in project '%s'", cluster, namespace, p.Name)}
+	}
 	for _, d := range p.Spec.Destinations {
 		deny := strings.HasPrefix(d.Server, "!") || strings.HasPrefix(d.Name, "!") || strings.HasPrefix(d.Namespace, "!")
 		if !destinationMatches(d, server, name, namespace) {
 			continue
 		}
 		if deny {
-			return &PolicyError{Project: p.Name, Rule: "destinations", Subject: destString(server, name, namespace),
-				Reason: fmt.Sprintf("denied by destination %s", destString(d.Server, d.Name, d.Namespace))}
+			return refuse(fmt.Sprintf("denied by destination %s", destString(d.Server, d.Name, d.Namespace)))
 		}
 		allowed = true
 	}
 	if !allowed {
-		return &PolicyError{Project: p.Name, Rule: "destinations", Subject: destString(server, name, namespace),
-			Reason: "not among the project's destinations"}
+		return refuse("not among the project's destinations")
 	}
 	return nil
 }
@@ -133,21 +151,25 @@ func gkMatches(list []metav1.GroupKind, gk schema.GroupKind) bool {
 // CheckObject refuses an object the project's limits do not allow on the
 // app's destination: a namespaced object must live in an allowed namespace
 // of the destination cluster (whatever namespace its manifest names) and be
-// of an allowed namespaced kind; a cluster-scoped object must be of a kind
-// in clusterResourceWhitelist and not in clusterResourceBlacklist (none is
-// allowed when the whitelist is empty, as in Argo CD).
+// of an allowed namespaced kind; a cluster-scoped object must match an
+// entry of clusterResourceWhitelist and none of clusterResourceBlacklist,
+// by group, kind and, where the entry names one, name (none is allowed
+// when the whitelist is empty, as in Argo CD). Refusals carry Argo CD's
+// messages ("resource <group>:<kind> is not permitted in project <p>",
+// "namespace <ns> is not permitted in project '<p>'").
 func CheckObject(p *v1alpha1.AppProject, dest v1alpha1.ApplicationDestination, obj *unstructured.Unstructured, namespaced bool) error {
 	key := resource.KeyOf(obj)
 	gk := key.GroupKind()
 	refuse := func(rule, reason string) error {
-		return &PolicyError{Project: p.Name, Rule: rule, Subject: key.String(), Reason: reason}
+		return &PolicyError{Project: p.Name, Rule: rule, Subject: key.String(), Reason: reason,
+			Message: fmt.Sprintf("resource %s:%s is not permitted in project %s", gk.Group, gk.Kind, p.Name)}
 	}
 	if !namespaced {
-		if !gkMatches(p.Spec.ClusterResourceWhitelist, gk) {
-			return refuse("clusterResourceWhitelist", "cluster-scoped kind "+gk.String()+" is not allowed")
+		if !ClusterResourceListed(p.Spec.ClusterResourceWhitelist, gk, key.Name) {
+			return refuse("clusterResourceWhitelist", "cluster-scoped "+key.String()+" is not allowed")
 		}
-		if gkMatches(p.Spec.ClusterResourceBlacklist, gk) {
-			return refuse("clusterResourceBlacklist", "cluster-scoped kind "+gk.String()+" is denied")
+		if ClusterResourceListed(p.Spec.ClusterResourceBlacklist, gk, key.Name) {
+			return refuse("clusterResourceBlacklist", "cluster-scoped "+key.String()+" is denied")
 		}
 		return nil
 	}
@@ -165,6 +187,7 @@ func CheckObject(p *v1alpha1.AppProject, dest v1alpha1.ApplicationDestination, o
 		var pe *PolicyError
 		if errors.As(err, &pe) {
 			pe.Subject = key.String()
+			pe.Message = fmt.Sprintf("namespace %s is not permitted in project '%s'", ns, p.Name)
 		}
 		return err
 	}
@@ -194,8 +217,19 @@ func Admission(p *v1alpha1.AppProject, app *v1alpha1.Application, policies ...Po
 }
 
 // CheckApplication refuses an application whose sources or destination the
-// project does not allow.
+// project does not allow, the destination as the app gives it
+// (CheckApplicationOn with its server and name).
 func CheckApplication(p *v1alpha1.AppProject, app *v1alpha1.Application) error {
+	d := app.Spec.Destination
+	return CheckApplicationOn(p, app, d.Server, d.Name)
+}
+
+// CheckApplicationOn is CheckApplication for an app whose destination is
+// the cluster of server and name (the configured cluster it names by
+// either): a project destination matches by either, as Argo CD matches the
+// destination cluster, and the refusal names the cluster as the app does
+// (by name when it gives one).
+func CheckApplicationOn(p *v1alpha1.AppProject, app *v1alpha1.Application, server, name string) error {
 	var errs []error
 	for _, src := range app.Spec.AllSources() {
 		if err := CheckSource(p, src.RepoURL); err != nil {
@@ -203,7 +237,11 @@ func CheckApplication(p *v1alpha1.AppProject, app *v1alpha1.Application) error {
 		}
 	}
 	d := app.Spec.Destination
-	if err := CheckDestination(p, d.Server, d.Name, d.Namespace); err != nil {
+	if err := CheckDestination(p, server, name, d.Namespace); err != nil {
+		var pe *PolicyError
+		if errors.As(err, &pe) && d.Name != "" && name != "" {
+			pe.Message = fmt.Sprintf("application destination server '%s' and namespace '%s' do not match any of the allowed destinations in project '%s'", name, d.Namespace, p.Name)
+		}
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -92,11 +92,6 @@ func readCRDFields(t *testing.T) []crdField {
 var refusedFields = map[string]string{
 	"Application spec.sourceHydrator":                       "absent",
 	"Application spec.syncPolicy.retry.refresh":             "absent",
-	"AppProject spec.clusterResourceWhitelist[].name":       "absent",
-	"AppProject spec.clusterResourceBlacklist[].name":       "absent",
-	"AppProject spec.permitOnlyProjectScopedClusters":       "absent",
-	"AppProject spec.signatureKeys":                         "absent",
-	"AppProject spec.sourceIntegrity":                       "absent",
 	"ApplicationSource tagPrefix":                           "absent",
 	"ApplicationSource directory.disableExtensionFilter":    "absent",
 	"ApplicationSource kustomize.commonAnnotationsEnvsubst": "absent",
@@ -263,6 +258,10 @@ func fieldDoc(fl crdField) (map[string]any, any) {
 			spec["destinations"] = []any{map[string]any{"server": "*"}}
 		case hasPathPrefix(fl.path, "spec.roles"):
 			spec["roles"] = []any{map[string]any{"name": "walker"}}
+		case hasPathPrefix(fl.path, "spec.sourceIntegrity"):
+			spec["sourceIntegrity"] = map[string]any{"git": map[string]any{"policies": []any{map[string]any{
+				"repos": []any{map[string]any{"url": "*"}}, "gpg": map[string]any{"mode": "head", "keys": []any{}},
+			}}}}
 		}
 		doc["spec"] = spec
 	}
@@ -297,6 +296,12 @@ func sample(fl crdField) any {
 		return "2h"
 	case fl.path == "spec.syncWindows[].timeZone":
 		return "Europe/Berlin"
+	case fl.path == "spec.sourceIntegrity.git.policies[].gpg.mode":
+		return "strict"
+	case fl.path == "spec.sourceIntegrity.git.policies[].gpg.keys[]", fl.path == "spec.signatureKeys[].keyID":
+		return "D56C4FCA57A46444"
+	case strings.HasSuffix(fl.path, "].name") && strings.HasPrefix(fl.path, "spec.clusterResource"):
+		return "team1-*"
 	}
 	switch last {
 	case "lastTransitionTime", "deployedAt", "deployStartedAt", "startedAt", "finishedAt", "reconciledAt", "observedAt":

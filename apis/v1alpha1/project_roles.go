@@ -25,7 +25,8 @@ type ProjectRole struct {
 	// proj:<project>:<name>, signed by the API server. A token is honoured
 	// only while its entry is listed here; removing the entry revokes it.
 	// Nothing in the engine issues or reads tokens; a host that plays Argo
-	// CD's API server checks them (package rbac, VerifyProjectToken).
+	// CD's API server checks them (package rbac, VerifyProjectToken); the
+	// operator names them once in an Event.
 	JWTTokens []JWTToken `json:"jwtTokens,omitempty"`
 }
 

@@ -42,11 +42,13 @@ type AppProjectSpec struct {
 	// Destinations are the clusters (server URL or name) and namespaces apps
 	// may deploy to; globs, and a leading "!" denies.
 	Destinations []ApplicationDestination `json:"destinations,omitempty"`
-	// ClusterResourceWhitelist are the cluster-scoped kinds apps may
-	// deploy (group/kind globs); none when empty.
-	ClusterResourceWhitelist []metav1.GroupKind `json:"clusterResourceWhitelist,omitempty"`
-	// ClusterResourceBlacklist are cluster-scoped kinds apps may not deploy.
-	ClusterResourceBlacklist []metav1.GroupKind `json:"clusterResourceBlacklist,omitempty"`
+	// ClusterResourceWhitelist are the cluster-scoped objects apps may
+	// deploy, by group and kind (globs) and, when an entry names one, by
+	// name (a glob); none when empty.
+	ClusterResourceWhitelist []ClusterResourceRestrictionItem `json:"clusterResourceWhitelist,omitempty"`
+	// ClusterResourceBlacklist are the cluster-scoped objects apps may not
+	// deploy, by group, kind and, when an entry names one, name.
+	ClusterResourceBlacklist []ClusterResourceRestrictionItem `json:"clusterResourceBlacklist,omitempty"`
 	// NamespaceResourceWhitelist, when set, are the only namespaced kinds
 	// apps may deploy.
 	NamespaceResourceWhitelist []metav1.GroupKind `json:"namespaceResourceWhitelist,omitempty"`
@@ -67,9 +69,44 @@ type AppProjectSpec struct {
 	// RBAC allows (Argo CD's sync impersonation).
 	DestinationServiceAccounts []DestinationServiceAccount `json:"destinationServiceAccounts,omitempty"`
 	// Roles are the project's RBAC roles: policy lines scoped to the
-	// project, the SSO groups bound to them and the project tokens issued
-	// for them, enforced by package rbac.
+	// project and the SSO groups bound to them, enforced by package rbac,
+	// and the project tokens issued for them (jwtTokens).
 	Roles []ProjectRole `json:"roles,omitempty"`
+	// PermitOnlyProjectScopedClusters, when true, lets the project's apps
+	// deploy only to clusters scoped to the project (a cluster Secret whose
+	// project key names it), among those its destinations allow. Default
+	// false: any cluster its destinations allow.
+	PermitOnlyProjectScopedClusters bool `json:"permitOnlyProjectScopedClusters,omitempty"`
+	// SignatureKeys are the GnuPG key IDs the synced commit of every Git
+	// source must be signed with: Argo CD's older form of SourceIntegrity,
+	// read as one policy of mode head for every repository when
+	// SourceIntegrity has no git policies (EffectiveSourceIntegrity).
+	SignatureKeys []SignatureKey `json:"signatureKeys,omitempty"`
+	// SourceIntegrity are the checks an app's sources must pass before they
+	// are synced: GnuPG signatures of Git commits and tags, verified
+	// against the keys of argocd-gpg-keys-cm (package source/integrity).
+	// An app whose sources fail gets a ComparisonError condition and is not
+	// synced.
+	SourceIntegrity *SourceIntegrity `json:"sourceIntegrity,omitempty"`
+}
+
+// ClusterResourceRestrictionItem is an entry of an AppProject's cluster
+// resource allow or deny list.
+type ClusterResourceRestrictionItem struct {
+	// Group is a glob of API groups ("" is the core group).
+	Group string `json:"group"`
+	// Kind is a glob of kinds.
+	Kind string `json:"kind"`
+	// Name, when set, is a glob (Go's path.Match syntax, "team1-*") of the
+	// object names the entry matches; empty matches every name.
+	Name string `json:"name,omitempty"`
+}
+
+// SignatureKey names a GnuPG key by its ID.
+type SignatureKey struct {
+	// KeyID is the key's ID: 16 hexadecimal digits, or the 40 of its
+	// fingerprint.
+	KeyID string `json:"keyID"`
 }
 
 // DestinationServiceAccount maps destinations (globs) to a service account:

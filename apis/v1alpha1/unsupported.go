@@ -22,11 +22,6 @@ var unsupportedFields = map[string]string{
 	"Application source.directory.disableExtensionFilter":    "a directory renders .yaml, .yml, .json and .jsonnet files only",
 	"Application source.kustomize.commonAnnotationsEnvsubst": "environment substitution in kustomize commonAnnotations is not implemented",
 	"Application source.kustomize.labelIncludeTemplates":     "kustomize commonLabels are not applied to resource templates",
-	"AppProject spec.clusterResourceWhitelist[].name":        "cluster resource restrictions match by group and kind, not by name",
-	"AppProject spec.clusterResourceBlacklist[].name":        "cluster resource restrictions match by group and kind, not by name",
-	"AppProject spec.permitOnlyProjectScopedClusters":        "clusters are not scoped to projects",
-	"AppProject spec.signatureKeys":                          "GnuPG verification of commits is not implemented",
-	"AppProject spec.sourceIntegrity":                        "GnuPG verification of commits is not implemented",
 }
 
 // explainUnsupported rewrites the "unknown field" errors of err that name
@@ -90,9 +85,9 @@ func indexless(p string) string {
 
 // UnsupportedFields returns the Argo CD fields of kind (AppProjectKind,
 // ApplicationKind) that the model has no place for and the loaders refuse
-// by name, keyed by path ("spec.signatureKeys",
-// "spec.clusterResourceWhitelist[].name"; for an Application, "source."
-// stands for every source), each with why it is refused.
+// by name, keyed by path ("spec.sourceHydrator"; for an Application,
+// "source." stands for every source), each with why it is refused. Every
+// field of Argo CD's AppProject has a place: none is refused.
 func UnsupportedFields(kind string) map[string]string {
 	out := map[string]string{}
 	for k, why := range unsupportedFields {

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	gopath "path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -226,7 +227,42 @@ func (p *AppProject) validate() field.ErrorList {
 			}
 		}
 	}
+	errs = append(errs, validateRestrictionNames("spec.clusterResourceWhitelist", p.Spec.ClusterResourceWhitelist)...)
+	errs = append(errs, validateRestrictionNames("spec.clusterResourceBlacklist", p.Spec.ClusterResourceBlacklist)...)
+	errs = append(errs, validateSourceIntegrity(p.Spec.SourceIntegrity)...)
 	return append(errs, validateRoles(p.Spec.Roles)...)
+}
+
+// validateRestrictionNames checks the name globs of a cluster resource
+// list: one path.Match cannot read would match nothing, silently letting
+// through what a deny list meant to stop.
+func validateRestrictionNames(path string, items []ClusterResourceRestrictionItem) field.ErrorList {
+	var errs field.ErrorList
+	for i, it := range items {
+		if _, err := gopath.Match(it.Name, ""); err != nil {
+			errs = append(errs, fieldErrorf(fmt.Sprintf("%s[%d].name", path, i), "%q is not a glob of Go's path.Match syntax: %v", it.Name, err))
+		}
+	}
+	return errs
+}
+
+// validateSourceIntegrity checks what Argo CD's CRD requires of
+// sourceIntegrity: git, and each policy's gpg. A policy's mode and keys
+// are judged where they apply (package source/integrity), as Argo CD does.
+func validateSourceIntegrity(si *SourceIntegrity) field.ErrorList {
+	if si == nil {
+		return nil
+	}
+	if si.Git == nil {
+		return field.ErrorList{required("spec.sourceIntegrity.git", "")}
+	}
+	var errs field.ErrorList
+	for i, pol := range si.Git.Policies {
+		if pol.GPG == nil {
+			errs = append(errs, required(fmt.Sprintf("spec.sourceIntegrity.git.policies[%d].gpg", i), ""))
+		}
+	}
+	return errs
 }
 
 // roleName is Argo CD's rule for a project role's name.

@@ -45,17 +45,33 @@
 // The AppProject custom resources of -namespace are the engine's projects
 // (controller.Projects, Engine.SetProjects), read again whenever one
 // changes, without a restart: their rules (source repositories,
-// destinations, sourceNamespaces, resource allow and deny lists, sync
-// windows, orphanedResources warnings) apply to the apps naming them. An
-// Application naming a project that does not exist gets Argo CD's
-// InvalidSpecError condition and is not synced until the project
-// appears; a project that sets a field the engine does not implement
-// (signatureKeys, ...) is refused by name, and its apps report why. A
-// role's jwtTokens are the API server's business (examples/portal honours
-// them); the operator reads them and uses nothing of them. Without an AppProject named default, the implicit default project
-// allows everything, Applications of every namespace included. A set
-// generating an Application for a missing project does not write it and
-// reports the error (ErrorOccurred, ApplicationValidationError).
+// destinations, sourceNamespaces, resource allow and deny lists, by name
+// too for cluster-scoped ones, sync windows, orphanedResources warnings,
+// permitOnlyProjectScopedClusters, sourceIntegrity and signatureKeys)
+// apply to the apps naming them, with Argo CD's messages. An Application
+// naming a project that does not exist gets Argo CD's InvalidSpecError
+// condition and is not synced until the project appears; a project that
+// sets a field the engine does not implement is refused by name, and its
+// apps report why. A role's jwtTokens (project tokens, which Argo CD's API
+// server issues and checks; examples/portal honours them) are kept and named once in a Normal Event
+// with reason UnusedField on the AppProject. Without an AppProject named
+// default, the implicit default project allows everything, Applications
+// of every namespace included. A set generating an Application for a
+// missing project does not write it and reports the error (ErrorOccurred,
+// ApplicationValidationError).
+//
+// Cluster Secrets of -namespace are the destinations (clusters.go); one
+// whose project key names a project is scoped to it, as in Argo CD (its
+// namespaces are the project's implicit destinations, and the only
+// clusters of a project with permitOnlyProjectScopedClusters are those
+// scoped to it). The GnuPG public keys of argocd-gpg-keys-cm in
+// -namespace (gpgkeys.go) are the keys the signatures of synced commits
+// and tags are verified against, for the apps of projects with source
+// integrity criteria: read before the first reconcile and watched, a key
+// added or removed applies at once; an entry that cannot be read is left
+// out and named by a Warning Event with reason InvalidGnuPGKey. An app
+// whose revision fails the criteria gets Argo CD's ComparisonError
+// condition ("GIT/GPG: Failed verifying revision ...") and is not synced.
 //
 // Its defaults are Argo CD's: the engine starts from argocdcm.Defaults
 // (so a sync succeeds once its last wave is written, and a Deployment

@@ -219,6 +219,10 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	}
 	defer closeRedis()
 	defer engine.Close()
+	gpg, err := loadGnuPGKeys(ctx, kube, f.namespace, engine, log)
+	if err != nil {
+		return err
+	}
 	identity := memberName(f.shardID)
 	var members *shard.Membership
 	if f.sharded() {
@@ -254,6 +258,10 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	if err := mgr.Add(st); err != nil {
 		return err
 	}
+	gpg.recorder, gpg.everyReplica = mgr.GetEventRecorderFor("gitops-operator"), members != nil
+	if err := mgr.Add(gpg); err != nil {
+		return err
+	}
 	if !f.leaderElect || members != nil {
 		watch.recorder = mgr.GetEventRecorderFor("gitops-operator")
 	}
@@ -281,7 +289,8 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	// exists, and the log says so.
 	var projects *controller.Projects
 	if _, err := mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: v1alpha1.Group, Kind: v1alpha1.AppProjectKind}, v1alpha1.Version); err == nil {
-		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache()}
+		projects = &controller.Projects{Engine: engine, Namespace: f.namespace, Reader: mgr.GetCache(),
+			Recorder: mgr.GetEventRecorderFor("gitops-operator")}
 		opts.Projects = projects
 	} else if meta.IsNoMatchError(err) {
 		log.Info("appprojects.argoproj.io is not served: only the implicit default project exists; install the CRD and restart to use AppProjects")

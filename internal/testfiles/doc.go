@@ -5,7 +5,10 @@
 //     suite deploy from;
 //   - Git repositories served over HTTP by a real Git server
 //     (GitServer, GitRepo over internal/gitserver), closed when the test
-//     ends;
+//     ends, and commits and annotated tags pushed to them as a developer
+//     pushes them, signed or not (GitPusher, with OpenPGP keys made by
+//     GPGKey and exported as argocd-gpg-keys-cm holds them by
+//     GPGPublicKey and GPGKeyID);
 //   - the one custom resource definition the suites use (WidgetCRD), and
 //     installing a CRD on a test cluster until it is ready to use
 //     (InstallCRD for a CRD of the test's own, EnsureCRD for one the

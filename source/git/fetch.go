@@ -31,10 +31,17 @@ const maxHaves = 32
 const unshallowDepth = 1<<31 - 1
 
 // fetchCommit brings commit h into the store: only h, at the configured
-// depth. When the server does not advertise h and does not allow unadvertised
+// depth (fetchObjects). When the server does not advertise h and does not allow unadvertised
 // wants, it falls back to the full history of every branch and tag.
 // The caller holds the store's fetch slot.
 func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h plumbing.Hash) error {
+	return s.fetchObjects(ctx, e, o, h, nil, s.opts.Depth)
+}
+
+// fetchObjects brings commit h into the store at depth, with the objects
+// of also (annotated tags), as fetchCommit does. The caller holds the
+// store's fetch slot.
+func (s *Source) fetchObjects(ctx context.Context, e endpoint, o *objectStore, h plumbing.Hash, also []plumbing.Hash, depth int) error {
 	if err := o.rotateIfFull(); err != nil {
 		return err
 	}
@@ -51,11 +58,10 @@ func (s *Source) fetchCommit(ctx context.Context, e endpoint, o *objectStore, h 
 	st := g.openWriter()
 	defer st.Close()
 
-	wants := []plumbing.Hash{h}
-	depth := s.opts.Depth
+	wants := append([]plumbing.Hash{h}, also...)
 	if !advertises(ar, h) && !ar.Capabilities.Supports(capability.AllowReachableSHA1InWant) &&
 		!ar.Capabilities.Supports(capability.AllowTipSHA1InWant) {
-		wants = advertisedTips(ar)
+		wants = append(advertisedTips(ar), also...)
 		depth = unshallowDepth
 		s.opts.Logger.V(1).Info("commit is not a branch or tag tip; fetching full history", "repository", e.redacted, "commit", h.String())
 	}

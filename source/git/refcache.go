@@ -93,9 +93,10 @@ func (c *refCache) invalidate(repoKey string) {
 // tableFromAdv turns an advertisement into a refTable, peeling annotated
 // tags to the commits they point to.
 func tableFromAdv(ar *packp.AdvRefs) refTable {
-	t := refTable{commits: make(map[string]string, len(ar.References))}
+	t := refTable{commits: make(map[string]string, len(ar.References)), tagObjects: map[string]string{}}
 	for name, h := range ar.References {
 		if p, ok := ar.Peeled[name]; ok {
+			t.tagObjects[name] = h.String()
 			h = p
 		}
 		t.commits[name] = h.String()

@@ -19,6 +19,9 @@ type refTable struct {
 	// head is the commit of HEAD, and headRef the branch HEAD points to
 	// ("" when the server did not say).
 	head, headRef string
+	// tagObjects maps each annotated tag's ref name to its tag object id
+	// (what source integrity verifies).
+	tagObjects map[string]string
 }
 
 // resolveIn turns a revision as the user wrote it into a Revision using the

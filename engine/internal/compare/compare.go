@@ -95,7 +95,7 @@ func (c *Comparer) Compare(ctx context.Context, app *v1alpha1.Application, appKe
 				return Result{}, err
 			}
 		}
-		policyErrs = append(policyErrs, c.refusals(ctx, app, proj, obj, namespaced)...)
+		policyErrs = append(policyErrs, c.refusals(ctx, app, proj, dest, obj, namespaced)...)
 		if info.Hook {
 			for _, k := range hookKeys(obj, key, dest.Cache.Managed(appKey)) {
 				cmp.Rows = append(cmp.Rows, appstatus.ResourceRow{Key: k, Status: appstatus.Synced, Hook: true})
@@ -149,10 +149,19 @@ func (c *Result) child(obj *unstructured.Unstructured) {
 	c.Rows = append(c.Rows, appstatus.ResourceRow{Key: resource.KeyOf(obj), Status: appstatus.Synced})
 }
 
-// refusals are the project's and the host's policies' refusals of obj.
-func (c *Comparer) refusals(ctx context.Context, app *v1alpha1.Application, proj *v1alpha1.AppProject, obj *unstructured.Unstructured, namespaced bool) []error {
+// refusals are the project's and the host's policies' refusals of obj,
+// on the app's destination cluster (its server and name, whichever the app
+// gives).
+func (c *Comparer) refusals(ctx context.Context, app *v1alpha1.Application, proj *v1alpha1.AppProject, dest Destination, obj *unstructured.Unstructured, namespaced bool) []error {
 	var errs []error
-	if err := project.CheckObject(proj, app.Spec.Destination, obj, namespaced); err != nil {
+	on := app.Spec.Destination
+	if on.Server == "" {
+		on.Server = dest.Server
+	}
+	if on.Name == "" {
+		on.Name = dest.Name
+	}
+	if err := project.CheckObject(proj, on, obj, namespaced); err != nil {
 		errs = append(errs, err)
 	}
 	for _, pol := range c.cfg.Policies {

@@ -73,6 +73,9 @@ type Cache interface {
 type Destination struct {
 	// Name is the cluster's name, an input of the refresh memo.
 	Name string
+	// Server is the cluster's server URL: with Name, what a project's
+	// destinations match, whichever of the two the app gives.
+	Server string
 	// ID tells this connection of the cluster from any other (a
 	// reconnected cluster has new schemas): part of each differ's key.
 	ID string

@@ -29,9 +29,9 @@
 //
 // The AppProject manifest (plural appprojects, short names appproj and
 // appprojs) is generated from v1alpha1.AppProjectSpec (see
-// appprojects_schema_test.go). The Argo CD fields the model refuses
-// (v1alpha1.UnsupportedFields: signatureKeys, sourceIntegrity, roles,
-// permitOnlyProjectScopedClusters, a resource list entry's name) keep any
-// value, so that the API server stores them and the operator refuses the
-// project naming the field, rather than prune them unseen.
+// appprojects_schema_test.go): every field of Argo CD's AppProject has a
+// place in it. An Argo CD field the model would refuse
+// (v1alpha1.UnsupportedFields; none today) keeps any value, so that the
+// API server stores it and the operator refuses the project naming the
+// field, rather than prune it unseen.
 package config

@@ -65,11 +65,11 @@
 // reconcile, read again on every AppProject event, which queues the apps
 // of that project, so an app waiting for its project proceeds without a
 // restart. They are read unstructured through the model's strict loader,
-// so a project setting a field the engine does not implement
-// (signatureKeys, roles, ...) is refused naming it, and its apps report
-// that as InvalidSpecError; an app naming a project that does not exist
-// gets Argo CD's "Application referencing project X which does not
-// exist".
+// so a project setting a field the engine does not implement is refused
+// naming it, and its apps report that as InvalidSpecError; an app naming
+// a project that does not exist gets Argo CD's "Application referencing
+// project X which does not exist". A role's jwtTokens, an API server's
+// business, are named once in an Event (Projects.Recorder).
 //
 // The engine's methods take an app's v1alpha1.AppKey (its namespace and
 // name). On the objects it manages the engine tracks an app by its

@@ -6,29 +6,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	gosync "sync"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // appProjectGVK is the kind the project watch reads. AppProjects are read
-// as unstructured objects so that a field the model lacks (signatureKeys,
-// under Argo CD's own CRD) is seen and refused by name rather than dropped
-// by decoding.
+// as unstructured objects so that a field the model lacks (one Argo CD
+// adds later, under Argo CD's own CRD) is seen and refused by name rather
+// than dropped by decoding.
 var appProjectGVK = schema.GroupVersionKind{Group: v1alpha1.Group, Version: v1alpha1.Version, Kind: v1alpha1.AppProjectKind}
 
 // Projects keeps an engine's projects (gitops.Engine.SetProjects) equal to
 // the AppProjects of one namespace, as Argo CD reads them from its own
 // namespace. A project that does not load (a field the engine does not
 // implement, an invalid sync window) is refused by name: the apps naming
-// it fail with the reason.
+// it fail with the reason. A role's jwtTokens are kept and named once in
+// an Event (ReasonUnusedField): they are an API server's business.
 type Projects struct {
 	// Engine receives the projects.
 	Engine *gitops.Engine
@@ -38,11 +42,23 @@ type Projects struct {
 	// Default: the manager's cache (SetupWithManager of the reconcilers
 	// given it); required without a manager.
 	Reader client.Reader
+	// Recorder, when set, receives the Event that names, once per
+	// project and change, what of it the operator does not use itself
+	// (ReasonUnusedField: a role's jwtTokens).
+	Recorder record.EventRecorder
 
 	// mu makes each Load list and set as one step, so that a Load that
 	// listed earlier never overwrites the projects of a later one.
 	mu gosync.Mutex
+	// noted is what was last named of each project (by UID).
+	noted map[types.UID]string
 }
+
+// ReasonUnusedField is the reason of the Normal Event naming a field of
+// an AppProject that is another component's business: a role's jwtTokens,
+// project tokens that Argo CD's API server issues and checks, which the
+// operator keeps but neither issues nor checks.
+const ReasonUnusedField = "UnusedField"
 
 // Load lists the AppProjects and gives them to the engine; it returns the
 // names of the projects that changed (gitops.Engine.SetProjects).
@@ -65,9 +81,36 @@ func (p *Projects) Load(ctx context.Context) ([]string, error) {
 			refused[list.Items[i].GetName()] = err
 			continue
 		}
+		p.noteUnused(&list.Items[i], &proj)
 		projects = append(projects, proj)
 	}
 	return p.Engine.SetProjects(projects, refused), nil
+}
+
+// noteUnused names in an Event, once per project and change, the roles
+// whose jwtTokens the operator keeps without using them.
+func (p *Projects) noteUnused(obj *unstructured.Unstructured, proj *gitops.Project) {
+	var roles []string
+	for _, r := range proj.Spec.Roles {
+		if len(r.JWTTokens) > 0 {
+			roles = append(roles, fmt.Sprintf("%s (%d)", r.Name, len(r.JWTTokens)))
+		}
+	}
+	note := ""
+	if len(roles) > 0 {
+		note = "spec.roles[].jwtTokens of role " + strings.Join(roles, ", ") +
+			": project tokens are issued and checked by an API server (Argo CD's); this operator keeps them and neither issues nor checks them"
+	}
+	if p.noted == nil {
+		p.noted = map[types.UID]string{}
+	}
+	if p.noted[obj.GetUID()] == note {
+		return
+	}
+	p.noted[obj.GetUID()] = note
+	if note != "" && p.Recorder != nil {
+		p.Recorder.Event(obj, corev1.EventTypeNormal, ReasonUnusedField, note)
+	}
 }
 
 // decodeProject reads one AppProject with the model's strict loader: a

@@ -75,8 +75,9 @@ func assertNoConfigMap(t *testing.T, kube kubernetes.Interface, ns string) {
 // an app of team-a whose destination team-a does not allow gets
 // InvalidSpecError and writes nothing; an app naming a project that does
 // not exist gets Argo CD's condition, writes nothing, and syncs once the
-// project is created, without a restart; a project setting signatureKeys
-// is refused naming the field, and its app writes nothing.
+// project is created, without a restart; the app of a project setting
+// signatureKeys, whose source (a local directory) has no signatures to
+// verify, gets a ComparisonError naming source integrity and writes nothing.
 func TestAppProjects(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -111,7 +112,7 @@ func TestAppProjects(t *testing.T) {
 		_, ok := condition(a, string(appstatus.ConditionInvalidSpec))
 		return ok
 	})
-	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); !strings.Contains(msg, "refused by project team-a (destinations)") {
+	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); !strings.Contains(msg, "do not match any of the allowed destinations in project 'team-a'") {
 		t.Errorf("InvalidSpecError = %q, want team-a's destinations refusal", msg)
 	}
 	assertNoConfigMap(t, kube, outside)
@@ -137,12 +138,12 @@ func TestAppProjects(t *testing.T) {
 	o.createProject(t, "team-c", map[string]any{"sourceRepos": []any{"*"}, "destinations": dest(signed),
 		"signatureKeys": []any{map[string]any{"keyID": "4AEE18F83AFDEB23"}}})
 	o.create(t, projectApp(o.ns, "signed", "team-c", repo, signed))
-	got = o.waitApp(t, "signed", "InvalidSpecError", func(a observed) bool {
-		_, ok := condition(a, string(appstatus.ConditionInvalidSpec))
+	got = o.waitApp(t, "signed", "ComparisonError", func(a observed) bool {
+		_, ok := condition(a, string(appstatus.ConditionComparisonError))
 		return ok
 	})
-	if msg, _ := condition(got, string(appstatus.ConditionInvalidSpec)); !strings.Contains(msg, "spec.signatureKeys") || !strings.Contains(msg, "not implemented") {
-		t.Errorf("InvalidSpecError = %q, want the refusal naming spec.signatureKeys", msg)
+	if msg, _ := condition(got, string(appstatus.ConditionComparisonError)); !strings.Contains(msg, "source integrity") || !strings.Contains(msg, "cannot be verified") {
+		t.Errorf("ComparisonError = %q, want the source integrity refusal of a source whose signatures cannot be read", msg)
 	}
 	assertNoConfigMap(t, kube, signed)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +18,7 @@ func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
 		opts.Projects = []gitops.Project{{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: gitops.ProjectSpec{
 			SourceRepos:              []string{"*"},
 			Destinations:             []gitops.ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
-			ClusterResourceWhitelist: []metav1.GroupKind{{Group: "*", Kind: "*"}},
+			ClusterResourceWhitelist: []v1alpha1.ClusterResourceRestrictionItem{{Group: "*", Kind: "*"}},
 			// The test's Applications live in their own namespace: the
 			// project must serve it (apps in any namespace).
 			SourceNamespaces: []string{"*"},
