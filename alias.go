@@ -4,25 +4,13 @@ package gitops
 
 import (
 	"io"
-	"time"
 
-	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/engine"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 )
 
 // Types of package engine.
-
-// ActionChange is one object an action changed or created.
-//
-// See [engine.ActionChange].
-type ActionChange = engine.ActionChange
-
-// ActionResult is what RunAction applied.
-//
-// See [engine.ActionResult].
-type ActionResult = engine.ActionResult
 
 // Application is v1alpha1.Application: an Argo CD Application.
 //
@@ -34,63 +22,15 @@ type Application = engine.Application
 // See [engine.ApplicationDestination].
 type ApplicationDestination = engine.ApplicationDestination
 
-// ApplicationList is v1alpha1.ApplicationList.
-//
-// See [engine.ApplicationList].
-type ApplicationList = engine.ApplicationList
-
 // ApplicationSource is v1alpha1.ApplicationSource.
 //
 // See [engine.ApplicationSource].
 type ApplicationSource = engine.ApplicationSource
 
-// ApplicationSourceDirectory is v1alpha1.ApplicationSourceDirectory.
-//
-// See [engine.ApplicationSourceDirectory].
-type ApplicationSourceDirectory = engine.ApplicationSourceDirectory
-
-// ApplicationSourceHelm is v1alpha1.ApplicationSourceHelm.
-//
-// See [engine.ApplicationSourceHelm].
-type ApplicationSourceHelm = engine.ApplicationSourceHelm
-
-// ApplicationSourceJsonnet is v1alpha1.ApplicationSourceJsonnet.
-//
-// See [engine.ApplicationSourceJsonnet].
-type ApplicationSourceJsonnet = engine.ApplicationSourceJsonnet
-
-// ApplicationSourceKustomize is v1alpha1.ApplicationSourceKustomize.
-//
-// See [engine.ApplicationSourceKustomize].
-type ApplicationSourceKustomize = engine.ApplicationSourceKustomize
-
-// ApplicationSourcePlugin is v1alpha1.ApplicationSourcePlugin.
-//
-// See [engine.ApplicationSourcePlugin].
-type ApplicationSourcePlugin = engine.ApplicationSourcePlugin
-
-// ApplicationSourcePluginParameter is
-// v1alpha1.ApplicationSourcePluginParameter.
-//
-// See [engine.ApplicationSourcePluginParameter].
-type ApplicationSourcePluginParameter = engine.ApplicationSourcePluginParameter
-
 // ApplicationSpec is v1alpha1.ApplicationSpec.
 //
 // See [engine.ApplicationSpec].
 type ApplicationSpec = engine.ApplicationSpec
-
-// Backoff is v1alpha1.Backoff.
-//
-// See [engine.Backoff].
-type Backoff = engine.Backoff
-
-// ClusterCache is what the engine needs of a cluster's live-state cache
-// (cache.Interface); *cache.ClusterCache is the default
-// (Options.NewClusterCache).
-//
-// See [engine.ClusterCache].
-type ClusterCache = engine.ClusterCache
 
 // ClusterConfig is a destination cluster, known by the name and the server
 // URL that Applications use for it.
@@ -98,48 +38,11 @@ type ClusterCache = engine.ClusterCache
 // See [engine.ClusterConfig].
 type ClusterConfig = engine.ClusterConfig
 
-// ClusterSecretError reports a malformed Argo CD cluster Secret: it names
-// the Secret (namespace/name) and the key at fault ("server",
-// "config.tlsClientConfig.caData"), never a value.
-//
-// See [engine.ClusterSecretError].
-type ClusterSecretError = engine.ClusterSecretError
-
-// ClusterUnavailableError reports a destination that cannot be reached or
-// whose live state cannot be read. Only the apps of that cluster are
-// affected: their status is Unknown until it comes back.
-//
-// See [engine.ClusterUnavailableError].
-type ClusterUnavailableError = engine.ClusterUnavailableError
-
-// CompareStatusMode says whose status a comparison looks at.
-//
-// See [engine.CompareStatusMode].
-type CompareStatusMode = engine.CompareStatusMode
-
-// DeleteHookError stops an application's deletion: a PreDelete hook
-// failed (nothing was deleted), or a PostDelete hook failed (everything
-// else is gone).
-//
-// See [engine.DeleteHookError].
-type DeleteHookError = engine.DeleteHookError
-
 // DeleteRequest asks for the cascading deletion of an application's
 // objects.
 //
 // See [engine.DeleteRequest].
 type DeleteRequest = engine.DeleteRequest
-
-// DestinationServiceAccount is v1alpha1.DestinationServiceAccount.
-//
-// See [engine.DestinationServiceAccount].
-type DestinationServiceAccount = engine.DestinationServiceAccount
-
-// Differ compares one desired object with its live object; *diff.Differ is
-// the default (Options.NewDiffer).
-//
-// See [engine.Differ].
-type Differ = engine.Differ
 
 // Engine reconciles Applications: it renders their desired state, compares
 // it with the live state of their destination, judges health, and syncs. It
@@ -148,94 +51,11 @@ type Differ = engine.Differ
 // See [engine.Engine].
 type Engine = engine.Engine
 
-// EnvEntry is v1alpha1.EnvEntry.
-//
-// See [engine.EnvEntry].
-type EnvEntry = engine.EnvEntry
-
-// GnuPGKeyError names an entry of Options.GnuPGKeys (argocd-gpg-keys-cm)
-// that could not be read and is left out.
-//
-// See [engine.GnuPGKeyError].
-type GnuPGKeyError = engine.GnuPGKeyError
-
-// HelmFileParameter is v1alpha1.HelmFileParameter.
-//
-// See [engine.HelmFileParameter].
-type HelmFileParameter = engine.HelmFileParameter
-
-// HelmParameter is v1alpha1.HelmParameter.
-//
-// See [engine.HelmParameter].
-type HelmParameter = engine.HelmParameter
-
-// Info is v1alpha1.Info: a name and value of spec.info.
-//
-// See [engine.Info].
-type Info = engine.Info
-
-// InvalidApplicationError reports an Application given in Go (not loaded
-// from YAML) that fails the loader's validation.
-//
-// See [engine.InvalidApplicationError].
-type InvalidApplicationError = engine.InvalidApplicationError
-
-// JsonnetVar is v1alpha1.JsonnetVar.
-//
-// See [engine.JsonnetVar].
-type JsonnetVar = engine.JsonnetVar
-
-// KustomizePatch is v1alpha1.KustomizePatch.
-//
-// See [engine.KustomizePatch].
-type KustomizePatch = engine.KustomizePatch
-
-// KustomizeReplica is v1alpha1.KustomizeReplica.
-//
-// See [engine.KustomizeReplica].
-type KustomizeReplica = engine.KustomizeReplica
-
-// KustomizeSelector is v1alpha1.KustomizeSelector.
-//
-// See [engine.KustomizeSelector].
-type KustomizeSelector = engine.KustomizeSelector
-
-// LoadError reports one problem in a manifest of Applications or Projects:
-// the document (zero-based), the line of the field at fault (or of the
-// document), the field's path, and what is wrong. Its Error method reads
-// "document N line L: path: what".
-//
-// See [engine.LoadError].
-type LoadError = engine.LoadError
-
-// ManagedNamespaceMetadata is v1alpha1.ManagedNamespaceMetadata.
-//
-// See [engine.ManagedNamespaceMetadata].
-type ManagedNamespaceMetadata = engine.ManagedNamespaceMetadata
-
-// MissingProjectError is the error of an Application naming a project
-// the engine does not have. Its message is Argo CD's; a refresh reports it
-// as an InvalidSpecError condition and nothing is compared or synced.
-//
-// See [engine.MissingProjectError].
-type MissingProjectError = engine.MissingProjectError
-
 // Options configure an Engine. Start from DefaultOptions; every zero field
 // takes its default in New.
 //
 // See [engine.Options].
 type Options = engine.Options
-
-// OrphanedResourceKey is v1alpha1.OrphanedResourceKey.
-//
-// See [engine.OrphanedResourceKey].
-type OrphanedResourceKey = engine.OrphanedResourceKey
-
-// OrphanedResourcesMonitorSettings is
-// v1alpha1.OrphanedResourcesMonitorSettings.
-//
-// See [engine.OrphanedResourcesMonitorSettings].
-type OrphanedResourcesMonitorSettings = engine.OrphanedResourcesMonitorSettings
 
 // Policy is project.Policy: a host's own check of every object to
 // apply.
@@ -243,67 +63,10 @@ type OrphanedResourcesMonitorSettings = engine.OrphanedResourcesMonitorSettings
 // See [engine.Policy].
 type Policy = engine.Policy
 
-// PolicyError is project.PolicyError: which rule refused what.
-//
-// See [engine.PolicyError].
-type PolicyError = engine.PolicyError
-
 // Project is v1alpha1.AppProject: an Argo CD AppProject.
 //
 // See [engine.Project].
 type Project = engine.Project
-
-// ProjectSpec is v1alpha1.AppProjectSpec.
-//
-// See [engine.ProjectSpec].
-type ProjectSpec = engine.ProjectSpec
-
-// RefusedProjectError is the error of an Application whose project the
-// host has but could not use (SetProjects' refused: a field the engine
-// does not implement, an invalid sync window, ...). A refresh reports it
-// as an InvalidSpecError condition and nothing is compared or synced.
-//
-// See [engine.RefusedProjectError].
-type RefusedProjectError = engine.RefusedProjectError
-
-// RenderTimeoutError reports a render of one source of an app that ran
-// past Options.RenderTimeout (Argo CD's
-// controller.repo.server.timeout.seconds). It wraps
-// context.DeadlineExceeded.
-//
-// See [engine.RenderTimeoutError].
-type RenderTimeoutError = engine.RenderTimeoutError
-
-// ResourceIgnoreDifferences is v1alpha1.ResourceIgnoreDifferences.
-//
-// See [engine.ResourceIgnoreDifferences].
-type ResourceIgnoreDifferences = engine.ResourceIgnoreDifferences
-
-// RetryStrategy is v1alpha1.RetryStrategy.
-//
-// See [engine.RetryStrategy].
-type RetryStrategy = engine.RetryStrategy
-
-// Sharder decides which applications this replica reconciles when several
-// replicas of a host share them (Options.Sharder); *shard.Membership is
-// the implementation over Kubernetes Leases.
-//
-// See [engine.Sharder].
-type Sharder = engine.Sharder
-
-// SharedResourceError fails a sync with FailOnSharedResource=true before
-// any write: objects of the app that another app already manages.
-//
-// See [engine.SharedResourceError].
-type SharedResourceError = engine.SharedResourceError
-
-// SourceIntegrityError is the error of a sync refused because the app's
-// sources fail its project's source integrity criteria (AppProject
-// sourceIntegrity, signatureKeys): its message is Argo CD's
-// ComparisonError message ("GIT/GPG: Failed verifying revision ...").
-//
-// See [engine.SourceIntegrityError].
-type SourceIntegrityError = engine.SourceIntegrityError
 
 // SyncPolicy is v1alpha1.SyncPolicy.
 //
@@ -320,38 +83,7 @@ type SyncPolicyAutomated = engine.SyncPolicyAutomated
 // See [engine.SyncRequest].
 type SyncRequest = engine.SyncRequest
 
-// SyncWindow is v1alpha1.SyncWindow.
-//
-// See [engine.SyncWindow].
-type SyncWindow = engine.SyncWindow
-
-// SyncWindowError reports a sync that a sync window blocks.
-//
-// See [engine.SyncWindowError].
-type SyncWindowError = engine.SyncWindowError
-
-// Syncer runs sync operations against one cluster (sync.Interface);
-// *sync.Syncer is the default (Options.NewSyncer).
-//
-// See [engine.Syncer].
-type Syncer = engine.Syncer
-
-// WindowDecision is project.WindowDecision.
-//
-// See [engine.WindowDecision].
-type WindowDecision = engine.WindowDecision
-
 // Functions of package engine.
-
-// AlwaysIgnoredOnUpdates are the fields no watched change is judged by,
-// whatever Options.IgnoreResourceUpdates says (Argo CD's reconcile
-// optimisation ignores them for every resource): they change on every
-// write, or with the spec, which is compared anyway.
-//
-// See [engine.AlwaysIgnoredOnUpdates].
-func AlwaysIgnoredOnUpdates() []string {
-	return engine.AlwaysIgnoredOnUpdates()
-}
 
 // ClusterFromSecret reads an Argo CD cluster Secret, as `argocd cluster
 // add` writes it, into a destination: name (the server URL when empty),
@@ -367,65 +99,6 @@ func AlwaysIgnoredOnUpdates() []string {
 // See [engine.ClusterFromSecret].
 func ClusterFromSecret(s *corev1.Secret, inCluster *rest.Config) (ClusterConfig, error) {
 	return engine.ClusterFromSecret(s, inCluster)
-}
-
-// DefaultIgnoreResourceUpdates returns Argo CD 3's default
-// ignoreResourceUpdates rules, keyed as argocd-cm keys them after
-// resource.customizations.ignoreResourceUpdates. ("all", "group_Kind" or
-// "Kind"): status everywhere, and the annotations and fields controllers
-// rewrite on Applications, Rollouts, HPAs, ConfigMaps, ReplicaSets,
-// Endpoints and EndpointSlices. A key argocd-cm sets replaces that key's
-// default, and only that one.
-//
-// See [engine.DefaultIgnoreResourceUpdates].
-func DefaultIgnoreResourceUpdates() map[string]ResourceIgnoreDifferences {
-	return engine.DefaultIgnoreResourceUpdates()
-}
-
-// ImpersonatedConfig returns a copy of cfg that acts as a service account;
-// it is project.ImpersonatedConfig.
-//
-// See [engine.ImpersonatedConfig].
-func ImpersonatedConfig(cfg *rest.Config, namespace, name string) *rest.Config {
-	return engine.ImpersonatedConfig(cfg, namespace, name)
-}
-
-// IsClusterSecret reports whether s is labelled an Argo CD cluster Secret
-// (argocd.argoproj.io/secret-type: cluster).
-//
-// See [engine.IsClusterSecret].
-func IsClusterSecret(s *corev1.Secret) bool {
-	return engine.IsClusterSecret(s)
-}
-
-// KeepsLastGood reports whether a refresh's outcome should leave an app's
-// last good status in place rather than replace it. The rules, which Run
-// follows and hosts with their own loop (the operator example) can share:
-//   - a refresh that made its comparison (no error, or a refusal that
-//     still compared every object: st.Resources is set) replaces it;
-//   - a destination cluster that is unavailable (ClusterUnavailableError)
-//     replaces it with Unknown: nothing is known of the live state any
-//     more;
-//   - any other failure (the repository down or hung, a render error)
-//     keeps its resources and health, with the sync status Unknown (the
-//     comparison could not be made, as Argo CD says), the failure's
-//     conditions in place of its own and the failure's time as its
-//     ReconciledAt (KeptStatus), so a host shows both what was last
-//     known and why it is not fresh.
-//
-// See [engine.KeepsLastGood].
-func KeepsLastGood(st appstatus.Status, err error) bool {
-	return engine.KeepsLastGood(st, err)
-}
-
-// KeptStatus is the status to show after a failed refresh (failed) that
-// KeepsLastGood says keeps the last good one (good): good's revision,
-// resources and health, with the sync status Unknown, failed's conditions
-// and failed's ReconciledAt.
-//
-// See [engine.KeptStatus].
-func KeptStatus(good, failed appstatus.Status) appstatus.Status {
-	return engine.KeptStatus(good, failed)
 }
 
 // LoadApplications reads Application manifests strictly; it is
@@ -444,82 +117,15 @@ func LoadProjects(r io.Reader) ([]Project, error) {
 	return engine.LoadProjects(r)
 }
 
-// ParseBackoffDuration reads a retry backoff duration as Argo CD does; it
-// is v1alpha1.ParseBackoffDuration.
-//
-// See [engine.ParseBackoffDuration].
-func ParseBackoffDuration(s string) (time.Duration, error) {
-	return engine.ParseBackoffDuration(s)
-}
-
 // Constants of package engine.
 
-// ActionEventReason is the reason of the Kubernetes Event recorded on the
-// object an action ran on.
-//
-// See [engine.ActionEventReason].
-const ActionEventReason = engine.ActionEventReason
-
-// ActionFieldManagerPrefix starts the field manager of every change a
-// resource action writes: "gitops-action-<action>", so the fields an action
-// set are owned by it alone and never by the sync's manager.
-//
-// See [engine.ActionFieldManagerPrefix].
-const ActionFieldManagerPrefix = engine.ActionFieldManagerPrefix
-
-// AnnotationIgnoreResourceUpdates is Argo CD's annotation asking that
-// ignoreResourceUpdates rules apply to an object no app tracks (a Pod or
-// Job a tracked object created).
-//
-// See [engine.AnnotationIgnoreResourceUpdates].
-const AnnotationIgnoreResourceUpdates = engine.AnnotationIgnoreResourceUpdates
-
-// ClusterSecretTypeLabel is the label of Argo CD's typed Secrets; cluster
-// Secrets carry the value "cluster" (IsClusterSecret).
-//
-// See [engine.ClusterSecretTypeLabel].
-const ClusterSecretTypeLabel = engine.ClusterSecretTypeLabel
-
-// CompareStatusAll compares the status of every kind but
-// Options.IgnoreStatus's.
-//
-// See [engine.CompareStatusAll].
-const CompareStatusAll = engine.CompareStatusAll
-
-// CompareStatusNone ignores every object's status (the default).
-//
-// See [engine.CompareStatusNone].
-const CompareStatusNone = engine.CompareStatusNone
-
 // Variables of package engine.
-
-// ErrClusterConfigUnsupported is wrapped by the ClusterSecretError of a
-// config field the engine does not implement (awsAuthConfig) or that Argo
-// CD does not define (an auth provider such as gcp or azure: use
-// execProviderConfig with the provider's credential plugin).
-//
-// See [engine.ErrClusterConfigUnsupported].
-var ErrClusterConfigUnsupported = engine.ErrClusterConfigUnsupported
-
-// ErrNoChartSource is wrapped by the error of an app's chart source (or a
-// chart's dependency) read by an engine with neither Options.ChartSource
-// nor Options.NewChartSource; the error names the source and the options
-// that plug one in.
-//
-// See [engine.ErrNoChartSource].
-var ErrNoChartSource = engine.ErrNoChartSource
 
 // ErrNoOperation is returned by Terminate when the app has no operation
 // running in this engine.
 //
 // See [engine.ErrNoOperation].
 var ErrNoOperation = engine.ErrNoOperation
-
-// ErrNoRevisionMetadata is returned by RevisionMetadata for a source that
-// keeps no commit metadata (a Helm chart, a plain folder).
-//
-// See [engine.ErrNoRevisionMetadata].
-var ErrNoRevisionMetadata = engine.ErrNoRevisionMetadata
 
 // ErrNotInApp is returned for an action on an object the app does not
 // track.

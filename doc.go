@@ -6,9 +6,11 @@
 // as Argo CD's application controller and repo server do.
 //
 // This package is the front door, as controller-runtime's root package is
-// over its parts: alias.go names every exported type, function, constant
-// and variable of package engine (the core, where they are documented in
-// full); deprecated.go keeps, for one release, the names the engine used
+// over its parts: alias.go names the engine's front door (the names a host
+// needs to load apps, build an engine, run it and ask it for a sync or a
+// delete; internal/aliasgen's FrontDoor lists them), and everything else
+// of package engine (the core, where each name is documented in full) is
+// named from there; deprecated.go keeps, for one release, the names the engine used
 // for the results, state stores and automated-sync decision before they
 // moved below it (CHANGELOG.md lists each with its replacement); and New
 // and DefaultOptions wire the batteries the engine leaves

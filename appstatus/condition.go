@@ -25,7 +25,7 @@ type Condition struct {
 	Type    ConditionType `json:"type"`
 	Message string        `json:"message"`
 	// Err is the typed error the condition reports (Message is its text),
-	// for errors.As (a *gitops.ClusterUnavailableError, say); nil for a
+	// for errors.As (a *engine.ClusterUnavailableError, say); nil for a
 	// warning or a condition read back from JSON, which does not keep it.
 	Err error `json:"-"`
 }

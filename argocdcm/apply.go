@@ -18,6 +18,7 @@ import (
 	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
+	"github.com/kubegitops/gitops/render/builtin"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -35,7 +36,13 @@ import (
 // argocd.argoproj.io/tracking-id), the ignoreResourceUpdates rules into
 // Options.IgnoreResourceUpdates (added to the host's, without repeats: a
 // loaded argocd-cm turns update ignoring on, as Argo CD 3 does; its
-// resource.ignoreResourceUpdatesEnabled: false turns it off), timeout.hard.reconciliation into Options.HardInterval. It refuses to replace Actions the host set
+// resource.ignoreResourceUpdatesEnabled: false turns it off),
+// timeout.hard.reconciliation into Options.HardInterval, installationID
+// into Options.Tracking.InstanceID, application.sync.impersonation.* into
+// Options.Impersonation, and the renderers' options (kustomize.buildOptions,
+// helm.valuesFileSchemes, Argo CD's defaults for the rest: Tools) into
+// Options.Toolkit, as builtin.ToolsWith; those three only from Settings
+// Parse or ParsePartial made. It refuses to replace Actions the host set
 // itself, or to add health scripts to a Health that is not a
 // *health.DefaultChecker.
 func (s *Settings) Apply(opts *engine.Options) error {
@@ -121,6 +128,13 @@ func (s *Settings) Apply(opts *engine.Options) error {
 	}
 	if s.HardReconciliation > 0 {
 		opts.HardInterval = s.HardReconciliation
+	}
+	if s.InstallationID != "" {
+		opts.Tracking.InstanceID = s.InstallationID
+	}
+	if s.Tools != nil {
+		opts.Impersonation = s.Impersonation
+		opts.Toolkit = builtin.ToolsWith(*s.Tools)
 	}
 	return nil
 }

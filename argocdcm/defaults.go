@@ -3,8 +3,10 @@ package argocdcm
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/kubegitops/gitops/engine"
+	"github.com/kubegitops/gitops/render/builtin"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -24,7 +26,15 @@ import (
 //     manages are adopted as they are;
 //   - IgnoreResourceUpdates: engine.DefaultIgnoreResourceUpdates (Argo CD 3's
 //     resource.ignoreResourceUpdatesEnabled true): a watched change of
-//     status and the other ignored fields alone refreshes no app.
+//     status and the other ignored fields alone refreshes no app;
+//   - Sync.WaveDelay 2 s (controller.sync.wave.delay.seconds): a sync
+//     waits between waves, once a wave is healthy, so that other
+//     controllers see its changes first;
+//   - Impersonation off (application.sync.impersonation.enabled false):
+//     an AppProject's destinationServiceAccounts are not impersonated
+//     until argocd-cm turns impersonation on;
+//   - Toolkit: the built-in renderers with ArgoCDTools' options (Helm
+//     value files may be fetched over http and https).
 //
 // Everything else keeps engine.DefaultOptions' values, which match Argo CD's.
 func Defaults() engine.Options {
@@ -34,6 +44,9 @@ func Defaults() engine.Options {
 	o.Sync.PruneClusterScoped = true
 	o.Tracking = resource.TrackingArgoCD()
 	o.IgnoreResourceUpdates = defaultIgnoreResourceUpdates()
+	o.Sync.WaveDelay = 2 * time.Second
+	o.Impersonation = engine.ImpersonationOff
+	o.Toolkit = builtin.ToolsWith(ArgoCDTools())
 	return o
 }
 

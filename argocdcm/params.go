@@ -8,16 +8,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/engine"
+	"github.com/kubegitops/gitops/render/builtin"
 )
 
 // ParamsConfigMapName is the name of Argo CD's tuning ConfigMap, the
 // command-line parameters of its components.
 const ParamsConfigMapName = "argocd-cmd-params-cm"
 
-// Params are the keys of an argocd-cmd-params-cm ConfigMap this
-// engine implements, parsed by ParseParams and put into engine
-// options by Apply. Zero fields were not set.
+// Params are the argocd-cmd-params-cm keys of the components this module
+// plays (ParamKeys says what each does), parsed by ParseParams; Apply puts
+// the engine's into engine options, and a host (the operator) reads the
+// others. Zero fields were not set.
 type Params struct {
 	// StatusProcessors is controller.status.processors: apps refreshed at
 	// once (Options.ReconcileWorkers; a host with its own reconcile loop,
@@ -33,63 +36,177 @@ type Params struct {
 	// (Options.RenderParallelism); negative when the key asks for no
 	// limit (a value below 1).
 	RenderParallelism int
+	// DirectoryBytes is reposerver.max.combined.directory.manifests.size:
+	// the bytes one directory render may read (ApplyTools).
+	DirectoryBytes int64
 	// ServerSideDiff is controller.diff.server.side (Options.ServerSideDiff),
 	// nil when not set.
 	ServerSideDiff *bool
-	// SelfHealTimeout is controller.self.heal.timeout.seconds: the first
-	// wait between two self-heal syncs of one revision
-	// (autosync.Input.SelfHealTimeout, which a host's reconcile loop passes).
+	// SelfHealTimeout is controller.self.heal.timeout.seconds: the fixed
+	// wait between two self-heals when the backoff is off.
 	SelfHealTimeout time.Duration
+	// SelfHealBackoff is controller.self.heal.backoff.* (Argo CD's
+	// defaults for the keys not set), or, when
+	// controller.self.heal.backoff.timeout.seconds is 0, the fixed wait of
+	// controller.self.heal.timeout.seconds; never nil after ParseParams.
+	SelfHealBackoff *autosync.Backoff
+	// RepoErrorGracePeriod is controller.repo.error.grace.period.seconds:
+	// how long a failing render leaves an app's status as it was (a host's
+	// reconcile loop reads it).
+	RepoErrorGracePeriod time.Duration
+	// SyncTimeout is controller.sync.timeout.seconds: the bound of one sync
+	// operation (Options.Sync.Timeout); negative for its 0 (none), zero
+	// when not set.
+	SyncTimeout time.Duration
+	// SyncWaveDelay is controller.sync.wave.delay.seconds
+	// (Options.Sync.WaveDelay), nil when not set.
+	SyncWaveDelay *time.Duration
+	// KubectlParallelism is controller.kubectl.parallelism.limit
+	// (Options.ClusterWriteLimit); negative for a value below 1 (no
+	// limit), zero when not set.
+	KubectlParallelism int
+	// JQTimeout is controller.ignore.normalizer.jq.timeout
+	// (Options.JQTimeout).
+	JQTimeout time.Duration
+	// Client are the controller.k8s.* and controller.k8sclient.* keys: the
+	// settings of every Kubernetes client (Options.QPS and Burst, and
+	// RESTConfig).
+	Client ClientParams
+	// Log is controller.log.*, and LogTimestamp log.format.timestamp.
+	Log          LogParams
+	LogTimestamp string
+	// Metrics are controller.metrics.*.
+	Metrics MetricsParams
+	// Profile is controller.profile.enabled.
+	Profile bool
+	// ShardingAlgorithm is controller.sharding.algorithm.
+	ShardingAlgorithm string
+	// RedisServer is redis.server (host:port): the Redis where a sharded
+	// operator's replicas share rendered manifests.
+	RedisServer string
 	// ApplicationNamespaces is application.namespaces, comma-separated
 	// names (a host that serves several namespaces reads it).
 	ApplicationNamespaces []string
-	// Warnings list the keys of other Argo CD components (server,
-	// repo-server transport, Dex, ApplicationSet and notifications
-	// controllers, Redis, ...) that this engine does not use, one line
-	// each, sorted.
+	// HydratorEnabled is hydrator.enabled: the host runs the source
+	// hydrator (package hydrator) for apps with spec.sourceHydrator.
+	HydratorEnabled bool
+	// AppSets are the applicationsetcontroller.* keys.
+	AppSets AppSetParams
+	// Notifications are the notificationscontroller.* keys.
+	Notifications NotificationParams
+	// Ignored are the keys set that set nothing here (ParamKeys: meaningless
+	// here, or another component's), and those of keys not implemented
+	// whose value any is (Key.Same ""), sorted by key.
+	Ignored []Ignored
+	// Warnings say the same as Ignored, one line each (Key.Note).
 	Warnings []string
 }
 
-// paramsOtherComponents are the prefixes of keys that configure Argo CD
-// components other than the application controller and repo server's
-// rendering: the engine is none of them, so they are listed in Warnings.
-var paramsOtherComponents = []string{"server.", "dexserver.", "commitserver.", "applicationsetcontroller.",
-	"notificationscontroller.", "redis.", "otlp.", "repo.server", "commit.server", "log.", "hydrator.",
-	"reposerver.listen.", "reposerver.metrics.", "reposerver.log.", "reposerver.disable.tls", "reposerver.tls.",
-	// The connection to a repo server and Argo CD's Redis caches, which
-	// the engine (rendering in-process, with its own caches) does not have.
-	"controller.repo.server.plaintext", "controller.repo.server.strict.tls", "controller.app.state.cache.expiration",
-	"controller.default.cache.expiration", "reposerver.repo.cache.expiration", "reposerver.default.cache.expiration"}
+// ClientParams are the settings of the Kubernetes clients.
+type ClientParams struct {
+	// QPS and Burst are controller.k8s.client.qps and .burst; zero when
+	// not set.
+	QPS   float32
+	Burst int
+	// MaxIdleConns is controller.k8s.client.max.idle.connections.
+	MaxIdleConns int
+	// DialTimeout, KeepAlive, TLSHandshakeTimeout and IdleConnTimeout are
+	// controller.k8s.tcp.timeout, .tcp.keepalive, .tls.handshake.timeout
+	// and .tcp.idle.timeout.
+	DialTimeout, KeepAlive, TLSHandshakeTimeout, IdleConnTimeout time.Duration
+	// RetryMax is controller.k8sclient.retry.max, and RetryBaseBackoff
+	// controller.k8sclient.retry.base.backoff (default 100 ms).
+	RetryMax         int
+	RetryBaseBackoff time.Duration
+}
 
-// paramsUnsupported are the controller and repo-server keys whose
-// behaviour this engine does not have: a value for one is refused with
-// ErrUnsupported rather than ignored, unless it is the value
-// this engine behaves as (given).
-var paramsUnsupported = map[string]string{
-	// The engine's self-heal backoff multiplies by 3 up to
-	// MaxSelfHealBackoff (5 minutes), as Argo CD's defaults do.
-	"controller.self.heal.backoff.factor":      "3",
-	"controller.self.heal.backoff.cap.seconds": "300",
-	"controller.sync.timeout.seconds":          "0",
-	"controller.resource.health.persist":       "false",
-	"controller.sharding.algorithm":            "",
-	"controller.kubectl.parallelism.limit":     "",
-	"controller.k8sclient.retry.max":           "0",
-	"controller.k8sclient.retry.base.backoff":  "",
-	"controller.log.format":                    "",
-	"controller.log.level":                     "",
-	"controller.profile.enabled":               "false",
-	"reposerver.enable.git.submodule":          "true",
-	"reposerver.include.hidden.directories":    "",
-	"reposerver.allow.oob.symlinks":            "false",
+// LogParams are a component's log settings.
+type LogParams struct {
+	// Level is debug, info, warn or error; "" when not set.
+	Level string
+	// Format is text or json; "" when not set.
+	Format string
+}
+
+// MetricsParams are controller.metrics.*.
+type MetricsParams struct {
+	// AppLabels are the Application labels of argocd_app_labels.
+	AppLabels []string
+	// AppConditions are the condition types of argocd_app_condition.
+	AppConditions []string
+	// ClusterLabels are the cluster Secret labels of argocd_cluster_labels.
+	ClusterLabels []string
+}
+
+// AppSetParams are the applicationsetcontroller.* keys this module
+// applies.
+type AppSetParams struct {
+	// Policy is applicationsetcontroller.policy: "" or one of create-only,
+	// create-update, create-delete, sync.
+	Policy string
+	// PolicyOverride is applicationsetcontroller.enable.policy.override,
+	// nil when not set (then true when Policy is "", as in Argo CD).
+	PolicyOverride *bool
+	// ConcurrentReconciliations is
+	// applicationsetcontroller.concurrent.reconciliations.max.
+	ConcurrentReconciliations int
+	// ProgressiveSyncs is applicationsetcontroller.enable.progressive.syncs.
+	ProgressiveSyncs bool
+	// Namespaces is applicationsetcontroller.namespaces (globs).
+	Namespaces []string
+	// RequeueAfter is applicationsetcontroller.requeue.after.
+	RequeueAfter time.Duration
+	// PreservedAnnotations and PreservedLabels are
+	// applicationsetcontroller.global.preserved.*.
+	PreservedAnnotations, PreservedLabels []string
+	// SCMProviders is applicationsetcontroller.enable.scm.providers, nil
+	// when not set (true).
+	SCMProviders *bool
+	// AllowedSCMProviders is applicationsetcontroller.allowed.scm.providers.
+	AllowedSCMProviders []string
+	// SCMRootCAPath is applicationsetcontroller.scm.root.ca.path.
+	SCMRootCAPath string
+	// TokenRefStrict is applicationsetcontroller.enable.tokenref.strict.mode.
+	TokenRefStrict bool
+	// DryRun is applicationsetcontroller.dryrun.
+	DryRun bool
+	// MaxStatusResources is applicationsetcontroller.status.max.resources.count.
+	MaxStatusResources int
+	// Debug is applicationsetcontroller.debug, and Log its log.level.
+	Debug bool
+	Log   LogParams
+	// Queue are applicationsetcontroller.wq.*.
+	Queue QueueParams
+}
+
+// QueueParams are a work queue's rate limiter (Argo CD's
+// applicationsetcontroller.wq.*); zero fields were not set.
+type QueueParams struct {
+	BucketSize    int
+	BucketQPS     float64
+	BaseDelay     time.Duration
+	MaxDelay      time.Duration
+	BackoffFactor float64
+}
+
+// NotificationParams are the notificationscontroller.* keys this module
+// applies.
+type NotificationParams struct {
+	// Log is notificationscontroller.log.level (its format is the
+	// operator's one log's).
+	Log LogParams
+	// Processors is notificationscontroller.processors.count.
+	Processors int
 }
 
 // ParseParams reads the data of an argocd-cmd-params-cm ConfigMap,
-// the way ParsePartial reads argocd-cm: it returns the
-// params of every key that parsed (never nil) and, joined, a
-// *SettingError for each key whose value is malformed or asks for what
-// the engine does not do (ErrUnsupported). Keys of other Argo CD
-// components are listed in Warnings.
+// the way ParsePartial reads argocd-cm: it returns the params of every
+// key that parsed (never nil) and, joined, a *SettingError for each key
+// whose value is malformed (ErrMalformed), asks for what this module does
+// not do (a key not implemented set to another value than the one this
+// module behaves as: ErrUnsupported), or is an unknown key of a component
+// this module plays (ErrUnsupported). Keys that set nothing here are in
+// Ignored and Warnings.
 func ParseParams(data map[string]string) (*Params, error) {
 	p := &Params{}
 	keys := make([]string, 0, len(data))
@@ -103,73 +220,368 @@ func ParseParams(data map[string]string) (*Params, error) {
 			errs = append(errs, &SettingError{ConfigMap: ParamsConfigMapName, Key: key, Err: err})
 		}
 	}
+	backoff, err := selfHealBackoff(data)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	p.SelfHealBackoff = backoff
+	for _, ig := range p.Ignored {
+		p.Warnings = append(p.Warnings, ig.Entry.Note(ParamsConfigMapName, ig.Key))
+	}
 	return p, errors.Join(errs...)
 }
 
+// playedPrefixes are the key prefixes of the components this module plays:
+// an unknown key under one is refused, not ignored.
+var playedPrefixes = []string{"controller.", "reposerver.", "applicationsetcontroller.", "notificationscontroller."}
+
 // parseKey reads one key's value into p.
 func (p *Params) parseKey(key, v string) error {
-	var err error
-	switch key {
-	case "controller.status.processors":
-		p.StatusProcessors, err = parsePositive(v)
-	case "controller.operation.processors":
-		p.OperationProcessors, err = parsePositive(v)
-	case "controller.repo.server.timeout.seconds":
-		var n int
-		if n, err = parsePositive(v); err == nil {
-			p.RepoServerTimeout = time.Duration(n) * time.Second
-		}
-	case "reposerver.parallelism.limit":
-		n, aerr := strconv.Atoi(v)
-		if aerr != nil {
-			return fmt.Errorf("%w: %q, want a whole number", ErrMalformed, v)
-		}
-		p.RenderParallelism = n
-		if n < 1 {
-			p.RenderParallelism = -1 // below 1: no limit
-		}
-	case "controller.diff.server.side":
-		var b bool
-		if b, err = parseBool(v); err == nil {
-			p.ServerSideDiff = &b
-		}
-	case "controller.self.heal.timeout.seconds":
-		var n int
-		if n, err = strconv.Atoi(v); err != nil || n < 0 {
-			return fmt.Errorf("%w: %q, want whole seconds", ErrMalformed, v)
-		}
-		p.SelfHealTimeout = time.Duration(n) * time.Second
-	case "application.namespaces":
-		for _, ns := range strings.Split(v, ",") {
-			if ns = strings.TrimSpace(ns); ns != "" {
-				p.ApplicationNamespaces = append(p.ApplicationNamespaces, ns)
-			}
-		}
-	default:
-		if same, listed := paramsUnsupported[key]; listed {
-			if v == "" || v == same {
-				return nil // the engine's own behaviour
-			}
-			return fmt.Errorf("%w: %q", ErrUnsupported, v)
-		}
-		for _, prefix := range paramsOtherComponents {
+	entry, ok := LookupParam(key)
+	if !ok {
+		for _, prefix := range playedPrefixes {
 			if strings.HasPrefix(key, prefix) {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: a setting of another Argo CD component, not used by the engine", ParamsConfigMapName, key))
-				return nil
+				return fmt.Errorf("%w: unknown key", ErrUnsupported)
 			}
 		}
-		return fmt.Errorf("%w: unknown key", ErrUnsupported)
+		// Not a key of a component this module plays, nor one Argo CD
+		// documents: named, not refused.
+		p.Ignored = append(p.Ignored, Ignored{Key: key, Entry: Key{Name: key, Use: UseMeaningless,
+			Effect: "not a setting of the components this program plays"}})
+		return nil
 	}
-	return err
+	switch entry.Use {
+	case UseMeaningless, UseOtherComponent:
+		p.Ignored = append(p.Ignored, Ignored{Key: key, Entry: entry})
+		return nil
+	case UseNotImplemented:
+		switch {
+		case entry.Same == "":
+			if v != "" {
+				p.Ignored = append(p.Ignored, Ignored{Key: key, Entry: entry})
+			}
+			return nil
+		case v == "" || v == entry.Same:
+			return nil
+		}
+		return fmt.Errorf("%w: %q: %s", ErrUnsupported, v, entry.Effect)
+	}
+	parse, ok := paramParsers[key]
+	if !ok {
+		return nil // read with other keys (the self-heal backoff)
+	}
+	if v == "" {
+		return nil // an empty value is the component's default
+	}
+	return parse(p, v)
 }
 
-// Apply puts the params into opts: controller.status.processors into
-// Options.ReconcileWorkers, controller.operation.processors into
+// paramParsers read the keys ParamKeys says are applied.
+var paramParsers = map[string]func(p *Params, v string) error{
+	"application.namespaces": func(p *Params, v string) error {
+		var patterns []string
+		for _, ns := range splitList(v) {
+			if ns != "*" && strings.ContainsAny(ns, "*?[]{}!/") {
+				patterns = append(patterns, ns)
+				continue
+			}
+			p.ApplicationNamespaces = append(p.ApplicationNamespaces, ns)
+		}
+		if len(patterns) > 0 {
+			return fmt.Errorf("%w: %s: only names and * are served (the names apply)", ErrUnsupported, strings.Join(patterns, ", "))
+		}
+		return nil
+	},
+	"log.format.timestamp": func(p *Params, v string) error { p.LogTimestamp = v; return nil },
+	"controller.status.processors": func(p *Params, v string) (err error) {
+		p.StatusProcessors, err = parsePositive(v)
+		return err
+	},
+	"controller.operation.processors": func(p *Params, v string) (err error) {
+		p.OperationProcessors, err = parsePositive(v)
+		return err
+	},
+	"controller.repo.server.timeout.seconds": func(p *Params, v string) error {
+		n, err := parsePositive(v)
+		p.RepoServerTimeout = time.Duration(n) * time.Second
+		return err
+	},
+	"controller.log.format": func(p *Params, v string) (err error) { p.Log.Format, err = parseLogFormat(v); return err },
+	"hydrator.enabled":      func(p *Params, v string) (err error) { p.HydratorEnabled, err = parseBool(v); return err },
+	"controller.log.level":  func(p *Params, v string) (err error) { p.Log.Level, err = parseLogLevel(v); return err },
+	"controller.metrics.application.labels": func(p *Params, v string) error {
+		p.Metrics.AppLabels = splitList(v)
+		return nil
+	},
+	"controller.metrics.application.conditions": func(p *Params, v string) error {
+		p.Metrics.AppConditions = splitList(v)
+		return nil
+	},
+	"controller.metrics.cluster.labels": func(p *Params, v string) error { p.Metrics.ClusterLabels = splitList(v); return nil },
+	"controller.self.heal.timeout.seconds": func(p *Params, v string) error {
+		n, err := parseSeconds(v)
+		p.SelfHealTimeout = n
+		return err
+	},
+	"controller.repo.error.grace.period.seconds": func(p *Params, v string) (err error) {
+		p.RepoErrorGracePeriod, err = parseSeconds(v)
+		return err
+	},
+	"controller.sync.timeout.seconds": func(p *Params, v string) error {
+		n, err := parseSeconds(v)
+		if p.SyncTimeout = n; err == nil && n == 0 {
+			p.SyncTimeout = -1
+		}
+		return err
+	},
+	"controller.sync.wave.delay.seconds": func(p *Params, v string) error {
+		n, err := parseSeconds(v)
+		p.SyncWaveDelay = &n
+		return err
+	},
+	"redis.server": func(p *Params, v string) error {
+		p.RedisServer = strings.TrimSpace(v)
+		return nil
+	},
+	"controller.sharding.algorithm": func(p *Params, v string) error {
+		switch v {
+		case "legacy", "round-robin", "consistent-hashing":
+			p.ShardingAlgorithm = v
+			return nil
+		}
+		return fmt.Errorf("%w: %q, want legacy, round-robin or consistent-hashing", ErrMalformed, v)
+	},
+	"controller.kubectl.parallelism.limit": func(p *Params, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%w: %q, want a whole number", ErrMalformed, v)
+		}
+		if p.KubectlParallelism = n; n < 1 {
+			p.KubectlParallelism = -1
+		}
+		return nil
+	},
+	"controller.k8sclient.retry.max": func(p *Params, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: %q, want a whole number", ErrMalformed, v)
+		}
+		p.Client.RetryMax = n
+		return nil
+	},
+	"controller.k8sclient.retry.base.backoff": func(p *Params, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: %q, want milliseconds", ErrMalformed, v)
+		}
+		p.Client.RetryBaseBackoff = time.Duration(n) * time.Millisecond
+		return nil
+	},
+	"controller.diff.server.side": func(p *Params, v string) error {
+		b, err := parseBool(v)
+		p.ServerSideDiff = &b
+		return err
+	},
+	"controller.profile.enabled": func(p *Params, v string) (err error) { p.Profile, err = parseBool(v); return err },
+	"controller.k8s.client.qps": func(p *Params, v string) error {
+		f, err := strconv.ParseFloat(v, 32)
+		if err != nil || f <= 0 {
+			return fmt.Errorf("%w: %q, want a positive number", ErrMalformed, v)
+		}
+		p.Client.QPS = float32(f)
+		return nil
+	},
+	"controller.k8s.client.burst": func(p *Params, v string) (err error) {
+		p.Client.Burst, err = parsePositive(v)
+		return err
+	},
+	"controller.k8s.client.max.idle.connections": func(p *Params, v string) (err error) {
+		p.Client.MaxIdleConns, err = parsePositive(v)
+		return err
+	},
+	"controller.k8s.tcp.timeout":   func(p *Params, v string) (err error) { p.Client.DialTimeout, err = parseDuration(v); return err },
+	"controller.k8s.tcp.keepalive": func(p *Params, v string) (err error) { p.Client.KeepAlive, err = parseDuration(v); return err },
+	"controller.k8s.tls.handshake.timeout": func(p *Params, v string) (err error) {
+		p.Client.TLSHandshakeTimeout, err = parseDuration(v)
+		return err
+	},
+	"controller.k8s.tcp.idle.timeout": func(p *Params, v string) (err error) { p.Client.IdleConnTimeout, err = parseDuration(v); return err },
+	"controller.ignore.normalizer.jq.timeout": func(p *Params, v string) (err error) {
+		p.JQTimeout, err = parseDuration(v)
+		return err
+	},
+	"reposerver.parallelism.limit": func(p *Params, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%w: %q, want a whole number", ErrMalformed, v)
+		}
+		if p.RenderParallelism = n; n < 1 {
+			p.RenderParallelism = -1 // below 1: no limit
+		}
+		return nil
+	},
+	"reposerver.max.combined.directory.manifests.size": func(p *Params, v string) (err error) {
+		p.DirectoryBytes, err = parseQuantity(v)
+		return err
+	},
+	"applicationsetcontroller.policy": func(p *Params, v string) error {
+		switch v {
+		case "create-only", "create-update", "create-delete", "sync":
+			p.AppSets.Policy = v
+			return nil
+		}
+		return fmt.Errorf("%w: %q, want create-only, create-update, create-delete or sync", ErrMalformed, v)
+	},
+	"applicationsetcontroller.enable.policy.override": func(p *Params, v string) error {
+		b, err := parseBool(v)
+		p.AppSets.PolicyOverride = &b
+		return err
+	},
+	"applicationsetcontroller.concurrent.reconciliations.max": func(p *Params, v string) (err error) {
+		p.AppSets.ConcurrentReconciliations, err = parsePositive(v)
+		return err
+	},
+	"applicationsetcontroller.debug": func(p *Params, v string) (err error) { p.AppSets.Debug, err = parseBool(v); return err },
+	"applicationsetcontroller.log.level": func(p *Params, v string) (err error) {
+		p.AppSets.Log.Level, err = parseLogLevel(v)
+		return err
+	},
+	"applicationsetcontroller.dryrun": func(p *Params, v string) (err error) { p.AppSets.DryRun, err = parseBool(v); return err },
+	"applicationsetcontroller.enable.progressive.syncs": func(p *Params, v string) (err error) {
+		p.AppSets.ProgressiveSyncs, err = parseBool(v)
+		return err
+	},
+	"applicationsetcontroller.namespaces": func(p *Params, v string) error { p.AppSets.Namespaces = splitList(v); return nil },
+	"applicationsetcontroller.scm.root.ca.path": func(p *Params, v string) error {
+		p.AppSets.SCMRootCAPath = v
+		return nil
+	},
+	"applicationsetcontroller.allowed.scm.providers": func(p *Params, v string) error {
+		p.AppSets.AllowedSCMProviders = splitList(v)
+		return nil
+	},
+	"applicationsetcontroller.enable.scm.providers": func(p *Params, v string) error {
+		b, err := parseBool(v)
+		p.AppSets.SCMProviders = &b
+		return err
+	},
+	"applicationsetcontroller.requeue.after": func(p *Params, v string) error {
+		d, err := parseDuration(v)
+		if err == nil && d < time.Second {
+			return fmt.Errorf("%w: %q, want at least 1s", ErrMalformed, v)
+		}
+		p.AppSets.RequeueAfter = d
+		return err
+	},
+	"applicationsetcontroller.enable.tokenref.strict.mode": func(p *Params, v string) (err error) {
+		p.AppSets.TokenRefStrict, err = parseBool(v)
+		return err
+	},
+	"applicationsetcontroller.global.preserved.annotations": func(p *Params, v string) error {
+		p.AppSets.PreservedAnnotations = splitList(v)
+		return nil
+	},
+	"applicationsetcontroller.global.preserved.labels": func(p *Params, v string) error {
+		p.AppSets.PreservedLabels = splitList(v)
+		return nil
+	},
+	"applicationsetcontroller.status.max.resources.count": func(p *Params, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: %q, want a whole number", ErrMalformed, v)
+		}
+		p.AppSets.MaxStatusResources = n
+		return nil
+	},
+	"applicationsetcontroller.wq.bucket.size": func(p *Params, v string) (err error) {
+		p.AppSets.Queue.BucketSize, err = parsePositive(v)
+		return err
+	},
+	"applicationsetcontroller.wq.bucket.qps": func(p *Params, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 1 {
+			return fmt.Errorf("%w: %q, want a number of at least 1", ErrMalformed, v)
+		}
+		p.AppSets.Queue.BucketQPS = f
+		return nil
+	},
+	"applicationsetcontroller.wq.basedelay.ns": func(p *Params, v string) (err error) {
+		p.AppSets.Queue.BaseDelay, err = parseNanoseconds(v)
+		return err
+	},
+	"applicationsetcontroller.wq.maxdelay.ns": func(p *Params, v string) (err error) {
+		p.AppSets.Queue.MaxDelay, err = parseNanoseconds(v)
+		return err
+	},
+	"applicationsetcontroller.wq.backoff.factor": func(p *Params, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 1 {
+			return fmt.Errorf("%w: %q, want a number of at least 1", ErrMalformed, v)
+		}
+		p.AppSets.Queue.BackoffFactor = f
+		return nil
+	},
+	"notificationscontroller.log.level": func(p *Params, v string) (err error) {
+		p.Notifications.Log.Level, err = parseLogLevel(v)
+		return err
+	},
+	"notificationscontroller.processors.count": func(p *Params, v string) (err error) {
+		p.Notifications.Processors, err = parsePositive(v)
+		return err
+	},
+}
+
+// selfHealBackoff reads controller.self.heal.backoff.* and
+// controller.self.heal.timeout.seconds as Argo CD does: the backoff, with
+// Argo CD's defaults for the keys not set, unless its timeout is 0, which
+// makes controller.self.heal.timeout.seconds a fixed wait.
+func selfHealBackoff(data map[string]string) (*autosync.Backoff, error) {
+	b := autosync.DefaultBackoff()
+	var errs []error
+	seconds := func(key string, into *time.Duration) {
+		v := strings.TrimSpace(data[key])
+		if v == "" {
+			return
+		}
+		d, err := parseSeconds(v)
+		if err != nil {
+			errs = append(errs, &SettingError{ConfigMap: ParamsConfigMapName, Key: key, Err: err})
+			return
+		}
+		*into = d
+	}
+	seconds("controller.self.heal.backoff.timeout.seconds", &b.Duration)
+	seconds("controller.self.heal.backoff.cap.seconds", &b.Cap)
+	seconds("controller.self.heal.backoff.cooldown.seconds", &b.Cooldown)
+	if v := strings.TrimSpace(data["controller.self.heal.backoff.factor"]); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			errs = append(errs, &SettingError{ConfigMap: ParamsConfigMapName, Key: "controller.self.heal.backoff.factor",
+				Err: fmt.Errorf("%w: %q, want a whole number", ErrMalformed, v)})
+		} else {
+			b.Factor = float64(n)
+		}
+	}
+	if b.Duration == 0 {
+		var fixed time.Duration
+		seconds("controller.self.heal.timeout.seconds", &fixed)
+		b = autosync.FixedBackoff(fixed)
+	}
+	return &b, errors.Join(errs...)
+}
+
+// Apply puts the engine's params into opts: controller.status.processors
+// into Options.ReconcileWorkers, controller.operation.processors into
 // Options.SyncWorkers, controller.repo.server.timeout.seconds into
 // Options.RenderTimeout, reposerver.parallelism.limit into
 // Options.RenderParallelism (no limit: 1024, or ReconcileWorkers when
-// larger), and controller.diff.server.side into
-// Options.ServerSideDiff. Unset keys leave opts as it is.
+// larger), controller.diff.server.side into Options.ServerSideDiff,
+// controller.sync.timeout.seconds into Options.Sync.Timeout,
+// controller.sync.wave.delay.seconds into Options.Sync.WaveDelay,
+// controller.kubectl.parallelism.limit into Options.ClusterWriteLimit,
+// controller.k8s.client.qps and .burst into Options.QPS and Burst, and
+// controller.ignore.normalizer.jq.timeout into Options.JQTimeout. Unset
+// keys leave opts as it is.
 func (p *Params) Apply(opts *engine.Options) {
 	if p.StatusProcessors > 0 {
 		opts.ReconcileWorkers = p.StatusProcessors
@@ -189,6 +601,38 @@ func (p *Params) Apply(opts *engine.Options) {
 	if p.ServerSideDiff != nil {
 		opts.ServerSideDiff = *p.ServerSideDiff
 	}
+	if p.SyncTimeout != 0 {
+		opts.Sync.Timeout = p.SyncTimeout
+	}
+	if p.SyncWaveDelay != nil {
+		opts.Sync.WaveDelay = *p.SyncWaveDelay
+	}
+	switch {
+	case p.KubectlParallelism > 0:
+		opts.ClusterWriteLimit = p.KubectlParallelism
+	case p.KubectlParallelism < 0:
+		opts.ClusterWriteLimit = 0
+	}
+	if p.Client.QPS > 0 {
+		opts.QPS = p.Client.QPS
+		if opts.Burst = p.Client.Burst; opts.Burst == 0 {
+			opts.Burst = int(2 * p.Client.QPS) // Argo CD's default burst is twice the QPS
+		}
+	} else if p.Client.Burst > 0 {
+		opts.Burst = p.Client.Burst
+	}
+	if p.JQTimeout > 0 {
+		opts.JQTimeout = p.JQTimeout
+	}
+}
+
+// ApplyTools puts reposerver.max.combined.directory.manifests.size into
+// the built-in renderers' options (Settings.Tools): the bytes a directory
+// render may read.
+func (p *Params) ApplyTools(o *builtin.Options) {
+	if p.DirectoryBytes > 0 {
+		o.Plain.Limits.MaxTotalBytes = p.DirectoryBytes
+	}
 }
 
 // parsePositive reads a whole number of at least 1.
@@ -198,4 +642,76 @@ func parsePositive(v string) (int, error) {
 		return 0, fmt.Errorf("%w: %q, want a whole number of at least 1", ErrMalformed, v)
 	}
 	return n, nil
+}
+
+// parseSeconds reads whole seconds, at least 0.
+func parseSeconds(v string) (time.Duration, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %q, want whole seconds", ErrMalformed, v)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// parseNanoseconds reads a whole number of nanoseconds, at least 0.
+func parseNanoseconds(v string) (time.Duration, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %q, want whole nanoseconds", ErrMalformed, v)
+	}
+	return time.Duration(n), nil
+}
+
+// parseQuantity reads a size as Argo CD's resource.Quantity does ("10M",
+// "1G", "512Ki", or bytes).
+func parseQuantity(v string) (int64, error) {
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}, {"k", 1000}, {"K", 1000}, {"M", 1000 * 1000}, {"G", 1000 * 1000 * 1000}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(v, u.suffix); ok {
+			n, err := strconv.ParseInt(num, 10, 64)
+			if err != nil || n < 1 {
+				break
+			}
+			return n * u.n, nil
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: %q, want a size such as 10M", ErrMalformed, v)
+	}
+	return n, nil
+}
+
+// parseLogLevel reads a log level as Argo CD's components take it.
+func parseLogLevel(v string) (string, error) {
+	switch l := strings.ToLower(v); l {
+	case "debug", "info", "warn", "error":
+		return l, nil
+	case "warning":
+		return "warn", nil
+	}
+	return "", fmt.Errorf("%w: %q, want debug, info, warn or error", ErrMalformed, v)
+}
+
+// parseLogFormat reads a log format.
+func parseLogFormat(v string) (string, error) {
+	switch f := strings.ToLower(v); f {
+	case "text", "json":
+		return f, nil
+	}
+	return "", fmt.Errorf("%w: %q, want text or json", ErrMalformed, v)
+}
+
+// splitList reads a comma-separated list, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -44,6 +44,10 @@ func TestParseArgoCDParamsMapsEachKey(t *testing.T) {
 	if p.SelfHealTimeout != 9*time.Second || strings.Join(p.ApplicationNamespaces, ",") != "team-a,team-b" || len(p.Warnings) != 0 {
 		t.Errorf("params %+v", p)
 	}
+	// The backoff's factor is set; its other keys keep Argo CD's defaults.
+	if b := p.SelfHealBackoff; b == nil || b.Duration != 2*time.Second || b.Factor != 3 || b.Cap != 5*time.Minute {
+		t.Errorf("self-heal backoff %+v", p.SelfHealBackoff)
+	}
 	opts := Defaults()
 	p.Apply(&opts)
 	if opts.ReconcileWorkers != 7 || opts.SyncWorkers != 3 || opts.RenderTimeout != 90*time.Second ||
@@ -82,21 +86,25 @@ func TestParseArgoCDParamsRefusesByName(t *testing.T) {
 	p, err := ParseParams(map[string]string{
 		"controller.status.processors":           "many",  // malformed
 		"controller.operation.processors":        "0",     // malformed: at least 1
-		"controller.sync.timeout.seconds":        "600",   // unsupported behaviour
-		"controller.resource.health.persist":     "true",  // unsupported behaviour
-		"controller.no.such.key":                 "x",     // unknown
-		"server.insecure":                        "true",  // another component's: a warning
+		"controller.log.level":                   "loud",  // malformed
+		"reposerver.enable.git.submodule":        "true",  // behaviour this module does not have
+		"hydrator.enabled":                       "yes",   // malformed
+		"controller.no.such.key":                 "x",     // unknown key of a component played
+		"server.insecure":                        "true",  // another component's: named
+		"controller.resource.health.persist":     "true",  // meaningless here: named
 		"controller.diff.server.side":            "maybe", // malformed
 		"controller.repo.server.timeout.seconds": "120",   // fine: the rest apply
+		"controller.sync.timeout.seconds":        "600",   // fine
 	})
 	errs := settingErrors(t, err)
 	for key, want := range map[string]error{
-		"controller.status.processors":       ErrMalformed,
-		"controller.operation.processors":    ErrMalformed,
-		"controller.diff.server.side":        ErrMalformed,
-		"controller.sync.timeout.seconds":    ErrUnsupported,
-		"controller.resource.health.persist": ErrUnsupported,
-		"controller.no.such.key":             ErrUnsupported,
+		"controller.status.processors":    ErrMalformed,
+		"controller.operation.processors": ErrMalformed,
+		"controller.log.level":            ErrMalformed,
+		"controller.diff.server.side":     ErrMalformed,
+		"reposerver.enable.git.submodule": ErrUnsupported,
+		"hydrator.enabled":                ErrMalformed,
+		"controller.no.such.key":          ErrUnsupported,
 	} {
 		se := errs[key]
 		if se == nil {
@@ -107,16 +115,16 @@ func TestParseArgoCDParamsRefusesByName(t *testing.T) {
 			t.Errorf("%s: %v (want %v, naming the ConfigMap and key)", key, se, want)
 		}
 	}
-	if len(errs) != 6 {
-		t.Errorf("%d keys refused, want 6: %v", len(errs), err)
+	if len(errs) != 7 {
+		t.Errorf("%d keys refused, want 7: %v", len(errs), err)
 	}
 	if !strings.Contains(errs["controller.no.such.key"].Error(), "unknown key") {
 		t.Errorf("unknown key: %v", errs["controller.no.such.key"])
 	}
-	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "server.insecure") {
-		t.Errorf("warnings %q, want one naming server.insecure", p.Warnings)
+	if len(p.Warnings) != 2 || !strings.Contains(p.Warnings[0], "controller.resource.health.persist") || !strings.Contains(p.Warnings[1], "server.insecure") {
+		t.Errorf("warnings %q, want two naming controller.resource.health.persist and server.insecure", p.Warnings)
 	}
-	if p.RepoServerTimeout != 2*time.Minute || p.StatusProcessors != 0 {
+	if p.RepoServerTimeout != 2*time.Minute || p.SyncTimeout != 10*time.Minute || p.StatusProcessors != 0 {
 		t.Errorf("the keys that parsed: %+v", p)
 	}
 }

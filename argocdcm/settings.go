@@ -17,6 +17,7 @@ import (
 	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
+	"github.com/kubegitops/gitops/render/builtin"
 )
 
 // ConfigMapName is the name of Argo CD's settings ConfigMap.
@@ -58,6 +59,9 @@ func (e *SettingError) Unwrap() error { return e.Err }
 // implements, parsed by Parse and put into engine options by
 // Apply. Zero fields were not set.
 type Settings struct {
+	// Hydrator are the source hydrator's keys (a host running package
+	// hydrator reads them).
+	Hydrator HydratorSettings
 	// HealthOverrides are resource.customizations.health.<group_Kind>
 	// scripts (and the legacy resource.customizations form), keyed by
 	// health.ScriptKey.
@@ -108,8 +112,28 @@ type Settings struct {
 	// true) asks, the ignoreDifferences customisations. Nil when
 	// resource.ignoreResourceUpdatesEnabled is false (default true).
 	IgnoreResourceUpdates []engine.ResourceIgnoreDifferences
-	// Warnings list the keys the engine does not use (argocd-cm carries UI
-	// and server settings too), one line each, sorted.
+	// InstallationID is installationID: the instance id of the tracking
+	// (Options.Tracking.InstanceID), or "".
+	InstallationID string
+	// InClusterEnabled is cluster.inClusterEnabled, nil when not set
+	// (true): false takes the cluster the host runs in out of the
+	// destinations (a host reads it; Apply does not).
+	InClusterEnabled *bool
+	// Impersonation is application.sync.impersonation.enabled and
+	// .enforced (Options.Impersonation): ImpersonationOff unless enabled,
+	// as in Argo CD.
+	Impersonation engine.ImpersonationMode
+	// Tools are the options of the built-in renderers: Argo CD's defaults
+	// (ArgoCDTools) with kustomize.buildOptions and helm.valuesFileSchemes
+	// (Options.Toolkit). Nil in Settings not made by Parse or ParsePartial.
+	Tools *builtin.Options
+	// Ignored are the keys set that set nothing here (SettingKeys:
+	// another component's; not implemented, for any value), and keys no
+	// entry names, sorted by key.
+	Ignored []Ignored
+	// Warnings say what the engine does with keys it does not apply as
+	// Argo CD does: Ignored's notes and the sandbox's libraries of
+	// useOpenLibs, one line each, sorted.
 	Warnings []string
 
 	// Parse state: ignoreResourceUpdates rules by normalised kind key,
@@ -179,8 +203,10 @@ func Parse(data map[string]string) (*Settings, error) {
 // so that one malformed key leaves the rest in force. The settings are
 // never nil.
 func ParsePartial(data map[string]string) (*Settings, error) {
-	s := &Settings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{},
-		updateRules: map[string]engine.ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]engine.ResourceIgnoreDifferences{}}
+	tools := ArgoCDTools()
+	s := &Settings{HealthOverrides: map[string]string{}, Actions: map[string]actions.Definitions{}, Tools: &tools,
+		Impersonation: engine.ImpersonationOff,
+		updateRules:   map[string]engine.ResourceIgnoreDifferences{}, legacyUpdateRules: map[string]engine.ResourceIgnoreDifferences{}}
 	var errs []error
 	keys := make([]string, 0, len(data))
 	for k := range data {
@@ -188,6 +214,7 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 	}
 	sort.Strings(keys)
 	ignoreUpdatesEnabled := true // Argo CD 3's default
+	var impersonate, enforce *bool
 	for _, key := range keys {
 		value := data[key]
 		var err error
@@ -217,6 +244,8 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 			if strings.TrimSpace(value) == "" {
 				ignoreUpdatesEnabled = true
 			}
+		case hydratorKeys[key]:
+			s.Hydrator.set(key, value)
 		case key == "resource.exclusions":
 			s.Exclusions, err = parseFilter(value)
 		case key == "resource.inclusions":
@@ -256,8 +285,29 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 			default:
 				err = fmt.Errorf("%w: %q, want annotation, label or annotation+label", ErrMalformed, v)
 			}
+		case key == "installationID":
+			s.InstallationID = strings.TrimSpace(value)
+		case key == "cluster.inClusterEnabled":
+			var b bool
+			if b, err = parseBool(value); err == nil && strings.TrimSpace(value) != "" {
+				s.InClusterEnabled = &b
+			}
+		case key == "application.sync.impersonation.enabled":
+			var b bool
+			if b, err = parseBool(value); err == nil {
+				impersonate = &b
+			}
+		case key == "application.sync.impersonation.enforced":
+			var b bool
+			if b, err = parseBool(value); err == nil && strings.TrimSpace(value) != "" {
+				enforce = &b
+			}
+		case key == "kustomize.buildOptions":
+			err = parseKustomizeBuildOptions(value, &s.Tools.Kustomize)
+		case key == "helm.valuesFileSchemes":
+			err = parseValuesFileSchemes(value, &s.Tools.Helm)
 		default:
-			s.Warnings = append(s.Warnings, fmt.Sprintf("argocd-cm %s: not used by the engine", key))
+			err = s.other(key, value)
 		}
 		if err != nil {
 			errs = append(errs, &SettingError{Key: key, Err: err})
@@ -266,7 +316,42 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 	if ignoreUpdatesEnabled {
 		s.resolveUpdateRules()
 	}
+	if impersonate != nil && *impersonate {
+		// Argo CD enforces a service account unless told not to.
+		s.Impersonation = engine.ImpersonationEnforced
+		if enforce != nil && !*enforce {
+			s.Impersonation = engine.ImpersonateWhenNamed
+		}
+	}
+	for _, ig := range s.Ignored {
+		s.Warnings = append(s.Warnings, ig.Entry.Note(ConfigMapName, ig.Key))
+	}
+	slices.Sort(s.Warnings)
 	return s, errors.Join(errs...)
+}
+
+// other reads a key the switch of ParsePartial does not: the table says
+// whether it is another component's (Ignored), or not implemented (a value
+// other than the one this module behaves as is ErrUnsupported; with any
+// value, Ignored); a key the table does not know is Ignored too.
+func (s *Settings) other(key, value string) error {
+	entry, ok := LookupSetting(key)
+	if !ok {
+		s.Ignored = append(s.Ignored, Ignored{Key: key, Entry: Key{Name: key, Use: UseMeaningless,
+			Effect: "not an Argo CD setting this program knows"}})
+		return nil
+	}
+	v := strings.TrimSpace(value)
+	switch {
+	case entry.Use == UseNotImplemented && entry.Same != "":
+		if v != "" && v != entry.Same {
+			return fmt.Errorf("%w: %q: %s", ErrUnsupported, v, entry.Effect)
+		}
+	case entry.Use == UseNotImplemented && v == "":
+	default:
+		s.Ignored = append(s.Ignored, Ignored{Key: key, Entry: entry})
+	}
+	return nil
 }
 
 func (s *Settings) parseLegacy(value string) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -126,7 +127,7 @@ apps/Deployment:
 	if s.HealthOverrides["apps/Deployment"] == "" || len(s.IgnoreDifferences) != 1 || s.IgnoreDifferences[0].Group != "apps" {
 		t.Fatalf("%+v", s)
 	}
-	legacy := slices.ContainsFunc(s.IgnoreResourceUpdates, func(r gitops.ResourceIgnoreDifferences) bool {
+	legacy := slices.ContainsFunc(s.IgnoreResourceUpdates, func(r engine.ResourceIgnoreDifferences) bool {
 		return r.Group == "apps" && r.Kind == "Deployment" && slices.Equal(r.JSONPointers, []string{"/spec/paused"})
 	})
 	if !legacy {
@@ -205,7 +206,7 @@ func TestArgoCDSettingsReconciliationZeroTurnsTimersOff(t *testing.T) {
 }
 
 func TestArgoCDSettingsIgnoreResourceStatusField(t *testing.T) {
-	for value, want := range map[string]gitops.CompareStatusMode{"all": gitops.CompareStatusNone, "crd": gitops.CompareStatusAll, "none": gitops.CompareStatusAll} {
+	for value, want := range map[string]engine.CompareStatusMode{"all": engine.CompareStatusNone, "crd": engine.CompareStatusAll, "none": engine.CompareStatusAll} {
 		s, err := Parse(map[string]string{"resource.compareoptions": "ignoreResourceStatusField: " + value + "\n"})
 		if err != nil {
 			t.Fatal(err)

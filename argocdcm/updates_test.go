@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/engine"
 )
 
 // Argo CD v3's shipped argocd-cm loads with no error and no warning, and
@@ -27,8 +28,8 @@ func TestArgoCDv3DefaultConfigMapLoads(t *testing.T) {
 	if err := s.Apply(&opts); err != nil {
 		t.Fatal(err)
 	}
-	if len(opts.IgnoreResourceUpdates) != len(gitops.DefaultIgnoreResourceUpdates()) {
-		t.Errorf("%d update rules, want the %d defaults (the file repeats them)", len(opts.IgnoreResourceUpdates), len(gitops.DefaultIgnoreResourceUpdates()))
+	if len(opts.IgnoreResourceUpdates) != len(engine.DefaultIgnoreResourceUpdates()) {
+		t.Errorf("%d update rules, want the %d defaults (the file repeats them)", len(opts.IgnoreResourceUpdates), len(engine.DefaultIgnoreResourceUpdates()))
 	}
 	for _, gk := range []schema.GroupKind{{Group: "apiregistration.k8s.io", Kind: "APIService"}, {Group: "reports.kyverno.io", Kind: "EphemeralReport"}, {Group: "cilium.io", Kind: "CiliumIdentity"}} {
 		if opts.Cache.Filter.Allows(gk) {
@@ -50,7 +51,7 @@ func withCluster(o gitops.Options) gitops.Options {
 // loses to the key; ignoreDifferences customisations join unless
 // ignoreDifferencesOnResourceUpdates is false; the switch turns them off.
 func TestArgoCDSettingsIgnoreResourceUpdatesRules(t *testing.T) {
-	find := func(rules []gitops.ResourceIgnoreDifferences, group, kind string) (gitops.ResourceIgnoreDifferences, int) {
+	find := func(rules []engine.ResourceIgnoreDifferences, group, kind string) (engine.ResourceIgnoreDifferences, int) {
 		n, i := 0, -1
 		for j, r := range rules {
 			if r.Group == group && r.Kind == kind {
@@ -59,7 +60,7 @@ func TestArgoCDSettingsIgnoreResourceUpdatesRules(t *testing.T) {
 			}
 		}
 		if i < 0 {
-			return gitops.ResourceIgnoreDifferences{}, 0
+			return engine.ResourceIgnoreDifferences{}, 0
 		}
 		return rules[i], n
 	}
@@ -70,7 +71,7 @@ func TestArgoCDSettingsIgnoreResourceUpdatesRules(t *testing.T) {
 	if r, n := find(s.IgnoreResourceUpdates, "*", "*"); n != 1 || !slices.Equal(r.JSONPointers, []string{"/status"}) {
 		t.Fatalf("default .all rule: %+v (%d)", r, n)
 	}
-	if len(s.IgnoreResourceUpdates) != len(gitops.DefaultIgnoreResourceUpdates()) {
+	if len(s.IgnoreResourceUpdates) != len(engine.DefaultIgnoreResourceUpdates()) {
 		t.Fatalf("%d rules for an empty argocd-cm", len(s.IgnoreResourceUpdates))
 	}
 
@@ -174,7 +175,7 @@ func TestArgoCDDefaultsIgnoreResourceUpdates(t *testing.T) {
 		t.Error("the library's default judges updates")
 	}
 	got := Defaults().IgnoreResourceUpdates
-	if len(got) != len(gitops.DefaultIgnoreResourceUpdates()) || !slices.ContainsFunc(got, func(r gitops.ResourceIgnoreDifferences) bool {
+	if len(got) != len(engine.DefaultIgnoreResourceUpdates()) || !slices.ContainsFunc(got, func(r engine.ResourceIgnoreDifferences) bool {
 		return r.Group == "*" && r.Kind == "*" && slices.Equal(r.JSONPointers, []string{"/status"})
 	}) {
 		t.Fatalf("%+v", got)
@@ -189,7 +190,7 @@ func TestArgoCDSettingsApplyOverArgoCDDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := Defaults()
-	if err := s.Apply(&opts); err != nil || len(opts.IgnoreResourceUpdates) != len(gitops.DefaultIgnoreResourceUpdates()) {
+	if err := s.Apply(&opts); err != nil || len(opts.IgnoreResourceUpdates) != len(engine.DefaultIgnoreResourceUpdates()) {
 		t.Fatalf("%d rules, %v", len(opts.IgnoreResourceUpdates), err)
 	}
 	s, _ = Parse(map[string]string{"resource.ignoreResourceUpdatesEnabled": "false"})

@@ -1,6 +1,8 @@
 package autosync
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
@@ -28,6 +30,10 @@ const selfHealFactor = 3
 type Record struct {
 	// Revision is the revision the last automated sync was for.
 	Revision string `json:"revision"`
+	// Sources are the app's sources (spec.source or spec.sources) the
+	// last automated sync was for; nil when not known (a record kept
+	// before they were).
+	Sources []v1alpha1.ApplicationSource `json:"sources,omitempty"`
 	// Failed reports that sync did not succeed.
 	Failed bool `json:"failed,omitempty"`
 	// Message says why a failed sync failed (the decision's SyncError
@@ -46,12 +52,52 @@ type Input struct {
 	Policy *v1alpha1.SyncPolicy
 	// Status is the refresh just made.
 	Status appstatus.Status
+	// Sources are the app's sources now (spec.source or spec.sources).
+	Sources []v1alpha1.ApplicationSource
 	// Last is the record of the app's last automated sync; nil when none.
 	Last *Record
 	// Now is the time of the decision.
 	Now time.Time
 	// SelfHealTimeout is the first self-heal wait; 0 means SelfHealTimeout.
+	// Backoff, when set, wins over it.
 	SelfHealTimeout time.Duration
+	// Backoff, when set, is the self-heal backoff: Argo CD's
+	// controller.self.heal.backoff.* (DefaultBackoff holds its defaults).
+	// Nil: SelfHealTimeout, times 3 after each self-heal in a row, at most
+	// MaxSelfHealBackoff.
+	Backoff *Backoff
+}
+
+// Backoff is the wait between self-heal syncs of one app at one revision:
+// Duration after the first sync, times Factor after each self-heal in a
+// row, at most Cap; the count starts again once Cooldown has passed since
+// the last automated sync without another self-heal.
+type Backoff struct {
+	// Duration is the first wait (controller.self.heal.backoff.timeout.seconds).
+	Duration time.Duration
+	// Factor multiplies the wait after each self-heal in a row
+	// (controller.self.heal.backoff.factor); below 1 counts as 1.
+	Factor float64
+	// Cap is the longest wait (controller.self.heal.backoff.cap.seconds);
+	// zero means none.
+	Cap time.Duration
+	// Cooldown is how long after the last automated sync the count of
+	// self-heals starts again (controller.self.heal.backoff.cooldown.seconds);
+	// zero means Cap plus the current wait.
+	Cooldown time.Duration
+}
+
+// DefaultBackoff returns Argo CD's self-heal backoff: 2 s, times 3, at
+// most 5 minutes, the count starting again after 330 s.
+func DefaultBackoff() Backoff {
+	return Backoff{Duration: 2 * time.Second, Factor: 3, Cap: 5 * time.Minute, Cooldown: 330 * time.Second}
+}
+
+// FixedBackoff is the wait of Argo CD's controller.self.heal.timeout.seconds
+// without a backoff (controller.self.heal.backoff.timeout.seconds 0): d
+// between any two self-heals.
+func FixedBackoff(d time.Duration) Backoff {
+	return Backoff{Duration: d, Factor: 1, Cap: d, Cooldown: d}
 }
 
 // Decision is the outcome of Decide.
@@ -86,7 +132,9 @@ type Decision struct {
 //     would not prune it (automated prune is off, or the live object says
 //     Prune=false or Prune=confirm): no sync, since it would change nothing
 //     (Argo CD: "need to prune extra resources only");
-//   - a revision other than the last automated sync's: sync;
+//   - a revision other than the last automated sync's, or sources other
+//     than its (a parameter, a path, a values edit: Argo CD compares the
+//     operation's syncResult.source with spec.source), when known: sync;
 //   - the same revision after a failed sync: no sync (the retry policy
 //     already retried; only a new revision is synced again), and a
 //     SyncError condition that says so (Condition);
@@ -94,12 +142,14 @@ type Decision struct {
 //   - the same revision with selfHeal (a self-heal): once the backoff
 //     has passed since the last automated sync started, whatever differs
 //     (the same drift as last time included: a person may make the same
-//     change twice): SelfHealTimeout after the first sync, times 3 after
-//     each self-heal in a row, at most MaxSelfHealBackoff (Argo CD's
-//     selfHealBackoff). A drift a sync cannot fix (another controller
-//     writes the field back) is so retried ever less often, at most once
-//     per MaxSelfHealBackoff, never in a loop; the count starts again after
-//     a new revision or after MaxSelfHealBackoff without a self-heal.
+//     change twice), as Input.Backoff says (Argo CD's
+//     controller.self.heal.backoff.*): Duration after the first sync, times
+//     Factor after each self-heal in a row, at most Cap; without it,
+//     SelfHealTimeout, times 3, at most MaxSelfHealBackoff. A drift a sync
+//     cannot fix (another controller writes the field back) is so retried
+//     ever less often, at most once per Cap, never in a loop; the count
+//     starts again after a new revision or once Cooldown (default: Cap
+//     plus the current wait) has passed without a self-heal.
 func Decide(in Input) Decision {
 	p := in.Policy
 	if p == nil || p.Automated == nil || (p.Automated.Enabled != nil && !*p.Automated.Enabled) {
@@ -114,9 +164,9 @@ func Decide(in Input) Decision {
 	if !actionable(in.Status.Resources, p.Automated.Prune) {
 		return Decision{Reason: "only objects that a sync would not prune differ"}
 	}
-	next := Record{Revision: in.Status.Revision, At: in.Now}
+	next := Record{Revision: in.Status.Revision, Sources: in.Sources, At: in.Now}
 	last := in.Last
-	if last == nil || last.Revision != in.Status.Revision {
+	if last == nil || last.Revision != in.Status.Revision || !sameSources(last.Sources, in.Sources) {
 		return Decision{Sync: true, Next: next}
 	}
 	if last.Failed {
@@ -130,29 +180,51 @@ func Decide(in Input) Decision {
 	if !p.Automated.SelfHeal {
 		return Decision{Reason: "this revision was synced already and selfHeal is off"}
 	}
-	base := in.SelfHealTimeout
-	if base <= 0 {
-		base = SelfHealTimeout
-	}
+	b := in.backoff()
 	heals := last.Heals
 	since := in.Now.Sub(last.At)
-	if since >= MaxSelfHealBackoff+selfHealWait(base, heals) {
+	cooldown := b.Cooldown
+	if cooldown <= 0 {
+		cooldown = b.Cap + b.wait(heals)
+	}
+	if since >= cooldown {
 		heals = 0
 	}
-	if wait := selfHealWait(base, heals); since < wait {
+	if wait := b.wait(heals); since < wait {
 		return Decision{Wait: wait - since, Reason: "self-heal backoff"}
 	}
 	next.Heals = heals + 1
 	return Decision{Sync: true, SelfHeal: true, Next: next}
 }
 
-// selfHealWait is the backoff before self-heal number heals+1: step
-// heals+1 of the self-heal wait.Backoff.
-func selfHealWait(base time.Duration, heals int) time.Duration {
-	b := wait.Backoff{Duration: base, Factor: selfHealFactor, Cap: MaxSelfHealBackoff, Steps: heals + 1}
+// backoff is in's self-heal backoff: Backoff, or SelfHealTimeout times 3
+// up to MaxSelfHealBackoff.
+func (in Input) backoff() Backoff {
+	if in.Backoff != nil {
+		return *in.Backoff
+	}
+	base := in.SelfHealTimeout
+	if base <= 0 {
+		base = SelfHealTimeout
+	}
+	return Backoff{Duration: base, Factor: selfHealFactor, Cap: MaxSelfHealBackoff}
+}
+
+// wait is the backoff before self-heal number heals+1: step heals+1 of
+// the self-heal wait.Backoff.
+func (b Backoff) wait(heals int) time.Duration {
+	f := b.Factor
+	if f < 1 {
+		f = 1
+	}
+	capd := b.Cap
+	if capd <= 0 {
+		capd = 24 * time.Hour
+	}
+	wb := wait.Backoff{Duration: min(b.Duration, capd), Factor: f, Cap: capd, Steps: heals + 1}
 	var w time.Duration
 	for range heals + 1 {
-		w = b.Step()
+		w = wb.Step()
 	}
 	return w
 }
@@ -170,4 +242,17 @@ func actionable(rows []appstatus.ResourceRow, prune bool) bool {
 		}
 	}
 	return false
+}
+
+// sameSources reports whether the sources of the last automated sync are
+// the app's sources now; unknown ones (nil) are taken as the same. They
+// are compared as JSON, so that an empty list and a missing one, which
+// the API server does not tell apart, are equal.
+func sameSources(last, now []v1alpha1.ApplicationSource) bool {
+	if last == nil {
+		return true
+	}
+	a, errA := json.Marshal(last)
+	b, errB := json.Marshal(now)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }

@@ -23,11 +23,15 @@ func TestDecide(t *testing.T) {
 	pruneOnly := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, RequiresPruning: true}}}
 	kept := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync, RequiresPruning: true, PruneDisabled: true}}}
 	synced := &Record{Revision: "r2", At: now.Add(-time.Minute)}
+	srcA := []v1alpha1.ApplicationSource{{RepoURL: "https://git.example/repo", Path: "chart"}}
+	srcB := []v1alpha1.ApplicationSource{{RepoURL: "https://git.example/repo", Path: "chart",
+		Helm: &v1alpha1.ApplicationSourceHelm{Parameters: []v1alpha1.HelmParameter{{Name: "message", Value: "edited"}}}}}
 	cases := []struct {
 		name     string
 		policy   *v1alpha1.SyncPolicy
 		status   appstatus.Status
 		last     *Record
+		sources  []v1alpha1.ApplicationSource
 		sync     bool
 		selfHeal bool
 		wait     time.Duration
@@ -43,6 +47,12 @@ func TestDecide(t *testing.T) {
 		{name: "kept by Prune=false", policy: heal, status: kept},
 		{name: "same revision failed", policy: heal, status: drifted, last: &Record{Revision: "r2", Failed: true, At: now.Add(-time.Hour)}},
 		{name: "same revision, no selfHeal", policy: noHeal, status: drifted, last: synced},
+		// Argo CD syncs again when spec.source differs from the last
+		// sync's syncResult.source (a parameter edited in the UI).
+		{name: "same revision, sources edited", policy: noHeal, status: drifted, last: &Record{Revision: "r2", Sources: srcA, At: now}, sources: srcB, sync: true},
+		{name: "same revision failed, sources edited", policy: heal, status: drifted, last: &Record{Revision: "r2", Sources: srcA, Failed: true, At: now}, sources: srcB, sync: true},
+		{name: "same revision, same sources, no selfHeal", policy: noHeal, status: drifted, last: &Record{Revision: "r2", Sources: srcA, At: now}, sources: srcA},
+		{name: "same revision, sources not recorded", policy: noHeal, status: drifted, last: synced, sources: srcB},
 		// The same drift as the last sync was run to fix is healed again
 		// once the backoff has passed (a person made the same edit twice,
 		// or a sync could not fix it: then the backoff grows).
@@ -55,7 +65,7 @@ func TestDecide(t *testing.T) {
 		{name: "count starts again after a quiet spell", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-11 * time.Minute), Heals: 9}, sync: true, selfHeal: true},
 	}
 	for _, c := range cases {
-		d := Decide(Input{Policy: c.policy, Status: c.status, Last: c.last, Now: now})
+		d := Decide(Input{Policy: c.policy, Status: c.status, Sources: c.sources, Last: c.last, Now: now})
 		if d.Sync != c.sync || d.SelfHeal != c.selfHeal || d.Wait != c.wait {
 			t.Errorf("%s: got sync=%v selfHeal=%v wait=%v (%s), want sync=%v selfHeal=%v wait=%v", c.name, d.Sync, d.SelfHeal, d.Wait, d.Reason, c.sync, c.selfHeal, c.wait)
 		}
@@ -66,5 +76,39 @@ func TestDecide(t *testing.T) {
 	d := Decide(Input{Policy: heal, Status: drifted, Last: &Record{Revision: "r2", At: now.Add(-20 * time.Second), Heals: 1}, Now: now})
 	if d.Next.Heals != 2 || d.Next.Revision != "r2" || !d.Next.At.Equal(now) {
 		t.Errorf("next record %+v", d.Next)
+	}
+}
+
+// TestDecideArgoCDBackoff: Argo CD's controller.self.heal.backoff.*
+// defaults (2 s, times 3, at most 300 s, the count starting again after
+// 330 s), and controller.self.heal.timeout.seconds without a backoff (a
+// fixed wait).
+func TestDecideArgoCDBackoff(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	heal := &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{SelfHeal: true}}
+	cm := resource.Key{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
+	drifted := appstatus.Status{Sync: appstatus.OutOfSync, Revision: "r2", Resources: []appstatus.ResourceRow{{Key: cm, Status: appstatus.OutOfSync}}}
+	argo, fixed := DefaultBackoff(), FixedBackoff(30*time.Second)
+	cases := []struct {
+		name    string
+		backoff Backoff
+		last    Record
+		sync    bool
+		wait    time.Duration
+	}{
+		{name: "first wait is 2 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-time.Second)}, wait: time.Second},
+		{name: "past 2 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-2 * time.Second)}, sync: true},
+		{name: "third heal waits 18 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-10 * time.Second), Heals: 2}, wait: 8 * time.Second},
+		{name: "capped at 300 s", backoff: argo, last: Record{Revision: "r2", At: now.Add(-100 * time.Second), Heals: 8}, wait: 200 * time.Second},
+		{name: "cooldown of 330 s starts the count again", backoff: argo, last: Record{Revision: "r2", At: now.Add(-330 * time.Second), Heals: 8}, sync: true},
+		{name: "fixed wait", backoff: fixed, last: Record{Revision: "r2", At: now.Add(-20 * time.Second), Heals: 5}, wait: 10 * time.Second},
+		{name: "fixed wait passed", backoff: fixed, last: Record{Revision: "r2", At: now.Add(-30 * time.Second), Heals: 5}, sync: true},
+	}
+	for _, c := range cases {
+		d := Decide(Input{Policy: heal, Status: drifted, Last: &c.last, Now: now, SelfHealTimeout: time.Hour, Backoff: &c.backoff})
+		if d.Sync != c.sync || d.Wait != c.wait {
+			t.Errorf("%s: sync=%v wait=%v (%s), want sync=%v wait=%v", c.name, d.Sync, d.Wait, d.Reason, c.sync, c.wait)
+		}
 	}
 }

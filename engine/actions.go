@@ -22,7 +22,6 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health/actions"
-	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 )
 
@@ -70,7 +69,7 @@ func (e *Engine) Actions(ctx context.Context, app *Application, key resource.Key
 	if err != nil {
 		return nil, err
 	}
-	return e.actions.Discover(ctx, t.live)
+	return e.parts().actions.Discover(ctx, t.live)
 }
 
 // RunAction runs a resource action on the live object key of app, as Argo
@@ -103,7 +102,7 @@ func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.K
 	if err != nil {
 		return res, err
 	}
-	out, err := e.actions.Run(ctx, t.live, action, params)
+	out, err := e.parts().actions.Run(ctx, t.live, action, params)
 	if err != nil {
 		return res, err
 	}
@@ -216,7 +215,11 @@ func (e *Engine) actionTarget(ctx context.Context, app *Application, key resourc
 		return t, wrap(fmt.Errorf("%w %s", ErrNotInApp, app.Name))
 	}
 	t.config = e.clusters.ClientConfig(t.cs)
-	if ns, name, ok := project.ServiceAccountFor(t.proj, app); ok {
+	ns, name, ok, err := e.impersonate(t.proj, app)
+	if err != nil {
+		return t, wrap(err)
+	}
+	if ok {
 		t.config = ImpersonatedConfig(t.config, ns, name)
 	}
 	if t.client, err = dynamic.NewForConfig(t.config); err != nil {

@@ -91,3 +91,63 @@ spec:
 		t.Errorf("kustomize: %v", containers)
 	}
 }
+
+// kustomize.commonAnnotationsEnvsubst substitutes the build environment
+// in commonAnnotations' values, which are taken as written without it;
+// kustomize.labelIncludeTemplates (with labelWithoutSelector) labels the
+// pod template but not the selector, and without labelWithoutSelector
+// fails the render naming both fields, as Argo CD v3.6 does.
+func TestKustomizeAnnotationsEnvsubstAndLabelTemplates(t *testing.T) {
+	t.Parallel()
+	dir := repoDir(t, map[string]string{
+		"kustomize/kustomization.yaml": "resources: [deploy.yaml]\n",
+		"kustomize/deploy.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+`,
+	})
+	e := offlineEngine(t, func(*Options) {})
+	render := func(k *ApplicationSourceKustomize) (*unstructured.Unstructured, error) {
+		app := &Application{Spec: ApplicationSpec{
+			Source:      &ApplicationSource{RepoURL: dir, Path: "kustomize", Kustomize: k},
+			Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
+		}}
+		app.Name = "envy"
+		objs, _, err := e.Render(context.Background(), app)
+		if err != nil {
+			return nil, err
+		}
+		return objs[0], nil
+	}
+	annotations := map[string]string{"app-source": "${ARGOCD_APP_NAME}@$ARGOCD_APP_NAMESPACE"}
+	d, err := render(&ApplicationSourceKustomize{CommonAnnotations: annotations, CommonAnnotationsEnvsubst: true})
+	if err != nil || d.GetAnnotations()["app-source"] != "envy@shop" {
+		t.Fatalf("with commonAnnotationsEnvsubst: %v %v", d, err)
+	}
+	d, err = render(&ApplicationSourceKustomize{CommonAnnotations: annotations})
+	if err != nil || d.GetAnnotations()["app-source"] != annotations["app-source"] {
+		t.Fatalf("without commonAnnotationsEnvsubst: %v %v", d, err)
+	}
+
+	labels := map[string]string{"tier": "web"}
+	for _, include := range []bool{false, true} {
+		d, err = render(&ApplicationSourceKustomize{CommonLabels: labels, LabelWithoutSelector: true, LabelIncludeTemplates: include})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl, _, _ := unstructured.NestedStringMap(d.Object, "spec", "template", "metadata", "labels")
+		sel, _, _ := unstructured.NestedStringMap(d.Object, "spec", "selector", "matchLabels")
+		if d.GetLabels()["tier"] != "web" || sel["tier"] != "" || (tmpl["tier"] == "web") != include {
+			t.Errorf("labelIncludeTemplates=%v: labels %v, template %v, selector %v", include, d.GetLabels(), tmpl, sel)
+		}
+	}
+	_, err = render(&ApplicationSourceKustomize{CommonLabels: labels, LabelIncludeTemplates: true})
+	if err == nil || !strings.Contains(err.Error(), "labelIncludeTemplates") || !strings.Contains(err.Error(), "labelWithoutSelector") {
+		t.Fatalf("labelIncludeTemplates without labelWithoutSelector: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/kubegitops/gitops/render/builtin"
 	"github.com/kubegitops/gitops/source/helmrepo"
+	"github.com/kubegitops/gitops/source/oci"
 )
 
 // newWithBuiltins is New with the batteries the root package's New plugs
@@ -15,6 +16,9 @@ func newWithBuiltins(opts Options) (*Engine, error) {
 	}
 	if opts.ChartSource == nil && opts.NewChartSource == nil {
 		opts.NewChartSource = helmrepo.ChartSource
+	}
+	if opts.NewOCISource == nil {
+		opts.NewOCISource = oci.NewSource
 	}
 	return New(opts)
 }

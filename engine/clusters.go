@@ -51,13 +51,30 @@ func (e *Engine) destination(dest ApplicationDestination) (*clusterState, error)
 }
 
 // syncerFor returns the syncer for an app: the cluster's own, or one that
-// impersonates the service account the app's project names.
+// impersonates the service account the app's project names, as
+// Options.Impersonation says.
 func (e *Engine) syncerFor(cs *clusterState, proj *Project, app *Application) (Syncer, error) {
-	ns, name, ok := project.ServiceAccountFor(proj, app)
-	if !ok {
-		return cs.Syncer(), nil
+	ns, name, ok, err := e.impersonate(proj, app)
+	if err != nil || !ok {
+		return cs.Syncer(), err
 	}
 	return e.clusters.SyncerAs(cs, ns, name)
+}
+
+// impersonate returns the service account the app's writes act as
+// (Options.Impersonation): ok is false when they use the cluster's own
+// credentials; with ImpersonationEnforced, a project that names none for
+// the app's destination is an error (Argo CD's message).
+func (e *Engine) impersonate(proj *Project, app *Application) (namespace, name string, ok bool, err error) {
+	mode := e.parts().opts.Impersonation
+	if mode == ImpersonationOff {
+		return "", "", false, nil
+	}
+	namespace, name, ok = project.ServiceAccountFor(proj, app)
+	if !ok && mode == ImpersonationEnforced {
+		return "", "", false, fmt.Errorf("no matching service account found for destination server %s and namespace %s", e.destServer(app), app.Spec.Destination.Namespace)
+	}
+	return namespace, name, ok, nil
 }
 
 // destServer is the app's destination server URL (its cluster's, when

@@ -110,7 +110,7 @@ func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest
 		}
 	}
 	if res.Done() && !req.DryRun {
-		e.comparer.Forget(e.instanceOf(app))
+		e.parts().comparer.Forget(e.instanceOf(app))
 		if err := e.opts.State.Delete(ctx, e.instanceOf(app)); err != nil {
 			return res, fmt.Errorf("delete %s: %w", app.Name, err)
 		}

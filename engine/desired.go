@@ -23,38 +23,40 @@ import (
 // that plug one in.
 var ErrNoChartSource = desired.ErrNoChartSource
 
+// ErrNoOCISource is wrapped by the error of an app's OCI artifact source
+// (an oci:// repoURL without a chart) read by an engine without
+// Options.NewOCISource; the error names the source and the option.
+var ErrNoOCISource = desired.ErrNoOCISource
+
 // newDesired builds the engine's desired-state part (engine/internal/desired)
-// from its options: the sources, the renderer over the toolkit, and the
-// Builder over both.
+// from its options: the sources, and the render cache over the swappable
+// tools of the toolkit (liveTools); the Builder over both is a live part
+// (buildParts).
 func (e *Engine) newDesired() error {
 	opts := e.opts
 	e.sources = desired.NewSources(desired.SourcesConfig{
 		SourceFor: opts.SourceFor, ChartSource: opts.ChartSource, NewChartSource: opts.NewChartSource,
-		Credentials: appCredentials(opts),
-		RefCacheTTL: opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
+		NewOCISource: opts.NewOCISource,
+		Credentials:  appCredentials(opts),
+		RefCacheTTL:  opts.RefCacheTTL, Registerer: opts.Registerer, Log: opts.Log,
 		GitRequest: func(repoURL, op string, err error) {
 			e.metrics.SourceRequest(repoURL, op, err)
 		},
 	})
-	renderer, err := newRenderer(opts, e.sources.Dependencies())
+	tools, err := newTools(opts, e.sources.Dependencies())
 	if err != nil {
 		return err
 	}
-	e.desired = desired.NewBuilder(desired.Config{
-		Sources: e.sources, Renderer: renderer, Project: e.project,
-		Filter: opts.Cache.Filter, RenderTimeout: opts.RenderTimeout,
-		TimeoutError: func(app string, timeout time.Duration, err error) error {
-			return &RenderTimeoutError{App: app, Timeout: timeout, Err: err}
-		},
-	})
+	e.tools = &liveTools{}
+	e.tools.set(tools)
+	e.renderer = newRenderer(opts, e.tools)
 	return nil
 }
 
-// newRenderer builds the renderer of opts: the plain renderer, the
-// Toolkit's tools (given deps, the fetcher of chart dependencies) and
-// Options.Renderers, decrypting with Options.Decryptor and cached in
-// Options.RenderStore.
-func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, error) {
+// newTools builds the renderers of opts: the plain renderer, the Toolkit's
+// tools (given deps, the fetcher of chart dependencies) and
+// Options.Renderers.
+func newTools(opts Options, deps render.DependencyFetcher) (render.Tools, error) {
 	tools := render.Tools{render.KindPlain: plain.New(plain.DefaultOptions())}
 	if opts.Toolkit != nil {
 		for k, r := range opts.Toolkit(deps) {
@@ -70,6 +72,12 @@ func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, 
 		}
 		tools[k] = r
 	}
+	return tools, nil
+}
+
+// newRenderer builds the renderer of opts over tools: decrypting with
+// Options.Decryptor and cached in Options.RenderStore.
+func newRenderer(opts Options, tools render.Renderer) render.Renderer {
 	st := opts.RenderStore
 	if st == nil {
 		st = store.NewMemory(store.DefaultMemoryOptions())
@@ -80,11 +88,11 @@ func newRenderer(opts Options, deps render.DependencyFetcher) (render.Renderer, 
 		copts.MaxConcurrent = opts.RenderParallelism
 	}
 	copts.Logger = opts.Log
-	var next render.Renderer = tools
+	next := tools
 	if opts.Decryptor != nil {
 		next = render.Decrypting(tools, opts.Decryptor)
 	}
-	return render.Cached(next, st, copts), nil
+	return render.Cached(next, st, copts)
 }
 
 // newComparer builds the engine's comparison part (engine/internal/compare)
@@ -98,6 +106,7 @@ func newComparer(opts Options, checker health.Checker, forkDiffers bool) *compar
 		CompareAllStatus: opts.CompareStatus == CompareStatusAll, IgnoreStatus: opts.IgnoreStatus,
 		IgnoreDifferences: opts.IgnoreDifferences, FieldManager: opts.Sync.FieldManager,
 		ClientSideApply: opts.Sync.ClientSideApply, ServerSideDiff: opts.ServerSideDiff, ForceConflicts: opts.Sync.ForceConflicts,
+		JQTimeout: opts.JQTimeout,
 	}
 	if !forkDiffers {
 		newDiffer := opts.NewDiffer
@@ -111,7 +120,7 @@ func newComparer(opts Options, checker health.Checker, forkDiffers bool) *compar
 // of a chosen revision); fresh (a hard refresh) resolves every source
 // again and renders past the render cache.
 func (e *Engine) render(ctx context.Context, app *Application, cs *clusterState, pinned []string, fresh bool) (desired.Desired, error) {
-	return e.desired.Build(ctx, app, desiredView(cs), desired.Request{Pinned: pinned, Hard: fresh})
+	return e.parts().desired.Build(ctx, app, desiredView(cs), desired.Request{Pinned: pinned, Hard: fresh})
 }
 
 // sourceFor returns the Source of a repository URL (desired.Sources.For).
@@ -131,18 +140,72 @@ func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.
 	return r.Objects, r.Revision(), nil
 }
 
+// RenderedManifests are an app's objects as its tools wrote them
+// (Engine.RenderManifests).
+type RenderedManifests struct {
+	// Objects are the rendered objects, in the order the tools wrote them.
+	Objects []*unstructured.Unstructured
+	// Revision is the commit (or chart version) rendered; the commits of
+	// every source joined by commas for a multi-source app.
+	Revision string
+	// Tools are the tools that rendered the sources, in order
+	// (render.KindHelm, ...).
+	Tools []string
+}
+
+// RenderManifests renders the app as Render does (resolved, snapshotted
+// and rendered through the engine's render cache, with the destination's
+// versions, offline for an offline destination) and returns the objects
+// as the tools wrote them: no namespace is set from the destination and
+// no kind is set apart by the cache's resource filter, as Argo CD's repo
+// server hands its manifests to the source hydrator. revision, when set,
+// replaces the targetRevision of a single-source app (a commit resolved
+// earlier, so that several apps render one commit).
+func (e *Engine) RenderManifests(ctx context.Context, app *Application, revision string) (RenderedManifests, error) {
+	var pinned []string
+	if revision != "" {
+		if n := len(app.Spec.AllSources()); n != 1 {
+			return RenderedManifests{}, fmt.Errorf("application %s: a revision pins a single source, the app has %d", app.Name, n)
+		}
+		pinned = []string{revision}
+	}
+	cs, err := e.renderDestination(ctx, app)
+	if err != nil {
+		return RenderedManifests{}, err
+	}
+	d, err := e.parts().desired.Build(ctx, app, desiredView(cs), desired.Request{Pinned: pinned, AsRendered: true})
+	if err != nil {
+		return RenderedManifests{}, err
+	}
+	out := RenderedManifests{Objects: d.Objects, Revision: d.Revision()}
+	for _, t := range d.Tools {
+		out.Tools = append(out.Tools, string(t))
+	}
+	return out, nil
+}
+
 // renderNow is Render's render: on the destination's cluster, or offline.
 func (e *Engine) renderNow(ctx context.Context, app *Application) (desired.Desired, error) {
-	cs, err := e.destination(app.Spec.Destination)
+	cs, err := e.renderDestination(ctx, app)
 	if err != nil {
 		return desired.Desired{}, err
 	}
+	return e.render(ctx, app, cs, nil, false)
+}
+
+// renderDestination is the destination a one-off render of app uses: its
+// cluster, connected, or the offline destination as configured.
+func (e *Engine) renderDestination(ctx context.Context, app *Application) (*clusterState, error) {
+	cs, err := e.destination(app.Spec.Destination)
+	if err != nil {
+		return nil, err
+	}
 	if cs.Config().Config != nil {
 		if cs, err = e.cluster(ctx, app.Spec.Destination); err != nil {
-			return desired.Desired{}, err
+			return nil, err
 		}
 	}
-	return e.render(ctx, app, cs, nil, false)
+	return cs, nil
 }
 
 // ChartDependencies returns the fetcher the engine's own Helm renderer

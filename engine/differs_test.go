@@ -25,8 +25,8 @@ func TestAppsOfTheSameOptionsForkOneDiffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bases, _ := e.comparer.Bases()
-	da, db := e.comparer.Current(e.instanceOf(a)), e.comparer.Current(e.instanceOf(b))
+	bases, _ := e.parts().comparer.Bases()
+	da, db := e.parts().comparer.Current(e.instanceOf(a)), e.parts().comparer.Current(e.instanceOf(b))
 	if bases != 2 {
 		t.Fatalf("%d compiled Differs for two sets of options", bases)
 	}
@@ -43,7 +43,7 @@ func TestAppsOfTheSameOptionsForkOneDiffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if hostBases, forking := host.comparer.Bases(); forking || calls != 2 {
+	if hostBases, forking := host.parts().comparer.Bases(); forking || calls != 2 {
 		t.Fatalf("a host's NewDiffer: %d bases (forking %v), called %d times for two apps", hostBases, forking, calls)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -12,7 +13,6 @@ import (
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/engine/internal/clusters"
-	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/engine/internal/metrics"
 	"github.com/kubegitops/gitops/health"
@@ -64,6 +64,14 @@ type Options struct {
 	// source/helmrepo.ChartSource, a source/helmrepo Source with its
 	// defaults.
 	NewChartSource func(log logr.Logger) (source.Source, error)
+	// NewOCISource builds the source of OCI artifacts (sources whose
+	// repoURL is oci://registry/repo and which name no chart: Argo CD's
+	// OCI sources, a folder inside an artifact) on first use, with the
+	// engine's Log, unless SourceFor picks every source. Default nil:
+	// package engine builds none by itself, and such a source fails its
+	// comparison with an error wrapping ErrNoOCISource. The root package
+	// (gitops.New, gitops.DefaultOptions) sets source/oci.NewSource.
+	NewOCISource func(log logr.Logger) (source.Source, error)
 	// Credentials returns the credentials of a repository, or nil, for
 	// the fetches made for no app (ApplicationSet git generators) and,
 	// when ProjectCredentials is nil, for every app whatever its project.
@@ -226,6 +234,25 @@ type Options struct {
 	// (BENCHMARKS.md, issue 37).
 	QPS   float32
 	Burst int
+	// ClusterWriteLimit, when positive, bounds the requests that change a
+	// cluster (applies, creates, deletes, and their server-side dry runs)
+	// in flight at once across every sync of every cluster (Argo CD's
+	// controller.kubectl.parallelism.limit, 20 there). Default 0: only
+	// SyncWorkers and Sync.ApplyParallelism bound them.
+	ClusterWriteLimit int
+	// JQTimeout bounds one jq ignoreDifferences expression on one object
+	// (Argo CD's controller.ignore.normalizer.jq.timeout). Default 0: the
+	// diff's own, 1 s.
+	JQTimeout time.Duration
+	// Impersonation says when syncs act as the service account the app's
+	// project names for its destination (AppProject
+	// destinationServiceAccounts): ImpersonateWhenNamed, the default;
+	// ImpersonationOff (Argo CD's default: argocd-cm
+	// application.sync.impersonation.enabled false); or
+	// ImpersonationEnforced (enabled, and
+	// application.sync.impersonation.enforced: a sync whose project names
+	// none fails).
+	Impersonation ImpersonationMode
 	// Registerer receives the engine's metrics. Nil: none are registered.
 	Registerer prometheus.Registerer
 	// Log receives what the engine does.
@@ -279,6 +306,24 @@ type Options struct {
 	Sharder Sharder
 }
 
+// ImpersonationMode says when syncs impersonate a service account
+// (Options.Impersonation).
+type ImpersonationMode string
+
+// Impersonation modes.
+const (
+	// ImpersonateWhenNamed impersonates the service account the app's
+	// project names for its destination, and syncs with the cluster's own
+	// credentials when it names none.
+	ImpersonateWhenNamed ImpersonationMode = ""
+	// ImpersonationOff never impersonates.
+	ImpersonationOff ImpersonationMode = "off"
+	// ImpersonationEnforced impersonates the named service account, and
+	// fails the sync (and deletion) of an app whose project names none for
+	// its destination.
+	ImpersonationEnforced ImpersonationMode = "enforced"
+)
+
 // CompareStatusMode says whose status a comparison looks at.
 type CompareStatusMode string
 
@@ -314,26 +359,33 @@ func DefaultOptions() Options {
 // it with the live state of their destination, judges health, and syncs. It
 // is safe for concurrent use.
 type Engine struct {
+	// opts are the options New was given; the live ones (Reconfigure) are
+	// those of live.
 	opts Options
-	// sources and desired are the desired-state part (newDesired).
-	sources *desired.Sources
-	desired *desired.Builder
-	health  health.Checker
-	// updates judges watched updates (Options.IgnoreResourceUpdates), or
-	// is nil.
-	updates *clusters.UpdateIgnorer
-	actions *actions.Runner
-	metrics *metrics.Set
-	syncSem chan struct{}
+	// live are the parts built from the options Reconfigure may change;
+	// reconfigureMu serialises Reconfigure.
+	live          atomic.Pointer[liveParts]
+	reconfigureMu gosync.Mutex
+	// sources, tools and renderer are the desired-state part
+	// (newDesired): the renderer caches renders of tools, whose renderers
+	// Reconfigure replaces.
+	sources  *desired.Sources
+	tools    *liveTools
+	renderer render.Renderer
+	// health judges resources: Options.Health, replaced by Reconfigure.
+	health *liveChecker
+	// forkDiffers says the engine builds its own Differs
+	// (Options.NewDiffer was not set).
+	forkDiffers bool
+	metrics     *metrics.Set
+	syncSem     chan struct{}
 
 	// clusters are the destinations (Options.Clusters, then SetClusters).
 	clusters *clusters.Set
 	// views are the comparison's views of connected clusters, by
 	// *clusterState (compareView).
-	views gosync.Map
-	mu    gosync.Mutex
-	// comparer is the comparison part: differs, memos (newComparer).
-	comparer *compare.Comparer
+	views    gosync.Map
+	mu       gosync.Mutex
 	projects *projectSet // Options.Projects, then SetProjects
 	// integrity verifies sources against Options.GnuPGKeys, then
 	// SetGnuPGKeys.
@@ -356,18 +408,12 @@ func New(opts Options) (*Engine, error) {
 	if len(opts.Clusters) == 0 {
 		return nil, fmt.Errorf("gitops: no clusters configured")
 	}
-	if opts.Tracking.AnnotationKey == "" {
-		opts.Tracking = d.Tracking
-	}
-	if err := opts.Tracking.Validate(); err != nil {
-		return nil, fmt.Errorf("gitops: Options.Tracking: %w", err)
+	if err := normalizeLive(&opts); err != nil {
+		return nil, err
 	}
 	opts.Credentials = unscopedCredentials(opts)
 	if opts.ClusterSyncTimeout <= 0 {
 		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
-	}
-	if opts.Interval == 0 {
-		opts.Interval = d.Interval
 	}
 	if opts.ControlNamespace == "" {
 		opts.ControlNamespace = d.ControlNamespace
@@ -383,12 +429,6 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.SyncWorkers <= 0 {
 		opts.SyncWorkers = d.SyncWorkers
-	}
-	if opts.QPS == 0 {
-		opts.QPS, opts.Burst = d.QPS, d.Burst
-	}
-	if opts.QPS < 0 {
-		opts.QPS, opts.Burst = -1, 0
 	}
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
@@ -407,30 +447,25 @@ func New(opts Options) (*Engine, error) {
 		opts.NewSyncer = defaultNewSyncer
 	}
 	e := &Engine{
-		opts:      opts,
-		syncSem:   make(chan struct{}, opts.SyncWorkers),
-		projects:  newProjectSet(opts.Projects),
-		integrity: integrity.NewVerifier(integrity.DefaultOptions()),
+		opts:        opts,
+		syncSem:     make(chan struct{}, opts.SyncWorkers),
+		projects:    newProjectSet(opts.Projects),
+		forkDiffers: forkDiffers,
+		integrity:   integrity.NewVerifier(integrity.DefaultOptions()),
 	}
 	ring, err := integrity.ParseKeyRing(opts.GnuPGKeys)
 	if err != nil {
 		return nil, fmt.Errorf("gitops: Options.GnuPGKeys: %w", err)
 	}
 	e.integrity.SetKeyRing(ring)
-	if e.health = opts.Health; e.health == nil {
-		if e.health, err = health.NewChecker(health.DefaultOptions()); err != nil {
+	checker := opts.Health
+	if checker == nil {
+		if checker, err = health.NewChecker(health.DefaultOptions()); err != nil {
 			return nil, fmt.Errorf("gitops: health checker: %w", err)
 		}
 	}
-	e.comparer = newComparer(opts, e.health, forkDiffers)
-	if e.updates, err = newUpdateIgnorer(opts, e.health); err != nil {
-		return nil, err
-	}
-	if e.actions = opts.Actions; e.actions == nil {
-		if e.actions, err = actions.New(actions.DefaultOptions()); err != nil {
-			return nil, fmt.Errorf("gitops: actions: %w", err)
-		}
-	}
+	e.health = &liveChecker{}
+	e.health.set(checker)
 	var snapshot metrics.Snapshot
 	if opts.ArgoMetrics {
 		snapshot = e.metricsSnapshot
@@ -441,7 +476,12 @@ func New(opts Options) (*Engine, error) {
 	if err := e.newDesired(); err != nil {
 		return nil, err
 	}
-	if e.clusters, err = clusters.New(e.clusterSettings(), e.clusterCollaborators(), clusterConfigs(opts.Clusters)); err != nil {
+	p, err := e.buildParts(opts)
+	if err != nil {
+		return nil, err
+	}
+	e.live.Store(p)
+	if e.clusters, err = clusters.New(e.clusterSettings(p), e.clusterCollaborators(p), clusterConfigs(opts.Clusters)); err != nil {
 		return nil, err
 	}
 	return e, nil

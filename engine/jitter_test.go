@@ -12,7 +12,9 @@ func TestJitter(t *testing.T) {
 	for _, c := range []struct {
 		jitter, max time.Duration
 	}{{0, 10 * time.Second}, {30 * time.Second, 30 * time.Second}, {-1, 0}} {
-		r := &runner{e: &Engine{opts: Options{Interval: 100 * time.Second, Jitter: c.jitter}}}
+		e := &Engine{}
+		e.live.Store(&liveParts{opts: Options{Interval: 100 * time.Second, Jitter: c.jitter}})
+		r := &runner{e: e}
 		seen := map[time.Duration]bool{}
 		for range 200 {
 			d := r.jitter()

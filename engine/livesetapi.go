@@ -21,10 +21,12 @@ func (e *Engine) Running() bool {
 }
 
 // Options returns the options the engine was built with, with New's
-// defaults filled in. Clusters is as New got it (SetClusters does not
-// change it) and is a copy; the seams (functions, interfaces) are shared.
+// defaults filled in and the fields Reconfigure takes as it last took
+// them. Clusters is as New got it (SetClusters does not change it) and is
+// a copy; the seams (functions, interfaces) are shared.
 func (e *Engine) Options() Options {
 	o := e.opts
+	takeLive(&o, e.parts().opts)
 	o.Clusters = slices.Clone(o.Clusters)
 	return o
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops/cache/kubeconfig"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/cache/kubeconfig"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/testenv"
 	"k8s.io/client-go/tools/clientcmd"

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
-	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
 	"github.com/kubegitops/gitops/sync"
@@ -39,6 +38,10 @@ type SyncRequest struct {
 	// Manual marks a sync a person asked for: sync windows with manualSync
 	// let it through.
 	Manual bool
+	// Retry, when set, is this operation's retry policy in place of the
+	// app's syncPolicy.retry (Argo CD's retryStrategy of a sync request);
+	// nil retries by the app's. A resumed operation retries by the app's.
+	Retry *RetryStrategy
 	// State resumes an interrupted operation.
 	State *sync.State
 	// latest, when set, reports the newest desired revision so that
@@ -118,13 +121,8 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
 	}
 	if !req.DryRun && !req.resumed {
-		d, err := project.SyncAllowed(proj, app, time.Now(), req.Manual)
-		if err != nil {
+		if err := windowCheck(proj, app, time.Now(), req.Manual); err != nil {
 			return sync.Result{Phase: sync.Error, Message: err.Error()}, err
-		}
-		if !d.Allowed {
-			werr := &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
-			return sync.Result{Phase: sync.Error, Message: werr.Error()}, werr
 		}
 	}
 	cs, err := e.cluster(ctx, app.Spec.Destination)
@@ -193,7 +191,11 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	slot.acquire()
 	sreq.Yield = slot.yield
 	e.metrics.SyncStarted()
-	res, err := e.runSync(ctx, syncer, app, sreq, req.latest)
+	retry := req.Retry
+	if retry == nil && app.Spec.SyncPolicy != nil {
+		retry = app.Spec.SyncPolicy.Retry
+	}
+	res, err := e.runSync(ctx, syncer, retry, sreq, req.latest)
 	e.metrics.SyncDone(e.metricsApp(app), string(res.Phase))
 	slot.release()
 	if res.Phase == sync.Succeeded && !req.DryRun {
@@ -208,14 +210,14 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	return res, err
 }
 
-// runSync runs the operation, with the app's retry policy when it has one.
-func (e *Engine) runSync(ctx context.Context, s Syncer, app *Application, req sync.Request, latest func() string) (sync.Result, error) {
-	p := app.Spec.SyncPolicy
-	if p == nil || p.Retry == nil || req.DryRun {
+// runSync runs the operation, with the retry policy retry when there is
+// one (the request's, else the app's).
+func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, req sync.Request, latest func() string) (sync.Result, error) {
+	if retry == nil || req.DryRun {
 		return s.Sync(ctx, req)
 	}
-	policy := sync.DefaultRetryPolicy(int(p.Retry.Limit))
-	if b := p.Retry.Backoff; b != nil {
+	policy := sync.DefaultRetryPolicy(int(retry.Limit))
+	if b := retry.Backoff; b != nil {
 		if d, err := ParseBackoffDuration(b.Duration); err == nil && d > 0 {
 			policy.Backoff = d
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/kubegitops/gitops/project"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -76,4 +77,53 @@ func (e *Engine) onCluster(app *Application) *Application {
 // destination cluster as onCluster gives it.
 func (e *Engine) admission(proj *Project, app *Application) func(ctx context.Context, obj *unstructured.Unstructured, namespaced, prune bool) error {
 	return project.Admission(proj, e.onCluster(app), e.opts.Policies...)
+}
+
+// CheckApplication applies the rules of app's project to the app itself,
+// as a refresh and a sync check them before anything else: the project
+// exists, and allows the app's namespace (sourceNamespaces), its sources
+// (sourceRepos) and its destination. A destination naming a configured
+// cluster by name is checked with that cluster's server too, and one by
+// server with the cluster's name, as Argo CD resolves the destination's
+// cluster before matching the project's destinations. A host calls it to
+// refuse an app when it is created, as Argo CD's API server does; the
+// error is a *PolicyError (several joined), or the unknown project's.
+func (e *Engine) CheckApplication(app *Application) error {
+	proj, err := e.project(app)
+	if err != nil {
+		return err
+	}
+	return e.checkApplication(proj, app)
+}
+
+// CheckSync says whether a sync of app asked now would be refused before
+// it starts, by the rules Sync checks first: the project exists, allows
+// the app (CheckApplication), and its sync windows let a sync through now
+// (manual: one a person asked for, which windows with manualSync allow).
+// The error is Sync's: the unknown project's, a *PolicyError or a
+// *SyncWindowError. A host calls it to refuse a sync at once, as Argo CD's
+// API server does, rather than report it started; Sync checks again.
+func (e *Engine) CheckSync(app *Application, manual bool) error {
+	proj, err := e.project(app)
+	if err != nil {
+		return err
+	}
+	if err := e.checkApplication(proj, app); err != nil {
+		return err
+	}
+	return windowCheck(proj, app, time.Now(), manual)
+}
+
+// windowCheck is the *SyncWindowError of a sync of app at now that the
+// project's sync windows block, or the error reading them; nil when
+// allowed.
+func windowCheck(proj *Project, app *Application, now time.Time, manual bool) error {
+	d, err := project.SyncAllowed(proj, app, now, manual)
+	if err != nil {
+		return err
+	}
+	if !d.Allowed {
+		return &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
+	}
+	return nil
 }

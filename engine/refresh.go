@@ -56,20 +56,20 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (apps
 	}
 	out, memoized := e.reuse(ctx, app, in, hard)
 	if !memoized {
-		want, err := e.desired.Build(ctx, app, desiredView(in.cs), desired.Request{Resolved: in.revs, Hard: hard})
+		want, err := in.parts.desired.Build(ctx, app, desiredView(in.cs), desired.Request{Resolved: in.revs, Hard: hard})
 		if err != nil {
 			return failedRefresh(app, appstatus.ConditionComparisonError, err)
 		}
 		if in.differErr != nil {
 			return failedRefresh(app, appstatus.ConditionInvalidSpec, in.differErr)
 		}
-		cmp, err := e.comparer.Compare(ctx, app, e.instanceOf(app), in.proj, in.dest, in.differ, want.Objects)
+		cmp, err := in.parts.comparer.Compare(ctx, app, e.instanceOf(app), in.proj, in.dest, in.differ, want.Objects)
 		if err != nil {
 			return failedRefresh(app, appstatus.ConditionComparisonError, err)
 		}
 		out = compare.Outcome{Result: cmp, Revisions: want.Revisions, Excluded: want.Excluded}
 		if in.memoizable {
-			e.comparer.Keep(e.instanceOf(app), in.dest, in.differ, in.memo, out)
+			in.parts.comparer.Keep(e.instanceOf(app), in.dest, in.differ, in.memo, out)
 		}
 	}
 	e.metrics.Refreshed(memoized)
@@ -78,10 +78,12 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (apps
 
 // refreshInputs are what a refresh reads before it renders.
 type refreshInputs struct {
-	proj *Project
-	cs   *clusterState
-	dest compare.Destination
-	revs []source.Revision
+	// parts are the live parts the refresh uses throughout.
+	parts *liveParts
+	proj  *Project
+	cs    *clusterState
+	dest  compare.Destination
+	revs  []source.Revision
 	// differ is the app's Differ, unless differErr says why there is none
 	// (a bad compare-options annotation: reported once the render is known
 	// to succeed).
@@ -101,6 +103,7 @@ type refreshInputs struct {
 // destination, resolves its sources and picks its Differ. On error, ct is
 // the condition type the error is reported as.
 func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool) (in refreshInputs, ct appstatus.ConditionType, err error) {
+	in.parts = e.parts()
 	if in.proj, err = e.project(app); err != nil {
 		return in, appstatus.ConditionInvalidSpec, err
 	}
@@ -121,8 +124,8 @@ func (e *Engine) refreshInputs(ctx context.Context, app *Application, hard bool)
 		in.unverified = err
 	}
 	in.dest = e.compareView(in.cs)
-	in.differ, in.differErr = e.comparer.Differ(app, e.instanceOf(app), in.dest)
-	in.memo, in.memoizable = e.comparer.Inputs(app, e.instanceOf(app), in.dest, in.revs, e.projectFingerprint(app))
+	in.differ, in.differErr = in.parts.comparer.Differ(app, e.instanceOf(app), in.dest)
+	in.memo, in.memoizable = in.parts.comparer.Inputs(app, e.instanceOf(app), in.dest, in.revs, e.projectFingerprint(app))
 	in.memoizable = in.memoizable && in.differErr == nil
 	return in, "", nil
 }
@@ -133,7 +136,7 @@ func (e *Engine) reuse(ctx context.Context, app *Application, in refreshInputs, 
 	if !in.memoizable || hard {
 		return compare.Outcome{}, false
 	}
-	return e.comparer.Reuse(ctx, e.instanceOf(app), in.dest, in.differ, in.memo)
+	return in.parts.comparer.Reuse(ctx, e.instanceOf(app), in.dest, in.differ, in.memo)
 }
 
 // statusOf makes the app's status of a refresh's outcome: its rows and
@@ -146,7 +149,7 @@ func (e *Engine) statusOf(app *Application, in refreshInputs, out compare.Outcom
 	if c := desired.ExcludedCondition(out.Excluded); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
-	if c := e.comparer.Orphans(in.proj, app, in.dest); c != nil {
+	if c := in.parts.comparer.Orphans(in.proj, app, in.dest); c != nil {
 		st.Conditions = append(st.Conditions, *c)
 	}
 	if in.unverified != nil {
@@ -177,7 +180,7 @@ func (e *Engine) observeRefresh(app *Application, start time.Time) {
 // differFor returns the app's Differ for its destination cs
 // (compare.Comparer.Differ).
 func (e *Engine) differFor(app *Application, cs *clusterState) (Differ, error) {
-	return e.comparer.Differ(app, e.instanceOf(app), e.compareView(cs))
+	return e.parts().comparer.Differ(app, e.instanceOf(app), e.compareView(cs))
 }
 
 // withoutChildApplications drops the Applications an app renders from what

@@ -154,7 +154,7 @@ func TestExclusionsLimitedToClusters(t *testing.T) {
 			t.Fatal(err)
 		}
 		app := &Application{Spec: ApplicationSpec{Destination: ApplicationDestination{Name: name, Namespace: "ns"}}}
-		_, excluded := e.desired.SplitExcluded(app, desiredView(cs), []*unstructured.Unstructured{cm})
+		_, excluded := e.parts().desired.SplitExcluded(app, desiredView(cs), []*unstructured.Unstructured{cm})
 		if (len(excluded) == 1) != wantExcluded {
 			t.Errorf("cluster %s: excluded %v, want excluded=%v", name, excluded, wantExcluded)
 		}

@@ -72,7 +72,7 @@ type appState struct {
 func (e *Engine) Run(ctx context.Context, apps []Application) error {
 	r := &runner{
 		e:          e,
-		queue:      workqueue.NewTypedRateLimitingQueue(failureBackoff(e.opts.Interval)),
+		queue:      workqueue.NewTypedRateLimitingQueue(failureBackoff(e.parts().opts.Interval)),
 		apps:       map[string]*appState{},
 		parents:    map[string]bool{},
 		subscribed: map[*clusterState]bool{},
@@ -168,7 +168,7 @@ func (r *runner) next(ctx context.Context) bool {
 // hardDue reports whether the app's next refresh is a hard one: its last
 // hard refresh (or its joining Run) is Options.HardInterval old.
 func (r *runner) hardDue(st *appState) bool {
-	iv := r.e.opts.HardInterval
+	iv := r.e.parts().opts.HardInterval
 	if iv <= 0 {
 		return false
 	}
@@ -182,7 +182,7 @@ func (r *runner) hardDue(st *appState) bool {
 // first (also with periodic refreshes off).
 func (r *runner) nextRefresh(st *appState) time.Duration {
 	next := r.jitter()
-	if iv := r.e.opts.HardInterval; iv > 0 {
+	if iv := r.e.parts().opts.HardInterval; iv > 0 {
 		r.mu.Lock()
 		due := max(time.Until(st.hardAt.Add(iv)), time.Millisecond)
 		r.mu.Unlock()
@@ -194,7 +194,7 @@ func (r *runner) nextRefresh(st *appState) time.Duration {
 }
 
 func (r *runner) jitter() time.Duration {
-	iv, j := r.e.opts.Interval, r.e.opts.Jitter
+	iv, j := r.e.parts().opts.Interval, r.e.parts().opts.Jitter
 	if iv < 0 {
 		return 0 // periodic refreshes are off: hints and events only
 	}

@@ -26,7 +26,7 @@ func (r *runner) decideAutoSync(st *appState, app *Application, status appstatus
 		last = &l
 	}
 	r.mu.Unlock()
-	return autosync.Decide(autosync.Input{Policy: app.Spec.SyncPolicy, Status: status, Last: last, Now: time.Now()}), false
+	return autosync.Decide(autosync.Input{Policy: app.Spec.SyncPolicy, Status: status, Sources: app.Spec.AllSources(), Last: last, Now: time.Now()}), false
 }
 
 // autoSync starts the automated sync decision d asks for, and returns a

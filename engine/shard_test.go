@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/render/plain"

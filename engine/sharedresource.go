@@ -31,7 +31,7 @@ func (e *SharedResourceError) Error() string {
 // sharedResources refuses a sync of app whose desired objects another app
 // already manages (compare.Comparer.SharedOwners).
 func (e *Engine) sharedResources(cs *clusterState, app *Application, desired []*unstructured.Unstructured) error {
-	owners := e.comparer.SharedOwners(app, e.instanceOf(app), e.compareView(cs), desired)
+	owners := e.parts().comparer.SharedOwners(app, e.instanceOf(app), e.compareView(cs), desired)
 	if len(owners) == 0 {
 		return nil
 	}

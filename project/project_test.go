@@ -97,6 +97,25 @@ func TestProjectChecks(t *testing.T) {
 	if err := CheckApplication(p, app); err != nil {
 		t.Errorf("own repository refused: %v", err)
 	}
+	// A source hydrator's dry source and the repository it hydrates into
+	// are both sources of the app.
+	app.Spec.Source = nil
+	app.Spec.SourceHydrator = &v1alpha1.SourceHydrator{
+		DrySource:  v1alpha1.DrySource{RepoURL: "https://git.example.com/team-b/dry.git", TargetRevision: "HEAD", Path: "chart"},
+		SyncSource: v1alpha1.SyncSource{TargetBranch: "env/dev", Path: "chart", RepoURL: "https://git.example.com/team-a/apps.git"},
+	}
+	if err := CheckApplication(p, app); err == nil || !strings.Contains(err.Error(), "team-b/dry.git") {
+		t.Errorf("foreign dry source allowed: %v", err)
+	}
+	app.Spec.SourceHydrator.DrySource.RepoURL = "https://git.example.com/team-a/apps.git"
+	app.Spec.SourceHydrator.SyncSource.RepoURL = "https://git.example.com/team-b/deploy.git"
+	if err := CheckApplication(p, app); err == nil || !strings.Contains(err.Error(), "team-b/deploy.git") {
+		t.Errorf("foreign hydrated repository allowed: %v", err)
+	}
+	app.Spec.SourceHydrator.SyncSource.RepoURL = ""
+	if err := CheckApplication(p, app); err != nil {
+		t.Errorf("own dry and sync repository refused: %v", err)
+	}
 }
 
 func TestSyncWindows(t *testing.T) {

@@ -218,7 +218,10 @@ func Admission(p *v1alpha1.AppProject, app *v1alpha1.Application, policies ...Po
 
 // CheckApplication refuses an application whose sources or destination the
 // project does not allow, the destination as the app gives it
-// (CheckApplicationOn with its server and name).
+// (CheckApplicationOn with its server and name). The sources of an app
+// with a source hydrator are its dry source and its sync source (the
+// repository hydrated into), each checked against sourceRepos, as Argo CD
+// checks both.
 func CheckApplication(p *v1alpha1.AppProject, app *v1alpha1.Application) error {
 	d := app.Spec.Destination
 	return CheckApplicationOn(p, app, d.Server, d.Name)
@@ -231,7 +234,16 @@ func CheckApplication(p *v1alpha1.AppProject, app *v1alpha1.Application) error {
 // (by name when it gives one).
 func CheckApplicationOn(p *v1alpha1.AppProject, app *v1alpha1.Application, server, name string) error {
 	var errs []error
-	for _, src := range app.Spec.AllSources() {
+	srcs := app.Spec.AllSources()
+	if h := app.Spec.SourceHydrator; h != nil {
+		srcs = append([]v1alpha1.ApplicationSource{h.GetDrySource()}, srcs...)
+	}
+	seen := map[string]bool{}
+	for _, src := range srcs {
+		if seen[src.RepoURL] {
+			continue
+		}
+		seen[src.RepoURL] = true
 		if err := CheckSource(p, src.RepoURL); err != nil {
 			errs = append(errs, err)
 		}

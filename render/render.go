@@ -97,6 +97,11 @@ type DirectorySource struct {
 	Include string
 	// Exclude is a glob like Include; matching files are skipped.
 	Exclude string
+	// DisableExtensionFilter reads every file Include and Exclude let
+	// through as a manifest, whatever its extension (Argo CD's
+	// directory.disableExtensionFilter); by default only .yaml, .yml and
+	// .json files are.
+	DisableExtensionFilter bool `json:",omitempty"`
 }
 
 // HelmSource are the per-application options of a Helm chart, as in Argo
@@ -180,6 +185,16 @@ type KustomizeSource struct {
 	// (`edit add label --without-selector`: a labels entry with
 	// includeSelectors false).
 	LabelWithoutSelector bool `json:",omitempty"`
+	// LabelIncludeTemplates, with LabelWithoutSelector, adds CommonLabels
+	// to resource templates too (`edit add label --without-selector
+	// --include-templates`: a labels entry with includeTemplates); without
+	// LabelWithoutSelector it is an error, as the edit command refuses it.
+	LabelIncludeTemplates bool `json:",omitempty"`
+	// CommonAnnotationsEnvsubst says the engine substituted its build
+	// environment in CommonAnnotations' values before the render (Argo
+	// CD's kustomize.commonAnnotationsEnvsubst); renderers take the values
+	// as given.
+	CommonAnnotationsEnvsubst bool `json:",omitempty"`
 	// IgnoreMissingComponents skips Components whose folder does not
 	// exist, instead of failing.
 	IgnoreMissingComponents bool `json:",omitempty"`

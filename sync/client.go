@@ -24,10 +24,14 @@ import (
 )
 
 func (s *Syncer) resourceFor(gvr schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
-	if ns == "" {
-		return s.dyn.Resource(gvr)
+	var rc dynamic.ResourceInterface = s.dyn.Resource(gvr)
+	if ns != "" {
+		rc = s.dyn.Resource(gvr).Namespace(ns)
 	}
-	return s.dyn.Resource(gvr).Namespace(ns)
+	if s.with.Writes != nil {
+		rc = limitedResource{ResourceInterface: rc, l: s.with.Writes}
+	}
+	return rc
 }
 
 // list reads every object of one resource in one namespace ("" = all or

@@ -42,8 +42,14 @@ type Options struct {
 	// WaveTimeout bounds the wait for one wave (or one hook phase) to become
 	// healthy. Default 10 minutes.
 	WaveTimeout time.Duration
-	// Timeout bounds the whole operation. Default 30 minutes.
+	// Timeout bounds the whole operation. Default 30 minutes (zero);
+	// negative means none (Argo CD's controller.sync.timeout.seconds 0).
 	Timeout time.Duration
+	// WaveDelay is how long the operation waits after a wave (or hook
+	// phase) is done and healthy, before the next one starts, so that
+	// other controllers see the wave's changes first (Argo CD's
+	// controller.sync.wave.delay.seconds, 2 s there). Default 0: none.
+	WaveDelay time.Duration
 	// PollInterval is how often waits look at the cluster. Default 250 ms.
 	PollInterval time.Duration
 	// WaitFinalWave waits for the last wave to become healthy before the
@@ -104,8 +110,11 @@ func (o Options) withDefaults() Options {
 	if o.WaveTimeout <= 0 {
 		o.WaveTimeout = d.WaveTimeout
 	}
-	if o.Timeout <= 0 {
+	if o.Timeout == 0 {
 		o.Timeout = d.Timeout
+	}
+	if o.WaveDelay < 0 {
+		o.WaveDelay = 0
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = d.PollInterval
@@ -161,6 +170,13 @@ type Collaborators struct {
 	// Log receives what the syncer does, at V(1) per object. Default:
 	// discarded.
 	Log logr.Logger
+	// Writes, when set, bounds the requests that change the cluster
+	// (creates, applies, updates, deletes, and their server-side dry runs)
+	// in flight at once, across every syncer given the same Limiter (Argo
+	// CD's controller.kubectl.parallelism.limit). Nil: only
+	// Options.ApplyParallelism and DryRunParallelism bound them, per
+	// operation.
+	Writes *Limiter
 }
 
 func (c Collaborators) withDefaults() Collaborators {

@@ -72,8 +72,11 @@ func New(cfg *rest.Config, opts Options, with Collaborators) (*Syncer, error) {
 // resumed by passing its State in a later Request.
 func (s *Syncer) Sync(ctx context.Context, req Request) (Result, error) {
 	state := newState(req)
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	if s.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
+		defer cancel()
+	}
 	op := &operation{s: s, req: req, state: state, tasks: nil}
 	res, err := op.run(ctx)
 	res.State = op.snapshot()
@@ -262,6 +265,9 @@ func (op *operation) run(ctx context.Context) (Result, error) {
 		}
 		if op.terminated() {
 			return op.failSync(ctx, ErrTerminated)
+		}
+		if i < len(gs)-1 {
+			op.delayWave(ctx)
 		}
 	}
 	op.deleteHooks(ctx, func(t *task) bool {

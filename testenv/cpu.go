@@ -20,7 +20,7 @@ func (c *Cluster) ProcessCPU() (map[string]time.Duration, error) {
 	pids := map[string]int{}
 	for _, p := range procs {
 		if p != nil && p.running() {
-			pids[p.name] = p.cmd.Process.Pid
+			pids[p.name] = p.pid()
 		}
 	}
 	c.mu.Unlock()

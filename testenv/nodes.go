@@ -61,6 +61,9 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 		{
 			name: "kwok", path: bins.Kwok,
 			logPath: filepath.Join(c.dir, "kwok.log"),
+			// kwok keeps no state of its own; a crash (see process.restarts)
+			// is survived by starting it again.
+			restarts: 3,
 			args: []string{
 				"--kubeconfig=" + kc, "--manage-all-nodes=true",
 				// The nodes' kubelet endpoint is kwok's server, over TLS
@@ -129,7 +132,7 @@ func createNode(ctx context.Context, cs kubernetes.Interface, name string) error
 func (c *Cluster) waitFor(ctx context.Context, what string, cond wait.ConditionWithContextFunc) error {
 	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, p := range append([]*process{c.etcd, c.apiserver}, c.others...) {
-			if p != nil && p.cmd != nil && !p.running() {
+			if p != nil && p.exited != nil && !p.running() {
 				return false, p.exitError()
 			}
 		}

@@ -27,7 +27,7 @@ func orphanHelper() int {
 		fmt.Println("ERROR", err)
 		return 1
 	}
-	fmt.Printf("PIDS %d %d\n", c.etcd.cmd.Process.Pid, c.apiserver.cmd.Process.Pid)
+	fmt.Printf("PIDS %d %d\n", c.etcd.pid(), c.apiserver.pid())
 	select {}
 }
 

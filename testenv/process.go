@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -53,36 +54,81 @@ type process struct {
 	path    string
 	args    []string
 	logPath string
+	// restarts is how many unexpected exits are followed by a fresh start
+	// of the same command. Only for stateless children that read all they
+	// need from the API server (kwok: v0.8.0 can die of a data race in its
+	// CEL library when its node and pod workers first meet a stage at the
+	// same moment); zero for the others, whose exit ends the cluster.
+	restarts int
 
-	cmd    *exec.Cmd
-	exited chan struct{}
-	err    error // valid once exited is closed
+	mu       sync.Mutex
+	cmd      *exec.Cmd // the current run; replaced on a restart
+	stopping bool      // set by stop and kill: an exit is then final
+	exited   chan struct{}
+	err      error // valid once exited is closed
 }
 
 func (p *process) start(s *spawner) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cmd, logFile, err := p.launch(s)
+	if err != nil {
+		return err
+	}
+	p.cmd = cmd
+	p.exited = make(chan struct{})
+	go p.supervise(s, cmd, logFile)
+	return nil
+}
+
+// launch starts one run of the command, its output appended to the log.
+func (p *process) launch(s *spawner) (*exec.Cmd, *os.File, error) {
 	logFile, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("testenv: %s log: %w", p.name, err)
+		return nil, nil, fmt.Errorf("testenv: %s log: %w", p.name, err)
 	}
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	setProcAttr(cmd)
 	if err := s.start(cmd); err != nil {
 		logFile.Close()
-		return fmt.Errorf("testenv: start %s: %w", p.name, err)
+		return nil, nil, fmt.Errorf("testenv: start %s: %w", p.name, err)
 	}
-	p.cmd = cmd
-	p.exited = make(chan struct{})
-	go func() {
-		p.err = cmd.Wait()
+	return cmd, logFile, nil
+}
+
+// supervise waits for each run to end and starts the next while restarts
+// are left and nobody stopped the process; exited closes on the final exit.
+// The next run is launched under the lock stop takes, so a stop either
+// sees the new run (and ends it) or prevents it.
+func (p *process) supervise(s *spawner, cmd *exec.Cmd, logFile *os.File) {
+	for {
+		err := cmd.Wait()
+		p.mu.Lock()
+		if p.stopping || p.restarts == 0 {
+			logFile.Close()
+			p.err = err
+			p.mu.Unlock()
+			close(p.exited)
+			return
+		}
+		p.restarts--
+		fmt.Fprintf(logFile, "\ntestenv: %s exited (%v); starting it again (%d restarts left)\n", p.name, err, p.restarts)
 		logFile.Close()
-		close(p.exited)
-	}()
-	return nil
+		next, nextLog, lerr := p.launch(s)
+		if lerr != nil {
+			p.err = errors.Join(err, lerr)
+			p.mu.Unlock()
+			close(p.exited)
+			return
+		}
+		p.cmd, cmd, logFile = next, next, nextLog
+		p.mu.Unlock()
+	}
 }
 
 func (p *process) running() bool {
-	if p.cmd == nil {
+	if p.exited == nil {
 		return false
 	}
 	select {
@@ -93,12 +139,31 @@ func (p *process) running() bool {
 	}
 }
 
+// pid is the process ID of the current run (0 before the first start).
+func (p *process) pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
+// halt marks the process as stopping (no restart follows) and returns the
+// current run's process ID.
+func (p *process) halt() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopping = true
+	return p.cmd.Process.Pid
+}
+
 // stop sends SIGTERM to the process group, waits up to grace, then kills it.
 func (p *process) stop(grace time.Duration) {
 	if !p.running() {
 		return
 	}
-	pid := p.cmd.Process.Pid
+	pid := p.halt()
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	select {
 	case <-p.exited:
@@ -114,7 +179,7 @@ func (p *process) kill() {
 	if !p.running() {
 		return
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = syscall.Kill(-p.halt(), syscall.SIGKILL)
 	<-p.exited
 }
 

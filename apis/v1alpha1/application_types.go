@@ -55,6 +55,10 @@ type ApplicationSpec struct {
 	// separated. A source with Ref exposes its repository's files to the
 	// others' helm.valueFiles as "$REF/path", as in Argo CD.
 	Sources []ApplicationSource `json:"sources,omitempty"`
+	// SourceHydrator renders a dry source and commits the result to Git,
+	// from where the app syncs (Argo CD's source hydrator, run by package
+	// hydrator); set it instead of source and sources.
+	SourceHydrator *SourceHydrator `json:"sourceHydrator,omitempty"`
 	// Destination is the cluster and namespace to deploy to.
 	Destination ApplicationDestination `json:"destination"`
 	// SyncPolicy says when and how to sync.
@@ -225,6 +229,15 @@ type ApplicationSourceKustomize struct {
 	// LabelWithoutSelector adds CommonLabels to objects only, not to selectors
 	// or templates.
 	LabelWithoutSelector bool `json:"labelWithoutSelector,omitempty"`
+	// LabelIncludeTemplates, with LabelWithoutSelector, adds CommonLabels
+	// to resource templates too (a labels entry with includeTemplates);
+	// without LabelWithoutSelector it fails the render, as Argo CD's
+	// `kustomize edit add label --include-templates` does.
+	LabelIncludeTemplates bool `json:"labelIncludeTemplates,omitempty"`
+	// CommonAnnotationsEnvsubst substitutes the build environment
+	// ($ARGOCD_APP_NAME, ${ARGOCD_APP_REVISION}...) in CommonAnnotations'
+	// values; without it they are taken as written.
+	CommonAnnotationsEnvsubst bool `json:"commonAnnotationsEnvsubst,omitempty"`
 	// Version names one of Argo CD's configured kustomize binaries. It is
 	// refused (ErrUnsupported) when set: the engine runs one kustomize, in
 	// process.
@@ -291,6 +304,11 @@ type ApplicationSourceDirectory struct {
 	// Include is a glob (or {a,b} list of globs) over paths relative to the
 	// folder: when set, only matching files are read.
 	Include string `json:"include,omitempty"`
+	// DisableExtensionFilter reads every file of the folder that Include
+	// and Exclude let through as manifests, whatever its extension
+	// ("*.yaml.sealed"); by default only .yaml, .yml and .json files are
+	// (and .jsonnet files are evaluated).
+	DisableExtensionFilter bool `json:"disableExtensionFilter,omitempty"`
 }
 
 // ApplicationSourceJsonnet are Jsonnet options.
@@ -450,8 +468,13 @@ type ResourceIgnoreDifferences struct {
 	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
 }
 
-// AllSources returns Sources, or Source alone, whichever is set.
+// AllSources returns the sources the app syncs from: the sync source of
+// its SourceHydrator when it has one (SourceHydrator.GetSyncSource, as
+// Argo CD's GetSources), else Sources, or Source alone, whichever is set.
 func (s ApplicationSpec) AllSources() []ApplicationSource {
+	if s.SourceHydrator != nil {
+		return []ApplicationSource{s.SourceHydrator.GetSyncSource()}
+	}
 	if len(s.Sources) > 0 {
 		return s.Sources
 	}

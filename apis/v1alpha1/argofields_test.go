@@ -90,20 +90,15 @@ func readCRDFields(t *testing.T) []crdField {
 // status they are dropped); "refused" ones are in the model, so that
 // status keeps them, and validation refuses them in spec.
 var refusedFields = map[string]string{
-	"Application spec.sourceHydrator":                       "absent",
-	"Application spec.syncPolicy.retry.refresh":             "absent",
-	"ApplicationSource tagPrefix":                           "absent",
-	"ApplicationSource directory.disableExtensionFilter":    "absent",
-	"ApplicationSource kustomize.commonAnnotationsEnvsubst": "absent",
-	"ApplicationSource kustomize.labelIncludeTemplates":     "absent",
-	"ApplicationSource kustomize.version":                   "refused",
-	"ApplicationSource helm.passCredentials":                "refused",
+	"Application spec.syncPolicy.retry.refresh": "absent",
+	"ApplicationSource tagPrefix":               "absent",
+	"ApplicationSource kustomize.version":       "refused",
+	"ApplicationSource helm.passCredentials":    "refused",
 }
 
 // droppedStatusFields are fields of what a controller writes (status,
 // operation) the model has no place for: read leniently and dropped.
 var droppedStatusFields = map[string]string{
-	"Application status.sourceHydrator":                         "absent",
 	"Application operation.retry.refresh":                       "absent",
 	"Application status.operationState.operation.retry.refresh": "absent",
 	"AppProject status.jwtTokensByRole":                         "absent",
@@ -117,6 +112,9 @@ var sourcePlaces = []string{
 	"status.operationState.operation.sync.source", "status.operationState.operation.sync.sources[]",
 	"status.operationState.syncResult.source", "status.operationState.syncResult.sources[]",
 	"operation.sync.source", "operation.sync.sources[]",
+	"spec.sourceHydrator.drySource",
+	"status.sourceHydrator.currentOperation.sourceHydrator.drySource",
+	"status.sourceHydrator.lastSuccessfulOperation.sourceHydrator.drySource",
 }
 
 // listed reports whether kind and path fall under an entry of set (of
@@ -243,6 +241,12 @@ func fieldDoc(fl crdField) (map[string]any, any) {
 		case hasPathPrefix(fl.path, "spec.sources"):
 			delete(spec, "source")
 			spec["sources"] = []any{map[string]any{"repoURL": "https://git.example.com/r.git"}}
+		case hasPathPrefix(fl.path, "spec.sourceHydrator"):
+			delete(spec, "source")
+			spec["sourceHydrator"] = map[string]any{
+				"drySource":  map[string]any{"repoURL": "https://git.example.com/r.git", "targetRevision": "HEAD", "path": "dry"},
+				"syncSource": map[string]any{"targetBranch": "environments/dev", "path": "hydrated"},
+			}
 		case fl.path == "spec.destination.name":
 			delete(spec["destination"].(map[string]any), "server")
 		case hasPathPrefix(fl.path, "spec.ignoreDifferences"):

@@ -147,6 +147,10 @@ type ApplicationStatus struct {
 	// ResourceHealthSource says where resource health is kept: "" in
 	// status.resources, "appTree" outside the Application.
 	ResourceHealthSource string `json:"resourceHealthSource,omitempty"`
+	// SourceHydrator is the source hydrator's last and current operation
+	// (written by package hydrator's hosts), for an app with
+	// spec.sourceHydrator.
+	SourceHydrator SourceHydratorStatus `json:"sourceHydrator,omitzero"`
 }
 
 // ApplicationSummary are facts about an app shown in lists.

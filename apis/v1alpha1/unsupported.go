@@ -14,14 +14,11 @@ var ErrUnsupported = errors.New("an Argo CD field this engine does not implement
 
 // unsupportedFields are the Argo CD fields (of argo-cd v3.6) the model
 // has no place for, and why. A path under "source." stands for every
-// source of an Application (spec.source, spec.sources[]).
+// source of an Application (spec.source, spec.sources[], and the dry source
+// spec.sourceHydrator.drySource).
 var unsupportedFields = map[string]string{
-	"Application spec.sourceHydrator":                        "the source hydrator (manifests rendered and pushed to a branch) is not implemented",
-	"Application spec.syncPolicy.retry.refresh":              "retries always sync the revision the operation started with",
-	"Application source.tagPrefix":                           "semver constraints over Git tags are not resolved; name a tag, branch or commit",
-	"Application source.directory.disableExtensionFilter":    "a directory renders .yaml, .yml, .json and .jsonnet files only",
-	"Application source.kustomize.commonAnnotationsEnvsubst": "environment substitution in kustomize commonAnnotations is not implemented",
-	"Application source.kustomize.labelIncludeTemplates":     "kustomize commonLabels are not applied to resource templates",
+	"Application spec.syncPolicy.retry.refresh": "retries always sync the revision the operation started with",
+	"Application source.tagPrefix":              "semver constraints over Git tags are not resolved; name a tag, branch or commit",
 }
 
 // explainUnsupported rewrites the "unknown field" errors of err that name
@@ -56,7 +53,7 @@ func unsupportedWhy(kind, path string) (string, bool) {
 		return why, true
 	}
 	if kind == ApplicationKind {
-		for _, place := range []string{"spec.source.", "spec.sources[]."} {
+		for _, place := range []string{"spec.source.", "spec.sources[].", "spec.sourceHydrator.drySource."} {
 			if rest, ok := strings.CutPrefix(p, place); ok {
 				if why, ok := unsupportedFields[kind+" source."+rest]; ok {
 					return why, true

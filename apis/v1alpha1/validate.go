@@ -40,10 +40,15 @@ func (a *Application) validate() field.ErrorList {
 	}
 	s := a.Spec
 	switch {
+	case s.SourceHydrator != nil && (s.Source != nil || len(s.Sources) > 0):
+		errs = append(errs, fieldErrorf("spec.sourceHydrator", "set source, sources or sourceHydrator, not more than one (an app with a source hydrator syncs from its syncSource)"))
 	case s.Source != nil && len(s.Sources) > 0:
 		errs = append(errs, fieldErrorf("spec.sources", "set source or sources, not both"))
-	case s.Source == nil && len(s.Sources) == 0:
-		errs = append(errs, required("spec.source", "or sources"))
+	case s.Source == nil && len(s.Sources) == 0 && s.SourceHydrator == nil:
+		errs = append(errs, required("spec.source", "or sources, or sourceHydrator"))
+	}
+	if h := s.SourceHydrator; h != nil {
+		errs = append(errs, h.validate("spec.sourceHydrator")...)
 	}
 	if s.Source != nil {
 		errs = append(errs, s.Source.validate("spec.source")...)

@@ -63,6 +63,15 @@
 //	    (package preview): objects added, removed and changed per app,
 //	    apps added or removed, policy refusals, and with --kubeconfig what
 //	    a sync would do; exit 0 no change, 1 changes, 2 error or refusal
+//	gitopsctl hydrate --app FILE --clone DIR [--author "Name <email>"]
+//	    [--commit-message-template T] [--repositories FILE]
+//	    hydrate the app's spec.sourceHydrator once, as Argo CD's source
+//	    hydrator does (package hydrator), into the local clone DIR, on the
+//	    branch it has checked out (the app's hydrated branch): one commit
+//	    with manifest.yaml, hydrator.metadata and README.md at the sync
+//	    path and the hydrator.metadata note; nothing when the dry commit
+//	    changes nothing rendered; nothing is pushed (rendered offline,
+//	    --kube-version and --api-versions as for render)
 //
 // Commands that talk to a cluster take --kubeconfig (default $KUBECONFIG,
 // else ~/.kube/config) and --context, and the engine settings a host

@@ -33,6 +33,7 @@ func commands() []command {
 		{"image-update", "check an application's images like Argo CD Image Updater (--app FILE [--dry-run])", runImageUpdate},
 		{"action-test", "run Argo CD format resource action tests under a folder", runActionTest},
 		{"appset", "print the Applications an ApplicationSet generates, without a cluster (appset generate --appset FILE)", runAppSet},
+		{"hydrate", "hydrate an application's spec.sourceHydrator once into a local clone, for CI (hydrate --app FILE --clone DIR)", runHydrate},
 		{"preview", "what a Git change does to every app, for a pull request (preview --repo URL|DIR --base REF --head REF --apps FILE|DIR)", runPreview},
 	}
 }

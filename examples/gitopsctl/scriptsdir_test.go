@@ -85,7 +85,7 @@ func TestArgoCDConfigMapFlag(t *testing.T) {
 		t.Fatalf("status: exit %d\n%s", code, errOut)
 	}
 	mustContain(t, "status with --argocd-cm", out, "Suspended", "from argocd-cm")
-	mustContain(t, "warnings", errOut, "warning: argocd-cm url: not used by the engine")
+	mustContain(t, "warnings", errOut, "warning: argocd-cm url: a setting of Argo CD's API server, not used by this program")
 	write("  resource.customizations.ignoreResourceUpdates.apps_Deployment: \"jsonPointer: [/status]\"\n")
 	code, _, errOut = runCLI(t, append([]string{"status", "--argocd-cm", cm, "--app", appFile}, kc...)...)
 	if code != 2 {

@@ -29,6 +29,9 @@ func setupAppSets(mgr manager.Manager, engine *gitops.Engine, projects *controll
 	opts.Engine, opts.Interval, opts.ControllerNamespace = engine, f.interval, f.namespace
 	opts.Projects = projects
 	opts.Log = log.WithName("applicationset")
+	if err := appSetOptions(&opts, f.params); err != nil {
+		return err
+	}
 	r, err := appsets.New(mgr.GetClient(), opts)
 	if err != nil {
 		return err

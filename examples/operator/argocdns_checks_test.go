@@ -103,7 +103,7 @@ func (a *argoNamespace) waitBadInputReported(t *testing.T) {
 	t.Helper()
 	want := []struct{ object, reason, message string }{
 		{"cluster-broken", "InvalidClusterSecret", "cluster secret " + a.ns + "/cluster-broken: config:"},
-		{"argocd-cm", ReasonUnusedSetting, "argocd-cm no.such.key"},
+		{"argocd-cm", ReasonUnusedSetting, "argocd-cm: not an Argo CD setting this program knows: no.such.key"},
 		{notify.ConfigMapName, ReasonNotificationConfig, "key template.broken left out"},
 	}
 	var seen []string

@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,19 +34,23 @@ type clusterSecrets struct {
 	recorder  record.EventRecorder
 	namespace string
 	inCluster *rest.Config
-	log       logr.Logger
+	// inClusterEnabled reports argocd-cm cluster.inClusterEnabled: when
+	// false, the cluster the operator runs in is no destination, neither
+	// built in nor by a Secret naming its server.
+	inClusterEnabled func() bool
+	log              logr.Logger
 }
 
 // setupClusterSecrets watches the cluster Secrets of f.namespace.
-func setupClusterSecrets(mgr manager.Manager, engine *gitops.Engine, events *controller.ClusterEvents, cfg *rest.Config, f flags, log logr.Logger) error {
+func setupClusterSecrets(mgr manager.Manager, e *gitops.Engine, events *controller.ClusterEvents, cfg *rest.Config, f flags, inClusterEnabled func() bool, log logr.Logger) (*clusterSecrets, error) {
 	r := &clusterSecrets{
-		client: mgr.GetClient(), engine: engine, events: events, namespace: f.namespace, inCluster: cfg,
-		recorder: mgr.GetEventRecorderFor("gitops-operator"), log: log.WithName("clusters"),
+		client: mgr.GetClient(), engine: e, events: events, namespace: f.namespace, inCluster: cfg,
+		recorder: mgr.GetEventRecorderFor("gitops-operator"), inClusterEnabled: inClusterEnabled, log: log.WithName("clusters"),
 	}
 	isCluster := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return o.GetNamespace() == f.namespace && o.GetLabels()[gitops.ClusterSecretTypeLabel] == "cluster"
+		return o.GetNamespace() == f.namespace && o.GetLabels()[engine.ClusterSecretTypeLabel] == "cluster"
 	})
-	return ctrl.NewControllerManagedBy(mgr).Named("clustersecrets").
+	return r, ctrl.NewControllerManagedBy(mgr).Named("clustersecrets").
 		WithOptions(crcontroller.Options{NeedLeaderElection: f.everyReplica()}).
 		For(&corev1.Secret{}, builder.WithPredicates(isCluster)).
 		Complete(r)
@@ -56,7 +61,7 @@ func setupClusterSecrets(mgr manager.Manager, engine *gitops.Engine, events *con
 // it and the log, naming the key) and left out, and the others are served.
 func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
 	var list corev1.SecretList
-	if err := r.client.List(ctx, &list, client.InNamespace(r.namespace), client.MatchingLabels{gitops.ClusterSecretTypeLabel: "cluster"}); err != nil {
+	if err := r.client.List(ctx, &list, client.InNamespace(r.namespace), client.MatchingLabels{engine.ClusterSecretTypeLabel: "cluster"}); err != nil {
 		return ctrl.Result{}, err
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
@@ -69,7 +74,7 @@ func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Re
 		if err == nil {
 			for _, k := range []string{c.Name, c.Server} {
 				if other, dup := taken[k]; dup && err == nil {
-					err = &gitops.ClusterSecretError{Secret: s.Namespace + "/" + s.Name, Key: "name", Err: errDuplicate(k, other)}
+					err = &engine.ClusterSecretError{Secret: s.Namespace + "/" + s.Name, Key: "name", Err: errDuplicate(k, other)}
 				}
 			}
 		}
@@ -78,11 +83,15 @@ func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Re
 			r.recorder.Event(s, corev1.EventTypeWarning, "InvalidClusterSecret", err.Error())
 			continue
 		}
+		if c.Server == v1alpha1.KubernetesInternalAPIServerAddr && !r.inClusterEnabled() {
+			r.log.Info("cluster secret left out: argocd-cm cluster.inClusterEnabled is false", "secret", s.Name)
+			continue
+		}
 		taken[c.Name], taken[c.Server] = s.Name, s.Name
 		hasInCluster = hasInCluster || c.Server == v1alpha1.KubernetesInternalAPIServerAddr
 		clusters = append(clusters, c)
 	}
-	if !hasInCluster && taken["in-cluster"] == "" {
+	if !hasInCluster && taken["in-cluster"] == "" && r.inClusterEnabled() {
 		clusters = append([]gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: r.inCluster}}, clusters...)
 	}
 	changed, err := r.engine.SetClusters(ctx, clusters)

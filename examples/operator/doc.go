@@ -76,40 +76,58 @@
 // Its defaults are Argo CD's: the engine starts from argocdcm.Defaults
 // (so a sync succeeds once its last wave is written, and a Deployment
 // turning Degraded afterwards shows in the app's health, not as a failed
-// sync), and -workers defaults to 20, Argo CD's
+// sync; waves are 2 s apart), and -workers defaults to 20, Argo CD's
 // controller.status.processors. It reads argocd-cm and
 // argocd-cmd-params-cm of -namespace at start (settings.go; a missing one
-// is empty) and watches them. argocd-cm is loaded with
-// argocdcm.ParsePartial and argocdcm.Settings.Apply (health and
-// action scripts, ignoreDifferences, ignoreResourceUpdates, exclusions and
-// inclusions, tracking method, timeout.reconciliation for -interval (0
-// turns the periodic refresh off, as in Argo CD: an app is then refreshed
-// when it or an object it manages changes, when a refresh is asked for,
-// and every timeout.hard.reconciliation when that is set),
-// timeout.hard.reconciliation (the reconciler's hard refresh of each app),
-// ...); argocd-cmd-params-cm with
-// argocdcm.ParseParams: controller.status.processors sets -workers,
-// controller.operation.processors the engine's sync workers,
-// controller.repo.server.timeout.seconds its render timeout,
-// reposerver.parallelism.limit its render parallelism,
-// controller.diff.server.side its server-side diff,
-// controller.self.heal.timeout.seconds the reconciler's self-heal wait, and
-// application.namespaces -application-namespaces. A flag given on the
-// command line wins over both ConfigMaps. Live, without a restart, only the
-// health scripts apply (resource.customizations.health.<group_Kind>,
-// resource.customizations.useOpenLibs.<group_Kind>, and the health.lua of
-// the legacy resource.customizations key, which is still reported as
-// needing a restart for its other fields): the apps are judged again at
-// once. Every other changed key of either ConfigMap takes effect when the
-// operator restarts, and is reported: a log line and a RestartNeeded Event
-// on the ConfigMap naming the key. A bad key (a malformed value, an
-// argocd-cmd-params-cm key the engine does not know, or a value asking for
-// what the engine does not do) is left out and reported by a log line and a
-// Warning Event with reason InvalidSetting naming the ConfigMap and key;
-// a key the engine does not use (an argocd-cm key it does not know, or a
-// setting of another Argo CD component: the server, Dex, ...) gets an
-// UnusedSetting Event naming it. The rest apply, and the operator runs
-// on.
+// is empty) and watches them. Every key is looked up in argocdcm's tables
+// (argocdcm.SettingKeys, argocdcm.ParamKeys), which say what the operator
+// does with each: the keys of the four Argo CD components it plays
+// (application controller, repo server, ApplicationSet and notifications
+// controllers) are applied as Argo CD defines them, or named as
+// meaningless here (a repo server's gRPC endpoint and TLS, Redis, another
+// component's profiling) or not implemented; the keys of the API server,
+// the web UI, Dex and the commit server are named as theirs. A flag given
+// on the command line wins over both ConfigMaps (-interval, -workers,
+// -application-namespaces, -instance-id, -v).
+//
+// Everything it reads of argocd-cm applies live: a change is put into the
+// running engine (gitops.Engine.Reconfigure: health and action scripts,
+// ignore rules, compare options, tracking, installationID, impersonation,
+// the renderers' options; resource.exclusions and resource.inclusions make
+// the cluster caches list their kinds again), the reconciler's timing
+// (timeout.reconciliation, timeout.hard.reconciliation) and the
+// destinations (cluster.inClusterEnabled), and every app is reconciled
+// again. Of argocd-cmd-params-cm, the keys the table marks live apply at
+// once too (controller.log.level and .format set the log, and the
+// ApplicationSet and notifications log levels theirs;
+// controller.metrics.* the labels of argocd_app_labels, argocd_app_condition
+// and argocd_cluster_labels; the self-heal backoff; the sync's timeout and
+// wave delay; the write limit; client QPS and burst); the others take
+// effect when the operator restarts, as Argo CD's components read them when
+// they start, and a change of one gets a RestartNeeded Event naming it.
+// Each change of a ConfigMap (and the start) is reported once, one Event
+// per kind of finding naming every key it is about: InvalidSetting for
+// malformed values, UnsupportedSetting for values asking for what the
+// operator does not do, UnusedSetting for keys that set nothing here
+// (grouped by why); the rest apply, and the operator runs on.
+//
+// It writes nothing before it holds what it needs (startup.go): it binds
+// its metrics and health probe addresses first, so that a second operator
+// started on the same addresses exits at once, naming the address, having
+// read and written nothing; it then holds the Lease gitops-operator of
+// -namespace before anything else (a second one waits for it, saying so in
+// its log and a NotActing Event unless started with -leader-elect); only
+// then does it install its CRDs and start its controllers, each of which
+// writes once its cache has synced; /readyz answers then.
+//
+// With -shard (or ARGOCD_CONTROLLER_REPLICAS above 1), several operators
+// act at once, sharing the Applications through package shard's Leases
+// (shards.go): each reconciles its share and writes its name in an app's
+// shard.kubegitops.io/owner annotation; the member holding gitops-operator
+// runs what runs once (ApplicationSets, notifications, image updates,
+// hydration); a sharded member waits while an operator outside its group
+// holds that Lease, and says so. -redis-addr, else argocd-cmd-params-cm's
+// redis.server, keeps their rendered manifests in a shared Redis.
 //
 // It delivers Argo CD notifications (notifications.go; -notifications=false
 // turns it off), as Argo CD's notifications controller does: while
@@ -153,6 +171,24 @@
 // repository that already has them, is not written again. A failure is
 // logged and a Warning Event ImageUpdateFailed on the Application names
 // it; an update writes a Normal Event ImagesUpdated; the other apps go on.
+//
+// It runs Argo CD's source hydrator (hydrations.go, package hydrator)
+// when argocd-cmd-params-cm hydrator.enabled is "true" (read at start;
+// -hydrator-interval, default 3m, 0 turns it off; on the leader only):
+// every interval the Applications with spec.sourceHydrator are grouped by
+// dry source and revision and by the branch hydrated to, each group's dry
+// commit is rendered by the engine and committed once with Argo CD's
+// layout (manifest.yaml, hydrator.metadata, README.md, the
+// hydrator.metadata git note), pushed with the repository-write and
+// repo-write-creds Secrets of -namespace only, and status.sourceHydrator
+// is written (Hydrated with the dry and hydrated commits, or Failed with
+// the reason, also a Warning Event HydrationFailed). After a new hydrated
+// commit the app gets argocd.argoproj.io/refresh: hard and syncs it. A dry
+// commit that changes nothing rendered makes no commit. argocd-cm's
+// sourceHydrator.commitMessageTemplate, sourceHydrator.readmeMessageTemplate
+// and commit.author.name/email apply. While hydrator.enabled is off, an
+// app with spec.sourceHydrator gets one Warning Event HydratorDisabled and
+// syncs from its sync source as it is.
 //
 // It reads Argo CD's repository Secrets (repositories.go, package
 // source/repocreds): the Secrets of -namespace labelled

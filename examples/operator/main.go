@@ -33,12 +33,10 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2/textlogger"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -81,11 +79,19 @@ type flags struct {
 	// set holds the flags given on the command line, which win over
 	// argocd-cm and argocd-cmd-params-cm.
 	set map[string]bool
+	// params are argocd-cmd-params-cm as the operator started with it:
+	// the settings of the components it plays that apply at start
+	// (applicationsetcontroller.*, notificationscontroller.*).
+	params *argocdcm.Params
 	// notifications delivers Argo CD notifications (notifications.go).
 	notifications bool
 	// imageUpdateInterval is how often Applications with Argo CD Image
 	// Updater annotations are checked (imageupdates.go); 0 turns it off.
 	imageUpdateInterval time.Duration
+	// hydratorInterval is how often Applications with spec.sourceHydrator
+	// are hydrated, while argocd-cmd-params-cm hydrator.enabled is "true"
+	// (hydrations.go); 0 turns it off.
+	hydratorInterval time.Duration
 	// sopsCommand, sopsKeyFiles and sopsKeySecret decrypt SOPS files
 	// (sops.go).
 	sopsCommand   string
@@ -113,15 +119,16 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
-	fs.BoolVar(&f.leaderElect, "leader-elect", false, "stand by quietly while another operator holds the Lease "+ControlLease+" in -namespace (every operator takes that Lease before it acts; without this flag a waiting operator says so in its log and an Event)")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "stand by quietly while another operator holds the Lease "+LeaseName+" in -namespace (every operator takes that Lease before it writes; without this flag a waiting operator says so in its log and an Event)")
 	fs.BoolVar(&f.shard, "shard", false, "share the Applications with the other operators started with -shard in -namespace (Leases of -shard-group), each acting on its share (default: on when $"+EnvReplicas+" is above 1)")
 	fs.StringVar(&f.shardGroup, "shard-group", "gitops-operator", "the name of the group of sharded operators")
-	fs.StringVar(&f.shardID, "id", "", "this operator's name in its Leases and the owner annotation (default: $POD_NAME, else the host name in a Pod, else host name and process id)")
-	fs.StringVar(&f.redisAddr, "redis-addr", "", "keep rendered manifests in this Redis (host:port), shared by the replicas (default: argocd-cmd-params-cm redis.server; in memory when neither is set)")
+	fs.StringVar(&f.shardID, "id", "", "this operator's name in its Leases and the owner annotation (default: $POD_NAME, else the host name in a Pod, else the host name and a random suffix)")
+	fs.StringVar(&f.redisAddr, "redis-addr", "", "sharded, keep rendered manifests in this Redis (host:port), shared by the replicas (default: argocd-cmd-params-cm redis.server; in memory when neither is set)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
-	fs.IntVar(&f.verbosity, "v", 0, "log verbosity")
+	fs.IntVar(&f.verbosity, "v", 0, "log verbosity: the log shows V(n) lines up to n; given, it wins over argocd-cmd-params-cm's log levels")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
 	fs.DurationVar(&f.imageUpdateInterval, "image-update-interval", 2*time.Minute, "how often Applications with argocd-image-updater.argoproj.io/image-list are checked for new images and written back (Argo CD Image Updater's --interval; 0 turns it off)")
+	fs.DurationVar(&f.hydratorInterval, "hydrator-interval", 3*time.Minute, "how often Applications with spec.sourceHydrator are hydrated (their dry source rendered and committed), while argocd-cmd-params-cm hydrator.enabled is \"true\" (0 turns it off)")
 	fs.StringVar(&f.sopsCommand, "sops", "", "decrypt SOPS-encrypted files with this gitops-sops program (go install github.com/kubegitops/gitops/sops/cmd/gitops-sops); default gitops-sops from PATH when a -sops-age-key flag is given")
 	fs.Func("sops-age-key-file", "age identity file (keys.txt) that opens SOPS files; repeatable", func(v string) error {
 		f.sopsKeyFiles = append(f.sopsKeyFiles, v)
@@ -161,26 +168,96 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
 }
 
-// run builds the engine and the manager and runs them until ctx ends,
-// logging to standard error.
-func run(ctx context.Context, args []string) error { return runLogging(ctx, args, os.Stderr) }
+// errLeaseLost ends the operator when another took its Lease.
+var errLeaseLost = errors.New("lost the Lease: another operator holds it")
 
-// runLogging is run logging to logOut.
-func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
+// run builds the engine and the manager and runs them until ctx ends. It
+// writes nothing before it holds what it needs: its ports (a second
+// operator on the same addresses fails here, having written nothing), the
+// Lease (unsharded) or a namespace no operator outside its group holds
+// (sharded), and, for each controller, its synced cache (see startup.go
+// and shards.go).
+func run(ctx context.Context, args []string) error { return runWith(ctx, args, os.Stderr) }
+
+// runWith is run with the log written to logOut.
+func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	f, err := parseFlags(args)
 	if err != nil {
 		return err
 	}
-	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(f.verbosity), textlogger.Output(logOut)))
+	var verbosity *int
+	if f.set["v"] {
+		verbosity = &f.verbosity
+	}
+	logs := newLogs(logOut, verbosity)
+	log := logs.Logger(logController)
+	ep, err := bindEndpoints(f.metrics, f.probes)
+	if err != nil {
+		return err
+	}
+	defer ep.close()
 	cfg, err := restConfig(f.kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
-	scheme := runtime.NewScheme()
-	if err := errors.Join(clientgoscheme.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
 		return err
 	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	identity := memberName(f.shardID)
+	// Every operator says, in its log and a Warning Event on the Lease,
+	// when another operator keeps it from acting (quietly with
+	// -leader-elect, unsharded).
+	watch, stopWatch, err := newControlWatch(kube, f.namespace, identity, log.WithName("control"))
+	if err != nil {
+		return err
+	}
+	defer stopWatch()
+	if f.leaderElect && !f.sharded() {
+		watch.quiet = true
+	}
+	var members *shard.Membership
+	if f.sharded() {
+		// A sharded replica runs beside the other members of its group,
+		// never beside an operator outside it.
+		if members, err = newMembership(cfg, f, identity, log.WithName("shard")); err != nil {
+			return err
+		}
+		watch.members = members
+		log.Info("sharing the Applications with the other operators of the group", "group", f.shardGroup, "member", identity, "namespace", f.namespace)
+		if err := watch.waitForGroup(ctx); err != nil {
+			return err
+		}
+	} else {
+		lost, err := holdLease(ctx, kube, f.namespace, identity, watch, log)
+		if err != nil {
+			return err
+		}
+		go func() {
+			select {
+			case <-lost:
+				cancel(errLeaseLost)
+			case <-ctx.Done():
+			}
+		}()
+	}
+	st, err := loadSettings(ctx, kube, f.namespace, log)
+	if err != nil {
+		return err
+	}
+	logs.Set(*st.params)
+	f = st.flags(f)
+	// argocd-cmd-params-cm's client settings apply to every client from
+	// here on, as to Argo CD's controller's.
+	cfg = st.params.Client.RESTConfig(cfg)
+	if kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	st.kube = kube
+	scheme := runtime.NewScheme()
+	if err := errors.Join(clientgoscheme.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
 		return err
 	}
 	if f.installCRD {
@@ -192,15 +269,6 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 			return err
 		}
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	st, err := loadSettings(ctx, kube, f.namespace, log)
-	if err != nil {
-		return err
-	}
-	f = st.flags(f)
 	creds, err := loadRepoSecrets(ctx, kube, f.namespace, log)
 	if err != nil {
 		return err
@@ -210,7 +278,8 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 		return err
 	}
 	events := controller.NewClusterEvents(f.namespace)
-	if f.redisAddr == "" {
+	st.f = f
+	if f.redisAddr == "" && members != nil {
 		f.redisAddr = st.redisServer()
 	}
 	engine, closeRedis, err := newEngine(cfg, f, events, log, st, creds, decryptor)
@@ -223,37 +292,38 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	identity := memberName(f.shardID)
-	var members *shard.Membership
-	if f.sharded() {
-		if members, err = newMembership(cfg, f, identity, log.WithName("shard")); err != nil {
-			return err
-		}
-		log.Info("sharing the Applications with the other operators of the group", "group", f.shardGroup, "member", identity, "namespace", f.namespace)
-	}
-	// Every operator acts only while it holds the control Lease, or,
-	// sharded, while a member of its group does: never two operators on
-	// the same apps by accident (a Deployment scaled to 2 without -shard).
-	watch := newControlWatch(kube, f.namespace, identity, members, log.WithName("control"))
-	mgr, err := manager.New(cfg, manager.Options{
-		Scheme:                              scheme,
-		Logger:                              log,
-		Cache:                               cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
-		Metrics:                             metricsserver.Options{BindAddress: f.metrics},
-		HealthProbeBindAddress:              f.probes,
-		LeaderElection:                      true,
-		LeaderElectionID:                    ControlLease,
-		LeaderElectionNamespace:             f.namespace,
-		LeaderElectionResourceLockInterface: controlLock(kube, f.namespace, identity),
-		LeaderElectionReleaseOnCancel:       true,
+	mo := manager.Options{
+		Scheme: scheme,
+		Logger: log,
+		Cache:  cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
+		// The endpoints are the operator's own, bound before anything
+		// else (startup.go).
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
 		// Controller names are unique per manager; a process may run the
 		// operator again after the last one ended (tests restart it).
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if members != nil {
+		// Sharded, the member holding the Lease runs what runs once
+		// (ApplicationSets, notifications, image updates, hydration);
+		// every member runs its share of the apps (shards.go).
+		mo.LeaderElection, mo.LeaderElectionID, mo.LeaderElectionNamespace = true, LeaseName, f.namespace
+		mo.LeaderElectionResourceLockInterface = leaseLock(kube, f.namespace, identity)
+		mo.LeaderElectionReleaseOnCancel = true
+	}
+	mgr, err := manager.New(cfg, mo)
 	if err != nil {
 		return err
 	}
-	st.recorder, st.apps, st.queue = mgr.GetEventRecorder("gitops-operator"), mgr.GetClient(), events
+	own := prometheus.NewRegistry()
+	st.metrics = newAppMetrics(mgr.GetCache(), f.namespace, log.WithName("metrics"))
+	st.metrics.Set(st.params.Metrics)
+	if err := own.Register(st.metrics); err != nil {
+		return err
+	}
+	ep.serve(ctx, prometheus.Gatherers{ctrlmetrics.Registry, own}, st.params.Profile, log)
+	st.reporting, st.apps, st.queue, st.logs, st.engine = true, mgr.GetClient(), events, logs, engine
 	st.everyReplica = members != nil
 	if err := mgr.Add(st); err != nil {
 		return err
@@ -262,19 +332,18 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	if err := mgr.Add(gpg); err != nil {
 		return err
 	}
-	if !f.leaderElect || members != nil {
-		watch.recorder = mgr.GetEventRecorderFor("gitops-operator")
+	if members != nil {
+		if err := mgr.Add(watch); err != nil {
+			return err
+		}
 	}
-	if err := mgr.Add(watch); err != nil {
+	if err := mgr.Add(onEveryReplica(func(ctx context.Context) error {
+		if mgr.GetCache().WaitForCacheSync(ctx) {
+			ep.ready.Store(true)
+		}
+		return nil
+	})); err != nil {
 		return err
-	}
-	if f.probes != "0" {
-		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-			return err
-		}
-		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-			return err
-		}
 	}
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
@@ -301,10 +370,11 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	st.reconciler = r
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := setupClusterSecrets(mgr, engine, events, cfg, f, log); err != nil {
+	if st.clusters, err = setupClusterSecrets(mgr, engine, events, cfg, f, st.inClusterEnabled, log); err != nil {
 		return err
 	}
 	if err := setupRepoSecrets(mgr, kube, creds, f, log); err != nil {
@@ -313,17 +383,24 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 	if err := setupImageUpdates(mgr, engine, creds, cfg, f, log); err != nil {
 		return err
 	}
+	if err := setupHydrations(mgr, engine, creds, st, f, log); err != nil {
+		return err
+	}
 	if f.appSets {
-		if err := setupAppSets(mgr, engine, projects, f, log); err != nil {
+		if err := setupAppSets(mgr, engine, projects, f, logs.Logger(logAppSets)); err != nil {
 			return err
 		}
 	}
 	if f.notifications {
-		if err := setupNotifications(mgr, cfg, f, log.WithName("notifications")); err != nil {
+		if err := setupNotifications(mgr, cfg, f, logs.Logger(logNotifications).WithName("notifications")); err != nil {
 			return err
 		}
 	}
-	return mgr.Start(ctx)
+	err = mgr.Start(ctx)
+	if cause := context.Cause(ctx); errors.Is(cause, errLeaseLost) {
+		return cause
+	}
+	return err
 }
 
 // newEngine builds the engine with one destination, the operator's own
@@ -332,42 +409,53 @@ func runLogging(ctx context.Context, args []string, logOut io.Writer) error {
 // Repository credentials are read from creds, which the repository Secrets
 // of -namespace keep current (repoSecrets).
 // SOPS files are decrypted by decryptor, when set.
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (*gitops.Engine, func(), error) {
-	opts := argocdcm.Defaults()
-	closeFn := func() {}
-	if err := st.apply(&opts); err != nil {
-		return nil, closeFn, err
-	}
-	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
-	opts.ProjectCredentials = creds.ForProject
-	opts.Decryptor = decryptor
-	opts.NewClusterCache = events.NewClusterCache
-	opts.Interval = f.interval
-	opts.Tracking.InstanceID = f.instanceID
-	opts.Registerer = ctrlmetrics.Registry
+// Sharded with a Redis address, rendered manifests are kept in that Redis;
+// closeRedis closes its client.
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (e *gitops.Engine, closeRedis func(), err error) {
+	closeRedis = func() {}
+	base := argocdcm.Defaults()
+	base.ProjectCredentials = creds.ForProject
+	base.Decryptor = decryptor
+	base.NewClusterCache = events.NewClusterCache
+	base.Interval = f.interval
+	base.Registerer = ctrlmetrics.Registry
 	if f.metrics == "0" {
 		// Nothing serves the metrics: keep them out of the process-wide
 		// registry, where a second operator in the process would clash.
-		opts.Registerer = prometheus.NewRegistry()
+		base.Registerer = prometheus.NewRegistry()
 	}
-	opts.Log = log.WithName("engine")
+	base.Log = log.WithName("engine")
 	// Applications of -namespace are known by their bare names; the
 	// events bridge maps tracking ids back to Applications by this rule.
-	opts.ControlNamespace = f.namespace
+	base.ControlNamespace = f.namespace
 	if f.stateNamespace != "" {
-		opts.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
+		base.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
 	}
 	if f.redisAddr != "" {
 		// Replicas share rendered manifests: an app that moves is not
 		// rendered again by its new owner.
 		rc := redis.NewClient(&redis.Options{Addr: f.redisAddr})
-		opts.RenderStore = redisstore.New(rc, redisstore.DefaultOptions())
-		closeFn = func() { _ = rc.Close() }
+		base.RenderStore = redisstore.New(rc, redisstore.DefaultOptions())
+		closeRedis = func() { _ = rc.Close() }
 	}
-	e, err := gitops.New(opts)
+	st.base = base
+	opts, err := st.engineOptions(st.cm, st.params)
 	if err != nil {
-		closeFn()
+		closeRedis()
 		return nil, func() {}, err
 	}
-	return e, closeFn, nil
+	// The cluster the operator runs in, unless argocd-cm
+	// cluster.inClusterEnabled is false; the cluster Secrets are added
+	// once the manager runs (clusterSecrets).
+	opts.Clusters = []gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: cfg}}
+	if !st.inClusterEnabled() {
+		// The engine needs a destination to start; an offline one (no
+		// configuration) that no app can reach stands in.
+		opts.Clusters[0].Config = nil
+	}
+	if e, err = gitops.New(opts); err != nil {
+		closeRedis()
+		return nil, func() {}, err
+	}
+	return e, closeRedis, nil
 }

@@ -86,6 +86,9 @@ func setupNotifications(mgr manager.Manager, cfg *rest.Config, f flags, log logr
 	n := &notifier{ns: f.namespace, kube: kube, apps: mgr.GetCache(),
 		recorder: mgr.GetEventRecorderFor("gitops-notifications"), log: log, reload: make(chan struct{}, 1)}
 	opts.OnFailure = n.failed
+	if f.params != nil && f.params.Notifications.Processors > 0 {
+		opts.Senders = f.params.Notifications.Processors // notificationscontroller.processors.count
+	}
 	if n.ctrl, err = notify.NewController(empty, opts); err != nil {
 		return err
 	}

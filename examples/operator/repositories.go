@@ -30,9 +30,7 @@ const ReasonInvalidRepositorySecret = "InvalidRepositorySecret"
 // effect here (a misspelt or unknown one, one Argo CD does not read on
 // that kind of Secret, one another Argo CD component owns), a malformed
 // one (the apps of its repositories are then refused with a condition
-// naming it), or that is the source hydrator's (repository-write,
-// repo-write-creds), which is read and not used. The message names the
-// Secret and the field, never a value.
+// naming it). The message names the Secret and the field, never a value.
 const ReasonRepositorySecretField = "RepositorySecretField"
 
 // repoSecrets keeps the engine's credentials (Options.ProjectCredentials

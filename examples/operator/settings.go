@@ -2,77 +2,101 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	gosync "sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/examples/operator/controller"
-	"github.com/kubegitops/gitops/health"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// Event reasons of the settings ConfigMaps.
+// Event reasons of the settings ConfigMaps. Each is written once per
+// change of a ConfigMap (and once at start), naming every key it is
+// about; a note longer than an Event holds is split over several.
 const (
-	// ReasonInvalidSetting: a key's value is malformed or asks for what
-	// the engine does not do; the key is left out, the rest apply.
+	// ReasonInvalidSetting (Warning): keys whose value is malformed; they
+	// are left out, the rest apply.
 	ReasonInvalidSetting = "InvalidSetting"
-	// ReasonUnusedSetting: a key the engine does not use (argocd-cm and
-	// argocd-cmd-params-cm carry settings of Argo CD's other components).
+	// ReasonUnsupportedSetting (Warning): keys whose value asks for what
+	// this program does not do (argocdcm.UseNotImplemented); they are left
+	// out, the rest apply.
+	ReasonUnsupportedSetting = "UnsupportedSetting"
+	// ReasonUnusedSetting (Warning): keys that set nothing here, grouped
+	// by why (another Argo CD component's, meaningless here, not
+	// implemented, not an Argo CD key at all), every one named.
 	ReasonUnusedSetting = "UnusedSetting"
-	// ReasonRestartNeeded: a changed key takes effect when the operator
-	// restarts.
+	// ReasonRestartNeeded (Warning): changed argocd-cmd-params-cm keys that
+	// take effect when the operator restarts, as Argo CD's components read
+	// them when they start.
 	ReasonRestartNeeded = "RestartNeeded"
 )
+
+// maxNote is the longest Event note written: the API server refuses
+// notes past 1 kB.
+const maxNote = 1000
 
 // settingsNames are the ConfigMaps the operator reads from its namespace.
 var settingsNames = []string{argocdcm.ConfigMapName, argocdcm.ParamsConfigMapName}
 
 // settings are argocd-cm and argocd-cmd-params-cm of the operator's
-// namespace: read at start into the engine's and the reconciler's
-// options, and watched. A change of a health script
-// (resource.customizations.health.<group_Kind>, the legacy
-// resource.customizations health.lua) applies at once, through the
-// swappable health checker given to the engine; any other changed key is
-// reported (log line and RestartNeeded Event naming it) and applies when
-// the operator restarts, since the engine's options are fixed at New.
-// Bad keys are reported by name (log line and Warning Event on the
-// ConfigMap) and left out; the rest apply.
+// namespace: read at start into the engine's, the reconcilers' and the
+// log's options, and watched. Every key applies as argocdcm's tables say:
+// a change of argocd-cm applies at once (Engine.Reconfigure, the
+// reconciler's timing, the destinations), as does a change of the
+// argocd-cmd-params-cm keys the table marks live (the log, the metrics'
+// labels, the self-heal backoff, the sync's settings, ...); the other keys
+// of argocd-cmd-params-cm take effect at the next start, and a change of
+// one is reported (RestartNeeded). Keys that are malformed, unsupported or
+// unused are reported by name, once per change.
 type settings struct {
 	namespace string
 	kube      kubernetes.Interface
 	log       logr.Logger
-	health    *swapChecker
-
-	cm     *argocdcm.Settings
-	params *argocdcm.Params
 
 	mu gosync.Mutex
-	// data is the data of each ConfigMap as last seen; started as read
-	// at start.
+	// data is the data of each ConfigMap as last applied; started as read
+	// at start (the restart-only keys are those).
 	data, started map[string]map[string]string
-	recorder      events.EventRecorder
-	// apps lists the served Applications and queue queues one, so that
-	// a changed health script is judged again at once.
-	apps  client.Reader
-	queue *controller.ClusterEvents
+	cm            *argocdcm.Settings
+	params        *argocdcm.Params
+	// startParams are the params the operator started with.
+	startParams *argocdcm.Params
+	// inCluster is cm's cluster.inClusterEnabled.
+	inCluster atomic.Bool
+
+	// What the settings apply to, set by run before Start; reporting
+	// turns the Events on.
+	reporting  bool
+	f          flags
+	base       gitops.Options // argocdcm.Defaults and the command line
+	engine     *gitops.Engine
+	reconciler *controller.Reconciler
+	logs       *logs
+	metrics    *appMetrics
+	clusters   *clusterSecrets
+	apps       client.Reader
+	queue      *controller.ClusterEvents
 	// everyReplica runs the watch on every replica of a sharded group,
-	// not only on the elected one.
+	// not only on the one holding the control Lease.
 	everyReplica bool
 }
 
@@ -80,15 +104,15 @@ type settings struct {
 // replica reconciles apps with these settings.
 func (s *settings) NeedLeaderElection() bool { return !s.everyReplica }
 
-// redisServer is argocd-cmd-params-cm's redis.server, the Redis Argo
-// CD's components share; the operator keeps rendered manifests there
-// when -redis-addr is not given.
+// redisServer is argocd-cmd-params-cm's redis.server as the operator
+// started with it: sharded replicas keep rendered manifests there when
+// -redis-addr is not given.
 func (s *settings) redisServer() string {
-	return strings.TrimSpace(s.data[argocdcm.ParamsConfigMapName]["redis.server"])
+	return s.startParams.RedisServer
 }
 
 // loadSettings reads both ConfigMaps (a missing one is empty). Problems
-// of their keys are logged now and reported as Events once run starts.
+// of their keys are reported once Start runs.
 func loadSettings(ctx context.Context, kube kubernetes.Interface, namespace string, log logr.Logger) (*settings, error) {
 	s := &settings{namespace: namespace, kube: kube, log: log.WithName("settings"),
 		data: map[string]map[string]string{}, started: map[string]map[string]string{}}
@@ -102,90 +126,97 @@ func loadSettings(ctx context.Context, kube kubernetes.Interface, namespace stri
 		}
 		s.data[name], s.started[name] = cm.Data, cm.Data
 	}
-	s.cm, s.params = s.parse(nil)
-	checker, err := s.healthChecker(s.cm)
-	if err != nil {
-		return nil, err
-	}
-	s.health = &swapChecker{}
-	s.health.c.Store(&checker)
+	s.cm, s.params = parseSettings(s.data)
+	s.startParams = s.params
+	s.inCluster.Store(inClusterOf(s.cm))
 	return s, nil
 }
 
-// parse parses the data last seen, reporting each problem by key (as an
-// Event when recorder is set).
-func (s *settings) parse(objs map[string]*corev1.ConfigMap) (*argocdcm.Settings, *argocdcm.Params) {
-	cm, err := parseArgoCDCM(s.data[argocdcm.ConfigMapName])
-	s.report(objs[argocdcm.ConfigMapName], argocdcm.ConfigMapName, err, cm.Warnings)
-	params, err := argocdcm.ParseParams(s.data[argocdcm.ParamsConfigMapName])
-	s.report(objs[argocdcm.ParamsConfigMapName], argocdcm.ParamsConfigMapName, err, params.Warnings)
+// parseSettings parses both ConfigMaps' data, keeping the keys that parse.
+func parseSettings(data map[string]map[string]string) (*argocdcm.Settings, *argocdcm.Params) {
+	cm, _ := argocdcm.ParsePartial(data[argocdcm.ConfigMapName])
+	params, _ := argocdcm.ParseParams(data[argocdcm.ParamsConfigMapName])
 	return cm, params
 }
 
-// parseArgoCDCM parses argocd-cm's data as the operator applies it;
-// timeout.reconciliation 0 turns the periodic refresh off, as in Argo CD
-// (a negative Reconciliation, which flags makes the interval).
+// parseArgoCDCM parses argocd-cm's data as the operator applies it.
 func parseArgoCDCM(data map[string]string) (*argocdcm.Settings, error) {
 	return argocdcm.ParsePartial(data)
 }
 
-// report logs each key's problem and, with a recorder and the object,
-// records it as a Warning Event on the ConfigMap.
-func (s *settings) report(obj *corev1.ConfigMap, name string, err error, warnings []string) {
-	if obj == nil {
-		return // at load: reported once the watch starts, with the object
+// engineOptions are the engine's options of cm and params over the base:
+// argocd-cm's, then argocd-cmd-params-cm's (with its renderer limits),
+// then the command line's -interval and -instance-id, which win.
+func (s *settings) engineOptions(cm *argocdcm.Settings, params *argocdcm.Params) (gitops.Options, error) {
+	opts := s.base
+	c := *cm
+	if c.Tools != nil {
+		tools := *c.Tools
+		params.ApplyTools(&tools)
+		c.Tools = &tools
 	}
-	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	} else if err != nil {
-		errs = []error{err}
+	if err := c.Apply(&opts); err != nil {
+		return opts, fmt.Errorf("ConfigMap %s/%s: %w", s.namespace, argocdcm.ConfigMapName, err)
 	}
-	for _, e := range errs {
-		s.log.Error(e, "setting left out", "configMap", s.namespace+"/"+name)
-		s.event(obj, ReasonInvalidSetting, e.Error())
+	params.Apply(&opts)
+	if s.f.set["interval"] || cm.Reconciliation == 0 {
+		opts.Interval = s.f.interval
 	}
-	for _, w := range warnings {
-		s.log.Info(w, "configMap", s.namespace+"/"+name)
-		s.event(obj, ReasonUnusedSetting, w)
+	if s.f.set["instance-id"] {
+		opts.Tracking.InstanceID = s.f.instanceID
 	}
+	return opts, nil
 }
 
-func (s *settings) event(obj *corev1.ConfigMap, reason, note string) {
-	if s.recorder != nil && obj != nil {
-		s.recorder.Eventf(obj, nil, corev1.EventTypeWarning, reason, "LoadSettings", "%s", note)
+// flags returns f with the settings' values for the flags not given on
+// the command line: -interval from argocd-cm timeout.reconciliation
+// (negative when it is 0: periodic refreshes off), -workers from
+// controller.status.processors, -application-namespaces from
+// application.namespaces, -instance-id from installationID.
+func (s *settings) flags(f flags) flags {
+	if r := s.cm.Reconciliation; r != 0 && !f.set["interval"] {
+		f.interval = r
 	}
+	if n := s.params.StatusProcessors; n > 0 && !f.set["workers"] {
+		f.workers = n
+	}
+	if ns := s.params.ApplicationNamespaces; len(ns) > 0 && !f.set["application-namespaces"] {
+		f.appNamespaces = ns
+	}
+	if id := s.cm.InstallationID; id != "" && !f.set["instance-id"] {
+		f.instanceID = id
+	}
+	f.params = s.params
+	return f
 }
 
-// healthChecker builds the health checker of cm's scripts, with
-// argocdcm.Settings.Apply (its one home).
-func (s *settings) healthChecker(cm *argocdcm.Settings) (health.Checker, error) {
-	onlyHealth := &argocdcm.Settings{HealthOverrides: cm.HealthOverrides}
-	var opts gitops.Options
-	if err := onlyHealth.Apply(&opts); err != nil {
-		return nil, err
+// timing is the reconciler's timing of cm and params: timeout.reconciliation
+// (unless -interval was given), timeout.hard.reconciliation, and the
+// self-heal backoff of controller.self.heal.*.
+func (s *settings) timing(cm *argocdcm.Settings, params *argocdcm.Params) controller.Timing {
+	t := controller.Timing{Interval: s.f.interval, HardInterval: cm.HardReconciliation, SelfHealBackoff: params.SelfHealBackoff,
+		RepoErrorGracePeriod: params.RepoErrorGracePeriod}
+	if r := cm.Reconciliation; r != 0 && !s.f.set["interval"] {
+		t.Interval = r
 	}
-	if opts.Health == nil {
-		return health.NewChecker(health.DefaultOptions())
-	}
-	return opts.Health, nil
+	return t
 }
 
-// apply puts the settings into the engine's options, which start from
-// argocdcm.Defaults: the health checker is the swappable one.
-func (s *settings) apply(opts *gitops.Options) error {
-	cm := *s.cm
-	cm.HealthOverrides = nil
-	if err := cm.Apply(opts); err != nil {
-		return fmt.Errorf("ConfigMap %s/%s: %w", s.namespace, argocdcm.ConfigMapName, err)
-	}
-	s.params.Apply(opts)
-	opts.Health = s.health
-	return nil
+// reconcilerOptions puts the settings' timing into the reconciler's
+// options.
+func (s *settings) reconcilerOptions(opts *controller.Options) {
+	t := s.timing(s.cm, s.params)
+	opts.HardInterval, opts.SelfHealBackoff, opts.RepoErrorGracePeriod = t.HardInterval, t.SelfHealBackoff, t.RepoErrorGracePeriod
 }
 
-// Start reports the problems found at start as Events and watches both
-// ConfigMaps until ctx ends (manager.Runnable).
+// inClusterEnabled reports argocd-cm cluster.inClusterEnabled as in
+// force (default true).
+func (s *settings) inClusterEnabled() bool { return s.inCluster.Load() }
+
+func inClusterOf(c *argocdcm.Settings) bool { return c.InClusterEnabled == nil || *c.InClusterEnabled }
+
+// Start reports what start found and watches both ConfigMaps until ctx
+// ends (manager.Runnable).
 func (s *settings) Start(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(s.kube, 0, informers.WithNamespace(s.namespace))
 	inf := factory.Core().V1().ConfigMaps().Informer()
@@ -221,9 +252,10 @@ func (s *settings) Start(ctx context.Context) error {
 	}
 }
 
-// reload parses the ConfigMaps as the store holds them, when they changed
-// (or first, to report what start found): health scripts apply now, other
-// changed keys are reported as needing a restart.
+// reload reads the ConfigMaps as the store holds them and, when they
+// changed since last applied, applies them and reports, once, what each
+// changed ConfigMap holds that does not apply (at start, first, it
+// reports what start found).
 func (s *settings) reload(ctx context.Context, store cache.Store, first bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -235,35 +267,221 @@ func (s *settings) reload(ctx context.Context, store cache.Store, first bool) {
 			data[name] = objs[name].Data
 		}
 	}
-	if !first && maps.EqualFunc(data, s.data, maps.Equal) {
+	changed := map[string]bool{}
+	for _, name := range settingsNames {
+		if first || !maps.Equal(data[name], s.data[name]) {
+			changed[name] = true
+		}
+	}
+	if len(changed) == 0 {
 		return
 	}
-	s.data = data
-	cm, params := s.parse(objs)
-	checker, err := s.healthChecker(cm)
-	if err != nil {
-		s.log.Error(err, "health scripts not applied", "configMap", s.namespace+"/"+argocdcm.ConfigMapName)
-		s.event(objs[argocdcm.ConfigMapName], ReasonInvalidSetting, err.Error())
-	} else if !maps.Equal(cm.HealthOverrides, s.cm.HealthOverrides) {
-		s.health.c.Store(&checker)
-		s.refreshAll(ctx)
+	cmSettings, cmErr := argocdcm.ParsePartial(data[argocdcm.ConfigMapName])
+	params, paramsErr := argocdcm.ParseParams(data[argocdcm.ParamsConfigMapName])
+	if changed[argocdcm.ConfigMapName] {
+		s.report(objs[argocdcm.ConfigMapName], argocdcm.ConfigMapName, cmErr, cmSettings.Ignored, cmSettings.Warnings)
 	}
-	s.cm, s.params = cm, params
-	for _, name := range settingsNames {
-		for _, key := range changedKeys(s.started[name], data[name]) {
-			if name == argocdcm.ConfigMapName && liveKey(key) {
-				continue
+	if changed[argocdcm.ParamsConfigMapName] {
+		s.report(objs[argocdcm.ParamsConfigMapName], argocdcm.ParamsConfigMapName, paramsErr, params.Ignored, params.Warnings)
+		s.restartNeeded(objs[argocdcm.ParamsConfigMapName], data[argocdcm.ParamsConfigMapName])
+	}
+	if !maps.EqualFunc(data, s.data, maps.Equal) {
+		if err := s.apply(ctx, cmSettings, params); err != nil {
+			s.log.Error(err, "settings not applied; the ones in force stay")
+			obj := objs[argocdcm.ConfigMapName]
+			if obj == nil {
+				obj = objs[argocdcm.ParamsConfigMapName]
 			}
-			msg := fmt.Sprintf("%s %s changed: it takes effect when the operator restarts", name, key)
-			s.log.Info(msg, "configMap", s.namespace+"/"+name)
-			s.event(objs[name], ReasonRestartNeeded, msg)
+			s.event(obj, corev1.EventTypeWarning, ReasonInvalidSetting, "not applied, the settings in force stay: "+err.Error())
+			s.data = data
+			return
 		}
+	}
+	s.data = data
+}
+
+// apply puts cm and params into what they set, while the operator runs.
+func (s *settings) apply(ctx context.Context, cm *argocdcm.Settings, params *argocdcm.Params) error {
+	if s.engine != nil {
+		opts, err := s.engineOptions(cm, params)
+		if err != nil {
+			return err
+		}
+		reconnected, err := s.engine.Reconfigure(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if len(reconnected) > 0 {
+			s.log.Info("settings changed what the cluster caches watch: they list again", "clusters", reconnected)
+		}
+	}
+	if s.reconciler != nil {
+		s.reconciler.SetTiming(s.timing(cm, params))
+	}
+	if s.logs != nil {
+		s.logs.Set(*params)
+	}
+	s.log.Info("settings applied", "configMaps", settingsNames)
+	s.log.V(1).Info("settings in force", "ignoredSettings", len(cm.Ignored), "ignoredParams", len(params.Ignored))
+	if s.metrics != nil {
+		s.metrics.Set(params.Metrics)
+	}
+	flip := inClusterOf(cm) != inClusterOf(s.cm)
+	s.cm, s.params = cm, params
+	s.inCluster.Store(inClusterOf(cm))
+	if flip && s.clusters != nil {
+		if _, err := s.clusters.Reconcile(ctx, reconcile.Request{}); err != nil {
+			s.log.Error(err, "destinations not updated for cluster.inClusterEnabled")
+		}
+	}
+	s.refreshAll(ctx)
+	return nil
+}
+
+// report writes the Events of one ConfigMap's keys: the malformed ones,
+// the unsupported ones, and those that set nothing here, each kind in
+// one Event naming every key (split when longer than an Event holds).
+func (s *settings) report(obj *corev1.ConfigMap, name string, err error, ignored []argocdcm.Ignored, warnings []string) {
+	var malformed, unsupported []string
+	for _, e := range joinedErrors(err) {
+		s.log.Error(e, "setting left out", "configMap", s.namespace+"/"+name)
+		var se *argocdcm.SettingError
+		msg := e.Error()
+		if errors.As(e, &se) {
+			msg = se.Key + ": " + se.Err.Error()
+		}
+		if errors.Is(e, argocdcm.ErrUnsupported) {
+			unsupported = append(unsupported, msg)
+		} else {
+			malformed = append(malformed, msg)
+		}
+	}
+	var unused []string
+	for _, g := range argocdcm.Groups(ignored) {
+		s.log.Info(name+": "+g.Why, "keys", g.Keys, "configMap", s.namespace+"/"+name)
+		unused = append(unused, noteChunks(name+": "+g.Why+": ", ", ", g.Keys)...)
+	}
+	for _, w := range warnings {
+		if !slices.ContainsFunc(ignored, func(ig argocdcm.Ignored) bool { return strings.HasPrefix(w, name+" "+ig.Key+":") }) {
+			s.log.Info(w, "configMap", s.namespace+"/"+name)
+			unused = append(unused, w) // a note of an applied key (useOpenLibs' sandbox)
+		}
+	}
+	for _, n := range noteChunks(name+": left out, the rest applies: ", "; ", malformed) {
+		s.event(obj, corev1.EventTypeWarning, ReasonInvalidSetting, n)
+	}
+	for _, n := range noteChunks(name+": not supported by this program, left out: ", "; ", unsupported) {
+		s.event(obj, corev1.EventTypeWarning, ReasonUnsupportedSetting, n)
+	}
+	for _, n := range joinNotes(unused) {
+		s.event(obj, corev1.EventTypeWarning, ReasonUnusedSetting, n)
 	}
 }
 
-// liveKey reports whether an argocd-cm key applies without a restart.
-func liveKey(key string) bool {
-	return strings.HasPrefix(key, "resource.customizations.health.") || strings.HasPrefix(key, "resource.customizations.useOpenLibs.")
+// restartNeeded reports the keys of argocd-cmd-params-cm changed since
+// start that apply only at start.
+func (s *settings) restartNeeded(obj *corev1.ConfigMap, data map[string]string) {
+	var keys []string
+	for _, key := range changedKeys(s.started[argocdcm.ParamsConfigMapName], data) {
+		if k, ok := argocdcm.LookupParam(key); ok && (k.Use != argocdcm.UseApplied || k.Live) {
+			continue
+		}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	s.log.Info("settings changed that take effect when the operator restarts", "keys", keys)
+	for _, n := range noteChunks(argocdcm.ParamsConfigMapName+": changed, taking effect when the operator restarts (as Argo CD's components read them at start): ", ", ", keys) {
+		s.event(obj, corev1.EventTypeWarning, ReasonRestartNeeded, n)
+	}
+}
+
+// event writes one Event on the ConfigMap obj. It is written as it is,
+// not through an event recorder, which would merge it with any other
+// Event of the same reason on the ConfigMap (events.k8s.io series), losing
+// its note: each note here names keys the others do not.
+func (s *settings) event(obj *corev1.ConfigMap, eventType, reason, note string) {
+	if !s.reporting || obj == nil {
+		return
+	}
+	host, _ := os.Hostname()
+	e := &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", obj.Name, time.Now().UnixNano()), Namespace: obj.Namespace},
+		EventTime:           metav1.NewMicroTime(time.Now()),
+		ReportingController: "gitops-operator",
+		ReportingInstance:   "gitops-operator-" + host,
+		Action:              "LoadSettings",
+		Reason:              reason,
+		Type:                eventType,
+		Note:                note,
+		Regarding: corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: obj.Namespace, Name: obj.Name,
+			UID: obj.UID, ResourceVersion: obj.ResourceVersion},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.kube.EventsV1().Events(obj.Namespace).Create(ctx, e, metav1.CreateOptions{}); err != nil {
+		s.log.Error(err, "writing an Event", "configMap", obj.Namespace+"/"+obj.Name, "reason", reason)
+	}
+}
+
+// noteChunks lists items after prefix, separated by sep, in as many notes
+// as it takes to keep each within maxNote (an item too long for one is
+// cut).
+func noteChunks(prefix, sep string, items []string) []string {
+	var out []string
+	cur := ""
+	for _, it := range items {
+		if len(prefix)+len(it) > maxNote {
+			it = it[:max(maxNote-len(prefix)-3, 0)] + "..."
+		}
+		switch {
+		case cur == "":
+			cur = prefix + it
+		case len(cur)+len(sep)+len(it) > maxNote:
+			out = append(out, cur)
+			cur = prefix + it
+		default:
+			cur += sep + it
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// joinNotes joins notes with "; " into as few as keep each within
+// maxNote.
+func joinNotes(notes []string) []string {
+	var out []string
+	cur := ""
+	for _, n := range notes {
+		switch {
+		case cur == "":
+			cur = n
+		case len(cur)+2+len(n) > maxNote:
+			out = append(out, cur)
+			cur = n
+		default:
+			cur += "; " + n
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// joinedErrors are the errors joined in err.
+func joinedErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
 }
 
 // changedKeys are the keys whose values differ between a and b, sorted.
@@ -283,49 +501,6 @@ func changedKeys(a, b map[string]string) []string {
 	return out
 }
 
-// swapChecker is a health.Checker whose checker can be replaced while the
-// engine runs.
-type swapChecker struct {
-	c atomic.Pointer[health.Checker]
-}
-
-// Check implements health.Checker.
-func (w *swapChecker) Check(obj *unstructured.Unstructured) (*health.Status, error) {
-	return (*w.c.Load()).Check(obj)
-}
-
-// CheckContext implements health.ContextChecker.
-func (w *swapChecker) CheckContext(ctx context.Context, obj *unstructured.Unstructured) (*health.Status, error) {
-	return health.CheckContext(ctx, *w.c.Load(), obj)
-}
-
-// flags returns f with the settings' values for the flags not given on
-// the command line: -interval from argocd-cm timeout.reconciliation
-// (negative when it is 0: periodic refreshes off),
-// -workers from controller.status.processors, -application-namespaces
-// from application.namespaces.
-func (s *settings) flags(f flags) flags {
-	if r := s.cm.Reconciliation; r != 0 && !f.set["interval"] {
-		f.interval = r
-	}
-	if n := s.params.StatusProcessors; n > 0 && !f.set["workers"] {
-		f.workers = n
-	}
-	if ns := s.params.ApplicationNamespaces; len(ns) > 0 && !f.set["application-namespaces"] {
-		f.appNamespaces = ns
-	}
-	return f
-}
-
-// reconcilerOptions puts controller.self.heal.timeout.seconds and
-// argocd-cm timeout.hard.reconciliation into the reconciler's options.
-func (s *settings) reconcilerOptions(opts *controller.Options) {
-	opts.HardInterval = s.cm.HardReconciliation
-	if d := s.params.SelfHealTimeout; d > 0 {
-		opts.SelfHealTimeout = d
-	}
-}
-
 // refreshAll queues every served Application for a reconcile.
 func (s *settings) refreshAll(ctx context.Context) {
 	if s.apps == nil || s.queue == nil {
@@ -333,7 +508,7 @@ func (s *settings) refreshAll(ctx context.Context) {
 	}
 	var list v1alpha1.ApplicationList
 	if err := s.apps.List(ctx, &list); err != nil {
-		s.log.Error(err, "listing Applications to judge their health again")
+		s.log.Error(err, "listing Applications to reconcile them with the new settings")
 		return
 	}
 	for _, app := range list.Items {

@@ -136,7 +136,8 @@ func TestSettingsConfigMaps(t *testing.T) {
 			}
 		}
 		all := strings.Join(notes, "\n")
-		return strings.Contains(all, "UnusedSetting: argocd-cm no.such.key") && strings.Contains(all, "InvalidSetting: argocd-cm timeout.reconciliation"), nil
+		return strings.Contains(all, "UnusedSetting: argocd-cm: not an Argo CD setting this program knows: no.such.key") &&
+			strings.Contains(all, "InvalidSetting: argocd-cm: left out, the rest applies: timeout.reconciliation: malformed value"), nil
 	})
 	if err != nil {
 		t.Fatalf("events of argocd-cm: %q", notes)

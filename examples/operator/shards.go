@@ -15,20 +15,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 )
 
-// ControlLease is the Lease of -namespace that the acting operator holds:
-// the one operator, or one member of a sharded group (which then also
-// runs the controllers that must run once: ApplicationSets,
-// notifications, image updates). Another operator never acts while it is
-// held by a process that is not of its group.
-const ControlLease = "gitops-operator"
-
-// ReasonNotActing is the Event reason (on the control Lease) of an
+// ReasonNotActing is the Event reason (on the Lease LeaseName) of an
 // operator that does not act because another holds the namespace.
 const ReasonNotActing = "NotActing"
 
@@ -37,12 +33,12 @@ const ReasonNotActing = "NotActing"
 // when they run several controllers.
 const EnvReplicas = "ARGOCD_CONTROLLER_REPLICAS"
 
-// memberName is this operator's name in the control Lease and, sharded,
+// memberName is this operator's name in the Lease LeaseName and, sharded,
 // in its group: -id, else $POD_NAME, else the host name in a Pod
-// (which is the Pod's name), else the host name and the process id, so
-// that two operators started by hand on one machine are two members.
-// A Pod keeps its name across restarts, so a restarted replica takes
-// back its Lease at once.
+// (which is the Pod's name), else the host name and a random suffix, so
+// that two operators started by hand on one machine (or in one process)
+// are two. A Pod keeps its name across restarts, so a restarted replica
+// takes back its Lease at once.
 func memberName(id string) string {
 	if id != "" {
 		return id
@@ -57,7 +53,7 @@ func memberName(id string) string {
 	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
 		return host
 	}
-	return host + "-" + strconv.Itoa(os.Getpid())
+	return host + "-" + string(uuid.NewUUID())[:8]
 }
 
 // sharded reports whether the apps are shared with other replicas: -shard,
@@ -81,15 +77,24 @@ func (f flags) everyReplica() *bool {
 	return nil
 }
 
-// controlLock is the control Lease as the manager's leader election
-// holds it, under this operator's member name.
-func controlLock(kube kubernetes.Interface, namespace, identity string) resourcelock.Interface {
+// leaseLock is the Lease LeaseName of namespace as identity holds it.
+func leaseLock(kube kubernetes.Interface, namespace, identity string) resourcelock.Interface {
 	return &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Name: ControlLease, Namespace: namespace},
+		LeaseMeta:  metav1.ObjectMeta{Name: LeaseName, Namespace: namespace},
 		Client:     kube.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
 	}
 }
+
+// onEveryReplica is a manager runnable that runs on every replica of a
+// sharded group, not only on the one holding the Lease.
+type onEveryReplica func(ctx context.Context) error
+
+// Start runs the function.
+func (f onEveryReplica) Start(ctx context.Context) error { return f(ctx) }
+
+// NeedLeaderElection is false.
+func (onEveryReplica) NeedLeaderElection() bool { return false }
 
 // leaseHolder returns the holder of a Lease that has not expired ("" when
 // none holds it).
@@ -104,14 +109,15 @@ func leaseHolder(l *coordinationv1.Lease, now time.Time) string {
 	return *s.HolderIdentity
 }
 
-// controlWatch reads the control Lease every period on every operator,
-// elected or not. An operator that does not hold it and is not of the
-// holder's sharded group says once per holder, in its log and a Warning
-// Event on the Lease, that it does not act. Sharded, it is also the
-// operator's Sharder: Owned is the Membership's answer while the control
-// Lease is held by a member of the group, and nothing otherwise (an
-// operator outside the group acts on every app), so a sharded replica
-// and an unsharded operator never act together.
+// controlWatch reads the Lease LeaseName. An operator that does not hold
+// it and is not of the holder's sharded group says once per holder, in
+// its log and a Warning Event on the Lease, that it does not act (unless
+// quiet: -leader-elect, unsharded). Unsharded, it reads while holdLease
+// waits; sharded, it waits at start for a namespace no operator outside
+// the group holds (waitForGroup), then runs with the manager as the
+// operator's Sharder: Owned is the Membership's answer while the Lease is
+// held by a member of the group, and nothing otherwise, so a sharded
+// replica and an unsharded operator never act together.
 type controlWatch struct {
 	kube      kubernetes.Interface
 	namespace string
@@ -119,26 +125,32 @@ type controlWatch struct {
 	period    time.Duration
 	log       logr.Logger
 	recorder  record.EventRecorder
+	// quiet keeps the wait out of the log and Events.
+	quiet bool
 	// members is the sharded group (nil: not sharded).
 	members *shard.Membership
 
 	mu      gosync.Mutex
-	holder  string // the control Lease's holder last read
+	holder  string // the Lease's holder last read
 	warned  string // the holder last reported
 	groupOK bool   // the holder is a member of the group
 	notify  chan struct{}
 }
 
-func newControlWatch(kube kubernetes.Interface, namespace, self string, members *shard.Membership, log logr.Logger) *controlWatch {
-	return &controlWatch{kube: kube, namespace: namespace, self: self, period: 2 * time.Second,
-		members: members, log: log, notify: make(chan struct{}, 1)}
+// newControlWatch returns the watch of the Lease of namespace, for the
+// operator self, and a function that stops its Event recorder.
+func newControlWatch(kube kubernetes.Interface, namespace, self string, log logr.Logger) (*controlWatch, func(), error) {
+	b := record.NewBroadcaster(record.WithContext(context.Background()))
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+	w := &controlWatch{kube: kube, namespace: namespace, self: self, period: 2 * time.Second, log: log, notify: make(chan struct{}, 1),
+		recorder: b.NewRecorder(clientgoscheme.Scheme, corev1.EventSource{Component: "gitops-operator"})}
+	return w, b.Shutdown, nil
 }
 
-// NeedLeaderElection is false: the watch runs on every operator.
+// NeedLeaderElection is false: the watch runs on every replica.
 func (w *controlWatch) NeedLeaderElection() bool { return false }
 
-// Start runs the group's Membership (sharded) and reads the control Lease
-// until ctx ends.
+// Start runs the group's Membership and reads the Lease until ctx ends.
 func (w *controlWatch) Start(ctx context.Context) error {
 	var wg gosync.WaitGroup
 	defer wg.Wait()
@@ -160,22 +172,44 @@ func (w *controlWatch) Start(ctx context.Context) error {
 			}
 		}()
 	}
+	w.every(ctx, func() bool { return false })
+	return nil
+}
+
+// every reads the Lease every period until ctx ends or done, checked
+// after each read, says so.
+func (w *controlWatch) every(ctx context.Context, done func() bool) {
 	t := time.NewTicker(w.period)
 	defer t.Stop()
 	for {
 		w.read(ctx)
+		if done() {
+			return
+		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-t.C:
 		}
 	}
 }
 
+// waitForGroup returns once the Lease is free, or held by this operator
+// or a member of its group; until then the operator does not act, and
+// says so. It fails when ctx ends first.
+func (w *controlWatch) waitForGroup(ctx context.Context) error {
+	w.every(ctx, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.holder == "" || w.holder == w.self || w.groupOK
+	})
+	return ctx.Err()
+}
+
 func (w *controlWatch) read(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, w.period)
 	defer cancel()
-	lease, err := w.kube.CoordinationV1().Leases(w.namespace).Get(rctx, ControlLease, metav1.GetOptions{})
+	lease, err := w.kube.CoordinationV1().Leases(w.namespace).Get(rctx, LeaseName, metav1.GetOptions{})
 	holder := ""
 	switch {
 	case err == nil:
@@ -183,7 +217,7 @@ func (w *controlWatch) read(ctx context.Context) {
 	case apierrors.IsNotFound(err):
 	default:
 		if ctx.Err() == nil {
-			w.log.V(1).Info("cannot read the control lease", "error", err.Error())
+			w.log.V(1).Info("cannot read the Lease", "lease", w.namespace+"/"+LeaseName, "error", err.Error())
 		}
 		return
 	}
@@ -191,7 +225,7 @@ func (w *controlWatch) read(ctx context.Context) {
 	w.mu.Lock()
 	changed := groupOK != w.groupOK
 	w.holder, w.groupOK = holder, groupOK
-	warn := holder != "" && holder != w.self && !groupOK && holder != w.warned
+	warn := !w.quiet && holder != "" && holder != w.self && !groupOK && holder != w.warned
 	if warn {
 		w.warned = holder
 	}
@@ -228,11 +262,9 @@ func (w *controlWatch) refuse(lease *coordinationv1.Lease, holder string) {
 	if w.members != nil {
 		how = "the sharded group acts once that operator stops (it is not started with -shard)"
 	}
-	msg := fmt.Sprintf("operator %s does not act: operator %s holds namespace %s (Lease %s); %s", w.self, holder, w.namespace, ControlLease, how)
+	msg := fmt.Sprintf("operator %s does not act: operator %s holds namespace %s (Lease %s); %s", w.self, holder, w.namespace, LeaseName, how)
 	w.log.Info(msg, "holder", holder, "namespace", w.namespace)
-	if w.recorder != nil {
-		w.recorder.Event(lease, corev1.EventTypeWarning, ReasonNotActing, msg)
-	}
+	w.recorder.Event(lease, corev1.EventTypeWarning, ReasonNotActing, msg)
 }
 
 func (w *controlWatch) signal() {
@@ -243,7 +275,7 @@ func (w *controlWatch) signal() {
 }
 
 // Owned is the Membership's answer while a member of the group holds the
-// control Lease, else nothing (gitops.Sharder).
+// Lease, else nothing (gitops.Sharder).
 func (w *controlWatch) Owned(all []string) map[string]bool {
 	w.mu.Lock()
 	ok := w.groupOK

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,35 +17,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// logBuffer collects one operator's log.
-type logBuffer struct {
-	mu gosync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // runningOperator is an operator run in the background by a test.
 type runningOperator struct {
-	log  *logBuffer
+	log  *syncBuffer
 	stop func()
 	done chan error
 }
@@ -56,11 +35,11 @@ type runningOperator struct {
 func startReplica(t *testing.T, ns string, args ...string) *runningOperator {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	op := &runningOperator{log: &logBuffer{}, done: make(chan error, 1)}
+	op := &runningOperator{log: &syncBuffer{}, done: make(chan error, 1)}
 	all := append([]string{"-kubeconfig", cluster.Kubeconfig(), "-namespace", ns, "-interval", "1m",
 		"-metrics-bind-address", "0", "-health-probe-bind-address", "0", "-applicationsets=false",
 		"-notifications=false", "-image-update-interval", "0"}, args...)
-	go func() { op.done <- runLogging(ctx, all, op.log) }()
+	go func() { op.done <- runWith(ctx, all, op.log) }()
 	var once gosync.Once
 	op.stop = func() {
 		once.Do(func() {
@@ -77,19 +56,6 @@ func startReplica(t *testing.T, ns string, args ...string) *runningOperator {
 		}
 	})
 	return op
-}
-
-func testClient(t *testing.T) client.WithWatch {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewWithWatch(cluster.Config(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // shardRepo writes n app folders (app0 ... app<n-1>), each a ConfigMap
@@ -395,7 +361,7 @@ func TestSecondOperatorDoesNotAct(t *testing.T) {
 	createApps(ctx, t, c, shardApp(ns, dest, repo, "single", 1))
 	waitApps(ctx, t, c, ns, 2, "Synced and Healthy", healthyApp)
 	var lease coordinationv1.Lease
-	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ControlLease}, &lease); err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != "op-b" {
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: LeaseName}, &lease); err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != "op-b" {
 		t.Errorf("control Lease after op-a stopped: %v %+v", err, lease.Spec)
 	}
 }
@@ -410,7 +376,7 @@ func waitNotActing(ctx context.Context, t *testing.T, c client.Client, ns, who, 
 			return false, nil
 		}
 		for _, ev := range list.Items {
-			if ev.Reason == ReasonNotActing && ev.InvolvedObject.Kind == "Lease" && ev.InvolvedObject.Name == ControlLease &&
+			if ev.Reason == ReasonNotActing && ev.InvolvedObject.Kind == "Lease" && ev.InvolvedObject.Name == LeaseName &&
 				strings.Contains(ev.Message, "operator "+who+" does not act: operator "+holder+" holds") {
 				return true, nil
 			}

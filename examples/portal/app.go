@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/rbac"
 )
@@ -59,7 +58,7 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 	if sp := a.Spec.SyncPolicy; sp != nil && sp.Automated != nil && (sp.Automated.Enabled == nil || *sp.Automated.Enabled) {
 		v.Automated = true
 	}
-	st, ok := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+	st, ok := s.appStatus(a)
 	v.Reconciled = ok
 	if ok {
 		v.Status = statusBadges(st)
@@ -69,14 +68,14 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 	v.Tree = s.tree(r.Context(), a, st)
 	v.History = s.historyRows(r.Context(), a)
 	v.Commit = s.firstCommit(r.Context(), a, v.Status.Revision)
-	v.Operation = s.lastOperation(r.Context(), v1alpha1.KeyOf(a))
+	v.Operation = s.lastOperation(r.Context(), a)
 	return v
 }
 
 // historyRows is app's history, newest first.
 func (s *server) historyRows(ctx context.Context, a *gitops.Application) []historyRow {
 	out := []historyRow{}
-	h, err := s.opts.Engine.History(ctx, v1alpha1.KeyOf(a))
+	h, err := s.appHistory(ctx, a)
 	if err != nil {
 		return out
 	}
@@ -88,9 +87,9 @@ func (s *server) historyRows(ctx context.Context, a *gitops.Application) []histo
 	return out
 }
 
-// lastOperation is the last operation of the app of key, or nil.
-func (s *server) lastOperation(ctx context.Context, key v1alpha1.AppKey) *operationView {
-	op, err := s.opts.Engine.LastOperation(ctx, key)
+// lastOperation is app's last operation, or nil.
+func (s *server) lastOperation(ctx context.Context, a *gitops.Application) *operationView {
+	op, err := s.appLastOperation(ctx, a)
 	if err != nil {
 		return nil
 	}
@@ -113,7 +112,7 @@ func (s *server) apiStream(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	first := badges{Sync: string(appstatus.Unknown), Health: "Unknown"}
-	if st, ok := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a)); ok {
+	if st, ok := s.appStatus(a); ok {
 		first = statusBadges(st)
 	}
 	s.opts.Hooks.broker.serveStream(w, r, a.Name, streamEvent{Name: "status", Data: first})

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/rbac"
 )
 
@@ -31,7 +30,7 @@ func (s *server) apiAppDiff(w http.ResponseWriter, r *http.Request, c caller) {
 		deny(w, err)
 		return
 	}
-	st, _ := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+	st := s.diffStatus(r.Context(), a)
 	out := []appDiffRow{}
 	for _, rs := range st.Resources {
 		if rs.Hook || (rs.Diff == "" && !rs.RequiresPruning) {

@@ -52,3 +52,17 @@ func (s *server) removeApp(name string) {
 		s.apps.sorted = slices.Delete(s.apps.sorted, i, i+1)
 	}
 }
+
+// putApp serves a, replacing the app of its name (namespace mode: the
+// API server's copy is the truth); it returns the app replaced.
+func (s *server) putApp(a *gitops.Application) (*gitops.Application, bool) {
+	s.appsMu.Lock()
+	defer s.appsMu.Unlock()
+	prev, ok := s.apps.byName[a.Name]
+	s.apps.byName[a.Name] = a
+	if !ok {
+		i, _ := slices.BinarySearch(s.apps.sorted, a.Name)
+		s.apps.sorted = slices.Insert(s.apps.sorted, i, a.Name)
+	}
+	return prev, ok
+}

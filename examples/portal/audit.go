@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/project"
 )
 
@@ -82,7 +83,7 @@ func outcomeOf(phase string, err error) string {
 		return phase
 	}
 	var pe *project.PolicyError
-	var we *gitops.SyncWindowError
+	var we *engine.SyncWindowError
 	if errors.As(err, &pe) || errors.As(err, &we) || errors.Is(err, project.ErrPolicy) {
 		return refusedPrefix + err.Error()
 	}

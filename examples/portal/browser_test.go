@@ -82,13 +82,13 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// Open the app from the list with the keyboard-reachable link.
-	run("open app", chromedp.Navigate(f.http.URL+"/"), chromedp.Click(chromedp.CSS(`a.app-link[href="/apps/guestbook"]`)),
+	run("open app", chromedp.Navigate(f.http.URL+"/"), clickNow(`a.app-link[href="/apps/guestbook"]`),
 		chromedp.WaitVisible(chromedp.CSS("#tree")), chromedp.WaitVisible(chromedp.CSS(node("apps/Deployment "+ns+"/guestbook"))))
 
 	// Sync from the dialog; the page is told by SSE, not by polling.
 	start := time.Now()
-	run("sync", chromedp.Click(chromedp.CSS("#sync")), chromedp.WaitVisible(chromedp.CSS("#sync-dialog")),
-		chromedp.Click(chromedp.CSS("#sync-go")),
+	run("sync", clickNow("#sync"), chromedp.WaitVisible(chromedp.CSS("#sync-dialog")),
+		clickNow("#sync-go"),
 		chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="Synced"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#health-status .badge[data-status="Healthy"]`)))
 	t.Logf("measure: Sync click to Synced and Healthy on the page: %s", time.Since(start).Round(10*time.Millisecond))
@@ -119,9 +119,9 @@ func TestBrowser(t *testing.T) {
 	}
 	var diff string
 	run("diff", chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="OutOfSync"]`)),
-		chromedp.Click(chromedp.CSS(`button.open-node[data-key="ConfigMap `+ns+`/guestbook-config"]`)),
+		clickNow(`button.open-node[data-key="ConfigMap `+ns+`/guestbook-config"]`),
 		chromedp.WaitVisible(chromedp.CSS(`#view-diff span.add`)), chromedp.WaitVisible(chromedp.CSS(`#view-diff span.del`)),
-		into(&diff, chromedp.Text(chromedp.CSS("#view-diff"))), chromedp.ScrollIntoView(chromedp.CSS("#panel")))
+		textNow("#view-diff", &diff), chromedp.ScrollIntoView(chromedp.CSS("#panel")))
 	if !strings.Contains(diff, "changed by hand") || !strings.Contains(diff, "hello v1") {
 		t.Errorf("diff lacks the change:\n%s", diff)
 	}
@@ -138,10 +138,10 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run("sync v2", chromedp.Click(chromedp.CSS("#hard-refresh")),
+	run("sync v2", clickNow("#hard-refresh"),
 		chromedp.WaitVisible(chromedp.CSS(`#revision[title="`+second+`"]`)),
-		chromedp.Click(chromedp.CSS("#sync")), chromedp.WaitVisible(chromedp.CSS("#sync-dialog")),
-		chromedp.Click(chromedp.CSS("#sync-go")),
+		clickNow("#sync"), chromedp.WaitVisible(chromedp.CSS("#sync-dialog")),
+		clickNow("#sync-go"),
 		chromedp.WaitVisible(chromedp.CSS(`#operation .badge[data-status="Succeeded"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#sync-status .badge[data-status="Synced"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#health-status .badge[data-status="Healthy"]`)))
@@ -149,8 +149,8 @@ func TestBrowser(t *testing.T) {
 
 	// Roll back to history entry 1 from the history table.
 	run("rollback", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`button.rollback[data-id="1"]`)),
-		chromedp.Click(chromedp.CSS(`button.rollback[data-id="1"]`)), chromedp.WaitVisible(chromedp.CSS("#rollback-dialog")),
-		chromedp.Click(chromedp.CSS("#rollback-go")),
+		clickNow(`button.rollback[data-id="1"]`), chromedp.WaitVisible(chromedp.CSS("#rollback-dialog")),
+		clickNow("#rollback-go"),
 		chromedp.WaitVisible(chromedp.CSS(`#operation .badge[data-status="Succeeded"]`)))
 	f.waitConfigMap("hello v1")
 	// As in Argo CD, the rolled-back app is OutOfSync with its branch.

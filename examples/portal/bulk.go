@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/rbac"
-	"github.com/kubegitops/gitops/sync"
 )
 
 // maxBulk bounds the apps of one bulk sync.
@@ -33,8 +31,9 @@ type bulkSyncAnswer struct {
 }
 
 // apiBulkSync syncs each named app the caller may sync (applications,
-// sync on its project, checked by appNamed as for one app) and reports
-// every other by name; each refusal is audited like a refused single sync.
+// sync on its project, checked by appNamed as for one app) and the engine
+// would not refuse at once (launchSync), and reports every other by name;
+// each refusal is audited like a refused single sync.
 func (s *server) apiBulkSync(w http.ResponseWriter, r *http.Request, c caller) {
 	var body bulkSyncRequest
 	if !readBody(w, r, &body) {
@@ -55,9 +54,7 @@ func (s *server) apiBulkSync(w http.ResponseWriter, r *http.Request, c caller) {
 		a, _, err := s.appNamed(c, name, rbac.ResourceApplications, rbac.ActionSync)
 		if err == nil {
 			req := gitops.SyncRequest{Prune: body.Prune, Manual: true}
-			err = s.launchOperation(c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
-				return s.opts.Engine.Sync(ctx, a, req)
-			})
+			err = s.launchSync(c, a, req, details)
 		} else {
 			rec := auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, TokenID: c.TokenID, Action: "sync", App: name,
 				Details: details, Outcome: refusedPrefix + err.Error()}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/engine"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -16,7 +17,7 @@ import (
 // a Secret of the in-cluster address without credentials is reached with
 // inCluster. A malformed Secret is an error naming it, never a value.
 func loadClusterSecrets(ctx context.Context, kube kubernetes.Interface, ns string, inCluster *rest.Config) ([]gitops.ClusterConfig, error) {
-	list, err := kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: gitops.ClusterSecretTypeLabel + "=cluster"})
+	list, err := kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: engine.ClusterSecretTypeLabel + "=cluster"})
 	if err != nil {
 		return nil, fmt.Errorf("--cluster-secrets-namespace %s: %w", ns, err)
 	}
@@ -71,7 +72,7 @@ func (s *server) clusterOf(a *gitops.Application) string {
 	if d.Name != "" {
 		return d.Name
 	}
-	if n, ok := s.opts.ClusterNames[d.Server]; ok {
+	if n, ok := (*s.clusterNames.Load())[d.Server]; ok {
 		return n
 	}
 	return d.Server

@@ -27,8 +27,8 @@ func TestBrowserCommitMetadata(t *testing.T) {
 	var subject, who string
 	run("first commit", chromedp.Navigate(f.http.URL+"/apps/guestbook"),
 		chromedp.WaitVisible(chromedp.CSS(`#commit .commit-subject`)),
-		into(&subject, chromedp.Text(chromedp.CSS(`#commit .commit-subject`))),
-		into(&who, chromedp.Text(chromedp.CSS(`#commit .commit-author`))))
+		textNow(`#commit .commit-subject`, &subject),
+		textNow(`#commit .commit-author`, &who))
 	if subject != "initial commit" || who != author {
 		t.Errorf("header commit %q by %q, want %q by %q", subject, who, "initial commit", author)
 	}
@@ -51,7 +51,7 @@ func TestBrowserCommitMetadata(t *testing.T) {
 	var title string
 	run("pushed commit", chromedp.WaitVisible(chromedp.CSS(`#revision[title="`+second+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#commit .commit-subject[title^="v2: a new greeting"]`)),
-		into(&subject, chromedp.Text(chromedp.CSS(`#commit .commit-subject`))),
+		textNow(`#commit .commit-subject`, &subject),
 		into(&title, chromedp.Evaluate[string](`document.querySelector("#commit .commit-subject").title`)))
 	if subject != "v2: a new greeting" || title != message+"\n" && title != message {
 		t.Errorf("pushed header commit %q (title %q), want the subject and the whole message %q", subject, title, message)
@@ -62,13 +62,13 @@ func TestBrowserCommitMetadata(t *testing.T) {
 	row := func(id int64) string { return fmt.Sprintf(`#history tr[data-id="%d"] td.commit`, id) }
 	var newest, oldest string
 	run("history", chromedp.WaitVisible(chromedp.CSS(row(id)+` .commit-subject`)),
-		into(&newest, chromedp.Text(chromedp.CSS(row(id)))), into(&oldest, chromedp.Text(chromedp.CSS(row(1)))))
+		textNow(row(id), &newest), textNow(row(1), &oldest))
 	if id < 2 || !contains(newest, "v2: a new greeting") || !contains(newest, author) || !contains(oldest, "initial commit") {
 		t.Errorf("history #%d commit %q, #1 %q: want v2's and the initial commit's, by %s", id, newest, oldest, author)
 	}
 	var reloaded string
 	run("history rendered by the server", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(row(id)+` .commit-subject`)),
-		into(&reloaded, chromedp.Text(chromedp.CSS(row(id)))))
+		textNow(row(id), &reloaded))
 	if reloaded != newest {
 		t.Errorf("the server renders history #%d's commit as %q, the pushed page as %q", id, reloaded, newest)
 	}

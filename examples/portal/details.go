@@ -106,8 +106,9 @@ func (e detailsEdit) changed() map[string]any {
 }
 
 // apply returns a copy of a with e applied, or an error naming the field
-// that does not fit a's first source.
-func (e detailsEdit) apply(a *gitops.Application) (*gitops.Application, error) {
+// that does not fit a's first source; detected is that source's type as
+// its files say (sourceTreeOf), "" when not read.
+func (e detailsEdit) apply(a *gitops.Application, detected string) (*gitops.Application, error) {
 	n := a.DeepCopy()
 	if e.Automated != nil || e.Prune != nil || e.SelfHeal != nil || e.SyncOptions != nil {
 		if n.Spec.SyncPolicy == nil {
@@ -148,17 +149,19 @@ func (e detailsEdit) apply(a *gitops.Application) (*gitops.Application, error) {
 	if src == nil {
 		return nil, fmt.Errorf("application %s has no source to edit", a.Name)
 	}
-	return n, editSource(src, e)
+	return n, editSource(src, e, detected)
 }
 
 // editSource sets the Helm and Kustomize fields of e on src: Helm fields
-// need a Helm source (a chart, or a helm block), Kustomize images a
-// kustomize block, so that an edit never lands where the renderer ignores
-// it.
-func editSource(src *v1alpha1.ApplicationSource, e detailsEdit) error {
+// need a Helm source (a chart, a helm block, or a folder detected as a
+// chart), Kustomize images a Kustomize source (a kustomize block, or a
+// folder detected as an overlay), so that an edit never lands where the
+// renderer ignores it. The block is added when the source had none, as
+// Argo CD's UI adds it.
+func editSource(src *v1alpha1.ApplicationSource, e detailsEdit, detected string) error {
 	if e.HelmParameters != nil || e.HelmValues != nil {
-		if src.Chart == "" && src.Helm == nil {
-			return fmt.Errorf("helmParameters and helmValues: source %s is not a Helm source (no chart, no helm block)", src.RepoURL)
+		if src.Chart == "" && src.Helm == nil && detected != sourceHelm {
+			return fmt.Errorf("helmParameters and helmValues: source %s is not a Helm source (no chart, no helm block, %s)", src.RepoURL, detectedAs(detected))
 		}
 		if src.Helm == nil {
 			src.Helm = &v1alpha1.ApplicationSourceHelm{}
@@ -171,8 +174,11 @@ func editSource(src *v1alpha1.ApplicationSource, e detailsEdit) error {
 		}
 	}
 	if e.KustomizeImages != nil {
+		if src.Kustomize == nil && detected != sourceKustomize {
+			return fmt.Errorf("kustomizeImages: source %s is not a Kustomize source (no kustomize block, %s)", src.RepoURL, detectedAs(detected))
+		}
 		if src.Kustomize == nil {
-			return fmt.Errorf("kustomizeImages: source %s has no kustomize block", src.RepoURL)
+			src.Kustomize = &v1alpha1.ApplicationSourceKustomize{}
 		}
 		src.Kustomize.Images = slices.Clone(*e.KustomizeImages)
 	}
@@ -194,6 +200,11 @@ func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller
 	if !readBody(w, r, &body) {
 		return
 	}
+	detected := s.detectedType(r.Context(), a, body)
+	if s.ns != nil {
+		s.editInNamespace(w, r, c, a, body, detected)
+		return
+	}
 	s.appsMu.Lock()
 	defer s.appsMu.Unlock()
 	cur, ok := s.apps.byName[a.Name] // the latest, under the lock: two edits do not lose one another
@@ -201,7 +212,7 @@ func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller
 		apiError(w, http.StatusNotFound, fmt.Sprintf("application %s: deleted", a.Name))
 		return
 	}
-	n, err := body.apply(cur)
+	n, err := body.apply(cur, detected)
 	if err == nil {
 		err = s.opts.Engine.Upsert(*n)
 	}

@@ -33,31 +33,65 @@
 // /api/v1/apps/{name}/details (sources, Helm and Kustomize settings, sync
 // policy) and POSTs edits to it.
 //
+// The sync dialog also offers Argo CD's sync options for the operation
+// (Replace, ServerSideApply, Force, PruneLast, ApplyOutOfSyncOnly: POST
+// .../sync {syncOptions: ["Replace=true", ...]}, merged over the app's) and
+// a retry ({retry: {limit, duration, factor, maxDuration}}, in place of the
+// app's syncPolicy.retry); both need "applications, sync", are audited
+// with the sync, and a malformed one is 400 naming it.
+//
 // Commits: the header and each history row show the commit's subject and
 // author, from Engine.RevisionMetadata, cached by repository and commit
 // and read only when a page is rendered or a refresh finished.
 //
 // Details: POST /api/v1/apps/{name}/details needs "applications, update"
 // (403) and changes automated sync, prune, self-heal, sync options, and
-// the first source's Helm parameters and values (a Helm source only) or
-// Kustomize images (a source with a kustomize block only; otherwise 400
-// naming the field). The edited app is validated and handed to
-// Engine.Upsert and audited ("details"); the portal keeps it for later
-// requests, but does not write the --apps folder: an edit lasts until
-// the portal restarts.
+// the first source's Helm parameters and values (a Helm source: a chart,
+// a helm block, or a folder whose files are a chart) or Kustomize images
+// (a kustomize block, or a folder whose files are an overlay; otherwise
+// 400 naming the field; the block is added when missing). The edited app
+// is validated and handed to Engine.Upsert and audited ("details"); the
+// portal keeps it for later requests, but does not write the --apps
+// folder: an edit lasts until the portal restarts (with --namespace it is
+// written to the Application object). GET /api/v1/apps/{name}/parameters
+// ("applications, get") lists each source's type as its files say, a
+// Helm source's values (values.yaml and the selected value files,
+// flattened a.b, list[0]) with the helm.parameters overrides marked, and
+// a single-source Kustomize app's rendered images with the override that
+// set each.
+//
+// Namespace mode: --namespace NS (instead of --apps; with neither
+// --projects, --projects-namespace nor --cluster-secrets-namespace) serves
+// the Applications of an operator's namespace (examples/operator): its
+// Applications, AppProjects, cluster and repository Secrets are watched;
+// status, history and the last operation are what the operator writes;
+// the portal's engine runs no app and only reads (diffs, trees, live
+// objects, parameters). Edits are written to the Application objects as
+// Argo CD's API server writes them: details with the object's
+// resourceVersion (a concurrent write is read again), create, delete
+// (the resources finalizer of the cascade), sync and rollback (the
+// operation field, refused while one is set; the portal waits for the
+// operator's outcome), terminate (status.operationState.phase
+// Terminating), refresh (the refresh annotation). They survive a restart
+// of the portal.
 //
 // The list counts its apps by sync and health status in tiles (each links
 // to the list filtered by that status; the counts use every other
 // filter). POST /api/v1/sync {apps, prune} syncs each named app the caller
-// may sync and answers {started, refused: [{app, error}]}, every refusal
-// audited. GET /api/v1/stream pushes the list an "app" event (the app's
+// may sync and the engine would not refuse at once (Engine.CheckSync: the
+// project's rules and sync windows) and answers {started, refused: [{app,
+// error}]}, every refusal audited; one app's sync the engine refuses so is
+// 403, as in Argo CD. GET /api/v1/stream pushes the list an "app" event (the app's
 // row) when the engine's Notify reports a sync or health change, a
 // "created" event when an app is created and a "removed" event when one is
 // deleted, only for apps the watching caller may get (the page updates its
 // rows and adds created ones; tiles and pages are counted at load). POST /api/v1/apps creates an app from a form
 // (name, project, repoURL, path, targetRevision, cluster, namespace,
 // automated, prune, selfHeal): Validate, then "applications, create" on
-// <project>/<name>, then Engine.Upsert. POST /api/v1/apps/{name}/delete
+// <project>/<name>, then the project's rules for the app
+// (Engine.CheckApplication: a destination cluster given by name matches
+// the project's destinations by that cluster's server too), then
+// Engine.Upsert. POST /api/v1/apps/{name}/delete
 // {cascade: foreground|background|non-cascading, confirm: the app's name,
 // confirmResources} deletes an app (Engine.Delete until done, unless
 // non-cascading) and removes it from the engine and the list; POST
@@ -80,8 +114,8 @@
 // adds Argo CD cluster Secrets of a namespace as destinations. When the
 // project's sync windows block a manual sync now (project.SyncAllowed),
 // the app page disables Sync and says which window and when a sync is next
-// allowed (the first opening or closing of a matching window within 14
-// days that allows it); the page does not update that note as time passes.
+// allowed again (the first opening or closing of a matching window within
+// 14 days that allows it); the page does not update that note as time passes.
 //
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through
@@ -153,6 +187,6 @@
 // policy, a CSRF check, a running operation, or the engine's project rules
 // and sync windows), with the outcome "refused: <why>".
 //
-// --operator (Applications read from the cluster) is refused: this portal
-// serves the apps of a folder only.
+// --operator is refused by name: --namespace NS serves Applications kept in
+// the cluster.
 package main

@@ -19,6 +19,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/argodocs"
 	"github.com/kubegitops/gitops/internal/gitserver"
@@ -204,6 +205,8 @@ type fixtureOptions struct {
 	SecretKey []byte
 	// LogsFollowMax bounds a logs request (default: the portal's).
 	LogsFollowMax time.Duration
+	// GitAuthorEmail, when set, signs the Git server's commits.
+	GitAuthorEmail string
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -218,7 +221,11 @@ func newFixtureWith(t *testing.T, fo fixtureOptions) *fixture {
 	for p, b := range guestbookFiles("hello v1") {
 		files[p] = &fstest.MapFile{Data: b}
 	}
-	git, first := testfiles.GitRepo(t, gitserver.DefaultOptions(), "apps", files)
+	gopts := gitserver.DefaultOptions()
+	if fo.GitAuthorEmail != "" {
+		gopts.AuthorEmail = fo.GitAuthorEmail
+	}
+	git, first := testfiles.GitRepo(t, gopts, "apps", files)
 	f.git, f.first = git, first
 	f.repo = git.RepoURL("apps")
 	dir := t.TempDir()
@@ -294,7 +301,7 @@ spec:
 		t.Fatal(err)
 	}
 	if fo.ClusterSecret {
-		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cluster-dev-east", Labels: map[string]string{gitops.ClusterSecretTypeLabel: "cluster"}},
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cluster-dev-east", Labels: map[string]string{engine.ClusterSecretTypeLabel: "cluster"}},
 			StringData: map[string]string{"name": "dev-east", "server": v1alpha1.KubernetesInternalAPIServerAddr, "config": "{}"}}
 		if _, err := f.kube.CoreV1().Secrets(f.ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

@@ -79,7 +79,7 @@ type appList struct {
 func (s *server) rowOf(a *gitops.Application) appRow {
 	row := appRow{key: v1alpha1.KeyOf(a), Name: a.Name, Project: projectOf(a), Cluster: s.clusterOf(a), Namespace: a.Spec.Destination.Namespace, Labels: a.Labels,
 		Sync: string(appstatus.Unknown), Health: "Unknown"}
-	if st, ok := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a)); ok {
+	if st, ok := s.appStatus(a); ok {
 		row.Sync, row.Health, row.Revision = string(st.Sync), string(st.Health.Code), st.Revision
 	}
 	return row
@@ -130,7 +130,11 @@ func (s *server) list(ctx context.Context, c caller, q listQuery) appList {
 	}
 	out.Pages = max(1, (out.Total+s.opts.PageSize-1)/s.opts.PageSize)
 	for i := range out.Items {
-		if op, err := s.opts.Engine.LastOperation(ctx, out.Items[i].key); err == nil && op != nil && !op.DryRun {
+		a, ok := s.app(out.Items[i].Name)
+		if !ok {
+			continue
+		}
+		if op, err := s.appLastOperation(ctx, a); err == nil && op != nil && !op.DryRun {
 			out.Items[i].LastSync = op.FinishedAt
 		}
 	}

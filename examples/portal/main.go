@@ -23,7 +23,7 @@ import (
 )
 
 // errOperatorMode refuses --operator by name.
-var errOperatorMode = errors.New("--operator is not supported: this portal serves the Applications of --apps DIR; run examples/operator for Applications kept in the cluster")
+var errOperatorMode = errors.New("--operator is not supported: --namespace NS serves the Applications of an operator's namespace (run examples/operator to reconcile them)")
 
 type flags struct {
 	apps, kubeconfig, kubeContext, listen     string
@@ -34,6 +34,7 @@ type flags struct {
 	rbacCM, tlsCert, tlsKey                   string
 	rbacNamespace, clusterSecretsNS           string
 	projectsNS                                string
+	namespace                                 string
 	trustedProxies                            []netip.Prefix
 	logsFollowMax                             time.Duration
 	operator                                  bool
@@ -43,7 +44,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("portal", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.apps, "apps", "", "folder of Application YAML/JSON files to serve (required)")
+	fs.StringVar(&f.apps, "apps", "", "folder of Application YAML/JSON files to serve (this or --namespace is required)")
+	fs.StringVar(&f.namespace, "namespace", "", "serve the Applications of this namespace of the cluster (an operator's, e.g. argocd) instead of --apps: status as the operator writes it, edits written to the Application objects")
 	fs.BoolVar(&f.operator, "operator", false, "read Applications from the cluster (refused: not supported by this portal)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the destination cluster(s)")
 	fs.StringVar(&f.kubeContext, "context", "", "kubeconfig context (default: every context)")
@@ -79,8 +81,10 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	switch {
 	case f.operator:
 		return f, errOperatorMode
-	case f.apps == "":
-		return f, errors.New("--apps DIR is required")
+	case f.apps == "" && f.namespace == "":
+		return f, errors.New("--apps DIR (or --namespace NS) is required")
+	case f.namespace != "" && checkNamespaceFlags(f) != nil:
+		return f, checkNamespaceFlags(f)
 	case f.policyFile == "" && f.rbacCM == "" && f.rbacNamespace == "":
 		return f, errors.New("--policy FILE (or --rbac-cm FILE, or --rbac-namespace NS) is required")
 	case f.projects != "" && f.projectsNS != "":
@@ -124,9 +128,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 
 // serve builds the engine and the portal and serves until ctx ends.
 func serve(ctx context.Context, f flags, stderr io.Writer) error {
-	apps, err := loadAppsDir(f.apps)
-	if err != nil {
-		return err
+	var apps []*gitops.Application
+	var err error
+	if f.apps != "" {
+		if apps, err = loadAppsDir(f.apps); err != nil {
+			return err
+		}
 	}
 	tokens := tokenFile{}
 	if f.tokenFile != "" {
@@ -179,6 +186,13 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			return err
 		}
 	}
+	var nsb *nsBackend
+	if f.namespace != "" {
+		if nsb, apps, refusedProjects, err = openNamespaceOptions(ctx, f.namespace, clusters, kube, &opts, stderr); err != nil {
+			return err
+		}
+		defer nsb.close()
+	}
 	if f.stateNS != "" {
 		opts.State = state.NewConfigMapStore(kube, f.stateNS)
 	}
@@ -212,7 +226,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 		}
 	}
 	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
-		Authz: authz, RBACNamespace: f.rbacNamespace, LiveProjects: live, RefusedProjects: refusedProjects,
+		Authz: authz, RBACNamespace: f.rbacNamespace, LiveProjects: live, RefusedProjects: refusedProjects, Namespace: nsb,
 		TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax, Log: stderr})
 	if err != nil {
 		return err
@@ -266,6 +280,10 @@ type portalConfig struct {
 	// RefusedProjects are the projects of LiveProjects that did not load
 	// at start, by name (gitops.Engine.SetProjects).
 	RefusedProjects map[string]error
+	// Namespace, when set, is the operator's namespace the apps come
+	// from (--namespace; Apps are its Applications as read at start):
+	// the engine only reads, edits go to the Application objects.
+	Namespace *nsBackend
 	// Log receives what the portal reports outside requests (a policy
 	// that failed to reload). Default: discarded.
 	Log            io.Writer
@@ -327,6 +345,15 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 			defer srv.wg.Done()
 			cfg.LiveProjects.watch(srv.bg, e, az, logw)
 		}()
+	}
+	if cfg.Namespace != nil {
+		if err := cfg.Namespace.attach(srv.bg, srv, e, az); err != nil {
+			srv.close()
+			e.Close()
+			stop()
+			return nil, err
+		}
+		list = nil // the operator runs them; the engine only reads
 	}
 	go func() { p.done <- e.Run(runCtx, list) }()
 	return p, nil

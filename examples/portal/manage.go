@@ -55,7 +55,8 @@ func (cr createRequest) application() *gitops.Application {
 // apiCreate creates an app from the form: validated as the loader
 // validates a file's Applications (Validate), authorised with
 // "applications, create, <project>/<name>", refused when the name is
-// taken or the project unknown; then the engine reconciles it (and syncs
+// taken, the project unknown or its rules refuse the app's sources or
+// destination (Engine.CheckApplication, as Argo CD refuses at create); then the engine reconciles it (and syncs
 // it when automated) and the list pages are told.
 func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 	var body createRequest
@@ -81,11 +82,24 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
-	if err := s.addApp(a); err != nil {
-		refuse(http.StatusConflict, err.Error())
+	// As Argo CD's API server: the project must allow the app (its
+	// sources and destination, a cluster named resolved to its server).
+	if err := s.opts.Engine.CheckApplication(a); err != nil {
+		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
-	if err := s.opts.Engine.Upsert(*a); err != nil {
+	if s.ns != nil {
+		n, err := s.ns.create(r.Context(), a)
+		if err != nil {
+			refuse(http.StatusConflict, err.Error())
+			return
+		}
+		a = n
+		s.putApp(a)
+	} else if err := s.addApp(a); err != nil {
+		refuse(http.StatusConflict, err.Error())
+		return
+	} else if err := s.opts.Engine.Upsert(*a); err != nil {
 		s.removeApp(a.Name)
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
@@ -183,6 +197,9 @@ func (s *server) apiDeleteApp(w http.ResponseWriter, r *http.Request, c caller) 
 
 // deleteApp deletes a's objects (unless non-cascading), then forgets a.
 func (s *server) deleteApp(ctx context.Context, a *gitops.Application, cascade string, req gitops.DeleteRequest) error {
+	if s.ns != nil {
+		return s.ns.delete(ctx, a, cascade, req.ConfirmDelete)
+	}
 	if cascade != cascadeNone {
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,7 +63,7 @@ func (s *server) apiNetwork(w http.ResponseWriter, r *http.Request, c caller) {
 }
 
 func (s *server) network(ctx context.Context, a *gitops.Application) netView {
-	st, _ := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+	st, _ := s.appStatus(a)
 	lt := s.liveTreeOf(ctx, a)
 	health := map[resource.Key]string{}
 	var keys []resource.Key

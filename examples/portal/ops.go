@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/resource"
@@ -47,12 +47,7 @@ func (s *server) apiRefresh(w http.ResponseWriter, r *http.Request, c caller) {
 	if !readBody(w, r, &req) {
 		return
 	}
-	if req.Hard {
-		for _, src := range a.Spec.AllSources() {
-			s.opts.Engine.Invalidate(src.RepoURL)
-		}
-	}
-	if err := s.opts.Engine.Upsert(*a); err != nil {
+	if err := s.refreshApp(r.Context(), a, req.Hard); err != nil {
 		apiError(w, http.StatusConflict, fmt.Sprintf("application %s: refresh: %v", a.Name, err))
 		return
 	}
@@ -66,6 +61,10 @@ type syncRequest struct {
 	Resources    []string `json:"resources,omitempty"`
 	ConfirmPrune bool     `json:"confirmPrune"`
 	Revision     string   `json:"revision,omitempty"`
+	// SyncOptions and Retry are the dialog's sync options and retry
+	// (applySyncOptions).
+	SyncOptions []string      `json:"syncOptions,omitempty"`
+	Retry       *retryRequest `json:"retry,omitempty"`
 }
 
 func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
@@ -90,9 +89,46 @@ func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		req.Resources = append(req.Resources, k)
 	}
-	details := map[string]any{"prune": body.Prune, "dryRun": body.DryRun, "resources": body.Resources, "confirmPrune": body.ConfirmPrune, "revision": body.Revision}
-	s.startOperation(w, c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
-		return s.opts.Engine.Sync(ctx, a, req)
+	if err := applySyncOptions(&req, body.SyncOptions, body.Retry); err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	details := map[string]any{"prune": body.Prune, "dryRun": body.DryRun, "resources": body.Resources, "confirmPrune": body.ConfirmPrune, "revision": body.Revision,
+		"syncOptions": body.SyncOptions, "retry": body.Retry}
+	if err := s.launchSync(c, a, req, details); err != nil {
+		code := http.StatusConflict
+		var re *refusedSync
+		if errors.As(err, &re) {
+			code = http.StatusForbidden
+		}
+		apiError(w, code, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"operation": "sync", "state": "started"})
+}
+
+// refusedSync is a sync the engine refused before it started
+// (Engine.CheckSync): its project, the project's rules or sync windows.
+type refusedSync struct{ err error }
+
+func (e *refusedSync) Error() string { return e.err.Error() }
+func (e *refusedSync) Unwrap() error { return e.err }
+
+// launchSync starts req on a in the background (launchOperation) unless
+// the engine would refuse it at once (Engine.CheckSync: the project's
+// rules and sync windows, as Argo CD's API server refuses a sync), which
+// is audited as refused and returned as a *refusedSync; a dry run only
+// meets the project's rules, as in Sync.
+func (s *server) launchSync(c caller, a *gitops.Application, req gitops.SyncRequest, details map[string]any) error {
+	if err := s.opts.Engine.CheckSync(a, req.Manual); err != nil {
+		var we *engine.SyncWindowError
+		if !req.DryRun || !errors.As(err, &we) {
+			s.audit.write(c.identity, "sync", a, details, outcomeOf("", err))
+			return &refusedSync{err}
+		}
+	}
+	return s.launchOperation(c, a, "sync", details, func(ctx context.Context) (sync.Result, error) {
+		return s.syncApp(ctx, c, a, req)
 	})
 }
 
@@ -117,7 +153,7 @@ func (s *server) apiRollback(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	s.startOperation(w, c, a, "rollback", map[string]any{"id": body.ID, "prune": body.Prune}, func(ctx context.Context) (sync.Result, error) {
-		return s.opts.Engine.Rollback(ctx, a, body.ID, body.Prune)
+		return s.rollbackApp(ctx, c, a, body.ID, body.Prune)
 	})
 }
 
@@ -171,7 +207,7 @@ func (s *server) launchOperation(c caller, a *gitops.Application, what string, d
 		// The run loop refreshes on the cluster's events; ask at once too
 		// (with the app as it is now: it may have been edited meanwhile).
 		if cur, ok := s.app(a.Name); ok {
-			_ = s.opts.Engine.Upsert(*cur)
+			s.reconcileNow(s.bg, cur)
 		}
 	}()
 	return nil
@@ -183,7 +219,7 @@ func (s *server) apiTerminate(w http.ResponseWriter, r *http.Request, c caller) 
 		s.denyChange(w, r, c, err)
 		return
 	}
-	err = s.opts.Engine.Terminate(v1alpha1.KeyOf(a))
+	err = s.terminateApp(r.Context(), a)
 	outcome := "terminating"
 	if err != nil {
 		outcome = "error: " + err.Error()
@@ -268,7 +304,7 @@ func (s *server) apiAction(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	if cur, ok := s.app(a.Name); ok {
-		_ = s.opts.Engine.Upsert(*cur)
+		s.reconcileNow(r.Context(), cur)
 	}
 	writeJSON(w, http.StatusOK, res)
 }

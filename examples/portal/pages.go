@@ -29,7 +29,7 @@ func statusIcon(s string) string {
 	case "Degraded", "Failed", "Error":
 		return "✖"
 	case "Suspended":
-		return "⏸"
+		return "‖" // ⏸ is in no common font: an empty box
 	case "Missing":
 		return "∅"
 	}

@@ -144,7 +144,7 @@ func (s *server) pushPage(ctx context.Context, a *gitops.Application, whole bool
 	if m == nil {
 		return
 	}
-	st, ok := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+	st, ok := s.appStatus(a)
 	if !ok {
 		return
 	}
@@ -155,7 +155,7 @@ func (s *server) pushPage(ctx context.Context, a *gitops.Application, whole bool
 	if !st.ReconciledAt.Equal(m.reconciled) || m.page == nil {
 		m.reconciled = st.ReconciledAt
 		m.history = s.historyRows(ctx, a)
-		m.operation = s.lastOperation(ctx, v1alpha1.KeyOf(a))
+		m.operation = s.lastOperation(ctx, a)
 		m.commit = s.firstCommit(ctx, a, st.Revision)
 	}
 	up := pageUpdate{Tree: s.tree(ctx, a, st), History: m.history, Operation: m.operation, Commit: m.commit}

@@ -110,7 +110,7 @@ func (s *server) apiDeleteResource(w http.ResponseWriter, r *http.Request, c cal
 		apiError(w, http.StatusBadGateway, err.Error())
 		return
 	}
-	_ = s.opts.Engine.Upsert(*a)
+	s.reconcileNow(r.Context(), a)
 	writeJSON(w, http.StatusOK, map[string]string{"deleted": key.String(), "mode": body.Mode})
 }
 

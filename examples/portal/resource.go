@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,7 +83,7 @@ func (s *server) apiResource(w http.ResponseWriter, r *http.Request, c caller) {
 		apiError(w, http.StatusBadRequest, "key: "+err.Error())
 		return
 	}
-	st, _ := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+	st := s.diffStatus(r.Context(), a)
 	d := resourceDetail{Key: key.String(), Events: []eventView{}}
 	found := false
 	for _, rs := range st.Resources {
@@ -207,7 +206,7 @@ func (s *server) apiEvents(w http.ResponseWriter, r *http.Request, c caller) {
 		deny(w, err)
 		return
 	}
-	st, _ := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+	st, _ := s.appStatus(a)
 	about := map[resource.Key]bool{}
 	for _, rs := range st.Resources {
 		about[rs.Key] = true

@@ -11,10 +11,12 @@ import (
 	"net/netip"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/rbac"
+	"github.com/kubegitops/gitops/source"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
@@ -70,6 +72,19 @@ type server struct {
 	wg     gosync.WaitGroup
 	// commits caches the metadata of the commits shown.
 	commits *commitCache
+	// ns is the namespace the apps are read from and written to
+	// (--namespace); nil: a folder's apps, run by the portal's engine.
+	ns *nsBackend
+	// nudges are the apps whose pages are due a push (watchPages).
+	nudges *pageNudges
+	// clusterNames are ClusterNames, replaced whole when the cluster
+	// Secrets of the namespace change.
+	clusterNames atomic.Pointer[map[string]string]
+	// charts is the portal's own chart source (parameter tables), made
+	// at first use when the engine has none.
+	chartsOnce gosync.Once
+	charts     source.Source
+	chartsErr  error
 }
 
 // newServer checks the apps and builds the routes.
@@ -93,6 +108,8 @@ func newServer(opts serverOptions) (*server, error) {
 	s := &server{opts: opts, apps: appSet{byName: map[string]*gitops.Application{}}, sessions: newSessions(),
 		audit: &auditLog{w: opts.Audit}, pages: pages, ops: map[string]context.CancelFunc{},
 		commits: &commitCache{m: map[string]commitMeta{}}}
+	names := opts.ClusterNames
+	s.clusterNames.Store(&names)
 	for _, a := range opts.Apps {
 		if err := s.addApp(a); err != nil {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)
@@ -101,6 +118,7 @@ func newServer(opts serverOptions) (*server, error) {
 	s.bg, s.stopBg = context.WithCancel(context.Background())
 	if opts.Hooks != nil && opts.Engine != nil {
 		nudges := newPageNudges()
+		s.nudges = nudges
 		opts.Hooks.broker.onJoin(nudges.joined)
 		s.wg.Add(1)
 		go func() {
@@ -147,6 +165,7 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/diff", s.authed(s.apiAppDiff))
 	m.Handle("GET /api/v1/apps/{name}/details", s.authed(s.apiDetails))
 	m.Handle("POST /api/v1/apps/{name}/details", s.authed(s.apiEditDetails))
+	m.Handle("GET /api/v1/apps/{name}/parameters", s.authed(s.apiParameters))
 	m.Handle("POST /api/v1/apps/{name}/refresh", s.authed(s.apiRefresh))
 	m.Handle("POST /api/v1/apps/{name}/sync", s.authed(s.apiSync))
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))

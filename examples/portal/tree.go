@@ -55,7 +55,7 @@ func (s *server) liveTreeOf(ctx context.Context, a *gitops.Application) liveTree
 	lt := liveTree{children: map[resource.Key][]resource.Key{}, nodes: map[resource.Key]v1alpha1.ResourceNode{}}
 	ctx, cancel := context.WithTimeout(ctx, kubeTimeout)
 	defer cancel()
-	t, _, err := s.opts.Engine.ResourceTree(ctx, a)
+	t, err := s.appTreeOf(ctx, a)
 	if err != nil || t == nil {
 		return lt
 	}

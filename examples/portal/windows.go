@@ -100,10 +100,12 @@ func nextAllowed(p *v1alpha1.AppProject, a *gitops.Application, now time.Time) t
 	return time.Time{}
 }
 
-// String says the window state for the Sync button's title.
+// String says the window state for the Sync button's title and the
+// page's note: what blocks, and when a sync is next allowed (not when the
+// blocking window opened).
 func (v *windowView) String() string {
 	if v.OpensAt.IsZero() {
-		return fmt.Sprintf("Sync blocked: %s; no window opens within 14 days", v.Reason)
+		return fmt.Sprintf("Sync blocked: %s; no sync is allowed within the next 14 days", v.Reason)
 	}
-	return fmt.Sprintf("Sync blocked: %s; it opens at %s", v.Reason, v.OpensAt.Format("2006-01-02 15:04Z"))
+	return fmt.Sprintf("Sync blocked: %s; syncs are allowed again at %s", v.Reason, v.OpensAt.Format("2006-01-02 15:04Z"))
 }

@@ -54,12 +54,12 @@ func TestClustersWindowsBrowser(t *testing.T) {
 	if windows != 0 {
 		t.Errorf("guestbook (no window) shows %d blocked marks, want none", windows)
 	}
-	// The step after: the engine itself refuses the sync the page blocks.
+	// The step after: the sync the page blocks is refused at once (403,
+	// Engine.CheckSync), as Argo CD's API refuses it, and audited.
 	code, _, raw := f.call("POST", "/api/v1/apps/other/sync", tokAdmin, f.csrfOf(tokAdmin), map[string]any{})
-	if code != http.StatusAccepted {
-		t.Fatalf("sync other: %d %s", code, raw)
+	if code != http.StatusForbidden || !strings.Contains(raw, "blocked") {
+		t.Fatalf("sync other: %d %s, want 403 blocked", code, raw)
 	}
-	f.waitOperation("other")
 	if a := f.audit.String(); !strings.Contains(a, `"app":"other"`) || !strings.Contains(a, `"outcome":"refused: sync of other blocked`) {
 		t.Errorf("audit lacks other's refused sync: %s", a)
 	}

@@ -1,7 +1,9 @@
 // Command aliasgen writes the root package's alias.go: the front door
-// over package engine. Every exported type of engine becomes an alias,
-// every exported function a wrapper of the same signature, every exported
-// constant and variable a name for the engine's, each with the first
+// over package engine. Each name of gen.FrontDoor (the engine's names a
+// host needs to load apps, build an engine and run it; the rest is named
+// from package engine) becomes an alias (a type), a wrapper of the same
+// signature (a function) or a name for the engine's (a constant or
+// variable), each with the first
 // paragraph of the engine's doc comment and its Deprecated paragraph (its
 // own, or its declaration group's: each root name carries the marker
 // itself, since linters read none on a group).
@@ -19,7 +21,7 @@ import (
 )
 
 func main() {
-	out, err := gen.Generate("engine")
+	out, err := gen.Generate("engine", gen.FrontDoor)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "aliasgen:", err)
 		os.Exit(1)

@@ -97,6 +97,17 @@ func (s *Server) Head(ctx context.Context, name string) (string, error) {
 	return s.output(ctx, filepath.Join(s.dir, "repos", name+".git"), "rev-parse", "refs/heads/"+s.opts.Branch)
 }
 
+// Git runs git with args in a served (bare) repository and returns its
+// trimmed standard output, for tests that inspect what clients pushed
+// (other branches, notes: `log`, `show`, `notes --ref NS show`,
+// `rev-parse`).
+func (s *Server) Git(ctx context.Context, name string, args ...string) (string, error) {
+	if !repoName.MatchString(name) {
+		return "", fmt.Errorf("gitserver: bad repository name %q", name)
+	}
+	return s.output(ctx, filepath.Join(s.dir, "repos", name+".git"), args...)
+}
+
 func (s *Server) commitAndPush(ctx context.Context, name, message string) (string, error) {
 	work := filepath.Join(s.dir, "work", name)
 	if _, err := s.output(ctx, work, "add", "--all"); err != nil {

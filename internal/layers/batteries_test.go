@@ -8,7 +8,8 @@ import (
 // batteries are the import paths (with their subpackages; a trailing slash
 // makes a path prefix, a trailing $ the package alone) of the parts the root package or the host plugs into the engine,
 // and of the libraries they are made of: the Helm, Kustomize and Jsonnet
-// renderers; the chart source (Helm's registry client); CEL project
+// renderers; the chart source (Helm's registry client) and the OCI
+// artifact source (source/oci, go-containerregistry); CEL project
 // policies; the Redis render store; kubeconfig loading; shards (client-go's
 // leader election); the image updater's registry client. The lean core
 // builds without any of them.
@@ -16,7 +17,7 @@ var batteries = []string{
 	root + "/render/helm", root + "/render/kustomize", root + "/render/jsonnet", root + "/render/builtin",
 	"helm.sh/helm/v3/pkg/engine", "helm.sh/helm/v3/pkg/chartutil", "helm.sh/helm/v3/pkg/action",
 	"sigs.k8s.io/kustomize/api/", "github.com/google/go-jsonnet",
-	root + "/source/helmrepo", "helm.sh/helm/v3/pkg/registry", "oras.land/",
+	root + "/source/helmrepo", "helm.sh/helm/v3/pkg/registry", "oras.land/", root + "/source/oci",
 	root + "/project/celpolicy", "cel.dev/",
 	root + "/cache/store/redisstore", "github.com/redis/",
 	root + "/cache/kubeconfig", "k8s.io/client-go/tools/clientcmd$", // client-go/rest imports its api/ subpackage

@@ -37,6 +37,7 @@ var addons = []string{
 	"argocdcm",    // argocd-cm and argocd-cmd-params-cm loading
 	"appset",      // ApplicationSet generators, and the runner over an engine (appset/controller)
 	"imageupdate", // the image updater, and its loop over an engine (imageupdate/controller)
+	"hydrator",    // the source hydrator: dry sources rendered and committed to Git
 	"notify",      // argocd-notifications-cm triggers, templates, services, delivery
 	"preview",     // what a Git change does to every app
 }

@@ -25,6 +25,19 @@ func Gitopsctl(ctx context.Context) (string, error) {
 	return l.Install(ctx, toolbuild.Options{})
 }
 
+// Operator installs examples/operator with -race into the user cache
+// (again only when its source changed) and returns its path: the tests of
+// the programs that serve an operator's namespace (the portal's
+// --namespace) run it as users do.
+func Operator(ctx context.Context) (string, error) {
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("testtools: cannot locate the repository")
+	}
+	l := toolbuild.Local{Dir: filepath.Join(filepath.Dir(self), "..", ".."), Package: "./examples/operator", Flags: []string{"-race"}}
+	return l.Install(ctx, toolbuild.Options{})
+}
+
 // BuildAll builds (or finds) every program the tests run, telling log what
 // it builds and where each program is. It stops at the first failure.
 func BuildAll(ctx context.Context, log func(format string, args ...any)) error {
@@ -64,6 +77,11 @@ func BuildAll(ctx context.Context, log func(format string, args ...any)) error {
 		{"gitopsctl", func() ([]string, error) {
 			log("installing gitopsctl (-race)")
 			p, err := Gitopsctl(ctx)
+			return []string{p}, err
+		}},
+		{"the operator", func() ([]string, error) {
+			log("installing the operator (-race)")
+			p, err := Operator(ctx)
 			return []string{p}, err
 		}},
 	}

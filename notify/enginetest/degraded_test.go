@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops"
-	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/internal/redistest"
 	"github.com/kubegitops/gitops/internal/testfiles"

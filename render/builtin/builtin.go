@@ -23,16 +23,42 @@ import (
 // Helm renderer's own fetching rules apply); Kustomize's helmCharts render
 // through the same Helm renderer, so they obey the same fetcher.
 func Tools(deps render.DependencyFetcher) render.Tools {
-	hopts := helm.DefaultOptions()
-	hopts.Dependencies = deps
-	h := helm.New(hopts)
-	kopts := kustomize.DefaultOptions()
-	kopts.Helm = h
-	return render.Tools{
-		render.KindPlain:     plain.New(plain.DefaultOptions()),
-		render.KindKustomize: kustomize.New(kopts),
-		render.KindHelm:      h,
-		render.KindJsonnet:   jsonnet.New(jsonnet.DefaultOptions()),
-		render.KindPlugin:    plugin.New(plugin.DefaultOptions()),
+	return ToolsWith(DefaultOptions())(deps)
+}
+
+// Options are the options of each built-in renderer.
+type Options struct {
+	Plain     plain.Options
+	Kustomize kustomize.Options
+	Helm      helm.Options
+	Jsonnet   jsonnet.Options
+	Plugin    plugin.Options
+}
+
+// DefaultOptions returns each renderer's package defaults.
+func DefaultOptions() Options {
+	return Options{Plain: plain.DefaultOptions(), Kustomize: kustomize.DefaultOptions(), Helm: helm.DefaultOptions(),
+		Jsonnet: jsonnet.DefaultOptions(), Plugin: plugin.DefaultOptions()}
+}
+
+// ToolsWith returns a toolkit (engine.Options.Toolkit) of every built-in
+// renderer with o's options: Tools with settings of the host's (argocdcm
+// sets Argo CD's kustomize.buildOptions and helm.valuesFileSchemes so).
+// deps replaces o.Helm.Dependencies, and the Kustomize renderer inflates
+// helmCharts with the Helm renderer, as in Tools.
+func ToolsWith(o Options) func(deps render.DependencyFetcher) render.Tools {
+	return func(deps render.DependencyFetcher) render.Tools {
+		hopts := o.Helm
+		hopts.Dependencies = deps
+		h := helm.New(hopts)
+		kopts := o.Kustomize
+		kopts.Helm = h
+		return render.Tools{
+			render.KindPlain:     plain.New(o.Plain),
+			render.KindKustomize: kustomize.New(kopts),
+			render.KindHelm:      h,
+			render.KindJsonnet:   jsonnet.New(o.Jsonnet),
+			render.KindPlugin:    plugin.New(o.Plugin),
+		}
 	}
 }

@@ -32,7 +32,9 @@ import (
 //   - a commonLabels or commonAnnotations key the kustomization already
 //     sets to another value is an error unless ForceCommonLabels /
 //     ForceCommonAnnotations (Argo CD's `edit add label` without --force
-//     refuses it); LabelWithoutSelector adds the labels without selectors.
+//     refuses it); LabelWithoutSelector adds the labels without selectors
+//     (nor templates, unless LabelIncludeTemplates; LabelIncludeTemplates
+//     without LabelWithoutSelector is an error, as for the edit command).
 func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization, o render.KustomizeSource) ([]byte, error) {
 	if o.NamePrefix != "" {
 		k.NamePrefix = o.NamePrefix
@@ -69,11 +71,16 @@ func applyOverrides(root *render.Root, dir, kfile string, k *types.Kustomization
 			return nil, fmt.Errorf("%w: %s: commonAnnotations %q is already set by the kustomization (set kustomize.forceCommonAnnotations to replace it)", render.ErrInvalidInput, kfile, key)
 		}
 	}
+	if len(o.CommonLabels) > 0 && o.LabelIncludeTemplates && !o.LabelWithoutSelector {
+		return nil, fmt.Errorf("%w: %s: kustomize.labelIncludeTemplates needs kustomize.labelWithoutSelector (kustomize edit add label refuses --include-templates without --without-selector)", render.ErrInvalidInput, kfile)
+	}
 	switch {
 	case len(o.CommonLabels) == 0:
 	case o.LabelWithoutSelector:
-		// `edit add label --without-selector`: selectors stay as they are.
-		k.Labels = append(k.Labels, types.Label{Pairs: mergeStrings(nil, o.CommonLabels)})
+		// `edit add label --without-selector [--include-templates]`:
+		// selectors stay as they are; templates get the labels only with
+		// LabelIncludeTemplates.
+		k.Labels = append(k.Labels, types.Label{Pairs: mergeStrings(nil, o.CommonLabels), IncludeTemplates: o.LabelIncludeTemplates})
 	case len(k.CommonLabels) > 0:
 		// Kustomize applies commonLabels after labels: merge there to win.
 		k.CommonLabels = mergeStrings(k.CommonLabels, o.CommonLabels)

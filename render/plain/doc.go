@@ -6,6 +6,9 @@
 //   - files ending in .yaml, .yml or .json are manifests; every other file
 //     (README.md, scripts, .jsonnet) is ignored, and so is every file or
 //     directory whose name starts with a dot (.git, .github, .helmignore);
+//     with DirectorySource.DisableExtensionFilter every file but .jsonnet
+//     ones is a manifest, Include and Exclude the only filters (Argo CD's
+//     directory.disableExtensionFilter: "*.yaml.sealed");
 //   - without DirectorySource.Recurse only the application directory itself
 //     is read; with it, sub-directories are walked in lexical order, and a
 //     directory reached again through a symbolic link is walked once;

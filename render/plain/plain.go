@@ -71,7 +71,7 @@ func (r *Renderer) render(ctx context.Context, root *render.Root, in render.Inpu
 			}
 			return nil
 		}
-		if !isManifestFile(name) {
+		if !isManifestFile(name, dir.DisableExtensionFilter) {
 			return nil
 		}
 		if dir.Include != "" && !render.MatchGlob(dir.Include, relName) {
@@ -105,8 +105,15 @@ func (r *Renderer) render(ctx context.Context, root *render.Root, in render.Inpu
 	return out, nil
 }
 
-func isManifestFile(name string) bool {
-	switch strings.ToLower(path.Ext(name)) {
+// isManifestFile reports whether a file is read as manifests: by its
+// extension, or any file but a .jsonnet one (the Jsonnet renderer's) with
+// the extension filter disabled.
+func isManifestFile(name string, anyExtension bool) bool {
+	ext := strings.ToLower(path.Ext(name))
+	if anyExtension {
+		return ext != ".jsonnet"
+	}
+	switch ext {
 	case ".yaml", ".yml", ".json":
 		return true
 	}

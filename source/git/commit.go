@@ -1,10 +1,12 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,15 +32,43 @@ type CommitRequest struct {
 	// Target is the branch pushed. Empty or equal to Base: Base moves
 	// forward (fast-forward only). Another name: Target is reset to Base
 	// plus the commit (a forced push), as Argo CD Image Updater does with
-	// its write-back branches.
+	// its write-back branches, unless ContinueTarget.
 	Target string
-	// Edit changes the checked-out tree of Base's tip and returns the
-	// slash-separated paths it wrote (an empty list: nothing to commit).
-	// It runs once per attempt, between fetch and push.
+	// ContinueTarget makes a Target other than Base a branch of its own:
+	// when it exists the commit builds on its tip and moves it forward
+	// (fast-forward only); when it does not, it starts at Base's tip (Argo
+	// CD's source hydrator committing to a hydrateTo branch).
+	ContinueTarget bool
+	// OrphanBase creates Base when it does not exist: an empty commit
+	// without parent ("Initial commit for <Base>"), pushed as Base, which
+	// the commit (and a new Target) then builds on, as Argo CD's source
+	// hydrator creates a missing sync branch. Without it a missing Base is
+	// source.ErrRevisionNotFound.
+	OrphanBase bool
+	// Edit changes the checked-out tree of the tip the commit builds on
+	// and returns the slash-separated paths it wrote (an empty list:
+	// nothing to commit). It runs once per attempt, between fetch and
+	// push.
 	Edit func(ctx context.Context, fs billy.Filesystem) ([]string, error)
 	// Message and Author of the commit (the author commits too).
 	Message string
 	Author  object.Signature
+	// Note, when set, attaches a git note to the commit made, or to the
+	// tip built on when Edit changes nothing, pushed with it.
+	Note *Note
+}
+
+// Note is a git note attached by Commit (`git notes --ref Namespace add -f`).
+type Note struct {
+	// Namespace is the notes reference: "hydrator.metadata" is
+	// refs/notes/hydrator.metadata (see NotesRef).
+	Namespace string
+	// Content is the note's text (git's own notes end with a newline).
+	Content []byte
+	// Skip, when set, is called before Edit with the note the tip to
+	// build on already has in Namespace (nil when none): true ends Commit
+	// there with nothing written (CommitResult.Skipped).
+	Skip func(existing []byte) bool
 }
 
 // CommitResult says what Commit did.
@@ -47,18 +77,26 @@ type CommitResult struct {
 	Commit string
 	// Branch is the branch pushed.
 	Branch string
-	// Base is the commit the new one builds on.
+	// Base is the commit the new one builds on (the branch's tip when
+	// nothing was committed).
 	Base string
+	// Skipped reports that Note.Skip ended the commit before Edit.
+	Skipped bool
+	// Noted reports that the note was pushed.
+	Noted bool
 }
 
-// Commit makes one commit in process and pushes it: it fetches Base's tip
-// (depth 1, into a temporary store), checks it out in memory, runs Edit,
-// commits what Edit wrote and pushes the objects the remote lacks, through
-// the same transports, credentials, URL policy and timeout as fetches (SSH
-// with host keys enforced, or smart HTTP). When someone else moved the
-// branch meanwhile it returns ErrBranchMoved and nothing is written; the
-// caller decides whether to start over. An error of Edit is returned as it
-// is; every other error is a *source.Error with the repository redacted.
+// Commit makes one commit in process and pushes it: it fetches the tip to
+// build on (depth 1, into a temporary store; with a Note, the notes
+// reference's tip too), checks it out in memory, runs Edit, commits what
+// Edit wrote and pushes the objects the remote lacks, through the same
+// transports, credentials, URL policy and timeout as fetches (SSH with
+// host keys enforced, or smart HTTP). Every reference it moves (the
+// branch, a created Base, the notes) is updated in one push, atomic when
+// the server offers it. When someone else moved one of them meanwhile it
+// returns ErrBranchMoved and nothing is written; the caller decides
+// whether to start over. An error of Edit is returned as it is; every
+// other error is a *source.Error with the repository redacted.
 func (s *Source) Commit(ctx context.Context, repo source.Repository, req CommitRequest) (CommitResult, error) {
 	e, err := parseEndpoint(repo, s.opts.Policy)
 	if err != nil {
@@ -91,122 +129,249 @@ func (s *Source) commit(ctx context.Context, e endpoint, req CommitRequest) (Com
 	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault())
 	defer st.Close()
 
-	baseRef, baseHash, err := s.fetchBranchTip(ctx, e, st, req.Base)
+	p, err := s.fetchForCommit(ctx, e, st, req)
 	if err != nil {
 		return CommitResult{}, err
 	}
-	res := CommitResult{Base: baseHash.String(), Branch: baseRef.Short()}
-	target := baseRef
-	if req.Target != "" {
-		target = plumbing.NewBranchReferenceName(req.Target)
+	res := CommitResult{Branch: p.target.Short()}
+	var updates []refUpdate
+	remoteHas := []plumbing.Hash{p.on, p.notesAt}
+	if p.orphan {
+		h, err := writeObject(st, &object.Commit{Author: req.Author, Committer: req.Author,
+			Message: "Initial commit for " + p.base.Short() + "\n", TreeHash: emptyTree(st)})
+		if err != nil {
+			return res, err
+		}
+		if p.on.IsZero() {
+			p.on = h
+		}
+		updates = append(updates, refUpdate{name: p.base, new: h})
 	}
-	res.Branch = target.Short()
-	if err := st.SetReference(plumbing.NewHashReference(baseRef, baseHash)); err != nil {
+	res.Base = p.on.String()
+	var existing []byte
+	if req.Note != nil {
+		if existing, _, err = readNote(st, p.notesAt, p.on); err != nil {
+			return res, err
+		}
+		if req.Note.Skip != nil && req.Note.Skip(existing) {
+			res.Skipped = true
+			return res, nil
+		}
+	}
+	h, err := s.commitEdit(ctx, st, p.on, req)
+	if err != nil {
 		return res, err
 	}
-	if err := st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, baseRef)); err != nil {
+	noted := p.on
+	if !h.IsZero() {
+		noted = h
+		up := refUpdate{name: p.target, old: p.targetAt, new: h, force: p.force}
+		if len(updates) > 0 && updates[0].name == p.target {
+			updates[0] = refUpdate{name: p.target, new: h} // the new branch is the commit on its first one
+		} else {
+			updates = append(updates, up)
+		}
+	}
+	if req.Note != nil && (!h.IsZero() || !bytes.Equal(existing, req.Note.Content)) {
+		nh, err := addNote(st, p.notesAt, noted, req.Note.Content, req.Author)
+		if err != nil {
+			return res, err
+		}
+		updates = append(updates, refUpdate{name: p.notes, old: p.notesAt, new: nh})
+	}
+	if len(updates) == 0 {
+		return res, nil
+	}
+	objects, err := missingObjects(st, updates, remoteHas)
+	if err != nil {
 		return res, err
+	}
+	if err := s.push(ctx, e, st, objects, updates...); err != nil {
+		return res, err
+	}
+	if !h.IsZero() {
+		res.Commit = h.String()
+	}
+	res.Noted = req.Note != nil && updates[len(updates)-1].name == p.notes
+	return res, nil
+}
+
+// commitPlan is what Commit fetched: the references it may move and the
+// tip it builds on.
+type commitPlan struct {
+	// base and target are the branches; targetAt is target's tip (zero
+	// when it does not exist), and force says the push replaces it.
+	base, target plumbing.ReferenceName
+	targetAt     plumbing.Hash
+	force        bool
+	// on is the tip the commit builds on; orphan says it is to be made
+	// (Base does not exist and OrphanBase).
+	on     plumbing.Hash
+	orphan bool
+	// notes is the notes reference and notesAt its tip (zero when none).
+	notes   plumbing.ReferenceName
+	notesAt plumbing.Hash
+}
+
+// fetchForCommit reads the remote's references and fetches, at depth 1,
+// the tip to build on and the notes' tip.
+func (s *Source) fetchForCommit(ctx context.Context, e endpoint, st *filesystem.Storage, req CommitRequest) (commitPlan, error) {
+	var p commitPlan
+	sess, err := s.openSession(ctx, e)
+	if err != nil {
+		return p, err
+	}
+	defer func() { _ = sess.Close() }()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return p, err
+	}
+	p.base = plumbing.NewBranchReferenceName(req.Base)
+	if req.Base == "" {
+		refs, err := ar.AllReferences()
+		if err != nil {
+			return p, err
+		}
+		head, ok := refs[plumbing.HEAD]
+		if !ok || head.Type() != plumbing.SymbolicReference {
+			return p, fmt.Errorf("the remote HEAD names no branch; give one: %w", source.ErrRevisionNotFound)
+		}
+		p.base = head.Target()
+	}
+	baseAt, baseOK := ar.References[p.base.String()]
+	switch {
+	case baseOK:
+		p.on = baseAt
+	case req.OrphanBase:
+		p.orphan = true
+	default:
+		return p, fmt.Errorf("branch %s: %w", p.base.Short(), source.ErrRevisionNotFound)
+	}
+	p.target, p.targetAt = p.base, baseAt
+	if req.Target != "" && req.Target != p.base.Short() {
+		p.target = plumbing.NewBranchReferenceName(req.Target)
+		p.targetAt = ar.References[p.target.String()]
+		p.force = !req.ContinueTarget
+		if req.ContinueTarget && !p.targetAt.IsZero() {
+			p.on = p.targetAt // a missing Base is still created, as the branch synced from
+		}
+	}
+	wants := []plumbing.Hash{}
+	if !p.on.IsZero() {
+		wants = append(wants, p.on)
+	}
+	if req.Note != nil {
+		p.notes = NotesRef(req.Note.Namespace)
+		if h, ok := ar.References[p.notes.String()]; ok {
+			p.notesAt = h
+			wants = append(wants, h)
+		}
+	}
+	if len(wants) == 0 {
+		return p, nil
+	}
+	return p, s.uploadPack(ctx, sess, ar, st, wants, 1, false)
+}
+
+// commitEdit checks out the tree of on, runs Edit and commits what it
+// wrote on top of on; zero when it wrote nothing.
+func (s *Source) commitEdit(ctx context.Context, st *filesystem.Storage, on plumbing.Hash, req CommitRequest) (plumbing.Hash, error) {
+	ref := plumbing.ReferenceName("refs/heads/gitops-commit")
+	if err := st.SetReference(plumbing.NewHashReference(ref, on)); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, ref)); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	repo, err := gogit.Open(st, memfs.New())
 	if err != nil {
-		return res, err
+		return plumbing.ZeroHash, err
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
-		return res, err
+		return plumbing.ZeroHash, err
 	}
-	if err := wt.Reset(&gogit.ResetOptions{Commit: baseHash, Mode: gogit.HardReset}); err != nil {
-		return res, fmt.Errorf("checkout %s: %w", short(baseHash), err)
+	if err := wt.Reset(&gogit.ResetOptions{Commit: on, Mode: gogit.HardReset}); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checkout %s: %w", short(on), err)
 	}
 	paths, err := req.Edit(ctx, wt.Filesystem)
 	if err != nil {
-		return res, &editError{err}
+		return plumbing.ZeroHash, &editError{err}
 	}
 	if len(paths) == 0 {
-		return res, nil
+		return plumbing.ZeroHash, nil
 	}
 	for _, p := range paths {
 		if _, err := wt.Add(strings.TrimPrefix(p, "/")); err != nil {
-			return res, fmt.Errorf("add %s: %w", p, err)
+			return plumbing.ZeroHash, fmt.Errorf("add %s: %w", p, err)
 		}
 	}
 	sig := req.Author
 	h, err := wt.Commit(req.Message, &gogit.CommitOptions{Author: &sig, Committer: &sig})
 	if err != nil {
-		return res, fmt.Errorf("commit: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("commit: %w", err)
 	}
-	objects, err := newObjects(st, h, baseHash)
-	if err != nil {
-		return res, err
-	}
-	up := refUpdate{name: target, old: baseHash, new: h, force: target != baseRef}
-	if err := s.push(ctx, e, st, objects, up); err != nil {
-		return res, err
-	}
-	res.Commit = h.String()
-	return res, nil
+	return h, nil
 }
 
-// fetchBranchTip fetches the tip of branch (the remote HEAD's branch when
-// empty) at depth 1 into st.
-func (s *Source) fetchBranchTip(ctx context.Context, e endpoint, st *filesystem.Storage, branch string) (plumbing.ReferenceName, plumbing.Hash, error) {
-	sess, err := s.openSession(ctx, e)
-	if err != nil {
-		return "", plumbing.ZeroHash, err
-	}
-	defer func() { _ = sess.Close() }()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return "", plumbing.ZeroHash, err
-	}
-	ref := plumbing.NewBranchReferenceName(branch)
-	if branch == "" {
-		refs, err := ar.AllReferences()
-		if err != nil {
-			return "", plumbing.ZeroHash, err
-		}
-		head, ok := refs[plumbing.HEAD]
-		if !ok || head.Type() != plumbing.SymbolicReference {
-			return "", plumbing.ZeroHash, fmt.Errorf("the remote HEAD names no branch; give one: %w", source.ErrRevisionNotFound)
-		}
-		ref = head.Target()
-	}
-	h, ok := ar.References[ref.String()]
-	if !ok {
-		return "", plumbing.ZeroHash, fmt.Errorf("branch %s: %w", ref.Short(), source.ErrRevisionNotFound)
-	}
-	if err := s.uploadPack(ctx, sess, ar, st, []plumbing.Hash{h}, 1, false); err != nil {
-		return "", plumbing.ZeroHash, err
-	}
-	return ref, h, nil
+// emptyTree stores git's empty tree and returns it.
+func emptyTree(st storer.EncodedObjectStorer) plumbing.Hash {
+	h, _ := writeObject(st, &object.Tree{})
+	return h
 }
 
-// newObjects lists the objects of commit h that base's tree lacks: the
-// commit, and the trees and blobs it added (what the remote, which has
-// base, needs).
-func newObjects(st storer.EncodedObjectStorer, h, base plumbing.Hash) ([]plumbing.Hash, error) {
+// missingObjects lists what the remote lacks of the updates' new commits:
+// each commit not already there and the trees and blobs its tree added
+// over the trees of remoteHas, the commits fetched from it (zero ones are
+// skipped).
+func missingObjects(st storer.EncodedObjectStorer, updates []refUpdate, remoteHas []plumbing.Hash) ([]plumbing.Hash, error) {
 	have := map[plumbing.Hash]bool{}
-	bc, err := object.GetCommit(st, base)
-	if err != nil {
-		return nil, err
-	}
-	if err := walkTree(st, bc.TreeHash, func(plumbing.Hash) bool { return true }, have); err != nil {
-		return nil, err
-	}
-	c, err := object.GetCommit(st, h)
-	if err != nil {
-		return nil, err
+	for _, c := range remoteHas {
+		if c.IsZero() {
+			continue
+		}
+		if err := haveCommitTree(st, c, have); err != nil {
+			return nil, err
+		}
 	}
 	out := map[plumbing.Hash]bool{}
-	if err := walkTree(st, c.TreeHash, func(x plumbing.Hash) bool { return !have[x] }, out); err != nil {
-		return nil, err
+	var list []plumbing.Hash
+	for _, up := range updates {
+		for c := up.new; !c.IsZero() && !have[c] && !out[c]; {
+			out[c] = true
+			list = append(list, c)
+			commit, err := object.GetCommit(st, c)
+			if err != nil {
+				return nil, err
+			}
+			if err := walkTree(st, commit.TreeHash, func(x plumbing.Hash) bool { return !have[x] }, out); err != nil {
+				return nil, err
+			}
+			if len(commit.ParentHashes) == 0 {
+				break
+			}
+			c = commit.ParentHashes[0]
+		}
 	}
-	list := []plumbing.Hash{h}
+	rest := make([]plumbing.Hash, 0, len(out))
 	for x := range out {
-		list = append(list, x)
+		if !slices.Contains(list, x) {
+			rest = append(rest, x)
+		}
 	}
-	sort.Slice(list[1:], func(i, j int) bool { return list[1+i].String() < list[1+j].String() })
-	return list, nil
+	sort.Slice(rest, func(i, j int) bool { return rest[i].String() < rest[j].String() })
+	return append(list, rest...), nil
+}
+
+// haveCommitTree marks commit c and every tree and blob of its tree as
+// present.
+func haveCommitTree(st storer.EncodedObjectStorer, c plumbing.Hash, have map[plumbing.Hash]bool) error {
+	have[c] = true
+	commit, err := object.GetCommit(st, c)
+	if err != nil {
+		return err
+	}
+	return walkTree(st, commit.TreeHash, func(plumbing.Hash) bool { return true }, have)
 }
 
 // walkTree adds to seen the tree t and every tree and blob below it for

@@ -66,7 +66,14 @@
 // over the same SSH and HTTP transports, credentials, policy and timeout).
 // A branch that moved between fetch and push is ErrBranchMoved and nothing
 // is written; a forced push happens only to a Target branch other than the
-// Base (the image updater's write-back branches).
+// Base (the image updater's write-back branches), unless ContinueTarget
+// makes it a branch of its own that moves forward (a source hydrator's
+// hydrateTo branch). OrphanBase creates a missing Base with an empty first
+// commit, and a Note attaches a git note (refs/notes/<namespace>, read in
+// git's flat and fanned-out layouts) to the commit, or to the tip when
+// nothing changed, pushed with the branch in one push, atomic when the
+// server offers it. CommitInClone does the same in a local clone, on its
+// checked-out branch, without pushing (a CI pipeline's own commit).
 //
 // Local reads a repository already on disk (a CI checkout, or a bare
 // repository) without fetching: revisions as `git rev-parse` names them

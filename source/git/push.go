@@ -58,10 +58,11 @@ type refUpdate struct {
 }
 
 // push sends the given objects (the ones the remote lacks) as one pack and
-// applies the update. Unless update.force, the remote reference must still
-// be at update.old, else ErrBranchMoved; the server re-checks this
+// applies the updates, atomically when the server offers it. Unless an
+// update is forced, its remote reference must still be at its old value
+// (zero: must not exist), else ErrBranchMoved; the server re-checks this
 // atomically.
-func (s *Source) push(ctx context.Context, e endpoint, st storer.EncodedObjectStorer, objects []plumbing.Hash, up refUpdate) error {
+func (s *Source) push(ctx context.Context, e endpoint, st storer.EncodedObjectStorer, objects []plumbing.Hash, updates ...refUpdate) error {
 	sess, err := s.openReceiveSession(ctx, e)
 	if err != nil {
 		return err
@@ -71,25 +72,32 @@ func (s *Source) push(ctx context.Context, e endpoint, st storer.EncodedObjectSt
 	if err != nil {
 		return err
 	}
-	current := ar.References[up.name.String()]
-	if up.force {
-		up.old = current
-	} else if current != up.old {
-		return fmt.Errorf("%s is at %s, not %s: %w", up.name.Short(), short(current), short(up.old), ErrBranchMoved)
+	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
+	for _, up := range updates {
+		current := ar.References[up.name.String()]
+		if up.force {
+			up.old = current
+		} else if current != up.old {
+			return fmt.Errorf("%s is at %s, not %s: %w", up.name.Short(), short(current), short(up.old), ErrBranchMoved)
+		}
+		req.Commands = append(req.Commands, &packp.Command{Name: up.name, Old: up.old, New: up.new})
+	}
+	if len(updates) > 1 && ar.Capabilities.Supports(capability.Atomic) {
+		if err := req.Capabilities.Set(capability.Atomic); err != nil {
+			return err
+		}
 	}
 	var pack bytes.Buffer
 	if _, err := packfile.NewEncoder(&pack, st, false).Encode(objects, 10); err != nil {
 		return fmt.Errorf("packing %d objects: %w", len(objects), err)
 	}
-	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
-	req.Commands = []*packp.Command{{Name: up.name, Old: up.old, New: up.new}}
 	req.Packfile = io.NopCloser(&pack)
 	rs, err := sess.ReceivePack(ctx, req)
 	if err == nil && rs != nil {
 		err = rs.Error()
 	}
 	if err != nil {
-		return classifyPushError(up, err)
+		return classifyPushError(updates[0], err)
 	}
 	return nil
 }

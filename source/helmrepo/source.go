@@ -14,6 +14,7 @@ import (
 	"helm.sh/helm/v3/pkg/registry"
 
 	"github.com/kubegitops/gitops/source"
+	"github.com/kubegitops/gitops/source/internal/treefs"
 )
 
 // Source reads Helm charts from chart repositories and OCI registries. It
@@ -154,7 +155,7 @@ func (s *Source) Snapshot(ctx context.Context, repo source.Repository, rev sourc
 		if err != nil {
 			return nil, err
 		}
-		tree, err := buildTree(files)
+		tree, err := treefs.FromFiles(files)
 		if err != nil {
 			return nil, err
 		}

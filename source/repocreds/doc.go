@@ -10,9 +10,11 @@
 //   - the ConfigMap argocd-tls-certs-cm maps a host name to PEM CA
 //     certificates trusted for it, and argocd-ssh-known-hosts-cm holds the
 //     ssh_known_hosts used for SSH repositories;
-//   - Secrets labelled repository-write and repo-write-creds (the write
-//     credentials of Argo CD's source hydrator, which is not implemented
-//     here) are read and named in a Warning, never used.
+//   - Secrets labelled repository-write and repo-write-creds are the write
+//     credentials of Argo CD's source hydrator (package hydrator): they
+//     serve its pushes only (WriteForProject, by the same rules over the
+//     write Secrets alone), never a read, and the repository and
+//     repo-creds Secrets never serve a push.
 //
 // Every field of Argo CD v3.6's repository and repo-creds Secrets is read
 // as Argo CD defines it: url, type, name, project, username, password,

@@ -35,3 +35,15 @@ func (l *Live) ForProject(project, repoURL string) *source.Credentials {
 	}
 	return s.ForProject(project, repoURL)
 }
+
+// WriteForProject returns the credentials with which the source hydrator
+// of an application of project pushes to repoURL, from the Store set last
+// (see Store.WriteForProject: repository-write and repo-write-creds
+// Secrets only), nil when none is set or none applies.
+func (l *Live) WriteForProject(project, repoURL string) *source.Credentials {
+	s := l.s.Load()
+	if s == nil {
+		return nil
+	}
+	return s.WriteForProject(project, repoURL)
+}

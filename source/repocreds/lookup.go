@@ -79,17 +79,50 @@ func (s *Store) CredentialsFor(ctx context.Context, repoURL string) (*source.Cre
 // CredentialsForProject is ForProject with a context, returning the error
 // that the credentials also carry in Err.
 func (s *Store) CredentialsForProject(ctx context.Context, project, repoURL string) (*source.Credentials, error) {
+	return s.lookup(ctx, s.repos, s.templates, project, repoURL)
+}
+
+// WriteCredentialsForProject returns the credentials with which the source
+// hydrator of an application of project pushes to repoURL: the rules of
+// CredentialsForProject over the repository-write Secrets and the
+// repo-write-creds templates only (Argo CD's GetWriteRepository), never
+// over the repository and repo-creds Secrets, which only read. nil (and no
+// error) when none applies.
+func (s *Store) WriteCredentialsForProject(ctx context.Context, project, repoURL string) (*source.Credentials, error) {
+	return s.lookup(ctx, s.writeRepos, s.writeTemplates, project, repoURL)
+}
+
+// WriteForProject is WriteCredentialsForProject for a host without a
+// context, as ForProject is for reads: the error is in the credentials'
+// Err and in LastError.
+func (s *Store) WriteForProject(project, repoURL string) *source.Credentials {
+	timeout := s.opts.TokenTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*timeout)
+	defer cancel()
+	c, err := s.WriteCredentialsForProject(ctx, project, repoURL)
+	s.mu.Lock()
+	s.lastErr = err
+	s.mu.Unlock()
+	return c
+}
+
+// lookup is CredentialsForProject over the given repository Secrets and
+// templates (those that read, or those that write).
+func (s *Store) lookup(ctx context.Context, repos, templates []Repository, project, repoURL string) (*source.Credentials, error) {
 	forms := lookupForms(repoURL)
 	var set settings
 	var err error
 	owner := ""
 	found := false
-	r := s.repository(project, forms)
+	r := repository(repos, project, forms)
 	if r != nil {
 		set, err, owner, found = r.set, r.Err, r.Secret, true
 	}
 	if r == nil || !hasCredentials(r.set) {
-		if t := s.template(project, forms); t != nil {
+		if t := template(templates, project, forms); t != nil {
 			// The template's credentials are the ones minted from.
 			set, owner, found = inherit(set, t.set), t.Secret, true
 			if err == nil {
@@ -123,15 +156,15 @@ func (s *Store) CredentialsForProject(ctx context.Context, project, repoURL stri
 	return c, nil
 }
 
-// repository returns the repository Secret of the first of forms that has
-// one, for project: the one scoped to project, else the unscoped one, else
+// repository returns the repository Secret among repos of the first of
+// forms that has one, for project: the one scoped to project, else the unscoped one, else
 // nil (a Secret scoped to another project is skipped, as Argo CD skips
 // it).
-func (s *Store) repository(project string, forms []string) *Repository {
+func repository(repos []Repository, project string, forms []string) *Repository {
 	for _, form := range forms {
 		var unscoped *Repository
-		for i := range s.repos {
-			r := &s.repos[i]
+		for i := range repos {
+			r := &repos[i]
 			if normalizeURL(r.URL) != form {
 				continue
 			}
@@ -149,14 +182,14 @@ func (s *Store) repository(project string, forms []string) *Repository {
 	return nil
 }
 
-// template returns the credential template whose URL is the longest
-// prefix of one of forms among those scoped to project and the unscoped
+// template returns the credential template among templates whose URL is
+// the longest prefix of one of forms among those scoped to project and the unscoped
 // ones; at equal length the one scoped to project. nil when none applies.
-func (s *Store) template(project string, forms []string) *Repository {
+func template(templates []Repository, project string, forms []string) *Repository {
 	var best *Repository
 	bestLen := -1
-	for i := range s.templates {
-		t := &s.templates[i]
+	for i := range templates {
+		t := &templates[i]
 		prefix := normalizeURL(t.URL)
 		if t.Project != "" && t.Project != project {
 			continue

@@ -3,7 +3,6 @@ package repocreds_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/kubegitops/gitops/internal/chartserver"
@@ -81,25 +80,41 @@ func TestSchemeLessSecretServesOCIURL(t *testing.T) {
 }
 
 // repository-write and repo-write-creds Secrets (the source hydrator's)
-// are read, named once in a Warning, and never serve a read.
-func TestWriteSecretsAreReadNotUsed(t *testing.T) {
+// serve pushes only, by the read rules over the write Secrets (a project's
+// own first, templates by longest prefix), and repository Secrets never
+// serve a push.
+func TestWriteSecretsServePushesOnly(t *testing.T) {
 	s := load(t, repocreds.DefaultOptions(),
+		repoSecret("read", "repository", map[string]string{"url": "https://git.example.com/org/app", "password": "read-pw"}),
 		repoSecret("write", "repository-write", map[string]string{"url": "https://git.example.com/org/app", "password": "write-pw"}),
-		repoSecret("write-creds", "repo-write-creds", map[string]string{"url": "https://git.example.com/", "password": "write-pw"}))
-	if c := s.For("https://git.example.com/org/app"); c != nil {
-		t.Errorf("a write Secret serves a read: %v", c)
+		repoSecret("write-team", "repository-write", map[string]string{"url": "https://git.example.com/org/app", "password": "team-pw", "project": "team"}),
+		repoSecret("write-creds", "repo-write-creds", map[string]string{"url": "https://git.example.com/", "password": "creds-pw"}))
+	if c := s.For("https://git.example.com/org/app"); c == nil || c.Password != "read-pw" {
+		t.Errorf("read: %v, want the repository Secret", c)
 	}
-	repos, templates := s.WriteRepositories()
-	if len(repos) != 1 || len(templates) != 1 || !repos[0].Write {
-		t.Errorf("write repositories %v, templates %v", repos, templates)
-	}
-	named := map[string]bool{}
-	for _, w := range s.Warnings() {
-		if w.Field == "" && strings.Contains(w.Message, "source hydrator") {
-			named[w.Secret] = true
+	for _, tc := range []struct{ project, url, want string }{
+		{"", "https://git.example.com/org/app", "write-pw"},
+		{"team", "https://git.example.com/org/app.git", "team-pw"},
+		{"other", "https://git.example.com/org/app", "write-pw"},
+		{"", "https://git.example.com/org/other", "creds-pw"},
+	} {
+		if c := s.WriteForProject(tc.project, tc.url); c == nil || c.Password != tc.want {
+			t.Errorf("write %s for project %q: %v, want %s", tc.url, tc.project, c, tc.want)
 		}
 	}
-	if !named["argocd/write"] || !named["argocd/write-creds"] {
-		t.Errorf("warnings %v, want each write Secret named", s.Warnings())
+	onlyRead := load(t, repocreds.DefaultOptions(),
+		repoSecret("read", "repository", map[string]string{"url": "https://git.example.com/org/app", "password": "read-pw"}),
+		repoSecret("read-creds", "repo-creds", map[string]string{"url": "https://git.example.com/", "password": "read-pw"}))
+	if c := onlyRead.WriteForProject("", "https://git.example.com/org/app"); c != nil {
+		t.Errorf("a repository Secret serves a push: %v", c)
+	}
+	repos, templates := s.WriteRepositories()
+	if len(repos) != 2 || len(templates) != 1 || !repos[0].Write {
+		t.Errorf("write repositories %v, templates %v", repos, templates)
+	}
+	var live repocreds.Live
+	live.Set(s)
+	if c := live.WriteForProject("team", "https://git.example.com/org/app"); c == nil || c.Password != "team-pw" {
+		t.Errorf("Live.WriteForProject: %v", c)
 	}
 }

@@ -47,8 +47,8 @@ type Repository struct {
 	// Name and Project are Argo CD's display name and project scoping.
 	Name, Project string
 	// Write is set for the source hydrator's write credentials
-	// (repository-write and repo-write-creds Secrets), which are read but
-	// never used to read a repository.
+	// (repository-write and repo-write-creds Secrets), which serve its
+	// pushes (Store.WriteForProject) and never a read.
 	Write bool
 	// Credentials are the Secret's own credentials and settings (nil when
 	// it has none); the tokens of GitHub Apps, Azure and Google Cloud are
@@ -261,8 +261,6 @@ func fromObjects(objs []*unstructured.Unstructured, opts Options) (*Store, map[s
 				s.templates = append(s.templates, r)
 			case TypeRepositoryWrite, TypeRepoWriteCreds:
 				r.Write = true
-				s.warnings = append(s.warnings, Warning{Secret: id, Message: "a " + typ + " Secret holds the write credentials of Argo CD's source hydrator, " +
-					"which is not implemented here: it is read, and never used to read a repository"})
 				if typ == TypeRepositoryWrite {
 					s.writeRepos = append(s.writeRepos, r)
 				} else {
@@ -333,7 +331,7 @@ func (r Repository) String() string {
 func (r Repository) Format(f fmt.State, _ rune) { fmt.Fprint(f, r.String()) }
 
 // WriteRepositories returns the repository-write and repo-write-creds
-// Secrets read (the source hydrator's, which nothing here uses).
+// Secrets read (the source hydrator's, see WriteForProject).
 func (s *Store) WriteRepositories() (repos, templates []Repository) {
 	return append([]Repository{}, s.writeRepos...), append([]Repository{}, s.writeTemplates...)
 }

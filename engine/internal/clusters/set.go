@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -51,8 +52,9 @@ type Collaborators struct {
 // Set is the engine's destinations, by name and by server URL. It is safe
 // for concurrent use.
 type Set struct {
-	settings Settings
-	with     Collaborators
+	// conf holds the settings and collaborators new connections are made
+	// with (Reconfigure replaces them).
+	conf atomic.Pointer[conf]
 
 	mu gosync.Mutex
 	// byKey holds each cluster under its name and its server URL.
@@ -62,7 +64,8 @@ type Set struct {
 // New returns the set of clusters, none connected. It fails when a cluster
 // has neither a name nor a server.
 func New(settings Settings, with Collaborators, clusters []Config) (*Set, error) {
-	s := &Set{settings: settings, with: with, byKey: map[string]*Cluster{}}
+	s := &Set{byKey: map[string]*Cluster{}}
+	s.conf.Store(&conf{settings: settings, with: with})
 	for _, c := range clusters {
 		if c.Name == "" && c.Server == "" {
 			return nil, fmt.Errorf("gitops: a cluster has neither a name nor a server URL")
@@ -152,7 +155,7 @@ func (s *Set) Connect(ctx context.Context, dest v1alpha1.ApplicationDestination)
 	if cs.err != nil {
 		return nil, cs.err
 	}
-	wctx, cancel := context.WithTimeout(ctx, s.settings.SyncTimeout)
+	wctx, cancel := context.WithTimeout(ctx, s.conf.Load().settings.SyncTimeout)
 	defer cancel()
 	if err := cs.cache.WaitForSync(wctx); err != nil {
 		if ctx.Err() != nil {
@@ -170,12 +173,13 @@ func (s *Set) Connect(ctx context.Context, dest v1alpha1.ApplicationDestination)
 }
 
 func (s *Set) connect(cs *Cluster) error {
-	cfg := s.ClientConfig(cs)
-	c, err := s.with.NewCache(cfg, s.cacheOptions(cs), s.with.Cache)
+	cur := s.conf.Load()
+	cfg := cur.clientConfig(cs)
+	c, err := cur.with.NewCache(cfg, cur.cacheOptions(cs), cur.with.Cache)
 	if err != nil {
 		return fmt.Errorf("cluster %s: cache: %w", cs.cfg.Name, err)
 	}
-	sy, err := s.with.NewSyncer(cfg, s.settings.Sync, s.syncCollaborators(cs))
+	sy, err := cur.with.NewSyncer(cfg, cur.settings.Sync, cur.syncCollaborators(cs))
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
 	}
@@ -198,7 +202,7 @@ func (s *Set) connect(cs *Cluster) error {
 	cs.connected.Store(true)
 	go func() {
 		if err := c.Start(ctx); err != nil && ctx.Err() == nil {
-			s.with.Log.Error(err, "cluster cache stopped", "cluster", cs.cfg.Name)
+			cur.with.Log.Error(err, "cluster cache stopped", "cluster", cs.cfg.Name)
 		}
 	}()
 	return nil
@@ -214,7 +218,8 @@ func (s *Set) SyncerAs(cs *Cluster, namespace, name string) (Syncer, error) {
 	if sy, ok := cs.impersonated[id]; ok {
 		return sy, nil
 	}
-	sy, err := s.with.NewSyncer(project.ImpersonatedConfig(s.ClientConfig(cs), namespace, name), s.settings.Sync, s.syncCollaborators(cs))
+	cur := s.conf.Load()
+	sy, err := cur.with.NewSyncer(project.ImpersonatedConfig(cur.clientConfig(cs), namespace, name), cur.settings.Sync, cur.syncCollaborators(cs))
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +289,14 @@ func (s *Set) Replace(clusters []Config) ([]string, error) {
 			seen[cs] = true
 		}
 	}
-	s.byKey = next
-	s.mu.Unlock()
+	// The old caches stop before their replacements can connect: a
+	// cluster's cache registers metrics under its name, which the old one
+	// must have given up.
 	for _, cs := range stale {
 		cs.stopWhenConnected()
 	}
+	s.byKey = next
+	s.mu.Unlock()
 	var names []string
 	for _, cs := range append(changed, stale...) {
 		names = append(names, cs.cfg.Name, cs.cfg.Server)
@@ -296,4 +304,38 @@ func (s *Set) Replace(clusters []Config) ([]string, error) {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	return slices.DeleteFunc(names, func(n string) bool { return n == "" }), nil
+}
+
+// Reconfigure replaces the settings and collaborators the clusters are
+// connected with, and every cluster by an unconnected one of the same
+// configuration, stopping the old caches: each cluster connects again, and
+// lists every kind again, on its apps' next use (Argo CD invalidates its
+// cluster caches when the settings they were built with change). It
+// returns the names and servers of the clusters, sorted.
+func (s *Set) Reconfigure(settings Settings, with Collaborators) []string {
+	s.mu.Lock()
+	s.conf.Store(&conf{settings: settings, with: with})
+	old := distinct(s.byKey)
+	next := make(map[string]*Cluster, len(s.byKey))
+	fresh := map[*Cluster]*Cluster{}
+	for k, cs := range s.byKey {
+		n, ok := fresh[cs]
+		if !ok {
+			n = NewCluster(cs.cfg)
+			fresh[cs] = n
+		}
+		next[k] = n
+	}
+	// The old caches stop before their replacements can connect (see
+	// Replace).
+	var names []string
+	for _, cs := range old {
+		cs.stopWhenConnected()
+		names = append(names, cs.cfg.Name, cs.cfg.Server)
+	}
+	s.byKey = next
+	s.mu.Unlock()
+	slices.Sort(names)
+	names = slices.Compact(names)
+	return slices.DeleteFunc(names, func(n string) bool { return n == "" })
 }

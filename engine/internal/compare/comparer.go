@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"sync"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,6 +56,9 @@ type Config struct {
 	ClientSideApply bool
 	ServerSideDiff  bool
 	ForceConflicts  bool
+	// JQTimeout bounds one jq ignore expression on one object
+	// (diff.Options.JQTimeout); zero keeps the diff's default.
+	JQTimeout time.Duration
 }
 
 // Cache is what a comparison reads of the destination's live state.

@@ -70,6 +70,9 @@ func (c *Comparer) options(app *v1alpha1.Application, dest Destination) (opts di
 	opts.Types = c.types // one set of built-in type trees for every app
 	opts.Rules = c.rules // and one compiled copy of each jq ignore rule
 	opts.IgnoreAggregatedRoles = c.cfg.IgnoreAggregatedRoles
+	if c.cfg.JQTimeout > 0 {
+		opts.JQTimeout = c.cfg.JQTimeout
+	}
 	opts.CompareAllStatus, opts.IgnoreStatus = c.cfg.CompareAllStatus, c.cfg.IgnoreStatus
 	if cmpOpts, err = resource.ParseOptions(app.Annotations[resource.AnnotationCompareOptions]); err != nil {
 		return opts, syncOpts, cmpOpts, fmt.Errorf("application %s: annotation %s: %w", app.Name, resource.AnnotationCompareOptions, err)

@@ -59,7 +59,8 @@ func envsubst(s string, env map[string]string) string {
 // it: Helm parameter values (value file paths are substituted by
 // withRefs, which must see "$ref/" prefixes first), Jsonnet external
 // variables and top-level arguments, Kustomize name prefix and suffix,
-// images and common labels, and plugin environment entries (the plugin
+// images and common labels (and common annotations with
+// commonAnnotationsEnvsubst), and plugin environment entries (the plugin
 // also receives the whole environment). Values are substituted before the
 // render cache key is taken, so a revision changes the key of only the
 // renders that use it.
@@ -86,6 +87,12 @@ func substituteBuildEnv(in *render.Input, env map[string]string) {
 			c.CommonLabels = make(map[string]string, len(k.CommonLabels))
 			for name, v := range k.CommonLabels {
 				c.CommonLabels[name] = envsubst(v, env)
+			}
+		}
+		if k.CommonAnnotations != nil && k.CommonAnnotationsEnvsubst {
+			c.CommonAnnotations = make(map[string]string, len(k.CommonAnnotations))
+			for name, v := range k.CommonAnnotations {
+				c.CommonAnnotations[name] = envsubst(v, env)
 			}
 		}
 		in.Kustomize = &c

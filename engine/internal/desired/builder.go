@@ -86,6 +86,10 @@ type Request struct {
 	// Hard (a hard refresh) resolves every source again and renders past
 	// the render cache.
 	Hard bool
+	// AsRendered returns the objects as the tools wrote them: no
+	// namespace settled from the destination, and the kinds the cache
+	// filter excludes kept among Objects (what a source hydrator commits).
+	AsRendered bool
 }
 
 // Desired is an app's desired state at one revision.
@@ -167,6 +171,9 @@ func (b *Builder) Build(ctx context.Context, app *v1alpha1.Application, dest Des
 		if tool != "" {
 			out.Tools = append(out.Tools, tool)
 		}
+	}
+	if req.AsRendered {
+		return out, nil
 	}
 	out.Objects = settleScopes(app, dest, out.Objects)
 	out.Objects, out.Excluded = splitExcluded(b.cfg.Filter, app, dest, out.Objects)

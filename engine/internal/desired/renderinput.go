@@ -28,7 +28,7 @@ func renderInput(app *v1alpha1.Application, src v1alpha1.ApplicationSource, snap
 		in.Path, in.Tool = ".", render.KindHelm
 	}
 	if d := src.Directory; d != nil {
-		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude}
+		in.Directory = &render.DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude, DisableExtensionFilter: d.DisableExtensionFilter}
 		if len(d.Jsonnet.ExtVars)+len(d.Jsonnet.TLAs)+len(d.Jsonnet.Libs) > 0 {
 			in.Jsonnet = &render.JsonnetSource{ExtVars: jsonnetVars(d.Jsonnet.ExtVars), TLAs: jsonnetVars(d.Jsonnet.TLAs), Libs: d.Jsonnet.Libs}
 		}
@@ -62,7 +62,8 @@ func renderInput(app *v1alpha1.Application, src v1alpha1.ApplicationSource, snap
 		ks := &render.KustomizeSource{NamePrefix: k.NamePrefix, NameSuffix: k.NameSuffix, Images: k.Images,
 			CommonLabels: k.CommonLabels, CommonAnnotations: k.CommonAnnotations, Namespace: k.Namespace, Components: k.Components,
 			ForceCommonLabels: k.ForceCommonLabels, ForceCommonAnnotations: k.ForceCommonAnnotations,
-			LabelWithoutSelector: k.LabelWithoutSelector, IgnoreMissingComponents: k.IgnoreMissingComponents}
+			LabelWithoutSelector: k.LabelWithoutSelector, IgnoreMissingComponents: k.IgnoreMissingComponents,
+			LabelIncludeTemplates: k.LabelIncludeTemplates, CommonAnnotationsEnvsubst: k.CommonAnnotationsEnvsubst}
 		for _, r := range k.Replicas {
 			ks.Replicas = append(ks.Replicas, render.KustomizeReplica{Name: r.Name, Count: int64(r.Count.IntValue())})
 		}

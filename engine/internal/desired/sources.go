@@ -23,6 +23,13 @@ import (
 var ErrNoChartSource = errors.New("no chart source: the engine was built without one; " +
 	"plug one in with Options.ChartSource or Options.NewChartSource (gitops.New and gitops.DefaultOptions plug in source/helmrepo)")
 
+// ErrNoOCISource is the error, wrapped with the source's name, of an OCI
+// artifact source (an oci:// repoURL without a chart) read by an engine
+// built without an OCI source: package engine does not build one by
+// itself.
+var ErrNoOCISource = errors.New("no OCI artifact source: the engine was built without one; " +
+	"plug one in with Options.NewOCISource (gitops.New and gitops.DefaultOptions plug in source/oci)")
+
 // SourcesConfig configures Sources: the host's collaborators (each may be
 // nil) and the settings of the built-in sources.
 type SourcesConfig struct {
@@ -36,6 +43,11 @@ type SourcesConfig struct {
 	// (Options.NewChartSource). Nil with ChartSource nil: a chart source
 	// fails with ErrNoChartSource.
 	NewChartSource func(log logr.Logger) (source.Source, error)
+	// NewOCISource builds the source of OCI artifacts (oci:// repository
+	// URLs of sources without a chart) on first use
+	// (Options.NewOCISource). Nil: such a source fails with
+	// ErrNoOCISource.
+	NewOCISource func(log logr.Logger) (source.Source, error)
 	// Credentials returns the credentials with which an app of project
 	// (ProjectName) reads repoURL, or nil. Nil: none.
 	Credentials func(project, repoURL string) *source.Credentials
@@ -68,14 +80,19 @@ func NewSources(cfg SourcesConfig) *Sources {
 	return &Sources{cfg: cfg, built: map[string]source.Source{}}
 }
 
-// For returns the Source of a repository URL.
+// For returns the Source of a repository URL: SourcesConfig.SourceFor's
+// when set; else a local folder's, an OCI registry's (oci://, the source
+// NewOCISource builds) or Git's.
 func (s *Sources) For(repoURL string) (source.Source, error) {
 	if s.cfg.SourceFor != nil {
 		return s.cfg.SourceFor(repoURL)
 	}
 	kind := "git"
-	if strings.HasPrefix(repoURL, "file://") || strings.HasPrefix(repoURL, "/") {
+	switch {
+	case strings.HasPrefix(repoURL, "file://") || strings.HasPrefix(repoURL, "/"):
 		kind = "dir"
+	case strings.HasPrefix(repoURL, "oci://"):
+		kind = "oci"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,7 +100,16 @@ func (s *Sources) For(repoURL string) (source.Source, error) {
 		return src, nil
 	}
 	var src source.Source
-	if kind == "dir" {
+	if kind == "oci" {
+		if s.cfg.NewOCISource == nil {
+			return nil, fmt.Errorf("%s: %w", source.RedactURL(repoURL), ErrNoOCISource)
+		}
+		o, err := s.cfg.NewOCISource(s.cfg.Log)
+		if err != nil {
+			return nil, fmt.Errorf("OCI source: %w", err)
+		}
+		src = o
+	} else if kind == "dir" {
 		src = dir.New(dir.DefaultOptions())
 	} else {
 		gopts := git.DefaultOptions()

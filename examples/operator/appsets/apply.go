@@ -59,7 +59,7 @@ func (a *applied) fail(reason string, err error) {
 // allows. Deletion needs a generation without errors. The error returned
 // is one of reading the cache; the writes' failures are in applied.
 func (r *Reconciler) apply(ctx context.Context, set *v1alpha1.ApplicationSet, res appset.Result, genErr error) (applied, error) {
-	pol := policyOf(set)
+	pol := r.policyOf(set)
 	owned, err := r.ownedApps(ctx, set)
 	if err != nil {
 		return applied{}, err
@@ -68,7 +68,7 @@ func (r *Reconciler) apply(ctx context.Context, set *v1alpha1.ApplicationSet, re
 	for _, u := range res.Applications {
 		name := u.GetName()
 		out.generated[name] = true
-		want, prune, err := desiredApp(set, u)
+		want, prune, err := r.desiredApp(set, u)
 		if err == nil {
 			err = r.checkProject(set, want)
 		}
@@ -167,7 +167,7 @@ func controlledBy(a *v1alpha1.Application, set *v1alpha1.ApplicationSet) bool {
 // desiredApp is a generated Application as the set writes it: typed, in
 // the set's namespace, controlled by the set; under RollingSync without
 // automated sync (prune is what the template's automated policy said).
-func desiredApp(set *v1alpha1.ApplicationSet, u *unstructured.Unstructured) (*v1alpha1.Application, bool, error) {
+func (r *Reconciler) desiredApp(set *v1alpha1.ApplicationSet, u *unstructured.Unstructured) (*v1alpha1.Application, bool, error) {
 	app, err := typed(u)
 	if err != nil {
 		return nil, false, &Error{Set: keyOf(set), App: u.GetName(), Err: err}
@@ -180,7 +180,7 @@ func desiredApp(set *v1alpha1.ApplicationSet, u *unstructured.Unstructured) (*v1
 	app.OwnerReferences = []metav1.OwnerReference{{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.ApplicationSetKind,
 		Name: set.Name, UID: set.UID, Controller: ptrTo(true), BlockOwnerDeletion: ptrTo(true)}}
 	prune := false
-	if sp := app.Spec.SyncPolicy; rollingSync(set) && sp != nil && sp.Automated != nil {
+	if sp := app.Spec.SyncPolicy; r.rollingSync(set) && sp != nil && sp.Automated != nil {
 		prune = sp.Automated.Prune
 		sp.Automated = nil
 	}
@@ -217,6 +217,9 @@ func (r *Reconciler) update(ctx context.Context, set *v1alpha1.ApplicationSet, w
 		keepAnnotations = append(slices.Clone(keepAnnotations), pf.Annotations...)
 		keepLabels = pf.Labels
 	}
+	// The controller's global.preserved.* too (ControllerSettings).
+	keepAnnotations = append(slices.Clone(keepAnnotations), r.opts.Settings.PreservedAnnotations...)
+	keepLabels = append(slices.Clone(keepLabels), r.opts.Settings.PreservedLabels...)
 	next.Annotations = keep(next.Annotations, live.Annotations, keepAnnotations)
 	next.Labels = keep(next.Labels, live.Labels, keepLabels)
 	next.Finalizers = want.Finalizers

@@ -13,8 +13,8 @@ import (
 
 // needsFinalizer reports whether deleting the set must do more than let
 // the garbage collector delete its Applications with their finalizers.
-func needsFinalizer(set *v1alpha1.ApplicationSet) bool {
-	p := policyOf(set)
+func (r *Reconciler) needsFinalizer(set *v1alpha1.ApplicationSet) bool {
+	p := r.policyOf(set)
 	return !p.delete || p.preserve
 }
 
@@ -22,7 +22,7 @@ func needsFinalizer(set *v1alpha1.ApplicationSet) bool {
 // one that no longer does.
 func (r *Reconciler) keepFinalizer(ctx context.Context, set *v1alpha1.ApplicationSet) error {
 	has := slices.Contains(set.Finalizers, Finalizer)
-	want := needsFinalizer(set)
+	want := r.needsFinalizer(set)
 	if has == want {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (r *Reconciler) finalize(ctx context.Context, set *v1alpha1.ApplicationSet)
 	if err != nil {
 		return err
 	}
-	p := policyOf(set)
+	p := r.policyOf(set)
 	for _, app := range owned {
 		switch {
 		case !p.delete:

@@ -95,6 +95,13 @@ func start(t *testing.T, tweak func(*gitops.Options)) *env {
 // are the engine's projects, as in the operator's main.
 func startWith(t *testing.T, tweak func(*gitops.Options), projects bool) *env {
 	t.Helper()
+	return startSets(t, tweak, projects, nil)
+}
+
+// startSets is startWith; setsTweak changes the ApplicationSet
+// reconciler's options.
+func startSets(t *testing.T, tweak func(*gitops.Options), projects bool, setsTweak func(*appsets.Options)) *env {
+	t.Helper()
 	c, err := client.New(cluster.Config(), client.Options{Scheme: newScheme(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +156,9 @@ func startWith(t *testing.T, tweak func(*gitops.Options), projects bool) *env {
 	}
 	aopts := appsets.DefaultOptions()
 	aopts.Engine, aopts.ControllerNamespace, aopts.Projects = engine, ns, projs
+	if setsTweak != nil {
+		setsTweak(&aopts)
+	}
 	sets, err := appsets.New(mgr.GetClient(), aopts)
 	if err != nil {
 		t.Fatal(err)

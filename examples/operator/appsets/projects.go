@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/engine"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -29,7 +29,7 @@ func (e *MissingProjectError) Error() string {
 // does before writing it.
 func (r *Reconciler) checkProject(set *v1alpha1.ApplicationSet, app *v1alpha1.Application) error {
 	_, err := r.opts.Engine.Project(app.Spec.Project)
-	var missing *gitops.MissingProjectError
+	var missing *engine.MissingProjectError
 	switch {
 	case err == nil:
 		return nil

@@ -74,6 +74,9 @@ type Options struct {
 	// (argocd-cmd-params-cm's applicationsetcontroller.enable.scm.providers
 	// and allowed.scm.providers).
 	Providers scm.Options
+	// Settings are the ApplicationSet controller's own settings (Argo
+	// CD's applicationsetcontroller.* of argocd-cmd-params-cm).
+	Settings ControllerSettings
 	// Projects, when set, are the AppProjects the generated Applications
 	// must name, as in Argo CD: they are loaded into Engine before the
 	// first generation, and every set is generated again when one
@@ -86,7 +89,7 @@ type Options struct {
 // DefaultOptions returns the defaults, without an engine.
 func DefaultOptions() Options {
 	return Options{Generate: appset.DefaultOptions(), ControllerNamespace: "argocd", Interval: 3 * time.Minute,
-		MaxConcurrentReconciles: 2, Log: logr.Discard()}
+		MaxConcurrentReconciles: 2, Log: logr.Discard(), Settings: ControllerSettings{ProgressiveSyncs: true}}
 }
 
 // Reconciler reconciles ApplicationSet custom resources into Application
@@ -124,6 +127,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	}
 	if opts.Projects != nil && opts.Projects.Engine == nil {
 		opts.Projects.Engine = opts.Engine
+	}
+	if opts.Settings.DryRun {
+		c = dryRunClient{Client: c}
 	}
 	r := &Reconciler{client: c, opts: opts, now: time.Now}
 	g := opts.Generate
@@ -182,14 +188,16 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	}
 	b := ctrl.ControllerManagedBy(mgr).
 		Named("applicationset").
-		For(&v1alpha1.ApplicationSet{}, ctrl.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{},
-			predicate.AnnotationChangedPredicate{},
-			lifecycleChanged(),
-		))).
+		For(&v1alpha1.ApplicationSet{}, ctrl.WithPredicates(predicate.And[client.Object](
+			predicate.NewPredicateFuncs(func(o client.Object) bool { return r.serves(o.GetNamespace()) }),
+			predicate.Or[client.Object](
+				predicate.GenerationChangedPredicate{},
+				predicate.AnnotationChangedPredicate{},
+				lifecycleChanged(),
+			)))).
 		Owns(&v1alpha1.Application{}, ctrl.WithPredicates(appChanged())).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clusterSetRequests), ctrl.WithPredicates(r.isClusterSecret())).
-		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles})
+		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.Settings.RateLimiter})
 	if p := r.opts.Projects; p != nil {
 		if p.Reader == nil {
 			p.Reader = mgr.GetCache()
@@ -214,6 +222,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
+	}
+	if !r.serves(set.Namespace) {
+		return reconcile.Result{}, nil // applicationsetcontroller.namespaces leaves it out
 	}
 	log := r.opts.Log.WithValues("applicationset", req.NamespacedName.String())
 	if p := r.opts.Projects; p != nil && !r.projectsLoaded.Load() {
@@ -243,7 +254,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	var roll rolloutResult
-	if rollingSync(set) {
+	if r.rollingSync(set) {
 		roll = r.rollout(ctx, set, out)
 	}
 	if err := r.writeStatus(ctx, set, out, roll, genErr); err != nil {

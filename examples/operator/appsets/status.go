@@ -74,7 +74,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, set *v1alpha1.ApplicationS
 			cond(ConditionParametersGenerated, "True", ReasonParametersGenerated, generatedMessage),
 			cond(ConditionResourcesUpToDate, "True", ReasonApplicationSetUpToDate, "ApplicationSet up to date"))
 	}
-	if rollingSync(set) {
+	if r.rollingSync(set) {
 		if roll.step >= 0 {
 			conds = append(conds, cond(ConditionRolloutProgressing, "True", ReasonApplicationSetModified,
 				fmt.Sprintf("ApplicationSet is performing rollout of step %d", roll.step+1)))
@@ -106,6 +106,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, set *v1alpha1.ApplicationS
 		next.Resources = append(next.Resources, row)
 	}
 	next.ResourcesCount = int64(len(next.Resources))
+	if n := r.opts.Settings.MaxStatusResources; n > 0 && len(next.Resources) > n {
+		next.Resources = next.Resources[:n] // the count stays the whole one, as in Argo CD
+	}
 	if resource.ObjectsEqual(&set.Status, &next) {
 		return nil
 	}

@@ -6,8 +6,8 @@ import (
 	gosync "sync"
 	"time"
 
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/cache"
+	"github.com/kubegitops/gitops/engine"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
@@ -43,7 +43,7 @@ func NewClusterEvents(namespace string) *ClusterEvents {
 // NewClusterCache builds each cluster's cache as the engine does by default
 // (cache.New) and subscribes to its changes. Set it as
 // gitops.Options.NewClusterCache.
-func (ce *ClusterEvents) NewClusterCache(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (gitops.ClusterCache, error) {
+func (ce *ClusterEvents) NewClusterCache(cfg *rest.Config, opts cache.Options, with cache.Collaborators) (engine.ClusterCache, error) {
 	c, err := cache.New(cfg, opts, with)
 	if err != nil {
 		return nil, err

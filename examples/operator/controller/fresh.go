@@ -74,4 +74,5 @@ func (r *Reconciler) remember(app *v1alpha1.Application) { r.versions.Remember(a
 func (r *Reconciler) forget(key client.ObjectKey) {
 	r.versions.Forget(key)
 	r.lastHard.Delete(key.String())
+	r.repoErrors.Delete(key.String())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/autosync"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/sync"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -85,9 +86,14 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 		if prev.Operation.Sync != nil {
 			rec.Heals = int(prev.Operation.Sync.SelfHealAttemptsCount)
 		}
+		rec.Sources = prev.SyncResult.Sources
+		if s := prev.SyncResult.Source; s != nil {
+			rec.Sources = []v1alpha1.ApplicationSource{*s}
+		}
 		last = &rec
 	}
-	d := autosync.Decide(autosync.Input{Policy: p, Status: st, Last: last, Now: r.now(), SelfHealTimeout: r.opts.SelfHealTimeout})
+	tm := r.times()
+	d := autosync.Decide(autosync.Input{Policy: p, Status: st, Sources: app.Spec.AllSources(), Last: last, Now: r.now(), SelfHealTimeout: tm.SelfHealTimeout, Backoff: tm.SelfHealBackoff})
 	if d.Condition != nil {
 		// Why automated sync does not run (its last attempt of this
 		// revision failed) is a condition, not only the operation state.
@@ -100,7 +106,7 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 		InitiatedBy: v1alpha1.OperationInitiator{Automated: true}}
 	before := next
 	synced, _, err := r.sync(ctx, app, op, next)
-	var blocked *gitops.SyncWindowError
+	var blocked *engine.SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which.
 		before.Conditions = appstatus.Conditions(app.Status.Conditions, append(slices.Clone(st.Conditions),
@@ -175,12 +181,14 @@ func (r *Reconciler) outcome(app *v1alpha1.Application, running v1alpha1.Applica
 		state.Message = "successfully synced"
 	}
 	state.SyncResult = appstatus.SyncResult(res, sources)
+	state.SyncResult.Source, state.SyncResult.Sources = syncedSources(app, op.Sync)
 	out := running
 	if res.Phase != sync.Running {
 		state.FinishedAt = &finished
 	}
 	if res.Phase == sync.Succeeded && (op.Sync == nil || !op.Sync.DryRun) {
 		entry := v1alpha1.RevisionHistory{Revision: state.SyncResult.Revision, Revisions: state.SyncResult.Revisions,
+			Source: state.SyncResult.Source, Sources: state.SyncResult.Sources,
 			DeployStartedAt: &started, DeployedAt: finished, InitiatedBy: op.InitiatedBy}
 		out.History = appstatus.WithHistory(running.History, entry, app.Spec.RevisionHistoryLimit)
 	}
@@ -244,4 +252,22 @@ func (r *Reconciler) clearOperation(ctx context.Context, app *v1alpha1.Applicati
 	}
 	r.remember(app)
 	return nil
+}
+
+// syncedSources are the sources a sync ran with, as Argo CD records them in
+// syncResult and the history: the operation's own (a rollback's), else the
+// app's spec; a copy.
+func syncedSources(app *v1alpha1.Application, op *v1alpha1.SyncOperation) (*v1alpha1.ApplicationSource, []v1alpha1.ApplicationSource) {
+	src, srcs := app.Spec.Source, app.Spec.Sources
+	if op != nil && (op.Source != nil || len(op.Sources) > 0) {
+		src, srcs = op.Source, op.Sources
+	}
+	if len(srcs) > 0 {
+		out := make([]v1alpha1.ApplicationSource, len(srcs))
+		for i := range srcs {
+			srcs[i].DeepCopyInto(&out[i])
+		}
+		return nil, out
+	}
+	return src.DeepCopy(), nil
 }

@@ -302,17 +302,18 @@ func TestBadApplicationsAreReported(t *testing.T) {
 func TestCRDRefusesFieldsTheEngineLacks(t *testing.T) {
 	c := newClient(t)
 	ns := cluster.TestNamespace(t)
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newApp(ns, appSpec{name: "hydrator", repo: "/repo", dest: "default"}))
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newApp(ns, appSpec{name: "tagprefix", repo: "/repo", dest: "default"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := &unstructured.Unstructured{Object: obj}
 	u.SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ApplicationKind))
-	u.Object["spec"].(map[string]any)["sourceHydrator"] = map[string]any{"drySource": map[string]any{"repoURL": "x"}}
+	u.Object["spec"].(map[string]any)["source"].(map[string]any)["tagPrefix"] = "v"
+
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = c.Create(ctx, u.DeepCopy(), &client.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
-	if err == nil || !strings.Contains(err.Error(), "sourceHydrator") {
+	if err == nil || !strings.Contains(err.Error(), "tagPrefix") {
 		t.Fatalf("create with an unknown field: err = %v", err)
 	}
 	if err := c.Create(ctx, u.DeepCopy(), &client.CreateOptions{FieldValidation: metav1.FieldValidationIgnore}); err != nil {
@@ -322,7 +323,7 @@ func TestCRDRefusesFieldsTheEngineLacks(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(u), got); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "sourceHydrator"); found {
+	if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "source", "tagPrefix"); found {
 		t.Error("the API server kept a field the schema does not know")
 	}
 }

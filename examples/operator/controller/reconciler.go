@@ -15,6 +15,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/autosync"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/notify"
 	"github.com/kubegitops/gitops/resource"
 	"golang.org/x/time/rate"
@@ -59,6 +60,11 @@ type Options struct {
 	// SelfHealTimeout is the least time between two self-heal syncs of
 	// one app at one revision. Default autosync.SelfHealTimeout.
 	SelfHealTimeout time.Duration
+	// SelfHealBackoff, when set, is the self-heal backoff instead
+	// (autosync.Backoff: Argo CD's controller.self.heal.backoff.*).
+	SelfHealBackoff *autosync.Backoff
+	// RepoErrorGracePeriod is Timing.RepoErrorGracePeriod. Default 0.
+	RepoErrorGracePeriod time.Duration
 	// MaxConcurrentReconciles bounds the apps reconciled at once (a sync
 	// holds its worker until it ends). Default 4.
 	MaxConcurrentReconciles int
@@ -82,7 +88,7 @@ type Options struct {
 	// AnnotationOwner on them, and runs on every replica rather than only
 	// the elected one. It needs Events (apps gained are queued through
 	// it) and Identity.
-	Sharder gitops.Sharder
+	Sharder engine.Sharder
 	// Identity is this replica's name, written in AnnotationOwner.
 	Identity string
 }
@@ -115,6 +121,12 @@ type Reconciler struct {
 	lastHard gosync.Map
 	// shards is which apps this replica owns under Options.Sharder.
 	shards ownership
+	// timing holds the intervals and self-heal backoff in force: Options',
+	// then SetTiming's.
+	timing atomic.Pointer[Timing]
+	// repoErrors holds, per app, when its render first failed
+	// (Timing.RepoErrorGracePeriod).
+	repoErrors gosync.Map
 }
 
 // New returns a Reconciler that reads and writes Applications through c.
@@ -141,7 +153,10 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Projects != nil && opts.Projects.Engine == nil {
 		opts.Projects.Engine = opts.Engine
 	}
-	return &Reconciler{client: c, opts: opts, now: time.Now}, nil
+	r := &Reconciler{client: c, opts: opts, now: time.Now}
+	r.SetTiming(Timing{Interval: opts.Interval, HardInterval: opts.HardInterval, SelfHealTimeout: opts.SelfHealTimeout,
+		SelfHealBackoff: opts.SelfHealBackoff, RepoErrorGracePeriod: opts.RepoErrorGracePeriod})
+	return r, nil
 }
 
 // SetupWithManager registers the reconciler with mgr. Updates that change
@@ -303,7 +318,8 @@ func invalidSpec(prev v1alpha1.ApplicationStatus, err error, now time.Time) v1al
 // tree and summary.
 func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log logr.Logger) (reconcile.Result, error) {
 	hardDue := r.hardDue(app)
-	if app.Annotations[AnnotationRefresh] == "hard" || hardDue {
+	hard := app.Annotations[AnnotationRefresh] == "hard" || hardDue
+	if hard {
 		// Resolve branches and tags again now rather than from the
 		// engine's short-lived cache (rendered output stays cached by
 		// content).
@@ -313,6 +329,13 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 	}
 	prev := app.Status
 	st, refreshErr := r.opts.Engine.Refresh(ctx, app)
+	if r.inRepoErrorGrace(app, st, refreshErr, hard) {
+		log.V(1).Info("render failed within the repo error grace period: the status stays as it was", "error", refreshErr.Error())
+		if err := r.doneRefresh(ctx, app); err != nil {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{}, refreshErr
+	}
 	sources := len(app.Spec.AllSources())
 	next := keepLastGood(prev, appstatus.Refreshed(prev, st, sources, r.now()), st, refreshErr)
 	again := r.next(app)
@@ -344,12 +367,8 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 	if err := r.writeStatus(ctx, app, next); err != nil {
 		return reconcile.Result{}, err
 	}
-	if _, ok := app.Annotations[AnnotationRefresh]; ok {
-		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, AnnotationRefresh))
-		if err := r.client.Patch(ctx, app, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("application %s: remove refresh annotation: %w", nameOf(app), err)
-		}
-		r.remember(app)
+	if err := r.doneRefresh(ctx, app); err != nil {
+		return reconcile.Result{}, err
 	}
 	if refreshErr != nil {
 		// The controller's rate limiter brings the app back with
@@ -360,6 +379,20 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 	return reconcile.Result{RequeueAfter: again}, nil
 }
 
+// doneRefresh removes the refresh annotation, when the app has one: the
+// refresh it asked for is done.
+func (r *Reconciler) doneRefresh(ctx context.Context, app *v1alpha1.Application) error {
+	if _, ok := app.Annotations[AnnotationRefresh]; !ok {
+		return nil
+	}
+	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, AnnotationRefresh))
+	if err := r.client.Patch(ctx, app, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("application %s: remove refresh annotation: %w", nameOf(app), err)
+	}
+	r.remember(app)
+	return nil
+}
+
 // writeStatus writes next through the status subresource when it differs
 // from app's status in more than reconciledAt, or when reconciledAt is
 // older than the interval. It merge-patches only status, so it never
@@ -368,7 +401,7 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 func (r *Reconciler) writeStatus(ctx context.Context, app *v1alpha1.Application, next v1alpha1.ApplicationStatus) error {
 	prev := app.Status
 	if sameStatus(prev, next) && prev.ReconciledAt != nil &&
-		((next.ReconciledAt != nil && prev.ReconciledAt.Equal(next.ReconciledAt)) || r.opts.Interval < 0 || r.now().Sub(prev.ReconciledAt.Time) < r.opts.Interval) {
+		((next.ReconciledAt != nil && prev.ReconciledAt.Equal(next.ReconciledAt)) || r.times().Interval < 0 || r.now().Sub(prev.ReconciledAt.Time) < r.times().Interval) {
 		return nil
 	}
 	orig := app.DeepCopy()
@@ -390,7 +423,7 @@ func sameStatus(a, b v1alpha1.ApplicationStatus) bool {
 func nameOf(app *v1alpha1.Application) string { return app.Namespace + "/" + app.Name }
 
 func (r *Reconciler) jitter() time.Duration {
-	iv := r.opts.Interval
+	iv := r.times().Interval
 	return iv + time.Duration(rand.Int64N(int64(iv)/10+1))
 }
 
@@ -400,10 +433,10 @@ func (r *Reconciler) jitter() time.Duration {
 // HardInterval.
 func (r *Reconciler) next(app *v1alpha1.Application) time.Duration {
 	var again time.Duration
-	if r.opts.Interval > 0 {
+	if r.times().Interval > 0 {
 		again = r.jitter()
 	}
-	if hard := r.opts.HardInterval; hard > 0 {
+	if hard := r.times().HardInterval; hard > 0 {
 		at := r.now()
 		if v, ok := r.lastHard.Load(nameOf(app)); ok {
 			at = v.(time.Time)
@@ -420,7 +453,7 @@ func (r *Reconciler) next(app *v1alpha1.Application) time.Duration {
 // the last one), recording it as done now when it is; an app seen first
 // starts its count now.
 func (r *Reconciler) hardDue(app *v1alpha1.Application) bool {
-	hard := r.opts.HardInterval
+	hard := r.times().HardInterval
 	if hard <= 0 {
 		return false
 	}
@@ -442,14 +475,14 @@ func (r *Reconciler) backoffCap() time.Duration {
 	return DefaultOptions().Interval
 }
 
-// keepLastGood applies gitops.KeepsLastGood and gitops.KeptStatus (the
+// keepLastGood applies engine.KeepsLastGood and engine.KeptStatus (the
 // engine's run loop rules) to the written status: a failure that says
 // nothing of the live state keeps the last status written (revision,
 // health, resources) with the sync status Unknown, the failure as its
 // conditions and the failure's reconciledAt; an app never compared has
 // nothing to keep.
 func keepLastGood(prev, next v1alpha1.ApplicationStatus, st appstatus.Status, err error) v1alpha1.ApplicationStatus {
-	if !gitops.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(appstatus.Unknown) {
+	if !engine.KeepsLastGood(st, err) || prev.ReconciledAt == nil || prev.Sync.Status == string(appstatus.Unknown) {
 		return next
 	}
 	kept := prev

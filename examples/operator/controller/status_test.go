@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/hooks"
 	"github.com/kubegitops/gitops/resource"
@@ -125,7 +125,7 @@ func TestKeepLastGood(t *testing.T) {
 	if len(kept.Conditions) != 1 || kept.Conditions[0].Message != "repository down" {
 		t.Errorf("the failure is not reported: %+v", kept.Conditions)
 	}
-	gone := keepLastGood(good, next, failed, &gitops.ClusterUnavailableError{Cluster: "in-cluster", Err: errors.New("refused")})
+	gone := keepLastGood(good, next, failed, &engine.ClusterUnavailableError{Cluster: "in-cluster", Err: errors.New("refused")})
 	if gone.Sync.Status != "Unknown" || len(gone.Resources) != 0 {
 		t.Errorf("an unavailable cluster kept the old status: %+v", gone)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/engine"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -15,14 +16,14 @@ import (
 // operation recorded, nothing applied) but lets a requested one through.
 func TestSyncWindowBlocksAutomatedButNotManualSync(t *testing.T) {
 	o := startOperator(t, func(opts *gitops.Options) {
-		opts.Projects = []gitops.Project{{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: gitops.ProjectSpec{
+		opts.Projects = []gitops.Project{{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: engine.ProjectSpec{
 			SourceRepos:              []string{"*"},
 			Destinations:             []gitops.ApplicationDestination{{Server: "*", Name: "*", Namespace: "*"}},
 			ClusterResourceWhitelist: []v1alpha1.ClusterResourceRestrictionItem{{Group: "*", Kind: "*"}},
 			// The test's Applications live in their own namespace: the
 			// project must serve it (apps in any namespace).
 			SourceNamespaces: []string{"*"},
-			SyncWindows:      []gitops.SyncWindow{{Kind: "deny", Schedule: "* * * * *", Duration: "1h", Applications: []string{"*"}, ManualSync: true}},
+			SyncWindows:      []engine.SyncWindow{{Kind: "deny", Schedule: "* * * * *", Duration: "1h", Applications: []string{"*"}, ManualSync: true}},
 		}}}
 	})
 	dest := cluster.TestNamespace(t)

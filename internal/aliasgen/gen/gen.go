@@ -26,16 +26,43 @@ type decl struct {
 	name, text string
 }
 
+// FrontDoor are the names of package engine the root re-exports: what a
+// host writes to load apps, build an engine, run it and ask it for a sync
+// or a delete. Everything else of the engine (its errors, its seams, its
+// settings) is named from package engine itself, where it is documented;
+// the front door stays short enough to read in one go (controller-runtime's
+// alias.go curates about as many).
+var FrontDoor = []string{
+	// The engine and how to build it.
+	"Engine", "Options", "ClusterConfig", "ClusterFromSecret",
+	// One-step operations.
+	"SyncRequest", "DeleteRequest",
+	// The model a host loads.
+	"Application", "ApplicationSpec", "ApplicationSource", "ApplicationDestination",
+	"SyncPolicy", "SyncPolicyAutomated", "LoadApplications",
+	"Project", "LoadProjects", "Policy",
+	// The errors a host tells apart.
+	"ErrNotInApp", "ErrPolicy", "ErrNoOperation", "ErrNotRunning",
+}
+
 // Generate returns alias.go for the engine package in dir (a path
-// relative to the working directory, the module root). Names the root
+// relative to the working directory, the module root): an alias or
+// wrapper for each of names (FrontDoor, for the root). Names the root
 // package declares itself (in its other files, such as New and
-// DefaultOptions) are left out.
-func Generate(dir string) ([]byte, error) {
+// DefaultOptions) are left out. A name the engine does not export is an
+// error, so the list cannot outlive the engine's API.
+func Generate(dir string, names []string) ([]byte, error) {
 	fset := token.NewFileSet()
 	own, err := rootNames(fset)
 	if err != nil {
 		return nil, err
 	}
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
+	}
+	skip := func(n *ast.Ident) bool { return !n.IsExported() || own[n.Name] || !keep[n.Name] }
+	seen := map[string]bool{}
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
@@ -58,7 +85,7 @@ func Generate(dir string) ([]byte, error) {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if d.Recv != nil || !d.Name.IsExported() || own[d.Name.Name] {
+				if d.Recv != nil || skip(d.Name) {
 					continue
 				}
 				text, err := wrapper(fset, d, fileImports, imports)
@@ -66,11 +93,12 @@ func Generate(dir string) ([]byte, error) {
 					return nil, fmt.Errorf("%s: %s: %w", path, d.Name.Name, err)
 				}
 				funcs = append(funcs, decl{d.Name.Name, text})
+				seen[d.Name.Name] = true
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
-						if !s.Name.IsExported() || own[s.Name.Name] {
+						if skip(s.Name) {
 							continue
 						}
 						doc := s.Doc
@@ -80,6 +108,7 @@ func Generate(dir string) ([]byte, error) {
 						if s.TypeParams != nil {
 							return nil, fmt.Errorf("%s: %s: generic types are not aliased", path, s.Name.Name)
 						}
+						seen[s.Name.Name] = true
 						types = append(types, decl{s.Name.Name, comment(doc, d.Doc, s.Name.Name) +
 							fmt.Sprintf("type %s = engine.%s\n", s.Name.Name, s.Name.Name)})
 					case *ast.ValueSpec:
@@ -88,13 +117,14 @@ func Generate(dir string) ([]byte, error) {
 							doc = d.Doc
 						}
 						for _, n := range s.Names {
-							if !n.IsExported() || own[n.Name] {
+							if skip(n) {
 								continue
 							}
 							kw := "const"
 							if d.Tok == token.VAR {
 								kw = "var"
 							}
+							seen[n.Name] = true
 							text := comment(doc, d.Doc, n.Name) + fmt.Sprintf("%s %s = engine.%s\n", kw, n.Name, n.Name)
 							if kw == "const" {
 								consts = append(consts, decl{n.Name, text})
@@ -105,6 +135,11 @@ func Generate(dir string) ([]byte, error) {
 					}
 				}
 			}
+		}
+	}
+	for _, n := range names {
+		if !seen[n] && !own[n] {
+			return nil, fmt.Errorf("%s of the front door is not an exported name of package engine", n)
 		}
 	}
 	var b bytes.Buffer

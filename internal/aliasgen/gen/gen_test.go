@@ -52,7 +52,10 @@ type (
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	out, err := Generate("engine")
+	if _, err := Generate("engine", []string{"Red", "Purple"}); err == nil || !strings.Contains(err.Error(), "Purple") {
+		t.Fatalf("a front door name the engine lacks: %v, want an error naming it", err)
+	}
+	out, err := Generate("engine", []string{"Red", "Blue", "Green", "Small", "Circle", "Square"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@
 const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
 const $ = (sel) => document.querySelector(sel);
 const ICONS = {Synced: "✔", Healthy: "✔", Succeeded: "✔", OutOfSync: "≠", Progressing: "↻", Running: "↻",
-  Terminating: "↻", Degraded: "✖", Failed: "✖", Error: "✖", Suspended: "⏸", Missing: "∅"};
+  Terminating: "↻", Degraded: "✖", Failed: "✖", Error: "✖", Suspended: "‖", Missing: "∅"};
 
 function badge(status) {
   const s = document.createElement("span");
@@ -32,6 +32,34 @@ async function api(method, path, body) {
   const data = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(data.error || r.statusText);
   return data;
+}
+
+// patch makes parent's children read as kids, keeping every node that
+// already reads so (and the parts of one that do): a live update changes
+// only what changed, so an element a person (or a test) found stays in the
+// page across pushes that did not change it, and a click on it lands.
+function patch(parent, kids) {
+  kids.forEach((n, i) => {
+    const o = parent.childNodes[i];
+    if (!o) { parent.append(n); return; }
+    if (o.isEqualNode(n)) return;
+    if (o.nodeType === Node.TEXT_NODE && n.nodeType === Node.TEXT_NODE) { o.nodeValue = n.nodeValue; return; }
+    if (o.nodeType === Node.ELEMENT_NODE && o.nodeName === n.nodeName && sameAttributes(o, n)) {
+      patch(o, Array.from(n.childNodes));
+      return;
+    }
+    o.replaceWith(n);
+  });
+  while (parent.childNodes.length > kids.length) parent.lastChild.remove();
+}
+
+// asNode is x, or a text node of the string x.
+function asNode(x) { return typeof x === "string" ? document.createTextNode(x) : x; }
+
+function sameAttributes(a, b) {
+  if (a.attributes.length !== b.attributes.length) return false;
+  for (const at of a.attributes) if (b.getAttribute(at.name) !== at.value) return false;
+  return true;
 }
 
 function notice(text) { const n = $("#notice"); if (n) n.textContent = text; }
@@ -215,13 +243,19 @@ function appPage(root) {
     // Each opening starts from the defaults the page was rendered with
     // (as Argo CD's dialog does), never from what the last sync ticked.
     $("#sync").addEventListener("click", () => {
-      $("#sync-form").querySelectorAll("input[type=checkbox]").forEach((i) => { i.checked = i.defaultChecked; });
+      $("#sync-form").querySelectorAll("input").forEach((i) => { if (i.type === "checkbox") i.checked = i.defaultChecked; else i.value = i.defaultValue; });
       syncDialog.showModal();
     });
     $("#sync-cancel").addEventListener("click", () => syncDialog.close());
     $("#sync-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const body = {prune: $("#opt-prune").checked, dryRun: $("#opt-dry-run").checked, confirmPrune: $("#opt-confirm-prune").checked};
+      const options = Array.from(document.querySelectorAll("input.sync-option:checked")).map((c) => c.value);
+      if (options.length) body.syncOptions = options;
+      if ($("#opt-retry").checked) {
+        body.retry = {limit: Number($("#opt-retry-limit").value), duration: $("#opt-retry-duration").value,
+          factor: Number($("#opt-retry-factor").value), maxDuration: $("#opt-retry-max").value};
+      }
       if ($("#opt-selected").checked) {
         body.resources = Array.from(document.querySelectorAll("input.select:checked")).map((c) => c.value);
       }
@@ -269,8 +303,8 @@ function appPage(root) {
   const es = new EventSource(base + "/stream");
   es.addEventListener("status", (m) => {
     const s = JSON.parse(m.data);
-    $("#sync-status").replaceChildren(badge(s.sync));
-    $("#health-status").replaceChildren(badge(s.health), " ", Object.assign(document.createElement("span"), {className: "msg", id: "health-message", textContent: s.healthMessage || ""}));
+    patch($("#sync-status"), [badge(s.sync)]);
+    patch($("#health-status"), [badge(s.health), asNode(" "), Object.assign(document.createElement("span"), {className: "msg", id: "health-message", textContent: s.healthMessage || ""})]);
     const rev = $("#revision");
     rev.textContent = (s.revision || "").slice(0, 8);
     rev.title = s.revision || "";
@@ -291,28 +325,29 @@ function appPage(root) {
     if (current) openNode(current);
   });
   // The tree, the history and the last operation after each refresh or
-  // sync, redrawn in place; ticked tree boxes stay ticked.
+  // sync, patched in place (patch: unchanged nodes stay); ticked tree
+  // boxes stay ticked.
   es.addEventListener("page", (m) => {
     const p = JSON.parse(m.data);
     document.dispatchEvent(new CustomEvent("portal:page", {detail: p})); // graph.js, diff.js
     const ticked = new Set(Array.from(document.querySelectorAll("input.select:checked")).map((c) => c.value));
     const nodes = (list, none) => list.length ? list.map((n) => treeItem(n, ticked)) : [li(none)];
-    $("#tree").replaceChildren(...nodes(p.tree.roots, "No resources yet."));
-    $("#hooks").replaceChildren(...nodes(p.tree.hooks, "No hooks."));
+    patch($("#tree"), nodes(p.tree.roots, "No resources yet."));
+    patch($("#hooks"), nodes(p.tree.hooks, "No hooks."));
     const rows = p.history.map(historyRow);
     if (!rows.length) {
       const tr = document.createElement("tr");
       tr.append(Object.assign(document.createElement("td"), {colSpan: 5, textContent: "No sync recorded yet."}));
       rows.push(tr);
     }
-    $("#history-rows").replaceChildren(...rows);
-    $("#commit").replaceChildren(...commitParts(p.commit));
+    patch($("#history-rows"), rows);
+    patch($("#commit"), commitParts(p.commit).map(asNode));
     const last = $("#last-operation");
     last.hidden = !p.operation;
     if (p.operation) {
       const op = p.operation;
       const rev = Object.assign(document.createElement("code"), {title: op.revision || "", textContent: (op.revision || "").slice(0, 8)});
-      last.replaceChildren("Last operation: ", badge(op.phase), " " + (op.message || "") + " at ", rev, ", " + when(op.finishedAt));
+      patch(last, ["Last operation: ", badge(op.phase), " " + (op.message || "") + " at ", rev, ", " + when(op.finishedAt)].map(asNode));
     }
   });
   function treeItem(n, ticked) {
@@ -366,7 +401,7 @@ function appPage(root) {
   function commitParts(c) {
     if (!c) return [];
     const subject = Object.assign(document.createElement("span"), {className: "commit-subject", title: c.message, textContent: c.subject});
-    return [subject, " ", Object.assign(document.createElement("span"), {className: "msg commit-author", textContent: c.author})];
+    return [subject, " ", Object.assign(document.createElement("span"), {className: "msg commit-author", title: c.author, textContent: c.author})];
   }
   // when formats a time as the server's pages do.
   function when(t) {

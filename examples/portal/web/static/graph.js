@@ -13,7 +13,7 @@
     Service: "svc", Ingress: "ing", ConfigMap: "cm", Secret: "sec", Job: "job", CronJob: "cj",
     Endpoints: "ep", EndpointSlice: "eps", PersistentVolumeClaim: "pvc", ServiceAccount: "sa",
     Application: "app", Namespace: "ns", Role: "role", RoleBinding: "rb"};
-  const MARK = {Synced: "✔", Healthy: "✔", OutOfSync: "≠", Progressing: "↻", Degraded: "✖", Suspended: "⏸",
+  const MARK = {Synced: "✔", Healthy: "✔", OutOfSync: "≠", Progressing: "↻", Degraded: "✖", Suspended: "‖",
     Missing: "∅", Unknown: "?"};
 
   const el = (name, attrs, ...kids) => {
@@ -44,7 +44,15 @@
     return {nodes, edges, rows: Math.max(next, 1), cols: Math.max(...nodes.map((p) => p.depth)) + 1};
   }
 
-  function drawNode(p, x, y) {
+  // nameWidth is the width of a node's name as the graph draws it (the
+  // font of .gname in graph.css), measured on a canvas.
+  const measure = document.createElement("canvas").getContext("2d");
+  function nameWidth(s) {
+    measure.font = "600 12px system-ui, sans-serif";
+    return measure.measureText(s || "").width;
+  }
+
+  function drawNode(p, x, y, w) {
     const n = p.n;
     const label = [n.kind, n.name, n.health ? "health " + n.health : "", n.sync ? "sync " + n.sync : ""].filter(Boolean).join(", ");
     const g = el("g", {class: "gnode" + (n.app ? " gapp" : ""), transform: `translate(${x},${y})`, tabindex: 0,
@@ -52,12 +60,12 @@
     if (n.health) g.dataset.health = n.health;
     if (n.sync) g.dataset.sync = n.sync;
     g.append(el("title", {}, label));
-    g.append(el("rect", {class: "gbox s-" + lower(n.health || n.sync), width: NODE_W, height: NODE_H, rx: 8}));
+    g.append(el("rect", {class: "gbox s-" + lower(n.health || n.sync), width: w, height: NODE_H, rx: 8}));
     g.append(el("circle", {class: "gicon", cx: 22, cy: NODE_H / 2, r: 16}));
     g.append(el("text", {class: "gicon-text", x: 22, y: NODE_H / 2 + 4, "text-anchor": "middle"}, ICON[n.kind] || cut(lower(n.kind), 4)));
     g.append(el("text", {class: "gkind", x: 46, y: 17}, cut(n.kind, 24)));
-    g.append(el("text", {class: "gname", x: 46, y: 35}, cut(n.name, 21)));
-    let bx = NODE_W - 8;
+    g.append(el("text", {class: "gname", x: 46, y: 35}, n.name || ""));
+    let bx = w - 8;
     for (const [cls, st] of [["ghealth", n.health], ["gsync", n.sync]]) {
       if (!st) continue;
       g.append(el("text", {class: cls + " s-" + lower(st), x: bx, y: 17, "text-anchor": "end"}, MARK[st] || "?"));
@@ -67,19 +75,23 @@
   }
 
   // draw renders placed nodes and edges into box as one SVG.
+  // Every node is as wide as the longest name needs (a Pod's whole name
+  // shows), at least NODE_W.
   function draw(box, placed, edges, cols, rows, caption) {
-    const w = cols * COL - (COL - NODE_W) + 2 * PAD, h = rows * ROW - (ROW - NODE_H) + 2 * PAD;
+    const nodeW = Math.ceil(Math.max(NODE_W, ...placed.map((p) => 46 + nameWidth(p.n.name) + 12)));
+    const col = nodeW + (COL - NODE_W);
+    const w = cols * col - (col - nodeW) + 2 * PAD, h = rows * ROW - (ROW - NODE_H) + 2 * PAD;
     const svg = el("svg", {class: "graph", width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "group", "aria-label": caption});
-    const at = (p) => [PAD + p.col * COL, PAD + p.row * ROW];
+    const at = (p) => [PAD + p.col * col, PAD + p.row * ROW];
     for (const [a, b] of edges) {
       const [ax, ay] = at(a), [bx, by] = at(b);
-      const x1 = ax + NODE_W, y1 = ay + NODE_H / 2, x2 = bx, y2 = by + NODE_H / 2, mid = (x1 + x2) / 2;
+      const x1 = ax + nodeW, y1 = ay + NODE_H / 2, x2 = bx, y2 = by + NODE_H / 2, mid = (x1 + x2) / 2;
       svg.append(el("path", {class: "gedge", d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`,
         "data-from": a.n.key || "", "data-to": b.n.key || ""}));
     }
     for (const p of placed) {
       const [x, y] = at(p);
-      svg.append(drawNode(p, x, y));
+      svg.append(drawNode(p, x, y, nodeW));
     }
     // A redraw keeps the keyboard focus on the node that had it.
     const had = box.contains(document.activeElement) ? document.activeElement.getAttribute("data-key") : null;

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/kubegitops/gitops"
+	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/hydrator"
+	gitsrc "github.com/kubegitops/gitops/source/git"
+	"github.com/kubegitops/gitops/source/repocreds"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// Event reasons of the source hydrator.
+const (
+	// ReasonHydrated: a dry commit was hydrated in a new commit.
+	ReasonHydrated = "Hydrated"
+	// ReasonHydrationFailed: a hydration failed; status.sourceHydrator
+	// says why.
+	ReasonHydrationFailed = "HydrationFailed"
+	// ReasonHydratorDisabled: an app has spec.sourceHydrator while
+	// argocd-cmd-params-cm hydrator.enabled is not "true": it syncs from
+	// its sync source, which nothing hydrates.
+	ReasonHydratorDisabled = "HydratorDisabled"
+)
+
+// hydrations is Argo CD's source hydrator inside the operator, on when
+// argocd-cmd-params-cm hydrator.enabled is "true": every interval the
+// Applications with spec.sourceHydrator are grouped (same dry source and
+// revision, same branch hydrated to), each group's dry commit rendered
+// and committed with the repository-write Secrets of the operator's
+// namespace, and status.sourceHydrator written; after a new hydrated
+// commit the group's apps are asked for a hard refresh, so they sync it
+// at once.
+type hydrations struct {
+	client   client.Client
+	engine   *gitops.Engine
+	hydrator *hydrator.Hydrator
+	recorder record.EventRecorder
+	interval time.Duration
+	enabled  bool
+	log      logr.Logger
+}
+
+// setupHydrations adds the hydrator's loop to mgr (on the leader only).
+// With hydrator.enabled off, the loop only names, once per app, the
+// Applications whose spec.sourceHydrator nothing hydrates.
+func setupHydrations(mgr manager.Manager, engine *gitops.Engine, creds *repocreds.Live, st *settings, f flags, log logr.Logger) error {
+	if f.hydratorInterval <= 0 {
+		return nil
+	}
+	h := &hydrations{client: mgr.GetClient(), engine: engine, recorder: mgr.GetEventRecorderFor("gitops-operator"),
+		interval: f.hydratorInterval, enabled: st.params.HydratorEnabled, log: log.WithName("hydrator")}
+	if h.enabled {
+		gopts := gitsrc.DefaultOptions()
+		gopts.Logger = h.log
+		git, err := gitsrc.New(gopts)
+		if err != nil {
+			return fmt.Errorf("hydrator: git source: %w", err)
+		}
+		hs := st.cm.Hydrator
+		opts := hydrator.DefaultOptions()
+		opts.Git = git
+		opts.WriteCredentials = creds.WriteForProject
+		if hs.AuthorName != "" {
+			opts.AuthorName = hs.AuthorName
+		}
+		if hs.AuthorEmail != "" {
+			opts.AuthorEmail = hs.AuthorEmail
+		}
+		if hs.CommitMessageTemplate != "" {
+			opts.CommitMessageTemplate = hs.CommitMessageTemplate
+		}
+		if hs.ReadmeMessageTemplate != "" {
+			opts.ReadmeTemplate = hs.ReadmeMessageTemplate
+		}
+		if h.hydrator, err = hydrator.New(engine, opts); err != nil {
+			return fmt.Errorf("ConfigMap %s/argocd-cm: %w", f.namespace, err)
+		}
+	}
+	return mgr.Add(manager.RunnableFunc(h.run))
+}
+
+// run hydrates at once and then every interval until ctx ends.
+func (h *hydrations) run(ctx context.Context) error {
+	t := time.NewTicker(h.interval)
+	defer t.Stop()
+	warned := map[types.UID]bool{}
+	for {
+		h.round(ctx, warned)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// round hydrates every group of Applications with a source hydrator once.
+func (h *hydrations) round(ctx context.Context, warned map[types.UID]bool) {
+	var list v1alpha1.ApplicationList
+	if err := h.client.List(ctx, &list); err != nil {
+		h.log.Error(err, "list Applications")
+		return
+	}
+	var apps []*v1alpha1.Application
+	for i := range list.Items {
+		app := &list.Items[i]
+		if app.Spec.SourceHydrator == nil || app.DeletionTimestamp != nil {
+			continue
+		}
+		if !h.enabled {
+			if !warned[app.UID] {
+				warned[app.UID] = true
+				h.recorder.Event(app, corev1.EventTypeWarning, ReasonHydratorDisabled,
+					"spec.sourceHydrator is not hydrated: argocd-cmd-params-cm hydrator.enabled is not \"true\"; the app syncs from its sync source as it is")
+			}
+			continue
+		}
+		apps = append(apps, app)
+	}
+	for _, group := range hydrator.Groups(apps) {
+		if ctx.Err() != nil {
+			return
+		}
+		h.hydrate(ctx, group)
+	}
+}
+
+// hydrate hydrates one group and records the outcome on each app.
+func (h *hydrations) hydrate(ctx context.Context, group []*v1alpha1.Application) {
+	prev := make([]v1alpha1.SourceHydratorStatus, len(group))
+	for i, app := range group {
+		prev[i] = *app.Status.SourceHydrator.DeepCopy()
+		hydrator.Begin(app, time.Now())
+	}
+	o := h.hydrator.Hydrate(ctx, group)
+	for i, app := range group {
+		hydrator.Finish(app, o, time.Now())
+		if unchanged(prev[i], app.Status.SourceHydrator) {
+			continue
+		}
+		if err := h.writeStatus(ctx, app); err != nil {
+			h.log.Error(err, "write status.sourceHydrator", "application", app.Namespace+"/"+app.Name)
+			continue
+		}
+		cur := app.Status.SourceHydrator.CurrentOperation
+		switch {
+		case cur.Phase == v1alpha1.HydrateOperationPhaseFailed:
+			h.log.Info("hydration failed", "application", app.Namespace+"/"+app.Name, "message", cur.Message)
+			h.recorder.Event(app, corev1.EventTypeWarning, ReasonHydrationFailed, cur.Message)
+		case prev[i].LastSuccessfulOperation == nil || prev[i].LastSuccessfulOperation.HydratedSHA != o.HydratedSHA:
+			msg := fmt.Sprintf("dry commit %s hydrated as %s", o.DrySHA, o.HydratedSHA)
+			h.log.Info(msg, "application", app.Namespace+"/"+app.Name)
+			h.recorder.Event(app, corev1.EventTypeNormal, ReasonHydrated, msg)
+			h.requestRefresh(ctx, app)
+		}
+	}
+}
+
+// unchanged reports whether a hydration left the status as it was but
+// for its times: the same phase, message and commits (an app whose dry
+// commit was hydrated before is not written again every round).
+func unchanged(a, b v1alpha1.SourceHydratorStatus) bool {
+	if a.CurrentOperation == nil || b.CurrentOperation == nil {
+		return a.CurrentOperation == b.CurrentOperation
+	}
+	x, y := *a.CurrentOperation, *b.CurrentOperation
+	x.StartedAt, x.FinishedAt, y.FinishedAt = y.StartedAt, nil, nil
+	a.CurrentOperation, b.CurrentOperation = &x, &y
+	return reflect.DeepEqual(a, b)
+}
+
+// writeStatus merge-patches status.sourceHydrator alone, so it never
+// races the reconciler's writes of the other fields.
+func (h *hydrations) writeStatus(ctx context.Context, app *v1alpha1.Application) error {
+	data, err := json.Marshal(map[string]any{"status": map[string]any{"sourceHydrator": app.Status.SourceHydrator}})
+	if err != nil {
+		return err
+	}
+	err = h.client.Status().Patch(ctx, app, client.RawPatch(types.MergePatchType, data))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// requestRefresh asks the reconciler for a hard refresh of app, so that
+// it resolves its sync branch again and syncs the hydrated commit now.
+func (h *hydrations) requestRefresh(ctx context.Context, app *v1alpha1.Application) {
+	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:"hard"}}}`, controller.AnnotationRefresh))
+	if err := h.client.Patch(ctx, app, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+		h.log.Error(err, "request a refresh after hydration", "application", app.Namespace+"/"+app.Name)
+	}
+}
