@@ -50,6 +50,11 @@ type Options struct {
 	// RetryPeriod is how often Leases are renewed and the group is read.
 	// Default 2 s.
 	RetryPeriod time.Duration
+	// ForgetAfter is how many of its own lease durations a member's Lease
+	// stays after its holder last renewed it before DeleteExpired deletes
+	// it, so that a member gone for good stops showing in the group's
+	// Leases (kubectl, gitopsctl shards). Default 4.
+	ForgetAfter int
 	// Ring shapes the assignment of apps to members.
 	Ring RingOptions
 	// Log receives membership changes.
@@ -64,6 +69,7 @@ func DefaultOptions() Options {
 		LeaseDuration: 15 * time.Second,
 		RenewDeadline: 10 * time.Second,
 		RetryPeriod:   2 * time.Second,
+		ForgetAfter:   4,
 		Ring:          DefaultRingOptions(),
 		Log:           logr.Discard(),
 	}
@@ -110,6 +116,9 @@ func New(cfg *rest.Config, opts Options) (*Membership, error) {
 	}
 	if opts.RetryPeriod <= 0 {
 		opts.RetryPeriod = d.RetryPeriod
+	}
+	if opts.ForgetAfter <= 0 {
+		opts.ForgetAfter = d.ForgetAfter
 	}
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
