@@ -336,6 +336,9 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 		if err := mgr.Add(watch); err != nil {
 			return err
 		}
+		if err := mgr.Add(forgetMembers(members, shard.DefaultOptions().LeaseDuration, log.WithName("shard"))); err != nil {
+			return err
+		}
 	}
 	if err := mgr.Add(onEveryReplica(func(ctx context.Context) error {
 		if mgr.GetCache().WaitForCacheSync(ctx) {

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // ReasonNotActing is the Event reason (on the Lease LeaseName) of an
@@ -296,4 +297,28 @@ func newMembership(cfg *rest.Config, f flags, identity string, log logr.Logger) 
 	so := shard.DefaultOptions()
 	so.Namespace, so.Group, so.Identity, so.Log = f.namespace, f.shardGroup, identity, log
 	return shard.New(cfg, so)
+}
+
+// forgetMembers deletes, every period, the Leases of the group's members
+// gone for good (shard.Membership.DeleteExpired), naming them in the log.
+// The manager runs it on the member holding the Lease LeaseName only.
+func forgetMembers(members *shard.Membership, period time.Duration, log logr.Logger) manager.RunnableFunc {
+	return func(ctx context.Context) error {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			gone, err := members.DeleteExpired(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Error(err, "cannot delete the Leases of expired members")
+			}
+			if len(gone) > 0 {
+				log.Info("expired members removed", "group", members.Group(), "members", gone)
+			}
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/shard"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -262,6 +264,27 @@ func TestShardedOperatorsShareApps(t *testing.T) {
 		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "gitops-operator-" + id}, &lease); err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != id {
 			t.Errorf("Lease gitops-operator-%s: %v %+v", id, err, lease.Spec)
 		}
+	}
+
+	// A member gone for good (its Lease unrenewed for 5 minutes) is
+	// removed by the member holding gitops-operator, and named.
+	at := metav1.NewMicroTime(time.Now().Add(-5 * time.Minute))
+	ghost := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "gitops-operator-ghost", Namespace: ns, Labels: map[string]string{shard.LabelGroup: "gitops-operator"}},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To("ghost"), LeaseDurationSeconds: ptr.To[int32](15), AcquireTime: &at, RenewTime: &at},
+	}
+	if err := c.Create(ctx, ghost); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(ghost), &coordinationv1.Lease{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("the expired member's Lease was not deleted: %v", err)
+	}
+	if logs := a.log.String() + b.log.String(); !strings.Contains(logs, "expired members removed") || !strings.Contains(logs, "ghost") {
+		t.Errorf("no log line names the expired member ghost")
 	}
 
 	// Steady: a refresh of every app changes no owner.
