@@ -87,9 +87,9 @@ var settingKeys = []Key{
 	{Name: "resource.excludeEventLabelKeys", Components: ctrl, Use: UseNotImplemented, Same: "", Effect: noEventLabel},
 	{Name: "globalProjects", Components: ctrl, Use: UseNotImplemented, Same: "",
 		Effect: "AppProjects inherit nothing from global projects: each project is read as it is"},
-	{Name: "commit.author.name", Components: ctrl, Use: UseApplied, Effect: "the author of hydrated commits (Settings.Hydrator; the operator reads it when it starts)"},
-	{Name: "commit.author.email", Components: ctrl, Use: UseApplied, Effect: "the author of hydrated commits (Settings.Hydrator; the operator reads it when it starts)"},
-	{Name: "sourceHydrator.", Components: ctrl, Use: UseApplied, Effect: "the hydrated commit's message and README templates (Settings.Hydrator; the operator reads them when it starts)"},
+	{Name: "commit.author.name", Components: ctrl, Use: UseApplied, Live: true, Effect: "the author of hydrated commits (Settings.Hydrator; a change applies to the next hydrated commit)"},
+	{Name: "commit.author.email", Components: ctrl, Use: UseApplied, Live: true, Effect: "the author of hydrated commits (Settings.Hydrator; a change applies to the next hydrated commit)"},
+	{Name: "sourceHydrator.", Components: ctrl, Use: UseApplied, Live: true, Effect: "the hydrated commit's message and README templates (Settings.Hydrator; a change applies to the next hydrated commit)"},
 
 	{Name: "url", Components: api, Use: UseOtherComponent},
 	{Name: "additionalUrls", Components: api, Use: UseOtherComponent},

@@ -13,10 +13,6 @@ import (
 	"github.com/kubegitops/gitops/engine"
 )
 
-// startupOnly are the applied argocd-cm keys a running operator does not
-// re-read: the source hydrator's, read when its hydrator is built.
-var startupOnly = map[string]bool{"commit.author.name": true, "commit.author.email": true, "sourceHydrator.": true}
-
 // TestSettingKeysCoverArgoCDDocs walks the docs' argocd-cm.yaml: every key
 // has an entry in SettingKeys, and each that sets nothing here says why or
 // whose it is.
@@ -28,9 +24,7 @@ func TestSettingKeysCoverArgoCDDocs(t *testing.T) {
 			t.Errorf("%s: not in SettingKeys", key)
 			continue
 		}
-		// The source hydrator's keys are read when the operator starts
-		// (examples/operator builds its hydrator once): a known gap.
-		if k.Use == UseApplied && !k.Live && !startupOnly[k.Name] {
+		if k.Use == UseApplied && !k.Live {
 			t.Errorf("%s: applied, but not live", key)
 		}
 		if k.Use != UseOtherComponent && k.Effect == "" {

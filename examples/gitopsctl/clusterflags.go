@@ -28,6 +28,9 @@ type clusterFlags struct {
 	engine     engineFlags
 	scriptsDir string
 	argocdCM   string
+	// repositories is --repositories: Argo CD repository Secrets for the
+	// engine's sources.
+	repositories string
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
@@ -37,6 +40,7 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	c.engine.register(fs)
 	fs.StringVar(&c.scriptsDir, "scripts-dir", "", "health and action scripts in Argo CD's resource_customizations layout, used before the built-in ones")
 	fs.StringVar(&c.argocdCM, "argocd-cm", "", "Argo CD settings: a file holding the argocd-cm ConfigMap, or cluster:NAMESPACE to read it from the cluster")
+	fs.StringVar(&c.repositories, "repositories", "", repositoriesUsage)
 }
 
 // applyScripts loads --scripts-dir and --argocd-cm into opts. The
@@ -127,14 +131,17 @@ func engineOptions(cfg *rest.Config, log logr.Logger) gitops.Options {
 
 // engineOptions is the package function with the engine settings of the
 // flags applied: --state-namespace, --ref-cache-ttl,
-// --recreate-on-immutable, --sops, then the scripts and settings of
-// --scripts-dir, --argocd-cm and --health-lua.
+// --recreate-on-immutable, --sops, --repositories, then the scripts and
+// settings of --scripts-dir, --argocd-cm and --health-lua.
 func (c *clusterFlags) engineOptions(ctx context.Context, cfg *rest.Config, stderr io.Writer) (gitops.Options, error) {
 	opts := engineOptions(cfg, stderrLogger(stderr, c.verbose))
 	if err := c.engine.apply(&opts, cfg); err != nil {
 		return opts, err
 	}
 	if err := c.engine.sops.apply(ctx, &opts); err != nil {
+		return opts, err
+	}
+	if err := repositoryCredentials(ctx, c.repositories, cfg, stderr, &opts); err != nil {
 		return opts, err
 	}
 	return opts, c.applyScripts(ctx, cfg, stderr, &opts)

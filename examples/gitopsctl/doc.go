@@ -79,6 +79,11 @@
 // CD's resource_customizations layout, <group>/<Kind>/health.lua and
 // <group>/<Kind>/actions/..., that replace the built-in ones of their
 // kinds), --argocd-cm FILE|cluster:NS (Argo CD's settings ConfigMap),
+// --repositories FILE|cluster:NS (Argo CD's repository and repo-creds
+// Secrets and argocd-tls-certs-cm: the credentials, CAs and options of Git
+// repositories, chart repositories and OCI registries; a field read
+// without effect is named on stderr, and a file that does not load fails
+// the command),
 // --state-namespace NS (each app's history and last operation in
 // ConfigMaps gitops-state-<app>, default "default"; the agent writes
 // them, every other command only reads them and keeps its own in memory

@@ -16,23 +16,27 @@ import (
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source/repocreds"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // offlineFlags are the flags of rendering without a cluster, as `helm
-// template` takes them.
+// template` takes them. Its --repositories is the cluster flags' own
+// (clusterFlags.repositories) on commands that take both.
 type offlineFlags struct {
-	offline      bool
-	kubeVersion  string
-	apiVersions  stringList
-	repositories string
+	offline     bool
+	kubeVersion string
+	apiVersions stringList
 }
 
 func (o *offlineFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.offline, "offline", false, "render without a cluster (also used, with a notice, when no kubeconfig loads)")
 	fs.StringVar(&o.kubeVersion, "kube-version", "", "Kubernetes version the manifests are rendered for when offline (Helm's .Capabilities.KubeVersion)")
 	fs.Var(&o.apiVersions, "api-versions", "API versions available when offline (Helm's .Capabilities.APIVersions); repeatable or comma-separated")
-	fs.StringVar(&o.repositories, "repositories", "", "YAML file of Argo CD repository Secrets (secret-type repository / repo-creds) and argocd-tls-certs-cm")
 }
+
+// repositoriesUsage is the help of --repositories.
+const repositoriesUsage = "Argo CD repository Secrets (secret-type repository / repo-creds) and argocd-tls-certs-cm: a YAML file of them, or cluster:NAMESPACE to read them from the cluster"
 
 // stringList is a repeatable, comma-separated flag.
 type stringList []string
@@ -50,15 +54,29 @@ func (s *stringList) Set(v string) error {
 	return nil
 }
 
-// credentials installs the --repositories file's credentials; each
-// field read without effect (or malformed) is named on stderr.
-func (o *offlineFlags) credentials(stderr io.Writer, opts *gitops.Options) error {
-	if o.repositories == "" {
+// repositoryCredentials installs the credentials of --repositories
+// (spec: a file, or cluster:NAMESPACE read through cfg) into opts; each
+// field read without effect (or malformed) is named on stderr. An empty
+// spec leaves opts as it is.
+func repositoryCredentials(ctx context.Context, spec string, cfg *rest.Config, stderr io.Writer, opts *gitops.Options) error {
+	if spec == "" {
 		return nil
 	}
-	store, err := repocreds.LoadFile(o.repositories)
+	var store *repocreds.Store
+	var err error
+	if ns, ok := strings.CutPrefix(spec, "cluster:"); ok {
+		if cfg == nil {
+			return fmt.Errorf("--repositories %s: no cluster to read them from", spec)
+		}
+		var kube kubernetes.Interface
+		if kube, err = kubernetes.NewForConfig(cfg); err == nil {
+			store, err = repocreds.LoadNamespace(ctx, kube, ns)
+		}
+	} else {
+		store, err = repocreds.LoadFile(spec)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("--repositories: %w", err)
 	}
 	for _, w := range store.Warnings() {
 		fmt.Fprintf(stderr, "gitopsctl: --repositories: %s\n", w)
@@ -89,7 +107,7 @@ func (o *offlineFlags) offlineEngine(stderr io.Writer, cmd *appCommand) error {
 		server = "https://" + name + ".offline.invalid"
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: name, Server: server, KubeVersion: o.kubeVersion, APIVersions: o.apiVersions}}
-	if err := o.credentials(stderr, &opts); err != nil {
+	if err := repositoryCredentials(context.Background(), cmd.cluster.repositories, nil, stderr, &opts); err != nil {
 		return err
 	}
 	if err := cmd.cluster.engine.sops.apply(context.Background(), &opts); err != nil {
@@ -116,14 +134,7 @@ func (o *offlineFlags) setupMaybeOffline(stderr io.Writer, cmd *appCommand, twea
 	if o.offline {
 		return true, o.offlineEngine(stderr, cmd)
 	}
-	return false, cmd.setup(stderr, func(opts *gitops.Options) {
-		if tweak != nil {
-			tweak(opts)
-		}
-		if err := o.credentials(stderr, opts); err != nil {
-			fmt.Fprintf(stderr, "gitopsctl: --repositories: %v\n", err)
-		}
-	})
+	return false, cmd.setup(stderr, tweak)
 }
 
 // loadLiveDir reads recorded live objects (*.yaml and *.yml of dir) by key.

@@ -43,6 +43,7 @@ func runPreview(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	policy := fs.String("policy", "", "YAML file of a CEL policy: name, rules (name, kinds, expression, message)")
 	var off offlineFlags
 	off.register(fs)
+	repositories := fs.String("repositories", "", "YAML file of Argo CD repository Secrets (secret-type repository / repo-creds) and argocd-tls-certs-cm")
 	if !parseFlags(fs, args) {
 		return 2
 	}
@@ -60,7 +61,7 @@ func runPreview(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if opts.Branch == "" {
 		opts.Branch = *base
 	}
-	if err := previewRepo(&opts, *repoFlag, *repoURL, off.repositories); err != nil {
+	if err := previewRepo(&opts, *repoFlag, *repoURL, *repositories); err != nil {
 		return fail(stderr, "preview", err)
 	}
 	if *projects != "" {

@@ -173,8 +173,9 @@
 // it; an update writes a Normal Event ImagesUpdated; the other apps go on.
 //
 // It runs Argo CD's source hydrator (hydrations.go, package hydrator)
-// when argocd-cmd-params-cm hydrator.enabled is "true" (read at start;
-// -hydrator-interval, default 3m, 0 turns it off; on the leader only):
+// when argocd-cmd-params-cm hydrator.enabled is "true" (read at start, as
+// Argo CD reads it; -hydrator-interval, default 3m, 0 turns it off; on the
+// leader only):
 // every interval the Applications with spec.sourceHydrator are grouped by
 // dry source and revision and by the branch hydrated to, each group's dry
 // commit is rendered by the engine and committed once with Argo CD's
@@ -186,9 +187,11 @@
 // commit the app gets argocd.argoproj.io/refresh: hard and syncs it. A dry
 // commit that changes nothing rendered makes no commit. argocd-cm's
 // sourceHydrator.commitMessageTemplate, sourceHydrator.readmeMessageTemplate
-// and commit.author.name/email apply. While hydrator.enabled is off, an
-// app with spec.sourceHydrator gets one Warning Event HydratorDisabled and
-// syncs from its sync source as it is.
+// and commit.author.name/email apply, a change of them from the next
+// hydrated commit on (one that does not parse is logged and the ones in
+// force stay). While hydrator.enabled is off, an app with
+// spec.sourceHydrator gets one Warning Event HydratorDisabled and syncs
+// from its sync source as it is.
 //
 // It reads Argo CD's repository Secrets (repositories.go, package
 // source/repocreds): the Secrets of -namespace labelled

@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/hydrator"
 	gitsrc "github.com/kubegitops/gitops/source/git"
@@ -51,6 +52,11 @@ type hydrations struct {
 	interval time.Duration
 	enabled  bool
 	log      logr.Logger
+	// settings reads argocd-cm's hydrator keys in force; build makes a
+	// hydrator of them; built are the keys the hydrator was made of.
+	settings func() argocdcm.HydratorSettings
+	build    func(argocdcm.HydratorSettings) (*hydrator.Hydrator, error)
+	built    argocdcm.HydratorSettings
 }
 
 // setupHydrations adds the hydrator's loop to mgr (on the leader only).
@@ -61,7 +67,7 @@ func setupHydrations(mgr manager.Manager, engine *gitops.Engine, creds *repocred
 		return nil
 	}
 	h := &hydrations{client: mgr.GetClient(), engine: engine, recorder: mgr.GetEventRecorderFor("gitops-operator"),
-		interval: f.hydratorInterval, enabled: st.params.HydratorEnabled, log: log.WithName("hydrator")}
+		interval: f.hydratorInterval, enabled: st.params.HydratorEnabled, settings: st.hydratorSettings, log: log.WithName("hydrator")}
 	if h.enabled {
 		gopts := gitsrc.DefaultOptions()
 		gopts.Logger = h.log
@@ -69,27 +75,50 @@ func setupHydrations(mgr manager.Manager, engine *gitops.Engine, creds *repocred
 		if err != nil {
 			return fmt.Errorf("hydrator: git source: %w", err)
 		}
-		hs := st.cm.Hydrator
-		opts := hydrator.DefaultOptions()
-		opts.Git = git
-		opts.WriteCredentials = creds.WriteForProject
-		if hs.AuthorName != "" {
-			opts.AuthorName = hs.AuthorName
+		h.build = func(hs argocdcm.HydratorSettings) (*hydrator.Hydrator, error) {
+			opts := hydrator.DefaultOptions()
+			opts.Git = git
+			opts.WriteCredentials = creds.WriteForProject
+			if hs.AuthorName != "" {
+				opts.AuthorName = hs.AuthorName
+			}
+			if hs.AuthorEmail != "" {
+				opts.AuthorEmail = hs.AuthorEmail
+			}
+			if hs.CommitMessageTemplate != "" {
+				opts.CommitMessageTemplate = hs.CommitMessageTemplate
+			}
+			if hs.ReadmeMessageTemplate != "" {
+				opts.ReadmeTemplate = hs.ReadmeMessageTemplate
+			}
+			return hydrator.New(engine, opts)
 		}
-		if hs.AuthorEmail != "" {
-			opts.AuthorEmail = hs.AuthorEmail
-		}
-		if hs.CommitMessageTemplate != "" {
-			opts.CommitMessageTemplate = hs.CommitMessageTemplate
-		}
-		if hs.ReadmeMessageTemplate != "" {
-			opts.ReadmeTemplate = hs.ReadmeMessageTemplate
-		}
-		if h.hydrator, err = hydrator.New(engine, opts); err != nil {
+		h.built = st.hydratorSettings()
+		if h.hydrator, err = h.build(h.built); err != nil {
 			return fmt.Errorf("ConfigMap %s/argocd-cm: %w", f.namespace, err)
 		}
 	}
 	return mgr.Add(manager.RunnableFunc(h.run))
+}
+
+// follow rebuilds the hydrator when argocd-cm's hydrator keys changed
+// since it was built (commit.author.*, sourceHydrator.*): they apply from
+// the next round on, as Argo CD's commit server reads them per commit. A
+// change that does not build (a template that does not parse) is logged
+// and the hydrator in force stays; it is tried again when the keys change.
+func (h *hydrations) follow() {
+	hs := h.settings()
+	if hs == h.built {
+		return
+	}
+	next, err := h.build(hs)
+	h.built = hs
+	if err != nil {
+		h.log.Error(err, "argocd-cm's source hydrator settings not applied; the ones in force stay")
+		return
+	}
+	h.hydrator = next
+	h.log.Info("argocd-cm's source hydrator settings applied")
 }
 
 // run hydrates at once and then every interval until ctx ends.
@@ -129,6 +158,9 @@ func (h *hydrations) round(ctx context.Context, warned map[types.UID]bool) {
 			continue
 		}
 		apps = append(apps, app)
+	}
+	if len(apps) > 0 {
+		h.follow()
 	}
 	for _, group := range hydrator.Groups(apps) {
 		if ctx.Err() != nil {

@@ -148,4 +148,33 @@ func TestOperatorHydratesAndSyncs(t *testing.T) {
 	if tip, err := gs.Git(ctx, "deploy", "rev-parse", "refs/heads/env/dev"); err != nil || tip != hydrated {
 		t.Errorf("env/dev moved to %s (%v) on a comment-only dry commit", tip, err)
 	}
+
+	// argocd-cm's hydrator keys apply to the next hydration, without a
+	// restart: the author and the message of the next hydrated commit.
+	settingsCM := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "argocd-cm"}, Data: map[string]string{
+		"commit.author.name":                   "Hydra Bot",
+		"commit.author.email":                  "hydra@example.com",
+		"sourceHydrator.commitMessageTemplate": "hydrate {{ .metadata.drySha | trunc 7 }} live",
+	}}
+	if err := c.Create(ctx, settingsCM); err != nil {
+		t.Fatal(err)
+	}
+	dry3, err := gs.Commit(ctx, "deploy", "greet anew", map[string][]byte{"chart/values.yaml": []byte("greeting: hi\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll("the next dry commit hydrated with argocd-cm's new author", func(ctx context.Context) (bool, error) {
+		if err := c.Get(ctx, key, got); err != nil {
+			return false, nil
+		}
+		cur := got.Status.SourceHydrator.CurrentOperation
+		if cur == nil || cur.Phase != v1alpha1.HydrateOperationPhaseHydrated || cur.DrySHA != dry3 {
+			return false, nil
+		}
+		author, err := gs.Git(ctx, "deploy", "log", "-1", "--format=%an <%ae>", cur.HydratedSHA)
+		return err == nil && author == "Hydra Bot <hydra@example.com>", nil
+	})
+	if subject, err := gs.Git(ctx, "deploy", "log", "-1", "--format=%s", got.Status.SourceHydrator.CurrentOperation.HydratedSHA); err != nil || subject != "hydrate "+dry3[:7]+" live" {
+		t.Errorf("hydrated commit's subject %q (%v), want argocd-cm's template", subject, err)
+	}
 }

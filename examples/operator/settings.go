@@ -213,6 +213,13 @@ func (s *settings) reconcilerOptions(opts *controller.Options) {
 // force (default true).
 func (s *settings) inClusterEnabled() bool { return s.inCluster.Load() }
 
+// hydratorSettings are argocd-cm's source hydrator keys in force.
+func (s *settings) hydratorSettings() argocdcm.HydratorSettings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cm.Hydrator
+}
+
 func inClusterOf(c *argocdcm.Settings) bool { return c.InClusterEnabled == nil || *c.InClusterEnabled }
 
 // Start reports what start found and watches both ConfigMaps until ctx

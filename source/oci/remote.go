@@ -69,8 +69,8 @@ func (s *Source) remoteOptions(ctx context.Context, creds *source.Credentials) (
 	if proxy != nil {
 		tr.Proxy = proxy
 	}
-	plain := s.opts.PlainHTTP || (creds != nil && creds.InsecureOCIForceHTTP)
-	rt := &gate{next: tr, plainHTTP: plain, policy: s.opts.Policy}
+	force := creds != nil && creds.InsecureOCIForceHTTP
+	rt := &gate{next: tr, plainHTTP: s.opts.PlainHTTP || force, forceHTTP: force, policy: s.opts.Policy}
 	auth := authn.Anonymous
 	if creds != nil {
 		switch {
@@ -89,10 +89,14 @@ func (s *Source) remoteOptions(ctx context.Context, creds *source.Credentials) (
 // gate checks every request URL (redirects included) against the policy
 // and refuses plain HTTP unless allowed. go-containerregistry pings a
 // loopback registry over HTTPS and HTTP at once; the gate keeps the HTTP
-// one from succeeding for a registry that must be reached over HTTPS.
+// one from succeeding for a registry that must be reached over HTTPS,
+// and, where the credentials force HTTP (Argo CD's insecureOCIForceHttp),
+// the HTTPS one from costing a TLS handshake with a server that speaks
+// plain HTTP.
 type gate struct {
 	next      http.RoundTripper
 	plainHTTP bool
+	forceHTTP bool
 	policy    *source.URLPolicy
 }
 
@@ -101,13 +105,19 @@ func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme == "http" && !g.plainHTTP {
 		return nil, errPlainHTTPRefused
 	}
+	if req.URL.Scheme == "https" && g.forceHTTP {
+		return nil, errHTTPSNotUsed
+	}
 	if err := g.policy.CheckURL(req.URL); err != nil {
 		return nil, err
 	}
 	return g.next.RoundTrip(req)
 }
 
-var errPlainHTTPRefused = errors.New("plain HTTP not allowed")
+var (
+	errPlainHTTPRefused = errors.New("plain HTTP not allowed")
+	errHTTPSNotUsed     = errors.New("HTTPS not used: the repository's insecureOCIForceHttp forces plain HTTP")
+)
 
 // limited reads at most max bytes of r and fails past them instead of
 // truncating.

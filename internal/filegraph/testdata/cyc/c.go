@@ -1,0 +1,3 @@
+package cyc
+
+func (b *B) viaC() int { return A + len(e) }

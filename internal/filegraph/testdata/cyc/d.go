@@ -1,0 +1,4 @@
+package cyc
+
+// D uses a.go only.
+func D() int { return A }

@@ -1,0 +1,3 @@
+package cyc
+
+var e = "e"
