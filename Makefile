@@ -20,12 +20,12 @@ FUZZ_TARGETS := ./resource:FuzzDecode:20000x ./resource:FuzzTrackingID:20000x \
 	./diff:FuzzIgnoreRules:150x ./diff:FuzzSecretMasking:1500x \
 	./source/webhook:FuzzWebhook:50000x
 
-.PHONY: demo test tools redis chromium fmt generate generate-check vet unit fuzz bench-check sops-check bench bench-fleet vulncheck
+.PHONY: demo test tools redis chromium fmt generate generate-check vet unit fuzz bench-check sops-check bench bench-fleet vulncheck apicheck
 
 demo:
 	$(GO) run ./examples/gitopsctl demo
 
-TEST_STAGES := tools redis chromium fmt generate-check vet unit bench-check sops-check fuzz vulncheck
+TEST_STAGES := tools redis chromium fmt generate-check vet apicheck unit bench-check sops-check fuzz vulncheck
 
 # Every stage in order, each with the seconds it took (where CI's time goes).
 test:
@@ -85,6 +85,14 @@ generate-check:
 # compiling everything a second time.
 vet:
 	$(GO) vet -race ./...
+
+# The exported API against the release api/RELEASE records (apidiff,
+# internal/apicheck): an incompatible change fails unless CHANGELOG.md's
+# Unreleased section lists it. After vet: apidiff's export runs go list
+# -export -race, which finds most packages compiled by vet -race; the
+# release's API is exported once per machine and cached in the user cache.
+apicheck:
+	$(GO) run ./internal/apicheck/cmd/apicheck
 
 unit:
 	$(GO) test $(GOTEST_FLAGS) ./...

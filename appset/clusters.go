@@ -70,6 +70,7 @@ func clusterOf(c clustersecret.Cluster) Cluster {
 // ParametersGenerated condition is False, never "Successfully generated
 // parameters for all Applications") and deletes nothing.
 type ClustersError struct {
+	// Errs are the errors of the clusters that could not be read.
 	Errs []error
 }
 

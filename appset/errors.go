@@ -30,11 +30,17 @@ var (
 // in spec.generators and kind; -1 for the set's template stage) and, when
 // known, the Application.
 type Error struct {
-	Set       string
+	// Set is the ApplicationSet's name.
+	Set string
+	// Generator is the generator's index in spec.generators; -1 for the
+	// template stage.
 	Generator int
-	Kind      string
-	App       string
-	Err       error
+	// Kind is the generator's kind (list, clusters, git, ...).
+	Kind string
+	// App is the Application's name, when known.
+	App string
+	// Err is the cause.
+	Err error
 }
 
 // Error implements error.

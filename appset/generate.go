@@ -17,17 +17,22 @@ import (
 // Result is what a set generates: its Applications sorted by name, and
 // each top-level generator's share.
 type Result struct {
+	// Applications are the set's Applications, sorted by name.
 	Applications []*unstructured.Unstructured
-	Generators   []GeneratorResult
+	// Generators are each top-level generator's share, in spec order.
+	Generators []GeneratorResult
 }
 
 // GeneratorResult is one top-level generator's Applications. Err is its
 // failure this time; then Applications are its last good output (Stale)
 // or none when it never succeeded.
 type GeneratorResult struct {
+	// Applications are the generator's Applications.
 	Applications []*unstructured.Unstructured
-	Err          error
-	Stale        bool
+	// Err is the generator's failure this time.
+	Err error
+	// Stale reports Applications kept from the last good generation.
+	Stale bool
 }
 
 // Runner generates the Applications of ApplicationSets. It remembers each

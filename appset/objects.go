@@ -15,8 +15,10 @@ import (
 // StaticObjects serves ConfigMaps and Secrets from manifests (a test's,
 // or the CLI's --objects files), by namespace/name.
 type StaticObjects struct {
+	// ConfigMaps are the ConfigMaps' data, by namespace/name.
 	ConfigMaps map[string]map[string]string
-	Secrets    map[string]*corev1.Secret
+	// Secrets are the Secrets, by namespace/name.
+	Secrets map[string]*corev1.Secret
 }
 
 var _ Objects = StaticObjects{}

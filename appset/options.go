@@ -20,10 +20,15 @@ type Repos interface {
 // fields of a cluster Secret (labelled argocd.argoproj.io/secret-type:
 // cluster) or the local cluster.
 type Cluster struct {
-	Name        string
-	Server      string
-	Project     string
-	Labels      map[string]string
+	// Name is the cluster's name.
+	Name string
+	// Server is the cluster's API server URL.
+	Server string
+	// Project is the cluster's project, empty when none.
+	Project string
+	// Labels are the cluster Secret's labels.
+	Labels map[string]string
+	// Annotations are the cluster Secret's annotations.
 	Annotations map[string]string
 }
 

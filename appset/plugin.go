@@ -34,7 +34,8 @@ type PluginError struct {
 	ConfigMap string
 	// Status is the plugin's HTTP status (0 when none came back).
 	Status int
-	Err    error
+	// Err is the cause.
+	Err error
 }
 
 // Error implements error.

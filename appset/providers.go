@@ -11,12 +11,17 @@ import (
 
 // SCMRepository is one repository (at one branch) an SCM provider reports.
 type SCMRepository struct {
+	// Organization is the repository's owner (organization, group, project).
 	Organization string
-	Repository   string
+	// Repository is the repository's name.
+	Repository string
 	// URL is the clone URL the generator's cloneProtocol chose.
-	URL    string
+	URL string
+	// Branch is the branch reported.
 	Branch string
-	SHA    string
+	// SHA is the branch's head commit.
+	SHA string
+	// Labels are the repository's labels or topics.
 	Labels []string
 	// RepositoryID is the forge's id of the repository.
 	RepositoryID string
@@ -60,13 +65,20 @@ type SCMService interface {
 
 // PullRequest is one open pull request a provider reports.
 type PullRequest struct {
-	Number       int
-	Title        string
-	Branch       string
+	// Number is the pull request's number.
+	Number int
+	// Title is the pull request's title.
+	Title string
+	// Branch is the pull request's source branch.
+	Branch string
+	// TargetBranch is the branch it merges into.
 	TargetBranch string
-	HeadSHA      string
-	Author       string
-	Labels       []string
+	// HeadSHA is the source branch's head commit.
+	HeadSHA string
+	// Author is the pull request's author.
+	Author string
+	// Labels are the pull request's labels.
+	Labels []string
 }
 
 // PullRequestRequest is what one pullRequest generator asks of its
@@ -93,7 +105,9 @@ var ErrRepositoryNotFound = errors.New("repository not found")
 // offline runs): every repository at its Branch; HasPath answers from
 // Paths ("org/repo/branch" -> paths).
 type StaticSCM struct {
+	// Repos are the repositories served.
 	Repos []SCMRepository
+	// Paths are the paths each "org/repo/branch" has.
 	Paths map[string][]string
 }
 

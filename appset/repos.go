@@ -11,6 +11,7 @@ import (
 // SourceRepos serves git generators from a source.Source (source/git for
 // a Git server, source/dir for folders): Resolve, then Snapshot.
 type SourceRepos struct {
+	// Source resolves and reads the repositories.
 	Source source.Source
 	// Repository turns a generator's repoURL into the Repository to read
 	// (credentials, a folder for a URL); nil uses the URL as it is.

@@ -22,8 +22,10 @@ const (
 
 // Condition is an error or warning about an application.
 type Condition struct {
-	Type    ConditionType `json:"type"`
-	Message string        `json:"message"`
+	// Type says what kind of error or warning this is.
+	Type ConditionType `json:"type"`
+	// Message is the condition's text, for people.
+	Message string `json:"message"`
 	// Err is the typed error the condition reports (Message is its text),
 	// for errors.As (a *engine.ClusterUnavailableError, say); nil for a
 	// warning or a condition read back from JSON, which does not keep it.

@@ -40,8 +40,12 @@ type Status struct {
 // old name in the root, is deprecated; this package's ResourceStatus is
 // Argo CD's).
 type ResourceRow struct {
-	Key    resource.Key   `json:"key"`
+	// Key names the object.
+	Key resource.Key `json:"key"`
+	// Status is the object's sync status: Synced, OutOfSync or Unknown.
 	Status SyncStatusCode `json:"status"`
+	// Health is the object's health; nil for a kind whose health is not
+	// judged.
 	Health *health.Status `json:"health,omitempty"`
 	// Hook reports a hook, which never counts toward sync or health.
 	Hook bool `json:"hook,omitempty"`
@@ -60,6 +64,7 @@ type HistoryEntry struct {
 	// ID numbers the entries of an app from 1.
 	ID int64 `json:"id"`
 	// Revisions are the synced commits, one per source.
-	Revisions  []string  `json:"revisions"`
+	Revisions []string `json:"revisions"`
+	// DeployedAt is when the sync finished.
 	DeployedAt time.Time `json:"deployedAt"`
 }

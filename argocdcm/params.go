@@ -182,10 +182,20 @@ type AppSetParams struct {
 // QueueParams are a work queue's rate limiter (Argo CD's
 // applicationsetcontroller.wq.*); zero fields were not set.
 type QueueParams struct {
-	BucketSize    int
-	BucketQPS     float64
-	BaseDelay     time.Duration
-	MaxDelay      time.Duration
+	// BucketSize is the token bucket's size
+	// (applicationsetcontroller.wq.bucket.size).
+	BucketSize int
+	// BucketQPS is the bucket's refill rate, per second
+	// (applicationsetcontroller.wq.bucket.qps).
+	BucketQPS float64
+	// BaseDelay is the first retry's delay
+	// (applicationsetcontroller.wq.base.delay.ns).
+	BaseDelay time.Duration
+	// MaxDelay caps a retry's delay
+	// (applicationsetcontroller.wq.max.delay.ns).
+	MaxDelay time.Duration
+	// BackoffFactor multiplies the delay after each failure
+	// (applicationsetcontroller.wq.backoff.factor).
 	BackoffFactor float64
 }
 

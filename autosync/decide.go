@@ -3,6 +3,7 @@ package autosync
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
@@ -12,8 +13,8 @@ import (
 
 // SelfHealTimeout is the least time between two self-heal syncs of one
 // app at one revision, and the first step of the self-heal backoff
-// (Argo CD's selfHealBackoff duration).
-const SelfHealTimeout = 5 * time.Second
+// (Argo CD's controller.self.heal.backoff.timeout.seconds default, 2 s).
+const SelfHealTimeout = 2 * time.Second
 
 // MaxSelfHealBackoff caps the wait between self-heal syncs of one revision
 // (Argo CD's selfHealBackoff maxDuration, 5 minutes).
@@ -63,8 +64,8 @@ type Input struct {
 	SelfHealTimeout time.Duration
 	// Backoff, when set, is the self-heal backoff: Argo CD's
 	// controller.self.heal.backoff.* (DefaultBackoff holds its defaults).
-	// Nil: SelfHealTimeout, times 3 after each self-heal in a row, at most
-	// MaxSelfHealBackoff.
+	// Nil: DefaultBackoff, or with SelfHealTimeout set, SelfHealTimeout
+	// times 3 after each self-heal in a row, at most MaxSelfHealBackoff.
 	Backoff *Backoff
 }
 
@@ -111,8 +112,16 @@ type Decision struct {
 	// by time alone (a self-heal backoff); 0 means only a new refresh
 	// outcome can change it.
 	Wait time.Duration
-	// Reason says why no sync runs (for logs and status).
+	// Reason says why no sync runs (for logs and status). While a
+	// self-heal waits for its backoff it says so, with the attempt to come
+	// and the time left (as Argo CD's controller logs "Skipping auto-sync:
+	// already attempted sync to ... (retrying in ...)").
 	Reason string
+	// HealAttempt is the number of the self-heal in a row that runs now
+	// (SelfHeal) or that waits for the backoff (Wait), from 1; 0 for
+	// anything else. It is Argo CD's operation.sync.autoHealAttemptsCount
+	// of that self-heal.
+	HealAttempt int
 	// Condition, when set, is a condition the app's status carries
 	// because of the decision: a SyncError while the last automated sync
 	// of the app's revision failed (Argo CD's "Failed sync attempt"), so
@@ -139,13 +148,16 @@ type Decision struct {
 //     already retried; only a new revision is synced again), and a
 //     SyncError condition that says so (Condition);
 //   - the same revision without selfHeal: no sync;
-//   - the same revision with selfHeal (a self-heal): once the backoff
+//   - the same revision with selfHeal (a self-heal, HealAttempt counting
+//     them in a row): once the backoff
 //     has passed since the last automated sync started, whatever differs
 //     (the same drift as last time included: a person may make the same
 //     change twice), as Input.Backoff says (Argo CD's
 //     controller.self.heal.backoff.*): Duration after the first sync, times
 //     Factor after each self-heal in a row, at most Cap; without it,
-//     SelfHealTimeout, times 3, at most MaxSelfHealBackoff. A drift a sync
+//     DefaultBackoff (Argo CD's defaults: 2 s, times 3, at most 5 minutes),
+//     or SelfHealTimeout, times 3, at most MaxSelfHealBackoff, when set;
+//     until then no sync, Wait the time left and Reason naming it; A drift a sync
 //     cannot fix (another controller writes the field back) is so retried
 //     ever less often, at most once per Cap, never in a loop; the count
 //     starts again after a new revision or once Cooldown (default: Cap
@@ -191,23 +203,37 @@ func Decide(in Input) Decision {
 		heals = 0
 	}
 	if wait := b.wait(heals); since < wait {
-		return Decision{Wait: wait - since, Reason: "self-heal backoff"}
+		left := wait - since
+		return Decision{Wait: left, HealAttempt: heals + 1,
+			Reason: fmt.Sprintf("self-heal backoff: already synced %s %s ago, self-heal attempt %d in %s", last.Revision, since.Round(time.Second), heals+1, left.Round(time.Second))}
 	}
 	next.Heals = heals + 1
-	return Decision{Sync: true, SelfHeal: true, Next: next}
+	return Decision{Sync: true, SelfHeal: true, HealAttempt: next.Heals, Next: next}
 }
 
-// backoff is in's self-heal backoff: Backoff, or SelfHealTimeout times 3
-// up to MaxSelfHealBackoff.
+// StartedMessage is what a host says when it starts an automated sync of
+// revision: Argo CD's "Initiated automated sync to 'revision'", and for a
+// self-heal (healAttempt, Decision.HealAttempt, above 0) the same with
+// which self-heal it is, so that healing a drift never reads like rolling
+// out a new commit.
+func StartedMessage(revision string, healAttempt int) string {
+	if healAttempt > 0 {
+		return fmt.Sprintf("Initiated automated sync to '%s' (self-heal attempt %d: the live state drifted from the revision already synced)", revision, healAttempt)
+	}
+	return fmt.Sprintf("Initiated automated sync to '%s'", revision)
+}
+
+// backoff is in's self-heal backoff: Backoff, DefaultBackoff when
+// neither it nor SelfHealTimeout is set, else SelfHealTimeout times 3 up
+// to MaxSelfHealBackoff.
 func (in Input) backoff() Backoff {
 	if in.Backoff != nil {
 		return *in.Backoff
 	}
-	base := in.SelfHealTimeout
-	if base <= 0 {
-		base = SelfHealTimeout
+	if in.SelfHealTimeout <= 0 {
+		return DefaultBackoff()
 	}
-	return Backoff{Duration: base, Factor: selfHealFactor, Cap: MaxSelfHealBackoff}
+	return Backoff{Duration: in.SelfHealTimeout, Factor: selfHealFactor, Cap: MaxSelfHealBackoff}
 }
 
 // wait is the backoff before self-heal number heals+1: step heals+1 of

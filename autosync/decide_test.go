@@ -57,10 +57,13 @@ func TestDecide(t *testing.T) {
 		// once the backoff has passed (a person made the same edit twice,
 		// or a sync could not fix it: then the backoff grows).
 		{name: "same revision, the same drift again", policy: heal, status: changed, last: synced, sync: true, selfHeal: true},
-		{name: "the same drift again, within the backoff", policy: heal, status: changed, last: &Record{Revision: "r2", At: now.Add(-time.Minute), Heals: 4}, wait: 4 * time.Minute},
+		{name: "the same drift again, within the backoff", policy: heal, status: changed, last: &Record{Revision: "r2", At: now.Add(-time.Minute), Heals: 4}, wait: 102 * time.Second},
 		{name: "self-heal of new drift", policy: heal, status: drifted, last: synced, sync: true, selfHeal: true},
-		{name: "first backoff", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-2 * time.Second)}, wait: 3 * time.Second},
-		{name: "backoff grows", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-10 * time.Second), Heals: 2}, wait: 35 * time.Second},
+		// Without a backoff set, Argo CD's defaults: 2 s, times 3, at most
+		// 300 s.
+		{name: "first backoff", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-time.Second)}, wait: time.Second},
+		{name: "first backoff passed", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-2 * time.Second)}, sync: true, selfHeal: true},
+		{name: "backoff grows", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-10 * time.Second), Heals: 2}, wait: 8 * time.Second},
 		{name: "backoff capped", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-time.Minute), Heals: 9}, wait: 4 * time.Minute},
 		{name: "count starts again after a quiet spell", policy: heal, status: drifted, last: &Record{Revision: "r2", At: now.Add(-11 * time.Minute), Heals: 9}, sync: true, selfHeal: true},
 	}
@@ -74,8 +77,13 @@ func TestDecide(t *testing.T) {
 		}
 	}
 	d := Decide(Input{Policy: heal, Status: drifted, Last: &Record{Revision: "r2", At: now.Add(-20 * time.Second), Heals: 1}, Now: now})
-	if d.Next.Heals != 2 || d.Next.Revision != "r2" || !d.Next.At.Equal(now) {
-		t.Errorf("next record %+v", d.Next)
+	if d.Next.Heals != 2 || d.Next.Revision != "r2" || !d.Next.At.Equal(now) || d.HealAttempt != 2 {
+		t.Errorf("next record %+v, attempt %d", d.Next, d.HealAttempt)
+	}
+	// While it waits, the decision names the self-heal to come and when.
+	d = Decide(Input{Policy: heal, Status: drifted, Last: &Record{Revision: "r2", At: now.Add(-10 * time.Second), Heals: 2}, Now: now})
+	if want := "self-heal backoff: already synced r2 10s ago, self-heal attempt 3 in 8s"; d.Reason != want || d.HealAttempt != 3 {
+		t.Errorf("waiting: reason %q attempt %d, want %q attempt 3", d.Reason, d.HealAttempt, want)
 	}
 }
 

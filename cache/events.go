@@ -24,8 +24,10 @@ const (
 
 // Event is a change to one cached object, delivered after Start returned.
 type Event struct {
+	// Type says whether the object was added, changed or deleted.
 	Type EventType
-	Key  resource.Key
+	// Key names the object.
+	Key resource.Key
 	// App is the application tracking the object or its nearest tracked
 	// owner ("" when none), so a host can refresh just that application.
 	App string

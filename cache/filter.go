@@ -14,8 +14,10 @@ import (
 // Argo CD's resource.exclusions: "*.example.com"); the empty Group is the
 // core group ("" never means "any").
 type GroupKindMatch struct {
+	// Group is the API group pattern: "" the core group, "*" any.
 	Group string
-	Kind  string
+	// Kind is the kind pattern; "*" matches any.
+	Kind string
 	// Clusters, when not empty, limits the match to the clusters whose
 	// server URL matches one of these globs ("*" any run of characters,
 	// slashes included), as the clusters list of an Argo CD
@@ -54,7 +56,9 @@ func globMatch(pattern, s string) bool {
 // kind watched on the others, and a cluster that no inclusion entry
 // matches watches nothing while Include is not empty.
 type ResourceFilter struct {
+	// Include, when not empty, are the only kinds watched.
 	Include []GroupKindMatch
+	// Exclude are kinds never watched, even when included.
 	Exclude []GroupKindMatch
 }
 

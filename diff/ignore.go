@@ -15,9 +15,13 @@ import (
 // group and "" only the core group, as in Argo CD; an empty Kind, Name or
 // Namespace matches any.
 type IgnoreRule struct {
-	Group     string
-	Kind      string
-	Name      string
+	// Group is the objects' API group pattern: "*" any, "" the core group.
+	Group string
+	// Kind is the objects' kind pattern; empty matches any.
+	Kind string
+	// Name is the objects' name pattern; empty matches any.
+	Name string
+	// Namespace is the objects' namespace pattern; empty matches any.
 	Namespace string
 	// JSONPointers are RFC 6901 pointers, for example "/spec/replicas".
 	JSONPointers []string

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,8 +52,9 @@ spec:
 
 // TestEscapingAppPathIsRefused: an app path that climbs out of the
 // repository ("../../x") fails with the typed path-escape error the
-// renderers give, from the first file read for it (the parameter
-// override files beside the path), not with fs's "invalid argument".
+// renderers give, not with fs's "invalid argument", naming the field
+// (Argo CD's "app path outside root"), not the parameter override file
+// beside the path that nobody wrote.
 func TestEscapingAppPathIsRefused(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
@@ -65,6 +67,10 @@ func TestEscapingAppPathIsRefused(t *testing.T) {
 		var pe *render.PathError
 		if !errors.As(err, &pe) || !errors.Is(err, render.ErrOutsideRoot) || strings.Contains(err.Error(), "invalid argument") {
 			t.Fatalf("refresh of path %q: got %v, want a render.PathError wrapping ErrOutsideRoot", p, err)
+		}
+		var ape *AppPathError
+		if want := fmt.Sprintf("spec.source.path %q: app path outside root", p); !errors.As(err, &ape) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), ".argocd-source") {
+			t.Fatalf("refresh of path %q: %v, want an *AppPathError saying %q", p, err, want)
 		}
 		if len(st.Resources) != 0 {
 			t.Fatalf("path %q rendered something: %+v", p, st)

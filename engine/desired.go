@@ -28,6 +28,13 @@ var ErrNoChartSource = desired.ErrNoChartSource
 // Options.NewOCISource; the error names the source and the option.
 var ErrNoOCISource = desired.ErrNoOCISource
 
+// AppPathError is the error of a refresh or sync whose source path
+// (spec.source.path, spec.sources[i].path) leaves the repository, does
+// not exist at the revision fetched, or names a file: it names the field,
+// the path and the revision, as Argo CD's "app path outside root" and
+// "app path does not exist" do.
+type AppPathError = desired.AppPathError
+
 // newDesired builds the engine's desired-state part (engine/internal/desired)
 // from its options: the sources, and the render cache over the swappable
 // tools of the toolkit (liveTools); the Builder over both is a live part

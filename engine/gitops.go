@@ -112,7 +112,7 @@ type Options struct {
 	// 256 MiB.
 	RenderStore store.Store
 	// Health judges resources. Default: health.NewChecker with defaults.
-	// ArgoCDSettings.Apply adds argocd-cm's health scripts to a
+	// argocdcm.Settings.Apply adds argocd-cm's health scripts to a
 	// *health.DefaultChecker's own Lua overrides (argocd-cm's win on the
 	// same kind).
 	Health health.Checker

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/kubegitops/gitops/appstatus"
+	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/state"
@@ -49,6 +50,9 @@ type SyncRequest struct {
 	latest func() string
 	// automated marks the run loop's automated syncs in the record.
 	automated bool
+	// selfHeal, on an automated sync, is the number of the self-heal in a
+	// row it is (autosync.Decision.HealAttempt); 0 for a new revision.
+	selfHeal int
 	// resumed marks Resume's continuation of an interrupted operation:
 	// sync windows do not stop an operation that already began (as in
 	// Argo CD), and no other interrupted operation is looked for.
@@ -57,8 +61,11 @@ type SyncRequest struct {
 
 // SyncWindowError reports a sync that a sync window blocks.
 type SyncWindowError struct {
-	App    string
+	// App is the application the window blocked.
+	App string
+	// Window is the sync window that blocks the sync.
 	Window SyncWindow
+	// Reason says why, for people.
 	Reason string
 }
 
@@ -72,7 +79,9 @@ func (e *SyncWindowError) Error() string {
 // the project's source integrity criteria (a *SourceIntegrityError
 // otherwise, whose operation message is Argo CD's "ComparisonError:
 // GIT/GPG: ..."); then sync.Syncer plans, dry-runs, applies
-// and waits, wave by wave, retrying by the app's retry policy. A successful
+// and waits, wave by wave, retrying by the app's retry policy (with
+// retry.refresh, each retry resolves and renders the sources again and
+// syncs their latest revision, a pinned one dropped). A successful
 // sync is recorded in the app's history; every operation that got past the
 // sync windows is recorded as the app's last operation (LastOperation),
 // failures before the first write included.
@@ -98,6 +107,7 @@ func (e *Engine) sync(ctx context.Context, app *Application, req SyncRequest, st
 	var blocked *SyncWindowError
 	if !errors.As(err, &blocked) {
 		op := operationStateOf(res, revision, started, req.automated, req.DryRun)
+		op.SelfHealAttempt = req.selfHeal
 		if res.Phase == sync.Running && asked != nil && len(res.PendingConfirmation) == 0 {
 			// Interrupted (its context ended): kept resumable.
 			st := res.State
@@ -176,10 +186,11 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 			return sync.Result{Phase: sync.Failed, Message: err.Error()}, err
 		}
 	}
-	e.notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision})
+	e.notify(appstatus.Notification{Type: appstatus.NotifySyncStarted, Key: v1alpha1.KeyOf(app), Revision: sreq.Revision,
+		Message: startedMessage(req, sreq.Revision), SelfHealAttempt: req.selfHeal})
 	*asked = requestOf(req, desired)
 	running := state.OperationState{Phase: sync.Running, Message: "syncing", Revision: sreq.Revision, Automated: req.automated, DryRun: req.DryRun,
-		StartedAt: started, Request: *asked, Checkpoint: req.State}
+		SelfHealAttempt: req.selfHeal, StartedAt: started, Request: *asked, Checkpoint: req.State}
 	e.record(ctx, app, &running, nil)
 	if *asked != nil {
 		sreq.Checkpoint = e.checkpointer(ctx, app, running)
@@ -195,7 +206,23 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 	if retry == nil && app.Spec.SyncPolicy != nil {
 		retry = app.Spec.SyncPolicy.Retry
 	}
-	res, err := e.runSync(ctx, syncer, retry, sreq, req.latest)
+	var refresh func(context.Context, sync.Request) (sync.Request, error)
+	if retry != nil && retry.Refresh {
+		refresh = func(ctx context.Context, prev sync.Request) (sync.Request, error) {
+			next, rendered, err := e.refreshRetry(ctx, app, proj, cs, prev)
+			if err != nil {
+				return prev, err
+			}
+			desired, sreq.Revision, *revision, *asked = rendered, next.Revision, next.Revision, requestOf(req, rendered)
+			running.Revision, running.Request, running.Checkpoint = next.Revision, *asked, nil
+			e.record(ctx, app, &running, nil)
+			if *asked != nil {
+				next.Checkpoint = e.checkpointer(ctx, app, running)
+			}
+			return next, nil
+		}
+	}
+	res, err := e.runSync(ctx, syncer, retry, sreq, req.latest, refresh)
 	e.metrics.SyncDone(e.metricsApp(app), string(res.Phase))
 	slot.release()
 	if res.Phase == sync.Succeeded && !req.DryRun {
@@ -211,8 +238,9 @@ func (e *Engine) syncOnce(ctx context.Context, app *Application, req SyncRequest
 }
 
 // runSync runs the operation, with the retry policy retry when there is
-// one (the request's, else the app's).
-func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, req sync.Request, latest func() string) (sync.Result, error) {
+// one (the request's, else the app's); with retry.Refresh each retry
+// syncs what refresh returns.
+func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, req sync.Request, latest func() string, refresh func(context.Context, sync.Request) (sync.Request, error)) (sync.Result, error) {
 	if retry == nil || req.DryRun {
 		return s.Sync(ctx, req)
 	}
@@ -228,7 +256,33 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, re
 			policy.Factor = float64(*b.Factor)
 		}
 	}
+	if refresh != nil {
+		return sync.RetryRefreshing(ctx, s, req, policy, refresh)
+	}
 	return sync.Retry(ctx, s, req, policy, latest)
+}
+
+// refreshRetry prepares a retry under Argo CD's retry.refresh: the app's
+// sources are resolved again at their targetRevisions (their cached refs
+// dropped, and the operation's pinned revisions too, as Argo CD drops
+// them), rendered, and checked against the project's source integrity as
+// the first attempt was. It returns prev with the new objects and
+// revision, and what was rendered.
+func (e *Engine) refreshRetry(ctx context.Context, app *Application, proj *Project, cs *clusterState, prev sync.Request) (sync.Request, desired.Desired, error) {
+	for _, src := range app.Spec.AllSources() {
+		e.Invalidate(src.RepoURL)
+	}
+	d, err := e.render(ctx, app, cs, nil, false)
+	if err != nil {
+		return prev, desired.Desired{}, err
+	}
+	if err := e.verifySources(ctx, app, proj, d.Revisions, false); err != nil {
+		return prev, desired.Desired{}, err
+	}
+	e.opts.Log.Info("retrying the sync with the latest revisions", "app", e.instanceOf(app), "from", prev.Revision, "revision", d.Revision())
+	prev.Revision = d.Revision()
+	prev.Desired = e.withoutChildApplications(d.Objects)
+	return prev, d, nil
 }
 
 // record saves a finished operation, and a successful one (not a dry-run)
@@ -358,4 +412,14 @@ func (s *syncSlot) release() {
 func (s *syncSlot) yield() func() {
 	s.release()
 	return s.acquire
+}
+
+// startedMessage is the SyncStarted message of an operation syncing
+// revision: autosync.StartedMessage for an automated sync, empty for a
+// person's.
+func startedMessage(req SyncRequest, revision string) string {
+	if !req.automated {
+		return ""
+	}
+	return autosync.StartedMessage(revision, req.selfHeal)
 }

@@ -58,7 +58,11 @@ func (e *Engine) refresh(ctx context.Context, app *Application, hard bool) (apps
 	if !memoized {
 		want, err := in.parts.desired.Build(ctx, app, desiredView(in.cs), desired.Request{Resolved: in.revs, Hard: hard})
 		if err != nil {
-			return failedRefresh(app, appstatus.ConditionComparisonError, err)
+			// The revision was resolved: the status names what failed
+			// to render.
+			st, apps, err := failedRefresh(app, appstatus.ConditionComparisonError, err)
+			st.Revision = desired.Revision(in.revs)
+			return st, apps, err
 		}
 		if in.differErr != nil {
 			return failedRefresh(app, appstatus.ConditionInvalidSpec, in.differErr)

@@ -61,6 +61,9 @@ type appState struct {
 	hardAt time.Time
 	// syncing is set while an automated sync of the app runs.
 	syncing bool
+	// healNoted is the self-heal (revision and attempt) whose backoff was
+	// last announced (NotifySelfHealBackoff), so each is announced once.
+	healNoted string
 }
 
 // Run reconciles the apps until ctx ends: each is refreshed every Interval

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/engine/internal/desired"
@@ -37,7 +39,9 @@ func (r *runner) decideAutoSync(st *appState, app *Application, status appstatus
 // no other sync; when it ends the app is queued again.
 func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Application, status appstatus.Status, d autosync.Decision) time.Duration {
 	if !d.Sync {
-		if d.Reason != "" && status.Sync == appstatus.OutOfSync {
+		if d.Wait > 0 && d.HealAttempt > 0 {
+			r.announceHeal(st, app, status, d)
+		} else if d.Reason != "" && status.Sync == appstatus.OutOfSync {
 			r.e.opts.Log.V(1).Info("no automated sync", "app", app.Name, "revision", status.Revision, "reason", d.Reason)
 		}
 		return d.Wait
@@ -52,17 +56,37 @@ func (r *runner) autoSync(ctx context.Context, key string, st *appState, app *Ap
 	r.syncs.Add(1)
 	go func() {
 		defer r.syncs.Done()
-		again := r.runAutoSync(ctx, st, app, status, d.Next)
+		again := r.runAutoSync(ctx, st, app, status, d.Next, d.HealAttempt)
 		r.queue.AddAfter(key, again)
 	}()
 	return 0
 }
 
-// runAutoSync runs one automated sync decided with record next, and
-// returns when to look at the app again.
-func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application, status appstatus.Status, next autosync.Record) time.Duration {
+// announceHeal logs and notifies (NotifySelfHealBackoff) a self-heal that
+// waits for its backoff, once per self-heal: the app is OutOfSync and its
+// last operation Succeeded, and this says what comes next and when.
+func (r *runner) announceHeal(st *appState, app *Application, status appstatus.Status, d autosync.Decision) {
+	key := fmt.Sprintf("%s#%d", status.Revision, d.HealAttempt)
+	r.mu.Lock()
+	noted := st.healNoted == key
+	st.healNoted = key
+	r.mu.Unlock()
+	if noted {
+		return
+	}
+	due := time.Now().Add(d.Wait)
+	msg := fmt.Sprintf("self-heal attempt %d due at %s (in %s, self-heal backoff)", d.HealAttempt, due.Format(time.RFC3339), d.Wait.Round(time.Second))
+	r.e.opts.Log.Info("self-heal waits for its backoff", "app", app.Name, "revision", status.Revision, "attempt", d.HealAttempt, "in", d.Wait.Round(time.Second).String())
+	r.e.notify(appstatus.Notification{Type: appstatus.NotifySelfHealBackoff, Key: v1alpha1.KeyOf(app), Revision: status.Revision,
+		Message: msg, SelfHealAttempt: d.HealAttempt})
+}
+
+// runAutoSync runs one automated sync decided with record next (heal, the
+// self-heal attempt it is, 0 for a new revision), and returns when to look
+// at the app again.
+func (r *runner) runAutoSync(ctx context.Context, st *appState, app *Application, status appstatus.Status, next autosync.Record, heal int) time.Duration {
 	p := app.Spec.SyncPolicy
-	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true})
+	res, err := r.e.Sync(ctx, app, SyncRequest{Prune: p.Automated.Prune, latest: r.latestRevision(ctx, app), automated: true, selfHeal: heal})
 	var blocked *SyncWindowError
 	if errors.As(err, &blocked) {
 		// Automated syncs wait for the window; the status says which one.

@@ -11,8 +11,10 @@ import (
 // them: the dry repository and revision, and the repository and branch
 // hydrated to.
 type GroupKey struct {
+	// DryRepoURL and DryRevision are the dry source's repository and revision.
 	DryRepoURL, DryRevision string
-	RepoURL, Branch         string
+	// RepoURL and Branch are the repository and branch hydrated to.
+	RepoURL, Branch string
 }
 
 // KeyOf returns the group of an app with a source hydrator.

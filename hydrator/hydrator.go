@@ -191,13 +191,17 @@ func (h *Hydrator) HydrateInClone(ctx context.Context, dir string, apps []*v1alp
 type NoWriteCredentialsError struct {
 	// RepoURL is the repository, redacted.
 	RepoURL string
-	Err     error
+	// Err is the push's own error.
+	Err error
 }
 
+// Error names the repository and says which Secret would have served
+// the push.
 func (e *NoWriteCredentialsError) Error() string {
 	return fmt.Sprintf("no repository-write or repo-write-creds Secret for %s (repository Secrets only read), and the push without credentials failed: %v", e.RepoURL, e.Err)
 }
 
+// Unwrap returns the push's own error.
 func (e *NoWriteCredentialsError) Unwrap() error { return e.Err }
 
 func (h *Hydrator) hydrate(ctx context.Context, apps []*v1alpha1.Application, commit committer) Outcome {

@@ -68,11 +68,17 @@ type Reference struct {
 
 // CommitReference is Argo CD's CommitMetadata of a Reference.
 type CommitReference struct {
-	Author  string `json:"author,omitempty"`
-	Date    string `json:"date,omitempty"`
+	// Author is the commit's author.
+	Author string `json:"author,omitempty"`
+	// Date is the commit's date.
+	Date string `json:"date,omitempty"`
+	// Subject is the first line of the commit's message.
 	Subject string `json:"subject,omitempty"`
-	Body    string `json:"body,omitempty"`
-	SHA     string `json:"sha,omitempty"`
+	// Body is the commit's message after its subject.
+	Body string `json:"body,omitempty"`
+	// SHA is the commit's hash.
+	SHA string `json:"sha,omitempty"`
+	// RepoURL is the repository of the commit.
 	RepoURL string `json:"repoUrl,omitempty"`
 }
 

@@ -84,10 +84,14 @@ func parseTemplate(what, text string) (*template.Template, error) {
 type TemplateError struct {
 	// Template is the argocd-cm key of the template.
 	Template string
-	Err      error
+	// Err is the parse or execution error.
+	Err error
 }
 
+// Error names the template's key and what went wrong.
 func (e *TemplateError) Error() string { return fmt.Sprintf("%s: %v", e.Template, e.Err) }
+
+// Unwrap returns the parse or execution error.
 func (e *TemplateError) Unwrap() error { return e.Err }
 
 // commitMessage executes the commit message template over root.

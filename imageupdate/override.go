@@ -7,6 +7,7 @@ import (
 
 // HelmParameter is a Helm --set value of an override.
 type HelmParameter struct {
+	// Name is the Helm value's path and Value the value set.
 	Name, Value string
 	// ForceString is always true for image values, as Argo CD Image
 	// Updater writes them (a tag like 1.10 must stay a string).

@@ -51,6 +51,8 @@ func DefaultRegistryOptions() RegistryOptions {
 // RegistryCredentials authenticate to a registry. They never enter a
 // cache key, log or error except as a hash.
 type RegistryCredentials struct {
+	// Username and Password are basic credentials (a token as password for
+	// most registries).
 	Username, Password string
 	// IdentityToken is an OAuth2 refresh token (Docker config
 	// "identitytoken").

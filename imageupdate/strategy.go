@@ -12,6 +12,7 @@ import (
 // Digest, Created and Platforms are filled only when the strategy or a
 // platform filter needs them.
 type Tag struct {
+	// Name is the tag.
 	Name string
 	// Digest of the manifest or index the tag points to ("sha256:...").
 	Digest string

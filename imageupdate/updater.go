@@ -90,16 +90,23 @@ type Change struct {
 
 // Skip is an image left alone, with why.
 type Skip struct {
-	Image  string
+	// Image is the image as the application's annotations name it.
+	Image string
+	// Reason says why it was left alone.
 	Reason string
 }
 
 // Result is what one update of one application did (or, with DryRun,
 // would do).
 type Result struct {
-	App     string
-	Method  WriteBackMethod
+	// App is the application updated.
+	App string
+	// Method is how the change was written back: to the Application, or to
+	// Git.
+	Method WriteBackMethod
+	// Changes are the images that changed.
 	Changes []Change
+	// Skipped are the images left alone, with why.
 	Skipped []Skip
 	// Override is the parameter override to hold for the app
 	// (write-back-method argocd); nil when nothing changed.

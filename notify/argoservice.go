@@ -182,7 +182,8 @@ func (s *argoService) Send(ctx context.Context, msg Message, to Destination) err
 type SendError struct {
 	// Service is the service's name, Type its type.
 	Service, Type string
-	Err           error
+	// Err is the service's error.
+	Err error
 }
 
 // Error implements error.

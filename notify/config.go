@@ -54,10 +54,15 @@ type configuredService struct {
 // Application that Selector selects is subscribed to Triggers (default:
 // the default triggers) for Recipients ("service:recipient").
 type Subscription struct {
+	// Recipients are "service:recipient" destinations.
 	Recipients []string `json:"recipients"`
-	Triggers   []string `json:"triggers,omitempty"`
-	Selector   string   `json:"selector,omitempty"`
-	selector   labels.Selector
+	// Triggers are the triggers subscribed to; empty means the default
+	// triggers.
+	Triggers []string `json:"triggers,omitempty"`
+	// Selector is a label selector of the Applications subscribed; empty
+	// selects every one.
+	Selector string `json:"selector,omitempty"`
+	selector labels.Selector
 }
 
 // LoadOptions configure Load.

@@ -354,7 +354,12 @@ func (c *Controller) deliver(ctx context.Context, d delivery) {
 		return
 	}
 	c.metrics.sent.WithLabelValues(d.trigger, d.to.Service).Inc()
-	if err := c.opts.State.SetNotified(ctx, d.key, true); err != nil {
+	// Recorded even when the controller is stopping (Run waits for its
+	// workers): a notification delivered and not recorded would be sent
+	// again by the next instance.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.SendTimeout)
+	defer cancel()
+	if err := c.opts.State.SetNotified(rctx, d.key, true); err != nil {
 		c.opts.Log.Info("notification sent but not recorded: it may be sent again", "app", appID(d.app), "error", cfg.Redact(err.Error()))
 	}
 }
@@ -425,7 +430,10 @@ func (c *Controller) retry(ctx context.Context, send func(context.Context) error
 	attempts := b.Steps
 	var err error
 	for attempt := 1; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, c.opts.SendTimeout)
+		// An attempt under way when the controller stops completes (within
+		// SendTimeout), so that what a receiver got is recorded as sent;
+		// no attempt starts after the stop.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.SendTimeout)
 		err = send(actx)
 		cancel()
 		if err == nil || attempt >= attempts {

@@ -438,3 +438,50 @@ func TestGitHubStatusLimitIsNotRetried(t *testing.T) {
 		t.Errorf("%d status requests, %d keys recorded, reported %q; want one request, recorded and reported", statuses, len(state.keys), reported)
 	}
 }
+
+// A notification delivered while the controller stops is still recorded:
+// the next controller with the same state sends it not again. (The
+// receiver stops the first controller while it answers.)
+func TestDeliveredWhileStoppingIsRecorded(t *testing.T) {
+	state := NewMemoryState()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls gosync.Map
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		calls.Store(time.Now().UnixNano(), req.URL.Path)
+		cancel() // the process is told to stop while the receiver answers
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(recv.Close)
+	count := func() int {
+		n := 0
+		calls.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	app := testApp("web", map[string]any{"notifications.argoproj.io/subscribe.on-sync-succeeded.hook": ""}, succeeded("abc", "Healthy"))
+	first, err := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = first.Run(ctx) }()
+	first.Observe(app)
+	<-done // Run returns once its senders are done
+	if count() != 1 {
+		t.Fatalf("%d webhooks before the stop, want 1", count())
+	}
+
+	second, err := NewController(hookConfig(t, recv.URL), ControllerOptions{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runController(t, second)
+	second.Observe(app)
+	second.Observe(testApp("web", subscribed, succeeded("xyz", "Healthy"))) // due: evaluated after abc
+	waitFor(t, "the new revision's webhook", func() bool { return count() >= 2 })
+	waitFor(t, "all evaluated", second.Idle)
+	if n := count(); n != 2 {
+		t.Errorf("%d webhooks in all, want 2: the one delivered while stopping was sent again", n)
+	}
+}

@@ -76,8 +76,10 @@ func newEnv(app map[string]any, svc RepoService) Env {
 // TimeFuncs are the expression helpers under "time": Now and Parse, the
 // durations and the layouts of Go's time package, as in Argo CD.
 type TimeFuncs struct {
+	// Nanosecond to Hour are time's durations.
 	Nanosecond, Microsecond, Millisecond, Second, Minute, Hour time.Duration
 
+	// Layout to StampNano are time's layouts.
 	Layout, ANSIC, UnixDate, RubyDate, RFC822, RFC822Z, RFC850, RFC1123, RFC1123Z,
 	RFC3339, RFC3339Nano, Kitchen, Stamp, StampMilli, StampMicro, StampNano string
 }

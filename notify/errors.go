@@ -10,9 +10,13 @@ import (
 // "key", Name the entry's name (the part after "trigger.", "template.",
 // "service."). Its message never holds a secret value.
 type ConfigError struct {
+	// Kind is the kind of entry: trigger, template, service, subscription or
+	// key.
 	Kind string
+	// Name is the entry's name.
 	Name string
-	Err  error
+	// Err says what is wrong with it.
+	Err error
 }
 
 // Error implements error.
@@ -60,9 +64,13 @@ func (e *UnknownError) Error() string {
 // DeliveryError reports a notification that a service did not deliver.
 // Its message is redacted: no secret of the configuration appears in it.
 type DeliveryError struct {
+	// Trigger and Template are the trigger that fired and the template
+	// rendered.
 	Trigger, Template string
-	Destination       Destination
-	Err               error
+	// Destination is where the notification was to go.
+	Destination Destination
+	// Err is the service's error, redacted.
+	Err error
 }
 
 // Error implements error.

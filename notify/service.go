@@ -19,7 +19,10 @@ type Service interface {
 // (the last part of service.<type>[.<name>]) and a recipient it knows (a
 // Slack channel, an email address; unused by webhooks).
 type Destination struct {
-	Service   string `json:"service"`
+	// Service is the configured service's name.
+	Service string `json:"service"`
+	// Recipient is the service's recipient (a channel, an address); empty for
+	// webhooks.
 	Recipient string `json:"recipient"`
 }
 

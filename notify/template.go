@@ -24,6 +24,7 @@ import (
 // host's Service: title, and any other block (a map), rendered field by
 // field into Message.Fields.
 type Template struct {
+	// Name is the template's name (the part after "template.").
 	Name string
 
 	// src is the services.Notification part as JSON. Each render compiles

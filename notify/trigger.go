@@ -21,7 +21,9 @@ const (
 // Trigger is a compiled trigger.<name> entry: conditions, each evaluated
 // on its own.
 type Trigger struct {
-	Name       string
+	// Name is the trigger's name (the part after "trigger.").
+	Name string
+	// Conditions are evaluated each on its own.
 	Conditions []Condition
 }
 

@@ -27,8 +27,11 @@ const (
 // renders (or, in a live comparison, between the head render and the
 // cluster).
 type ObjectChange struct {
-	Key    resource.Key `json:"key"`
-	Change Change       `json:"change"`
+	// Key names the object.
+	Key resource.Key `json:"key"`
+	// Change says what the head revision does to the object: added, removed or
+	// changed.
+	Change Change `json:"change"`
 	// Diff is a unified diff in YAML, Secret values masked.
 	Diff string `json:"diff,omitempty"`
 	// Kept is set on a Removed object of a live comparison that a sync

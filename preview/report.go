@@ -44,7 +44,8 @@ type AppReport struct {
 	Name string `json:"name"`
 	// Origin says where the app is defined at head (at base for a removed
 	// app): "file PATH", "ApplicationSet NAME" or "app PARENT".
-	Origin string    `json:"origin"`
+	Origin string `json:"origin"`
+	// Status says what the change does to the application.
 	Status AppStatus `json:"status"`
 	// Reason says why the app was rendered again at head: the first
 	// changed path its base render read, a spec change, or a new app.
@@ -78,7 +79,9 @@ type LiveReport struct {
 // Renders counts the renders that ran, per side (cache hits and reused
 // base renders are not renders).
 type Renders struct {
+	// Base counts the renders of the base revision.
 	Base int `json:"base"`
+	// Head counts the renders of the head revision.
 	Head int `json:"head"`
 }
 

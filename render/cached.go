@@ -97,8 +97,11 @@ type failure struct {
 // FailedRenderError is returned instead of rendering again while a failed
 // render of the same inputs is backing off. It wraps the original error.
 type FailedRenderError struct {
-	Err   error
+	// Err is the failed render's error.
+	Err error
+	// Until is when the inputs may be rendered again.
 	Until time.Time
+	// Count counts the failures of these inputs in a row.
 	Count int
 }
 

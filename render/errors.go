@@ -51,10 +51,14 @@ func (e *PathError) Unwrap() error { return e.Err }
 // Error is the error every renderer returns: it names the tool and the
 // application path (and the application name when known) and wraps the cause.
 type Error struct {
-	Tool    Kind
+	// Tool is the renderer that failed.
+	Tool Kind
+	// AppName is the application's name, when known.
 	AppName string
-	Path    string
-	Err     error
+	// Path is the application's path in its source.
+	Path string
+	// Err is the cause.
+	Err error
 }
 
 // Error implements error. A Tool left empty (the path could not be read

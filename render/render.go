@@ -32,8 +32,11 @@ type Renderer interface {
 // limits). Options must encode to JSON deterministically; the cache key
 // holds its canonical encoding, so any change to any field is a miss.
 type Identity struct {
-	Tool    Kind
+	// Tool is the tool the renderer runs.
+	Tool Kind
+	// Version is the version of the library that renders.
 	Version string
+	// Options are the renderer's own options, encoded into the cache key.
 	Options any
 }
 
@@ -142,15 +145,20 @@ type HelmSource struct {
 
 // HelmParameter is one --set or --set-string value.
 type HelmParameter struct {
-	Name        string
-	Value       string
+	// Name is the value's path (a.b[0].c).
+	Name string
+	// Value is the value.
+	Value string
+	// ForceString sets the value as a string (--set-string).
 	ForceString bool
 }
 
 // HelmFileParameter is one --set-file value: the content of Path becomes
 // the value of Name.
 type HelmFileParameter struct {
+	// Name is the value's path.
 	Name string
+	// Path is the file, relative to the application's path.
 	Path string
 }
 
@@ -158,7 +166,9 @@ type HelmFileParameter struct {
 // application, as in Argo CD's spec.source.kustomize. They are applied to an
 // in-memory copy of the kustomization file, never written to disk.
 type KustomizeSource struct {
+	// NamePrefix is prepended to every object's name.
 	NamePrefix string
+	// NameSuffix is appended to every object's name.
 	NameSuffix string
 	// Images are "name=newName:tag", "name:tag", "name@digest" or
 	// "name=newName", as for `kustomize edit set image`.
@@ -202,15 +212,21 @@ type KustomizeSource struct {
 
 // KustomizeReplica overrides the replicas of the workload Name.
 type KustomizeReplica struct {
-	Name  string
+	// Name is the workload's name.
+	Name string
+	// Count is its replicas.
 	Count int64
 }
 
 // KustomizePatch is a strategic-merge or JSON 6902 patch, inline or from a
 // file, with an optional target selector.
 type KustomizePatch struct {
-	Path   string
-	Patch  string
+	// Path is a patch file, relative to the application's path.
+	Path string
+	// Patch is an inline patch.
+	Patch string
+	// Target selects the objects the patch applies to; nil: the patch names
+	// them itself.
 	Target *KustomizeSelector `json:",omitempty"`
 	// Options are kustomize's patch options (allowNameChange,
 	// allowKindChange).
@@ -219,8 +235,12 @@ type KustomizePatch struct {
 
 // KustomizeSelector selects the objects a patch applies to.
 type KustomizeSelector struct {
+	// Group, Version, Kind, Name and Namespace select by identity (empty:
+	// any).
 	Group, Version, Kind, Name, Namespace string
-	LabelSelector, AnnotationSelector     string
+	// LabelSelector and AnnotationSelector select by label and annotation
+	// selectors.
+	LabelSelector, AnnotationSelector string
 }
 
 // JsonnetSource are the per-application options of Jsonnet, as in Argo CD's
@@ -238,9 +258,12 @@ type JsonnetSource struct {
 // JsonnetVar is one external variable or top-level argument. With Code the
 // value is Jsonnet code, else a string.
 type JsonnetVar struct {
-	Name  string
+	// Name is the variable's name.
+	Name string
+	// Value is the variable's value (Jsonnet code with Code).
 	Value string
-	Code  bool
+	// Code says Value is Jsonnet code.
+	Code bool
 }
 
 // PluginSource selects a configured plugin and passes it parameters.
@@ -264,8 +287,12 @@ type PluginSource struct {
 
 // PluginParameter is one plugin parameter: a string, an array or a map.
 type PluginParameter struct {
-	Name   string            `json:"name"`
-	String *string           `json:"string,omitempty"`
-	Array  []string          `json:"array,omitempty"`
-	Map    map[string]string `json:"map,omitempty"`
+	// Name is the parameter's name.
+	Name string `json:"name"`
+	// String is a string parameter's value.
+	String *string `json:"string,omitempty"`
+	// Array is an array parameter's values.
+	Array []string `json:"array,omitempty"`
+	// Map is a map parameter's entries.
+	Map map[string]string `json:"map,omitempty"`
 }

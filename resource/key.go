@@ -13,10 +13,14 @@ import (
 // apps/v1beta1) name the same object. Namespace is empty for cluster-scoped
 // objects and for namespaced objects whose namespace is yet to be defaulted.
 type Key struct {
-	Group     string
-	Kind      string
+	// Group is the API group; empty for the core group.
+	Group string
+	// Kind is the object's kind.
+	Kind string
+	// Namespace is empty for a cluster-scoped object.
 	Namespace string
-	Name      string
+	// Name is the object's name.
+	Name string
 }
 
 // KeyOf returns the key of obj. It reads apiVersion, kind, namespace and name

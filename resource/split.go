@@ -5,7 +5,9 @@ import "bytes"
 // Document is one document of a YAML stream: its bytes (sharing the
 // stream's backing array) and the one-based line it starts on.
 type Document struct {
+	// Body is the document's YAML or JSON.
 	Body []byte
+	// Line is the line of the stream the document starts on, from 1.
 	Line int
 }
 

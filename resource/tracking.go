@@ -19,7 +19,9 @@ import (
 // object whose own key differs from the key in its tracking id is a copy, not
 // a managed object.
 type TrackingID struct {
+	// App names the application that manages the object.
 	App string
+	// Key names the object the tracking id was written for.
 	Key Key
 }
 

@@ -23,6 +23,6 @@
 //	opts.Sharder = m // Engine.Run runs m for its lifetime
 //
 // Replicas share rendered manifests by giving every engine the same
-// Redis store (cache/store/redisstore.New as Options.RenderStore), so an app
+// Redis store (cache/store/redisstore.New as engine.Options.RenderStore), so an app
 // taken over is not rendered again.
 package shard

@@ -22,6 +22,11 @@ type Repository struct {
 	// empty for Git and folders. Sources that read charts need it; the
 	// others ignore it.
 	Chart string `json:"chart,omitempty"`
+	// TagPrefix, for Git, scopes semver revisions to the tags that start
+	// with it (an Application source's tagPrefix): a constraint is
+	// evaluated over those tags with the prefix stripped, and an exact
+	// version names the tag TagPrefix+version. Other sources ignore it.
+	TagPrefix string `json:"tagPrefix,omitempty"`
 	// Credentials authenticate to the repository's host; nil for anonymous
 	// access. They are only ever sent to Credentials.Scope (by default the
 	// exact scheme and host of URL).
@@ -58,9 +63,10 @@ func (r Repository) MarshalJSON() ([]byte, error) {
 	type redacted struct {
 		URL         string       `json:"url"`
 		Chart       string       `json:"chart,omitempty"`
+		TagPrefix   string       `json:"tagPrefix,omitempty"`
 		Credentials *Credentials `json:"credentials,omitempty"`
 	}
-	return json.Marshal(redacted{URL: RedactURL(r.URL), Chart: r.Chart, Credentials: r.Credentials})
+	return json.Marshal(redacted{URL: RedactURL(r.URL), Chart: r.Chart, TagPrefix: r.TagPrefix, Credentials: r.Credentials})
 }
 
 // RedactURL returns raw with the password (and the user name of http(s)

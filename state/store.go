@@ -63,8 +63,13 @@ type OperationState struct {
 	Revision string `json:"revision,omitempty"`
 	// Automated reports an automated sync (not one a person asked for).
 	Automated bool `json:"automated,omitempty"`
+	// SelfHealAttempt, on an automated sync that healed a drift at the
+	// revision already synced, is the number of that self-heal in a row
+	// (Argo CD's operation.sync.autoHealAttemptsCount); 0 otherwise.
+	SelfHealAttempt int `json:"selfHealAttempt,omitempty"`
 	// DryRun reports a dry-run.
-	DryRun    bool      `json:"dryRun,omitempty"`
+	DryRun bool `json:"dryRun,omitempty"`
+	// StartedAt is when the operation began.
 	StartedAt time.Time `json:"startedAt"`
 	// FinishedAt is zero while the operation runs.
 	FinishedAt time.Time `json:"finishedAt,omitempty"`
@@ -96,10 +101,17 @@ const MaxOperationResults = 500
 // operation renders, resolved when it began: a resumed operation syncs what
 // the interrupted one was syncing, even when the branch has moved since.
 type OperationRequest struct {
-	Revisions    []string       `json:"revisions,omitempty"`
-	Prune        bool           `json:"prune,omitempty"`
-	ConfirmPrune bool           `json:"confirmPrune,omitempty"`
-	Manual       bool           `json:"manual,omitempty"`
-	Resources    []resource.Key `json:"resources,omitempty"`
-	SyncOptions  []string       `json:"syncOptions,omitempty"`
+	// Revisions are the commits the operation syncs, one per source.
+	Revisions []string `json:"revisions,omitempty"`
+	// Prune deletes the live objects no longer in Git (SyncRequest.Prune).
+	Prune bool `json:"prune,omitempty"`
+	// ConfirmPrune confirms the prunes of objects marked Prune=confirm.
+	ConfirmPrune bool `json:"confirmPrune,omitempty"`
+	// Manual reports a sync a person asked for (not automated).
+	Manual bool `json:"manual,omitempty"`
+	// Resources limits the sync to these objects; empty means every object.
+	Resources []resource.Key `json:"resources,omitempty"`
+	// SyncOptions are the operation's own sync options (Argo CD's
+	// syncOptions), on top of the application's.
+	SyncOptions []string `json:"syncOptions,omitempty"`
 }

@@ -18,9 +18,12 @@ import (
 // the API server's notation, such as spec.clusterIPs[0]; empty when the
 // server named none and no known immutable field of the kind changed).
 type ImmutableFieldError struct {
-	Key    resource.Key
+	// Key names the object the API server refused to update.
+	Key resource.Key
+	// Fields are the immutable fields the update changes.
 	Fields []string
-	Err    error
+	// Err is the API server's error.
+	Err error
 }
 
 // Error implements error. It names the fields and the options that

@@ -43,6 +43,7 @@ func (l *Limiter) acquire(ctx context.Context) error {
 	}
 }
 
+// release gives back the slot acquire took.
 func (l *Limiter) release() { <-l.slots }
 
 // limitedResource is a resource client whose writes take a slot of a
@@ -52,6 +53,8 @@ type limitedResource struct {
 	l *Limiter
 }
 
+// Create creates obj once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, sub ...string) (*unstructured.Unstructured, error) {
 	if err := r.l.acquire(ctx); err != nil {
 		return nil, err
@@ -60,6 +63,8 @@ func (r limitedResource) Create(ctx context.Context, obj *unstructured.Unstructu
 	return r.ResourceInterface.Create(ctx, obj, opts, sub...)
 }
 
+// Update updates obj once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) Update(ctx context.Context, obj *unstructured.Unstructured, opts metav1.UpdateOptions, sub ...string) (*unstructured.Unstructured, error) {
 	if err := r.l.acquire(ctx); err != nil {
 		return nil, err
@@ -68,6 +73,8 @@ func (r limitedResource) Update(ctx context.Context, obj *unstructured.Unstructu
 	return r.ResourceInterface.Update(ctx, obj, opts, sub...)
 }
 
+// UpdateStatus updates obj's status once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) UpdateStatus(ctx context.Context, obj *unstructured.Unstructured, opts metav1.UpdateOptions) (*unstructured.Unstructured, error) {
 	if err := r.l.acquire(ctx); err != nil {
 		return nil, err
@@ -76,6 +83,8 @@ func (r limitedResource) UpdateStatus(ctx context.Context, obj *unstructured.Uns
 	return r.ResourceInterface.UpdateStatus(ctx, obj, opts)
 }
 
+// Delete deletes the object name once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions, sub ...string) error {
 	if err := r.l.acquire(ctx); err != nil {
 		return err
@@ -84,6 +93,8 @@ func (r limitedResource) Delete(ctx context.Context, name string, opts metav1.De
 	return r.ResourceInterface.Delete(ctx, name, opts, sub...)
 }
 
+// DeleteCollection deletes the objects list selects once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, list metav1.ListOptions) error {
 	if err := r.l.acquire(ctx); err != nil {
 		return err
@@ -92,6 +103,8 @@ func (r limitedResource) DeleteCollection(ctx context.Context, opts metav1.Delet
 	return r.ResourceInterface.DeleteCollection(ctx, opts, list)
 }
 
+// Patch patches the object name once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*unstructured.Unstructured, error) {
 	if err := r.l.acquire(ctx); err != nil {
 		return nil, err
@@ -100,6 +113,8 @@ func (r limitedResource) Patch(ctx context.Context, name string, pt types.PatchT
 	return r.ResourceInterface.Patch(ctx, name, pt, data, opts, sub...)
 }
 
+// Apply applies obj (server-side) once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) Apply(ctx context.Context, name string, obj *unstructured.Unstructured, opts metav1.ApplyOptions, sub ...string) (*unstructured.Unstructured, error) {
 	if err := r.l.acquire(ctx); err != nil {
 		return nil, err
@@ -108,6 +123,8 @@ func (r limitedResource) Apply(ctx context.Context, name string, obj *unstructur
 	return r.ResourceInterface.Apply(ctx, name, obj, opts, sub...)
 }
 
+// ApplyStatus applies obj's status (server-side) once a slot of the Limiter is free, holding it
+// for the call.
 func (r limitedResource) ApplyStatus(ctx context.Context, name string, obj *unstructured.Unstructured, opts metav1.ApplyOptions) (*unstructured.Unstructured, error) {
 	if err := r.l.acquire(ctx); err != nil {
 		return nil, err

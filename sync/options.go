@@ -71,10 +71,15 @@ type Options struct {
 // Progress is reported after each wave.
 type Progress struct {
 	// App is the application being synced.
-	App     string
-	Phase   string
-	Wave    int
-	Final   bool
+	App string
+	// Phase is the hook phase of the wave just done (PreSync, Sync, PostSync
+	// or SyncFail).
+	Phase string
+	// Wave is the sync wave just done.
+	Wave int
+	// Final reports the last report of the operation.
+	Final bool
+	// Results has a row per object so far, in plan order.
 	Results []ResourceResult
 }
 

@@ -51,7 +51,10 @@ func taskID(key resource.Key, phase hooks.Phase) string { return key.String() + 
 
 // PlanError collects every problem found while planning, each naming its
 // object, so one sync attempt reports them all at once.
-type PlanError struct{ Errors []error }
+type PlanError struct {
+	// Errors are the problems found, each naming its object.
+	Errors []error
+}
 
 // Error implements error, joining every problem.
 func (e *PlanError) Error() string {

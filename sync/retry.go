@@ -55,6 +55,8 @@ func (p RetryPolicy) delay(n int) time.Duration {
 // PreemptedError reports that retries stopped because a newer revision is
 // desired; the host should sync that revision instead.
 type PreemptedError struct {
+	// Revision is the revision the retries synced, and Newer the desired one
+	// that preempted them.
 	Revision, Newer string
 }
 
@@ -77,6 +79,24 @@ func (s *Syncer) RetrySync(ctx context.Context, req Request, policy RetryPolicy,
 func Retry(ctx context.Context, s interface {
 	Sync(context.Context, Request) (Result, error)
 }, req Request, policy RetryPolicy, latest func() string) (Result, error) {
+	return retryLoop(ctx, s, req, policy, latest, nil)
+}
+
+// RetryRefreshing is Retry for Argo CD's retry.refresh: before each retry
+// next returns the request to sync instead of req (the latest revision of
+// the app's sources, rendered again), so no retry is pre-empted by a newer
+// revision. An error of next ends the retries with an Error result that
+// carries it.
+func RetryRefreshing(ctx context.Context, s interface {
+	Sync(context.Context, Request) (Result, error)
+}, req Request, policy RetryPolicy, next func(context.Context, Request) (Request, error)) (Result, error) {
+	return retryLoop(ctx, s, req, policy, nil, next)
+}
+
+// retryLoop is Retry and RetryRefreshing: latest pre-empts, next refreshes.
+func retryLoop(ctx context.Context, s interface {
+	Sync(context.Context, Request) (Result, error)
+}, req Request, policy RetryPolicy, latest func() string, next func(context.Context, Request) (Request, error)) (Result, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := s.Sync(ctx, req)
 		if res.Phase != Failed || errors.Is(err, ErrTerminated) {
@@ -98,5 +118,13 @@ func Retry(ctx context.Context, s interface {
 			}
 		}
 		req.State = nil // a retry is a new operation: dry-run again, hooks again
+		if next != nil {
+			fresh, nerr := next(ctx, req)
+			if nerr != nil {
+				return Result{Phase: Error, Message: nerr.Error()}, nerr
+			}
+			req = fresh
+			req.State = nil
+		}
 	}
 }

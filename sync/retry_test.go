@@ -56,3 +56,31 @@ func TestRetrySyncStopsAtLimit(t *testing.T) {
 		t.Fatalf("phase %s, err %v, %d retries", res.Phase, err, checks)
 	}
 }
+
+// RetryRefreshing syncs what next returns on each retry (Argo CD's
+// retry.refresh): a failing revision followed by a good one succeeds at
+// the good one; a next that fails ends the retries with an Error.
+func TestRetryRefreshingSyncsTheNextRequest(t *testing.T) {
+	t.Parallel()
+	ns := cluster.TestNamespace(t)
+	s, _ := newSyncer(t, nil)
+	failing := decode(t, ns, job(jobFailing, "migrate", "{argocd.argoproj.io/hook: PreSync}"))
+	good := decode(t, ns, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\ndata: {a: b}\n")
+	policy := RetryPolicy{Limit: 3, Backoff: 10 * time.Millisecond}
+	var asked []string
+	res, err := RetryRefreshing(context.Background(), s, Request{App: "shop", Revision: "broken", Desired: failing, Namespace: ns}, policy,
+		func(_ context.Context, prev Request) (Request, error) {
+			asked = append(asked, prev.Revision)
+			prev.Revision, prev.Desired = "fixed", good
+			return prev, nil
+		})
+	if err != nil || res.Phase != Succeeded || len(asked) != 1 || asked[0] != "broken" {
+		t.Fatalf("phase %s, err %v, next called for %v; want Succeeded after one refresh of broken", res.Phase, err, asked)
+	}
+	boom := errors.New("render failed")
+	res, err = RetryRefreshing(context.Background(), s, Request{App: "shop", Revision: "broken", Desired: failing, Namespace: ns}, policy,
+		func(context.Context, Request) (Request, error) { return Request{}, boom })
+	if !errors.Is(err, boom) || res.Phase != Error {
+		t.Fatalf("phase %s, err %v; want Error carrying the refresh's error", res.Phase, err)
+	}
+}

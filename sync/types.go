@@ -13,7 +13,9 @@ import (
 
 // NamespaceMetadata are a created namespace's labels and annotations.
 type NamespaceMetadata struct {
-	Labels      map[string]string `json:"labels,omitempty"`
+	// Labels are set on the namespace the sync creates or manages.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are set on the namespace the sync creates or manages.
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
@@ -147,12 +149,20 @@ const (
 
 // ResourceResult is the outcome for one object (or one hook run).
 type ResourceResult struct {
-	Key    resource.Key `json:"key"`
-	Phase  hooks.Phase  `json:"phase"`
-	Wave   int          `json:"wave"`
-	Hook   bool         `json:"hook,omitempty"`
-	Action Action       `json:"action,omitempty"`
-	Status TaskStatus   `json:"status"`
+	// Key names the object.
+	Key resource.Key `json:"key"`
+	// Phase is the hook phase the object ran in (Sync for plain objects).
+	Phase hooks.Phase `json:"phase"`
+	// Wave is the object's sync wave.
+	Wave int `json:"wave"`
+	// Hook reports a hook run rather than an object of the application.
+	Hook bool `json:"hook,omitempty"`
+	// Action is what the sync did or plans to do with the object
+	// (created, configured, unchanged, pruned, skipped, recreated, planned).
+	Action Action `json:"action,omitempty"`
+	// Status is how the object's task ended, or where it stands while the
+	// operation runs.
+	Status TaskStatus `json:"status"`
 	// Health is the object's health when the sync last looked, if judged.
 	Health *health.Status `json:"health,omitempty"`
 	// Message says why, for people: an API error, what a wave waited for.
@@ -162,8 +172,11 @@ type ResourceResult struct {
 // Result is what Sync returns: the operation's phase and a row per object,
 // in plan order.
 type Result struct {
-	Phase   OperationPhase   `json:"phase"`
-	Message string           `json:"message,omitempty"`
+	// Phase is the operation's phase: Running, Succeeded, Failed or Error.
+	Phase OperationPhase `json:"phase"`
+	// Message says why the operation failed, or what it did, for people.
+	Message string `json:"message,omitempty"`
+	// Results has a row per object and hook run, in plan order.
 	Results []ResourceResult `json:"results"`
 	// PendingConfirmation lists objects marked Prune=confirm that wait for
 	// Request.ConfirmPrune; the operation stays Running until then.
@@ -193,8 +206,10 @@ type State struct {
 
 // TaskState is the memory of one task.
 type TaskState struct {
+	// Status is how the task stands.
 	Status TaskStatus `json:"status"`
-	Action Action     `json:"action,omitempty"`
+	// Action is what the task does with its object.
+	Action Action `json:"action,omitempty"`
 	// Name is the object's name as created (hooks with a generateName).
 	// For a hook it is set before the create is sent: a Name without a UID
 	// means a create whose answer never came, and a resumed operation
@@ -204,8 +219,9 @@ type TaskState struct {
 	UID types.UID `json:"uid,omitempty"`
 	// Generation seen in the apply's response; health is judged only on a
 	// status that observed at least this generation.
-	Generation int64  `json:"generation,omitempty"`
-	Message    string `json:"message,omitempty"`
+	Generation int64 `json:"generation,omitempty"`
+	// Message says why the task failed or what it waits for.
+	Message string `json:"message,omitempty"`
 	// Health is the object's health when the sync last judged it.
 	Health *health.Status `json:"health,omitempty"`
 }

@@ -28,11 +28,16 @@ const (
 
 // Binaries are the paths of the cluster's programs.
 type Binaries struct {
-	Etcd              string
-	APIServer         string
+	// Etcd is the path of etcd.
+	Etcd string
+	// APIServer is the path of kube-apiserver.
+	APIServer string
+	// ControllerManager is the path of kube-controller-manager.
 	ControllerManager string
-	Scheduler         string
-	Kwok              string
+	// Scheduler is the path of kube-scheduler.
+	Scheduler string
+	// Kwok is the path of kwok.
+	Kwok string
 	// KwokStages is the stage configuration kwok needs to make nodes Ready
 	// and Pods run (taken from the kwok module's "fast" stages).
 	KwokStages string

@@ -91,6 +91,14 @@ type ApplicationSource struct {
 	// default branch), or for a chart its version or semver constraint. A
 	// branch or constraint is followed: each refresh resolves it again.
 	TargetRevision string `json:"targetRevision,omitempty"`
+	// TagPrefix scopes a Git TargetRevision to the tags that start with it
+	// (Argo CD's tagPrefix, for monorepos that tag each component): a semver
+	// constraint ("1.0.*") is evaluated over those tags with the prefix
+	// stripped, and the highest match with the prefix put back is the tag
+	// deployed ("component-b/1.0.3"); an exact version ("1.0.3") names the
+	// tag TagPrefix+version. A branch, HEAD or commit resolves as without
+	// it. Chart and OCI sources ignore it, as Argo CD does.
+	TagPrefix string `json:"tagPrefix,omitempty"`
 	// Chart names a Helm chart (instead of Path) in the Helm chart
 	// repository or OCI registry at RepoURL ("https://charts.example.com",
 	// "oci://registry.example.com/charts", or "registry.example.com/charts"
@@ -418,6 +426,11 @@ type RetryStrategy struct {
 	// Backoff is the wait between retries. Default: 5s, doubled after each
 	// retry, at most 3m.
 	Backoff *Backoff `json:"backoff,omitempty"`
+	// Refresh makes each retry sync the latest revision of the app's
+	// sources (each targetRevision resolved and rendered again, a pinned
+	// revision of the operation dropped) instead of the revision the
+	// operation started with (Argo CD's retry.refresh). Default false.
+	Refresh bool `json:"refresh,omitempty"`
 }
 
 // Backoff is the wait between retries: Duration, multiplied by Factor after

@@ -90,18 +90,14 @@ func readCRDFields(t *testing.T) []crdField {
 // status they are dropped); "refused" ones are in the model, so that
 // status keeps them, and validation refuses them in spec.
 var refusedFields = map[string]string{
-	"Application spec.syncPolicy.retry.refresh": "absent",
-	"ApplicationSource tagPrefix":               "absent",
-	"ApplicationSource kustomize.version":       "refused",
-	"ApplicationSource helm.passCredentials":    "refused",
+	"ApplicationSource kustomize.version":    "refused",
+	"ApplicationSource helm.passCredentials": "refused",
 }
 
 // droppedStatusFields are fields of what a controller writes (status,
 // operation) the model has no place for: read leniently and dropped.
 var droppedStatusFields = map[string]string{
-	"Application operation.retry.refresh":                       "absent",
-	"Application status.operationState.operation.retry.refresh": "absent",
-	"AppProject status.jwtTokensByRole":                         "absent",
+	"AppProject status.jwtTokensByRole": "absent",
 }
 
 // sourcePlaces are where an ApplicationSource sits in an Application.

@@ -13,13 +13,11 @@ import (
 var ErrUnsupported = errors.New("an Argo CD field this engine does not implement")
 
 // unsupportedFields are the Argo CD fields (of argo-cd v3.6) the model
-// has no place for, and why. A path under "source." stands for every
+// has no place for, and why: none today (tagPrefix and retry.refresh were
+// the last), the list kept for the fields a later Argo CD adds. A path under "source." stands for every
 // source of an Application (spec.source, spec.sources[], and the dry source
 // spec.sourceHydrator.drySource).
-var unsupportedFields = map[string]string{
-	"Application spec.syncPolicy.retry.refresh": "retries always sync the revision the operation started with",
-	"Application source.tagPrefix":              "semver constraints over Git tags are not resolved; name a tag, branch or commit",
-}
+var unsupportedFields = map[string]string{}
 
 // explainUnsupported rewrites the "unknown field" errors of err that name
 // an Argo CD field in unsupportedFields, so they say so and why.
@@ -84,7 +82,8 @@ func indexless(p string) string {
 // ApplicationKind) that the model has no place for and the loaders refuse
 // by name, keyed by path ("spec.sourceHydrator"; for an Application,
 // "source." stands for every source), each with why it is refused. Every
-// field of Argo CD's AppProject has a place: none is refused.
+// field of Argo CD v3.6's Application and AppProject has a place: none is
+// refused today.
 func UnsupportedFields(kind string) map[string]string {
 	out := map[string]string{}
 	for k, why := range unsupportedFields {

@@ -39,8 +39,11 @@ func (e *RateLimitError) Error() string {
 // request fails with a *RateLimitError. The wait ends with the request's
 // context.
 type RateLimits struct {
-	Base       http.RoundTripper
-	MaxWait    time.Duration
+	// Base sends the requests. Required.
+	Base http.RoundTripper
+	// MaxWait is the longest wait retried.
+	MaxWait time.Duration
+	// MaxRetries is the most retries of one request.
 	MaxRetries int
 	// now is time.Now (tests of reset times).
 	now func() time.Time

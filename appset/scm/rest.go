@@ -19,8 +19,10 @@ const maxBody = 32 << 20
 // appset.ErrRepositoryNotFound. It names the URL without its query and
 // never holds a credential.
 type HTTPError struct {
+	// Status is the HTTP status.
 	Status int
-	URL    string
+	// URL is the request's URL, without its query.
+	URL string
 	// Message is the start of the forge's answer.
 	Message string
 }

@@ -82,15 +82,19 @@ func (o Options) WithDefaults() Options {
 // SecretRef names a key of a Secret in the set's namespace (Argo CD's
 // tokenRef, passwordRef, appPasswordRef, accessTokenRef).
 type SecretRef struct {
+	// SecretName is the Secret's name.
 	SecretName string `json:"secretName"`
-	Key        string `json:"key"`
+	// Key is the key in the Secret.
+	Key string `json:"key"`
 }
 
 // ConfigMapKeyRef names a key of a ConfigMap in the set's namespace
 // (Argo CD's caRef).
 type ConfigMapKeyRef struct {
+	// ConfigMapName is the ConfigMap's name.
 	ConfigMapName string `json:"configMapName"`
-	Key           string `json:"key"`
+	// Key is the key in the ConfigMap.
+	Key string `json:"key"`
 }
 
 // ConfigError is a provider block that does not decode: an unknown field,
@@ -100,7 +104,8 @@ type ConfigError struct {
 	Provider string
 	// Field is the field at fault ("tokenRef.key"), when known.
 	Field string
-	Err   error
+	// Err is the decoding error.
+	Err error
 }
 
 // Error implements error.

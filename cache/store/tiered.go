@@ -10,6 +10,8 @@ import (
 // finds into Near; writes go to both. Typically Near is a Memory and Far a
 // Redis shared by replicas.
 type Tiered struct {
+	// Near is read first and filled from Far on a miss; Far is the shared
+	// store every Set also writes.
 	Near, Far Store
 	// NearTTL is the TTL of entries copied from Far. Default: Near's own.
 	NearTTL time.Duration

@@ -231,7 +231,8 @@ func (n *notifier) Notify(note appstatus.Notification) {
 		fmt.Fprintf(&b, " health=%s", note.Health)
 	}
 	if note.Message != "" {
-		fmt.Fprintf(&b, ": %s", note.Message)
+		// An automated sync's message names its revision again, in full.
+		fmt.Fprintf(&b, ": %s", strings.ReplaceAll(note.Message, "'"+note.Revision+"'", "'"+shortRev(note.Revision)+"'"))
 	}
 	b.WriteByte('\n')
 	n.mu.Lock()

@@ -88,7 +88,11 @@ spec:
 	if code := postHook(t, hookURL[1], payload, "s3cret"); code != http.StatusOK {
 		t.Fatalf("signed webhook: status %d, want 200", code)
 	}
-	if err := waitUntil(ctx, time.Minute, func() (bool, error) { return color() == "green", nil }); err != nil {
+	// The ConfigMap turns green while the sync runs, before its
+	// SyncSucceeded line: wait for both.
+	if err := waitUntil(ctx, time.Minute, func() (bool, error) {
+		return color() == "green" && strings.Contains(stdout.String(), "SyncSucceeded  flags @ "+commit[:7]), nil
+	}); err != nil {
 		t.Fatalf("the pushed commit was not rolled out: %v\nstdout:\n%s", err, stdout.String())
 	}
 	mustContain(t, "agent output", stdout.String(), "managing 1 application(s): flags", "SyncSucceeded  flags @ "+commit[:7], "webhook: push to")

@@ -25,12 +25,18 @@
 //	gitopsctl status --app FILE [-o json]
 //	    sync status, health, revision, reconcile time, a row per resource,
 //	    conditions, and
-//	    the last operation (phase, message, a row per object), also when
-//	    another process (an agent's automated sync) ran it
+//	    the last operation (phase, message, a row per object, which
+//	    self-heal it was), also when another process (an agent's automated
+//	    sync) ran it, and for an OutOfSync app with selfHeal after an
+//	    automated sync, which self-heal comes next and when (the agent's
+//	    backoff: Argo CD's default, 2 s times 3 up to 5 minutes)
 //	gitopsctl agent --apps FILE|DIR [--interval D] [--webhook-addr ADDR]
 //	    run the engine on every Application found until Ctrl-C, printing
 //	    its notifications and a line when an app gets a condition (a
-//	    render or sync failure) and when it clears; a file that does not
+//	    render or sync failure) and when it clears; an automated sync
+//	    that heals a drift says which self-heal it is, and one that waits
+//	    for the self-heal backoff is announced (SelfHealBackoff) with when
+//	    it is due; a file that does not
 //	    load is reported on stderr (file, line, field) and the other apps
 //	    are managed; with --webhook-addr, serve push webhooks (GitHub,
 //	    GitLab, Gitea, Gogs, Bitbucket) at /api/webhook, verified with the

@@ -96,3 +96,34 @@ func TestSyncFailurePrintedOnce(t *testing.T) {
 		t.Errorf("the API server's refusal is printed %d times, want once:\n%s", n, all)
 	}
 }
+
+// TestAppPathMessages: status of an app whose spec.source.path leaves the
+// repository names the field (not a parameter override file the user never
+// wrote), and of one whose path is not in the commit says "app path does
+// not exist in the repository" with the commit, and shows that commit as
+// the Revision.
+func TestAppPathMessages(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	git, commit := testfiles.GitRepo(t, gitserver.DefaultOptions(), "app", fstest.MapFS{"deploy/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")}})
+	for _, c := range []struct{ path, want string }{
+		{"../../", `spec.source.path "../../": app path outside root`},
+		{"apps/missing", `spec.source.path "apps/missing": app path does not exist in the repository at ` + commit[:12]},
+	} {
+		appFile := filepath.Join(t.TempDir(), "app.yaml")
+		app := fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: paths\nspec:\n  source: {repoURL: %s, targetRevision: main, path: %q}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", git.RepoURL("app"), c.path, ns)
+		if err := os.WriteFile(appFile, []byte(app), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI(t, "status", "--app", appFile, "--kubeconfig", cluster.Kubeconfig())
+		if code != 2 {
+			t.Fatalf("status of path %q: exit %d, want 2\n%s\n%s", c.path, code, out, errOut)
+		}
+		all := out + errOut
+		mustContain(t, "status of path "+c.path, all, c.want, "Revision:  "+commit+"\n", "ComparisonError")
+		for _, bad := range []string{".argocd-source", "readdir", "file does not exist"} {
+			if strings.Contains(all, bad) {
+				t.Errorf("status of path %q says %q:\n%s", c.path, bad, all)
+			}
+		}
+	}
+}

@@ -48,6 +48,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	} else {
 		printStatus(stdout, cmd.app.Name, st)
 		printOperation(stdout, op)
+		printSelfHeal(stdout, cmd.app, st, op, time.Now())
 	}
 	if err != nil {
 		if len(st.Conditions) > 0 {
@@ -80,7 +81,11 @@ func printOperation(w io.Writer, op *state.OperationState) {
 	if op.DryRun {
 		who += ", dry run"
 	}
-	fmt.Fprintf(w, "\nLast operation: %s (%s sync of %s, started %s", op.Phase, who, op.Revision, op.StartedAt.Format(time.RFC3339))
+	fmt.Fprintf(w, "\nLast operation: %s (%s sync of %s", op.Phase, who, op.Revision)
+	if op.SelfHealAttempt > 0 {
+		fmt.Fprintf(w, ", self-heal attempt %d of a drift", op.SelfHealAttempt)
+	}
+	fmt.Fprintf(w, ", started %s", op.StartedAt.Format(time.RFC3339))
 	if !op.FinishedAt.IsZero() {
 		fmt.Fprintf(w, ", took %s", op.FinishedAt.Sub(op.StartedAt).Round(time.Millisecond))
 	}

@@ -98,6 +98,8 @@ type factorLimiter struct {
 	failures  map[reconcile.Request]int
 }
 
+// When counts one more failure of item and returns how long it waits:
+// base times factor to the failures before this one, at most max.
 func (l *factorLimiter) When(item reconcile.Request) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -110,12 +112,14 @@ func (l *factorLimiter) When(item reconcile.Request) time.Duration {
 	return time.Duration(d)
 }
 
+// Forget clears item's failures: its next wait is base again.
 func (l *factorLimiter) Forget(item reconcile.Request) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.failures, item)
 }
 
+// NumRequeues is the number of failures counted for item.
 func (l *factorLimiter) NumRequeues(item reconcile.Request) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -46,6 +46,9 @@ type appView struct {
 	// SyncWindow is set when the project's sync windows block a manual
 	// sync now (syncWindow).
 	SyncWindow *windowView `json:"syncWindow,omitempty"`
+	// Windows are the project's sync windows that apply to the app,
+	// with what each does now (windowsOf); nil when none applies.
+	Windows *appWindows `json:"windows,omitempty"`
 }
 
 func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) appView {
@@ -64,7 +67,9 @@ func (s *server) appView(r *http.Request, a *gitops.Application, p appPerms) app
 		v.Status = statusBadges(st)
 		v.Conditions = append(v.Conditions, st.Conditions...)
 	}
-	v.SyncWindow = s.syncWindow(a, time.Now())
+	now := time.Now()
+	v.SyncWindow = s.syncWindow(a, now)
+	v.Windows = s.windowsOf(a, now)
 	v.Tree = s.tree(r.Context(), a, st)
 	v.History = s.historyRows(r.Context(), a)
 	v.Commit = s.firstCommit(r.Context(), a, v.Status.Revision)

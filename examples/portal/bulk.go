@@ -24,8 +24,9 @@ type bulkRefusal struct {
 	Error string `json:"error"`
 }
 
-// bulkSyncAnswer says which apps started a sync and which were refused.
-type bulkSyncAnswer struct {
+// bulkAnswer says which apps a bulk operation started (a sync, a refresh
+// queued, a deletion) and which were refused.
+type bulkAnswer struct {
 	Started []string      `json:"started"`
 	Refused []bulkRefusal `json:"refused"`
 }
@@ -43,7 +44,7 @@ func (s *server) apiBulkSync(w http.ResponseWriter, r *http.Request, c caller) {
 		apiError(w, http.StatusBadRequest, fmt.Sprintf("apps: name 1 to %d applications", maxBulk))
 		return
 	}
-	out := bulkSyncAnswer{Started: []string{}, Refused: []bulkRefusal{}}
+	out := bulkAnswer{Started: []string{}, Refused: []bulkRefusal{}}
 	seen := map[string]bool{}
 	for _, name := range body.Apps {
 		if seen[name] {

@@ -19,7 +19,7 @@
 // refresh its run loop records, which a change in the cluster to one of the
 // app's objects or their descendants queues, and after each Refresh and
 // Sync; at most one push per app per 100 ms, nothing on a timer); web/list.js for the list's bulk
-// sync, create dialog and pushed rows; web/manage.js for the app page's
+// sync, refresh and delete and the create dialog; web/listlive.js for its pushed rows and tiles; web/manage.js for the app page's
 // delete dialogs. Nothing is built with Node; the assets are embedded.
 // app.js passes each pushed page on as a
 // "portal:page" DOM event to three more scripts: web/graph.js draws the
@@ -60,6 +60,13 @@
 // a single-source Kustomize app's rendered images with the override that
 // set each.
 //
+// The app page's Parameters (web/params.js) shows that table: a Helm
+// source's values with its overrides marked, a Kustomize source's images
+// with the override of each; for a role with "applications, update" the
+// first source's overrides are inputs, saved through POST .../details
+// (helmParameters, kustomizeImages), audited as any details edit, and
+// lasting as that edit does.
+//
 // Namespace mode: --namespace NS (instead of --apps; with neither
 // --projects, --projects-namespace nor --cluster-secrets-namespace) serves
 // the Applications of an operator's namespace (examples/operator): its
@@ -81,11 +88,20 @@
 // may sync and the engine would not refuse at once (Engine.CheckSync: the
 // project's rules and sync windows) and answers {started, refused: [{app,
 // error}]}, every refusal audited; one app's sync the engine refuses so is
-// 403, as in Argo CD. GET /api/v1/stream pushes the list an "app" event (the app's
-// row) when the engine's Notify reports a sync or health change, a
-// "created" event when an app is created and a "removed" event when one is
-// deleted, only for apps the watching caller may get (the page updates its
-// rows and adds created ones; tiles and pages are counted at load). POST /api/v1/apps creates an app from a form
+// 403, as in Argo CD. POST /api/v1/refresh {apps, hard} refreshes each
+// named app the caller may get (Argo CD's refresh is a get) and POST
+// /api/v1/delete {apps, cascade, confirm: the number of apps} deletes each
+// one the caller may delete ("applications, delete"), each as one app's
+// deletion; both answer {started, refused} as a bulk sync does, every
+// refusal audited (a deletion also when it starts and ends); the list's
+// delete dialog names the apps and offers the cascade. GET /api/v1/stream
+// pushes the list an "app" event (the app's row) when the engine's Notify
+// reports a sync or health change, a "created" event when an app is
+// created and a "removed" event when one is deleted, only for apps the
+// watching caller may get; at each (web/listlive.js; a burst folded into
+// one more read) the page reads GET /api/v1/apps again with its own
+// filters and page and redraws its rows, tiles and count in place, so an
+// app entering or leaving the filtered list does so without a reload. POST /api/v1/apps creates an app from a form
 // (name, project, repoURL, path, targetRevision, cluster, namespace,
 // automated, prune, selfHeal): Validate, then "applications, create" on
 // <project>/<name>, then the project's rules for the app
@@ -109,6 +125,14 @@
 // Created and deleted apps live in the running portal only: the --apps
 // folder is not rewritten.
 //
+// The resource list of the app page filters by name, kind, sync status
+// and health (web/treefilter.js; a node shows when it or a descendant
+// matches), again after each pushed page.
+//
+// App of apps: an Argo CD Application among an app's managed objects
+// links, in the tree, to the page of the app of that name when this
+// portal serves one (that page asks for "applications, get" as any does).
+//
 // Destinations are shown by their cluster's name (destination.name, else
 // the name of the cluster with that server); --cluster-secrets-namespace
 // adds Argo CD cluster Secrets of a namespace as destinations. When the
@@ -116,6 +140,13 @@
 // the app page disables Sync and says which window and when a sync is next
 // allowed again (the first opening or closing of a matching window within
 // 14 days that allows it); the page does not update that note as time passes.
+// The app page also lists, as Argo CD's app details do, the project's sync
+// windows that apply to the app (project.WindowMatches): kind, schedule
+// and time zone, duration, manualSync, whether each is active now and what
+// it does to syncs now (windowEffect), and whether a manual and an
+// automated sync may start now (project.SyncAllowed), read when the page
+// is rendered; it is part of GET /api/v1/apps/{name} ("applications, get",
+// as Argo CD's GetApplicationSyncWindows) as "windows".
 //
 // Security: every request is authenticated (a bearer token from the token
 // file, or a session cookie made by logging in with such a token or through

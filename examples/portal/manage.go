@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -147,15 +148,9 @@ func (s *server) apiDeleteApp(w http.ResponseWriter, r *http.Request, c caller) 
 		return
 	}
 	details := map[string]any{"cascade": body.Cascade, "confirmResources": body.ConfirmResources}
-	var prop metav1.DeletionPropagation
-	switch body.Cascade {
-	case cascadeForeground, "":
-		body.Cascade, prop = cascadeForeground, metav1.DeletePropagationForeground
-	case cascadeBackground:
-		prop = metav1.DeletePropagationBackground
-	case cascadeNone:
-	default:
-		apiError(w, http.StatusBadRequest, fmt.Sprintf("cascade %q: want foreground, background or non-cascading", body.Cascade))
+	cascade, prop, err := parseCascade(body.Cascade)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if body.Confirm != a.Name {
@@ -164,13 +159,37 @@ func (s *server) apiDeleteApp(w http.ResponseWriter, r *http.Request, c caller) 
 		apiError(w, http.StatusBadRequest, msg)
 		return
 	}
+	if err := s.launchDelete(c, a, cascade, gitops.DeleteRequest{Propagation: prop, ConfirmDelete: body.ConfirmResources}, details); err != nil {
+		apiError(w, http.StatusConflict, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"operation": "delete", "state": "started", "cascade": cascade})
+}
+
+// parseCascade reads a delete dialog's cascade choice (empty is
+// foreground) into its propagation; non-cascading has none.
+func parseCascade(cascade string) (string, metav1.DeletionPropagation, error) {
+	switch cascade {
+	case cascadeForeground, "":
+		return cascadeForeground, metav1.DeletePropagationForeground, nil
+	case cascadeBackground:
+		return cascade, metav1.DeletePropagationBackground, nil
+	case cascadeNone:
+		return cascade, "", nil
+	}
+	return "", "", fmt.Errorf("cascade %q: want foreground, background or non-cascading", cascade)
+}
+
+// launchDelete starts a's deletion in the background (deleteApp), audited
+// when it starts and when it ends; refused, and audited so, while an
+// operation started here runs on a.
+func (s *server) launchDelete(c caller, a *gitops.Application, cascade string, req gitops.DeleteRequest, details map[string]any) error {
 	s.opsMu.Lock()
 	if _, busy := s.ops[a.Name]; busy {
 		s.opsMu.Unlock()
 		msg := fmt.Sprintf("application %s: an operation started here is still running; terminate it first", a.Name)
 		s.audit.write(c.identity, "delete", a, details, refusedPrefix+msg)
-		apiError(w, http.StatusConflict, msg)
-		return
+		return errors.New(msg)
 	}
 	ctx, cancel := context.WithTimeout(s.bg, deleteAppTimeout)
 	s.ops[a.Name] = cancel
@@ -186,13 +205,13 @@ func (s *server) apiDeleteApp(w http.ResponseWriter, r *http.Request, c caller) 
 			cancel()
 		}()
 		outcome := "deleted"
-		if err := s.deleteApp(ctx, a, body.Cascade, gitops.DeleteRequest{Propagation: prop, ConfirmDelete: body.ConfirmResources}); err != nil {
+		if err := s.deleteApp(ctx, a, cascade, req); err != nil {
 			outcome = "error: " + err.Error()
 			s.opts.Hooks.broker.publish(a.Name, streamEvent{Name: "operation", Data: operationView{Phase: "Error", Message: err.Error()}})
 		}
 		s.audit.write(c.identity, "delete", a, details, outcome)
 	}()
-	writeJSON(w, http.StatusAccepted, map[string]string{"operation": "delete", "state": "started", "cascade": body.Cascade})
+	return nil
 }
 
 // deleteApp deletes a's objects (unless non-cascading), then forgets a.

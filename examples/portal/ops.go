@@ -111,7 +111,10 @@ func (s *server) apiSync(w http.ResponseWriter, r *http.Request, c caller) {
 // (Engine.CheckSync): its project, the project's rules or sync windows.
 type refusedSync struct{ err error }
 
+// Error is the engine's reason for the refusal.
 func (e *refusedSync) Error() string { return e.err.Error() }
+
+// Unwrap returns the engine's error (a project or sync-window error).
 func (e *refusedSync) Unwrap() error { return e.err }
 
 // launchSync starts req on a in the background (launchOperation) unless

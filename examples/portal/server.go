@@ -149,6 +149,8 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/session", s.authed(s.apiSession))
 	m.Handle("GET /api/v1/apps", s.authed(s.apiList))
 	m.Handle("POST /api/v1/sync", s.authed(s.apiBulkSync))
+	m.Handle("POST /api/v1/refresh", s.authed(s.apiBulkRefresh))
+	m.Handle("POST /api/v1/delete", s.authed(s.apiBulkDelete))
 	m.Handle("POST /api/v1/apps", s.authed(s.apiCreate))
 	m.Handle("GET /api/v1/stream", s.authed(s.apiListStream))
 	m.Handle("POST /api/v1/apps/{name}/delete", s.authed(s.apiDeleteApp))

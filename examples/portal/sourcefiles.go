@@ -43,7 +43,7 @@ type sourceTree struct {
 func (s *server) sourceTreeOf(ctx context.Context, a *gitops.Application, src v1alpha1.ApplicationSource) (sourceTree, error) {
 	ctx, cancel := context.WithTimeout(ctx, kubeTimeout*3)
 	defer cancel()
-	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, Credentials: s.opts.Engine.RepoCredentials(a, src.RepoURL)}
+	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, TagPrefix: src.TagPrefix, Credentials: s.opts.Engine.RepoCredentials(a, src.RepoURL)}
 	var from source.Source
 	var err error
 	if src.Chart != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -13,16 +14,19 @@ import (
 
 // treeNode is one object of the resource tree.
 type treeNode struct {
-	Key             string     `json:"key"`
-	Kind            string     `json:"kind"`
-	Namespace       string     `json:"namespace,omitempty"`
-	Name            string     `json:"name"`
-	Sync            string     `json:"sync,omitempty"`
-	Health          string     `json:"health,omitempty"`
-	HealthMessage   string     `json:"healthMessage,omitempty"`
-	RequiresPruning bool       `json:"requiresPruning,omitempty"`
-	HasDiff         bool       `json:"hasDiff,omitempty"`
-	Children        []treeNode `json:"children,omitempty"`
+	Key             string `json:"key"`
+	Kind            string `json:"kind"`
+	Namespace       string `json:"namespace,omitempty"`
+	Name            string `json:"name"`
+	Sync            string `json:"sync,omitempty"`
+	Health          string `json:"health,omitempty"`
+	HealthMessage   string `json:"healthMessage,omitempty"`
+	RequiresPruning bool   `json:"requiresPruning,omitempty"`
+	HasDiff         bool   `json:"hasDiff,omitempty"`
+	// AppLink is the page of the app an Application node is (app of
+	// apps), when this portal serves an app of that name (appLinkOf).
+	AppLink  string     `json:"appLink,omitempty"`
+	Children []treeNode `json:"children,omitempty"`
 }
 
 // maxTreeDepth bounds the depth of an app's tree (the engine's tree
@@ -79,6 +83,7 @@ func (s *server) tree(ctx context.Context, a *gitops.Application, st appstatus.S
 	}
 	for _, r := range st.Resources {
 		n := nodeOf(r.Key)
+		n.AppLink = s.appLinkOf(a, r.Key)
 		n.Sync = string(r.Status)
 		n.RequiresPruning = r.RequiresPruning
 		n.HasDiff = r.Diff != ""
@@ -119,4 +124,18 @@ func (lt liveTree) below(key resource.Key, depth int, seen map[resource.Key]bool
 
 func nodeOf(k resource.Key) treeNode {
 	return treeNode{Key: k.String(), Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
+}
+
+// appLinkOf is the page of the app that k, a managed object of a, is: an
+// Argo CD Application (an app of apps) named as an app this portal
+// serves, other than a itself; else "". The page asks for "applications,
+// get" on that app as any page does.
+func (s *server) appLinkOf(a *gitops.Application, k resource.Key) string {
+	if k.Group != v1alpha1.SchemeGroupVersion.Group || k.Kind != v1alpha1.ApplicationKind || k.Name == a.Name {
+		return ""
+	}
+	if _, ok := s.app(k.Name); !ok {
+		return ""
+	}
+	return "/apps/" + url.PathEscape(k.Name)
 }

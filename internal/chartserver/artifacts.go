@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -51,6 +52,7 @@ type ArtifactRegistry struct {
 	client   *http.Client
 	tagLists atomic.Int64
 	blobs    atomic.Int64
+	conns    atomic.Int64
 }
 
 // NewArtifactRegistry starts a registry; it stops with the test.
@@ -75,13 +77,18 @@ func NewArtifactRegistry(t testing.TB, opts ArtifactOptions) *ArtifactRegistry {
 		}
 		inner.ServeHTTP(w, req)
 	})
-	var srv *httptest.Server
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			reg.conns.Add(1)
+		}
+	}
 	if opts.TLS {
-		srv = httptest.NewTLSServer(h)
+		srv.StartTLS()
 		reg.CAData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 		reg.Host = strings.TrimPrefix(srv.URL, "https://")
 	} else {
-		srv = httptest.NewServer(h)
+		srv.Start()
 		reg.Host = strings.TrimPrefix(srv.URL, "http://")
 	}
 	reg.client = srv.Client()
@@ -144,6 +151,9 @@ func (r *ArtifactRegistry) TagLists() int64 { return r.tagLists.Load() }
 
 // BlobGets returns how many blob downloads the registry served.
 func (r *ArtifactRegistry) BlobGets() int64 { return r.blobs.Load() }
+
+// Conns returns how many connections clients opened to the registry.
+func (r *ArtifactRegistry) Conns() int64 { return r.conns.Load() }
 
 // TarGz returns files (path -> content) as a gzipped tar, in path order.
 func TarGz(t testing.TB, files map[string]string) []byte {

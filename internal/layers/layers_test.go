@@ -52,7 +52,7 @@ var hosts = []string{"examples"}
 // engine, root, add-ons) imports one.
 var support = []string{
 	"testenv",
-	"internal/aliasgen", "internal/argodocs", "internal/benchdata", "internal/chartserver", "internal/cloudfake", "internal/faults", "internal/filegraph", "internal/forgetest",
+	"internal/aliasgen", "internal/apicheck", "internal/apidocs", "internal/argodocs", "internal/benchdata", "internal/chartserver", "internal/cloudfake", "internal/faults", "internal/filegraph", "internal/forgetest",
 	"internal/gitserver", "internal/godeps", "internal/layers", "internal/lfsserver", "internal/redistest", "internal/reftools",
 	"internal/sopsexe", "internal/testfiles", "internal/testtools", "internal/toolbuild",
 }

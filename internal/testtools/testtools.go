@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/kubegitops/gitops/internal/apicheck"
 	"github.com/kubegitops/gitops/internal/lfsserver"
 	"github.com/kubegitops/gitops/internal/reftools"
 	"github.com/kubegitops/gitops/internal/sopsexe"
@@ -64,6 +65,10 @@ func BuildAll(ctx context.Context, log func(format string, args ...any)) error {
 				out = append(out, paths[t])
 			}
 			return out, err
+		}},
+		{"apidiff (make apicheck)", func() ([]string, error) {
+			p, err := apicheck.Apidiff(ctx, toolbuild.Options{Log: log})
+			return []string{p}, err
 		}},
 		{"gitops-sops", func() ([]string, error) {
 			p, err := sopsexe.Install(ctx, log)

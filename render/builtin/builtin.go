@@ -28,11 +28,16 @@ func Tools(deps render.DependencyFetcher) render.Tools {
 
 // Options are the options of each built-in renderer.
 type Options struct {
-	Plain     plain.Options
+	// Plain are the plain directory renderer's options.
+	Plain plain.Options
+	// Kustomize are the Kustomize renderer's options.
 	Kustomize kustomize.Options
-	Helm      helm.Options
-	Jsonnet   jsonnet.Options
-	Plugin    plugin.Options
+	// Helm are the Helm renderer's options.
+	Helm helm.Options
+	// Jsonnet are the Jsonnet renderer's options.
+	Jsonnet jsonnet.Options
+	// Plugin are the config management plugin renderer's options.
+	Plugin plugin.Options
 }
 
 // DefaultOptions returns each renderer's package defaults.

@@ -32,20 +32,22 @@ type refTable struct {
 //     verifies it exists). SHA-256 repositories are not supported by
 //     go-git v5.
 //  3. A name starting with "refs/": that exact ref.
-//  4. Otherwise the first of refs/<rev>, refs/tags/<rev>, refs/heads/<rev>
+//  4. With a tag prefix (Repository.TagPrefix), see resolvePrefixed; what
+//     it leaves goes on with rule 5.
+//  5. Otherwise the first of refs/<rev>, refs/tags/<rev>, refs/heads/<rev>
 //     that exists (Git's own precedence: a tag wins over a branch of the
 //     same name).
-//  5. A semver constraint (">=1.2.0 <2", "~1.4", "^1", "1.x"): the highest
+//  6. A semver constraint (">=1.2.0 <2", "~1.4", "^1", "1.x"): the highest
 //     tag whose name, with an optional leading "v", is a version satisfying
 //     it. Pre-releases count only when the constraint names one.
-//  6. 4 to 39 hex digits: the one advertised tip whose commit id starts
+//  7. 4 to 39 hex digits: the one advertised tip whose commit id starts
 //     with them (Ref "", as for a pinned commit). A short id of a commit
 //     that is no branch or tag tip cannot be resolved without a full clone
 //     and is reported as not found.
 //
 // Annotated tags resolve to the commit they point to, never to the tag
 // object.
-func resolveIn(t refTable, rev string) (source.Revision, error) {
+func resolveIn(t refTable, rev, tagPrefix string) (source.Revision, error) {
 	rev = strings.TrimSpace(rev)
 	if rev == "" || rev == "HEAD" {
 		if t.head == "" {
@@ -62,13 +64,16 @@ func resolveIn(t refTable, rev string) (source.Revision, error) {
 		}
 		return source.Revision{}, fmt.Errorf("%s: %w", rev, source.ErrRevisionNotFound)
 	}
-	for _, name := range []string{"refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev} {
-		if c, ok := t.commits[name]; ok {
-			return source.Revision{Commit: c, Ref: name}, nil
+	if tagPrefix != "" {
+		if r, done, err := resolvePrefixed(t, rev, tagPrefix); done {
+			return r, err
 		}
 	}
+	if r, ok := exactRef(t, rev); ok {
+		return r, nil
+	}
 	if c, err := semver.NewConstraint(rev); err == nil {
-		if r, ok := highestTag(t, c); ok {
+		if r, ok := highestTag(t, c, ""); ok {
 			return r, nil
 		}
 		if looksLikeConstraint(rev) {
@@ -81,11 +86,49 @@ func resolveIn(t refTable, rev string) (source.Revision, error) {
 	return source.Revision{}, fmt.Errorf("%s: %w", rev, source.ErrRevisionNotFound)
 }
 
-func highestTag(t refTable, c *semver.Constraints) (source.Revision, bool) {
+// resolvePrefixed is Argo CD's tagPrefix: an exact version ("1.0.3",
+// "v1.2") names the ref prefix+version (a tag first, as rule 5 looks
+// names up); a semver constraint is evaluated over the tags that start
+// with prefix, the prefix stripped, and resolves to the highest match
+// with the prefix put back ("component-b/" and "1.0.*" give
+// "refs/tags/component-b/1.0.3"). Anything else (a branch, a short
+// commit id) is not its business: done is false and the usual rules go
+// on, as Argo CD resolves such a revision without the prefix.
+func resolvePrefixed(t refTable, rev, prefix string) (r source.Revision, done bool, err error) {
+	if _, verr := semver.NewVersion(rev); verr == nil {
+		if r, ok := exactRef(t, prefix+rev); ok {
+			return r, true, nil
+		}
+		return source.Revision{}, true, fmt.Errorf("no tag %q (tagPrefix %q, version %q): %w", prefix+rev, prefix, rev, source.ErrRevisionNotFound)
+	}
+	c, cerr := semver.NewConstraint(rev)
+	if cerr != nil {
+		return source.Revision{}, false, nil
+	}
+	if r, ok := highestTag(t, c, prefix); ok {
+		return r, true, nil
+	}
+	return source.Revision{}, true, fmt.Errorf("no tag with tagPrefix %q satisfies %q: %w", prefix, rev, source.ErrRevisionNotFound)
+}
+
+// exactRef looks rev up as Git does: refs/<rev>, refs/tags/<rev>,
+// refs/heads/<rev>, the first that exists.
+func exactRef(t refTable, rev string) (source.Revision, bool) {
+	for _, name := range []string{"refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev} {
+		if c, ok := t.commits[name]; ok {
+			return source.Revision{Commit: c, Ref: name}, true
+		}
+	}
+	return source.Revision{}, false
+}
+
+// highestTag returns the tag, among those whose name starts with prefix,
+// whose name with the prefix stripped is the highest version satisfying c.
+func highestTag(t refTable, c *semver.Constraints, prefix string) (source.Revision, bool) {
 	var best *semver.Version
 	var bestRef string
 	for name := range t.commits {
-		tag, ok := strings.CutPrefix(name, "refs/tags/")
+		tag, ok := strings.CutPrefix(name, "refs/tags/"+prefix)
 		if !ok {
 			continue
 		}

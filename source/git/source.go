@@ -110,7 +110,8 @@ func New(opts Options) (*Source, error) {
 // Resolve turns revision into a commit with one ls-remote (shared by every
 // concurrent caller and cached for ResolveTTL per repository). The rules
 // are those of resolveIn: HEAD, refs/..., tag, branch, semver constraint
-// over tags, short tip id. A full commit id resolves without any network
+// over tags (over the tags starting with repo.TagPrefix when set), short
+// tip id. A full commit id resolves without any network
 // call. Errors are *source.Error wrapping a source sentinel.
 func (s *Source) Resolve(ctx context.Context, repo source.Repository, revision string) (source.Revision, error) {
 	e, err := parseEndpoint(repo, s.opts.Policy)
@@ -135,7 +136,7 @@ func (s *Source) Resolve(ctx context.Context, repo source.Repository, revision s
 	if err != nil {
 		return source.Revision{}, wrapErr(e, "resolve", revision, err)
 	}
-	rev, err := resolveIn(t, revision)
+	rev, err := resolveIn(t, revision, repo.TagPrefix)
 	if err != nil {
 		return source.Revision{}, wrapErr(e, "resolve", revision, err)
 	}

@@ -435,3 +435,44 @@ func TestFetchOfNonTipWithServerAllowingSHAWants(t *testing.T) {
 }
 
 func mustHash(s string) plumbing.Hash { return plumbing.NewHash(s) }
+
+// TestResolveTagPrefixAgainstServer is the monorepo of Argo CD's tagPrefix
+// docs on a real Git server: each component tags its own releases, and
+// "1.0.*" with tagPrefix "component-b/" follows component-b's patch
+// releases only, picking up a new one once the refs are listed again.
+func TestResolveTagPrefixAgainstServer(t *testing.T) {
+	srv := newGitServer(t, "", "")
+	w := newWorkRepo(t, srv.root, "mono")
+	commits := map[string]string{}
+	for _, tag := range []string{"component-a/1.0.0", "component-b/1.0.0", "component-b/1.0.3", "component-b/1.1.0"} {
+		w.write(map[string]string{"release": tag + "\n"})
+		commits[tag] = w.commit(tag)
+		w.git("tag", "-a", tag, "-m", tag)
+	}
+	w.publish()
+	s := newSource(t)
+	ctx := context.Background()
+	repo := source.Repository{URL: srv.url("mono"), TagPrefix: "component-b/"}
+	rev, err := s.Resolve(ctx, repo, "1.0.*")
+	if err != nil || rev.Commit != commits["component-b/1.0.3"] || rev.Ref != "refs/tags/component-b/1.0.3" {
+		t.Fatalf("1.0.* under component-b/ = %v, %v; want refs/tags/component-b/1.0.3@%s", rev, err, commits["component-b/1.0.3"])
+	}
+	// Without the prefix no tag is a version: the constraint matches none.
+	if _, err := s.Resolve(ctx, source.Repository{URL: repo.URL}, "1.0.*"); !errors.Is(err, source.ErrRevisionNotFound) {
+		t.Fatalf("1.0.* without a prefix: %v, want not found", err)
+	}
+	// The next release is seen once the refs are listed again.
+	w.write(map[string]string{"release": "component-b/1.0.4\n"})
+	next := w.commit("component-b/1.0.4")
+	w.git("tag", "component-b/1.0.4")
+	w.publish()
+	s.Invalidate(repo)
+	if rev, err = s.Resolve(ctx, repo, "1.0.*"); err != nil || rev.Commit != next || rev.Ref != "refs/tags/component-b/1.0.4" {
+		t.Fatalf("after component-b/1.0.4: %v, %v; want refs/tags/component-b/1.0.4@%s", rev, err, next)
+	}
+	_, err = s.Resolve(ctx, repo, "2.*")
+	var se *source.Error
+	if !errors.Is(err, source.ErrRevisionNotFound) || !errors.As(err, &se) || !strings.Contains(err.Error(), `"component-b/"`) || !strings.Contains(err.Error(), `"2.*"`) {
+		t.Fatalf("2.* under component-b/: %v; want a not-found source.Error naming the prefix and the constraint", err)
+	}
+}

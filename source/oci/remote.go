@@ -2,6 +2,7 @@ package oci
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -41,6 +42,42 @@ func repository(repo source.Repository) (name.Repository, error) {
 // one identity: its transport (TLS settings of creds, the URL policy,
 // bounded bodies, plain HTTP only when allowed) and its authenticator.
 func (s *Source) remoteOptions(ctx context.Context, creds *source.Credentials) ([]remote.Option, error) {
+	tr, err := s.transport(creds)
+	if err != nil {
+		return nil, err
+	}
+	force := creds != nil && creds.InsecureOCIForceHTTP
+	rt := &gate{next: tr, plainHTTP: s.opts.PlainHTTP || force, forceHTTP: force, policy: s.opts.Policy}
+	auth := authn.Anonymous
+	if creds != nil {
+		switch {
+		case creds.ForceBasicAuth && creds.Password != "":
+			auth = &authn.Basic{Username: creds.Username, Password: creds.Password}
+		case creds.BearerToken != "":
+			auth = &authn.Bearer{Token: creds.BearerToken}
+		case creds.Username != "" || creds.Password != "":
+			auth = &authn.Basic{Username: creds.Username, Password: creds.Password}
+		}
+	}
+	return []remote.Option{remote.WithContext(ctx), remote.WithTransport(rt), remote.WithAuth(auth),
+		remote.WithRetryBackoff(remote.Backoff{Steps: 1})}, nil
+}
+
+// maxTransports bounds the HTTP transports kept, one per way of reaching
+// registries (trust, client certificate, proxy).
+const maxTransports = 32
+
+// transport returns the HTTP transport of creds' TLS and proxy settings,
+// kept and reused so that calls share connections (a transport per call
+// would dial every time and leave its idle connections behind). Keys are
+// hashes of those settings, never the settings themselves.
+func (s *Source) transport(creds *source.Credentials) (*http.Transport, error) {
+	key := transportKey(creds)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tr, ok := s.transports[key]; ok {
+		return tr, nil
+	}
 	tlsConfig, err := creds.TLSConfig()
 	if err != nil {
 		return nil, err
@@ -69,21 +106,31 @@ func (s *Source) remoteOptions(ctx context.Context, creds *source.Credentials) (
 	if proxy != nil {
 		tr.Proxy = proxy
 	}
-	force := creds != nil && creds.InsecureOCIForceHTTP
-	rt := &gate{next: tr, plainHTTP: s.opts.PlainHTTP || force, forceHTTP: force, policy: s.opts.Policy}
-	auth := authn.Anonymous
-	if creds != nil {
-		switch {
-		case creds.ForceBasicAuth && creds.Password != "":
-			auth = &authn.Basic{Username: creds.Username, Password: creds.Password}
-		case creds.BearerToken != "":
-			auth = &authn.Bearer{Token: creds.BearerToken}
-		case creds.Username != "" || creds.Password != "":
-			auth = &authn.Basic{Username: creds.Username, Password: creds.Password}
+	if len(s.transports) >= maxTransports {
+		for k, old := range s.transports { // any one out
+			old.CloseIdleConnections()
+			delete(s.transports, k)
+			break
 		}
 	}
-	return []remote.Option{remote.WithContext(ctx), remote.WithTransport(rt), remote.WithAuth(auth),
-		remote.WithRetryBackoff(remote.Backoff{Steps: 1})}, nil
+	s.transports[key] = tr
+	return tr, nil
+}
+
+// transportKey hashes what decides a transport: trust, client identity,
+// TLS verification and the way out.
+func transportKey(c *source.Credentials) [sha256.Size]byte {
+	h := sha256.New()
+	if c != nil {
+		for _, part := range [][]byte{c.CAData, c.TLSClientCertData, c.TLSClientKeyData, []byte(c.Proxy), []byte(c.NoProxy),
+			[]byte(fmt.Sprint(c.InsecureSkipTLSVerify))} {
+			h.Write([]byte{0})
+			h.Write(part)
+		}
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
 }
 
 // gate checks every request URL (redirects included) against the policy

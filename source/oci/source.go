@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -27,10 +28,11 @@ type Source struct {
 	opts    Options
 	fetches singleflight.Group
 
-	mu        sync.Mutex
-	snaps     map[string]*Snapshot // by identity, repository and digest
-	order     []string
-	snapBytes int64
+	mu         sync.Mutex
+	transports map[[32]byte]*http.Transport // by transportKey
+	snaps      map[string]*Snapshot         // by identity, repository and digest
+	order      []string
+	snapBytes  int64
 
 	tagLists  atomic.Int64
 	downloads atomic.Int64
@@ -40,7 +42,7 @@ var _ source.Source = (*Source)(nil)
 
 // New returns a Source for opts.
 func New(opts Options) *Source {
-	return &Source{opts: opts.withDefaults(), snaps: map[string]*Snapshot{}}
+	return &Source{opts: opts.withDefaults(), snaps: map[string]*Snapshot{}, transports: map[[32]byte]*http.Transport{}}
 }
 
 // NewSource returns a Source with DefaultOptions logging to log: the OCI

@@ -3,6 +3,7 @@ package oci_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -143,5 +144,41 @@ func TestLimitsRefuseByName(t *testing.T) {
 	_, err = s.Snapshot(ctx, repo, source.Revision{Commit: d})
 	if !errors.Is(err, oci.ErrNotAnArtifact) || !strings.Contains(err.Error(), "application/vnd.example.layer.v1.tar+gzip") {
 		t.Errorf("layer media type not allowed: %v", err)
+	}
+}
+
+// Calls through one Source with the same credentials share their
+// connections: ten resolves and snapshots of new tags dial the registry
+// once or twice, not once or more per call (a transport per call did).
+// With insecureOCIForceHttp no HTTPS attempt reaches the registry either.
+func TestCallsShareConnections(t *testing.T) {
+	for _, tlsOn := range []bool{true, false} {
+		reg := chartserver.NewArtifactRegistry(t, chartserver.ArtifactOptions{Username: user, Password: password, TLS: tlsOn})
+		creds := &source.Credentials{Username: user, Password: password}
+		if tlsOn {
+			creds.CAData = reg.CAData
+		} else {
+			creds.InsecureOCIForceHTTP = true
+		}
+		repo := source.Repository{URL: reg.URL("org/app"), Credentials: creds}
+		s := oci.New(oci.DefaultOptions())
+		ctx := context.Background()
+		for i := range 10 {
+			tag := fmt.Sprintf("1.0.%d", i)
+			reg.Push("org/app", tag, map[string]string{"a.yaml": "kind: A\nmetadata: {name: " + tag + "}\n"})
+		}
+		before := reg.Conns() // the pushes' own
+		for i := range 10 {
+			rev, err := s.Resolve(ctx, repo, fmt.Sprintf("1.0.%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Snapshot(ctx, repo, rev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := reg.Conns() - before; n > 2 {
+			t.Errorf("tls=%v: 10 resolves and snapshots opened %d connections, want at most 2", tlsOn, n)
+		}
 	}
 }

@@ -16,7 +16,10 @@ type entryError struct {
 	err   error
 }
 
+// Error is the extraction error's own text.
 func (e *entryError) Error() string { return e.err.Error() }
+
+// Unwrap returns the extraction error.
 func (e *entryError) Unwrap() error { return e.err }
 
 // extract reads a content layer (a tar, gzipped when gzipped is set) into

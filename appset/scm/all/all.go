@@ -20,7 +20,9 @@ import (
 
 // Providers are the scmProvider and pullRequest providers of every forge.
 type Providers struct {
-	SCM          map[string]appset.SCMProvider
+	// SCM are the scmProvider providers, by generator key ("github").
+	SCM map[string]appset.SCMProvider
+	// PullRequests are the pullRequest providers, by generator key.
 	PullRequests map[string]appset.PullRequestProvider
 }
 

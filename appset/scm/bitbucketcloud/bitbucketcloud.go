@@ -36,12 +36,15 @@ type SCMConfig struct {
 
 // BasicAuth is a user and the Secret key of its password.
 type BasicAuth struct {
-	Username    string         `json:"username"`
+	// Username is the user.
+	Username string `json:"username"`
+	// PasswordRef is the Secret key of the user's password.
 	PasswordRef *scm.SecretRef `json:"passwordRef"`
 }
 
 // BearerToken is the Secret key of an access token.
 type BearerToken struct {
+	// TokenRef is the Secret key of the token.
 	TokenRef *scm.SecretRef `json:"tokenRef"`
 }
 

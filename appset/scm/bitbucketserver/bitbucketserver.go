@@ -22,12 +22,15 @@ const limit = 100
 // BasicAuth is a user and the Secret key of its password (Argo CD's
 // BasicAuthBitbucketServer).
 type BasicAuth struct {
-	Username    string         `json:"username"`
+	// Username is the user.
+	Username string `json:"username"`
+	// PasswordRef is the Secret key of the user's password.
 	PasswordRef *scm.SecretRef `json:"passwordRef"`
 }
 
 // BearerToken is the Secret key of an HTTP access token.
 type BearerToken struct {
+	// TokenRef is the Secret key of the token.
 	TokenRef *scm.SecretRef `json:"tokenRef"`
 }
 
@@ -57,11 +60,16 @@ type PullRequestConfig struct {
 	Project string `json:"project"`
 	Repo    string `json:"repo"`
 	// API is the server's URL. Required.
-	API         string               `json:"api"`
-	BasicAuth   *BasicAuth           `json:"basicAuth,omitempty"`
-	BearerToken *BearerToken         `json:"bearerToken,omitempty"`
-	Insecure    bool                 `json:"insecure,omitempty"`
-	CARef       *scm.ConfigMapKeyRef `json:"caRef,omitempty"`
+	API string `json:"api"`
+	// BasicAuth authenticates with a user and password.
+	BasicAuth *BasicAuth `json:"basicAuth,omitempty"`
+	// BearerToken authenticates with an access token.
+	BearerToken *BearerToken `json:"bearerToken,omitempty"`
+	// Insecure skips the server's TLS certificate check.
+	Insecure bool `json:"insecure,omitempty"`
+	// CARef is the ConfigMap key of the certificate authorities trusted for
+	// the server.
+	CARef *scm.ConfigMapKeyRef `json:"caRef,omitempty"`
 }
 
 // Provider serves Bitbucket Server (Data Center) through its REST API

@@ -1,6 +1,6 @@
 // Package redisstore is a store.Store in a Redis server
 // (github.com/redis/go-redis/v9), so that replicas share rendered
-// manifests: a host sets it as the engine's Options.RenderStore, alone or
+// manifests: a host sets it as engine.Options.RenderStore, alone or
 // behind a memory store (store.Tiered).
 //
 // Every call has a timeout, whatever the client's own timeouts and

@@ -202,6 +202,9 @@ func (b *Builder) fetch(ctx context.Context, project string, i, n int, src v1alp
 // the render itself and its strategic-merge directives.
 func (b *Builder) renderSource(ctx context.Context, app *v1alpha1.Application, proj *v1alpha1.AppProject, dest Destination, i int, src v1alpha1.ApplicationSource, snap source.Snapshot, refs map[string]source.Snapshot, fresh bool) ([]*unstructured.Unstructured, render.Kind, error) {
 	rev := snap.Revision()
+	if err := checkAppPath(app, i, src, snap, rev); err != nil {
+		return nil, "", fmt.Errorf("source %d (%s): %w", i, SourceName(src), err)
+	}
 	env := buildEnv(app, src, rev, render.Input{KubeVersion: dest.KubeVersion, APIVersions: dest.APIVersions})
 	fsys, src, err := withRefs(i, src, snap, refs, env)
 	if err != nil {

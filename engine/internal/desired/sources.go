@@ -192,7 +192,7 @@ func (s *Sources) Of(project string, src v1alpha1.ApplicationSource) (source.Sou
 	if src.Helm != nil && src.Helm.PassCredentials {
 		return nil, source.Repository{}, fmt.Errorf("%s: helm.passCredentials is not supported: a repository's credentials are only sent to its own host", source.RedactURL(src.RepoURL))
 	}
-	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, Credentials: s.credentials(project, src.RepoURL)}
+	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, TagPrefix: src.TagPrefix, Credentials: s.credentials(project, src.RepoURL)}
 	var got source.Source
 	var err error
 	if src.Chart != "" {

@@ -86,9 +86,14 @@ type Options struct {
 	Projects *controller.Projects
 }
 
-// DefaultOptions returns the defaults, without an engine.
+// DefaultOptions returns the defaults, without an engine. Their
+// Generate.ControllerNamespace is empty: New makes it ControllerNamespace,
+// so that plugin generators read their ConfigMap and token Secret in the
+// namespace the reconciler serves, as Argo CD's read Argo CD's own.
 func DefaultOptions() Options {
-	return Options{Generate: appset.DefaultOptions(), ControllerNamespace: "argocd", Interval: 3 * time.Minute,
+	gen := appset.DefaultOptions()
+	gen.ControllerNamespace = ""
+	return Options{Generate: gen, ControllerNamespace: "argocd", Interval: 3 * time.Minute,
 		MaxConcurrentReconciles: 2, Log: logr.Discard(), Settings: ControllerSettings{ProgressiveSyncs: true}}
 }
 

@@ -100,6 +100,8 @@ func isApp(o client.Object) bool {
 	return ok
 }
 
+// Create creates o unless it is an Application, which it only
+// pretends to create.
 func (c dryRunClient) Create(ctx context.Context, o client.Object, opts ...client.CreateOption) error {
 	if isApp(o) {
 		return nil
@@ -107,6 +109,8 @@ func (c dryRunClient) Create(ctx context.Context, o client.Object, opts ...clien
 	return c.Client.Create(ctx, o, opts...)
 }
 
+// Update updates o unless it is an Application, which it only
+// pretends to update.
 func (c dryRunClient) Update(ctx context.Context, o client.Object, opts ...client.UpdateOption) error {
 	if isApp(o) {
 		return nil
@@ -114,6 +118,8 @@ func (c dryRunClient) Update(ctx context.Context, o client.Object, opts ...clien
 	return c.Client.Update(ctx, o, opts...)
 }
 
+// Patch patches o unless it is an Application, which it only
+// pretends to patch.
 func (c dryRunClient) Patch(ctx context.Context, o client.Object, p client.Patch, opts ...client.PatchOption) error {
 	if isApp(o) {
 		return nil
@@ -121,6 +127,8 @@ func (c dryRunClient) Patch(ctx context.Context, o client.Object, p client.Patch
 	return c.Client.Patch(ctx, o, p, opts...)
 }
 
+// Delete deletes o unless it is an Application, which it only
+// pretends to delete.
 func (c dryRunClient) Delete(ctx context.Context, o client.Object, opts ...client.DeleteOption) error {
 	if isApp(o) {
 		return nil

@@ -100,8 +100,14 @@ func (r *Reconciler) autoSync(ctx context.Context, app *v1alpha1.Application, st
 		next.Conditions = appstatus.Conditions(app.Status.Conditions, append(slices.Clone(st.Conditions), *d.Condition), r.now())
 	}
 	if !d.Sync {
+		if d.Wait > 0 && d.HealAttempt > 0 {
+			// As Argo CD's controller logs it: the app stays OutOfSync
+			// after a Succeeded sync until the self-heal is due.
+			log.Info("Skipping auto-sync: "+d.Reason, "revision", st.Revision)
+		}
 		return next, d.Wait, false, nil
 	}
+	log.Info(autosync.StartedMessage(st.Revision, d.HealAttempt))
 	op := v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Prune: p.Automated.Prune, SelfHealAttemptsCount: int64(d.Next.Heals)},
 		InitiatedBy: v1alpha1.OperationInitiator{Automated: true}}
 	before := next

@@ -296,24 +296,24 @@ func TestBadApplicationsAreReported(t *testing.T) {
 
 // TestCRDRefusesFieldsTheEngineLacks: the schema is the engine's subset
 // (generated from the model's Go types), so with strict field validation
-// an Argo CD field the engine does not implement is refused, naming it;
-// without it, the API server prunes the field, and the controller never
-// sees it.
+// a field the model has no place for is refused, naming it; without it,
+// the API server prunes the field, and the controller never sees it.
+// (Every Argo CD v3.6 source field has a place now: the field is made up.)
 func TestCRDRefusesFieldsTheEngineLacks(t *testing.T) {
 	c := newClient(t)
 	ns := cluster.TestNamespace(t)
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newApp(ns, appSpec{name: "tagprefix", repo: "/repo", dest: "default"}))
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newApp(ns, appSpec{name: "unknownfield", repo: "/repo", dest: "default"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := &unstructured.Unstructured{Object: obj}
 	u.SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ApplicationKind))
-	u.Object["spec"].(map[string]any)["source"].(map[string]any)["tagPrefix"] = "v"
+	u.Object["spec"].(map[string]any)["source"].(map[string]any)["notAnArgoField"] = "v"
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = c.Create(ctx, u.DeepCopy(), &client.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
-	if err == nil || !strings.Contains(err.Error(), "tagPrefix") {
+	if err == nil || !strings.Contains(err.Error(), "notAnArgoField") {
 		t.Fatalf("create with an unknown field: err = %v", err)
 	}
 	if err := c.Create(ctx, u.DeepCopy(), &client.CreateOptions{FieldValidation: metav1.FieldValidationIgnore}); err != nil {
@@ -323,7 +323,7 @@ func TestCRDRefusesFieldsTheEngineLacks(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(u), got); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "source", "tagPrefix"); found {
+	if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "source", "notAnArgoField"); found {
 		t.Error("the API server kept a field the schema does not know")
 	}
 }

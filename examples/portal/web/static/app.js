@@ -66,9 +66,9 @@ function notice(text) { const n = $("#notice"); if (n) n.textContent = text; }
 
 // The list: "/" focuses search, j/k move between rows, Enter opens.
 function listPage() {
-  const links = Array.from(document.querySelectorAll("a.app-link"));
   document.addEventListener("keydown", (e) => {
     if (e.target.matches("input, select, textarea")) return;
+    const links = Array.from(document.querySelectorAll("a.app-link")); // rows change with pushes
     if (e.key === "/") { e.preventDefault(); $("#search").focus(); return; }
     const i = links.indexOf(document.activeElement);
     if (e.key === "j" && links.length) links[Math.min(i + 1, links.length - 1)].focus();
@@ -364,6 +364,7 @@ function appPage(root) {
     open.dataset.key = n.key;
     open.append(span("kind", n.kind), " " + n.name);
     item.append(open);
+    if (n.appLink) item.append(" ", Object.assign(document.createElement("a"), {className: "child-app", href: n.appLink, textContent: "open application"}));
     if (n.sync) item.append(" ", span("node-sync", badge(n.sync)));
     if (n.health) item.append(" ", span("node-health", badge(n.health)));
     if (n.requiresPruning) {

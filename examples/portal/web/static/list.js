@@ -1,7 +1,7 @@
-// gitops portal, the list page: selection and bulk sync, the create
-// dialog, and the list's event stream (a row changes, appears or goes as
-// the server pushes it). The counts (tiles) and filters are links rendered
-// by the server.
+// gitops portal, the list page: selection and the bulk operations (sync,
+// refresh, and delete after a dialog naming the apps, with Argo CD's
+// cascade choices), and the create dialog. The rows and tiles are kept
+// live by listlive.js; the filters are links rendered by the server.
 "use strict";
 
 (() => {
@@ -14,23 +14,27 @@
 
   function update() {
     const n = selected().length;
-    $("#bulk-sync").disabled = n === 0;
+    for (const id of ["#bulk-sync", "#bulk-refresh", "#bulk-delete"]) $(id).disabled = n === 0;
     $("#bulk-count").textContent = n + " selected";
   }
 
-  async function bulkSync() {
-    const apps = selected();
-    const out = $("#bulk-result");
-    out.textContent = "Syncing " + apps.length + "…";
-    const r = await fetch("/api/v1/sync", {method: "POST", credentials: "same-origin",
+  async function post(path, body) {
+    const r = await fetch(path, {method: "POST", credentials: "same-origin",
       headers: {"Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": token()},
-      body: JSON.stringify({apps, prune: $("#bulk-prune").checked})});
+      body: JSON.stringify(body)});
     const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.error || r.statusText);
+    return data;
+  }
+
+  // showResult says which apps an operation started (what: "Sync
+  // started") and lists each refused one with why.
+  function showResult(what, data) {
+    const out = $("#bulk-result");
     out.replaceChildren();
-    if (!r.ok) { out.textContent = "Bulk sync: " + (data.error || r.statusText); return; }
     const p = document.createElement("p");
     p.id = "bulk-started";
-    p.textContent = "Sync started: " + (data.started.length ? data.started.join(", ") : "none");
+    p.textContent = what + ": " + (data.started.length ? data.started.join(", ") : "none");
     out.append(p);
     if (data.refused.length) {
       const ul = document.createElement("ul");
@@ -46,13 +50,47 @@
     }
   }
 
-  async function post(path, body) {
-    const r = await fetch(path, {method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": token()},
-      body: JSON.stringify(body)});
-    const data = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(data.error || r.statusText);
-    return data;
+  async function bulk(label, path, what, body) {
+    const apps = selected();
+    $("#bulk-result").textContent = label + " " + apps.length + "…";
+    try {
+      showResult(what, await post(path, Object.assign({apps}, body)));
+    } catch (err) {
+      $("#bulk-result").textContent = label + ": " + err.message;
+    }
+  }
+
+  // deleteDialog names the selected apps, offers the cascade, and asks for
+  // their number typed to confirm.
+  function deleteDialog() {
+    const dialog = $("#bulk-delete-dialog");
+    const input = $("#bulk-delete-confirm");
+    const go = $("#bulk-delete-go");
+    let apps = [];
+    input.addEventListener("input", () => { go.disabled = input.value.trim() !== String(apps.length); });
+    $("#bulk-delete").addEventListener("click", () => {
+      apps = selected();
+      const ul = $("#bulk-delete-apps");
+      ul.replaceChildren(...apps.map((a) => Object.assign(document.createElement("li"), {textContent: a})));
+      $("#bulk-delete-count").textContent = String(apps.length);
+      input.value = "";
+      go.disabled = true;
+      dialog.showModal();
+      input.focus();
+    });
+    $("#bulk-delete-cancel").addEventListener("click", () => dialog.close());
+    $("#bulk-delete-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      if (go.disabled) return;
+      dialog.close();
+      const cascade = new FormData(e.target).get("cascade");
+      $("#bulk-result").textContent = "Deleting " + apps.length + "…";
+      try {
+        showResult("Deletion started", await post("/api/v1/delete", {apps, cascade, confirm: input.value.trim()}));
+      } catch (err) {
+        $("#bulk-result").textContent = "Bulk delete: " + err.message;
+      }
+    });
   }
 
   function createDialog() {
@@ -66,61 +104,27 @@
       for (const k of ["name", "project", "repoURL", "path", "targetRevision", "cluster", "namespace"]) body[k] = f.get(k) || "";
       for (const k of ["automated", "prune", "selfHeal"]) body[k] = f.get(k) === "on";
       try {
-        const row = await post("/api/v1/apps", body);
+        await post("/api/v1/apps", body);
         dialog.close();
-        upsertRow(row, true);
+        document.dispatchEvent(new Event("portal:reload-list"));
       } catch (err) {
         $("#create-error").textContent = err.message;
       }
     });
   }
 
-  function cell(child) { const td = document.createElement("td"); td.append(child); return td; }
-
-  // upsertRow shows row (an appRow): its badges change in place if the
-  // page shows it; else, for a created app (add), a row is added at the top.
-  function upsertRow(row, add) {
-    const tr = document.querySelector('tr[data-app="' + CSS.escape(row.name) + '"]');
-    if (tr) {
-      tr.children[4].replaceChildren(badge(row.sync));
-      tr.children[5].replaceChildren(badge(row.health));
-      return;
-    }
-    if (!add) return;
-    const n = document.createElement("tr");
-    n.dataset.app = row.name;
-    const box = document.createElement("input");
-    Object.assign(box, {type: "checkbox", className: "select-app", value: row.name});
-    box.setAttribute("aria-label", "select " + row.name);
-    box.addEventListener("change", update);
-    const a = document.createElement("a");
-    Object.assign(a, {className: "app-link", href: "/apps/" + encodeURIComponent(row.name), textContent: row.name});
-    const rev = document.createElement("code");
-    rev.textContent = (row.revision || "").slice(0, 8);
-    n.append(cell(box), cell(a), cell(row.project), cell(row.cluster + " / " + row.namespace), cell(badge(row.sync)),
-      cell(badge(row.health)), cell(rev), cell(""));
-    $("#apps tbody").prepend(n);
-  }
-
-  function stream() {
-    const es = new EventSource("/api/v1/stream");
-    es.addEventListener("app", (m) => upsertRow(JSON.parse(m.data), false));
-    es.addEventListener("created", (m) => upsertRow(JSON.parse(m.data), true));
-    es.addEventListener("removed", (m) => {
-      const tr = document.querySelector('tr[data-app="' + CSS.escape(JSON.parse(m.data).name) + '"]');
-      if (tr) tr.remove();
-    });
-  }
-
   document.addEventListener("DOMContentLoaded", () => {
     if (!$("#bulk-sync")) return;
     createDialog();
-    stream();
-    document.querySelectorAll("input.select-app").forEach((b) => b.addEventListener("change", update));
+    deleteDialog();
+    // Rows come and go with pushes: listen on the table, not on each box.
+    $("#apps tbody").addEventListener("change", (e) => { if (e.target.matches("input.select-app")) update(); });
+    document.addEventListener("portal:list", update);
     $("#select-all").addEventListener("change", (e) => {
       document.querySelectorAll("input.select-app").forEach((b) => { b.checked = e.target.checked; });
       update();
     });
-    $("#bulk-sync").addEventListener("click", () => { bulkSync().catch((e) => { $("#bulk-result").textContent = String(e); }); });
+    $("#bulk-sync").addEventListener("click", () => bulk("Syncing", "/api/v1/sync", "Sync started", {prune: $("#bulk-prune").checked}));
+    $("#bulk-refresh").addEventListener("click", () => bulk("Refreshing", "/api/v1/refresh", "Refresh queued", {hard: $("#bulk-hard").checked}));
   });
 })();
