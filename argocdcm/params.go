@@ -81,6 +81,9 @@ type Params struct {
 	Profile bool
 	// ShardingAlgorithm is controller.sharding.algorithm.
 	ShardingAlgorithm string
+	// RedisServer is redis.server (host:port): the Redis where a sharded
+	// operator's replicas share rendered manifests.
+	RedisServer string
 	// ApplicationNamespaces is application.namespaces, comma-separated
 	// names (a host that serves several namespaces reads it).
 	ApplicationNamespaces []string
@@ -345,6 +348,10 @@ var paramParsers = map[string]func(p *Params, v string) error{
 		n, err := parseSeconds(v)
 		p.SyncWaveDelay = &n
 		return err
+	},
+	"redis.server": func(p *Params, v string) error {
+		p.RedisServer = strings.TrimSpace(v)
+		return nil
 	},
 	"controller.sharding.algorithm": func(p *Params, v string) error {
 		switch v {

@@ -15,7 +15,7 @@ var (
 const (
 	noRepoServer    = "renders run in this program: there is no repo server to connect to"
 	noRepoServerTLS = "the repo server's own endpoint (listener, TLS): renders run in this program, which serves no repo server endpoint"
-	noRedis         = "this program keeps its caches in memory, not in Redis (a sharded operator reads redis.server: issue 46)"
+	noRedis         = "this program keeps its caches in memory; only the rendered manifests of sharded replicas go to Redis (redis.server), with go-redis's defaults"
 	noGRPC          = "gRPC service config lookups: this program makes no gRPC calls"
 	oneClient       = "this program shares one Kubernetes client: controller.k8s.* set it"
 	oneLog          = "this program has one log: controller.log.level and controller.log.format set it"
@@ -60,7 +60,8 @@ var paramKeys = []Key{
 	{Name: "repo.server", Components: []Component{ApplicationController, ApplicationSetController}, Use: UseMeaningless, Effect: noRepoServer},
 	{Name: "commit.server", Components: ctrl, Use: UseNotImplemented, Effect: noHydrator},
 	{Name: "hydrator.enabled", Components: ctrl, Use: UseApplied, Effect: "runs the source hydrator for apps with spec.sourceHydrator (package hydrator)"},
-	{Name: "redis.server", Components: ctrlRS, Use: UseMeaningless, Effect: noRedis},
+	{Name: "redis.server", Components: ctrlRS, Use: UseApplied,
+		Effect: "the Redis where the replicas of a sharded operator (-shard) share rendered manifests, unless -redis-addr is given; one unsharded operator keeps them in memory"},
 	{Name: "redis.sentinel.hosts", Components: ctrlRS, Use: UseMeaningless, Effect: noRedis},
 	{Name: "redis.sentinel.master", Components: ctrlRS, Use: UseMeaningless, Effect: noRedis},
 	{Name: "redis.compression", Components: ctrlRS, Use: UseMeaningless, Effect: noRedis},
@@ -112,7 +113,7 @@ var paramKeys = []Key{
 	{Name: "controller.resource.health.persist", Components: ctrl, Use: UseMeaningless,
 		Effect: "each resource's health is always written in status.resources: there is no Redis-backed resource tree for an API server to read it from"},
 	{Name: "controller.sharding.algorithm", Components: ctrl, Use: UseApplied,
-		Effect: "one replica serves every cluster, as each algorithm does with one replica (sharding over replicas: issue 46)"},
+		Effect: "one unsharded operator serves every cluster, as each algorithm does with one replica; sharded operators (-shard) place apps one by one by consistent hashing with bounded loads, not by cluster, whatever this key says"},
 	{Name: "controller.kubectl.parallelism.limit", Components: ctrl, Use: UseApplied, Live: true,
 		Effect: "the cluster writes in flight at once across all syncs (the engine's ClusterWriteLimit; below 1: no limit)"},
 	{Name: "controller.k8sclient.retry.max", Components: ctrl, Use: UseApplied,

@@ -120,6 +120,9 @@ func TestParseArgoCDDocsParams(t *testing.T) {
 		len(a.AllowedSCMProviders) != 2 || a.ProgressiveSyncs || a.MaxStatusResources != 5000 || a.Queue.BucketSize != 500 {
 		t.Errorf("ApplicationSet params %+v", a)
 	}
+	if p.RedisServer != "argocd-redis:6379" {
+		t.Errorf("redis.server %q, want the docs' argocd-redis:6379", p.RedisServer)
+	}
 	if p.Notifications.Processors != 1 || p.Notifications.Log.Level != "info" {
 		t.Errorf("notifications params %+v", p.Notifications)
 	}
@@ -129,7 +132,7 @@ func TestParseArgoCDDocsParams(t *testing.T) {
 			t.Errorf("%s ignored but not named", ig.Key)
 		}
 	}
-	for _, key := range []string{"server.insecure", "controller.repo.server.plaintext", "reposerver.tls.ciphers", "redis.server", "dexserver.log.level"} {
+	for _, key := range []string{"server.insecure", "controller.repo.server.plaintext", "reposerver.tls.ciphers", "redis.compression", "dexserver.log.level"} {
 		if !slices.ContainsFunc(p.Ignored, func(ig Ignored) bool { return ig.Key == key }) {
 			t.Errorf("%s not named as ignored", key)
 		}

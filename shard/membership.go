@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
@@ -22,6 +23,12 @@ import (
 
 // LabelGroup labels the Leases of one group of replicas with its name.
 const LabelGroup = "shard.kubegitops.io/group"
+
+// AnnotationOwner names, on an object a host reconciles (an Application),
+// the member of the group that reconciles it; the host writes it when a
+// member takes the object, so people and tools (gitopsctl shards) see who
+// works on what.
+const AnnotationOwner = "shard.kubegitops.io/owner"
 
 // Options configure a Membership.
 type Options struct {
@@ -43,6 +50,11 @@ type Options struct {
 	// RetryPeriod is how often Leases are renewed and the group is read.
 	// Default 2 s.
 	RetryPeriod time.Duration
+	// ForgetAfter is how many of its own lease durations a member's Lease
+	// stays after its holder last renewed it before DeleteExpired deletes
+	// it, so that a member gone for good stops showing in the group's
+	// Leases (kubectl, gitopsctl shards). Default 4.
+	ForgetAfter int
 	// Ring shapes the assignment of apps to members.
 	Ring RingOptions
 	// Log receives membership changes.
@@ -57,6 +69,7 @@ func DefaultOptions() Options {
 		LeaseDuration: 15 * time.Second,
 		RenewDeadline: 10 * time.Second,
 		RetryPeriod:   2 * time.Second,
+		ForgetAfter:   4,
 		Ring:          DefaultRingOptions(),
 		Log:           logr.Discard(),
 	}
@@ -104,6 +117,9 @@ func New(cfg *rest.Config, opts Options) (*Membership, error) {
 	if opts.RetryPeriod <= 0 {
 		opts.RetryPeriod = d.RetryPeriod
 	}
+	if opts.ForgetAfter <= 0 {
+		opts.ForgetAfter = d.ForgetAfter
+	}
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
 	}
@@ -117,8 +133,16 @@ func New(cfg *rest.Config, opts Options) (*Membership, error) {
 // Identity returns this replica's name in the group.
 func (m *Membership) Identity() string { return m.opts.Identity }
 
-// leaseName is a valid object name for any identity.
+// Group returns the name of the group.
+func (m *Membership) Group() string { return m.opts.Group }
+
+// leaseName is the Lease's name: "<group>-<identity>" when that is a
+// valid object name (a Pod's name always is), so `kubectl get leases`
+// shows who is who; otherwise the group and a hash of the identity.
 func (m *Membership) leaseName() string {
+	if name := m.opts.Group + "-" + m.opts.Identity; len(validation.IsDNS1123Subdomain(name)) == 0 {
+		return name
+	}
 	sum := sha256.Sum256([]byte(m.opts.Identity))
 	return m.opts.Group + "-" + hex.EncodeToString(sum[:6])
 }

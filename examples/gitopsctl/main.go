@@ -25,6 +25,7 @@ func commands() []command {
 		{"sync", "sync an application once, with a progress table per wave", runSync},
 		{"status", "show an application's sync status, health and resources", runStatus},
 		{"agent", "run the engine on the Applications of --apps FILE|DIR until Ctrl-C", runAgent},
+		{"shards", "list the replicas sharing apps in a namespace: members, heartbeat, apps each owns (shards --namespace NS)", runShards},
 		{"cluster", "start a local cluster (cluster up) or build its programs (cluster build)", runCluster},
 		{"health-test", "run Argo CD format Lua health tests under a folder", runHealthTest},
 		{"notifications", "evaluate a notification trigger or render a template offline", runNotifications},

@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
@@ -50,6 +51,7 @@ func setupClusterSecrets(mgr manager.Manager, e *gitops.Engine, events *controll
 		return o.GetNamespace() == f.namespace && o.GetLabels()[engine.ClusterSecretTypeLabel] == "cluster"
 	})
 	return r, ctrl.NewControllerManagedBy(mgr).Named("clustersecrets").
+		WithOptions(crcontroller.Options{NeedLeaderElection: f.everyReplica()}).
 		For(&corev1.Secret{}, builder.WithPredicates(isCluster)).
 		Complete(r)
 }

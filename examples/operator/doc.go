@@ -114,10 +114,20 @@
 // It writes nothing before it holds what it needs (startup.go): it binds
 // its metrics and health probe addresses first, so that a second operator
 // started on the same addresses exits at once, naming the address, having
-// read and written nothing; with -leader-elect it then holds the Lease
-// gitops-operator of -namespace before anything else (a second one waits
-// for it); only then does it install its CRDs and start its controllers,
-// each of which writes once its cache has synced; /readyz answers then.
+// read and written nothing; it then holds the Lease gitops-operator of
+// -namespace before anything else (a second one waits for it, saying so in
+// its log and a NotActing Event unless started with -leader-elect); only
+// then does it install its CRDs and start its controllers, each of which
+// writes once its cache has synced; /readyz answers then.
+//
+// With -shard (or ARGOCD_CONTROLLER_REPLICAS above 1), several operators
+// act at once, sharing the Applications through package shard's Leases
+// (shards.go): each reconciles its share and writes its name in an app's
+// shard.kubegitops.io/owner annotation; the member holding gitops-operator
+// runs what runs once (ApplicationSets, notifications, image updates,
+// hydration); a sharded member waits while an operator outside its group
+// holds that Lease, and says so. -redis-addr, else argocd-cmd-params-cm's
+// redis.server, keeps their rendered manifests in a shared Redis.
 //
 // It delivers Argo CD notifications (notifications.go; -notifications=false
 // turns it off), as Argo CD's notifications controller does: while

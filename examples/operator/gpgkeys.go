@@ -40,7 +40,14 @@ type gnupgKeys struct {
 	recorder  record.EventRecorder
 	// data is the ConfigMap's data last applied.
 	data map[string]string
+	// everyReplica runs the watch on every replica of a sharded group,
+	// each of which verifies commits with these keys.
+	everyReplica bool
 }
+
+// NeedLeaderElection is false for a sharded operator (every replica
+// keeps its engine's keys current), else true.
+func (g *gnupgKeys) NeedLeaderElection() bool { return !g.everyReplica }
 
 // loadGnuPGKeys reads argocd-gpg-keys-cm and gives its keys to the engine.
 func loadGnuPGKeys(ctx context.Context, kube kubernetes.Interface, namespace string, engine *gitops.Engine, log logr.Logger) (*gnupgKeys, error) {

@@ -16,12 +16,15 @@ import (
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/argocdcm"
+	"github.com/kubegitops/gitops/cache/store/redisstore"
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/examples/operator/controller"
 	"github.com/kubegitops/gitops/render"
+	"github.com/kubegitops/gitops/shard"
 	"github.com/kubegitops/gitops/source/repocreds"
 	"github.com/kubegitops/gitops/state"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -94,6 +97,13 @@ type flags struct {
 	sopsCommand   string
 	sopsKeyFiles  []string
 	sopsKeySecret string
+	// shard shares the Applications with the other operators of
+	// shardGroup in -namespace (shards.go); shardID names this one.
+	shard      bool
+	shardGroup string
+	shardID    string
+	// redisAddr keeps rendered manifests in Redis, shared by replicas.
+	redisAddr string
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -109,7 +119,11 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.notifications, "notifications", true, "deliver Argo CD notifications configured by argocd-notifications-cm and argocd-notifications-secret in -namespace, while that ConfigMap exists (reloaded when they change)")
 	fs.StringVar(&f.metrics, "metrics-bind-address", ":8080", "address of the metrics endpoint (0 turns it off)")
 	fs.StringVar(&f.probes, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 turns them off)")
-	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease in -namespace (for several replicas)")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "stand by quietly while another operator holds the Lease "+LeaseName+" in -namespace (every operator takes that Lease before it writes; without this flag a waiting operator says so in its log and an Event)")
+	fs.BoolVar(&f.shard, "shard", false, "share the Applications with the other operators started with -shard in -namespace (Leases of -shard-group), each acting on its share (default: on when $"+EnvReplicas+" is above 1)")
+	fs.StringVar(&f.shardGroup, "shard-group", "gitops-operator", "the name of the group of sharded operators")
+	fs.StringVar(&f.shardID, "id", "", "this operator's name in its Leases and the owner annotation (default: $POD_NAME, else the host name in a Pod, else the host name and a random suffix)")
+	fs.StringVar(&f.redisAddr, "redis-addr", "", "sharded, keep rendered manifests in this Redis (host:port), shared by the replicas (default: argocd-cmd-params-cm redis.server; in memory when neither is set)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity: the log shows V(n) lines up to n; given, it wins over argocd-cmd-params-cm's log levels")
 	fs.StringVar(&f.stateNamespace, "state-namespace", "", "namespace of the ConfigMaps holding sync checkpoints, so a restarted operator resumes an interrupted sync (empty: kept in memory, lost on restart)")
@@ -159,9 +173,10 @@ var errLeaseLost = errors.New("lost the Lease: another operator holds it")
 
 // run builds the engine and the manager and runs them until ctx ends. It
 // writes nothing before it holds what it needs: its ports (a second
-// operator on the same addresses fails here, having written nothing),
-// with -leader-elect the Lease, and, for each controller, its synced cache
-// (see startup.go).
+// operator on the same addresses fails here, having written nothing), the
+// Lease (unsharded) or a namespace no operator outside its group holds
+// (sharded), and, for each controller, its synced cache (see startup.go
+// and shards.go).
 func run(ctx context.Context, args []string) error { return runWith(ctx, args, os.Stderr) }
 
 // runWith is run with the log written to logOut.
@@ -191,8 +206,32 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if f.leaderElect {
-		lost, err := holdLease(ctx, kube, f.namespace, log)
+	identity := memberName(f.shardID)
+	// Every operator says, in its log and a Warning Event on the Lease,
+	// when another operator keeps it from acting (quietly with
+	// -leader-elect, unsharded).
+	watch, stopWatch, err := newControlWatch(kube, f.namespace, identity, log.WithName("control"))
+	if err != nil {
+		return err
+	}
+	defer stopWatch()
+	if f.leaderElect && !f.sharded() {
+		watch.quiet = true
+	}
+	var members *shard.Membership
+	if f.sharded() {
+		// A sharded replica runs beside the other members of its group,
+		// never beside an operator outside it.
+		if members, err = newMembership(cfg, f, identity, log.WithName("shard")); err != nil {
+			return err
+		}
+		watch.members = members
+		log.Info("sharing the Applications with the other operators of the group", "group", f.shardGroup, "member", identity, "namespace", f.namespace)
+		if err := watch.waitForGroup(ctx); err != nil {
+			return err
+		}
+	} else {
+		lost, err := holdLease(ctx, kube, f.namespace, identity, watch, log)
 		if err != nil {
 			return err
 		}
@@ -240,16 +279,20 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	}
 	events := controller.NewClusterEvents(f.namespace)
 	st.f = f
-	engine, err := newEngine(cfg, f, events, log, st, creds, decryptor)
+	if f.redisAddr == "" && members != nil {
+		f.redisAddr = st.redisServer()
+	}
+	engine, closeRedis, err := newEngine(cfg, f, events, log, st, creds, decryptor)
 	if err != nil {
 		return err
 	}
+	defer closeRedis()
 	defer engine.Close()
 	gpg, err := loadGnuPGKeys(ctx, kube, f.namespace, engine, log)
 	if err != nil {
 		return err
 	}
-	mgr, err := manager.New(cfg, manager.Options{
+	mo := manager.Options{
 		Scheme: scheme,
 		Logger: log,
 		Cache:  cache.Options{DefaultNamespaces: controller.CacheNamespaces(f.namespace, f.appNamespaces)},
@@ -260,7 +303,16 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 		// Controller names are unique per manager; a process may run the
 		// operator again after the last one ended (tests restart it).
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if members != nil {
+		// Sharded, the member holding the Lease runs what runs once
+		// (ApplicationSets, notifications, image updates, hydration);
+		// every member runs its share of the apps (shards.go).
+		mo.LeaderElection, mo.LeaderElectionID, mo.LeaderElectionNamespace = true, LeaseName, f.namespace
+		mo.LeaderElectionResourceLockInterface = leaseLock(kube, f.namespace, identity)
+		mo.LeaderElectionReleaseOnCancel = true
+	}
+	mgr, err := manager.New(cfg, mo)
 	if err != nil {
 		return err
 	}
@@ -272,14 +324,23 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	}
 	ep.serve(ctx, prometheus.Gatherers{ctrlmetrics.Registry, own}, st.params.Profile, log)
 	st.reporting, st.apps, st.queue, st.logs, st.engine = true, mgr.GetClient(), events, logs, engine
+	st.everyReplica = members != nil
 	if err := mgr.Add(st); err != nil {
 		return err
 	}
-	gpg.recorder = mgr.GetEventRecorderFor("gitops-operator")
+	gpg.recorder, gpg.everyReplica = mgr.GetEventRecorderFor("gitops-operator"), members != nil
 	if err := mgr.Add(gpg); err != nil {
 		return err
 	}
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+	if members != nil {
+		if err := mgr.Add(watch); err != nil {
+			return err
+		}
+		if err := mgr.Add(forgetMembers(members, shard.DefaultOptions().LeaseDuration, log.WithName("shard"))); err != nil {
+			return err
+		}
+	}
+	if err := mgr.Add(onEveryReplica(func(ctx context.Context) error {
 		if mgr.GetCache().WaitForCacheSync(ctx) {
 			ep.ready.Store(true)
 		}
@@ -290,6 +351,9 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
 	opts.Log = log.WithName("application")
+	if members != nil {
+		opts.Sharder, opts.Identity = watch, identity
+	}
 	st.reconcilerOptions(&opts)
 	// The AppProjects of -namespace are the engine's projects, as Argo
 	// CD's are those of its namespace; on a cluster that does not serve
@@ -348,13 +412,21 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 // Repository credentials are read from creds, which the repository Secrets
 // of -namespace keep current (repoSecrets).
 // SOPS files are decrypted by decryptor, when set.
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (*gitops.Engine, error) {
+// Sharded with a Redis address, rendered manifests are kept in that Redis;
+// closeRedis closes its client.
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (e *gitops.Engine, closeRedis func(), err error) {
+	closeRedis = func() {}
 	base := argocdcm.Defaults()
 	base.ProjectCredentials = creds.ForProject
 	base.Decryptor = decryptor
 	base.NewClusterCache = events.NewClusterCache
 	base.Interval = f.interval
 	base.Registerer = ctrlmetrics.Registry
+	if f.metrics == "0" {
+		// Nothing serves the metrics: keep them out of the process-wide
+		// registry, where a second operator in the process would clash.
+		base.Registerer = prometheus.NewRegistry()
+	}
 	base.Log = log.WithName("engine")
 	// Applications of -namespace are known by their bare names; the
 	// events bridge maps tracking ids back to Applications by this rule.
@@ -362,10 +434,18 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 	if f.stateNamespace != "" {
 		base.State = state.NewConfigMapStore(st.kube, f.stateNamespace)
 	}
+	if f.redisAddr != "" {
+		// Replicas share rendered manifests: an app that moves is not
+		// rendered again by its new owner.
+		rc := redis.NewClient(&redis.Options{Addr: f.redisAddr})
+		base.RenderStore = redisstore.New(rc, redisstore.DefaultOptions())
+		closeRedis = func() { _ = rc.Close() }
+	}
 	st.base = base
 	opts, err := st.engineOptions(st.cm, st.params)
 	if err != nil {
-		return nil, err
+		closeRedis()
+		return nil, func() {}, err
 	}
 	// The cluster the operator runs in, unless argocd-cm
 	// cluster.inClusterEnabled is false; the cluster Secrets are added
@@ -376,5 +456,9 @@ func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log 
 		// configuration) that no app can reach stands in.
 		opts.Clusters[0].Config = nil
 	}
-	return gitops.New(opts)
+	if e, err = gitops.New(opts); err != nil {
+		closeRedis()
+		return nil, func() {}, err
+	}
+	return e, closeRedis, nil
 }

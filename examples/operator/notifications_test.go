@@ -259,6 +259,15 @@ func TestOperatorDeliversNotifications(t *testing.T) {
 		})
 	rev2 := syncTo("2")
 	expect("second sync", map[string]int{head: 1, rev2: 1}, "1")
+	// The annotation is written after the POST: stopping before it is
+	// would send rev2 again, rightly.
+	waitUntil(t, func() string {
+		return fmt.Sprintf("annotation %s on the Application: %v", notify.NotifiedAnnotation, got.Annotations)
+	},
+		func(ctx context.Context) bool {
+			return c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "hello"}, got) == nil &&
+				strings.Contains(got.Annotations[notify.NotifiedAnnotation], rev2)
+		})
 
 	// A new operator instance: the annotation says what was sent.
 	stop()

@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -89,6 +90,7 @@ func setupRepoSecrets(mgr manager.Manager, kube kubernetes.Interface, live *repo
 		return o.GetNamespace() == f.namespace && (o.GetName() == repocreds.TLSCertsConfig || o.GetName() == repocreds.KnownHostsConfig)
 	})
 	return ctrl.NewControllerManagedBy(mgr).Named("repositorysecrets").
+		WithOptions(crcontroller.Options{NeedLeaderElection: f.everyReplica()}).
 		For(&corev1.Secret{}, builder.WithPredicates(isRepoSecret)).
 		Watches(&corev1.ConfigMap{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(isRepoConfig)).
 		Complete(r)

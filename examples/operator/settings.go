@@ -95,6 +95,20 @@ type settings struct {
 	clusters   *clusterSecrets
 	apps       client.Reader
 	queue      *controller.ClusterEvents
+	// everyReplica runs the watch on every replica of a sharded group,
+	// not only on the one holding the control Lease.
+	everyReplica bool
+}
+
+// NeedLeaderElection is false for a sharded operator, whose every
+// replica reconciles apps with these settings.
+func (s *settings) NeedLeaderElection() bool { return !s.everyReplica }
+
+// redisServer is argocd-cmd-params-cm's redis.server as the operator
+// started with it: sharded replicas keep rendered manifests there when
+// -redis-addr is not given.
+func (s *settings) redisServer() string {
+	return s.startParams.RedisServer
 }
 
 // loadSettings reads both ConfigMaps (a missing one is empty). Problems

@@ -69,13 +69,13 @@ func runOperator(t *testing.T, args ...string) *operatorRun {
 }
 
 // testClient is a client of the test cluster that knows Argo CD's kinds.
-func testClient(t *testing.T) client.Client {
+func testClient(t *testing.T) client.WithWatch {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme), eventsv1.AddToScheme(scheme)); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme})
+	c, err := client.NewWithWatch(cluster.Config(), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,27 +7,26 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 // The operator's start, in the order that keeps a second copy from
 // writing anything: it binds its ports first (a second operator on the
 // same host fails here, naming the address, having read and written
-// nothing), then, with -leader-elect, holds the Lease (a second operator
-// waits here), and only then installs its CRDs and starts the manager,
+// nothing), then holds the Lease (a second operator waits here; sharded,
+// it waits for a namespace held by no operator outside its group,
+// shards.go), and only then installs its CRDs and starts the manager,
 // whose controllers write once their caches have synced.
 
-// LeaseName is the Lease -leader-elect holds in -namespace.
+// LeaseName is the Lease of -namespace an operator holds before it
+// writes; of a sharded group, the member holding it runs what runs once.
 const LeaseName = "gitops-operator"
 
 // endpoints are the operator's HTTP endpoints, bound at start: metrics
@@ -122,20 +121,14 @@ func (e *endpoints) start(ctx context.Context, l net.Listener, h http.Handler, l
 	}()
 }
 
-// holdLease blocks until this operator holds the Lease LeaseName in
-// namespace, and keeps renewing it; lost is closed when it is lost (the
-// operator then stops), and the Lease is released when ctx ends.
-func holdLease(ctx context.Context, kube kubernetes.Interface, namespace string, log logr.Logger) (lost <-chan struct{}, err error) {
-	host, _ := os.Hostname()
-	id := host + "_" + string(uuid.NewUUID())
-	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, namespace, LeaseName, kube.CoreV1(), kube.CoordinationV1(),
-		resourcelock.ResourceLockConfig{Identity: id})
-	if err != nil {
-		return nil, err
-	}
+// holdLease blocks until this operator, identity, holds the Lease
+// LeaseName in namespace, and keeps renewing it; lost is closed when it is
+// lost (the operator then stops), and the Lease is released when ctx
+// ends. While it waits, watch says which operator holds the Lease.
+func holdLease(ctx context.Context, kube kubernetes.Interface, namespace, identity string, watch *controlWatch, log logr.Logger) (lost <-chan struct{}, err error) {
 	acquired, gone := make(chan struct{}), make(chan struct{})
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock: lock, LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Lock: leaseLock(kube, namespace, identity), LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ReleaseOnCancel: true, Name: LeaseName,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(context.Context) { close(acquired) },
@@ -145,8 +138,11 @@ func holdLease(ctx context.Context, kube kubernetes.Interface, namespace string,
 	if err != nil {
 		return nil, err
 	}
-	log.Info("waiting for the Lease", "lease", namespace+"/"+LeaseName, "identity", id)
+	log.Info("waiting for the Lease", "lease", namespace+"/"+LeaseName, "identity", identity)
 	go le.Run(ctx)
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go watch.every(wctx, func() bool { return false })
 	select {
 	case <-acquired:
 		log.Info("holding the Lease", "lease", namespace+"/"+LeaseName)

@@ -82,6 +82,15 @@ type Options struct {
 	// Reader defaults to the manager's cache (SetupWithManager). Nil: the
 	// engine keeps the host's projects (gitops.Options.Projects).
 	Projects *Projects
+	// Sharder, when set, shares the Applications with other replicas
+	// (package shard's Membership): this reconciler acts only on the apps
+	// the Sharder gives it, named "namespace/name", writes
+	// AnnotationOwner on them, and runs on every replica rather than only
+	// the elected one. It needs Events (apps gained are queued through
+	// it) and Identity.
+	Sharder engine.Sharder
+	// Identity is this replica's name, written in AnnotationOwner.
+	Identity string
 }
 
 // DefaultOptions returns the defaults, without an engine.
@@ -110,6 +119,8 @@ type Reconciler struct {
 	// lastHard holds, per app, when its last hard refresh was (or when
 	// it was first seen), for Options.HardInterval.
 	lastHard gosync.Map
+	// shards is which apps this replica owns under Options.Sharder.
+	shards ownership
 	// timing holds the intervals and self-heal backoff in force: Options',
 	// then SetTiming's.
 	timing atomic.Pointer[Timing]
@@ -136,6 +147,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Log.GetSink() == nil {
 		opts.Log = d.Log
 	}
+	if opts.Sharder != nil && (opts.Events == nil || opts.Identity == "") {
+		return nil, errors.New("controller: a Sharder needs Events and Identity")
+	}
 	if opts.Projects != nil && opts.Projects.Engine == nil {
 		opts.Projects.Engine = opts.Engine
 	}
@@ -157,6 +171,14 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	if r.opts.Reader == nil {
 		r.opts.Reader = mgr.GetAPIReader()
 	}
+	var needLeader *bool
+	if r.opts.Sharder != nil {
+		// Every replica reconciles its share, not only the elected one.
+		needLeader = new(bool)
+		if err := r.followShards(mgr); err != nil {
+			return err
+		}
+	}
 	b := ctrl.ControllerManagedBy(mgr).
 		Named("application").
 		For(&v1alpha1.Application{}, ctrl.WithPredicates(predicate.Or[client.Object](
@@ -167,6 +189,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		))).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
+			NeedLeaderElection:      needLeader,
 			// A failing app backs off exponentially, but never beyond one
 			// interval, as the engine's own run loop does.
 			RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
@@ -197,8 +220,10 @@ func annotationsChanged() predicate.Funcs {
 			return false
 		}
 		prev, next := maps.Clone(e.ObjectOld.GetAnnotations()), maps.Clone(e.ObjectNew.GetAnnotations())
-		delete(prev, notify.NotifiedAnnotation)
-		delete(next, notify.NotifiedAnnotation)
+		for _, own := range []string{notify.NotifiedAnnotation, AnnotationOwner} {
+			delete(prev, own)
+			delete(next, own)
+		}
 		if _, ok := next[AnnotationRefresh]; !ok {
 			delete(prev, AnnotationRefresh)
 		}
@@ -225,6 +250,9 @@ func lifecycleChanged() predicate.Funcs {
 // refreshed, synced when its automated policy says so, and its status
 // written when it changed. It returns when to look again.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if !r.owns(req.NamespacedName) {
+		return reconcile.Result{}, nil // another replica's; resharding queues it here when it moves
+	}
 	cached := &v1alpha1.Application{}
 	err := r.client.Get(ctx, req.NamespacedName, cached)
 	var app *v1alpha1.Application
@@ -239,6 +267,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	log := r.opts.Log.WithValues("app", req.NamespacedName.String())
+	if err := r.claim(ctx, app); err != nil {
+		return reconcile.Result{}, err
+	}
 	if p := r.opts.Projects; p != nil && !r.projectsLoaded.Load() {
 		if _, err := p.Load(ctx); err != nil {
 			return reconcile.Result{}, err
