@@ -82,8 +82,8 @@ func TestSelfHealHealsTheSameDriftTwice(t *testing.T) {
 
 // TestSelfHealBacksOffADriftASyncCannotFix: another writer sets a field
 // back each time a self-heal fixes it. Self-heal retries it (it did once,
-// then never again), each time after a longer wait (5 s, 15 s, 45 s ...
-// up to 5 minutes), not in a loop.
+// then never again), each time after a longer wait (Argo CD's defaults:
+// 2 s, 6 s, 18 s ... up to 5 minutes), not in a loop.
 func TestSelfHealBacksOffADriftASyncCannotFix(t *testing.T) {
 	t.Parallel()
 	ns := cluster.TestNamespace(t)
@@ -146,12 +146,12 @@ func TestSelfHealBacksOffADriftASyncCannotFix(t *testing.T) {
 	if len(at) < 3 {
 		t.Fatalf("%d self-heal syncs since the writer started", len(at))
 	}
-	// The waits between self-heals grow: 15 s, then 45 s (the first heal
-	// came 5 s after the first sync).
-	if g := at[1].Sub(at[0]); g < 14*time.Second {
-		t.Errorf("second self-heal %v after the first, want about 15 s", g)
+	// The waits between self-heals grow by Argo CD's factor of 3: 6 s,
+	// then 18 s (the first heal came 2 s after the first sync).
+	if g := at[1].Sub(at[0]); g < 5*time.Second {
+		t.Errorf("second self-heal %v after the first, want about 6 s", g)
 	}
-	if g := at[2].Sub(at[1]); g < 44*time.Second {
-		t.Errorf("third self-heal %v after the second, want about 45 s", g)
+	if g := at[2].Sub(at[1]); g < 17*time.Second {
+		t.Errorf("third self-heal %v after the second, want about 18 s", g)
 	}
 }
