@@ -43,19 +43,24 @@ func (p *hangingProxy) serve() {
 		if err != nil {
 			return
 		}
+		// Dial first, then decide under the lock hang takes: a connection
+		// accepted just before hang is either forwarded (and closed by
+		// hang) or held, never forwarded past it.
+		b, err := net.Dial("tcp", p.backend)
 		p.mu.Lock()
 		if p.hung {
 			p.held = append(p.held, c)
 			p.mu.Unlock()
+			if err == nil {
+				b.Close()
+			}
 			continue
 		}
-		p.mu.Unlock()
-		b, err := net.Dial("tcp", p.backend)
 		if err != nil {
+			p.mu.Unlock()
 			c.Close()
 			continue
 		}
-		p.mu.Lock()
 		p.forward = append(p.forward, c, b)
 		p.mu.Unlock()
 		go func() { _, _ = io.Copy(b, c); b.Close() }()
