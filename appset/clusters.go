@@ -93,7 +93,10 @@ func (e *ClustersError) orNil() error {
 // sets (a clusters generator some of whose Secrets could not be read).
 type partialError struct{ err error }
 
+// Error implements error: the generator's failure as it is.
 func (e *partialError) Error() string { return e.err.Error() }
+
+// Unwrap returns the generator's failure.
 func (e *partialError) Unwrap() error { return e.err }
 
 // StaticClusters is a fixed list of clusters (a host's, a test's, or
