@@ -70,7 +70,7 @@ type Options struct {
 	MaxBinaryOutputBytes int64 `json:",omitempty"`
 	// TempDir is where the private copies a binary runs on are made.
 	// Default os.TempDir().
-	TempDir string `json:"-"`
+	TempDir string `json:",omitempty"`
 }
 
 // DefaultOptions returns root-only loading, no remote resources, and
