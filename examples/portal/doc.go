@@ -200,7 +200,12 @@
 // logs) are true or false; tailLines defaults to 1000 (at most 10000),
 // limitBytes to 4 MiB (at most that), sinceSeconds is optional, and
 // --logs-follow-max (default 30 minutes) bounds each stream. A Pod outside
-// the app is 404; a bad parameter 400 naming it.
+// the app is 404; a bad parameter 400 naming it. timestamps=true leads each
+// line with its time; download=true answers the whole log (every line
+// unless tailLines is given, at most 64 MiB) as a text file named
+// <pod>-<container>.log, never followed. The Logs tab has a search that
+// marks matching text in every line, new ones too ("/" focuses it, Escape
+// clears it), "Matching lines only", Timestamps, and Download.
 //
 // --tls-cert and --tls-key serve HTTPS, reading the pair again when either
 // file's modification time or size changes (a broken pair keeps the last

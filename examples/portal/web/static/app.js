@@ -143,12 +143,13 @@ function appPage(root) {
     const out = $("#log-lines");
     out.textContent = "";
     $("#log-state").textContent = "Streaming " + pod + " / " + container + "…";
-    const q = new URLSearchParams({key: pod, container, follow: String($("#log-follow").checked), previous: String($("#log-previous").checked)});
+    const q = new URLSearchParams({key: pod, container, follow: String($("#log-follow").checked),
+      previous: String($("#log-previous").checked), timestamps: String($("#log-timestamps").checked)});
     const es = new EventSource(base + "/logs?" + q);
     logStream = es;
     es.addEventListener("line", (m) => {
       const atEnd = out.scrollTop + out.clientHeight >= out.scrollHeight - 4;
-      out.append(JSON.parse(m.data) + "\n");
+      out.append(Object.assign(document.createElement("span"), {className: "log-line", textContent: JSON.parse(m.data) + "\n"}));
       while (out.childNodes.length > MAX_LOG_LINES) out.firstChild.remove();
       if (atEnd) out.scrollTop = out.scrollHeight;
     });
@@ -165,6 +166,7 @@ function appPage(root) {
   if (canLogs) {
     $("#log-pod").addEventListener("change", () => { fillContainers(); startLogs(); });
     $("#log-container").addEventListener("change", startLogs);
+    $("#log-timestamps").addEventListener("change", startLogs);
     $("#log-start").addEventListener("click", startLogs);
   }
 
