@@ -82,7 +82,8 @@ function appPage(root) {
   let current = null;
 
   const canLogs = root.dataset.canLogs === "true";
-  const tabs = ["diff", "live", "desired", "events", "actions"].concat(canLogs ? ["logs"] : []);
+  const canExec = root.dataset.canExec === "true";
+  const tabs = ["diff", "live", "desired", "events", "actions"].concat(canLogs ? ["logs"] : [], canExec ? ["terminal"] : []);
   const show = (tab) => {
     for (const t of tabs) {
       $("#view-" + t).hidden = t !== tab;
@@ -174,6 +175,7 @@ function appPage(root) {
     if (key !== current) chosen = null;
     current = key;
     if (canLogs) loadPods(key);
+    if (canExec) $("#tab-terminal").hidden = kindOf(key) !== "Pod";
     $("#panel").hidden = false;
     $("#panel-title").textContent = key;
     try {
