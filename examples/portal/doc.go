@@ -50,10 +50,14 @@
 // a helm block, or a folder whose files are a chart) or Kustomize images
 // (a kustomize block, or a folder whose files are an overlay; otherwise
 // 400 naming the field; the block is added when missing). The edited app
-// is validated and handed to Engine.Upsert and audited ("details"); the
-// portal keeps it for later requests, but does not write the --apps
-// folder: an edit lasts until the portal restarts (with --namespace it is
-// written to the Application object). GET /api/v1/apps/{name}/parameters
+// is validated, written to the app's file of the --apps folder, handed to
+// Engine.Upsert and audited ("details"); with --namespace it is written to
+// the Application object instead. The folder's files are written
+// atomically (a temporary file, then a rename) and only where the edit
+// changed something: comments, other documents and other fields stay. An
+// app created in the portal gets a file of its own (NAME.yaml); one
+// deleted leaves its file (the file goes when it held nothing else). An
+// edit, create or delete whose file cannot be written is not made. GET /api/v1/apps/{name}/parameters
 // ("applications, get") lists each source's type as its files say, a
 // Helm source's values (values.yaml and the selected value files,
 // flattened a.b, list[0]) with the helm.parameters overrides marked, and

@@ -26,6 +26,10 @@ type serverOptions struct {
 	Engine *gitops.Engine
 	Hooks  *engineHooks
 	Apps   []*gitops.Application
+	// AppsDir, when set, is the --apps folder Apps were read from: edits,
+	// creates and deletes made in the portal are written to its files
+	// (appFolder).
+	AppsDir string
 	// Kube reads Events (the engine's caches leave them out).
 	Kube kubernetes.Interface
 	// KubeDynamic deletes an app's resources (on Kube's cluster).
@@ -75,6 +79,8 @@ type server struct {
 	// ns is the namespace the apps are read from and written to
 	// (--namespace); nil: a folder's apps, run by the portal's engine.
 	ns *nsBackend
+	// folder is the --apps folder the portal writes (AppsDir); nil: none.
+	folder *appFolder
 	// nudges are the apps whose pages are due a push (watchPages).
 	nudges *pageNudges
 	// clusterNames are ClusterNames, replaced whole when the cluster
@@ -110,6 +116,9 @@ func newServer(opts serverOptions) (*server, error) {
 		commits: &commitCache{m: map[string]commitMeta{}}}
 	names := opts.ClusterNames
 	s.clusterNames.Store(&names)
+	if opts.AppsDir != "" {
+		s.folder = &appFolder{dir: opts.AppsDir}
+	}
 	for _, a := range opts.Apps {
 		if err := s.addApp(a); err != nil {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)
