@@ -94,9 +94,12 @@
 // error}]}, every refusal audited; one app's sync the engine refuses so is
 // 403, as in Argo CD. POST /api/v1/refresh {apps, hard} refreshes each
 // named app the caller may get (Argo CD's refresh is a get) and POST
-// /api/v1/delete {apps, cascade, confirm: the number of apps} deletes each
-// one the caller may delete ("applications, delete"), each as one app's
-// deletion; both answer {started, refused} as a bulk sync does, every
+// /api/v1/delete {apps, cascade, confirm: the number of apps,
+// confirmResources} deletes each one the caller may delete ("applications,
+// delete"), each as one app's deletion (confirmResources approves the
+// deletion of the objects marked Delete=confirm, as Argo CD's Confirm
+// Deletion; without it an app holding one stays and its audited error
+// names them); both answer {started, refused} as a bulk sync does, every
 // refusal audited (a deletion also when it starts and ends); the list's
 // delete dialog names the apps and offers the cascade. GET /api/v1/stream
 // pushes the list an "app" event (the app's row) when the engine's Notify
