@@ -86,6 +86,15 @@
 // Terminating), refresh (the refresh annotation). They survive a restart
 // of the portal.
 //
+// ApplicationSets (appsets.go): GET /applicationsets, linked from the
+// list, and GET /api/v1/applicationsets show the namespace's
+// ApplicationSets the caller may get ("applicationsets, get" on
+// "<project of the template>/<name>", as Argo CD authorises them), read
+// only: each set's generators, rollout strategy, the apps it generated
+// (its owned Applications the caller may get, linked), its conditions and
+// its progressive sync's steps (status.applicationStatus, by step). Over
+// an --apps folder the page says that sets are read from a namespace.
+//
 // The list counts its apps by sync and health status in tiles (each links
 // to the list filtered by that status; the counts use every other
 // filter). POST /api/v1/sync {apps, prune} syncs each named app the caller

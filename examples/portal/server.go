@@ -155,6 +155,8 @@ func (s *server) routes() {
 	m.Handle("POST /logout", s.authed(s.logout))
 	m.Handle("GET /{$}", s.authed(s.listPage))
 	m.Handle("GET /apps/{name}", s.authed(s.appPage))
+	m.Handle("GET /applicationsets", s.authed(s.appSetsPage))
+	m.Handle("GET /api/v1/applicationsets", s.authed(s.apiAppSets))
 	m.Handle("GET /api/v1/session", s.authed(s.apiSession))
 	m.Handle("GET /api/v1/apps", s.authed(s.apiList))
 	m.Handle("POST /api/v1/sync", s.authed(s.apiBulkSync))
