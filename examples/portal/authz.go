@@ -30,16 +30,16 @@ type authorizer interface {
 }
 
 // allow maps a request of Argo CD's RBAC onto the role file: get on
-// applications and logs, and get on projects, need a readonly role in
-// the project; every other action on applications (sync, override,
-// update, delete, action/..., update/... and delete/... on a resource)
-// needs admin. Other resources are refused: the role file grants nothing
-// outside applications.
+// applications, applicationsets and logs, and get on projects, need a
+// readonly role in the project; every other action on applications and
+// applicationsets (sync, override, update, delete, action/...,
+// update/... and delete/... on a resource) needs admin. Other resources
+// are refused: the role file grants nothing outside applications.
 func (p policy) allow(id identity, resource, action, object string) bool {
 	project, _, _ := strings.Cut(object, "/")
 	perms := p.permsFor(id.Groups, project)
 	switch resource {
-	case rbac.ResourceApplications:
+	case rbac.ResourceApplications, rbac.ResourceApplicationSets:
 		if action == rbac.ActionGet {
 			return perms.Read
 		}

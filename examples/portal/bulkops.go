@@ -23,6 +23,12 @@ type bulkDeleteRequest struct {
 	Apps    []string `json:"apps"`
 	Cascade string   `json:"cascade"`
 	Confirm string   `json:"confirm"`
+	// ConfirmResources also deletes each app's objects marked
+	// Delete=confirm, as Argo CD's "Confirm Deletion" (the
+	// argocd.argoproj.io/deletion-approved annotation) lets them go;
+	// without it an app holding one is not deleted and its error names
+	// them (deleteApp).
+	ConfirmResources bool `json:"confirmResources"`
 }
 
 // bulkNames is apps without repeats, refused when empty or above maxBulk.
@@ -90,6 +96,8 @@ func (s *server) apiBulkRefresh(w http.ResponseWriter, r *http.Request, c caller
 // (launchDelete, audited when it starts and ends), and reports every
 // other by name, each refusal audited. The confirmation is the number of
 // apps named, typed again; without it nothing is deleted (400).
+// confirmResources approves the deletion of the objects marked
+// Delete=confirm of every app named.
 func (s *server) apiBulkDelete(w http.ResponseWriter, r *http.Request, c caller) {
 	var body bulkDeleteRequest
 	if !readBody(w, r, &body) {
@@ -105,7 +113,7 @@ func (s *server) apiBulkDelete(w http.ResponseWriter, r *http.Request, c caller)
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	details := map[string]any{"cascade": cascade, "bulk": true}
+	details := map[string]any{"cascade": cascade, "bulk": true, "confirmResources": body.ConfirmResources}
 	if strings.TrimSpace(body.Confirm) != strconv.Itoa(len(names)) {
 		msg := fmt.Sprintf("confirm: type the number of applications to delete (%d) to confirm their deletion", len(names))
 		for _, name := range names {
@@ -120,7 +128,7 @@ func (s *server) apiBulkDelete(w http.ResponseWriter, r *http.Request, c caller)
 		if err != nil {
 			s.auditBulkRefusal(c, "delete", name, details, err.Error())
 		} else {
-			err = s.launchDelete(c, a, cascade, gitops.DeleteRequest{Propagation: prop}, details)
+			err = s.launchDelete(c, a, cascade, gitops.DeleteRequest{Propagation: prop, ConfirmDelete: body.ConfirmResources}, details)
 		}
 		if err != nil {
 			out.Refused = append(out.Refused, bulkRefusal{App: name, Error: err.Error()})

@@ -188,8 +188,8 @@ func editSource(src *v1alpha1.ApplicationSource, e detailsEdit, detected string)
 // apiEditDetails applies a detailsEdit through the engine (Engine.Upsert,
 // which validates the app first) and keeps the edited app for the
 // portal's later requests; it needs "applications, update" (403) and is
-// audited, refused or done. The edit lives as long as the portal: the
-// --apps folder is not written.
+// audited, refused or done. The edit is written to the app's file of the
+// --apps folder first (writeEdit): one that cannot be written is not made.
 func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller) {
 	a, _, err := s.appFor(r, c, rbac.ResourceApplications, rbac.ActionUpdate)
 	if err != nil {
@@ -214,9 +214,20 @@ func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller
 	}
 	n, err := body.apply(cur, detected)
 	if err == nil {
-		err = s.opts.Engine.Upsert(*n)
+		err = n.Validate()
 	}
 	if err != nil {
+		s.audit.write(c.identity, "details", cur, body.changed(), "error: "+err.Error())
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
+		return
+	}
+	if err := s.writeEdit(cur, n); err != nil {
+		s.audit.write(c.identity, "details", cur, body.changed(), "error: "+err.Error())
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if err := s.opts.Engine.Upsert(*n); err != nil {
+		_ = s.writeEdit(n, cur) // the file back as it was
 		s.audit.write(c.identity, "details", cur, body.changed(), "error: "+err.Error())
 		apiError(w, http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return

@@ -31,7 +31,9 @@ func TestBrowserDetails(t *testing.T) {
 	run("edit", chromedp.Click(chromedp.CSS("#details-automated")), chromedp.Click(chromedp.CSS("#details-self-heal")),
 		chromedp.SendKeys(chromedp.CSS("#details-sync-options"), "PruneLast=true"),
 		chromedp.Click(chromedp.CSS("#details-save")),
-		chromedp.WaitVisible(chromedp.CSS(`#details-state`)))
+		// The answer, not the status line (shown before it): the audit
+		// record is written before the answer.
+		chromedp.Poll[chromedp.Void](`document.querySelector("#details-state").textContent === "Saved."`))
 	waitFor(t, 30*time.Second, "the edit saved", func() (bool, string) {
 		rec := f.lastAudit("details")
 		return rec.Outcome == "done", rec.Outcome

@@ -50,10 +50,14 @@
 // a helm block, or a folder whose files are a chart) or Kustomize images
 // (a kustomize block, or a folder whose files are an overlay; otherwise
 // 400 naming the field; the block is added when missing). The edited app
-// is validated and handed to Engine.Upsert and audited ("details"); the
-// portal keeps it for later requests, but does not write the --apps
-// folder: an edit lasts until the portal restarts (with --namespace it is
-// written to the Application object). GET /api/v1/apps/{name}/parameters
+// is validated, written to the app's file of the --apps folder, handed to
+// Engine.Upsert and audited ("details"); with --namespace it is written to
+// the Application object instead. The folder's files are written
+// atomically (a temporary file, then a rename) and only where the edit
+// changed something: comments, other documents and other fields stay. An
+// app created in the portal gets a file of its own (NAME.yaml); one
+// deleted leaves its file (the file goes when it held nothing else). An
+// edit, create or delete whose file cannot be written is not made. GET /api/v1/apps/{name}/parameters
 // ("applications, get") lists each source's type as its files say, a
 // Helm source's values (values.yaml and the selected value files,
 // flattened a.b, list[0]) with the helm.parameters overrides marked, and
@@ -82,6 +86,15 @@
 // Terminating), refresh (the refresh annotation). They survive a restart
 // of the portal.
 //
+// ApplicationSets (appsets.go): GET /applicationsets, linked from the
+// list, and GET /api/v1/applicationsets show the namespace's
+// ApplicationSets the caller may get ("applicationsets, get" on
+// "<project of the template>/<name>", as Argo CD authorises them), read
+// only: each set's generators, rollout strategy, the apps it generated
+// (its owned Applications the caller may get, linked), its conditions and
+// its progressive sync's steps (status.applicationStatus, by step). Over
+// an --apps folder the page says that sets are read from a namespace.
+//
 // The list counts its apps by sync and health status in tiles (each links
 // to the list filtered by that status; the counts use every other
 // filter). POST /api/v1/sync {apps, prune} syncs each named app the caller
@@ -90,9 +103,12 @@
 // error}]}, every refusal audited; one app's sync the engine refuses so is
 // 403, as in Argo CD. POST /api/v1/refresh {apps, hard} refreshes each
 // named app the caller may get (Argo CD's refresh is a get) and POST
-// /api/v1/delete {apps, cascade, confirm: the number of apps} deletes each
-// one the caller may delete ("applications, delete"), each as one app's
-// deletion; both answer {started, refused} as a bulk sync does, every
+// /api/v1/delete {apps, cascade, confirm: the number of apps,
+// confirmResources} deletes each one the caller may delete ("applications,
+// delete"), each as one app's deletion (confirmResources approves the
+// deletion of the objects marked Delete=confirm, as Argo CD's Confirm
+// Deletion; without it an app holding one stays and its audited error
+// names them); both answer {started, refused} as a bulk sync does, every
 // refusal audited (a deletion also when it starts and ends); the list's
 // delete dialog names the apps and offers the cascade. GET /api/v1/stream
 // pushes the list an "app" event (the app's row) when the engine's Notify

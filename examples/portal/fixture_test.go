@@ -162,6 +162,10 @@ type fixture struct {
 	audit  *syncBuffer
 	// log is what the portal reports outside requests.
 	log *syncBuffer
+	// appDir is the --apps folder; cfg what the portal was started with
+	// (restart starts it again from both).
+	appDir string
+	cfg    portalConfig
 }
 
 // syncBuffer is an io.Writer safe for the audit log's writer and a test's
@@ -342,9 +346,11 @@ spec:
 		}
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
-	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube, KubeConfig: cluster.Config(), KubeDynamic: dyn,
+	f.appDir = appDir
+	f.cfg = portalConfig{Engine: opts, Apps: loaded, AppsDir: appDir, Kube: f.kube, KubeConfig: cluster.Config(), KubeDynamic: dyn,
 		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, LiveProjects: live, RefusedProjects: refusedProjects,
-		Audit: f.audit, LogsFollowMax: fo.LogsFollowMax, Log: f.log})
+		Audit: f.audit, LogsFollowMax: fo.LogsFollowMax, Log: f.log}
+	f.portal, err = startPortal(context.Background(), f.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -226,7 +226,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			return err
 		}
 	}
-	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, KubeConfig: clusters[0].Config, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
+	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, AppsDir: f.apps, Kube: kube, KubeConfig: clusters[0].Config, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
 		Authz: authz, RBACNamespace: f.rbacNamespace, LiveProjects: live, RefusedProjects: refusedProjects, Namespace: nsb,
 		TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax, Log: stderr})
 	if err != nil {
@@ -283,6 +283,9 @@ type portalConfig struct {
 	// RefusedProjects are the projects of LiveProjects that did not load
 	// at start, by name (gitops.Engine.SetProjects).
 	RefusedProjects map[string]error
+	// AppsDir is the --apps folder Apps were read from, written by the
+	// portal's edits (serverOptions.AppsDir); "" in namespace mode.
+	AppsDir string
 	// Namespace, when set, is the operator's namespace the apps come
 	// from (--namespace; Apps are its Applications as read at start):
 	// the engine only reads, edits go to the Application objects.
@@ -315,7 +318,7 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 		return nil, err
 	}
 	execSt := &execState{}
-	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube, KubeConfig: cfg.KubeConfig, Exec: execSt, KubeDynamic: cfg.KubeDynamic,
+	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, AppsDir: cfg.AppsDir, Kube: cfg.Kube, KubeConfig: cfg.KubeConfig, Exec: execSt, KubeDynamic: cfg.KubeDynamic,
 		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit,
 		LogsFollowMax: cfg.LogsFollowMax, ClusterNames: clusterNames(opts.Clusters)})
 	if err != nil {

@@ -100,8 +100,13 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 	} else if err := s.addApp(a); err != nil {
 		refuse(http.StatusConflict, err.Error())
 		return
+	} else if err := s.writeCreate(a); err != nil {
+		s.removeApp(a.Name)
+		refuse(http.StatusConflict, err.Error())
+		return
 	} else if err := s.opts.Engine.Upsert(*a); err != nil {
 		s.removeApp(a.Name)
+		_ = s.writeRemove(a.Name)
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
@@ -240,6 +245,9 @@ func (s *server) deleteApp(ctx context.Context, a *gitops.Application, cascade s
 			case <-tick.C:
 			}
 		}
+	}
+	if err := s.writeRemove(a.Name); err != nil {
+		return err
 	}
 	if err := s.opts.Engine.Remove(v1alpha1.KeyOf(a)); err != nil {
 		return err

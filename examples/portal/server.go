@@ -27,6 +27,10 @@ type serverOptions struct {
 	Engine *gitops.Engine
 	Hooks  *engineHooks
 	Apps   []*gitops.Application
+	// AppsDir, when set, is the --apps folder Apps were read from: edits,
+	// creates and deletes made in the portal are written to its files
+	// (appFolder).
+	AppsDir string
 	// Kube reads Events (the engine's caches leave them out).
 	Kube kubernetes.Interface
 	// KubeConfig is Kube's configuration (a Pod terminal's exec stream).
@@ -80,6 +84,8 @@ type server struct {
 	// ns is the namespace the apps are read from and written to
 	// (--namespace); nil: a folder's apps, run by the portal's engine.
 	ns *nsBackend
+	// folder is the --apps folder the portal writes (AppsDir); nil: none.
+	folder *appFolder
 	// nudges are the apps whose pages are due a push (watchPages).
 	nudges *pageNudges
 	// clusterNames are ClusterNames, replaced whole when the cluster
@@ -115,6 +121,9 @@ func newServer(opts serverOptions) (*server, error) {
 		commits: &commitCache{m: map[string]commitMeta{}}}
 	names := opts.ClusterNames
 	s.clusterNames.Store(&names)
+	if opts.AppsDir != "" {
+		s.folder = &appFolder{dir: opts.AppsDir}
+	}
 	for _, a := range opts.Apps {
 		if err := s.addApp(a); err != nil {
 			return nil, fmt.Errorf("application %s: given twice", a.Name)
@@ -151,6 +160,8 @@ func (s *server) routes() {
 	m.Handle("POST /logout", s.authed(s.logout))
 	m.Handle("GET /{$}", s.authed(s.listPage))
 	m.Handle("GET /apps/{name}", s.authed(s.appPage))
+	m.Handle("GET /applicationsets", s.authed(s.appSetsPage))
+	m.Handle("GET /api/v1/applicationsets", s.authed(s.apiAppSets))
 	m.Handle("GET /api/v1/session", s.authed(s.apiSession))
 	m.Handle("GET /api/v1/apps", s.authed(s.apiList))
 	m.Handle("POST /api/v1/sync", s.authed(s.apiBulkSync))

@@ -60,8 +60,9 @@
     }
   }
 
-  // deleteDialog names the selected apps, offers the cascade, and asks for
-  // their number typed to confirm.
+  // deleteDialog names the selected apps, offers the cascade and the
+  // approval of resources marked Delete=confirm (unchecked at each
+  // opening), and asks for their number typed to confirm.
   function deleteDialog() {
     const dialog = $("#bulk-delete-dialog");
     const input = $("#bulk-delete-confirm");
@@ -74,6 +75,7 @@
       ul.replaceChildren(...apps.map((a) => Object.assign(document.createElement("li"), {textContent: a})));
       $("#bulk-delete-count").textContent = String(apps.length);
       input.value = "";
+      $("#bulk-delete-confirm-resources").checked = false;
       go.disabled = true;
       dialog.showModal();
       input.focus();
@@ -86,7 +88,8 @@
       const cascade = new FormData(e.target).get("cascade");
       $("#bulk-result").textContent = "Deleting " + apps.length + "…";
       try {
-        showResult("Deletion started", await post("/api/v1/delete", {apps, cascade, confirm: input.value.trim()}));
+        showResult("Deletion started", await post("/api/v1/delete", {apps, cascade, confirm: input.value.trim(),
+          confirmResources: $("#bulk-delete-confirm-resources").checked}));
       } catch (err) {
         $("#bulk-result").textContent = "Bulk delete: " + err.message;
       }
