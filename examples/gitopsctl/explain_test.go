@@ -22,8 +22,8 @@ spec:
       containers: [{name: m, image: example.com/migrate:1}]
 `
 
-// TestCLIExplainsAFailedSync: a failed sync names the object that failed
-// with its message, under the progress table; status, run afterwards as another process would (a new
+// TestCLIExplainsAFailedSync: a failed sync prints a row per object with
+// its message; status, run afterwards as another process would (a new
 // engine, the same state namespace), shows that operation and its rows;
 // a hook created from a generateName is listed by its generated name.
 func TestCLIExplainsAFailedSync(t *testing.T) {
@@ -54,7 +54,7 @@ func TestCLIExplainsAFailedSync(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("sync of a bad object: exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
-	mustContain(t, "failed sync output", out, "Result: Failed", "WAVE", "RESOURCE", "ConfigMap "+ns+"/Not_A_Name Failed: ", "metadata.name: Invalid value")
+	mustContain(t, "failed sync output", out, "Result: Failed", "WAVE", "RESOURCE", "MESSAGE", "ConfigMap "+ns+"/Not_A_Name", "metadata.name: Invalid value")
 
 	code, out, errOut = runCLI(t, append([]string{"status"}, flags...)...)
 	if code != 0 {
