@@ -43,6 +43,8 @@
 //
 // Status: Begin and Finish move status.sourceHydrator through Argo CD's
 // phases (Hydrating, then Hydrated or Failed with its message); the host
-// writes them to the Application. HydrateInClone is the same hydration
-// into a local clone, pushing nothing (gitopsctl hydrate, for CI).
+// writes them to the Application, Hydrating from Options.Hydrating, called
+// once a rendered dry commit is to be written and before it is pushed.
+// HydrateInClone is the same hydration into a local clone, pushing
+// nothing (gitopsctl hydrate, for CI).
 package hydrator

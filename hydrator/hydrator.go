@@ -54,6 +54,12 @@ type Options struct {
 	MaxAttempts int
 	// Now is the clock of status times. Default time.Now.
 	Now func() time.Time
+	// Hydrating, when set, is called with a group's apps once their dry
+	// commit is rendered and is to be written (it was not hydrated
+	// before), before the commit is made: the host persists phase
+	// Hydrating there (Begin), as Argo CD's controller does while a
+	// hydration runs. It runs on the goroutine of Hydrate.
+	Hydrating func(ctx context.Context, apps []*v1alpha1.Application)
 }
 
 // DefaultOptions returns Argo CD's author and templates and 3 attempts.
@@ -230,6 +236,9 @@ func (h *Hydrator) hydrate(ctx context.Context, apps []*v1alpha1.Application, co
 	if err != nil {
 		out.Err = err
 		return out
+	}
+	if h.opts.Hydrating != nil {
+		h.opts.Hydrating(ctx, apps)
 	}
 	var res gitsrc.CommitResult
 	for attempt := 1; ; attempt++ {

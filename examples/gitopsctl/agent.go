@@ -35,6 +35,8 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	interval := fs.Duration("interval", 3*time.Minute, "how often each app is refreshed without other reason (negative: never, only on webhooks and cluster changes)")
 	hookAddr := fs.String("webhook-addr", "", "serve the push webhook at this address (path /api/webhook); off when empty")
 	secretFile := fs.String("webhook-secret-file", "", "file holding the webhook secret (default: $GITOPS_WEBHOOK_SECRET)")
+	hydrate := fs.Bool("hydrate", false, "run the source hydrator for apps with spec.sourceHydrator (as argocd-cmd-params-cm hydrator.enabled does in the operator): their dry source rendered and committed with --repositories' repository-write Secrets, argocd-cm's author and templates")
+	hydrateInterval := fs.Duration("hydrator-interval", 3*time.Minute, "with --hydrate, how often apps with spec.sourceHydrator are hydrated")
 	if !parseFlags(fs, args) {
 		return 2
 	}
@@ -106,16 +108,27 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for i, a := range apps {
 		names[i] = a.Name
 	}
+	var hydrations *agentHydrations
+	if *hydrate {
+		if *hydrateInterval <= 0 {
+			return fail(stderr, "agent", fmt.Errorf("--hydrator-interval %s: want a positive duration", *hydrateInterval))
+		}
+		if hydrations, err = newAgentHydrations(engine, apps, cf.creds, cf.hydrator, *hydrateInterval, stdout); err != nil {
+			return fail(stderr, "agent", err)
+		}
+	} else {
+		warnNotHydrated(stderr, apps)
+	}
 	fmt.Fprintf(stdout, "managing %d application(s)%s: %s%s (Ctrl-C to stop)\n", len(apps), so.describe(opts), strings.Join(names, ", "), notLoaded(bad))
 	watchCtx, stopWatch := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		newConditionWatch(stdout).run(watchCtx, engine, conditionPeriod)
-	}()
+	var watched gosync.WaitGroup
+	watched.Go(func() { newConditionWatch(stdout).run(watchCtx, engine, conditionPeriod) })
+	if hydrations != nil {
+		watched.Go(func() { hydrations.run(watchCtx) })
+	}
 	runErr := engine.Run(ctx, derefApps(apps))
 	stopWatch()
-	<-watched
+	watched.Wait()
 	fmt.Fprintln(stdout, "stopping...")
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -14,6 +14,7 @@ import (
 	"github.com/kubegitops/gitops/argocdcm"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
+	"github.com/kubegitops/gitops/source/repocreds"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -31,6 +32,13 @@ type clusterFlags struct {
 	// repositories is --repositories: Argo CD repository Secrets for the
 	// engine's sources.
 	repositories string
+	// creds are --repositories' Secrets as engineOptions loaded them (nil
+	// without the flag): the agent's hydrator pushes with their write
+	// Secrets.
+	creds *repocreds.Store
+	// hydrator are --argocd-cm's source hydrator keys, as applyScripts
+	// read them.
+	hydrator argocdcm.HydratorSettings
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
@@ -66,6 +74,7 @@ func (c *clusterFlags) applyScripts(ctx context.Context, cfg *rest.Config, stder
 		for _, w := range settings.Warnings {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
+		c.hydrator = settings.Hydrator
 	}
 	if c.scriptsDir != "" {
 		if st, err := os.Stat(c.scriptsDir); err != nil || !st.IsDir() {
@@ -141,7 +150,8 @@ func (c *clusterFlags) engineOptions(ctx context.Context, cfg *rest.Config, stde
 	if err := c.engine.sops.apply(ctx, &opts); err != nil {
 		return opts, err
 	}
-	if err := repositoryCredentials(ctx, c.repositories, cfg, stderr, &opts); err != nil {
+	var err error
+	if c.creds, err = repositoryCredentials(ctx, c.repositories, cfg, stderr, &opts); err != nil {
 		return opts, err
 	}
 	return opts, c.applyScripts(ctx, cfg, stderr, &opts)

@@ -40,7 +40,12 @@
 //	    load is reported on stderr (file, line, field) and the other apps
 //	    are managed; with --webhook-addr, serve push webhooks (GitHub,
 //	    GitLab, Gitea, Gogs, Bitbucket) at /api/webhook, verified with the
-//	    secret of --webhook-secret-file or $GITOPS_WEBHOOK_SECRET
+//	    secret of --webhook-secret-file or $GITOPS_WEBHOOK_SECRET; with
+//	    --hydrate, run the source hydrator for apps with
+//	    spec.sourceHydrator every --hydrator-interval (default 3m), as the
+//	    operator does with hydrator.enabled: pushed with --repositories'
+//	    repository-write Secrets, argocd-cm's author and templates, a line
+//	    per new hydration (Hydrated) or failure (HydrationFailed)
 //	gitopsctl cluster up [--kubeconfig-out FILE] [--apiserver-only]
 //	    start a real local cluster (etcd, kube-apiserver, controllers, a kwok
 //	    node), write its kubeconfig, and keep it running until Ctrl-C

@@ -146,7 +146,7 @@ func triggerRun(cfg *notify.Config, name string, app map[string]any, stdout io.W
 				reason = "once per " + r.OncePer
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%s\n", oneLineText(r.When), r.Matched, oneLineText(reason))
+		fmt.Fprintf(tw, "%s\t%v\t%s\n", oneLine(r.When), r.Matched, oneLine(reason))
 	}
 	return code, tw.Flush()
 }
@@ -195,5 +195,3 @@ func printField(w io.Writer, name, value string) {
 	}
 	fmt.Fprintf(w, "%s:\n  %s\n", name, strings.ReplaceAll(strings.TrimRight(value, "\n"), "\n", "\n  "))
 }
-
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -55,18 +55,19 @@ func (s *stringList) Set(v string) error {
 }
 
 // repositoryCredentials installs the credentials of --repositories
-// (spec: a file, or cluster:NAMESPACE read through cfg) into opts; each
-// field read without effect (or malformed) is named on stderr. An empty
-// spec leaves opts as it is.
-func repositoryCredentials(ctx context.Context, spec string, cfg *rest.Config, stderr io.Writer, opts *gitops.Options) error {
+// (spec: a file, or cluster:NAMESPACE read through cfg) into opts, and
+// returns them (the source hydrator pushes with their write Secrets);
+// each field read without effect (or malformed) is named on stderr. An
+// empty spec leaves opts as it is and returns nil.
+func repositoryCredentials(ctx context.Context, spec string, cfg *rest.Config, stderr io.Writer, opts *gitops.Options) (*repocreds.Store, error) {
 	if spec == "" {
-		return nil
+		return nil, nil
 	}
 	var store *repocreds.Store
 	var err error
 	if ns, ok := strings.CutPrefix(spec, "cluster:"); ok {
 		if cfg == nil {
-			return fmt.Errorf("--repositories %s: no cluster to read them from", spec)
+			return nil, fmt.Errorf("--repositories %s: no cluster to read them from", spec)
 		}
 		var kube kubernetes.Interface
 		if kube, err = kubernetes.NewForConfig(cfg); err == nil {
@@ -76,13 +77,13 @@ func repositoryCredentials(ctx context.Context, spec string, cfg *rest.Config, s
 		store, err = repocreds.LoadFile(spec)
 	}
 	if err != nil {
-		return fmt.Errorf("--repositories: %w", err)
+		return nil, fmt.Errorf("--repositories: %w", err)
 	}
 	for _, w := range store.Warnings() {
 		fmt.Fprintf(stderr, "gitopsctl: --repositories: %s\n", w)
 	}
 	opts.ProjectCredentials = store.ForProject
-	return nil
+	return store, nil
 }
 
 // offlineEngine builds an engine whose only destination is the app's own,
@@ -107,7 +108,7 @@ func (o *offlineFlags) offlineEngine(stderr io.Writer, cmd *appCommand) error {
 		server = "https://" + name + ".offline.invalid"
 	}
 	opts.Clusters = []gitops.ClusterConfig{{Name: name, Server: server, KubeVersion: o.kubeVersion, APIVersions: o.apiVersions}}
-	if err := repositoryCredentials(context.Background(), cmd.cluster.repositories, nil, stderr, &opts); err != nil {
+	if _, err := repositoryCredentials(context.Background(), cmd.cluster.repositories, nil, stderr, &opts); err != nil {
 		return err
 	}
 	if err := cmd.cluster.engine.sops.apply(context.Background(), &opts); err != nil {

@@ -48,6 +48,13 @@ func (p *progressTable) OnProgress(pr sync.Progress) {
 	}
 }
 
+// shown reports whether the table printed any row.
+func (p *progressTable) shown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.header
+}
+
 // waveLabel is "PreSync 0" or "Sync 2": the phase and the wave.
 func waveLabel(phase string, wave int) string {
 	if phase == "" {
@@ -83,10 +90,12 @@ func (p *progressTable) healthLabel(r sync.ResourceResult) string {
 }
 
 // printResult prints a sync's final result: its phase, message and a
-// count of actions, and after a failure a row per object with its
-// message (the progress table shows phases only, so each message is
-// printed once).
-func printResult(w io.Writer, res sync.Result) {
+// count of actions, and after a failure what went wrong object by
+// object. When the progress table already showed the objects (shown), a
+// failure adds only the rows with something to say (a failure, a
+// message), so no table is printed twice; otherwise the whole table.
+// Each message is printed once.
+func printResult(w io.Writer, res sync.Result, shown bool) {
 	counts := map[sync.Action]int{}
 	for _, r := range res.Results {
 		counts[r.Action]++
@@ -115,11 +124,22 @@ func printResult(w io.Writer, res sync.Result) {
 	for _, k := range res.PendingConfirmation {
 		fmt.Fprintf(w, "  %s waits for a confirmed prune (Prune=confirm)\n", k)
 	}
-	if res.Phase != sync.Succeeded && len(res.Results) > 0 {
+	if res.Phase == sync.Succeeded || len(res.Results) == 0 {
+		return
+	}
+	ended := res.Phase != sync.Running
+	if !shown {
 		// A failure is explained object by object: what was applied, what
 		// failed and why, what never ran.
 		fmt.Fprintln(w)
-		printRows(w, res.Results)
+		printRows(w, res.Results, ended)
+		return
+	}
+	for _, r := range res.Results {
+		if st := rowStatus(r, ended); st == sync.TaskFailed || r.Message != "" {
+			// The row names the object: its message need not again.
+			fmt.Fprintf(w, "  %s %s: %s\n", resourceLabel(r), st, oneLine(strings.ReplaceAll(r.Message, r.Key.String()+": ", "")))
+		}
 	}
 }
 
@@ -129,27 +149,47 @@ func printResult(w io.Writer, res sync.Result) {
 func resultMessage(msg string, rows []sync.ResourceResult) string {
 	msg = strings.TrimPrefix(msg, "sync: ")
 	cut := len(msg)
+	failed := 0
 	for _, r := range rows {
 		if r.Message == "" {
 			continue
 		}
-		if i := strings.Index(msg, r.Key.String()); i > 0 && i < cut {
+		failed++
+		if i := strings.Index(msg, r.Key.String()); i >= 0 && i < cut {
 			cut = i
 		}
 	}
 	if cut == len(msg) {
 		return msg
 	}
-	return strings.TrimRight(msg[:cut], ": ;") + "; each object's row says why"
+	if head := strings.TrimRight(msg[:cut], ": ;"); head != "" {
+		return head + "; each object's row says why"
+	}
+	if failed == 1 {
+		return "1 object failed; its row says why"
+	}
+	return fmt.Sprintf("%d objects failed; each object's row says why", failed)
+}
+
+// rowStatus is a row's status as a final table shows it: once the
+// operation has ended (ended), a task still Running was applied and only
+// its wait was cut short by another object's failure, so it reads as
+// Argo CD's result for an applied resource, Synced, never Running.
+func rowStatus(r sync.ResourceResult, ended bool) sync.TaskStatus {
+	if ended && r.Status == sync.TaskRunning {
+		return "Synced"
+	}
+	return r.Status
 }
 
 // printRows writes one row per object of an operation: wave, resource,
-// action, status and message.
-func printRows(w io.Writer, rows []sync.ResourceResult) {
+// action, status and message; ended says the operation has ended (see
+// rowStatus).
+func printRows(w io.Writer, rows []sync.ResourceResult, ended bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "WAVE\tRESOURCE\tACTION\tSTATUS\tMESSAGE")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", waveLabel(string(r.Phase), r.Wave), resourceLabel(r), actionLabel(r), r.Status, oneLine(r.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", waveLabel(string(r.Phase), r.Wave), resourceLabel(r), actionLabel(r), rowStatus(r, ended), oneLine(r.Message))
 	}
 	tw.Flush()
 }

@@ -94,7 +94,7 @@ func printOperation(w io.Writer, op *state.OperationState) {
 		fmt.Fprintf(w, "  %s\n", oneLine(msg))
 	}
 	if len(op.Results) > 0 {
-		printRows(w, op.Results)
+		printRows(w, op.Results, !op.FinishedAt.IsZero())
 	}
 	if op.Truncated > 0 {
 		fmt.Fprintf(w, "  (%d more rows not kept)\n", op.Truncated)

@@ -63,13 +63,13 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	res, err := cmd.engine.Sync(opCtx, cmd.app, gitops.SyncRequest{Prune: *prune, DryRun: *dryRun, ConfirmPrune: *confirm, Manual: true})
 	if timeout > 0 && ctx.Err() == nil && errors.Is(opCtx.Err(), context.DeadlineExceeded) && res.Phase == sync.Running {
-		printRows(stdout, res.Results)
+		printRows(stdout, res.Results, false)
 		return failSync(stderr, &syncTimeoutError{After: time.Duration(timeout), Waiting: stillRunning(res, table.health)})
 	}
 	if len(res.Results) == 0 && err != nil {
 		return fail(stderr, "sync", err)
 	}
-	printResult(stdout, res)
+	printResult(stdout, res, table.shown())
 	if res.Phase == sync.Succeeded && !*dryRun {
 		// Show where the app stands now (Progressing, unless --health
 		// waited for the last wave).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"time"
@@ -57,6 +56,12 @@ type hydrations struct {
 	settings func() argocdcm.HydratorSettings
 	build    func(argocdcm.HydratorSettings) (*hydrator.Hydrator, error)
 	built    argocdcm.HydratorSettings
+	// written are the apps of the hydration running as last written (or
+	// listed): writeStatus patches the difference from them.
+	written map[types.UID]*v1alpha1.Application
+	// marked are the apps of the hydration running whose phase Hydrating
+	// was written (markHydrating): their outcome is written whatever it is.
+	marked map[types.UID]bool
 }
 
 // setupHydrations adds the hydrator's loop to mgr (on the leader only).
@@ -79,6 +84,7 @@ func setupHydrations(mgr manager.Manager, engine *gitops.Engine, creds *repocred
 			opts := hydrator.DefaultOptions()
 			opts.Git = git
 			opts.WriteCredentials = creds.WriteForProject
+			opts.Hydrating = h.markHydrating
 			if hs.AuthorName != "" {
 				opts.AuthorName = hs.AuthorName
 			}
@@ -173,14 +179,16 @@ func (h *hydrations) round(ctx context.Context, warned map[types.UID]bool) {
 // hydrate hydrates one group and records the outcome on each app.
 func (h *hydrations) hydrate(ctx context.Context, group []*v1alpha1.Application) {
 	prev := make([]v1alpha1.SourceHydratorStatus, len(group))
+	h.written, h.marked = map[types.UID]*v1alpha1.Application{}, map[types.UID]bool{}
 	for i, app := range group {
 		prev[i] = *app.Status.SourceHydrator.DeepCopy()
+		h.written[app.UID] = app.DeepCopy()
 		hydrator.Begin(app, time.Now())
 	}
 	o := h.hydrator.Hydrate(ctx, group)
 	for i, app := range group {
 		hydrator.Finish(app, o, time.Now())
-		if unchanged(prev[i], app.Status.SourceHydrator) {
+		if !h.marked[app.UID] && unchanged(prev[i], app.Status.SourceHydrator) {
 			continue
 		}
 		if err := h.writeStatus(ctx, app); err != nil {
@@ -201,6 +209,19 @@ func (h *hydrations) hydrate(ctx context.Context, group []*v1alpha1.Application)
 	}
 }
 
+// markHydrating writes phase Hydrating (set by Begin) to apps, whose
+// rendered dry commit is about to be committed, as Argo CD's controller
+// marks a hydration running before it works.
+func (h *hydrations) markHydrating(ctx context.Context, apps []*v1alpha1.Application) {
+	for _, app := range apps {
+		if err := h.writeStatus(ctx, app); err != nil {
+			h.log.Error(err, "write status.sourceHydrator", "application", app.Namespace+"/"+app.Name)
+			continue
+		}
+		h.marked[app.UID] = true
+	}
+}
+
 // unchanged reports whether a hydration left the status as it was but
 // for its times: the same phase, message and commits (an app whose dry
 // commit was hydrated before is not written again every round).
@@ -214,16 +235,23 @@ func unchanged(a, b v1alpha1.SourceHydratorStatus) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// writeStatus merge-patches status.sourceHydrator alone, so it never
-// races the reconciler's writes of the other fields.
+// writeStatus merge-patches status.sourceHydrator alone, from the app as
+// last written, so it never races the reconciler's writes of the other
+// fields, and a field the hydration cleared (a Hydrating operation's
+// finishedAt, a Failed one's hydratedSHA) is cleared in the API too.
 func (h *hydrations) writeStatus(ctx context.Context, app *v1alpha1.Application) error {
-	data, err := json.Marshal(map[string]any{"status": map[string]any{"sourceHydrator": app.Status.SourceHydrator}})
-	if err != nil {
-		return err
+	base := h.written[app.UID]
+	if base == nil {
+		return fmt.Errorf("no listed copy of %s/%s to patch from", app.Namespace, app.Name)
 	}
-	err = h.client.Status().Patch(ctx, app, client.RawPatch(types.MergePatchType, data))
+	want := app.Status.SourceHydrator.DeepCopy()
+	err := h.client.Status().Patch(ctx, app, client.MergeFrom(base))
+	app.Status.SourceHydrator = *want
 	if apierrors.IsNotFound(err) {
 		return nil
+	}
+	if err == nil {
+		h.written[app.UID] = app.DeepCopy()
 	}
 	return err
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// for a private repository, instead of 401: a client that waits for a
 	// challenge before it sends credentials never gets in.
 	NoChallenge bool
+	// PushGate, when set, is called before each push's pack is received
+	// (the POST to git-receive-pack) and may block: a test holds a push
+	// there to observe what its client shows meanwhile.
+	PushGate func(r *http.Request)
 	// TLS serves HTTPS with a certificate of httptest's own CA
 	// (Server.CAPEM), valid for 127.0.0.1.
 	TLS bool
@@ -163,6 +167,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			s.requests.Add(1)
 			if r.Header.Get("Authorization") == "" {
 				s.anon.Add(1)
+			}
+			if opts.PushGate != nil && r.Method == http.MethodPost && isReceivePack(r) {
+				opts.PushGate(r)
 			}
 			if opts.PushPassword != "" && isReceivePack(r) {
 				if !basicAuth(w, r, opts.PushUsername, opts.PushPassword) {
