@@ -55,7 +55,7 @@
 // DefaultOptions wiring render/builtin's renderers and source/helmrepo's
 // chart source in.
 //
-// The Engine of this package (gitops.go) ties the steps together: Refresh, Sync,
+// The Engine of this package (engine.go) ties the steps together: Refresh, Sync,
 // Rollback, Delete and Render do one step for a host that drives its own
 // loop (an operator, a deploy portal); Run reconciles a set of apps on its
 // own. One engine serves many clusters (the root's

@@ -56,26 +56,6 @@ func (e *Engine) Remove(key v1alpha1.AppKey) error {
 	return nil
 }
 
-// instanceOf is instanceName of app's key.
-func (e *Engine) instanceOf(app *Application) string {
-	return e.instanceName(v1alpha1.KeyOf(app))
-}
-
-// instanceName is how the engine knows an app inside, as Argo CD's apps
-// in any namespace do: the bare name for an Application of the control
-// namespace (Options.ControlNamespace) or of no namespace,
-// "<namespace>_<name>" for one of any other namespace. An underscore is
-// never part of a namespace or an Application name, so two apps of one
-// name in two namespaces never share it. It is the app's tracking id on
-// the objects it manages and its key in Options.State; the methods that
-// name an app take its v1alpha1.AppKey and find it by this name.
-func (e *Engine) instanceName(key v1alpha1.AppKey) string {
-	if key.Namespace == "" || key.Namespace == e.opts.ControlNamespace {
-		return key.Name
-	}
-	return key.Namespace + "_" + key.Name
-}
-
 // OwnedApps returns the specs Run reconciles now of the top-level apps
 // this replica owns (all of them without a Sharder), sorted by the
 // engine's name of them (its tracking id):

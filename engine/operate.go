@@ -59,21 +59,6 @@ type SyncRequest struct {
 	resumed bool
 }
 
-// SyncWindowError reports a sync that a sync window blocks.
-type SyncWindowError struct {
-	// App is the application the window blocked.
-	App string
-	// Window is the sync window that blocks the sync.
-	Window SyncWindow
-	// Reason says why, for people.
-	Reason string
-}
-
-// Error implements error.
-func (e *SyncWindowError) Error() string {
-	return fmt.Sprintf("sync of %s blocked: %s", e.App, e.Reason)
-}
-
 // Sync runs a sync operation of app: the project's limits, policies and
 // sync windows are checked first, and the revisions it renders must pass
 // the project's source integrity criteria (a *SourceIntegrityError
@@ -365,16 +350,6 @@ func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune
 	}
 	err = fmt.Errorf("rollback of %s: no history entry %d", app.Name, id)
 	return sync.Result{Phase: sync.Error, Message: err.Error()}, err
-}
-
-func (e *Engine) notify(n appstatus.Notification) {
-	if e.opts.Notify == nil {
-		return
-	}
-	if n.Time.IsZero() {
-		n.Time = time.Now()
-	}
-	e.opts.Notify(n)
 }
 
 // syncSlot is an operation's hold on one of the Options.SyncWorkers slots.

@@ -3,27 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kubegitops/gitops/project"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
-)
-
-// Project rules live in package project; these names keep the engine's
-// API.
-
-// ErrPolicy is wrapped by every *PolicyError (project.ErrPolicy).
-var ErrPolicy = project.ErrPolicy
-
-type (
-	// PolicyError is project.PolicyError: which rule refused what.
-	PolicyError = project.PolicyError
-	// Policy is project.Policy: a host's own check of every object to
-	// apply.
-	Policy = project.Policy
-	// WindowDecision is project.WindowDecision.
-	WindowDecision = project.WindowDecision
 )
 
 // ImpersonatedConfig returns a copy of cfg that acts as a service account;
@@ -126,4 +111,19 @@ func windowCheck(proj *Project, app *Application, now time.Time, manual bool) er
 		return &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
 	}
 	return nil
+}
+
+// SyncWindowError reports a sync that a sync window blocks.
+type SyncWindowError struct {
+	// App is the application the window blocked.
+	App string
+	// Window is the sync window that blocks the sync.
+	Window SyncWindow
+	// Reason says why, for people.
+	Reason string
+}
+
+// Error implements error.
+func (e *SyncWindowError) Error() string {
+	return fmt.Sprintf("sync of %s blocked: %s", e.App, e.Reason)
 }

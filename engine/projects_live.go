@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	gosync "sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -44,14 +43,6 @@ func (e *RefusedProjectError) Error() string {
 
 // Unwrap returns the reason.
 func (e *RefusedProjectError) Unwrap() error { return e.Err }
-
-// projectSet holds the engine's projects, which SetProjects replaces
-// while the engine runs.
-type projectSet struct {
-	mu      gosync.RWMutex
-	byName  map[string]*Project
-	refused map[string]error
-}
 
 func newProjectSet(projects []Project) *projectSet {
 	s := &projectSet{byName: map[string]*Project{}, refused: map[string]error{}}

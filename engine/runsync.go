@@ -13,6 +13,10 @@ import (
 	"github.com/kubegitops/gitops/sync"
 )
 
+// windowRecheck is how often an automated sync blocked by a sync window is
+// tried again.
+const windowRecheck = 30 * time.Second
+
 // decideAutoSync makes autosync.Decide's decision for a refresh of the
 // app; busy reports that an automated sync of the app runs already, and no
 // decision is made.

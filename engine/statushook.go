@@ -1,12 +1,11 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 )
-
-// statusSubscribers are the functions OnStatus registered.
-type statusSubscribers = subscribers[func(key v1alpha1.AppKey, st appstatus.Status)]
 
 func statusSet(e *Engine) *statusSubscribers { return &e.statuses }
 
@@ -47,4 +46,14 @@ func (e *Engine) notifyRecordedStatus(app *Application) {
 	if st, ok := e.AppStatus(v1alpha1.KeyOf(app)); ok {
 		e.notifyStatus(app, st)
 	}
+}
+
+func (e *Engine) notify(n appstatus.Notification) {
+	if e.opts.Notify == nil {
+		return
+	}
+	if n.Time.IsZero() {
+		n.Time = time.Now()
+	}
+	e.opts.Notify(n)
 }

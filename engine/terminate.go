@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	gosync "sync"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
@@ -10,18 +9,6 @@ import (
 // ErrNoOperation is returned by Terminate when the app has no operation
 // running in this engine.
 var ErrNoOperation = errors.New("gitops: no operation running")
-
-// runningOps are the sync operations running in an engine, by app, so
-// that Terminate can reach them.
-type runningOps struct {
-	mu  gosync.Mutex
-	ops map[string]*runningOp
-}
-
-type runningOp struct {
-	terminate chan struct{}
-	once      gosync.Once
-}
 
 // operationStarted registers a running operation of app; done unregisters
 // it. A second operation of the same app (which the run loop never

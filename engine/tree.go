@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -168,14 +167,4 @@ func mayBeDescendant(obj *unstructured.Unstructured) bool {
 	gk := obj.GroupVersionKind().GroupKind()
 	return gk.Group == "" && (gk.Kind == "Endpoints" || gk.Kind == "PersistentVolumeClaim") ||
 		gk == schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
-}
-
-// sortedSet returns the distinct values of s, sorted; nil for none.
-func sortedSet(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return slices.Compact(out)
 }
