@@ -25,6 +25,11 @@ import (
 // it with the live state of their destination, judges health, and syncs. It
 // is safe for concurrent use.
 type Engine struct {
+	// Ops are the one-step operations a pipeline or a portal calls
+	// (Refresh, Sync, Render, Delete, ...); their methods are the
+	// Engine's own.
+	Ops
+
 	// opts are the options New was given; the live ones (Reconfigure) are
 	// those of live.
 	opts Options
@@ -66,6 +71,42 @@ type Engine struct {
 	// ops are the sync operations Terminate can reach.
 	ops runningOps
 }
+
+// Ops are the one-step operations: each does one thing for one app and
+// returns (Refresh, HardRefresh, Sync, Render, RenderManifests,
+// ResourceTree, LiveObject, Actions, RunAction, Delete, Rollback, Resume,
+// Terminate, History, LastOperation, SourceType, RevisionMetadata,
+// CheckSync, CheckApplication). A pipeline, a portal or an operator that
+// drives its own loop needs nothing else. The Engine embeds them: call
+// them on the Engine.
+type Ops struct{ e *Engine }
+
+// Apps are the live set Run manages, as a controller and the add-ons
+// (ApplicationSets, notifications, the image updater) work with it:
+// adding and removing apps while Run runs, reading their last status,
+// subscribing to changes, and telling the engine a repository changed.
+// Engine.Apps returns them.
+type Apps struct{ e *Engine }
+
+// Settings are the options that change while the engine runs, as a host
+// that watches Argo CD's ConfigMaps and Secrets applies them: the live
+// options, clusters, projects and GnuPG keys. Engine.Settings returns
+// them.
+type Settings struct{ e *Engine }
+
+// Sources are the engine's readers of repositories, for an add-on that
+// reads them as the engine does (with the same credentials, caches and
+// chart dependencies). Engine.Sources returns them.
+type Sources struct{ e *Engine }
+
+// Apps returns the live set Run manages.
+func (e *Engine) Apps() Apps { return Apps{e} }
+
+// Settings returns the settings that change while the engine runs.
+func (e *Engine) Settings() Settings { return Settings{e} }
+
+// Sources returns the engine's readers of repositories.
+func (e *Engine) Sources() Sources { return Sources{e} }
 
 // parts returns the live parts in force.
 func (e *Engine) parts() *liveParts { return e.live.Load() }

@@ -46,14 +46,16 @@ func subscribed[F any](e *Engine, s func(*Engine) *subscribers[F]) []F {
 func hintSet(e *Engine) *hintSubscribers { return &e.hints }
 
 // OnHint registers notify to be called with the repository URL of every
-// Engine.Hint, as given to Hint (compare with source.RepositoryKey to
+// Engine.Apps().Hint, as given to Hint (compare with source.RepositoryKey to
 // ignore URL spelling), before Hint queues the apps that use it. An add-on
 // that reads repositories itself (the ApplicationSet controller's git
 // generators) subscribes so that a push reaches it too. notify runs on
 // Hint's goroutine: it must not block (signal a buffered channel). The
 // returned stop unsubscribes; calling it again does nothing. Subscriptions
 // do not need Run.
-func (e *Engine) OnHint(notify func(repoURL string)) (stop func()) {
+func (apps Apps) OnHint(notify func(repoURL string)) (stop func()) {
+	e := apps.e
+
 	return subscribe(e, hintSet, notify)
 }
 
@@ -69,7 +71,9 @@ func (e *Engine) notifyHint(repoURL string) {
 // subscribers (the ApplicationSet controller generates at once the sets
 // whose git generators read it). Matching ignores URL spelling (scheme,
 // user, .git suffix).
-func (e *Engine) Hint(repoURL string) {
+func (apps Apps) Hint(repoURL string) {
+	e := apps.e
+
 	e.notifyHint(repoURL)
 	e.mu.Lock()
 	r := e.runner
@@ -94,7 +98,7 @@ func (e *Engine) Hint(repoURL string) {
 	// Once per spelling, not once per app: a monorepo of 10,000 apps is
 	// one invalidation.
 	for u := range urls {
-		e.Invalidate(u)
+		e.Apps().Invalidate(u)
 	}
 	for _, n := range names {
 		r.queue.Add(n)
@@ -105,7 +109,9 @@ func (e *Engine) Hint(repoURL string) {
 // tags, so that the next refresh of its apps resolves them again (Argo
 // CD's hard refresh; rendered manifests stay cached, by content). Hint
 // does this for a running engine and also queues the apps.
-func (e *Engine) Invalidate(repoURL string) {
+func (apps Apps) Invalidate(repoURL string) {
+	e := apps.e
+
 	// The same URL may be a chart repository: its index is read again too.
 	e.sources.Invalidate(repoURL)
 }

@@ -30,7 +30,9 @@ var ErrNotRunning = errors.New("gitops: Run is not running")
 // the app of that name, while Run runs: the app is refreshed (and synced,
 // by its policy) at once, without a restart. The app is validated as
 // LoadApplications would.
-func (e *Engine) Upsert(app Application) error {
+func (apps Apps) Upsert(app Application) error {
+	e := apps.e
+
 	if err := validateApp(&app); err != nil {
 		return err
 	}
@@ -47,7 +49,9 @@ func (e *Engine) Upsert(app Application) error {
 // set Run reconciles: it is no longer refreshed, synced or healed. Its
 // objects stay in the cluster; call Delete for a cascading deletion.
 // Removing an app Run does not manage is not an error.
-func (e *Engine) Remove(key v1alpha1.AppKey) error {
+func (apps Apps) Remove(key v1alpha1.AppKey) error {
+	e := apps.e
+
 	r := e.running()
 	if r == nil {
 		return ErrNotRunning
@@ -63,7 +67,9 @@ func (e *Engine) Remove(key v1alpha1.AppKey) error {
 // included. Child apps (rendered by an app of apps) are left out: their
 // spec belongs to their parent's manifests. Nil when Run is not running.
 // The specs are copies, the caller's to change.
-func (e *Engine) OwnedApps() []Application {
+func (apps Apps) OwnedApps() []Application {
+	e := apps.e
+
 	r := e.running()
 	if r == nil {
 		return nil

@@ -11,7 +11,9 @@ import (
 // apps this replica owns.
 
 // AppStatus returns the last status Run recorded for the app of key.
-func (e *Engine) AppStatus(key v1alpha1.AppKey) (appstatus.Status, bool) {
+func (apps Apps) AppStatus(key v1alpha1.AppKey) (appstatus.Status, bool) {
+	e := apps.e
+
 	name := e.instanceName(key)
 	e.mu.Lock()
 	r := e.runner
@@ -31,7 +33,9 @@ func (e *Engine) AppStatus(key v1alpha1.AppKey) (appstatus.Status, bool) {
 // ManagedApps returns the keys of the apps Run manages, children included
 // (with a Sharder, only those this replica owns), sorted by namespace and
 // name.
-func (e *Engine) ManagedApps() []v1alpha1.AppKey {
+func (apps Apps) ManagedApps() []v1alpha1.AppKey {
+	e := apps.e
+
 	e.mu.Lock()
 	r := e.runner
 	e.mu.Unlock()

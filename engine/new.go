@@ -62,6 +62,7 @@ func New(opts Options) (*Engine, error) {
 		forkDiffers: forkDiffers,
 		integrity:   integrity.NewVerifier(integrity.DefaultOptions()),
 	}
+	e.Ops = Ops{e}
 	ring, err := integrity.ParseKeyRing(opts.GnuPGKeys)
 	if err != nil {
 		return nil, fmt.Errorf("gitops: Options.GnuPGKeys: %w", err)

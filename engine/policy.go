@@ -73,7 +73,9 @@ func (e *Engine) admission(proj *Project, app *Application) func(ctx context.Con
 // cluster before matching the project's destinations. A host calls it to
 // refuse an app when it is created, as Argo CD's API server does; the
 // error is a *PolicyError (several joined), or the unknown project's.
-func (e *Engine) CheckApplication(app *Application) error {
+func (ops Ops) CheckApplication(app *Application) error {
+	e := ops.e
+
 	proj, err := e.project(app)
 	if err != nil {
 		return err
@@ -88,7 +90,9 @@ func (e *Engine) CheckApplication(app *Application) error {
 // The error is Sync's: the unknown project's, a *PolicyError or a
 // *SyncWindowError. A host calls it to refuse a sync at once, as Argo CD's
 // API server does, rather than report it started; Sync checks again.
-func (e *Engine) CheckSync(app *Application, manual bool) error {
+func (ops Ops) CheckSync(app *Application, manual bool) error {
+	e := ops.e
+
 	proj, err := e.project(app)
 	if err != nil {
 		return err

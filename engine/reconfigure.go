@@ -61,7 +61,9 @@ func (e *Engine) buildParts(opts Options) (*liveParts, error) {
 // tool is). While Run runs, every app is queued for a refresh; a host with
 // its own loop refreshes its apps itself. Operations already running go
 // on with the settings they started with.
-func (e *Engine) Reconfigure(ctx context.Context, next Options) ([]string, error) {
+func (set Settings) Reconfigure(ctx context.Context, next Options) ([]string, error) {
+	e := set.e
+
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func (r *runner) latestRevision(ctx context.Context, app *Application) func() st
 	return func() string {
 		var revs []string
 		for _, src := range app.Spec.AllSources() {
-			r.e.Invalidate(src.RepoURL)
+			r.e.Apps().Invalidate(src.RepoURL)
 			rev, err := r.e.sources.Resolve(ctx, desired.ProjectName(app), src, src.TargetRevision)
 			if err != nil {
 				return ""

@@ -36,7 +36,9 @@ func (e *Engine) operationStarted(app string) (terminate <-chan struct{}, done f
 // the message "operation terminated" (sync.ErrTerminated), recorded as
 // the app's last operation and not retried. It returns ErrNoOperation when no
 // sync of the app runs in this engine.
-func (e *Engine) Terminate(key v1alpha1.AppKey) error {
+func (ops Ops) Terminate(key v1alpha1.AppKey) error {
+	e := ops.e
+
 	e.ops.mu.Lock()
 	op, ok := e.ops.ops[e.instanceName(key)]
 	e.ops.mu.Unlock()

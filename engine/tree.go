@@ -45,7 +45,9 @@ type treeSource interface {
 // engine's populate hook as the cache sees them change (a lean cached
 // object keeps them beside its metadata), unless a populate hook of
 // Options.Cache attaches a value of its own.
-func (e *Engine) ResourceTree(ctx context.Context, app *Application) (*v1alpha1.ApplicationTree, v1alpha1.ApplicationSummary, error) {
+func (ops Ops) ResourceTree(ctx context.Context, app *Application) (*v1alpha1.ApplicationTree, v1alpha1.ApplicationSummary, error) {
+	e := ops.e
+
 	cs, err := e.cluster(ctx, app.Spec.Destination)
 	if err != nil {
 		return nil, v1alpha1.ApplicationSummary{}, fmt.Errorf("application %s/%s: resource tree: %w", app.Namespace, app.Name, err)

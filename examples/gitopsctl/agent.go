@@ -78,7 +78,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer engine.Close()
 	notes.conditions = func(key v1alpha1.AppKey) []appstatus.Condition {
-		st, _ := engine.AppStatus(key)
+		st, _ := engine.Apps().AppStatus(key)
 		return st.Conditions
 	}
 
@@ -111,7 +111,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		newConditionWatch(stdout).run(watchCtx, engine, conditionPeriod)
+		newConditionWatch(stdout).run(watchCtx, engine.Apps(), conditionPeriod)
 	}()
 	runErr := engine.Run(ctx, derefApps(apps))
 	stopWatch()
@@ -188,7 +188,7 @@ func newWebhookServer(engine *gitops.Engine, secret string, log io.Writer) (*htt
 		Secrets: secrets,
 		OnPush: func(_ context.Context, hint webhook.Hint) {
 			for _, u := range hint.RepositoryURLs {
-				engine.Hint(u)
+				engine.Apps().Hint(u)
 			}
 			mu.Lock()
 			defer mu.Unlock()

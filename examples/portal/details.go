@@ -185,7 +185,7 @@ func editSource(src *v1alpha1.ApplicationSource, e detailsEdit, detected string)
 	return nil
 }
 
-// apiEditDetails applies a detailsEdit through the engine (Engine.Upsert,
+// apiEditDetails applies a detailsEdit through the engine (Engine.Apps().Upsert,
 // which validates the app first) and keeps the edited app for the
 // portal's later requests; it needs "applications, update" (403) and is
 // audited, refused or done. The edit lives as long as the portal: the
@@ -214,7 +214,7 @@ func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller
 	}
 	n, err := body.apply(cur, detected)
 	if err == nil {
-		err = s.opts.Engine.Upsert(*n)
+		err = s.opts.Engine.Apps().Upsert(*n)
 	}
 	if err != nil {
 		s.audit.write(c.identity, "details", cur, body.changed(), "error: "+err.Error())

@@ -1,7 +1,7 @@
 // Command portal is an internal deploy portal built on the gitops engine: a
 // web UI and a small JSON API over one gitops.Engine, with no second source
 // of truth. The engine's run loop owns status; the portal reads it
-// (Engine.AppStatus, History, LastOperation, Render, ResourceTree,
+// (Engine.Apps().AppStatus, History, LastOperation, Render, ResourceTree,
 // LiveObject: the tree and live objects from the engine's own cluster
 // caches, a descendant's whole object from the API server), and acts
 // through the engine (Refresh, Sync, Rollback, Terminate, RunAction,
@@ -50,7 +50,7 @@
 // a helm block, or a folder whose files are a chart) or Kustomize images
 // (a kustomize block, or a folder whose files are an overlay; otherwise
 // 400 naming the field; the block is added when missing). The edited app
-// is validated and handed to Engine.Upsert and audited ("details"); the
+// is validated and handed to Engine.Apps().Upsert and audited ("details"); the
 // portal keeps it for later requests, but does not write the --apps
 // folder: an edit lasts until the portal restarts (with --namespace it is
 // written to the Application object). GET /api/v1/apps/{name}/parameters
@@ -107,7 +107,7 @@
 // <project>/<name>, then the project's rules for the app
 // (Engine.CheckApplication: a destination cluster given by name matches
 // the project's destinations by that cluster's server too), then
-// Engine.Upsert. POST /api/v1/apps/{name}/delete
+// Engine.Apps().Upsert. POST /api/v1/apps/{name}/delete
 // {cascade: foreground|background|non-cascading, confirm: the app's name,
 // confirmResources} deletes an app (Engine.Delete until done, unless
 // non-cascading) and removes it from the engine and the list; POST
