@@ -25,7 +25,7 @@
 //     respectRBAC, tracking method, instance label key, installationID,
 //     cluster.inClusterEnabled, impersonation, kustomize.buildOptions and
 //     helm.valuesFileSchemes. Settings.Apply puts them into a
-//     gitops.Options (Engine.Reconfigure takes them while it runs).
+//     gitops.Options (Engine.Settings().Reconfigure takes them while it runs).
 //   - argocd-cmd-params-cm (ParamsConfigMapName): ParseParams gives Params,
 //     the keys of the application controller, repo server, ApplicationSet
 //     controller and notifications controller: Params.Apply puts the

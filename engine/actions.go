@@ -64,7 +64,9 @@ type ActionResult struct {
 // discovery.lua of its kind, built-in or from Options.Actions). The object
 // must be tracked by app. Errors name the object; a kind without actions
 // wraps actions.ErrNoActions.
-func (e *Engine) Actions(ctx context.Context, app *Application, key resource.Key) ([]actions.Action, error) {
+func (ops Ops) Actions(ctx context.Context, app *Application, key resource.Key) ([]actions.Action, error) {
+	e := ops.e
+
 	t, err := e.actionTarget(ctx, app, key)
 	if err != nil {
 		return nil, err
@@ -95,7 +97,9 @@ func (e *Engine) Actions(ctx context.Context, app *Application, key resource.Key
 // Any failure before step 4's real writes leaves the cluster untouched;
 // errors name the object and the action. Created objects carry no
 // tracking id: a sync neither adopts nor prunes them.
-func (e *Engine) RunAction(ctx context.Context, app *Application, key resource.Key, action string, params map[string]string) (res ActionResult, err error) {
+func (ops Ops) RunAction(ctx context.Context, app *Application, key resource.Key, action string, params map[string]string) (res ActionResult, err error) {
+	e := ops.e
+
 	res = ActionResult{Action: action, Object: key}
 	defer func() { e.metrics.Action(app.Name, action, err) }()
 	t, err := e.actionTarget(ctx, app, key)

@@ -22,13 +22,13 @@ func TestMethodsNameAppsByKey(t *testing.T) {
 	e, _ := offlineLiveEngine(t, func(o *Options) { o.State = store })
 	a, b, c := offlineApp("team-a", "web", "a"), offlineApp("team-b", "web", "b"), offlineApp("argocd", "web", "c")
 	for _, app := range []Application{b, c, a} {
-		if err := e.Upsert(app); err != nil {
+		if err := e.Apps().Upsert(app); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ka, kb, kc := v1alpha1.KeyOf(&a), v1alpha1.KeyOf(&b), v1alpha1.KeyOf(&c)
 	bare := v1alpha1.AppKey{Name: "web"}
-	if got := e.ManagedApps(); !slices.Equal(got, []v1alpha1.AppKey{kc, ka, kb}) {
+	if got := e.Apps().ManagedApps(); !slices.Equal(got, []v1alpha1.AppKey{kc, ka, kb}) {
 		t.Fatalf("ManagedApps = %v, want %v sorted by namespace", got, []v1alpha1.AppKey{kc, ka, kb})
 	}
 
@@ -39,7 +39,7 @@ func TestMethodsNameAppsByKey(t *testing.T) {
 		}
 	}
 	for key, n := range map[v1alpha1.AppKey]int{ka: 1, kb: 2, bare: 3} {
-		if err := e.UpdateAppState(ctx, key, history(n)); err != nil {
+		if err := e.Apps().UpdateAppState(ctx, key, history(n)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,7 +54,7 @@ func TestMethodsNameAppsByKey(t *testing.T) {
 		}
 	}
 
-	if err := e.UpdateAppState(ctx, kb, func(st *state.AppState) (bool, error) {
+	if err := e.Apps().UpdateAppState(ctx, kb, func(st *state.AppState) (bool, error) {
 		st.Operation = &state.OperationState{Message: "b's"}
 		return true, nil
 	}); err != nil {
@@ -70,13 +70,13 @@ func TestMethodsNameAppsByKey(t *testing.T) {
 		t.Errorf("Terminate(%v) = %v, want ErrNoOperation", ka, err)
 	}
 
-	if err := e.Remove(ka); err != nil {
+	if err := e.Apps().Remove(ka); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.ManagedApps(); !slices.Equal(got, []v1alpha1.AppKey{kc, kb}) {
+	if got := e.Apps().ManagedApps(); !slices.Equal(got, []v1alpha1.AppKey{kc, kb}) {
 		t.Fatalf("after Remove(%v): ManagedApps = %v", ka, got)
 	}
-	if _, ok := e.ManagedApp(kb); !ok {
+	if _, ok := e.Apps().ManagedApp(kb); !ok {
 		t.Fatalf("Remove(%v) took %v too", ka, kb)
 	}
 }

@@ -34,7 +34,7 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 	url := gs.RepoURL("live")
 	nsA, nsB := cluster.TestNamespace(t), cluster.TestNamespace(t)
 	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
-	if err := e.Upsert(*gitApp(nsA, url, gs.Branch(), nsA)); !errors.Is(err, ErrNotRunning) {
+	if err := e.Apps().Upsert(*gitApp(nsA, url, gs.Branch(), nsA)); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("Upsert before Run: %v, want ErrNotRunning", err)
 	}
 	first := gitApp(nsA, url, gs.Branch(), nsA)
@@ -42,7 +42,7 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 	startRun(t, e, first)
 	synced := func(name string) func() bool {
 		return func() bool {
-			st, ok := e.AppStatus(v1alpha1.AppKey{Name: name})
+			st, ok := e.Apps().AppStatus(v1alpha1.AppKey{Name: name})
 			return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 		}
 	}
@@ -53,11 +53,11 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 	bad := *second
 	bad.Spec.Source = nil
 	var invalid *InvalidApplicationError
-	if err := e.Upsert(bad); !errors.As(err, &invalid) {
+	if err := e.Apps().Upsert(bad); !errors.As(err, &invalid) {
 		t.Fatalf("Upsert of an app without a source: %v", err)
 	}
 	added := time.Now()
-	if err := e.Upsert(*second); err != nil {
+	if err := e.Apps().Upsert(*second); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Minute, "the added app Synced", synced(second.Name))
@@ -72,7 +72,7 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 	src := *second.Spec.Source
 	src.Path = "one"
 	changed.Spec.Source = &src
-	if err := e.Upsert(changed); err != nil {
+	if err := e.Apps().Upsert(changed); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Minute, "the changed app deploys folder one", func() bool {
@@ -80,13 +80,13 @@ func TestRunUpsertAndRemoveWhileRunning(t *testing.T) {
 		return err == nil
 	})
 
-	if err := e.Remove(v1alpha1.KeyOf(first)); err != nil {
+	if err := e.Apps().Remove(v1alpha1.KeyOf(first)); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(e.ManagedApps(), v1alpha1.KeyOf(first)) {
+	if slices.Contains(e.Apps().ManagedApps(), v1alpha1.KeyOf(first)) {
 		t.Fatal("a removed app is still managed")
 	}
-	if _, ok := e.AppStatus(v1alpha1.KeyOf(first)); ok {
+	if _, ok := e.Apps().AppStatus(v1alpha1.KeyOf(first)); ok {
 		t.Fatal("a removed app still has a status")
 	}
 	// Drift of the removed app is not healed; its object stays.

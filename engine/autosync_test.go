@@ -30,15 +30,15 @@ func TestRunDoesNotRepeatASyncThatChangesNothing(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced
 	})
 	if err := os.Remove(filepath.Join(dir, "app/keep.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(dir)
+	e.Apps().Hint(dir)
 	eventually(t, time.Minute, "OutOfSync with the kept object", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		if !ok || st.Sync != appstatus.OutOfSync {
 			return false
 		}

@@ -519,13 +519,13 @@ func TestAutomatedChartAppRollsOutANewPatchVersion(t *testing.T) {
 	app.Name = ns
 	startRun(t, e, app)
 	eventually(t, 2*time.Minute, "Synced and Healthy at 1.0.1", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.1"
 	})
 	r.Add(chartserver.WebChart(t, "web", "1.0.2"))
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	eventually(t, 2*time.Minute, "1.0.2 rolled out", func() bool {
-		st, _ := e.AppStatus(v1alpha1.KeyOf(app))
+		st, _ := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), ns+"-settings", metav1.GetOptions{})
 		return err == nil && cm.Data["version"] == "1.0.2" && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && st.Revision == "1.0.2"
 	})

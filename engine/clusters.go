@@ -10,10 +10,6 @@ import (
 	"github.com/kubegitops/gitops/project"
 )
 
-// clusterState is one destination: its configuration and, once connected,
-// its cache and syncers (engine/internal/clusters).
-type clusterState = clusters.Cluster
-
 // ClusterUnavailableError reports a destination that cannot be reached or
 // whose live state cannot be read. Only the apps of that cluster are
 // affected: their status is Unknown until it comes back.

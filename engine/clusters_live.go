@@ -17,7 +17,9 @@ import (
 // are queued for a refresh at once (a host with its own loop refreshes
 // them itself). It fails, changing nothing, when a cluster has neither a
 // name nor a server or two clusters share a name or server.
-func (e *Engine) SetClusters(ctx context.Context, clusters []ClusterConfig) ([]string, error) {
+func (set Settings) SetClusters(ctx context.Context, clusters []ClusterConfig) ([]string, error) {
+	e := set.e
+
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func TestSetClustersReplacesOnlyChanged(t *testing.T) {
 		{Name: "a", Server: "https://a:6443", Config: cfg("two")},
 		{Name: "b", Server: "https://b:6443", Config: &rest.Config{Host: "https://b:6443", BearerToken: "b"}},
 	}
-	changed, err := e.SetClusters(context.Background(), next)
+	changed, err := e.Settings().SetClusters(context.Background(), next)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +56,10 @@ func TestSetClustersReplacesOnlyChanged(t *testing.T) {
 		t.Error("cluster c is still configured")
 	}
 	// The same list again changes nothing.
-	if changed, err := e.SetClusters(context.Background(), next); err != nil || len(changed) != 0 {
+	if changed, err := e.Settings().SetClusters(context.Background(), next); err != nil || len(changed) != 0 {
 		t.Errorf("second SetClusters: %v %v", changed, err)
 	}
-	if _, err := e.SetClusters(context.Background(), append(next, ClusterConfig{Name: "a", Server: "https://x"})); err == nil {
+	if _, err := e.Settings().SetClusters(context.Background(), append(next, ClusterConfig{Name: "a", Server: "https://x"})); err == nil {
 		t.Error("two clusters named a were accepted")
 	}
 	if at("a").Config().Config.BearerToken != "two" {

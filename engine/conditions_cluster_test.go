@@ -13,7 +13,7 @@ import (
 
 // runCondition returns the app's condition of type ct in Run's status.
 func runCondition(e *Engine, app string, ct appstatus.ConditionType) (appstatus.Condition, appstatus.Status, bool) {
-	st, ok := e.AppStatus(v1alpha1.AppKey{Name: app})
+	st, ok := e.Apps().AppStatus(v1alpha1.AppKey{Name: app})
 	if !ok {
 		return appstatus.Condition{}, st, false
 	}
@@ -40,7 +40,7 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced
 	})
 
@@ -49,7 +49,7 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "app/a.yaml"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(dir)
+	e.Apps().Hint(dir)
 	eventually(t, time.Minute, "a SyncError condition", func() bool {
 		c, _, ok := runCondition(e, app.Name, appstatus.ConditionSyncError)
 		return ok && strings.Contains(c.Message, "desired state is empty")
@@ -60,7 +60,7 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	removed := time.Now()
-	e.Hint(dir)
+	e.Apps().Hint(dir)
 	eventually(t, time.Minute, "Unknown with a ComparisonError", func() bool {
 		_, st, ok := runCondition(e, app.Name, appstatus.ConditionComparisonError)
 		return ok && st.Sync == appstatus.Unknown && st.ReconciledAt.After(removed)
@@ -73,9 +73,9 @@ func TestRunStatusCarriesFailures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "app/a.yaml"), []byte(cm), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(dir)
+	e.Apps().Hint(dir)
 	eventually(t, time.Minute, "Synced without conditions", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced && len(st.Conditions) == 0
 	})
 }

@@ -34,7 +34,9 @@ func unscopedCredentials(opts Options) func(repoURL string) *source.Credentials 
 // project, Options.ProjectCredentials) reads repoURL, as the engine
 // fetches it; nil when there are none. An add-on that writes to an app's
 // repository (the image updater's git write-back) uses the same ones.
-func (e *Engine) RepoCredentials(app *Application, repoURL string) *source.Credentials {
+func (srcs Sources) RepoCredentials(app *Application, repoURL string) *source.Credentials {
+	e := srcs.e
+
 	if creds := appCredentials(e.opts); creds != nil {
 		return creds(desired.ProjectName(app), repoURL)
 	}

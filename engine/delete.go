@@ -50,7 +50,9 @@ type DeleteRequest struct {
 //
 // Deletion is asynchronous on the server; call Delete until the result is
 // Done. The engine's history of the app is forgotten once it is.
-func (e *Engine) Delete(ctx context.Context, app *Application, req DeleteRequest) (sync.DeleteResult, error) {
+func (ops Ops) Delete(ctx context.Context, app *Application, req DeleteRequest) (sync.DeleteResult, error) {
+	e := ops.e
+
 	proj, err := e.project(app)
 	if err != nil {
 		return sync.DeleteResult{}, fmt.Errorf("delete %s: %w", app.Name, err)

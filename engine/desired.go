@@ -139,7 +139,9 @@ func (e *Engine) sourceFor(repoURL string) (source.Source, error) { return e.sou
 // revision they came from. Child Applications are included. For an
 // offline destination (ClusterConfig.Config nil) nothing connects to a
 // cluster: the versions come from its ClusterConfig.
-func (e *Engine) Render(ctx context.Context, app *Application) ([]*unstructured.Unstructured, string, error) {
+func (ops Ops) Render(ctx context.Context, app *Application) ([]*unstructured.Unstructured, string, error) {
+	e := ops.e
+
 	r, err := e.renderNow(ctx, app)
 	if err != nil {
 		return nil, "", err
@@ -168,7 +170,9 @@ type RenderedManifests struct {
 // server hands its manifests to the source hydrator. revision, when set,
 // replaces the targetRevision of a single-source app (a commit resolved
 // earlier, so that several apps render one commit).
-func (e *Engine) RenderManifests(ctx context.Context, app *Application, revision string) (RenderedManifests, error) {
+func (ops Ops) RenderManifests(ctx context.Context, app *Application, revision string) (RenderedManifests, error) {
+	e := ops.e
+
 	var pinned []string
 	if revision != "" {
 		if n := len(app.Spec.AllSources()); n != 1 {
@@ -220,7 +224,10 @@ func (e *Engine) renderDestination(ctx context.Context, app *Application) (*clus
 // engine's chart source and credentials, under HelmSource.DependencyRepos).
 // A host that replaces the Helm renderer through Options.Renderers sets it
 // as its helm.Options.Dependencies (render/helm) to keep that behaviour.
-func (e *Engine) ChartDependencies() render.DependencyFetcher { return e.sources.Dependencies() }
+func (srcs Sources) ChartDependencies() render.DependencyFetcher {
+	e := srcs.e
+	return e.sources.Dependencies()
+}
 
 // RenderTimeoutError reports a render of one source of an app that ran
 // past Options.RenderTimeout (Argo CD's

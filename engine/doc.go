@@ -55,10 +55,14 @@
 // DefaultOptions wiring render/builtin's renderers and source/helmrepo's
 // chart source in.
 //
-// The Engine of this package (gitops.go) ties the steps together: Refresh, Sync,
+// The Engine of this package (engine.go) ties the steps together: Refresh, Sync,
 // Rollback, Delete and Render do one step for a host that drives its own
 // loop (an operator, a deploy portal); Run reconciles a set of apps on its
-// own. One engine serves many clusters (the root's
+// own. Each audience has a type of its own: the one-step operations are
+// Ops, which the Engine embeds; a controller's live set of apps is Apps
+// (Engine.Apps), the settings that change while it runs are Settings
+// (Engine.Settings), and an add-on's readers of repositories are Sources
+// (Engine.Sources). One engine serves many clusters (the root's
 // gitops.ClustersFromKubeconfig reads them from a kubeconfig), and a
 // cluster that goes away makes only its apps Unknown. Several replicas
 // share a fleet through Options.Sharder (package shard: Leases and

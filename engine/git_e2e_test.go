@@ -52,7 +52,7 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 		MaxBodyBytes: 1 << 20,
 		OnPush: func(_ context.Context, h webhook.Hint) {
 			for _, u := range h.RepositoryURLs {
-				hooked.Hint(u)
+				hooked.Apps().Hint(u)
 			}
 		},
 	})
@@ -73,7 +73,7 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 		app *Application
 	}{{hooked, hookApp}, {polling, pollApp}} {
 		eventually(t, 2*time.Minute, c.app.Name+" Synced and Healthy", func() bool {
-			st, ok := c.e.AppStatus(v1alpha1.KeyOf(c.app))
+			st, ok := c.e.Apps().AppStatus(v1alpha1.KeyOf(c.app))
 			return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && st.Revision == first
 		})
 	}
@@ -109,7 +109,7 @@ func TestGitCommitSeenByWebhookAndByPolling(t *testing.T) {
 	}{{hooked, hookApp, nsHook}, {polling, pollApp, nsPoll}} {
 		eventually(t, 2*time.Minute, c.app.Name+" at the new commit", func() bool {
 			cm, err := cs.CoreV1().ConfigMaps(c.ns).Get(ctx, "settings", metav1.GetOptions{})
-			st, _ := c.e.AppStatus(v1alpha1.KeyOf(c.app))
+			st, _ := c.e.Apps().AppStatus(v1alpha1.KeyOf(c.app))
 			return err == nil && cm.Data["greeting"] == "bonjour" && st.Revision == second && st.Sync == appstatus.Synced
 		})
 	}

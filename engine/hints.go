@@ -1,11 +1,6 @@
 package engine
 
-// subscribers are the functions an On* method registered, by id. Each set
-// is guarded by Engine.mu; calls are made outside it (snapshot).
-type subscribers[F any] struct {
-	next uint64
-	fns  map[uint64]F
-}
+import "github.com/kubegitops/gitops/source"
 
 // add registers fn, with e.mu held, and returns its id.
 func (s *subscribers[F]) add(fn F) uint64 {
@@ -48,20 +43,19 @@ func subscribed[F any](e *Engine, s func(*Engine) *subscribers[F]) []F {
 	return s(e).snapshot()
 }
 
-// hintSubscribers are the functions OnHint registered.
-type hintSubscribers = subscribers[func(repoURL string)]
-
 func hintSet(e *Engine) *hintSubscribers { return &e.hints }
 
 // OnHint registers notify to be called with the repository URL of every
-// Engine.Hint, as given to Hint (compare with source.RepositoryKey to
+// Engine.Apps().Hint, as given to Hint (compare with source.RepositoryKey to
 // ignore URL spelling), before Hint queues the apps that use it. An add-on
 // that reads repositories itself (the ApplicationSet controller's git
 // generators) subscribes so that a push reaches it too. notify runs on
 // Hint's goroutine: it must not block (signal a buffered channel). The
 // returned stop unsubscribes; calling it again does nothing. Subscriptions
 // do not need Run.
-func (e *Engine) OnHint(notify func(repoURL string)) (stop func()) {
+func (apps Apps) OnHint(notify func(repoURL string)) (stop func()) {
+	e := apps.e
+
 	return subscribe(e, hintSet, notify)
 }
 
@@ -70,4 +64,54 @@ func (e *Engine) notifyHint(repoURL string) {
 	for _, fn := range subscribed(e, hintSet) {
 		fn(repoURL)
 	}
+}
+
+// Hint asks a running engine to refresh at once every app that uses the
+// repository (a webhook or poller saw a push), and tells the OnHint
+// subscribers (the ApplicationSet controller generates at once the sets
+// whose git generators read it). Matching ignores URL spelling (scheme,
+// user, .git suffix).
+func (apps Apps) Hint(repoURL string) {
+	e := apps.e
+
+	e.notifyHint(repoURL)
+	e.mu.Lock()
+	r := e.runner
+	e.mu.Unlock()
+	if r == nil {
+		return
+	}
+	key := source.RepositoryKey(repoURL)
+	r.mu.Lock()
+	var names []string
+	urls := map[string]bool{} // the spellings of the repository apps use
+	for name, st := range r.apps {
+		for _, src := range st.app.Spec.AllSources() {
+			if source.RepositoryKey(src.RepoURL) == key {
+				names = append(names, name)
+				urls[src.RepoURL] = true
+				break
+			}
+		}
+	}
+	r.mu.Unlock()
+	// Once per spelling, not once per app: a monorepo of 10,000 apps is
+	// one invalidation.
+	for u := range urls {
+		e.Apps().Invalidate(u)
+	}
+	for _, n := range names {
+		r.queue.Add(n)
+	}
+}
+
+// Invalidate forgets what the engine knows of a repository's branches and
+// tags, so that the next refresh of its apps resolves them again (Argo
+// CD's hard refresh; rendered manifests stay cached, by content). Hint
+// does this for a running engine and also queues the apps.
+func (apps Apps) Invalidate(repoURL string) {
+	e := apps.e
+
+	// The same URL may be a chart repository: its index is read again too.
+	e.sources.Invalidate(repoURL)
 }

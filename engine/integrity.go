@@ -26,7 +26,9 @@ type GnuPGKeyError = integrity.KeyError
 // read are left out and named in the error (*GnuPGKeyError each); the
 // others apply. While Run runs, the apps whose project has source
 // integrity criteria are refreshed at once.
-func (e *Engine) SetGnuPGKeys(keys map[string]string) error {
+func (set Settings) SetGnuPGKeys(keys map[string]string) error {
+	e := set.e
+
 	ring, err := integrity.ParseKeyRing(keys)
 	e.integrity.SetKeyRing(ring)
 	var names []string
@@ -44,7 +46,10 @@ func (e *Engine) SetGnuPGKeys(keys map[string]string) error {
 
 // GnuPGKeyIDs are the IDs of the GnuPG keys signatures are verified
 // against, sorted.
-func (e *Engine) GnuPGKeyIDs() []string { return e.integrity.KeyRing().KeyIDs() }
+func (set Settings) GnuPGKeyIDs() []string {
+	e := set.e
+	return e.integrity.KeyRing().KeyIDs()
+}
 
 // verifySources verifies the app's sources at revs (in order) against its
 // project's source integrity criteria (package source/integrity): nil

@@ -125,10 +125,10 @@ func TestSourceIntegrityGatesSyncs(t *testing.T) {
 	refused("by-trent", fmt.Sprintf("GIT/GPG: Failed verifying revision %s by 'trent <trent@example.com>': signed with key not in keyring (key_id=%s)", byTrent, signingKeyID(trent)), SyncRequest{})
 
 	keys[testfiles.GPGKeyID(trent)] = testfiles.GPGPublicKey(t, trent)
-	if err := e.SetGnuPGKeys(keys); err != nil {
+	if err := e.Settings().SetGnuPGKeys(keys); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.GnuPGKeyIDs(); len(got) != 3 {
+	if got := e.Settings().GnuPGKeyIDs(); len(got) != 3 {
 		t.Fatalf("keys %v", got)
 	}
 	syncs("by-trent")
@@ -268,7 +268,7 @@ func TestProjectScopedClusters(t *testing.T) {
 		Destinations: []ApplicationDestination{{Server: v1alpha1.KubernetesInternalAPIServerAddr, Namespace: ns}}}}
 	byName := Project{ObjectMeta: metav1.ObjectMeta{Name: "by-name"}, Spec: ProjectSpec{SourceRepos: []string{"*"},
 		Destinations: []ApplicationDestination{{Name: v1alpha1.KubernetesInClusterName, Namespace: ns}}}}
-	e.SetProjects([]Project{strict, implicit, byServer, byName}, nil)
+	e.Settings().SetProjects([]Project{strict, implicit, byServer, byName}, nil)
 	named := app("by-server", "in-cluster")
 	served := app("by-name", "in-cluster")
 	served.Spec.Destination = ApplicationDestination{Server: v1alpha1.KubernetesInternalAPIServerAddr, Namespace: ns}

@@ -26,7 +26,7 @@ func TestPeriodicRefreshesOff(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced
 	})
 	if err := os.WriteFile(filepath.Join(dir, "app/b.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"), 0o644); err != nil {
@@ -40,7 +40,7 @@ func TestPeriodicRefreshesOff(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "b", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the change was synced without a hint: %v", err)
 	}
-	e.Hint(dir)
+	e.Apps().Hint(dir)
 	eventually(t, time.Minute, "the change synced after the hint", func() bool {
 		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "b", metav1.GetOptions{})
 		return err == nil

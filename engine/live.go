@@ -20,7 +20,9 @@ import (
 // the cache, and a descendant is read from the API server, with the
 // engine's credentials for the cluster. The answer is the caller's to
 // modify. Errors name the object; a key outside the tree wraps ErrNotInApp.
-func (e *Engine) LiveObject(ctx context.Context, app *Application, key resource.Key) (*unstructured.Unstructured, error) {
+func (ops Ops) LiveObject(ctx context.Context, app *Application, key resource.Key) (*unstructured.Unstructured, error) {
+	e := ops.e
+
 	wrap := func(err error) error { return fmt.Errorf("application %s: %s: %w", app.Name, key, err) }
 	tree, _, err := e.ResourceTree(ctx, app)
 	if err != nil {

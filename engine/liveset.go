@@ -30,7 +30,9 @@ var ErrNotRunning = errors.New("gitops: Run is not running")
 // the app of that name, while Run runs: the app is refreshed (and synced,
 // by its policy) at once, without a restart. The app is validated as
 // LoadApplications would.
-func (e *Engine) Upsert(app Application) error {
+func (apps Apps) Upsert(app Application) error {
+	e := apps.e
+
 	if err := validateApp(&app); err != nil {
 		return err
 	}
@@ -47,33 +49,15 @@ func (e *Engine) Upsert(app Application) error {
 // set Run reconciles: it is no longer refreshed, synced or healed. Its
 // objects stay in the cluster; call Delete for a cascading deletion.
 // Removing an app Run does not manage is not an error.
-func (e *Engine) Remove(key v1alpha1.AppKey) error {
+func (apps Apps) Remove(key v1alpha1.AppKey) error {
+	e := apps.e
+
 	r := e.running()
 	if r == nil {
 		return ErrNotRunning
 	}
 	r.remove(e.instanceName(key))
 	return nil
-}
-
-// instanceOf is instanceName of app's key.
-func (e *Engine) instanceOf(app *Application) string {
-	return e.instanceName(v1alpha1.KeyOf(app))
-}
-
-// instanceName is how the engine knows an app inside, as Argo CD's apps
-// in any namespace do: the bare name for an Application of the control
-// namespace (Options.ControlNamespace) or of no namespace,
-// "<namespace>_<name>" for one of any other namespace. An underscore is
-// never part of a namespace or an Application name, so two apps of one
-// name in two namespaces never share it. It is the app's tracking id on
-// the objects it manages and its key in Options.State; the methods that
-// name an app take its v1alpha1.AppKey and find it by this name.
-func (e *Engine) instanceName(key v1alpha1.AppKey) string {
-	if key.Namespace == "" || key.Namespace == e.opts.ControlNamespace {
-		return key.Name
-	}
-	return key.Namespace + "_" + key.Name
 }
 
 // OwnedApps returns the specs Run reconciles now of the top-level apps
@@ -83,7 +67,9 @@ func (e *Engine) instanceName(key v1alpha1.AppKey) string {
 // included. Child apps (rendered by an app of apps) are left out: their
 // spec belongs to their parent's manifests. Nil when Run is not running.
 // The specs are copies, the caller's to change.
-func (e *Engine) OwnedApps() []Application {
+func (apps Apps) OwnedApps() []Application {
+	e := apps.e
+
 	r := e.running()
 	if r == nil {
 		return nil

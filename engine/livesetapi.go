@@ -16,7 +16,9 @@ import (
 
 // Running reports whether Run is running: the calls that change the live
 // set (Upsert, CompareAndUpsert, Remove) return ErrNotRunning otherwise.
-func (e *Engine) Running() bool {
+func (apps Apps) Running() bool {
+	e := apps.e
+
 	return e.running() != nil
 }
 
@@ -24,7 +26,9 @@ func (e *Engine) Running() bool {
 // defaults filled in and the fields Reconfigure takes as it last took
 // them. Clusters is as New got it (SetClusters does not change it) and is
 // a copy; the seams (functions, interfaces) are shared.
-func (e *Engine) Options() Options {
+func (set Settings) Options() Options {
+	e := set.e
+
 	o := e.opts
 	takeLive(&o, e.parts().opts)
 	o.Clusters = slices.Clone(o.Clusters)
@@ -36,7 +40,9 @@ func (e *Engine) Options() Options {
 // engine's life, so that a reader sharing it shares its object store and
 // resolve cache (and Invalidate and Hint reach it). Credentials are not
 // applied: pass Options().Credentials(repoURL) in the source.Repository.
-func (e *Engine) Source(repoURL string) (source.Source, error) {
+func (srcs Sources) Source(repoURL string) (source.Source, error) {
+	e := srcs.e
+
 	return e.sourceFor(repoURL)
 }
 
@@ -45,7 +51,9 @@ func (e *Engine) Source(repoURL string) (source.Source, error) {
 // owns it (see Owns); false when Run holds none or is not running. A
 // writer that computes its change from it passes it to CompareAndUpsert
 // as expected.
-func (e *Engine) ManagedApp(key v1alpha1.AppKey) (Application, bool) {
+func (apps Apps) ManagedApp(key v1alpha1.AppKey) (Application, bool) {
+	e := apps.e
+
 	r := e.running()
 	if r == nil {
 		return Application{}, false
@@ -67,7 +75,9 @@ func (e *Engine) ManagedApp(key v1alpha1.AppKey) (Application, bool) {
 // since expected was read (read it again and retry). Like Upsert it
 // validates app (an *InvalidApplicationError) and needs Run
 // (ErrNotRunning).
-func (e *Engine) CompareAndUpsert(expected *Application, app Application) (bool, error) {
+func (apps Apps) CompareAndUpsert(expected *Application, app Application) (bool, error) {
+	e := apps.e
+
 	if err := validateApp(&app); err != nil {
 		return false, err
 	}
@@ -93,7 +103,9 @@ func (e *Engine) CompareAndUpsert(expected *Application, app Application) (bool,
 // it and, with Options.Sharder, the Sharder gives this replica the app (or
 // the top-level app that renders it). Without a Sharder every app Run
 // holds is owned. False when Run is not running.
-func (e *Engine) Owns(key v1alpha1.AppKey) bool {
+func (apps Apps) Owns(key v1alpha1.AppKey) bool {
+	e := apps.e
+
 	r := e.running()
 	if r == nil {
 		return false

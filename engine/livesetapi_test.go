@@ -33,7 +33,7 @@ func offlineLiveEngine(t *testing.T, tweak func(*Options)) (e *Engine, stop func
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = e.Run(ctx, nil) }()
-	eventually(t, 10*time.Second, "Run started", e.Running)
+	eventually(t, 10*time.Second, "Run started", e.Apps().Running)
 	var once gosync.Once
 	stop = func() { once.Do(func() { cancel(); <-done; e.Close() }) }
 	t.Cleanup(stop)
@@ -58,16 +58,16 @@ func TestEngineRunningFollowsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if e.Running() {
+	if e.Apps().Running() {
 		t.Fatal("Running before Run")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = e.Run(ctx, nil) }()
-	eventually(t, 10*time.Second, "Running while Run runs", e.Running)
+	eventually(t, 10*time.Second, "Running while Run runs", e.Apps().Running)
 	cancel()
 	<-done
-	if e.Running() {
+	if e.Apps().Running() {
 		t.Fatal("Running after Run returned")
 	}
 }
@@ -84,12 +84,12 @@ func TestEngineOptionsAreNewsDefaultsAndACopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	got := e.Options()
+	got := e.Settings().Options()
 	if got.Interval != DefaultOptions().Interval || got.ControlNamespace != "argocd" {
 		t.Fatalf("Options: interval %v, control namespace %q", got.Interval, got.ControlNamespace)
 	}
 	got.Clusters[0].Name = "changed"
-	if e.Options().Clusters[0].Name != "offline" {
+	if e.Settings().Options().Clusters[0].Name != "offline" {
 		t.Fatal("a change to the returned Clusters reached the engine")
 	}
 }
@@ -105,12 +105,12 @@ func TestEngineSourceIsTheEnginesOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	a, errA := e.Source("https://git.example/a.git")
-	b, errB := e.Source("https://git.example/b.git")
+	a, errA := e.Sources().Source("https://git.example/a.git")
+	b, errB := e.Sources().Source("https://git.example/b.git")
 	if errA != nil || errB != nil || a == nil || a != b {
 		t.Fatalf("two Git URLs: %v (%v), %v (%v); want one shared source", a, errA, b, errB)
 	}
-	if d, err := e.Source("/srv/repo"); err != nil || d == a {
+	if d, err := e.Sources().Source("/srv/repo"); err != nil || d == a {
 		t.Fatalf("a folder: %v (%v), want the folder source", d, err)
 	}
 	host := dir.New(dir.DefaultOptions())
@@ -120,7 +120,7 @@ func TestEngineSourceIsTheEnginesOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e2.Close()
-	if s, err := e2.Source("https://git.example/a.git"); err != nil || s != host {
+	if s, err := e2.Sources().Source("https://git.example/a.git"); err != nil || s != host {
 		t.Fatalf("with SourceFor: %v (%v), want the host's source", s, err)
 	}
 }
@@ -133,30 +133,30 @@ func TestEngineManagedAppReadsByKey(t *testing.T) {
 	e, stop := offlineLiveEngine(t, nil)
 	web, other := offlineApp("argocd", "web", "one"), offlineApp("team", "web", "two")
 	for _, a := range []Application{web, other} {
-		if err := e.Upsert(a); err != nil {
+		if err := e.Apps().Upsert(a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, ok := e.ManagedApp(v1alpha1.AppKey{Namespace: "argocd", Name: "web"})
+	got, ok := e.Apps().ManagedApp(v1alpha1.AppKey{Namespace: "argocd", Name: "web"})
 	if !ok || got.Spec.Source.Path != "one" {
 		t.Fatalf("argocd/web: %v %+v", ok, got.Spec.Source)
 	}
-	if bare, ok := e.ManagedApp(v1alpha1.AppKey{Name: "web"}); !ok || bare.Spec.Source.Path != "one" {
+	if bare, ok := e.Apps().ManagedApp(v1alpha1.AppKey{Name: "web"}); !ok || bare.Spec.Source.Path != "one" {
 		t.Fatalf("the bare name of a control-namespace app: %v", ok)
 	}
-	if got, ok := e.ManagedApp(v1alpha1.KeyOf(&other)); !ok || got.Spec.Source.Path != "two" {
+	if got, ok := e.Apps().ManagedApp(v1alpha1.KeyOf(&other)); !ok || got.Spec.Source.Path != "two" {
 		t.Fatalf("team/web: %v %+v", ok, got.Spec.Source)
 	}
 	got.Spec.Source.Path = "changed"
 	got.Labels = map[string]string{"x": "y"}
-	if again, _ := e.ManagedApp(v1alpha1.KeyOf(&other)); again.Spec.Source.Path != "two" || again.Labels != nil {
+	if again, _ := e.Apps().ManagedApp(v1alpha1.KeyOf(&other)); again.Spec.Source.Path != "two" || again.Labels != nil {
 		t.Fatalf("a change to the returned app reached Run: %+v", again)
 	}
-	if _, ok := e.ManagedApp(v1alpha1.AppKey{Namespace: "team", Name: "none"}); ok {
+	if _, ok := e.Apps().ManagedApp(v1alpha1.AppKey{Namespace: "team", Name: "none"}); ok {
 		t.Fatal("an app Run does not hold was found")
 	}
 	stop()
-	if _, ok := e.ManagedApp(v1alpha1.KeyOf(&web)); ok {
+	if _, ok := e.Apps().ManagedApp(v1alpha1.KeyOf(&web)); ok {
 		t.Fatal("an app was found after Run returned")
 	}
 }
@@ -168,45 +168,45 @@ func TestEngineManagedAppReadsByKey(t *testing.T) {
 func TestEngineCompareAndUpsertNeverLosesAnotherWrite(t *testing.T) {
 	e, stop := offlineLiveEngine(t, nil)
 	key := v1alpha1.AppKey{Namespace: "team", Name: "web"}
-	if wrote, err := e.CompareAndUpsert(nil, offlineApp("team", "web", "v1")); err != nil || !wrote {
+	if wrote, err := e.Apps().CompareAndUpsert(nil, offlineApp("team", "web", "v1")); err != nil || !wrote {
 		t.Fatalf("create with nil expected: %v %v", wrote, err)
 	}
-	if wrote, err := e.CompareAndUpsert(nil, offlineApp("team", "web", "again")); err != nil || wrote {
+	if wrote, err := e.Apps().CompareAndUpsert(nil, offlineApp("team", "web", "again")); err != nil || wrote {
 		t.Fatalf("create over an existing app: %v %v, want refused", wrote, err)
 	}
-	read, _ := e.ManagedApp(key)
+	read, _ := e.Apps().ManagedApp(key)
 	// Another writer changes the app after our read.
-	if err := e.Upsert(offlineApp("team", "web", "theirs")); err != nil {
+	if err := e.Apps().Upsert(offlineApp("team", "web", "theirs")); err != nil {
 		t.Fatal(err)
 	}
-	if wrote, err := e.CompareAndUpsert(&read, offlineApp("team", "web", "ours")); err != nil || wrote {
+	if wrote, err := e.Apps().CompareAndUpsert(&read, offlineApp("team", "web", "ours")); err != nil || wrote {
 		t.Fatalf("write from a stale read: %v %v, want refused", wrote, err)
 	}
-	if cur, _ := e.ManagedApp(key); cur.Spec.Source.Path != "theirs" {
+	if cur, _ := e.Apps().ManagedApp(key); cur.Spec.Source.Path != "theirs" {
 		t.Fatalf("the other writer's change was lost: %q", cur.Spec.Source.Path)
 	}
-	read, _ = e.ManagedApp(key)
-	if wrote, err := e.CompareAndUpsert(&read, offlineApp("team", "web", "ours")); err != nil || !wrote {
+	read, _ = e.Apps().ManagedApp(key)
+	if wrote, err := e.Apps().CompareAndUpsert(&read, offlineApp("team", "web", "ours")); err != nil || !wrote {
 		t.Fatalf("write from the current read: %v %v", wrote, err)
 	}
-	if cur, _ := e.ManagedApp(key); cur.Spec.Source.Path != "ours" {
+	if cur, _ := e.Apps().ManagedApp(key); cur.Spec.Source.Path != "ours" {
 		t.Fatalf("after the write: %q", cur.Spec.Source.Path)
 	}
 	// The step after: an app gone since the read is not written back.
-	if err := e.Remove(v1alpha1.AppKey{Namespace: "team", Name: "web"}); err != nil {
+	if err := e.Apps().Remove(v1alpha1.AppKey{Namespace: "team", Name: "web"}); err != nil {
 		t.Fatal(err)
 	}
-	if wrote, err := e.CompareAndUpsert(&read, offlineApp("team", "web", "late")); err != nil || wrote {
+	if wrote, err := e.Apps().CompareAndUpsert(&read, offlineApp("team", "web", "late")); err != nil || wrote {
 		t.Fatalf("write to a removed app: %v %v, want refused", wrote, err)
 	}
 	bad := offlineApp("team", "web", "x")
 	bad.Spec.Source = nil
 	var invalid *InvalidApplicationError
-	if _, err := e.CompareAndUpsert(nil, bad); !errors.As(err, &invalid) || invalid.App != "web" {
+	if _, err := e.Apps().CompareAndUpsert(nil, bad); !errors.As(err, &invalid) || invalid.App != "web" {
 		t.Fatalf("an invalid app: %v", err)
 	}
 	stop()
-	if _, err := e.CompareAndUpsert(nil, offlineApp("team", "web", "v1")); !errors.Is(err, ErrNotRunning) {
+	if _, err := e.Apps().CompareAndUpsert(nil, offlineApp("team", "web", "v1")); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("after Run: %v, want ErrNotRunning", err)
 	}
 }
@@ -223,13 +223,13 @@ func TestEngineOnHintNotifiesUntilStopped(t *testing.T) {
 	}
 	defer e.Close()
 	var first, second []string
-	stop := e.OnHint(func(u string) { first = append(first, u) })
-	stop2 := e.OnHint(func(u string) { second = append(second, u) })
+	stop := e.Apps().OnHint(func(u string) { first = append(first, u) })
+	stop2 := e.Apps().OnHint(func(u string) { second = append(second, u) })
 	defer stop2()
-	e.Hint("https://git.example/a.git")
+	e.Apps().Hint("https://git.example/a.git")
 	stop()
 	stop()
-	e.Hint("https://git.example/b")
+	e.Apps().Hint("https://git.example/b")
 	if fmt.Sprint(first) != "[https://git.example/a.git]" || fmt.Sprint(second) != "[https://git.example/a.git https://git.example/b]" {
 		t.Fatalf("first %v, second %v", first, second)
 	}
@@ -264,7 +264,7 @@ func TestEngineOwnsFollowsTheSharder(t *testing.T) {
 		for _, key := range keys {
 			owners := 0
 			for _, e := range engines {
-				if e.Owns(key) {
+				if e.Apps().Owns(key) {
 					owners++
 				}
 			}
@@ -276,11 +276,11 @@ func TestEngineOwnsFollowsTheSharder(t *testing.T) {
 	})
 	for _, e := range engines {
 		for _, key := range keys {
-			if _, ok := e.ManagedApp(key); !ok {
+			if _, ok := e.Apps().ManagedApp(key); !ok {
 				t.Fatalf("%s not held by a replica (ManagedApp ignores ownership)", key)
 			}
 		}
-		if e.Owns(v1alpha1.AppKey{Name: ns + "-none"}) {
+		if e.Apps().Owns(v1alpha1.AppKey{Name: ns + "-none"}) {
 			t.Fatal("an app no replica holds is owned")
 		}
 	}

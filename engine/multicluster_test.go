@@ -70,7 +70,7 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 
 	syncedHealthy := func(name string) func() bool {
 		return func() bool {
-			st, ok := e.AppStatus(v1alpha1.AppKey{Name: name})
+			st, ok := e.Apps().AppStatus(v1alpha1.AppKey{Name: name})
 			return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 		}
 	}
@@ -83,17 +83,17 @@ func TestTwoClustersOneGoesAway(t *testing.T) {
 	}
 	stopped := time.Now()
 	eventually(t, time.Minute, "the west app Unknown", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(westApp))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(westApp))
 		return ok && st.Sync == appstatus.Unknown && st.Health.Code == health.Unknown && hasError(st.Conditions)
 	})
 	t.Logf("the west app Unknown %v after its cluster went away (interval 2 s)", time.Since(stopped).Round(10*time.Millisecond))
 	// The east app was refreshed since (interval 2 s) and is untouched.
-	before, _ := e.AppStatus(v1alpha1.KeyOf(east))
+	before, _ := e.Apps().AppStatus(v1alpha1.KeyOf(east))
 	eventually(t, time.Minute, "the east app refreshed again", func() bool {
-		st, _ := e.AppStatus(v1alpha1.KeyOf(east))
+		st, _ := e.Apps().AppStatus(v1alpha1.KeyOf(east))
 		return st.ReconciledAt.After(before.ReconciledAt)
 	})
-	if st, _ := e.AppStatus(v1alpha1.KeyOf(east)); st.Sync != appstatus.Synced || st.Health.Code != health.Healthy || len(st.Conditions) != 0 {
+	if st, _ := e.Apps().AppStatus(v1alpha1.KeyOf(east)); st.Sync != appstatus.Synced || st.Health.Code != health.Healthy || len(st.Conditions) != 0 {
 		t.Fatalf("east app disturbed by the west cluster going away: %+v", st)
 	}
 

@@ -59,21 +59,6 @@ type SyncRequest struct {
 	resumed bool
 }
 
-// SyncWindowError reports a sync that a sync window blocks.
-type SyncWindowError struct {
-	// App is the application the window blocked.
-	App string
-	// Window is the sync window that blocks the sync.
-	Window SyncWindow
-	// Reason says why, for people.
-	Reason string
-}
-
-// Error implements error.
-func (e *SyncWindowError) Error() string {
-	return fmt.Sprintf("sync of %s blocked: %s", e.App, e.Reason)
-}
-
 // Sync runs a sync operation of app: the project's limits, policies and
 // sync windows are checked first, and the revisions it renders must pass
 // the project's source integrity criteria (a *SourceIntegrityError
@@ -89,7 +74,9 @@ func (e *SyncWindowError) Error() string {
 // While it runs, the operation is checkpointed in the state store (Options.State) (after
 // each wave and before each hook create), and an operation a stopped
 // process left unfinished is resumed first (Resume).
-func (e *Engine) Sync(ctx context.Context, app *Application, req SyncRequest) (sync.Result, error) {
+func (ops Ops) Sync(ctx context.Context, app *Application, req SyncRequest) (sync.Result, error) {
+	e := ops.e
+
 	if !req.resumed && req.State == nil {
 		if _, resumed, err := e.Resume(ctx, app); resumed && err != nil {
 			e.opts.Log.Info("the resumed sync did not succeed", "app", e.instanceOf(app), "error", err.Error())
@@ -270,7 +257,7 @@ func (e *Engine) runSync(ctx context.Context, s Syncer, retry *RetryStrategy, re
 // revision, and what was rendered.
 func (e *Engine) refreshRetry(ctx context.Context, app *Application, proj *Project, cs *clusterState, prev sync.Request) (sync.Request, desired.Desired, error) {
 	for _, src := range app.Spec.AllSources() {
-		e.Invalidate(src.RepoURL)
+		e.Apps().Invalidate(src.RepoURL)
 	}
 	d, err := e.render(ctx, app, cs, nil, false)
 	if err != nil {
@@ -334,14 +321,18 @@ func withHistoryEntry(h []appstatus.HistoryEntry, revisions []source.Revision, l
 
 // History returns the recorded syncs of the app of key, oldest first, from
 // the engine's state store (Options.State).
-func (e *Engine) History(ctx context.Context, key v1alpha1.AppKey) ([]appstatus.HistoryEntry, error) {
+func (ops Ops) History(ctx context.Context, key v1alpha1.AppKey) ([]appstatus.HistoryEntry, error) {
+	e := ops.e
+
 	st, err := e.opts.State.Load(ctx, e.instanceName(key))
 	return st.History, err
 }
 
 // LastOperation returns the last sync operation of the app of key, as the
 // engine's state store (Options.State) kept it; nil when there was none.
-func (e *Engine) LastOperation(ctx context.Context, key v1alpha1.AppKey) (*state.OperationState, error) {
+func (ops Ops) LastOperation(ctx context.Context, key v1alpha1.AppKey) (*state.OperationState, error) {
+	e := ops.e
+
 	st, err := e.opts.State.Load(ctx, e.instanceName(key))
 	return st.Operation, err
 }
@@ -349,7 +340,9 @@ func (e *Engine) LastOperation(ctx context.Context, key v1alpha1.AppKey) (*state
 // Rollback syncs the revisions of history entry id. As in Argo CD, an app
 // with automated sync cannot be rolled back (the next automated sync would
 // undo it).
-func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune bool) (sync.Result, error) {
+func (ops Ops) Rollback(ctx context.Context, app *Application, id int64, prune bool) (sync.Result, error) {
+	e := ops.e
+
 	if p := app.Spec.SyncPolicy; p != nil && p.Automated != nil && (p.Automated.Enabled == nil || *p.Automated.Enabled) {
 		err := fmt.Errorf("rollback of %s: automated sync is enabled", app.Name)
 		return sync.Result{Phase: sync.Error, Message: err.Error()}, err
@@ -365,16 +358,6 @@ func (e *Engine) Rollback(ctx context.Context, app *Application, id int64, prune
 	}
 	err = fmt.Errorf("rollback of %s: no history entry %d", app.Name, id)
 	return sync.Result{Phase: sync.Error, Message: err.Error()}, err
-}
-
-func (e *Engine) notify(n appstatus.Notification) {
-	if e.opts.Notify == nil {
-		return
-	}
-	if n.Time.IsZero() {
-		n.Time = time.Now()
-	}
-	e.opts.Notify(n)
 }
 
 // syncSlot is an operation's hold on one of the Options.SyncWorkers slots.

@@ -33,26 +33,26 @@ spec:
 		t.Fatal(err)
 	}
 	e := newEngine(t, func(o *Options) { o.Interval = time.Hour })
-	if got := e.OwnedApps(); got != nil {
+	if got := e.Apps().OwnedApps(); got != nil {
 		t.Fatalf("before Run: %v", got)
 	}
 	parent := dirApp(ns, dir, ns)
 	other := dirApp(ns+"-b", repoDir(t, map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n"}), ns)
 	startRun(t, e, other, parent)
 	eventually(t, time.Minute, "the child app managed", func() bool {
-		return slices.ContainsFunc(e.ManagedApps(), func(k v1alpha1.AppKey) bool { return k.Name == ns+"-child" })
+		return slices.ContainsFunc(e.Apps().ManagedApps(), func(k v1alpha1.AppKey) bool { return k.Name == ns+"-child" })
 	})
 	changed := *parent
 	changed.Annotations = map[string]string{"example.invalid/changed": "yes"}
-	if err := e.Upsert(changed); err != nil {
+	if err := e.Apps().Upsert(changed); err != nil {
 		t.Fatal(err)
 	}
-	got := e.OwnedApps()
+	got := e.Apps().OwnedApps()
 	if len(got) != 2 || got[0].Name != ns || got[1].Name != ns+"-b" || got[0].Annotations["example.invalid/changed"] != "yes" {
 		t.Fatalf("owned apps %+v, want %s (as upserted) and %s-b", got, ns, ns)
 	}
 	got[0].Annotations["example.invalid/changed"] = "by the caller"
-	if again := e.OwnedApps(); again[0].Annotations["example.invalid/changed"] != "yes" {
+	if again := e.Apps().OwnedApps(); again[0].Annotations["example.invalid/changed"] != "yes" {
 		t.Fatal("a change of the returned spec reached the engine's")
 	}
 }

@@ -3,27 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kubegitops/gitops/project"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
-)
-
-// Project rules live in package project; these names keep the engine's
-// API.
-
-// ErrPolicy is wrapped by every *PolicyError (project.ErrPolicy).
-var ErrPolicy = project.ErrPolicy
-
-type (
-	// PolicyError is project.PolicyError: which rule refused what.
-	PolicyError = project.PolicyError
-	// Policy is project.Policy: a host's own check of every object to
-	// apply.
-	Policy = project.Policy
-	// WindowDecision is project.WindowDecision.
-	WindowDecision = project.WindowDecision
 )
 
 // ImpersonatedConfig returns a copy of cfg that acts as a service account;
@@ -88,7 +73,9 @@ func (e *Engine) admission(proj *Project, app *Application) func(ctx context.Con
 // cluster before matching the project's destinations. A host calls it to
 // refuse an app when it is created, as Argo CD's API server does; the
 // error is a *PolicyError (several joined), or the unknown project's.
-func (e *Engine) CheckApplication(app *Application) error {
+func (ops Ops) CheckApplication(app *Application) error {
+	e := ops.e
+
 	proj, err := e.project(app)
 	if err != nil {
 		return err
@@ -103,7 +90,9 @@ func (e *Engine) CheckApplication(app *Application) error {
 // The error is Sync's: the unknown project's, a *PolicyError or a
 // *SyncWindowError. A host calls it to refuse a sync at once, as Argo CD's
 // API server does, rather than report it started; Sync checks again.
-func (e *Engine) CheckSync(app *Application, manual bool) error {
+func (ops Ops) CheckSync(app *Application, manual bool) error {
+	e := ops.e
+
 	proj, err := e.project(app)
 	if err != nil {
 		return err
@@ -126,4 +115,19 @@ func windowCheck(proj *Project, app *Application, now time.Time, manual bool) er
 		return &SyncWindowError{App: app.Name, Window: *d.Blocking, Reason: d.Reason}
 	}
 	return nil
+}
+
+// SyncWindowError reports a sync that a sync window blocks.
+type SyncWindowError struct {
+	// App is the application the window blocked.
+	App string
+	// Window is the sync window that blocks the sync.
+	Window SyncWindow
+	// Reason says why, for people.
+	Reason string
+}
+
+// Error implements error.
+func (e *SyncWindowError) Error() string {
+	return fmt.Sprintf("sync of %s blocked: %s", e.App, e.Reason)
 }

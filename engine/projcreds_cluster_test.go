@@ -95,10 +95,10 @@ func TestProjectScopedRepositorySecret(t *testing.T) {
 		t.Fatal("an app of project b synced with the Secret scoped to project a")
 	}
 
-	if c := e.RepoCredentials(appB, url); c != nil {
+	if c := e.Sources().RepoCredentials(appB, url); c != nil {
 		t.Fatalf("RepoCredentials gave an app of project b the credentials of project a's Secret")
 	}
-	if c := e.RepoCredentials(appOf("a"), url); c == nil || c.Password != password {
+	if c := e.Sources().RepoCredentials(appOf("a"), url); c == nil || c.Password != password {
 		t.Fatalf("RepoCredentials of an app of project a: %v", c)
 	}
 

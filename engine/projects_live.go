@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	gosync "sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,14 +44,6 @@ func (e *RefusedProjectError) Error() string {
 // Unwrap returns the reason.
 func (e *RefusedProjectError) Unwrap() error { return e.Err }
 
-// projectSet holds the engine's projects, which SetProjects replaces
-// while the engine runs.
-type projectSet struct {
-	mu      gosync.RWMutex
-	byName  map[string]*Project
-	refused map[string]error
-}
-
 func newProjectSet(projects []Project) *projectSet {
 	s := &projectSet{byName: map[string]*Project{}, refused: map[string]error{}}
 	for i := range projects {
@@ -81,7 +72,9 @@ func implicitDefault() *Project {
 // project named "default", an implicit "default" that allows everything.
 // The error is a *MissingProjectError or a *RefusedProjectError. The
 // project returned is the engine's: do not modify it.
-func (e *Engine) Project(name string) (*Project, error) {
+func (set Settings) Project(name string) (*Project, error) {
+	e := set.e
+
 	if name == "" {
 		name = "default"
 	}
@@ -103,7 +96,7 @@ func (e *Engine) Project(name string) (*Project, error) {
 // with the implicit destinations of the clusters scoped to it
 // (project.WithScopedClusters).
 func (e *Engine) project(app *Application) (*Project, error) {
-	p, err := e.Project(app.Spec.Project)
+	p, err := e.Settings().Project(app.Spec.Project)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +128,9 @@ func (e *Engine) scopedClusters(name string) []project.ScopedCluster {
 // were refused, sorted; while Run runs, the apps of those projects are
 // refreshed at once. A host reconciling apps itself (Refresh) refreshes
 // them.
-func (e *Engine) SetProjects(projects []Project, refused map[string]error) []string {
+func (set Settings) SetProjects(projects []Project, refused map[string]error) []string {
+	e := set.e
+
 	next := newProjectSet(nil)
 	for name, err := range refused {
 		next.refused[name] = err

@@ -42,10 +42,10 @@ func TestSetProjectsLive(t *testing.T) {
 
 	team := Project{ObjectMeta: metav1.ObjectMeta{Name: "team"}, Spec: ProjectSpec{SourceRepos: []string{"*"},
 		Destinations: []ApplicationDestination{{Server: "*", Namespace: ns}}}}
-	if got := e.SetProjects([]Project{team}, nil); !slices.Equal(got, []string{"team"}) {
+	if got := e.Settings().SetProjects([]Project{team}, nil); !slices.Equal(got, []string{"team"}) {
 		t.Fatalf("SetProjects changed %v, want [team]", got)
 	}
-	if got := e.SetProjects([]Project{team}, nil); len(got) != 0 {
+	if got := e.Settings().SetProjects([]Project{team}, nil); len(got) != 0 {
 		t.Fatalf("the same projects again changed %v", got)
 	}
 	if st, err = e.Refresh(ctx, app); err != nil || st.Sync != appstatus.OutOfSync {
@@ -57,24 +57,24 @@ func TestSetProjectsLive(t *testing.T) {
 
 	strict := team
 	strict.Spec.NamespaceResourceBlacklist = []metav1.GroupKind{{Group: "", Kind: "ConfigMap"}}
-	e.SetProjects([]Project{strict}, nil)
+	e.Settings().SetProjects([]Project{strict}, nil)
 	if _, err := e.Refresh(ctx, app); !errors.Is(err, ErrPolicy) {
 		t.Fatalf("refresh after the project denied ConfigMaps: %v, want a policy refusal", err)
 	}
 
 	why := errors.Join(v1alpha1.ErrUnsupported)
-	e.SetProjects(nil, map[string]error{"team": why})
+	e.Settings().SetProjects(nil, map[string]error{"team": why})
 	var refused *RefusedProjectError
 	if _, err := e.Refresh(ctx, app); !errors.As(err, &refused) || !errors.Is(err, v1alpha1.ErrUnsupported) {
 		t.Fatalf("refresh of an app of a refused project: %v", err)
 	}
 
-	if p, err := e.Project("default"); err != nil || !slices.Equal(p.Spec.SourceNamespaces, []string{"*"}) {
+	if p, err := e.Settings().Project("default"); err != nil || !slices.Equal(p.Spec.SourceNamespaces, []string{"*"}) {
 		t.Fatalf("implicit default: %+v %v", p, err)
 	}
 	def := Project{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: ProjectSpec{SourceRepos: []string{"https://example.com/*"}}}
-	e.SetProjects([]Project{def}, nil)
-	if p, err := e.Project(""); err != nil || !slices.Equal(p.Spec.SourceRepos, def.Spec.SourceRepos) {
+	e.Settings().SetProjects([]Project{def}, nil)
+	if p, err := e.Settings().Project(""); err != nil || !slices.Equal(p.Spec.SourceRepos, def.Spec.SourceRepos) {
 		t.Fatalf("a project named default should replace the implicit one: %+v %v", p, err)
 	}
 }

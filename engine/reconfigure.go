@@ -4,38 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kubegitops/gitops/engine/internal/clusters"
-	"github.com/kubegitops/gitops/engine/internal/compare"
 	"github.com/kubegitops/gitops/engine/internal/desired"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
-	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/sync"
 )
-
-// liveParts are what the engine builds from the options Reconfigure may
-// change. They are replaced whole, so that one refresh sees one set.
-type liveParts struct {
-	// opts are the options they were built from.
-	opts     Options
-	comparer *compare.Comparer
-	desired  *desired.Builder
-	actions  *actions.Runner
-	// updates judges watched updates (Options.IgnoreResourceUpdates), or
-	// is nil.
-	updates *clusters.UpdateIgnorer
-	// writes bounds the writes of every syncer (Options.ClusterWriteLimit),
-	// or is nil.
-	writes *sync.Limiter
-}
-
-// parts returns the live parts in force.
-func (e *Engine) parts() *liveParts { return e.live.Load() }
 
 // buildParts builds the live parts of opts; the health checker is the
 // engine's swappable one, the renderer its swappable tools.
@@ -86,7 +61,9 @@ func (e *Engine) buildParts(opts Options) (*liveParts, error) {
 // tool is). While Run runs, every app is queued for a refresh; a host with
 // its own loop refreshes its apps itself. Operations already running go
 // on with the settings they started with.
-func (e *Engine) Reconfigure(ctx context.Context, next Options) ([]string, error) {
+func (set Settings) Reconfigure(ctx context.Context, next Options) ([]string, error) {
+	e := set.e
+
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -190,47 +167,3 @@ func (r *runner) refreshAll() {
 		r.queue.Add(k)
 	}
 }
-
-// liveChecker is the engine's health checker: the one Options.Health
-// gave, replaced by Reconfigure. Every part the engine builds judges
-// through it, so a new checker applies without rebuilding them.
-type liveChecker struct {
-	c atomicValue[health.Checker]
-}
-
-func (l *liveChecker) set(c health.Checker) { l.c.store(c) }
-
-// Check implements health.Checker.
-func (l *liveChecker) Check(obj *unstructured.Unstructured) (*health.Status, error) {
-	return l.c.load().Check(obj)
-}
-
-// CheckContext implements health.ContextChecker.
-func (l *liveChecker) CheckContext(ctx context.Context, obj *unstructured.Unstructured) (*health.Status, error) {
-	return health.CheckContext(ctx, l.c.load(), obj)
-}
-
-// liveTools is the renderer under the engine's render cache: the tools of
-// Options.Toolkit and Renderers, replaced by Reconfigure (the cache, its
-// store and its metrics stay).
-type liveTools struct {
-	t atomicValue[render.Tools]
-}
-
-func (l *liveTools) set(t render.Tools) { l.t.store(t) }
-
-// Render implements render.Renderer.
-func (l *liveTools) Render(ctx context.Context, in render.Input) ([]*unstructured.Unstructured, error) {
-	return l.t.load().Render(ctx, in)
-}
-
-// Identity implements render.Identifier.
-func (l *liveTools) Identity(in render.Input) (render.Identity, error) {
-	return l.t.load().Identity(in)
-}
-
-// atomicValue holds a value of T replaced atomically.
-type atomicValue[T any] struct{ p atomic.Pointer[T] }
-
-func (a *atomicValue[T]) store(v T) { a.p.Store(&v) }
-func (a *atomicValue[T]) load() T   { return *a.p.Load() }

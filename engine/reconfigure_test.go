@@ -31,17 +31,17 @@ func TestReconfigureAppliesLive(t *testing.T) {
 	editConfigMap(t, ns, "settings", "a", "drifted")
 	refreshUntil(t, e, app, "drift seen", func(s appstatus.Status) bool { return s.Sync == appstatus.OutOfSync })
 
-	opts := e.Options()
+	opts := e.Settings().Options()
 	opts.IgnoreDifferences = []ResourceIgnoreDifferences{{Kind: "ConfigMap", JSONPointers: []string{"/data"}}}
-	names, err := e.Reconfigure(ctx, opts)
+	names, err := e.Settings().Reconfigure(ctx, opts)
 	if err != nil || len(names) != 0 {
 		t.Fatalf("Reconfigure with an ignore rule: %v, clusters reconnected %v (want none)", err, names)
 	}
 	refreshUntil(t, e, app, "Synced under the new ignore rule", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced })
 
-	opts = e.Options()
+	opts = e.Settings().Options()
 	opts.Cache.Filter.Exclude = append(cache.DefaultExclusions(), cache.GroupKindMatch{Group: "", Kind: "ConfigMap"})
-	names, err = e.Reconfigure(ctx, opts)
+	names, err = e.Settings().Reconfigure(ctx, opts)
 	if err != nil || strings.Join(names, ",") != "https://kubernetes.default.svc,in-cluster" {
 		t.Fatalf("Reconfigure with an exclusion: %v, clusters reconnected %v", err, names)
 	}
@@ -54,19 +54,19 @@ func TestReconfigureAppliesLive(t *testing.T) {
 		return false
 	})
 
-	bad := e.Options()
+	bad := e.Settings().Options()
 	bad.Tracking = resource.Tracking{Method: "nonsense", AnnotationKey: "x"}
-	if _, err := e.Reconfigure(ctx, bad); err == nil {
+	if _, err := e.Settings().Reconfigure(ctx, bad); err == nil {
 		t.Fatal("an invalid Tracking was taken")
 	}
-	if e.Options().Tracking.Method == "nonsense" {
+	if e.Settings().Options().Tracking.Method == "nonsense" {
 		t.Fatal("a refused Reconfigure changed the options")
 	}
 
-	opts = e.Options()
+	opts = e.Settings().Options()
 	opts.Cache.Filter.Exclude = nil
 	opts.Impersonation = ImpersonationEnforced
-	if _, err := e.Reconfigure(ctx, opts); err != nil {
+	if _, err := e.Settings().Reconfigure(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.Sync(ctx, app, SyncRequest{})

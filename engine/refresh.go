@@ -24,7 +24,9 @@ import (
 // diffs each object against the cluster cache, judges health and
 // aggregates. The error is non-nil when the comparison could not be made;
 // the Status then says Unknown and carries the error as a condition.
-func (e *Engine) Refresh(ctx context.Context, app *Application) (appstatus.Status, error) {
+func (ops Ops) Refresh(ctx context.Context, app *Application) (appstatus.Status, error) {
+	e := ops.e
+
 	st, _, err := e.refresh(ctx, app, false)
 	e.notifyStatus(app, st)
 	return st, err
@@ -35,7 +37,9 @@ func (e *Engine) Refresh(ctx context.Context, app *Application) (appstatus.Statu
 // Invalidate) and its manifests rendered again even when the render cache
 // holds them, and the new render replaces the cached one. Run does it
 // every Options.HardInterval.
-func (e *Engine) HardRefresh(ctx context.Context, app *Application) (appstatus.Status, error) {
+func (ops Ops) HardRefresh(ctx context.Context, app *Application) (appstatus.Status, error) {
+	e := ops.e
+
 	st, _, err := e.refresh(ctx, app, true)
 	e.notifyStatus(app, st)
 	return st, err

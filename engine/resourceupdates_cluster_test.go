@@ -123,7 +123,7 @@ spec:
 	refreshUntil(t, e, app, "Synced and Healthy", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy })
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Run to see the app Synced", func() bool {
-		s, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		s, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && s.Sync == appstatus.Synced && s.Health.Code == health.Healthy
 	})
 	cstate, err := e.cluster(ctx, app.Spec.Destination)
@@ -166,7 +166,7 @@ spec:
 		t.Fatalf("the status-only update of web was announced %d time(s): it would refresh the app", n)
 	}
 	eventually(t, time.Minute, "the marker's change to refresh the app", func() bool { return reconciles(e, app.Name) > before })
-	if s, _ := e.AppStatus(v1alpha1.KeyOf(app)); s.Sync != appstatus.Synced {
+	if s, _ := e.Apps().AppStatus(v1alpha1.KeyOf(app)); s.Sync != appstatus.Synced {
 		t.Fatalf("after the updates: %s", s.Sync)
 	}
 }

@@ -24,7 +24,9 @@ import (
 // A state store is one engine's memory: two engines sharing one store for
 // the same apps would each resume the other's running operations (run one
 // engine per app, as Argo CD runs one application controller per shard).
-func (e *Engine) Resume(ctx context.Context, app *Application) (res sync.Result, resumed bool, err error) {
+func (ops Ops) Resume(ctx context.Context, app *Application) (res sync.Result, resumed bool, err error) {
+	e := ops.e
+
 	key := e.instanceOf(app)
 	e.ops.mu.Lock()
 	_, running := e.ops.ops[key]

@@ -207,7 +207,7 @@ func TestRunResumesAnOperationAfterACrash(t *testing.T) {
 		t.Fatal("a finished operation kept its checkpoint")
 	}
 	eventually(t, time.Minute, "Synced after the resume", func() bool {
-		s, ok := e.AppStatus(v1alpha1.AppKey{Name: ns})
+		s, ok := e.Apps().AppStatus(v1alpha1.AppKey{Name: ns})
 		return ok && s.Sync == appstatus.Synced && s.Revision == commit
 	})
 	if h, _ := e.History(ctx, v1alpha1.AppKey{Name: ns}); len(h) != 1 {
@@ -250,7 +250,7 @@ func TestRollbackTargetsSurviveARestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			commits = append(commits, c)
-			e.Invalidate(app.Spec.Source.RepoURL)
+			e.Apps().Invalidate(app.Spec.Source.RepoURL)
 		}
 		if res, err := e.Sync(ctx, app, SyncRequest{Manual: true}); err != nil || res.Phase != sync.Succeeded {
 			t.Fatalf("sync %d: %s %v", i, res.Phase, err)
@@ -308,11 +308,11 @@ func TestRunKnowsAppsByNamespaceAndName(t *testing.T) {
 	startRun(t, e, a, b)
 	for _, key := range []v1alpha1.AppKey{v1alpha1.KeyOf(a), v1alpha1.KeyOf(b)} {
 		eventually(t, 2*time.Minute, key.String()+" Synced", func() bool {
-			s, ok := e.AppStatus(key)
+			s, ok := e.Apps().AppStatus(key)
 			return ok && s.Sync == appstatus.Synced && len(s.Resources) == 2
 		})
 	}
-	if _, ok := e.AppStatus(v1alpha1.AppKey{Name: "web"}); ok {
+	if _, ok := e.Apps().AppStatus(v1alpha1.AppKey{Name: "web"}); ok {
 		t.Fatal("a status under the bare name")
 	}
 	live, err := kube.CoreV1().ConfigMaps(destA).Get(ctx, "cm", metav1.GetOptions{})
@@ -320,10 +320,10 @@ func TestRunKnowsAppsByNamespaceAndName(t *testing.T) {
 		t.Fatalf("team-a's object is not tracked by its key: %v %v", live.GetAnnotations(), err)
 	}
 
-	if err := e.Remove(v1alpha1.AppKey{Namespace: "team-a", Name: "web"}); err != nil {
+	if err := e.Apps().Remove(v1alpha1.AppKey{Namespace: "team-a", Name: "web"}); err != nil {
 		t.Fatal(err)
 	}
-	if apps := e.ManagedApps(); len(apps) != 1 || apps[0] != v1alpha1.KeyOf(b) {
+	if apps := e.Apps().ManagedApps(); len(apps) != 1 || apps[0] != v1alpha1.KeyOf(b) {
 		t.Fatalf("managed after removing team-a/web: %v", apps)
 	}
 	for _, ns := range []string{destA, destB} {
@@ -342,10 +342,10 @@ func TestRunKnowsAppsByNamespaceAndName(t *testing.T) {
 		t.Fatalf("the removed app's objects were deleted: %v", err)
 	}
 	eventually(t, time.Minute, "team-b/web Synced after the heal", func() bool {
-		s, ok := e.AppStatus(v1alpha1.KeyOf(b))
+		s, ok := e.Apps().AppStatus(v1alpha1.KeyOf(b))
 		return ok && s.Sync == appstatus.Synced
 	})
-	if _, ok := e.AppStatus(v1alpha1.KeyOf(a)); ok {
+	if _, ok := e.Apps().AppStatus(v1alpha1.KeyOf(a)); ok {
 		t.Fatal("the removed app still has a status")
 	}
 }

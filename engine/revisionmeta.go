@@ -19,7 +19,9 @@ var ErrNoRevisionMetadata = errors.New("the source keeps no revision metadata")
 // the credentials an app of app's project reads it with (Argo CD's
 // GetRevisionMetadata). A commit never changes: callers should cache the
 // answer by project, repository and commit.
-func (e *Engine) RevisionMetadata(ctx context.Context, app *Application, src ApplicationSource, commit string) (source.RevisionMetadata, error) {
+func (ops Ops) RevisionMetadata(ctx context.Context, app *Application, src ApplicationSource, commit string) (source.RevisionMetadata, error) {
+	e := ops.e
+
 	if src.Chart != "" {
 		return source.RevisionMetadata{}, fmt.Errorf("%s chart %s: %w", source.RedactURL(src.RepoURL), src.Chart, ErrNoRevisionMetadata)
 	}

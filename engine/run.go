@@ -10,61 +10,11 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
-	"github.com/kubegitops/gitops/autosync"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/health"
-	"github.com/kubegitops/gitops/source"
 	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
 )
-
-// windowRecheck is how often an automated sync blocked by a sync window is
-// tried again.
-const windowRecheck = 30 * time.Second
-
-// runner is the state of Run: the managed apps, their last status and the
-// memory automated sync needs.
-type runner struct {
-	e     *Engine
-	queue workqueue.TypedRateLimitingInterface[string]
-	// syncs are the automated syncs in flight; Run waits for them.
-	syncs gosync.WaitGroup
-
-	mu         gosync.Mutex
-	apps       map[string]*appState
-	subscribed map[*clusterState]bool
-	// parents are the apps whose last render held Applications (app of
-	// apps): only their reconciles scan apps for children to drop.
-	parents map[string]bool
-	// owned are the top-level apps the Sharder gives this replica; nil
-	// without a Sharder (every app is owned).
-	owned map[string]bool
-}
-
-type appState struct {
-	app      *Application
-	parent   string // the app whose render holds this one (app of apps)
-	status   appstatus.Status
-	hasState bool
-	// good is the status of the last refresh that made its comparison;
-	// it is kept through failures that say nothing of the live state.
-	good    appstatus.Status
-	hasGood bool
-	// auto remembers the last automated sync (autosync.Decide's record);
-	// nil before the first.
-	auto *autosync.Record
-	// resumeChecked records that Resume ran before the app's first
-	// refresh.
-	resumeChecked bool
-	// hardAt is when the app last had a hard refresh, or joined Run
-	// (Options.HardInterval).
-	hardAt time.Time
-	// syncing is set while an automated sync of the app runs.
-	syncing bool
-	// healNoted is the self-heal (revision and attempt) whose backoff was
-	// last announced (NotifySelfHealBackoff), so each is announced once.
-	healNoted string
-}
 
 // Run reconciles the apps until ctx ends: each is refreshed every Interval
 // (with jitter), when its repository reports a change (Hint), and when an
@@ -363,90 +313,4 @@ func (r *runner) adopt(parent string, children []*Application) {
 			delete(r.apps, name)
 		}
 	}
-}
-
-// Hint asks a running engine to refresh at once every app that uses the
-// repository (a webhook or poller saw a push), and tells the OnHint
-// subscribers (the ApplicationSet controller generates at once the sets
-// whose git generators read it). Matching ignores URL spelling (scheme,
-// user, .git suffix).
-func (e *Engine) Hint(repoURL string) {
-	e.notifyHint(repoURL)
-	e.mu.Lock()
-	r := e.runner
-	e.mu.Unlock()
-	if r == nil {
-		return
-	}
-	key := source.RepositoryKey(repoURL)
-	r.mu.Lock()
-	var names []string
-	urls := map[string]bool{} // the spellings of the repository apps use
-	for name, st := range r.apps {
-		for _, src := range st.app.Spec.AllSources() {
-			if source.RepositoryKey(src.RepoURL) == key {
-				names = append(names, name)
-				urls[src.RepoURL] = true
-				break
-			}
-		}
-	}
-	r.mu.Unlock()
-	// Once per spelling, not once per app: a monorepo of 10,000 apps is
-	// one invalidation.
-	for u := range urls {
-		e.Invalidate(u)
-	}
-	for _, n := range names {
-		r.queue.Add(n)
-	}
-}
-
-// Invalidate forgets what the engine knows of a repository's branches and
-// tags, so that the next refresh of its apps resolves them again (Argo
-// CD's hard refresh; rendered manifests stay cached, by content). Hint
-// does this for a running engine and also queues the apps.
-func (e *Engine) Invalidate(repoURL string) {
-	// The same URL may be a chart repository: its index is read again too.
-	e.sources.Invalidate(repoURL)
-}
-
-// AppStatus returns the last status Run recorded for the app of key.
-func (e *Engine) AppStatus(key v1alpha1.AppKey) (appstatus.Status, bool) {
-	name := e.instanceName(key)
-	e.mu.Lock()
-	r := e.runner
-	e.mu.Unlock()
-	if r == nil {
-		return appstatus.Status{}, false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st, ok := r.apps[name]
-	if !ok || !st.hasState || !r.ownsLocked(name) {
-		return appstatus.Status{}, false
-	}
-	return st.status, true
-}
-
-// ManagedApps returns the keys of the apps Run manages, children included
-// (with a Sharder, only those this replica owns), sorted by namespace and
-// name.
-func (e *Engine) ManagedApps() []v1alpha1.AppKey {
-	e.mu.Lock()
-	r := e.runner
-	e.mu.Unlock()
-	if r == nil {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]v1alpha1.AppKey, 0, len(r.apps))
-	for n, st := range r.apps {
-		if st.app != nil && r.ownsLocked(n) {
-			out = append(out, v1alpha1.KeyOf(st.app))
-		}
-	}
-	slices.SortFunc(out, v1alpha1.AppKey.Compare)
-	return out
 }

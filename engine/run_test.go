@@ -89,7 +89,7 @@ func TestRunSyncsHealsPrunesAndFollowsChanges(t *testing.T) {
 	ctx := context.Background()
 
 	eventually(t, time.Minute, "Synced and Healthy", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 	})
 	// The sync runs beside the refreshes: its operation may still be
@@ -118,7 +118,7 @@ func TestRunSyncsHealsPrunesAndFollowsChanges(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "app/new.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fresh}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(dir)
+	e.Apps().Hint(dir)
 	eventually(t, time.Minute, "extra pruned and fresh applied", func() bool {
 		_, gone := cs.CoreV1().ConfigMaps(ns).Get(ctx, "extra", metav1.GetOptions{})
 		_, here := cs.CoreV1().ConfigMaps(ns).Get(ctx, "fresh", metav1.GetOptions{})
@@ -175,13 +175,13 @@ spec:
 		return err == nil
 	})
 	found := false
-	for _, n := range e.ManagedApps() {
+	for _, n := range e.Apps().ManagedApps() {
 		found = found || n.Name == ns+"-child"
 	}
 	if !found {
-		t.Fatalf("child not managed: %v", e.ManagedApps())
+		t.Fatalf("child not managed: %v", e.Apps().ManagedApps())
 	}
-	if st, _ := e.AppStatus(v1alpha1.KeyOf(parent)); st.Sync != appstatus.Synced {
+	if st, _ := e.Apps().AppStatus(v1alpha1.KeyOf(parent)); st.Sync != appstatus.Synced {
 		t.Fatalf("parent status %+v", st)
 	}
 }
@@ -249,7 +249,7 @@ func TestRunRetriesAFailedRefreshWithBackoff(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "the failure recorded", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Unknown && hasError(st.Conditions)
 	})
 	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
@@ -259,7 +259,7 @@ func TestRunRetriesAFailedRefreshWithBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, time.Minute, "the app synced once its source exists", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced
 	})
 }
@@ -278,7 +278,7 @@ func TestRunAutomatedSyncWaitsForTheWindow(t *testing.T) {
 	app.Spec.Project = "frozen"
 	startRun(t, e, app)
 	eventually(t, time.Minute, "the blocking window reported", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		if !ok {
 			return false
 		}

@@ -13,6 +13,10 @@ import (
 	"github.com/kubegitops/gitops/sync"
 )
 
+// windowRecheck is how often an automated sync blocked by a sync window is
+// tried again.
+const windowRecheck = 30 * time.Second
+
 // decideAutoSync makes autosync.Decide's decision for a refresh of the
 // app; busy reports that an automated sync of the app runs already, and no
 // decision is made.
@@ -120,7 +124,7 @@ func (r *runner) latestRevision(ctx context.Context, app *Application) func() st
 	return func() string {
 		var revs []string
 		for _, src := range app.Spec.AllSources() {
-			r.e.Invalidate(src.RepoURL)
+			r.e.Apps().Invalidate(src.RepoURL)
 			rev, err := r.e.sources.Resolve(ctx, desired.ProjectName(app), src, src.TargetRevision)
 			if err != nil {
 				return ""

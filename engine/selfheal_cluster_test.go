@@ -40,15 +40,15 @@ func TestSelfHealHealsTheSameDriftTwice(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced
 	})
 	if err := os.Remove(filepath.Join(dir, "app/keep.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(dir)
+	e.Apps().Hint(dir)
 	eventually(t, time.Minute, "OutOfSync with the kept object", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.OutOfSync && len(st.Resources) == 2
 	})
 	cs, err := kubernetes.NewForConfig(cluster.Config())
@@ -64,7 +64,7 @@ func TestSelfHealHealsTheSameDriftTwice(t *testing.T) {
 	// The next refresh after the heal says what it did: only the kept
 	// object differs.
 	eventually(t, time.Minute, "only the kept object out of sync", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		if !ok {
 			return false
 		}
@@ -93,7 +93,7 @@ func TestSelfHealBacksOffADriftASyncCannotFix(t *testing.T) {
 	app := automated(dirApp(ns, dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced
 	})
 	cs, err := kubernetes.NewForConfig(cluster.Config())

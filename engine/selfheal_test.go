@@ -26,7 +26,7 @@ func TestRunSelfHealIsNamedAndItsBackoffAnnounced(t *testing.T) {
 	app := automated(dirApp("healer", dir, ns))
 	startRun(t, e, app)
 	eventually(t, time.Minute, "Synced", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced
 	})
 	cs, err := kubernetes.NewForConfig(cluster.Config())
@@ -65,7 +65,7 @@ func TestRunSelfHealIsNamedAndItsBackoffAnnounced(t *testing.T) {
 		t.Fatalf("self-heal SyncStarted message %q does not say it is a self-heal", msg)
 	}
 	eventually(t, time.Minute, "Synced after self-heal 1", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced && started(1) != nil
 	})
 	// Drift again at once: self-heal 2 waits 6 s (2 s times 3) from the

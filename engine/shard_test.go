@@ -155,7 +155,7 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 		eventually(t, deadline, "every app owned by one replica", func() bool {
 			owners := map[string]int{}
 			for _, r := range rs {
-				for _, key := range r.e.ManagedApps() {
+				for _, key := range r.e.Apps().ManagedApps() {
 					owners[key.Name]++
 				}
 			}
@@ -192,7 +192,7 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	// after the first two have split the apps between them).
 	eventually(t, time.Minute, "every replica owns apps", func() bool {
 		for _, r := range replicas {
-			if len(r.e.ManagedApps()) == 0 {
+			if len(r.e.Apps().ManagedApps()) == 0 {
 				return false
 			}
 		}
@@ -209,9 +209,9 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	// Each app's status is known to its owner only.
 	for _, a := range apps {
 		for i, r := range replicas {
-			if _, ok := r.e.AppStatus(v1alpha1.KeyOf(a)); ok != (owner[a.Name] == i) {
+			if _, ok := r.e.Apps().AppStatus(v1alpha1.KeyOf(a)); ok != (owner[a.Name] == i) {
 				eventually(t, 30*time.Second, "status only at the owner", func() bool {
-					_, ok := r.e.AppStatus(v1alpha1.KeyOf(a))
+					_, ok := r.e.Apps().AppStatus(v1alpha1.KeyOf(a))
 					return ok == (owner[a.Name] == i)
 				})
 			}
@@ -219,7 +219,7 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	}
 	eventually(t, time.Minute, "all apps synced", func() bool {
 		for _, a := range apps {
-			st, _ := replicas[owner[a.Name]].e.AppStatus(v1alpha1.KeyOf(a))
+			st, _ := replicas[owner[a.Name]].e.Apps().AppStatus(v1alpha1.KeyOf(a))
 			if st.Sync != appstatus.Synced {
 				return false
 			}
@@ -247,7 +247,7 @@ func TestShardedReplicasOwnAppsExclusivelyAndTakeOver(t *testing.T) {
 	}
 	eventually(t, time.Minute, "taken-over apps synced at their new owners", func() bool {
 		for _, a := range apps {
-			st, ok := survivors[after[a.Name]].e.AppStatus(v1alpha1.KeyOf(a))
+			st, ok := survivors[after[a.Name]].e.Apps().AppStatus(v1alpha1.KeyOf(a))
 			if !ok || st.Sync != appstatus.Synced {
 				return false
 			}

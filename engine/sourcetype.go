@@ -14,7 +14,9 @@ import (
 // else the files at the source's path: render.Detect), so the app is
 // rendered as Render renders it (a render cache hit after a Render of the
 // same revision). An app without exactly one source is refused.
-func (e *Engine) SourceType(ctx context.Context, app *Application) (string, error) {
+func (ops Ops) SourceType(ctx context.Context, app *Application) (string, error) {
+	e := ops.e
+
 	if app.Spec.Source == nil || len(app.Spec.Sources) > 0 {
 		return "", fmt.Errorf("application %q: a source type is that of a single-source application", app.Name)
 	}

@@ -42,7 +42,9 @@ func operationStateOf(res sync.Result, revision string, started time.Time, autom
 // override) and the engine never lose each other's writes. When update
 // returns an error nothing is saved and the error is returned; a store
 // that fails is an error naming the app.
-func (e *Engine) UpdateAppState(ctx context.Context, key v1alpha1.AppKey, update func(*state.AppState) (changed bool, err error)) error {
+func (apps Apps) UpdateAppState(ctx context.Context, key v1alpha1.AppKey, update func(*state.AppState) (changed bool, err error)) error {
+	e := apps.e
+
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()
 	name := e.instanceName(key)

@@ -1,12 +1,11 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 )
-
-// statusSubscribers are the functions OnStatus registered.
-type statusSubscribers = subscribers[func(key v1alpha1.AppKey, st appstatus.Status)]
 
 func statusSet(e *Engine) *statusSubscribers { return &e.statuses }
 
@@ -24,7 +23,9 @@ func statusSet(e *Engine) *statusSubscribers { return &e.statuses }
 // must not block (signal a buffered channel, coalesce). The returned stop
 // unsubscribes; calling it again does nothing. Subscriptions do not need
 // Run.
-func (e *Engine) OnStatus(notify func(key v1alpha1.AppKey, st appstatus.Status)) (stop func()) {
+func (apps Apps) OnStatus(notify func(key v1alpha1.AppKey, st appstatus.Status)) (stop func()) {
+	e := apps.e
+
 	return subscribe(e, statusSet, notify)
 }
 
@@ -44,7 +45,17 @@ func (e *Engine) notifyStatus(app *Application, st appstatus.Status) {
 // notifyRecordedStatus calls the OnStatus subscribers with the status Run
 // last recorded for app, if any (after a sync: its operation changed).
 func (e *Engine) notifyRecordedStatus(app *Application) {
-	if st, ok := e.AppStatus(v1alpha1.KeyOf(app)); ok {
+	if st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app)); ok {
 		e.notifyStatus(app, st)
 	}
+}
+
+func (e *Engine) notify(n appstatus.Notification) {
+	if e.opts.Notify == nil {
+		return
+	}
+	if n.Time.IsZero() {
+		n.Time = time.Now()
+	}
+	e.opts.Notify(n)
 }

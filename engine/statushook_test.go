@@ -76,11 +76,11 @@ func TestEngineOnStatusSeesEachRefreshUntilStopped(t *testing.T) {
 	}}
 	app.Name = ns
 	var log statusLog
-	stop := e.OnStatus(func(key v1alpha1.AppKey, st appstatus.Status) {
+	stop := e.Apps().OnStatus(func(key v1alpha1.AppKey, st appstatus.Status) {
 		if key != v1alpha1.KeyOf(app) {
 			return
 		}
-		_, _ = e.AppStatus(v1alpha1.KeyOf(app)) // must not deadlock
+		_, _ = e.Apps().AppStatus(v1alpha1.KeyOf(app)) // must not deadlock
 		log.add(st)
 	})
 	startRun(t, e, app)
@@ -90,7 +90,7 @@ func TestEngineOnStatusSeesEachRefreshUntilStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(url)
+	e.Apps().Hint(url)
 	eventually(t, time.Minute, "the second revision, still OutOfSync, delivered", func() bool { return log.saw(second, appstatus.OutOfSync) })
 	nmu.Lock()
 	for _, n := range syncChanges {
@@ -116,9 +116,9 @@ func TestEngineOnStatusSeesEachRefreshUntilStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(url)
+	e.Apps().Hint(url)
 	eventually(t, time.Minute, "Run at the third revision", func() bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Revision == third
 	})
 	if _, err := e.Refresh(ctx, app); err != nil {

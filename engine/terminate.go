@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	gosync "sync"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 )
@@ -10,18 +9,6 @@ import (
 // ErrNoOperation is returned by Terminate when the app has no operation
 // running in this engine.
 var ErrNoOperation = errors.New("gitops: no operation running")
-
-// runningOps are the sync operations running in an engine, by app, so
-// that Terminate can reach them.
-type runningOps struct {
-	mu  gosync.Mutex
-	ops map[string]*runningOp
-}
-
-type runningOp struct {
-	terminate chan struct{}
-	once      gosync.Once
-}
 
 // operationStarted registers a running operation of app; done unregisters
 // it. A second operation of the same app (which the run loop never
@@ -49,7 +36,9 @@ func (e *Engine) operationStarted(app string) (terminate <-chan struct{}, done f
 // the message "operation terminated" (sync.ErrTerminated), recorded as
 // the app's last operation and not retried. It returns ErrNoOperation when no
 // sync of the app runs in this engine.
-func (e *Engine) Terminate(key v1alpha1.AppKey) error {
+func (ops Ops) Terminate(key v1alpha1.AppKey) error {
+	e := ops.e
+
 	e.ops.mu.Lock()
 	op, ok := e.ops.ops[e.instanceName(key)]
 	e.ops.mu.Unlock()

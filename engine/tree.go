@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -46,7 +45,9 @@ type treeSource interface {
 // engine's populate hook as the cache sees them change (a lean cached
 // object keeps them beside its metadata), unless a populate hook of
 // Options.Cache attaches a value of its own.
-func (e *Engine) ResourceTree(ctx context.Context, app *Application) (*v1alpha1.ApplicationTree, v1alpha1.ApplicationSummary, error) {
+func (ops Ops) ResourceTree(ctx context.Context, app *Application) (*v1alpha1.ApplicationTree, v1alpha1.ApplicationSummary, error) {
+	e := ops.e
+
 	cs, err := e.cluster(ctx, app.Spec.Destination)
 	if err != nil {
 		return nil, v1alpha1.ApplicationSummary{}, fmt.Errorf("application %s/%s: resource tree: %w", app.Namespace, app.Name, err)
@@ -168,14 +169,4 @@ func mayBeDescendant(obj *unstructured.Unstructured) bool {
 	gk := obj.GroupVersionKind().GroupKind()
 	return gk.Group == "" && (gk.Kind == "Endpoints" || gk.Kind == "PersistentVolumeClaim") ||
 		gk == schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
-}
-
-// sortedSet returns the distinct values of s, sorted; nil for none.
-func sortedSet(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

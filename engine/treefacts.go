@@ -193,3 +193,13 @@ func loadBalancerAddresses(obj *unstructured.Unstructured) []string {
 	}
 	return out
 }
+
+// sortedSet returns the distinct values of s, sorted; nil for none.
+func sortedSet(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -57,7 +57,7 @@ func BenchmarkHydrate100AppsOneChanged(b *testing.B) {
 	eng := testengine.New(b, cluster.Config(), func(o *gitops.Options) {
 		o.Renderers = map[render.Kind]render.Renderer{render.KindPlain: counting{plain.New(plain.DefaultOptions()), &renders}}
 	})
-	src, err := eng.Source(url)
+	src, err := eng.Sources().Source(url)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func BenchmarkHydrate100AppsOneChanged(b *testing.B) {
 		}); err != nil {
 			b.Fatal(err)
 		}
-		eng.Invalidate(url)
+		eng.Apps().Invalidate(url)
 		before := renders.Load()
 		b.StartTimer()
 		o := h.Hydrate(ctx, group)

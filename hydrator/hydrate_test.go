@@ -75,7 +75,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	eng := testengine.New(t, cluster.Config(), nil)
-	src, err := eng.Source(gs.RepoURL("deploy"))
+	src, err := eng.Sources().Source(gs.RepoURL("deploy"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestHelmChartHydratesSyncsAndSkipsCommentCommits(t *testing.T) {
 	// The app syncs from the hydrated branch.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	f.eng.Invalidate(f.url)
+	f.eng.Apps().Invalidate(f.url)
 	if _, err := f.eng.Sync(ctx, app, gitops.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestHelmChartHydratesSyncsAndSkipsCommentCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.eng.Invalidate(f.url)
+	f.eng.Apps().Invalidate(f.url)
 	o2 := hydrate(t, h, app)
 	if o2.Err != nil || o2.Committed || o2.DrySHA != dry2 || o2.HydratedSHA != o.HydratedSHA {
 		t.Fatalf("comment-only hydration: %+v, want no commit and %s", o2, o.HydratedSHA)
@@ -302,7 +302,7 @@ func TestHelmChartHydratesSyncsAndSkipsCommentCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.eng.Invalidate(f.url)
+	f.eng.Apps().Invalidate(f.url)
 	o4 := hydrate(t, h, app)
 	if o4.Err != nil || !o4.Committed || o4.DrySHA != dry3 {
 		t.Fatalf("value change: %+v", o4)
@@ -313,7 +313,7 @@ func TestHelmChartHydratesSyncsAndSkipsCommentCommits(t *testing.T) {
 	if msg := f.git(t, "log", "-1", "--format=%B", o4.HydratedSHA); !strings.HasPrefix(msg, dry3[:7]+": say hi\n\nA friendlier greeting.\n") {
 		t.Errorf("message %q", msg)
 	}
-	f.eng.Invalidate(f.url)
+	f.eng.Apps().Invalidate(f.url)
 	if _, err := f.eng.Sync(ctx, app, gitops.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}

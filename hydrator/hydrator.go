@@ -23,11 +23,11 @@ import (
 
 // Engine is what the hydrator needs of an engine (*engine.Engine, and
 // the root's *gitops.Engine, have it): renders of the dry source, the dry
-// commit's metadata and the app's project.
+// commit's metadata and, through its Settings, the app's project.
 type Engine interface {
 	RenderManifests(ctx context.Context, app *v1alpha1.Application, revision string) (engine.RenderedManifests, error)
 	RevisionMetadata(ctx context.Context, app *v1alpha1.Application, src v1alpha1.ApplicationSource, commit string) (source.RevisionMetadata, error)
-	Project(name string) (*v1alpha1.AppProject, error)
+	Settings() engine.Settings
 }
 
 // Options configure a Hydrator. Start from DefaultOptions.
@@ -315,7 +315,7 @@ func (h *Hydrator) validate(apps []*v1alpha1.Application, errs map[v1alpha1.AppK
 			errs[key] = fmt.Errorf("application %s has no spec.sourceHydrator", key)
 			continue
 		}
-		proj, err := h.eng.Project(app.Spec.Project)
+		proj, err := h.eng.Settings().Project(app.Spec.Project)
 		if err != nil {
 			errs[key] = fmt.Errorf("failed to get project %q: %w", app.Spec.Project, err)
 			continue

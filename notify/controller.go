@@ -61,7 +61,7 @@ type ControllerOptions struct {
 	// ApplicationOf and StatusOf let Notify (the engine's Options.Notify)
 	// find the Application an engine notification is about, by its key
 	// (Notification.Key: namespace and name), and its last status
-	// (Engine.AppStatus of the key). One of
+	// (Engine.Apps().AppStatus of the key). One of
 	// ApplicationOf and Application is required for Notify; StatusOf and
 	// Status are optional (without them, the status is what notifications
 	// said). ApplicationOf and StatusOf win over Application and Status.

@@ -127,7 +127,7 @@
 //
 // Through Notify, status.operationState follows the engine's sync
 // notifications and status.sync/health the engine's last status
-// (ControllerOptions.StatusOf, Engine.AppStatus). The engine's Deleted
+// (ControllerOptions.StatusOf, Engine.Apps().AppStatus). The engine's Deleted
 // notification (a cascading Engine.Delete that is done) sets
 // metadata.deletionTimestamp, so on-deleted fires through Notify too; hosts
 // that Observe an Application being deleted (a controller watching the

@@ -22,7 +22,7 @@ type engineApp struct {
 // Argo CD's shape and evaluates the triggers. The app is
 // ControllerOptions.ApplicationOf's of the notification's Key (apps are
 // told apart by namespace and name); its status is StatusOf's
-// (Engine.AppStatus) when it has one, else what the notifications said; status.operationState follows the sync
+// (Engine.Apps().AppStatus) when it has one, else what the notifications said; status.operationState follows the sync
 // notifications: SyncStarted is phase Running, SyncSucceeded Succeeded and
 // SyncFailed Failed, with syncResult.revision the synced revision and
 // startedAt/finishedAt the notifications' times.

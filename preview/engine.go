@@ -112,7 +112,7 @@ func offlineEngine(opts Options, renders *atomic.Int64) (*gitops.Engine, error) 
 		return nil, err
 	}
 	fetch.mu.Lock()
-	fetch.f = e.ChartDependencies()
+	fetch.f = e.Sources().ChartDependencies()
 	fetch.mu.Unlock()
 	return e, nil
 }

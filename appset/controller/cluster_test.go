@@ -76,7 +76,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	nsDel, nsKeep, nsPres := cluster.TestNamespace(t), cluster.TestNamespace(t), cluster.TestNamespace(t)
 	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	startRun(t, e)
-	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
+	eventually(t, time.Minute, "Run running", func() bool { return e.Apps().Running() })
 	sets := []appset.ApplicationSet{
 		dirSet(t, "del", url, branch, nsDel, ""),
 		dirSet(t, "keep", url, branch, nsKeep, "  syncPolicy: {applicationsSync: create-update}\n"),
@@ -91,7 +91,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	healthy := func(names ...string) func() bool {
 		return func() bool {
 			for _, n := range names {
-				st, ok := e.AppStatus(v1alpha1.AppKey{Name: n})
+				st, ok := e.Apps().AppStatus(v1alpha1.AppKey{Name: n})
 				if !ok || st.Sync != appstatus.Synced || st.Health.Code != health.Healthy {
 					return false
 				}
@@ -100,7 +100,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 		}
 	}
 	eventually(t, 2*time.Minute, "one app per folder, Synced", healthy("one-del", "two-del", "one-keep", "two-keep", "one-pres", "two-pres"))
-	if got := e.ManagedApps(); len(got) != 6 {
+	if got := e.Apps().ManagedApps(); len(got) != 6 {
 		t.Fatalf("managed apps %v, want 6", got)
 	}
 	if st, _ := ctl.Status("", "del"); st.Err != nil || !slices.Equal(appNames(st.Applications), []string{"one-del", "two-del"}) {
@@ -111,7 +111,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	if _, err := gs.Commit(ctx, "sets", "add three", map[string][]byte{"apps/three/cm.yaml": cmFile("three")}); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(url)
+	e.Apps().Hint(url)
 	eventually(t, 2*time.Minute, "the added folder's apps Synced", healthy("three-del", "three-keep", "three-pres"))
 	if !exists(nsDel, "three") {
 		t.Fatal("the added app's ConfigMap is missing")
@@ -121,7 +121,7 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	if _, err := gs.Commit(ctx, "sets", "drop two", map[string][]byte{"apps/two/cm.yaml": nil}); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(url)
+	e.Apps().Hint(url)
 	eventually(t, 2*time.Minute, "the deleted folder's app gone under sync, with its objects", func() bool {
 		st, _ := ctl.Status("", "del")
 		return !slices.Contains(managedSorted(e), "two-del") && !exists(nsDel, "two") && len(st.Deleting) == 0
@@ -136,13 +136,13 @@ func TestAppSetGitDirectoriesOnCluster(t *testing.T) {
 	// spec still names the folder; the render is empty, so pruning
 	// removes the object, as Argo CD's app would).
 	before, _ := ctl.Status("", "keep")
-	e.Hint(url)
+	e.Apps().Hint(url)
 	eventually(t, time.Minute, "the keep set generated again", func() bool {
 		st, _ := ctl.Status("", "keep")
 		return st.Reconciles > before.Reconciles
 	})
 	if st, _ := ctl.Status("", "keep"); !slices.Contains(appNames(st.Applications), "two-keep") || !slices.Contains(managedSorted(e), "two-keep") {
-		t.Fatalf("create-update deleted an app: %+v, managed %v", st, e.ManagedApps())
+		t.Fatalf("create-update deleted an app: %+v, managed %v", st, e.Apps().ManagedApps())
 	}
 	// The step after: the remaining apps stay Synced and the set reports
 	// no error.
@@ -213,7 +213,7 @@ spec:
 	}
 	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	startRun(t, e)
-	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
+	eventually(t, time.Minute, "Run running", func() bool { return e.Apps().Running() })
 	opts := DefaultOptions()
 	opts.RolloutPoll = 100 * time.Millisecond
 	ctl := startAppSets(t, e, sets, opts)
@@ -227,7 +227,7 @@ spec:
 	}
 	// Step 0 syncs dev, which stays Progressing.
 	eventually(t, 2*time.Minute, "dev synced and Progressing", func() bool {
-		st, ok := e.AppStatus(v1alpha1.AppKey{Name: "web-dev"})
+		st, ok := e.Apps().AppStatus(v1alpha1.AppKey{Name: "web-dev"})
 		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Progressing
 	})
 	before, _ := ctl.Status("", "roll")
@@ -238,7 +238,7 @@ spec:
 	if st, _ := ctl.Status("", "roll"); st.Step != 0 || cmExists("staging") || cmExists("prod") {
 		t.Fatalf("a later step started while dev is not Healthy: %+v (staging %v, prod %v)", st, cmExists("staging"), cmExists("prod"))
 	}
-	if st, _ := e.AppStatus(v1alpha1.AppKey{Name: "web-staging"}); st.Sync != appstatus.OutOfSync {
+	if st, _ := e.Apps().AppStatus(v1alpha1.AppKey{Name: "web-staging"}); st.Sync != appstatus.OutOfSync {
 		t.Fatalf("staging: %s, want OutOfSync (automated sync is off under RollingSync)", st.Sync)
 	}
 
@@ -246,7 +246,7 @@ spec:
 	if _, err := gs.Commit(ctx, "roll", "schedulable", map[string][]byte{"dev/web.yaml": deploy("")}); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(url)
+	e.Apps().Hint(url)
 	var devHealthy, stagingHealthy, stagingSynced, prodSynced time.Time
 	eventually(t, 3*time.Minute, "all three steps rolled out", func() bool {
 		now := time.Now()
@@ -308,7 +308,7 @@ spec:
 	}
 	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	startRun(t, e)
-	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
+	eventually(t, time.Minute, "Run running", func() bool { return e.Apps().Running() })
 	ctl := startAppSets(t, e, sets, DefaultOptions())
 	owns := func(names ...string) func() bool {
 		return func() bool {
@@ -322,7 +322,7 @@ spec:
 	if _, err := gs.Commit(ctx, "conf", "break", map[string][]byte{"conf/a.json": nil, "conf/b.json": []byte("{broken")}); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(url)
+	e.Apps().Hint(url)
 	eventually(t, time.Minute, "the failed generation reported", func() bool {
 		st, _ := ctl.Status("", "files")
 		return st.Reconciles > before.Reconciles && st.Err != nil
@@ -333,15 +333,15 @@ spec:
 		t.Fatalf("status error %v", st.Err)
 	}
 	if !slices.Equal(appNames(st.Applications), []string{"files-a", "files-b"}) || !slices.Contains(managedSorted(e), "files-a") {
-		t.Fatalf("a failed generator deleted apps: %+v, managed %v", st, e.ManagedApps())
+		t.Fatalf("a failed generator deleted apps: %+v, managed %v", st, e.Apps().ManagedApps())
 	}
 
 	if _, err := gs.Commit(ctx, "conf", "repair", map[string][]byte{"conf/b.json": []byte(`{"app": "b"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	e.Hint(url)
+	e.Apps().Hint(url)
 	eventually(t, time.Minute, "the app whose file is gone deleted after the repair", owns("files-b"))
 	if st, _ := ctl.Status("", "files"); st.Err != nil || slices.Contains(managedSorted(e), "files-a") {
-		t.Fatalf("after the repair: %+v, managed %v", st, e.ManagedApps())
+		t.Fatalf("after the repair: %+v, managed %v", st, e.Apps().ManagedApps())
 	}
 }

@@ -110,9 +110,9 @@ func Run(ctx context.Context, eng *engine.Engine, sets []appset.ApplicationSet, 
 // Run runs the sets against the running engine (its Run must be running:
 // engine.ErrNotRunning otherwise) until ctx ends, and returns ctx's error;
 // a Runner runs once (ErrStarted). Each set is generated at once, every
-// Interval and when Engine.Hint names a repository one of its git
+// Interval and when Engine.Apps().Hint names a repository one of its git
 // generators reads; the generated Applications are upserted into the
-// engine's live set (Engine.CompareAndUpsert) and the set's policies
+// engine's live set (Engine.Apps().CompareAndUpsert) and the set's policies
 // apply:
 //   - syncPolicy.applicationsSync: sync (default) creates, updates and
 //     deletes; create-update never deletes; create-delete never updates;
@@ -133,13 +133,13 @@ func Run(ctx context.Context, eng *engine.Engine, sets []appset.ApplicationSet, 
 // engine's Run (their objects stay): a later Runner of the same sets
 // adopts them again.
 func (r *Runner) Run(ctx context.Context) error {
-	if !r.eng.Running() {
+	if !r.eng.Apps().Running() {
 		return engine.ErrNotRunning
 	}
 	if r.started.Swap(true) {
 		return ErrStarted
 	}
-	stop := r.eng.OnHint(r.hint)
+	stop := r.eng.Apps().OnHint(r.hint)
 	defer stop()
 	var wg gosync.WaitGroup
 	for _, st := range r.sets {
@@ -197,7 +197,7 @@ func (r *Runner) releaseSets() {
 	for _, st := range r.sets {
 		st.mu.Lock()
 		for name, a := range st.owned {
-			if err := r.eng.Remove(v1alpha1.KeyOf(a)); err != nil && !errors.Is(err, engine.ErrNotRunning) {
+			if err := r.eng.Apps().Remove(v1alpha1.KeyOf(a)); err != nil && !errors.Is(err, engine.ErrNotRunning) {
 				r.opts.Log.Info("applicationset stopped: app not removed from Run", "applicationset", st.set.Name, "app", name, "error", err.Error())
 			}
 			r.release(name, st.key)

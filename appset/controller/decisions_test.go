@@ -102,7 +102,7 @@ func TestAppSetNameConflicts(t *testing.T) {
 	e := newEngine(t, func(o *gitops.Options) { o.Interval = time.Hour })
 	own := dirApp("taken", dir, ns)
 	startRun(t, e, own)
-	eventually(t, time.Minute, "Run running", func() bool { return e.Running() })
+	eventually(t, time.Minute, "Run running", func() bool { return e.Apps().Running() })
 	load := func(name, elements string) appset.ApplicationSet {
 		sets, err := appset.Load(strings.NewReader(fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet

@@ -5,7 +5,7 @@
 // which deploys them.
 //
 // It is an add-on above the engine: it uses only the engine's exported
-// live-set API (Engine.Running, ManagedApp, CompareAndUpsert, Remove,
+// live-set API (Engine.Apps().Running, ManagedApp, CompareAndUpsert, Remove,
 // AppStatus, Sync, Delete, Owns and the OnHint subscription), so the
 // root package never imports it (internal/layers checks that).
 //
@@ -18,10 +18,10 @@
 //	st, ok := r.Status("argocd", "guestbook")
 //
 // Each set is generated at once, every Options.Interval (shortened by a
-// generator's requeueAfterSeconds) and when Engine.Hint names a
+// generator's requeueAfterSeconds) and when Engine.Apps().Hint names a
 // repository one of its git generators reads. The generated Applications
 // are upserted into the engine's Run with a compare-and-swap
-// (Engine.CompareAndUpsert), so an update another writer made in between
+// (Engine.Apps().CompareAndUpsert), so an update another writer made in between
 // is never lost; spec.ignoreApplicationDifferences keeps the fields it
 // names at the values Run holds; a set never takes over an Application it
 // does not own (ErrAppOwned); spec.syncPolicy.applicationsSync and

@@ -59,7 +59,7 @@ func dirApp(name, dir, ns string) *gitops.Application { return testengine.DirApp
 // app of the control namespace).
 func managedApp(t *testing.T, e *gitops.Engine, name string) gitops.Application {
 	t.Helper()
-	a, ok := e.ManagedApp(v1alpha1.AppKey{Name: name})
+	a, ok := e.Apps().ManagedApp(v1alpha1.AppKey{Name: name})
 	if !ok {
 		t.Fatalf("Run holds no app %q", name)
 	}

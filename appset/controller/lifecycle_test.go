@@ -27,7 +27,7 @@ func offlineRunEngine(t *testing.T) (*gitops.Engine, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = e.Run(ctx, nil) }()
-	eventually(t, 10*time.Second, "Run started", func() bool { return e.Running() })
+	eventually(t, 10*time.Second, "Run started", func() bool { return e.Apps().Running() })
 	return e, func() { cancel(); <-done; e.Close() }
 }
 
@@ -55,7 +55,7 @@ spec:
 
 // managedSorted are the names of the apps e's Run manages, sorted.
 func managedSorted(e *gitops.Engine) []string {
-	return appNames(e.ManagedApps())
+	return appNames(e.Apps().ManagedApps())
 }
 
 // appNames are the names of keys, sorted (the tests' apps share a
@@ -96,20 +96,20 @@ func TestRunAppSetsReleasesAndReadoptsItsApps(t *testing.T) {
 		if err := <-done; err != context.Canceled {
 			t.Fatalf("round %d: Runner.Run: %v", round, err)
 		}
-		if got := e.ManagedApps(); len(got) != 0 {
+		if got := e.Apps().ManagedApps(); len(got) != 0 {
 			t.Fatalf("round %d: apps still in Run after Runner.Run returned: %v", round, got)
 		}
 	}
 	// An app the host gave Run itself is not taken by the Runner's exit.
 	own := *dirApp("mine", "/nonexistent", "ns")
 	own.Spec.Destination.Server = "https://offline.invalid"
-	if err := e.Upsert(own); err != nil {
+	if err := e.Apps().Upsert(own); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, e, []appset.ApplicationSet{set}, DefaultOptions()) }()
-	eventually(t, 20*time.Second, "the set's apps in Run again", func() bool { return len(e.ManagedApps()) == 3 })
+	eventually(t, 20*time.Second, "the set's apps in Run again", func() bool { return len(e.Apps().ManagedApps()) == 3 })
 	cancel()
 	<-done
 	if got := managedSorted(e); !slices.Equal(got, []string{"mine"}) {
@@ -132,14 +132,14 @@ func TestRunAppSetsIgnoreApplicationDifferences(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Interval = 50 * time.Millisecond
 	ctl := startAppSets(t, e, []appset.ApplicationSet{set}, opts)
-	eventually(t, 20*time.Second, "the set's apps in Run", func() bool { return len(e.ManagedApps()) == 2 })
+	eventually(t, 20*time.Second, "the set's apps in Run", func() bool { return len(e.Apps().ManagedApps()) == 2 })
 	// Another writer (a person, an image updater) changes both apps.
 	for _, name := range []string{"web-dev", "web-prod"} {
 		a := managedApp(t, e, name)
 		src := *a.Spec.Source
 		src.TargetRevision, src.Path = "v2.0.0", "hand/"+name
 		a.Spec.Source = &src
-		if err := e.Upsert(a); err != nil {
+		if err := e.Apps().Upsert(a); err != nil {
 			t.Fatal(err)
 		}
 	}

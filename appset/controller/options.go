@@ -25,7 +25,7 @@ type Options struct {
 	Generate appset.Options
 	// Interval is how often each set is generated again; 0: the engine's
 	// Interval (its default when the engine's is off). A generator's
-	// requeueAfterSeconds shortens it for its set; Engine.Hint of a
+	// requeueAfterSeconds shortens it for its set; Engine.Apps().Hint of a
 	// repository a git generator reads generates at once.
 	Interval time.Duration
 	// RolloutPoll is how often a RollingSync in progress, or a cascading
@@ -49,7 +49,7 @@ func DefaultOptions() Options {
 
 // withDefaults fills what opts leaves zero from DefaultOptions and eng.
 func withDefaults(eng *engine.Engine, opts Options) Options {
-	eo := eng.Options()
+	eo := eng.Settings().Options()
 	if opts.Interval <= 0 {
 		opts.Interval = eo.Interval
 	}
@@ -76,7 +76,7 @@ func withDefaults(eng *engine.Engine, opts Options) Options {
 // appset.Runner itself (an operator writing Application resources) reads
 // and checks as the runner does:
 //   - Repos reads git generators' repositories through the engine's own
-//     sources (Engine.Source) and its Options.Credentials, sharing the
+//     sources (Engine.Sources().Source) and its Options.Credentials, sharing the
 //     resolve cache (and Invalidate) of its apps;
 //   - Validate checks each generated Application as
 //     engine.LoadApplications does;
@@ -88,7 +88,7 @@ func withDefaults(eng *engine.Engine, opts Options) Options {
 //     has it.
 func GenerateOptions(eng *engine.Engine, opts Options) appset.Options {
 	g := opts.Generate
-	eo := eng.Options()
+	eo := eng.Settings().Options()
 	if g.Repos == nil {
 		g.Repos = engineRepos{eng: eng, credentials: eo.Credentials}
 	}
@@ -139,7 +139,7 @@ type engineRepos struct {
 
 // Snapshot implements appset.Repos.
 func (r engineRepos) Snapshot(ctx context.Context, repoURL, revision string) (source.Snapshot, error) {
-	s, err := r.eng.Source(repoURL)
+	s, err := r.eng.Sources().Source(repoURL)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func (r *Runner) upsertDesired(ctx context.Context, st *setState, desired map[st
 			}
 			continue
 		}
-		_, held := r.eng.ManagedApp(v1alpha1.KeyOf(a))
+		_, held := r.eng.Apps().ManagedApp(v1alpha1.KeyOf(a))
 		if owner, mine := r.claim(name, st.key); !mine || held {
 			if mine {
 				r.release(name, st.key)
@@ -137,7 +137,7 @@ func (r *Runner) removeUndesired(st *setState, desired map[string]*engine.Applic
 		if _, ok := desired[name]; ok {
 			continue
 		}
-		if err := r.eng.Remove(v1alpha1.KeyOf(a)); err != nil {
+		if err := r.eng.Apps().Remove(v1alpha1.KeyOf(a)); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -201,6 +201,6 @@ func finalizerPropagation(a *engine.Application) metav1.DeletionPropagation {
 // appDone reports whether the engine's Run last saw the app of key
 // Synced and Healthy.
 func (r *Runner) appDone(key v1alpha1.AppKey) bool {
-	s, ok := r.eng.AppStatus(key)
+	s, ok := r.eng.Apps().AppStatus(key)
 	return ok && s.Sync == appstatus.Synced && s.Health.Code == health.Healthy
 }

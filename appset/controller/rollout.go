@@ -25,7 +25,7 @@ import (
 //     a percentage of the step's size, rounded down but at least one;
 //     default all); an Application synced by the rollout that goes
 //     OutOfSync again (a new commit) is synced again;
-//   - only the Applications this replica owns (Engine.Owns, with a
+//   - only the Applications this replica owns (Engine.Apps().Owns, with a
 //     Sharder) are synced here; another replica's wait in their step.
 func (r *Runner) rollout(ctx context.Context, st *setState) (int, error) {
 	steps := st.set.Spec.Strategy.RollingSync.Steps
@@ -43,7 +43,7 @@ func (r *Runner) rollout(ctx context.Context, st *setState) (int, error) {
 		var waiting []string
 		inflight := 0
 		for _, n := range members {
-			s, known := r.eng.AppStatus(v1alpha1.KeyOf(st.owned[n]))
+			s, known := r.eng.Apps().AppStatus(v1alpha1.KeyOf(st.owned[n]))
 			switch {
 			case st.syncing[n]:
 				inflight++
@@ -67,10 +67,10 @@ func (r *Runner) rollout(ctx context.Context, st *setState) (int, error) {
 				break
 			}
 			app := st.owned[n]
-			if !r.eng.Owns(v1alpha1.KeyOf(app)) {
+			if !r.eng.Apps().Owns(v1alpha1.KeyOf(app)) {
 				continue // another replica's: its status is not read here
 			}
-			s, ok := r.eng.AppStatus(v1alpha1.KeyOf(app))
+			s, ok := r.eng.Apps().AppStatus(v1alpha1.KeyOf(app))
 			if !ok || s.Sync != appstatus.OutOfSync {
 				continue // not compared yet, or in sync and not yet Healthy: the step waits for it
 			}
@@ -91,7 +91,7 @@ func (r *Runner) rollout(ctx context.Context, st *setState) (int, error) {
 				current := st.owned[n]
 				st.mu.Unlock()
 				if current != nil {
-					_ = r.eng.Upsert(*current) // refresh it now
+					_ = r.eng.Apps().Upsert(*current) // refresh it now
 				}
 				select {
 				case st.hint <- struct{}{}:

@@ -7,7 +7,7 @@ import (
 	"github.com/kubegitops/gitops/source"
 )
 
-// hint is the Runner's Engine.OnHint subscriber: it generates at once the
+// hint is the Runner's Engine.Apps().OnHint subscriber: it generates at once the
 // sets whose git generators read repoURL (URL spelling ignored). It does
 // not block: each set's hint channel holds one wake-up.
 func (r *Runner) hint(repoURL string) {
@@ -18,7 +18,7 @@ func (r *Runner) hint(repoURL string) {
 			if !invalidated {
 				// The resolve cache must not answer with the commit
 				// before the push.
-				r.eng.Invalidate(repoURL)
+				r.eng.Apps().Invalidate(repoURL)
 				invalidated = true
 			}
 			select {

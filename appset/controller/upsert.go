@@ -15,7 +15,7 @@ import (
 // holds no app of its key (a host's app or another writer's that appeared
 // since the set looked is never replaced).
 func (r *Runner) upsertNew(a *engine.Application) error {
-	wrote, err := r.eng.CompareAndUpsert(nil, *a)
+	wrote, err := r.eng.Apps().CompareAndUpsert(nil, *a)
 	if err != nil {
 		return err
 	}
@@ -57,17 +57,17 @@ func keepIgnoredAppFields(ctx context.Context, set *appset.ApplicationSet, gener
 
 // upsertOwned writes an update of an app the set owns, keeping the fields
 // its ignoreApplicationDifferences name at the values of the app Run holds.
-// The write is a compare-and-swap on that app (Engine.CompareAndUpsert),
+// The write is a compare-and-swap on that app (Engine.Apps().CompareAndUpsert),
 // retried when another writer upserted it between the read and the
 // write, so their change is not lost. changed is false when the app
 // already is what the set wants.
 func (r *Runner) upsertOwned(ctx context.Context, set *appset.ApplicationSet, generated, prev *engine.Application) (out *engine.Application, changed bool, err error) {
-	if !r.eng.Running() {
+	if !r.eng.Apps().Running() {
 		return nil, false, engine.ErrNotRunning
 	}
 	for attempt := 0; attempt < 5; attempt++ {
 		var held *engine.Application // nil: Run does not hold it
-		if cur, ok := r.eng.ManagedApp(v1alpha1.KeyOf(generated)); ok {
+		if cur, ok := r.eng.Apps().ManagedApp(v1alpha1.KeyOf(generated)); ok {
 			held = &cur
 		}
 		cur := held
@@ -84,7 +84,7 @@ func (r *Runner) upsertOwned(ctx context.Context, set *appset.ApplicationSet, ge
 			return a, false, nil
 		}
 		cp := *a
-		wrote, err := r.eng.CompareAndUpsert(held, cp)
+		wrote, err := r.eng.Apps().CompareAndUpsert(held, cp)
 		if err != nil {
 			return nil, false, err
 		}

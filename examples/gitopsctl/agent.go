@@ -80,7 +80,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer engine.Close()
 	notes.conditions = func(key v1alpha1.AppKey) []appstatus.Condition {
-		st, _ := engine.AppStatus(key)
+		st, _ := engine.Apps().AppStatus(key)
 		return st.Conditions
 	}
 
@@ -122,7 +122,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "managing %d application(s)%s: %s%s (Ctrl-C to stop)\n", len(apps), so.describe(opts), strings.Join(names, ", "), notLoaded(bad))
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var watched gosync.WaitGroup
-	watched.Go(func() { newConditionWatch(stdout).run(watchCtx, engine, conditionPeriod) })
+	watched.Go(func() { newConditionWatch(stdout).run(watchCtx, engine.Apps(), conditionPeriod) })
 	if hydrations != nil {
 		watched.Go(func() { hydrations.run(watchCtx) })
 	}
@@ -201,7 +201,7 @@ func newWebhookServer(engine *gitops.Engine, secret string, log io.Writer) (*htt
 		Secrets: secrets,
 		OnPush: func(_ context.Context, hint webhook.Hint) {
 			for _, u := range hint.RepositoryURLs {
-				engine.Hint(u)
+				engine.Apps().Hint(u)
 			}
 			mu.Lock()
 			defer mu.Unlock()

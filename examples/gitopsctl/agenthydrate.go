@@ -113,7 +113,7 @@ func (a *agentHydrations) round(ctx context.Context) {
 			fmt.Fprintf(a.out, "%s %-14s %s @ %s: %s\n", now, "Hydrated", app.Name, shortRev(o.DrySHA), what)
 			if !hinted && (prev[i] == nil || prev[i].HydratedSHA != o.HydratedSHA) {
 				// The apps sync from the branch just written: refresh them now.
-				a.engine.Hint(app.Spec.SourceHydrator.GetSyncSource().RepoURL)
+				a.engine.Apps().Hint(app.Spec.SourceHydrator.GetSyncSource().RepoURL)
 				hinted = true
 			}
 		}

@@ -249,7 +249,7 @@ func (d *demo) waitDeployed(ctx context.Context) error {
 	}
 	fmt.Fprintln(d.out)
 	for _, a := range d.apps {
-		st, _ := d.engine.AppStatus(v1alpha1.KeyOf(a))
+		st, _ := d.engine.Apps().AppStatus(v1alpha1.KeyOf(a))
 		d.note("%-12s %s, %s at %s (%d resources)", a.Name, st.Sync, st.Health.Code, shortRev(st.Revision), countResources(st))
 	}
 	d.timed("first sync: Synced and Healthy", start)
@@ -261,7 +261,7 @@ func (d *demo) waitDeployed(ctx context.Context) error {
 // automated syncs run beside its refreshes, so a refresh can see the app
 // Synced while its operation still deletes its hooks (HookSucceeded).
 func (d *demo) appReady(app, revision string) bool {
-	st, ok := d.engine.AppStatus(v1alpha1.AppKey{Name: app})
+	st, ok := d.engine.Apps().AppStatus(v1alpha1.AppKey{Name: app})
 	if !ok || st.Sync != appstatus.Synced || st.Health.Code != health.Healthy || (revision != "" && st.Revision != revision) {
 		return false
 	}
@@ -273,7 +273,7 @@ func (d *demo) appReady(app, revision string) bool {
 func (d *demo) explain(what string, err error) error {
 	var b strings.Builder
 	for _, a := range d.apps {
-		st, ok := d.engine.AppStatus(v1alpha1.KeyOf(a))
+		st, ok := d.engine.Apps().AppStatus(v1alpha1.KeyOf(a))
 		if !ok {
 			fmt.Fprintf(&b, "\n  %s: not reconciled yet", a.Name)
 			continue
@@ -336,7 +336,7 @@ func (d *demo) summary() {
 	}
 	fmt.Fprintln(d.out)
 	for _, a := range d.apps {
-		st, _ := d.engine.AppStatus(v1alpha1.KeyOf(a))
+		st, _ := d.engine.Apps().AppStatus(v1alpha1.KeyOf(a))
 		d.note("%-12s %-8s %-8s %s", a.Name, st.Sync, st.Health.Code, shortRev(st.Revision))
 	}
 	if !d.flags.keep {

@@ -91,7 +91,7 @@ func (d *demo) rollOut(ctx context.Context) error {
 	}
 	d.note("pushed %s; hinting the engine as a push webhook would", shortRev(commit))
 	fmt.Fprintln(d.out)
-	d.engine.Hint(d.repoURL)
+	d.engine.Apps().Hint(d.repoURL)
 	ns := d.flags.prefix + "-guestbook"
 	var message string
 	var ready int32

@@ -108,7 +108,7 @@ func (l *lateDependencies) FetchDependency(ctx context.Context, req helm.Depende
 	if l.e == nil {
 		return nil, fmt.Errorf("dependency %s: no engine yet", req.Name)
 	}
-	return l.e.ChartDependencies().FetchDependency(ctx, req)
+	return l.e.Sources().ChartDependencies().FetchDependency(ctx, req)
 }
 
 func (r *recorder) tools() map[render.Kind]render.Renderer {

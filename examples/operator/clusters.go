@@ -94,7 +94,7 @@ func (r *clusterSecrets) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Re
 	if !hasInCluster && taken["in-cluster"] == "" && r.inClusterEnabled() {
 		clusters = append([]gitops.ClusterConfig{{Name: v1alpha1.KubernetesInClusterName, Server: v1alpha1.KubernetesInternalAPIServerAddr, Config: r.inCluster}}, clusters...)
 	}
-	changed, err := r.engine.SetClusters(ctx, clusters)
+	changed, err := r.engine.Settings().SetClusters(ctx, clusters)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

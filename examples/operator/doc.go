@@ -8,7 +8,7 @@
 // argocd.argoproj.io/secret-type: cluster, as `argocd cluster add` writes
 // it; read by gitops.ClusterFromSecret). The Secrets are watched: one
 // added, rotated or deleted changes the engine's destinations at once
-// (Engine.SetClusters) and its Applications are reconciled again; a
+// (Engine.Settings().SetClusters) and its Applications are reconciled again; a
 // Secret that cannot be read gets a Warning Event (InvalidClusterSecret)
 // naming the key at fault and is left out, and the other clusters go on.
 //
@@ -43,7 +43,7 @@
 // collection.
 //
 // The AppProject custom resources of -namespace are the engine's projects
-// (controller.Projects, Engine.SetProjects), read again whenever one
+// (controller.Projects, Engine.Settings().SetProjects), read again whenever one
 // changes, without a restart: their rules (source repositories,
 // destinations, sourceNamespaces, resource allow and deny lists, by name
 // too for cluster-scoped ones, sync windows, orphanedResources warnings,
@@ -91,7 +91,7 @@
 // -application-namespaces, -instance-id, -v).
 //
 // Everything it reads of argocd-cm applies live: a change is put into the
-// running engine (gitops.Engine.Reconfigure: health and action scripts,
+// running engine (gitops.Engine.Settings().Reconfigure: health and action scripts,
 // ignore rules, compare options, tracking, installationID, impersonation,
 // the renderers' options; resource.exclusions and resource.inclusions make
 // the cluster caches list their kinds again), the reconciler's timing

@@ -24,7 +24,7 @@ import (
 // the other keys apply.
 const ReasonInvalidGnuPGKey = "InvalidGnuPGKey"
 
-// gnupgKeys keeps the engine's GnuPG keys (gitops.Engine.SetGnuPGKeys)
+// gnupgKeys keeps the engine's GnuPG keys (gitops.Engine.Settings().SetGnuPGKeys)
 // equal to argocd-gpg-keys-cm of the operator's namespace, as Argo CD's
 // repo server keeps its keyring: read before the first reconcile,
 // watched, and a change applied at once, without a restart (the apps of
@@ -71,8 +71,8 @@ func (g *gnupgKeys) apply(cm *corev1.ConfigMap) {
 		data = cm.Data
 	}
 	g.data = maps.Clone(data)
-	err := g.engine.SetGnuPGKeys(data)
-	g.log.Info("GnuPG keys loaded", "configMap", g.namespace+"/"+integrity.ConfigMapName, "keys", g.engine.GnuPGKeyIDs())
+	err := g.engine.Settings().SetGnuPGKeys(data)
+	g.log.Info("GnuPG keys loaded", "configMap", g.namespace+"/"+integrity.ConfigMapName, "keys", g.engine.Settings().GnuPGKeyIDs())
 	var bad interface{ Unwrap() []error }
 	if !errors.As(err, &bad) {
 		return

@@ -55,7 +55,7 @@ var settingsNames = []string{argocdcm.ConfigMapName, argocdcm.ParamsConfigMapNam
 // settings are argocd-cm and argocd-cmd-params-cm of the operator's
 // namespace: read at start into the engine's, the reconcilers' and the
 // log's options, and watched. Every key applies as argocdcm's tables say:
-// a change of argocd-cm applies at once (Engine.Reconfigure, the
+// a change of argocd-cm applies at once (Engine.Settings().Reconfigure, the
 // reconciler's timing, the destinations), as does a change of the
 // argocd-cmd-params-cm keys the table marks live (the log, the metrics'
 // labels, the self-heal backoff, the sync's settings, ...); the other keys
@@ -309,7 +309,7 @@ func (s *settings) apply(ctx context.Context, cm *argocdcm.Settings, params *arg
 		if err != nil {
 			return err
 		}
-		reconnected, err := s.engine.Reconfigure(ctx, opts)
+		reconnected, err := s.engine.Settings().Reconfigure(ctx, opts)
 		if err != nil {
 			return err
 		}

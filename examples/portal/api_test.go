@@ -176,7 +176,7 @@ func TestAPICSRFRefused(t *testing.T) {
 	if op, _ := f.portal.engine.LastOperation(context.Background(), v1alpha1.AppKey{Name: "guestbook"}); op == nil || !op.DryRun {
 		t.Fatalf("dry run not recorded: %+v", op)
 	}
-	if st, _ := f.portal.engine.AppStatus(v1alpha1.AppKey{Name: "guestbook"}); st.Sync != appstatus.OutOfSync {
+	if st, _ := f.portal.engine.Apps().AppStatus(v1alpha1.AppKey{Name: "guestbook"}); st.Sync != appstatus.OutOfSync {
 		t.Errorf("a dry run changed the app: %s", st.Sync)
 	}
 }

@@ -29,7 +29,7 @@ func (s *server) appStatus(a *gitops.Application) (appstatus.Status, bool) {
 	if s.ns != nil {
 		return statusOfObject(a)
 	}
-	return s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+	return s.opts.Engine.Apps().AppStatus(v1alpha1.KeyOf(a))
 }
 
 // diffStatus is a's status with each changed object's diff. The
@@ -39,7 +39,7 @@ func (s *server) appStatus(a *gitops.Application) (appstatus.Status, bool) {
 // operator's status.
 func (s *server) diffStatus(ctx context.Context, a *gitops.Application) appstatus.Status {
 	if s.ns == nil {
-		st, _ := s.opts.Engine.AppStatus(v1alpha1.KeyOf(a))
+		st, _ := s.opts.Engine.Apps().AppStatus(v1alpha1.KeyOf(a))
 		return st
 	}
 	ctx, cancel := context.WithTimeout(ctx, kubeTimeout*3)
@@ -109,8 +109,8 @@ func (s *server) refreshApp(ctx context.Context, a *gitops.Application, hard boo
 	}
 	if hard {
 		for _, src := range a.Spec.AllSources() {
-			s.opts.Engine.Invalidate(src.RepoURL)
+			s.opts.Engine.Apps().Invalidate(src.RepoURL)
 		}
 	}
-	return s.opts.Engine.Upsert(*a)
+	return s.opts.Engine.Apps().Upsert(*a)
 }

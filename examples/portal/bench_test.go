@@ -62,7 +62,7 @@ func benchPortal(b testing.TB, n int) *portal {
 	for {
 		done := 0
 		for _, a := range list {
-			if _, ok := p.engine.AppStatus(v1alpha1.KeyOf(a)); ok {
+			if _, ok := p.engine.Apps().AppStatus(v1alpha1.KeyOf(a)); ok {
 				done++
 			}
 		}

@@ -184,7 +184,7 @@ func TestClickDuringPushesBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`button.open-node[data-key="`+secret+`"]`)))
 
 	a, _ := f.portal.srv.app("guestbook")
-	st, _ := f.portal.engine.AppStatus(v1alpha1.AppKey{Name: "guestbook"})
+	st, _ := f.portal.engine.Apps().AppStatus(v1alpha1.AppKey{Name: "guestbook"})
 	pctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	up := pageUpdate{Tree: f.portal.srv.tree(pctx, a, st), History: f.portal.srv.historyRows(pctx, a),
 		Operation: f.portal.srv.lastOperation(pctx, a), Commit: f.portal.srv.firstCommit(pctx, a, st.Revision)}

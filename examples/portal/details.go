@@ -185,7 +185,7 @@ func editSource(src *v1alpha1.ApplicationSource, e detailsEdit, detected string)
 	return nil
 }
 
-// apiEditDetails applies a detailsEdit through the engine (Engine.Upsert,
+// apiEditDetails applies a detailsEdit through the engine (Engine.Apps().Upsert,
 // which validates the app first) and keeps the edited app for the
 // portal's later requests; it needs "applications, update" (403) and is
 // audited, refused or done. The edit is written to the app's file of the
@@ -226,7 +226,7 @@ func (s *server) apiEditDetails(w http.ResponseWriter, r *http.Request, c caller
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	if err := s.opts.Engine.Upsert(*n); err != nil {
+	if err := s.opts.Engine.Apps().Upsert(*n); err != nil {
 		_ = s.writeEdit(n, cur) // the file back as it was
 		s.audit.write(c.identity, "details", cur, body.changed(), "error: "+err.Error())
 		apiError(w, http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))

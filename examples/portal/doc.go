@@ -1,7 +1,7 @@
 // Command portal is an internal deploy portal built on the gitops engine: a
 // web UI and a small JSON API over one gitops.Engine, with no second source
 // of truth. The engine's run loop owns status; the portal reads it
-// (Engine.AppStatus, History, LastOperation, Render, ResourceTree,
+// (Engine.Apps().AppStatus, History, LastOperation, Render, ResourceTree,
 // LiveObject: the tree and live objects from the engine's own cluster
 // caches, a descendant's whole object from the API server), and acts
 // through the engine (Refresh, Sync, Rollback, Terminate, RunAction,
@@ -51,7 +51,7 @@
 // (a kustomize block, or a folder whose files are an overlay; otherwise
 // 400 naming the field; the block is added when missing). The edited app
 // is validated, written to the app's file of the --apps folder, handed to
-// Engine.Upsert and audited ("details"); with --namespace it is written to
+// Engine.Apps().Upsert and audited ("details"); with --namespace it is written to
 // the Application object instead. The folder's files are written
 // atomically (a temporary file, then a rename) and only where the edit
 // changed something: comments, other documents and other fields stay. An
@@ -123,7 +123,7 @@
 // <project>/<name>, then the project's rules for the app
 // (Engine.CheckApplication: a destination cluster given by name matches
 // the project's destinations by that cluster's server too), then
-// Engine.Upsert. POST /api/v1/apps/{name}/delete
+// Engine.Apps().Upsert. POST /api/v1/apps/{name}/delete
 // {cascade: foreground|background|non-cascading, confirm: the app's name,
 // confirmResources} deletes an app (Engine.Delete until done, unless
 // non-cascading) and removes it from the engine and the list; POST

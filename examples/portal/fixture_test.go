@@ -415,7 +415,7 @@ func (f *fixture) waitStatus(app string, cond func(appstatus.Status) bool) appst
 	var st appstatus.Status
 	waitFor(f.t, 90*time.Second, "status of "+app, func() (bool, string) {
 		var ok bool
-		st, ok = f.portal.engine.AppStatus(v1alpha1.AppKey{Name: app})
+		st, ok = f.portal.engine.Apps().AppStatus(v1alpha1.AppKey{Name: app})
 		return ok && cond(st), fmt.Sprintf("%s %s %s %v", st.Sync, st.Health.Code, shortRev(st.Revision), st.Conditions)
 	})
 	return st

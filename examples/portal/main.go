@@ -281,7 +281,7 @@ type portalConfig struct {
 	// changes go to the engine and to Authz live.
 	LiveProjects *liveProjects
 	// RefusedProjects are the projects of LiveProjects that did not load
-	// at start, by name (gitops.Engine.SetProjects).
+	// at start, by name (gitops.Engine.Settings().SetProjects).
 	RefusedProjects map[string]error
 	// AppsDir is the --apps folder Apps were read from, written by the
 	// portal's edits (serverOptions.AppsDir); "" in namespace mode.
@@ -332,7 +332,7 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 		list[i] = *a
 	}
 	if len(cfg.RefusedProjects) > 0 {
-		e.SetProjects(opts.Projects, cfg.RefusedProjects)
+		e.Settings().SetProjects(opts.Projects, cfg.RefusedProjects)
 	}
 	logw := cfg.Log
 	if logw == nil {

@@ -79,7 +79,7 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 		refuse(http.StatusForbidden, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
-	if _, err := s.opts.Engine.Project(a.Spec.Project); err != nil {
+	if _, err := s.opts.Engine.Settings().Project(a.Spec.Project); err != nil {
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
 		return
 	}
@@ -104,7 +104,7 @@ func (s *server) apiCreate(w http.ResponseWriter, r *http.Request, c caller) {
 		s.removeApp(a.Name)
 		refuse(http.StatusConflict, err.Error())
 		return
-	} else if err := s.opts.Engine.Upsert(*a); err != nil {
+	} else if err := s.opts.Engine.Apps().Upsert(*a); err != nil {
 		s.removeApp(a.Name)
 		_ = s.writeRemove(a.Name)
 		refuse(http.StatusBadRequest, fmt.Sprintf("application %s: %v", a.Name, err))
@@ -249,7 +249,7 @@ func (s *server) deleteApp(ctx context.Context, a *gitops.Application, cascade s
 	if err := s.writeRemove(a.Name); err != nil {
 		return err
 	}
-	if err := s.opts.Engine.Remove(v1alpha1.KeyOf(a)); err != nil {
+	if err := s.opts.Engine.Apps().Remove(v1alpha1.KeyOf(a)); err != nil {
 		return err
 	}
 	s.removeApp(a.Name)

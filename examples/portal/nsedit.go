@@ -69,5 +69,5 @@ func (s *server) reconcileNow(ctx context.Context, a *gitops.Application) {
 		_ = s.ns.refresh(ctx, a, false)
 		return
 	}
-	_ = s.opts.Engine.Upsert(*a)
+	_ = s.opts.Engine.Apps().Upsert(*a)
 }

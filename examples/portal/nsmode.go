@@ -258,7 +258,7 @@ func (b *nsBackend) attach(ctx context.Context, s *server, e *gitops.Engine, az 
 		},
 		newAppProject(): onAnyChange(func() {
 			ps := b.loadProjects(ctx)
-			e.SetProjects(ps.loaded, ps.refused)
+			e.Settings().SetProjects(ps.loaded, ps.refused)
 			if az != nil {
 				if err := az.setProjects(ps.loaded); err != nil {
 					fmt.Fprintf(b.log, "portal: --namespace %s: project roles: %v; the last good ones stay\n", b.ns, err)
@@ -302,7 +302,7 @@ func onAnyChange(f func()) toolscache.ResourceEventHandler {
 // secretsChanged reads the clusters and the credentials again.
 func (b *nsBackend) secretsChanged(ctx context.Context) {
 	clusters := b.clusters(ctx)
-	if _, err := b.engine.SetClusters(ctx, clusters); err != nil {
+	if _, err := b.engine.Settings().SetClusters(ctx, clusters); err != nil {
 		fmt.Fprintf(b.log, "portal: --namespace %s: clusters: %v\n", b.ns, err)
 	}
 	names := clusterNames(clusters)

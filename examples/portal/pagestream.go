@@ -109,7 +109,7 @@ func (n *pageNudges) due(now time.Time) (apps map[string]bool, wait time.Duratio
 // the app, and its state is then compared with what was last pushed, at
 // most once per pageGap per app.
 func (s *server) watchPages(ctx context.Context, n *pageNudges) {
-	stop := s.opts.Engine.OnStatus(func(k v1alpha1.AppKey, _ appstatus.Status) { n.nudge(k.Name) })
+	stop := s.opts.Engine.Apps().OnStatus(func(k v1alpha1.AppKey, _ appstatus.Status) { n.nudge(k.Name) })
 	defer stop()
 	// gap fires when the first app held back by pageGap is due; it is
 	// armed only while one is.

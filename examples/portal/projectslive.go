@@ -27,7 +27,7 @@ var appProjectsResource = schema.GroupVersionResource{Group: v1alpha1.Group, Ver
 
 // liveProjects are the AppProjects of a namespace of the cluster
 // (--projects-namespace), as Argo CD reads its own: the engine's projects
-// (gitops.Engine.SetProjects) and, with argocd-rbac-cm, the roles and
+// (gitops.Engine.Settings().SetProjects) and, with argocd-rbac-cm, the roles and
 // project tokens RBAC honours, both replaced at each change.
 type liveProjects struct {
 	ns  string
@@ -39,7 +39,7 @@ type liveProjects struct {
 
 // load lists the AppProjects of the namespace. A project that does not
 // load (a field the engine does not implement, a bad value) is refused by
-// name (refused, for gitops.Engine.SetProjects): the apps naming it fail
+// name (refused, for gitops.Engine.Settings().SetProjects): the apps naming it fail
 // with the reason.
 func (l *liveProjects) load(ctx context.Context) (projects []gitops.Project, refused map[string]error, err error) {
 	list, err := l.dyn.Resource(appProjectsResource).Namespace(l.ns).List(ctx, metav1.ListOptions{})
@@ -98,7 +98,7 @@ func (l *liveProjects) watch(ctx context.Context, e *gitops.Engine, az *argoRBAC
 		for name, err := range refused {
 			fmt.Fprintf(log, "portal: --projects-namespace %s: AppProject %s refused: %v\n", l.ns, name, err)
 		}
-		e.SetProjects(projects, refused)
+		e.Settings().SetProjects(projects, refused)
 		if az != nil {
 			if err := az.setProjects(projects); err != nil {
 				fmt.Fprintf(log, "portal: --projects-namespace %s: %v\n", l.ns, err)

@@ -37,19 +37,19 @@ type sourceTree struct {
 }
 
 // sourceTreeOf reads src (a source of a) through the engine's sources,
-// with the credentials a reads it with (Engine.RepoCredentials): a chart
+// with the credentials a reads it with (Engine.Sources().RepoCredentials): a chart
 // through the engine's chart source (Options.ChartSource, else one of the
-// portal's own, made at first use), anything else through Engine.Source.
+// portal's own, made at first use), anything else through Engine.Sources().Source.
 func (s *server) sourceTreeOf(ctx context.Context, a *gitops.Application, src v1alpha1.ApplicationSource) (sourceTree, error) {
 	ctx, cancel := context.WithTimeout(ctx, kubeTimeout*3)
 	defer cancel()
-	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, TagPrefix: src.TagPrefix, Credentials: s.opts.Engine.RepoCredentials(a, src.RepoURL)}
+	repo := source.Repository{URL: src.RepoURL, Chart: src.Chart, TagPrefix: src.TagPrefix, Credentials: s.opts.Engine.Sources().RepoCredentials(a, src.RepoURL)}
 	var from source.Source
 	var err error
 	if src.Chart != "" {
 		from, err = s.chartSource()
 	} else {
-		from, err = s.opts.Engine.Source(src.RepoURL)
+		from, err = s.opts.Engine.Sources().Source(src.RepoURL)
 	}
 	if err != nil {
 		return sourceTree{}, fmt.Errorf("source %s: %w", source.RedactURL(src.RepoURL), err)
@@ -97,7 +97,7 @@ func typeOfKind(k render.Kind) string {
 
 // chartSource is the engine's chart source, or the portal's own.
 func (s *server) chartSource() (source.Source, error) {
-	if cs := s.opts.Engine.Options().ChartSource; cs != nil {
+	if cs := s.opts.Engine.Settings().Options().ChartSource; cs != nil {
 		return cs, nil
 	}
 	s.chartsOnce.Do(func() { s.charts, s.chartsErr = helmrepo.New(helmrepo.DefaultOptions()) })

@@ -40,7 +40,7 @@ type appWindows struct {
 // windowsOf is a's windows at now; nil when none of its project's
 // windows applies to it (or the project is unknown: syncWindow says so).
 func (s *server) windowsOf(a *gitops.Application, now time.Time) *appWindows {
-	proj, err := s.opts.Engine.Project(projectOf(a))
+	proj, err := s.opts.Engine.Settings().Project(projectOf(a))
 	if err != nil {
 		return nil
 	}

@@ -38,7 +38,7 @@ type windowView struct {
 
 // syncWindow is a's window state at now; nil when nothing blocks.
 func (s *server) syncWindow(a *gitops.Application, now time.Time) *windowView {
-	proj, err := s.opts.Engine.Project(projectOf(a))
+	proj, err := s.opts.Engine.Settings().Project(projectOf(a))
 	if err != nil {
 		return &windowView{Blocked: true, Error: err.Error(), Reason: err.Error()}
 	}

@@ -16,7 +16,7 @@ import (
 
 // AppOf returns what the image updater needs of app, as plain values:
 // name, annotations, its single source (repository, path, revision), its
-// repository credentials (Engine.RepoCredentials), its source type (see
+// repository credentials (Engine.Sources().RepoCredentials), its source type (see
 // below) and the images its manifests run, rendered as e renders them.
 // Multi-source apps are refused: Argo CD Image Updater does not update
 // them either.
@@ -44,7 +44,7 @@ func AppOf(ctx context.Context, e *engine.Engine, app *engine.Application) (imag
 	}
 	out := imageupdate.App{
 		Name: app.Name, Annotations: app.Annotations, RepoURL: src.RepoURL, Path: src.Path, TargetRevision: src.TargetRevision,
-		SourceType: st, Images: imageupdate.ImagesOf(objs), Credentials: e.RepoCredentials(app, src.RepoURL),
+		SourceType: st, Images: imageupdate.ImagesOf(objs), Credentials: e.Sources().RepoCredentials(app, src.RepoURL),
 	}
 	if src.Helm != nil {
 		for _, p := range src.Helm.Parameters {
@@ -82,7 +82,7 @@ func sourceType(ctx context.Context, e *engine.Engine, app *engine.Application) 
 // outlives the process: UpdateApps and Run apply the held override to the
 // app again after a restart), merges it into the app's source (kustomize
 // images or Helm parameters, replacing entries for the same image or
-// parameter) and, while e's Run runs, hands the app to Engine.Upsert so
+// parameter) and, while e's Run runs, hands the app to Engine.Apps().Upsert so
 // the engine renders with it from the next refresh. It returns the app as
 // changed.
 func ApplyOverride(ctx context.Context, e *engine.Engine, app engine.Application, ov imageupdate.Override) (engine.Application, error) {
@@ -90,7 +90,7 @@ func ApplyOverride(ctx context.Context, e *engine.Engine, app engine.Application
 		return app, &imageupdate.Error{App: app.Name, Err: fmt.Errorf("%w: no single source to override", imageupdate.ErrWriteBackTarget)}
 	}
 	key := v1alpha1.KeyOf(&app)
-	err := e.UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
+	err := e.Apps().UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
 		held := ov
 		prev, err := decodeHeld(key, st.ImageOverride)
 		if err != nil {
@@ -118,7 +118,7 @@ func ApplyOverride(ctx context.Context, e *engine.Engine, app engine.Application
 
 // upsertIfRunning hands app to e's Run, when it runs.
 func upsertIfRunning(e *engine.Engine, app engine.Application) error {
-	if err := e.Upsert(app); err != nil && !errors.Is(err, engine.ErrNotRunning) {
+	if err := e.Apps().Upsert(app); err != nil && !errors.Is(err, engine.ErrNotRunning) {
 		return err
 	}
 	return nil
@@ -129,7 +129,7 @@ func upsertIfRunning(e *engine.Engine, app engine.Application) error {
 // an error naming the app.
 func HeldOverride(ctx context.Context, e *engine.Engine, key v1alpha1.AppKey) (*imageupdate.Override, error) {
 	var held *imageupdate.Override
-	err := e.UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
+	err := e.Apps().UpdateAppState(ctx, key, func(st *state.AppState) (bool, error) {
 		var err error
 		held, err = decodeHeld(key, st.ImageOverride)
 		return false, err
@@ -199,7 +199,7 @@ func reapplyHeld(ctx context.Context, e *engine.Engine, app engine.Application) 
 // with an image-list it applies the override e holds for it (if its spec
 // lacks it), builds the imageupdate.App (AppOf), runs u.Update, applies
 // an argocd override (ApplyOverride; not in a dry run) and, after a git
-// commit, hints the repository (Engine.Hint) so the engine refreshes at
+// commit, hints the repository (Engine.Apps().Hint) so the engine refreshes at
 // once. Apps without the annotation are skipped without rendering. It
 // returns one result per app updated and the first error (the other apps
 // still run).
@@ -223,7 +223,7 @@ func UpdateApps(ctx context.Context, e *engine.Engine, u *imageupdate.Updater, a
 					_, err = ApplyOverride(ctx, e, app, *res.Override)
 				}
 				if res.Commit != "" {
-					e.Hint(in.RepoURL)
+					e.Apps().Hint(in.RepoURL)
 				}
 				results = append(results, res)
 			}
@@ -244,7 +244,7 @@ func hasImageList(app *engine.Application) bool {
 // Run runs the image updater beside e's Run until ctx ends: every
 // interval (default: u's registry interval) it runs UpdateApps over the
 // top-level apps Run reconciles that this replica owns and that carry an
-// image-list (Engine.OwnedApps: the specs Run holds, so an argocd override
+// image-list (Engine.Apps().OwnedApps: the specs Run holds, so an argocd override
 // already held is seen and not applied again). Child apps are left out:
 // their spec, and the git write-back, belong to their parent's manifests.
 // report, when set, receives each round's results and first error. It
@@ -257,7 +257,7 @@ func Run(ctx context.Context, e *engine.Engine, u *imageupdate.Updater, interval
 	defer t.Stop()
 	for {
 		var apps []engine.Application
-		for _, app := range e.OwnedApps() {
+		for _, app := range e.Apps().OwnedApps() {
 			if hasImageList(&app) {
 				apps = append(apps, app)
 			}

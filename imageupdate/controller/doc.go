@@ -5,15 +5,15 @@
 //
 // AppOf turns an Application into the plain imageupdate.App the updater
 // reads: its images as the engine renders them, its repository credentials
-// (Engine.RepoCredentials) and its source type as Argo CD Image Updater
+// (Engine.Sources().RepoCredentials) and its source type as Argo CD Image Updater
 // decides it (write-back-target kustomization, else status.sourceType, else
 // the tool its source renders with: Engine.SourceType).
 //
 // The argocd write-back is an override of the app's spec (kustomize images,
 // Helm parameters). ApplyOverride keeps it in the app's state record
-// (Engine.UpdateAppState, under the lock of the engine's own writes, so it
+// (Engine.Apps().UpdateAppState, under the lock of the engine's own writes, so it
 // survives a restart with a persistent Options.State) and hands the changed
-// app to the engine's Run (Engine.Upsert); HeldOverride reads it back. The
+// app to the engine's Run (Engine.Apps().Upsert); HeldOverride reads it back. The
 // record keeps the override as JSON that the engine and the state stores
 // never decode (state.AppState.ImageOverride), so that neither imports the
 // image updater; this package writes and reads it, in the form records
@@ -23,7 +23,7 @@
 //
 // UpdateApps runs one round over a list of apps: the held override is
 // applied again to a spec that lacks it, the updater runs, an override is
-// applied and a git commit hints its repository (Engine.Hint). Run repeats
+// applied and a git commit hints its repository (Engine.Apps().Hint). Run repeats
 // rounds every interval over the top-level apps the engine's Run owns
-// (Engine.OwnedApps).
+// (Engine.Apps().OwnedApps).
 package controller

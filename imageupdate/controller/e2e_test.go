@@ -106,7 +106,7 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	running := func(ns, tag string) func() bool {
 		return func() bool {
 			d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
-			st, _ := e.AppStatus(v1alpha1.AppKey{Name: ns})
+			st, _ := e.Apps().AppStatus(v1alpha1.AppKey{Name: ns})
 			return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:"+tag && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 		}
 	}
@@ -129,12 +129,12 @@ func TestImageUpdaterSyncsNewImage(t *testing.T) {
 	// Both git write-backs committed to one branch: the apps compare its
 	// head, the second commit.
 	eventually(t, 2*time.Minute, "the git app runs 1.0.1 at the updater's commit", func() bool {
-		st, _ := e.AppStatus(v1alpha1.AppKey{Name: nsGit})
+		st, _ := e.Apps().AppStatus(v1alpha1.AppKey{Name: nsGit})
 		return running(nsGit, "1.0.1")() && st.Revision == results[2].Commit
 	})
 	eventually(t, 2*time.Minute, "the argocd app runs 1.0.1", running(nsAPI, "1.0.1"))
 	eventually(t, 2*time.Minute, "the override-file app runs 1.0.1 at the updater's commit", func() bool {
-		st, _ := e.AppStatus(v1alpha1.AppKey{Name: nsFile})
+		st, _ := e.Apps().AppStatus(v1alpha1.AppKey{Name: nsFile})
 		return running(nsFile, "1.0.1")() && st.Revision == results[2].Commit
 	})
 
@@ -214,7 +214,7 @@ func TestRunInEngineLoop(t *testing.T) {
 	cs, _ := kubernetes.NewForConfig(cluster.Config())
 	eventually(t, 2*time.Minute, "the app runs 1.0.1, Synced", func() bool {
 		d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
-		st, _ := e.AppStatus(v1alpha1.AppKey{Name: ns})
+		st, _ := e.Apps().AppStatus(v1alpha1.AppKey{Name: ns})
 		return err == nil && d.Spec.Template.Spec.Containers[0].Image == host+"/team/app:1.0.1" && st.Sync == appstatus.Synced
 	})
 	// A round after the sync changes nothing: the held override is seen.
@@ -295,7 +295,7 @@ func TestHeldOverrideSurvivesRestart(t *testing.T) {
 	}
 	startRun(t, second, app)
 	eventually(t, 2*time.Minute, "the restarted engine runs the app", func() bool {
-		_, ok := second.AppStatus(v1alpha1.AppKey{Name: ns})
+		_, ok := second.Apps().AppStatus(v1alpha1.AppKey{Name: ns})
 		return ok
 	})
 	opts := imageupdate.DefaultOptions()
@@ -305,7 +305,7 @@ func TestHeldOverrideSurvivesRestart(t *testing.T) {
 		t.Fatalf("with the registry gone: %v", err)
 	}
 	eventually(t, 2*time.Minute, "1.0.1 runs after the restart, Synced", func() bool {
-		st, _ := second.AppStatus(v1alpha1.AppKey{Name: ns})
+		st, _ := second.Apps().AppStatus(v1alpha1.AppKey{Name: ns})
 		return runs("1.0.1")() && st.Sync == appstatus.Synced
 	})
 }

@@ -86,7 +86,7 @@ func startGitApp(t *testing.T, gs *gitserver.Server, addr string) *gitFixture {
 	t.Cleanup(func() { stop(); <-ran })
 
 	waitFor(t, 2*time.Minute, "the app Synced and Healthy from Git", func() bool {
-		st, ok := f.engine.AppStatus(v1alpha1.KeyOf(f.app))
+		st, ok := f.engine.Apps().AppStatus(v1alpha1.KeyOf(f.app))
 		if ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy {
 			f.good = st
 			return true
@@ -94,7 +94,7 @@ func startGitApp(t *testing.T, gs *gitserver.Server, addr string) *gitFixture {
 		if !ok {
 			return false
 		}
-		f.engine.Hint(f.repoURL) // after the automated sync, look again
+		f.engine.Apps().Hint(f.repoURL) // after the automated sync, look again
 		return false
 	})
 	if len(f.good.Resources) != 2 || f.good.Revision == "" {
@@ -136,11 +136,11 @@ func (f *gitFixture) checkFailure(t *testing.T, want func(error) bool, what stri
 // ComparisonError naming the repository, with the password nowhere.
 func (f *gitFixture) checkKeptStatus(t *testing.T) {
 	t.Helper()
-	f.engine.Hint(f.repoURL)
+	f.engine.Apps().Hint(f.repoURL)
 	var st appstatus.Status
 	waitFor(t, time.Minute, "the running engine to report the failed refresh", func() bool {
 		var ok bool
-		st, ok = f.engine.AppStatus(v1alpha1.KeyOf(f.app))
+		st, ok = f.engine.Apps().AppStatus(v1alpha1.KeyOf(f.app))
 		for _, c := range st.Conditions {
 			if ok && c.Type == appstatus.ConditionComparisonError {
 				return true

@@ -9,11 +9,14 @@ import (
 )
 
 // engineCycleBudget is the most files the engine's largest file
-// reference cycle may hold (package filegraph): 28 of 42 files today,
-// around gitops.go, the Engine that still serves every audience. The
-// figure only goes down: issue 44 asks for at most 8 once the Engine is
-// split by audience; lower it with each step of that split.
-const engineCycleBudget = 28
+// reference cycle may hold (package filegraph). It was 28 of 42 files
+// while every file worked on the Engine declared beside New and each
+// other's helpers; with the Engine and its state in engine.go, which
+// refers to no other file, the files form layers and the largest cycle is
+// 2 (operate.go and resume.go: Sync resumes, Resume syncs). Issue 44 asks
+// for at most 8; the budget leaves room for one more such pair, not for
+// a hub.
+const engineCycleBudget = 4
 
 // TestEngineFileCycleWithinItsBudget fails when the engine's largest
 // reference cycle among its files grows, naming the files in it.

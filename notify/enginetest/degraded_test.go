@@ -53,7 +53,9 @@ func start(t *testing.T, cfg *notify.Config, state notify.State, app *gitops.App
 	in := &instance{reg: prometheus.NewRegistry()}
 	in.ctl, err = notify.NewController(cfg, notify.ControllerOptions{State: state, Registerer: in.reg,
 		Application: func(name string) (*gitops.Application, bool) { return app, name == app.Name },
-		Status:      func(name string) (appstatus.Status, bool) { return in.engine.AppStatus(v1alpha1.AppKey{Name: name}) },
+		Status: func(name string) (appstatus.Status, bool) {
+			return in.engine.Apps().AppStatus(v1alpha1.AppKey{Name: name})
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +80,7 @@ func start(t *testing.T, cfg *notify.Config, state notify.State, app *gitops.App
 func (in *instance) waitHealth(t *testing.T, app string, code health.Code) {
 	t.Helper()
 	waitFor(t, "health "+string(code)+" and notifications settled", func() bool {
-		st, ok := in.engine.AppStatus(v1alpha1.AppKey{Name: app})
+		st, ok := in.engine.Apps().AppStatus(v1alpha1.AppKey{Name: app})
 		return ok && st.Health.Code == code && in.ctl.Idle()
 	})
 }

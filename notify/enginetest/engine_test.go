@@ -93,7 +93,9 @@ func TestSuccessfulSyncSendsOneWebhook(t *testing.T) {
 	ctl, err := notify.NewController(cfg, notify.ControllerOptions{
 		Registerer:  prometheus.NewRegistry(),
 		Application: func(name string) (*gitops.Application, bool) { return app, name == app.Name },
-		Status:      func(name string) (appstatus.Status, bool) { return engine.AppStatus(v1alpha1.AppKey{Name: name}) },
+		Status: func(name string) (appstatus.Status, bool) {
+			return engine.Apps().AppStatus(v1alpha1.AppKey{Name: name})
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +121,7 @@ func TestSuccessfulSyncSendsOneWebhook(t *testing.T) {
 	var st appstatus.Status
 	waitFor(t, "Synced and Healthy", func() bool {
 		var ok bool
-		st, ok = engine.AppStatus(v1alpha1.KeyOf(app))
+		st, ok = engine.Apps().AppStatus(v1alpha1.KeyOf(app))
 		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy
 	})
 	waitFor(t, "the webhook", func() bool { return len(received()) > 0 })

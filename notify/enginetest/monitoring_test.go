@@ -109,7 +109,9 @@ func TestDashboardAndAlertSeriesAreExported(t *testing.T) {
 	ctl, err := notify.NewController(cfg, notify.ControllerOptions{Registerer: reg,
 		Retry:       wait.Backoff{Steps: 2, Duration: 10 * time.Millisecond},
 		Application: func(name string) (*gitops.Application, bool) { return app, name == app.Name },
-		Status:      func(name string) (appstatus.Status, bool) { return engine.AppStatus(v1alpha1.AppKey{Name: name}) },
+		Status: func(name string) (appstatus.Status, bool) {
+			return engine.Apps().AppStatus(v1alpha1.AppKey{Name: name})
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ func TestDashboardAndAlertSeriesAreExported(t *testing.T) {
 
 	families := map[string]*dto.MetricFamily{}
 	waitFor(t, "a sync, its notifications and the app's status", func() bool {
-		st, ok := engine.AppStatus(v1alpha1.KeyOf(app))
+		st, ok := engine.Apps().AppStatus(v1alpha1.KeyOf(app))
 		if !ok || st.Sync != appstatus.Synced || !ctl.Idle() {
 			return false
 		}

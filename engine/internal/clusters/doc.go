@@ -9,7 +9,7 @@
 // the cluster an app names (Lookup without connecting, Connect to list and
 // watch it once for every app of the cluster and probe that it is still
 // there), replaces the clusters while it runs (Replace, behind
-// Engine.SetClusters), and closes it.
+// Engine.Settings().SetClusters), and closes it.
 //
 // A Cluster answers what the rest of the engine asks of a destination: its
 // cache (Cache), its syncers (Syncer, and SyncerAs for a project's service

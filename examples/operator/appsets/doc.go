@@ -58,7 +58,7 @@
 //     health status, and of a cluster Secret (for sets with clusters or
 //     clusterDecisionResource generators) brings it back at once. The annotation
 //     argocd.argoproj.io/application-set-refresh (Argo CD's) forgets the
-//     branches its git generators resolved (Engine.Invalidate), generates
+//     branches its git generators resolved (Engine.Apps().Invalidate), generates
 //     at once and is removed.
 //
 // RefreshPullRequest and RefreshPush set the refresh annotation on the

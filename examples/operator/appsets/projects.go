@@ -28,7 +28,7 @@ func (e *MissingProjectError) Error() string {
 // does not have (or has refused), as Argo CD's ApplicationSet controller
 // does before writing it.
 func (r *Reconciler) checkProject(set *v1alpha1.ApplicationSet, app *v1alpha1.Application) error {
-	_, err := r.opts.Engine.Project(app.Spec.Project)
+	_, err := r.opts.Engine.Settings().Project(app.Spec.Project)
 	var missing *engine.MissingProjectError
 	switch {
 	case err == nil:

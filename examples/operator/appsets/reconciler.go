@@ -247,7 +247,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	_, refresh := set.Annotations[AnnotationRefresh]
 	if refresh {
 		for _, repo := range appset.GitRepos(set.Spec.Generators) {
-			r.opts.Engine.Invalidate(repo)
+			r.opts.Engine.Apps().Invalidate(repo)
 		}
 	}
 	res, genErr := r.runner.Generate(ctx, set)

@@ -61,7 +61,7 @@
 // Delete=confirm, when given at or after the wait began.
 //
 // With Options.Projects, the AppProjects of one namespace are the
-// engine's projects (Engine.SetProjects): loaded before the first
+// engine's projects (Engine.Settings().SetProjects): loaded before the first
 // reconcile, read again on every AppProject event, which queues the apps
 // of that project, so an app waiting for its project proceeds without a
 // restart. They are read unstructured through the model's strict loader,

@@ -27,7 +27,7 @@ import (
 // than dropped by decoding.
 var appProjectGVK = schema.GroupVersionKind{Group: v1alpha1.Group, Version: v1alpha1.Version, Kind: v1alpha1.AppProjectKind}
 
-// Projects keeps an engine's projects (gitops.Engine.SetProjects) equal to
+// Projects keeps an engine's projects (gitops.Engine.Settings().SetProjects) equal to
 // the AppProjects of one namespace, as Argo CD reads them from its own
 // namespace. A project that does not load (a field the engine does not
 // implement, an invalid sync window) is refused by name: the apps naming
@@ -61,7 +61,7 @@ type Projects struct {
 const ReasonUnusedField = "UnusedField"
 
 // Load lists the AppProjects and gives them to the engine; it returns the
-// names of the projects that changed (gitops.Engine.SetProjects).
+// names of the projects that changed (gitops.Engine.Settings().SetProjects).
 func (p *Projects) Load(ctx context.Context) ([]string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -84,7 +84,7 @@ func (p *Projects) Load(ctx context.Context) ([]string, error) {
 		p.noteUnused(&list.Items[i], &proj)
 		projects = append(projects, proj)
 	}
-	return p.Engine.SetProjects(projects, refused), nil
+	return p.Engine.Settings().SetProjects(projects, refused), nil
 }
 
 // noteUnused names in an Event, once per project and change, the roles

@@ -328,7 +328,7 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 		// engine's short-lived cache (rendered output stays cached by
 		// content).
 		for _, src := range app.Spec.AllSources() {
-			r.opts.Engine.Invalidate(src.RepoURL)
+			r.opts.Engine.Apps().Invalidate(src.RepoURL)
 		}
 	}
 	prev := app.Status

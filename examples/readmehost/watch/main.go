@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer e.Close()
 	changes := statusChanges{last: map[v1alpha1.AppKey]appstatus.Status{}, print: out.print}
-	defer e.OnStatus(changes.observe)()
+	defer e.Apps().OnStatus(changes.observe)()
 
 	out.print(fmt.Sprintf("watching %d apps of %s", len(apps), *appsDir))
 	if err := e.Run(ctx, apps); err != nil && !errors.Is(err, context.Canceled) {

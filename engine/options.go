@@ -1,26 +1,20 @@
 package engine
 
 import (
-	"fmt"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	gosync "sync"
-	"sync/atomic"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/go-logr/logr"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/cache/store"
 	"github.com/kubegitops/gitops/diff"
-	"github.com/kubegitops/gitops/engine/internal/clusters"
-	"github.com/kubegitops/gitops/engine/internal/desired"
-	"github.com/kubegitops/gitops/engine/internal/metrics"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/health/actions"
 	"github.com/kubegitops/gitops/render"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
-	"github.com/kubegitops/gitops/source/integrity"
 	"github.com/kubegitops/gitops/state"
 	"github.com/kubegitops/gitops/sync"
 	"github.com/prometheus/client_golang/prometheus"
@@ -354,138 +348,3 @@ func DefaultOptions() Options {
 		Log:                logr.Discard(),
 	}
 }
-
-// Engine reconciles Applications: it renders their desired state, compares
-// it with the live state of their destination, judges health, and syncs. It
-// is safe for concurrent use.
-type Engine struct {
-	// opts are the options New was given; the live ones (Reconfigure) are
-	// those of live.
-	opts Options
-	// live are the parts built from the options Reconfigure may change;
-	// reconfigureMu serialises Reconfigure.
-	live          atomic.Pointer[liveParts]
-	reconfigureMu gosync.Mutex
-	// sources, tools and renderer are the desired-state part
-	// (newDesired): the renderer caches renders of tools, whose renderers
-	// Reconfigure replaces.
-	sources  *desired.Sources
-	tools    *liveTools
-	renderer render.Renderer
-	// health judges resources: Options.Health, replaced by Reconfigure.
-	health *liveChecker
-	// forkDiffers says the engine builds its own Differs
-	// (Options.NewDiffer was not set).
-	forkDiffers bool
-	metrics     *metrics.Set
-	syncSem     chan struct{}
-
-	// clusters are the destinations (Options.Clusters, then SetClusters).
-	clusters *clusters.Set
-	// views are the comparison's views of connected clusters, by
-	// *clusterState (compareView).
-	views    gosync.Map
-	mu       gosync.Mutex
-	projects *projectSet // Options.Projects, then SetProjects
-	// integrity verifies sources against Options.GnuPGKeys, then
-	// SetGnuPGKeys.
-	integrity *integrity.Verifier
-	runner    *runner // set while Run runs
-	// hints are OnHint's subscribers.
-	hints hintSubscribers
-	// statuses are OnStatus's subscribers.
-	statuses statusSubscribers
-	// stateMu serialises the load-modify-save of app state records.
-	stateMu gosync.Mutex
-	// ops are the sync operations Terminate can reach.
-	ops runningOps
-}
-
-// New builds an Engine. Clusters are connected lazily, on the first app
-// that names them.
-func New(opts Options) (*Engine, error) {
-	d := DefaultOptions()
-	if len(opts.Clusters) == 0 {
-		return nil, fmt.Errorf("gitops: no clusters configured")
-	}
-	if err := normalizeLive(&opts); err != nil {
-		return nil, err
-	}
-	opts.Credentials = unscopedCredentials(opts)
-	if opts.ClusterSyncTimeout <= 0 {
-		opts.ClusterSyncTimeout = d.ClusterSyncTimeout
-	}
-	if opts.ControlNamespace == "" {
-		opts.ControlNamespace = d.ControlNamespace
-	}
-	if opts.RefCacheTTL <= 0 {
-		opts.RefCacheTTL = d.RefCacheTTL
-	}
-	if opts.Interval > 0 {
-		opts.RefCacheTTL = min(opts.RefCacheTTL, opts.Interval)
-	}
-	if opts.ReconcileWorkers <= 0 {
-		opts.ReconcileWorkers = d.ReconcileWorkers
-	}
-	if opts.SyncWorkers <= 0 {
-		opts.SyncWorkers = d.SyncWorkers
-	}
-	if opts.Log.GetSink() == nil {
-		opts.Log = d.Log
-	}
-	if opts.State == nil {
-		opts.State = state.NewMemoryStore()
-	}
-	if opts.NewClusterCache == nil {
-		opts.NewClusterCache = defaultNewClusterCache
-	}
-	forkDiffers := opts.NewDiffer == nil
-	if forkDiffers {
-		opts.NewDiffer = defaultNewDiffer
-	}
-	if opts.NewSyncer == nil {
-		opts.NewSyncer = defaultNewSyncer
-	}
-	e := &Engine{
-		opts:        opts,
-		syncSem:     make(chan struct{}, opts.SyncWorkers),
-		projects:    newProjectSet(opts.Projects),
-		forkDiffers: forkDiffers,
-		integrity:   integrity.NewVerifier(integrity.DefaultOptions()),
-	}
-	ring, err := integrity.ParseKeyRing(opts.GnuPGKeys)
-	if err != nil {
-		return nil, fmt.Errorf("gitops: Options.GnuPGKeys: %w", err)
-	}
-	e.integrity.SetKeyRing(ring)
-	checker := opts.Health
-	if checker == nil {
-		if checker, err = health.NewChecker(health.DefaultOptions()); err != nil {
-			return nil, fmt.Errorf("gitops: health checker: %w", err)
-		}
-	}
-	e.health = &liveChecker{}
-	e.health.set(checker)
-	var snapshot metrics.Snapshot
-	if opts.ArgoMetrics {
-		snapshot = e.metricsSnapshot
-	}
-	if e.metrics, err = metrics.New(opts.Registerer, snapshot); err != nil {
-		return nil, err
-	}
-	if err := e.newDesired(); err != nil {
-		return nil, err
-	}
-	p, err := e.buildParts(opts)
-	if err != nil {
-		return nil, err
-	}
-	e.live.Store(p)
-	if e.clusters, err = clusters.New(e.clusterSettings(p), e.clusterCollaborators(p), clusterConfigs(opts.Clusters)); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// Close stops the engine's cluster caches.
-func (e *Engine) Close() { e.clusters.Close() }
