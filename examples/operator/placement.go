@@ -189,7 +189,7 @@ func (p *byCluster) Owned(all []string) map[string]bool {
 		p.log.Error(err, "placement: cannot list the Applications")
 		return owned
 	}
-	clusters, servers := p.clusters(secrets.Items)
+	clusters, servers := shard.ClustersFromSecrets(secrets.Items, p.inClusterEnabled == nil || p.inClusterEnabled())
 	byServer := map[string]int64{}
 	dest := make(map[string]v1alpha1.ApplicationDestination, len(apps.Items))
 	for i := range apps.Items {
@@ -234,41 +234,6 @@ func (p *byCluster) Owned(all []string) map[string]bool {
 		})
 	}
 	return owned
-}
-
-// clusters returns the destinations as Argo CD's placement sees them, and
-// the server of each cluster name: the cluster Secrets that can be read
-// (the clustersecrets controller reports the others), and the in-cluster
-// destination (ID "") unless a Secret names its server or argocd-cm
-// cluster.inClusterEnabled is false.
-func (p *byCluster) clusters(secrets []corev1.Secret) ([]shard.Cluster, map[string]string) {
-	var out []shard.Cluster
-	servers := map[string]string{}
-	hasInCluster := false
-	inClusterOK := p.inClusterEnabled == nil || p.inClusterEnabled()
-	for i := range secrets {
-		s := &secrets[i]
-		c, err := clustersecret.FromSecret(s)
-		if err != nil || (c.Server == v1alpha1.KubernetesInternalAPIServerAddr && !inClusterOK) {
-			continue
-		}
-		hasInCluster = hasInCluster || c.Server == v1alpha1.KubernetesInternalAPIServerAddr
-		sc := shard.Cluster{ID: string(s.UID), Server: c.Server}
-		if v, ok := s.Data["shard"]; ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(string(v))); err == nil {
-				sc.Shard = &n
-			}
-		}
-		out = append(out, sc)
-		servers[c.Name] = c.Server
-	}
-	if !hasInCluster && inClusterOK {
-		out = append(out, shard.Cluster{Server: v1alpha1.KubernetesInternalAPIServerAddr})
-		if _, taken := servers[v1alpha1.KubernetesInClusterName]; !taken {
-			servers[v1alpha1.KubernetesInClusterName] = v1alpha1.KubernetesInternalAPIServerAddr
-		}
-	}
-	return out, servers
 }
 
 // recordPlacement keeps the placement by cluster name and logs the
