@@ -22,11 +22,12 @@ import (
 func controllerName(n int) string { return fmt.Sprintf("argocd-application-controller-%d", n) }
 
 // placementSetup is what both placement tests start from: namespace ns
-// with a cluster Secret "second" (the test cluster under another name)
+// with a cluster Secret of cluster <prefix>-second (the test cluster under another name)
 // and 4 apps, app 0 and 1 on in-cluster, app 2 and 3 on second, each
 // named <prefix><i>.
 type placementSetup struct {
 	ns, prefix string
+	second     string // the second cluster's name
 	c          client.WithWatch
 	secret     *corev1.Secret
 	replicas   [2]*runningOperator
@@ -44,7 +45,10 @@ func startPlacement(t *testing.T, prefix string, params map[string]string) *plac
 			t.Fatal(err)
 		}
 	}
-	s.secret = clusterSecret(s.ns, "second-cluster", "second", cluster.Config())
+	// The cluster's name is the test's: the operators of all tests run in
+	// one process, whose metrics registry names each cluster cache once.
+	s.second = prefix + "-second"
+	s.secret = clusterSecret(s.ns, "second-cluster", s.second, cluster.Config())
 	if err := s.c.Create(ctx, s.secret); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +65,7 @@ func startPlacement(t *testing.T, prefix string, params map[string]string) *plac
 			for i := range 4 {
 				app := shardApp(s.ns, dest, repo, prefix, i)
 				if i >= 2 {
-					app.Spec.Destination.Name = "second"
+					app.Spec.Destination.Name = s.second
 				}
 				createApps(ctx, t, s.c, app)
 			}
@@ -76,7 +80,7 @@ func (s *placementSetup) waitOwners(t *testing.T, inCluster, second int) {
 	t.Helper()
 	waitApps(t.Context(), t, s.c, s.ns, 4, fmt.Sprintf("Synced and Healthy, in-cluster's on replica %d, second's on %d", inCluster, second), func(a *v1alpha1.Application) bool {
 		want := controllerName(inCluster)
-		if a.Spec.Destination.Name == "second" {
+		if a.Spec.Destination.Name == s.second {
 			want = controllerName(second)
 		}
 		return healthyApp(a) && a.Annotations[controller.AnnotationOwner] == want
@@ -124,7 +128,7 @@ func TestPlacementByClusterRoundRobin(t *testing.T) {
 	} {
 		waitMetric(t, s.metrics[n], want)
 	}
-	waitMetric(t, s.metrics[1], `gitops_shard_clusters{cluster="second",replica="1"} 1`)
+	waitMetric(t, s.metrics[1], `gitops_shard_clusters{cluster="rr-second",replica="1"} 1`)
 
 	s.pin(t, 0)
 	s.waitOwners(t, 0, 0)
