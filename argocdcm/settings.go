@@ -173,6 +173,7 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 	sort.Strings(keys)
 	ignoreUpdatesEnabled := true // Argo CD 3's default
 	var impersonate, enforce *bool
+	kustomizeBins := newKustomizeBinaries()
 	for _, key := range keys {
 		value := data[key]
 		var err error
@@ -262,6 +263,11 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 			}
 		case key == "kustomize.buildOptions":
 			err = parseKustomizeBuildOptions(value, &s.Tools.Kustomize)
+			kustomizeBins.global = value
+		case strings.HasPrefix(key, "kustomize.version."), strings.HasPrefix(key, "kustomize.path."):
+			err = kustomizeBins.add(key, value)
+		case strings.HasPrefix(key, "kustomize.buildOptions."):
+			kustomizeBins.options[strings.TrimPrefix(key, "kustomize.buildOptions.")] = value
 		case key == "helm.valuesFileSchemes":
 			err = parseValuesFileSchemes(value, &s.Tools.Helm)
 		default:
@@ -274,6 +280,8 @@ func ParsePartial(data map[string]string) (*Settings, error) {
 	if ignoreUpdatesEnabled {
 		s.resolveUpdateRules()
 	}
+	s.Tools.Kustomize.Versions = kustomizeBins.resolve()
+	s.Warnings = append(s.Warnings, kustomizeBins.warnings()...)
 	if impersonate != nil && *impersonate {
 		// Argo CD enforces a service account unless told not to.
 		s.Impersonation = engine.ImpersonationEnforced

@@ -4,7 +4,6 @@ import "slices"
 
 // Reasons of the argocd-cm table.
 const (
-	oneKustomize = "one Kustomize is built into this program (sigs.k8s.io/kustomize/api); an app's kustomize.version is not looked up in binaries"
 	noEventLabel = "the operator's Events on Applications carry no labels"
 )
 
@@ -69,6 +68,11 @@ var settingKeys = []Key{
 		Effect: "with impersonation, a sync whose project names no service account fails"},
 	{Name: "kustomize.buildOptions", Components: repo, Use: UseApplied, Live: true,
 		Effect: "kustomize build's flags (--load-restrictor, --reorder, --enable-helm, --enable-managedby-label)"},
+	{Name: "kustomize.path.", Components: repo, Use: UseApplied, Live: true,
+		Effect: "the path of the kustomize binary that builds the apps whose kustomize.version is <name>"},
+	{Name: "kustomize.version.", Components: repo, Use: UseApplied, Live: true, Effect: "kustomize.path.<name>'s deprecated spelling"},
+	{Name: "kustomize.buildOptions.", Components: repo, Use: UseApplied, Live: true,
+		Effect: "the build flags of the kustomize binary <name> (else kustomize.buildOptions')"},
 	{Name: "helm.valuesFileSchemes", Components: repo, Use: UseApplied, Live: true, Effect: "the URL schemes of remote Helm value files"},
 
 	{Name: "resource.selectors", Components: ctrl, Use: UseNotImplemented, Same: "",
@@ -80,9 +84,6 @@ var settingKeys = []Key{
 	{Name: "kustomize.enable", Components: repo, Use: UseNotImplemented, Same: "true", Effect: "Kustomize sources are always rendered"},
 	{Name: "helm.enable", Components: repo, Use: UseNotImplemented, Same: "true", Effect: "Helm sources are always rendered"},
 	{Name: "jsonnet.enable", Components: repo, Use: UseNotImplemented, Same: "true", Effect: "directory sources are always rendered"},
-	{Name: "kustomize.buildOptions.", Components: repo, Use: UseNotImplemented, Same: "", Effect: oneKustomize},
-	{Name: "kustomize.path.", Components: repo, Use: UseNotImplemented, Same: "", Effect: oneKustomize},
-	{Name: "kustomize.version.", Components: repo, Use: UseNotImplemented, Same: "", Effect: oneKustomize},
 	{Name: "resource.includeEventLabelKeys", Components: ctrl, Use: UseNotImplemented, Same: "", Effect: noEventLabel},
 	{Name: "resource.excludeEventLabelKeys", Components: ctrl, Use: UseNotImplemented, Same: "", Effect: noEventLabel},
 	{Name: "globalProjects", Components: ctrl, Use: UseNotImplemented, Same: "",

@@ -2,6 +2,7 @@ package argocdcm
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/engine"
+	"github.com/kubegitops/gitops/render/kustomize"
 )
 
 // TestSettingKeysCoverArgoCDDocs walks the docs' argocd-cm.yaml: every key
@@ -56,10 +58,20 @@ func TestParseArgoCDDocsSettings(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"url", "dex.config", "oidc.config", "ui.cssurl", "help.download.linux-amd64", "accounts.alice",
-		"resource.customLabels", "resource.selectors", "kustomize.path.v3.9.1"} {
+		"resource.customLabels", "resource.selectors"} {
 		if !slices.ContainsFunc(s.Ignored, func(ig Ignored) bool { return ig.Key == key }) {
 			t.Errorf("%s not in Ignored", key)
 		}
+	}
+	// The docs' named kustomize binaries: v3.9.1 with its own build
+	// options, the others with kustomize.buildOptions'.
+	want := map[string]kustomize.Binary{
+		"v3.9.1": {Path: "/custom-tools/kustomize_3_9", BuildOptions: []string{"--enable_kyaml", "true"}},
+		"v3.5.1": {Path: "/custom-tools/kustomize_3_5_1", BuildOptions: []string{"--load_restrictor", "none"}},
+		"v3.5.4": {Path: "/custom-tools/kustomize_3_5_4", BuildOptions: []string{"--load_restrictor", "none"}},
+	}
+	if got := s.Tools.Kustomize.Versions; !reflect.DeepEqual(got, want) {
+		t.Errorf("kustomize versions %v, want %v", got, want)
 	}
 	if s.Hydrator.CommitMessageTemplate == "" {
 		t.Error("sourceHydrator.commitMessageTemplate did not reach Settings.Hydrator")
@@ -119,5 +131,19 @@ func TestSettingsKustomizeBuildOptions(t *testing.T) {
 		if se := errs[key]; se == nil || !errors.Is(se, ErrUnsupported) {
 			t.Errorf("%s: %v, want unsupported", key, se)
 		}
+	}
+}
+
+// TestKustomizeVersionsDuplicateAndUnused: a version registered by both
+// spellings is Argo CD's duplicate error naming it; build options of a
+// version no binary is registered for are named in a warning.
+func TestKustomizeVersionsDuplicateAndUnused(t *testing.T) {
+	s, err := ParsePartial(map[string]string{"kustomize.path.v5": "/a", "kustomize.version.v5": "/b", "kustomize.buildOptions.v9": "--reorder none"})
+	var se *SettingError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "found duplicate kustomize version: v5") {
+		t.Errorf("duplicate: %v, want Argo CD's duplicate error", err)
+	}
+	if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "kustomize.buildOptions.v9 is used by no app") }) {
+		t.Errorf("warnings %q do not name the unused build options", s.Warnings)
 	}
 }

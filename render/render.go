@@ -208,6 +208,14 @@ type KustomizeSource struct {
 	// IgnoreMissingComponents skips Components whose folder does not
 	// exist, instead of failing.
 	IgnoreMissingComponents bool `json:",omitempty"`
+	// Version names the kustomize binary that builds the application (Argo
+	// CD's spec.source.kustomize.version, registered in argocd-cm as
+	// kustomize.version.<name>); empty means the renderer's own Kustomize.
+	Version string `json:",omitempty"`
+	// BuildEnv is Argo CD's build environment (ARGOCD_APP_NAME, ...,
+	// KUBE_API_VERSIONS), given to a named kustomize binary; the engine
+	// sets it only when Version is set.
+	BuildEnv map[string]string `json:",omitempty"`
 }
 
 // KustomizeReplica overrides the replicas of the workload Name.

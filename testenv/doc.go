@@ -26,7 +26,9 @@
 // RBAC tests. Pod logs are real too: kwok serves as every node's kubelet
 // endpoint, and every container's current and previous logs are the files
 // of PodLogFiles (append with AppendPodLog), so GetLogs, with follow and
-// previous, works through the API server. RestartAPIServer, StopAPIServer and StartAPIServer exist for
+// previous, works through the API server. So does exec (pods/exec, with a
+// TTY or not): kwok runs the command on this machine in the cluster's
+// directory, with TERM=dumb and PS1="$ ". RestartAPIServer, StopAPIServer and StartAPIServer exist for
 // fault tests. Setting GITOPS_TESTENV_KUBECONFIG points Start at an already
 // running cluster instead, whose lifecycle it then leaves alone.
 //

@@ -30,6 +30,10 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 	if err != nil {
 		return err
 	}
+	execConfig, err := c.writePodExecConfig()
+	if err != nil {
+		return err
+	}
 	var kcmTuning, clientTuning []string
 	if q := c.opts.ControllerQPS; q > 0 {
 		clientTuning = []string{"--kube-api-qps=" + strconv.Itoa(q), "--kube-api-burst=" + strconv.Itoa(2*q)}
@@ -71,7 +75,7 @@ func (c *Cluster) startNodeSide(ctx context.Context, bins Binaries) error {
 				"--node-ip=127.0.0.1", "--node-port=" + strconv.Itoa(ports[0]),
 				"--server-address=127.0.0.1:" + strconv.Itoa(ports[0]),
 				"--tls-cert-file=" + c.servingCert, "--tls-private-key-file=" + c.servingKey,
-				"--config=" + bins.KwokStages, "--config=" + logsConfig,
+				"--config=" + bins.KwokStages, "--config=" + logsConfig, "--config=" + execConfig,
 			},
 		},
 	}

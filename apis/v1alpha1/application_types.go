@@ -161,9 +161,10 @@ type ApplicationSourceHelm struct {
 	// SkipSchemaValidation does not check the values against the chart's
 	// values.schema.json.
 	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
-	// Version is the Helm major version. Only "v3" (or empty) is accepted:
-	// charts are rendered in process by Helm v3, and any other value is
-	// refused (ErrUnsupported).
+	// Version is the Helm major version: "", "v3" or "v4", as Argo CD 3.6
+	// accepts (it runs Helm v4, which renders v3 charts as v3 does; charts
+	// are rendered here in process by Helm v3). Any other value makes the
+	// app invalid with Argo CD's "helm version '<v>' is not supported".
 	Version string `json:"version,omitempty"`
 	// KubeVersion overrides the Kubernetes version the chart sees
 	// (.Capabilities.KubeVersion). Default: the destination cluster's version.
@@ -246,9 +247,11 @@ type ApplicationSourceKustomize struct {
 	// ($ARGOCD_APP_NAME, ${ARGOCD_APP_REVISION}...) in CommonAnnotations'
 	// values; without it they are taken as written.
 	CommonAnnotationsEnvsubst bool `json:"commonAnnotationsEnvsubst,omitempty"`
-	// Version names one of Argo CD's configured kustomize binaries. It is
-	// refused (ErrUnsupported) when set: the engine runs one kustomize, in
-	// process.
+	// Version names a kustomize binary registered in argocd-cm
+	// (kustomize.version.<name> or kustomize.path.<name>) that builds the
+	// app instead of the in-process Kustomize; a name not registered fails
+	// the render with Argo CD's "kustomize version <name> is not
+	// registered".
 	Version string `json:"version,omitempty"`
 	// KubeVersion overrides the Kubernetes version given to helmCharts the
 	// kustomization inflates. Default: the destination cluster's version.

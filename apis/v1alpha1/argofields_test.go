@@ -90,7 +90,6 @@ func readCRDFields(t *testing.T) []crdField {
 // status they are dropped); "refused" ones are in the model, so that
 // status keeps them, and validation refuses them in spec.
 var refusedFields = map[string]string{
-	"ApplicationSource kustomize.version":    "refused",
 	"ApplicationSource helm.passCredentials": "refused",
 }
 

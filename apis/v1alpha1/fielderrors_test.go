@@ -13,7 +13,7 @@ import (
 // paths, found by errors.As; an Argo CD field the engine refuses keeps
 // errors.Is(err, ErrUnsupported).
 func TestValidateIsFieldErrorList(t *testing.T) {
-	a := &Application{Spec: ApplicationSpec{Source: &ApplicationSource{Path: "/etc", Helm: &ApplicationSourceHelm{Version: "v2"}},
+	a := &Application{Spec: ApplicationSpec{Source: &ApplicationSource{Path: "/etc", Helm: &ApplicationSourceHelm{Version: "v2", PassCredentials: true}},
 		Destination: ApplicationDestination{Server: KubernetesInternalAPIServerAddr}}}
 	a.Namespace, a.Name = "argocd", "web"
 	err := a.Validate()
@@ -30,9 +30,10 @@ func TestValidateIsFieldErrorList(t *testing.T) {
 		types[fe.Field] = fe.Type
 	}
 	want := map[string]field.ErrorType{
-		"spec.source.repoURL":      field.ErrorTypeRequired,
-		"spec.source.path":         field.ErrorTypeInvalid,
-		"spec.source.helm.version": field.ErrorTypeForbidden,
+		"spec.source.repoURL":              field.ErrorTypeRequired,
+		"spec.source.path":                 field.ErrorTypeInvalid,
+		"spec.source.helm.version":         field.ErrorTypeInvalid,
+		"spec.source.helm.passCredentials": field.ErrorTypeForbidden,
 	}
 	for path, typ := range want {
 		if types[path] != typ {
@@ -44,10 +45,13 @@ func TestValidateIsFieldErrorList(t *testing.T) {
 		t.Errorf("errors.As(*field.Error) = %v", fe)
 	}
 	if !errors.Is(err, ErrUnsupported) {
-		t.Error("helm.version v2 is not ErrUnsupported")
+		t.Error("helm.passCredentials is not ErrUnsupported")
 	}
-	a.Spec.Source.Helm = nil
-	if err := a.Validate(); errors.Is(err, ErrUnsupported) {
+	if !strings.Contains(err.Error(), "helm version 'v2' is not supported") {
+		t.Errorf("message %q lacks Argo CD's helm version message", err)
+	}
+	a.Spec.Source.Helm = &ApplicationSourceHelm{Version: "v4"}
+	if err := a.Validate(); errors.Is(err, ErrUnsupported) || strings.Contains(err.Error(), "helm.version") {
 		t.Errorf("ErrUnsupported without an unsupported field: %v", err)
 	}
 	if p := pathOf("spec.sources[1].kustomize.patches[0].options.x").String(); p != "spec.sources[1].kustomize.patches[0].options.x" {

@@ -211,7 +211,6 @@ spec:
 func TestLoaderRefusesWhatTheEngineCannotHonour(t *testing.T) {
 	for field, src := range map[string]string{
 		"spec.source.helm.version":                              "helm: {version: v2}",
-		"spec.source.kustomize.version":                         "kustomize: {version: v4.5.7}",
 		"spec.source.kustomize.patches[0].options.allowAnyting": "kustomize: {patches: [{patch: '{}', options: {allowAnyting: true}}]}",
 	} {
 		_, err := LoadApplications(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
@@ -233,9 +232,21 @@ spec:
   source:
     repoURL: https://example.com/r.git
     path: app
-    kustomize: {forceCommonLabels: true, forceCommonAnnotations: true, labelWithoutSelector: true, ignoreMissingComponents: true, apiVersions: [v1], patches: [{patch: '{}', options: {allowNameChange: true}}]}
+    kustomize: {version: v4.5.7, forceCommonLabels: true, forceCommonAnnotations: true, labelWithoutSelector: true, ignoreMissingComponents: true, apiVersions: [v1], patches: [{patch: '{}', options: {allowNameChange: true}}]}
   destination: {server: https://kubernetes.default.svc, namespace: default}
 `)); err != nil {
 		t.Fatalf("implemented kustomize fields: %v", err)
+	}
+	// Argo CD 3.6 accepts helm.version v3 and v4 (Helm v4 renders v3 charts).
+	for _, v := range []string{"v3", "v4"} {
+		if _, err := LoadApplications(strings.NewReader(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: a}
+spec:
+  source: {repoURL: https://example.com/r.git, path: app, helm: {version: ` + v + `}}
+  destination: {server: https://kubernetes.default.svc, namespace: default}
+`)); err != nil {
+			t.Errorf("helm.version %s: %v", v, err)
+		}
 	}
 }

@@ -126,11 +126,14 @@ func (src *ApplicationSource) validate(path string) field.ErrorList {
 	if IsAbsolutePath(src.Path) {
 		errs = append(errs, fieldErrorf(path+".path", "must be relative to the repository root, got the absolute path %q", src.Path))
 	}
-	if h := src.Helm; h != nil && h.Version != "" && h.Version != "v3" {
-		errs = append(errs, fieldErrorf(path+".helm.version", "%w: %q: charts are rendered by Helm v3, in process", ErrUnsupported, h.Version))
-	}
-	if k := src.Kustomize; k != nil && k.Version != "" {
-		errs = append(errs, fieldErrorf(path+".kustomize.version", "%w: %q: Argo CD's named kustomize binaries (kustomize.version.<name>) are not used; the engine runs kustomize in process", ErrUnsupported, k.Version))
+	if h := src.Helm; h != nil {
+		switch h.Version {
+		case "", "v3", "v4":
+			// Argo CD 3.6 runs Helm v4, which renders v3 charts as v3
+			// does; charts are rendered here by Helm v3, in process.
+		default:
+			errs = append(errs, fieldErrorf(path+".helm.version", "helm version '%s' is not supported", h.Version))
+		}
 	}
 	if k := src.Kustomize; k != nil {
 		for i, p := range k.Patches {

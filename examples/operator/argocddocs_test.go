@@ -62,7 +62,7 @@ var argoDocsSuite = map[string][]string{
 	"docs/operator-manual/argocd-rbac-cm.yaml": {"../portal:TestArgoCDDocsRBACConfigMap"},
 	// The user guide's whole Application, AppProject and ApplicationSet
 	// manifests.
-	"docs/user-guide/*.md": {"TestArgoCDUserGuideManifestsStoredWhole"},
+	"docs/user-guide/*.md": {"TestArgoCDUserGuideManifestsStoredWhole", "TestArgoCDUserGuideManifestsRun"},
 }
 
 // notAManifest are the files of docs/operator-manual with a manifest's

@@ -88,6 +88,9 @@ type appPerms struct {
 	Sync bool `json:"sync"`
 	// Logs: read its pods' logs (logs, get).
 	Logs bool `json:"logs"`
+	// Exec: open a terminal into its Pods (argocd-cm's exec.enabled and
+	// exec, create).
+	Exec bool `json:"exec"`
 	// Secrets: read Secret values unmasked.
 	Secrets bool `json:"secrets"`
 	// Update: edit the app's details (applications, update).
@@ -110,6 +113,7 @@ func (s *server) permsOf(c caller, a *gitops.Application) appPerms {
 		Get:     az.allow(c.identity, rbac.ResourceApplications, rbac.ActionGet, obj),
 		Sync:    az.allow(c.identity, rbac.ResourceApplications, rbac.ActionSync, obj),
 		Logs:    az.allow(c.identity, rbac.ResourceLogs, rbac.ActionGet, obj),
+		Exec:    s.opts.Exec.get().Enabled && az.allow(c.identity, rbac.ResourceExec, rbac.ActionCreate, obj),
 		Secrets: az.secrets(c.identity, projectOf(a)),
 		Update:  az.allow(c.identity, rbac.ResourceApplications, rbac.ActionUpdate, obj),
 		Delete:  az.allow(c.identity, rbac.ResourceApplications, rbac.ActionDelete, obj),

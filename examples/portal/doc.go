@@ -200,7 +200,26 @@
 // logs) are true or false; tailLines defaults to 1000 (at most 10000),
 // limitBytes to 4 MiB (at most that), sinceSeconds is optional, and
 // --logs-follow-max (default 30 minutes) bounds each stream. A Pod outside
-// the app is 404; a bad parameter 400 naming it.
+// the app is 404; a bad parameter 400 naming it. timestamps=true leads each
+// line with its time; download=true answers the whole log (every line
+// unless tailLines is given, at most 64 MiB) as a text file named
+// <pod>-<container>.log, never followed. The Logs tab has a search that
+// marks matching text in every line, new ones too ("/" focuses it, Escape
+// clears it), "Matching lines only", Timestamps, and Download.
+//
+// Terminal: GET /api/v1/apps/{name}/exec?key=POD&container=C (container
+// defaults to the Pod's first) is a WebSocket, same origin only, bridged
+// to the Pod's exec subresource with a TTY (client-go remotecommand),
+// running the first shell of argocd-cm's exec.shells (default bash, sh,
+// powershell, cmd) that starts. As in Argo CD it is off until argocd-cm's
+// exec.enabled is "true" (read live from --rbac-namespace; 403 naming
+// exec.enabled) and needs "exec, create" on the app (403 naming it). The
+// page sends {"operation":"stdin","data":...} and {"operation":"resize",
+// "rows":R,"cols":C}; the portal sends the output as binary messages and
+// "shell" and "end" as text. Each opening, refusal and end is audited
+// (action "exec"); a session lasts at most 30 minutes. The Pod's Terminal
+// tab is a plain <pre>: keys typed there go to the shell (Shift+Tab
+// leaves), control sequences are taken out of the output.
 //
 // --tls-cert and --tls-key serve HTTPS, reading the pair again when either
 // file's modification time or size changes (a broken pair keeps the last

@@ -342,7 +342,7 @@ spec:
 		}
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
-	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube, KubeDynamic: dyn,
+	f.portal, err = startPortal(context.Background(), portalConfig{Engine: opts, Apps: loaded, Kube: f.kube, KubeConfig: cluster.Config(), KubeDynamic: dyn,
 		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, LiveProjects: live, RefusedProjects: refusedProjects,
 		Audit: f.audit, LogsFollowMax: fo.LogsFollowMax, Log: f.log})
 	if err != nil {

@@ -139,12 +139,16 @@ func podOf(k resource.Key, obj *unstructured.Unstructured) podView {
 type logsRequest struct {
 	key  resource.Key
 	opts corev1.PodLogOptions
+	// download: the log as a text file (downloadLogs), not as events.
+	download bool
 }
 
 // parseLogsRequest checks the query of a logs request and applies the
 // bounds: tailLines (default 1000, at most 10000), limitBytes (at most
-// 4 MiB), sinceSeconds (above 0), follow and previous (true or false),
-// container (required).
+// 4 MiB), sinceSeconds (above 0), follow, previous, timestamps and
+// download (true or false), container (required). A download is the whole
+// log (every line unless tailLines is given, up to maxDownloadBytes) and
+// never follows.
 func parseLogsRequest(q url.Values) (logsRequest, error) {
 	var lr logsRequest
 	key, err := resource.ParseKey(q.Get("key"))
@@ -170,23 +174,9 @@ func parseLogsRequest(q url.Values) (logsRequest, error) {
 		}
 		return min(n, max), nil
 	}
-	tail, err := num("tailLines", defaultTailLines, maxTailLines)
-	if err != nil {
-		return lr, err
-	}
-	limit, err := num("limitBytes", maxLogBytes, maxLogBytes)
-	if err != nil {
-		return lr, err
-	}
-	since, err := num("sinceSeconds", 0, 1<<31)
-	if err != nil {
-		return lr, err
-	}
-	lr.opts.TailLines, lr.opts.LimitBytes = &tail, &limit
-	if since > 0 {
-		lr.opts.SinceSeconds = &since
-	}
-	for name, dst := range map[string]*bool{"follow": &lr.opts.Follow, "previous": &lr.opts.Previous} {
+	flags := map[string]*bool{"follow": &lr.opts.Follow, "previous": &lr.opts.Previous,
+		"timestamps": &lr.opts.Timestamps, "download": &lr.download}
+	for name, dst := range flags {
 		switch v := q.Get(name); v {
 		case "", "false":
 		case "true":
@@ -195,12 +185,37 @@ func parseLogsRequest(q url.Values) (logsRequest, error) {
 			return lr, fmt.Errorf("%s: %q, want true or false", name, v)
 		}
 	}
+	tailDef, limitMax := int64(defaultTailLines), int64(maxLogBytes)
+	if lr.download {
+		tailDef, limitMax = 0, maxDownloadBytes
+		lr.opts.Follow = false
+	}
+	tail, err := num("tailLines", tailDef, maxTailLines)
+	if err != nil {
+		return lr, err
+	}
+	limit, err := num("limitBytes", limitMax, limitMax)
+	if err != nil {
+		return lr, err
+	}
+	since, err := num("sinceSeconds", 0, 1<<31)
+	if err != nil {
+		return lr, err
+	}
+	lr.opts.LimitBytes = &limit
+	if tail > 0 {
+		lr.opts.TailLines = &tail
+	}
+	if since > 0 {
+		lr.opts.SinceSeconds = &since
+	}
 	return lr, nil
 }
 
 // apiLogs streams a Pod's container logs as server-sent events: a "line"
 // event per line, then one "end" event saying why it ended (the end of
-// the logs, the byte or time bound, or an error). It needs "logs, get" on
+// the logs, the byte or time bound, or an error); with download=true, the
+// log as a text file instead (downloadLogs). It needs "logs, get" on
 // the app, and the Pod must be one of the app's (the engine's tree).
 func (s *server) apiLogs(w http.ResponseWriter, r *http.Request, c caller) {
 	a, _, err := s.appFor(r, c, rbac.ResourceLogs, rbac.ActionGet)
@@ -241,6 +256,10 @@ func (s *server) apiLogs(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	defer rc.Close()
+	if lr.download {
+		downloadLogs(w, lr, io.LimitReader(rc, *lr.opts.LimitBytes))
+		return
+	}
 	s.streamLines(ctx, w, io.LimitReader(rc, *lr.opts.LimitBytes))
 }
 

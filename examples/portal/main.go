@@ -20,6 +20,7 @@ import (
 	"github.com/kubegitops/gitops/state"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // errOperatorMode refuses --operator by name.
@@ -225,7 +226,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			return err
 		}
 	}
-	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
+	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, Kube: kube, KubeConfig: clusters[0].Config, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
 		Authz: authz, RBACNamespace: f.rbacNamespace, LiveProjects: live, RefusedProjects: refusedProjects, Namespace: nsb,
 		TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax, Log: stderr})
 	if err != nil {
@@ -262,6 +263,8 @@ type portalConfig struct {
 	Engine gitops.Options
 	Apps   []*gitops.Application
 	Kube   kubernetes.Interface
+	// KubeConfig is Kube's configuration (the Pod terminal's exec).
+	KubeConfig *rest.Config
 	// KubeDynamic is Kube's cluster for any kind (resource deletion).
 	KubeDynamic dynamic.Interface
 	Tokens      tokenFile
@@ -311,7 +314,8 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube, KubeDynamic: cfg.KubeDynamic,
+	execSt := &execState{}
+	srv, err := newServer(serverOptions{Engine: e, Hooks: hooks, Apps: cfg.Apps, Kube: cfg.Kube, KubeConfig: cfg.KubeConfig, Exec: execSt, KubeDynamic: cfg.KubeDynamic,
 		Tokens: cfg.Tokens, OIDC: cfg.OIDC, Policy: cfg.Policy, Authz: cfg.Authz, TrustedProxies: cfg.TrustedProxies, Audit: cfg.Audit,
 		LogsFollowMax: cfg.LogsFollowMax, ClusterNames: clusterNames(opts.Clusters)})
 	if err != nil {
@@ -337,6 +341,13 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 		go func() {
 			defer srv.wg.Done()
 			watchRBACNamespace(srv.bg, cfg.Kube, cfg.RBACNamespace, az, logw)
+		}()
+	}
+	if cfg.RBACNamespace != "" && cfg.Kube != nil {
+		srv.wg.Add(1)
+		go func() {
+			defer srv.wg.Done()
+			watchExecSettings(srv.bg, cfg.Kube, cfg.RBACNamespace, execSt, logw)
 		}()
 	}
 	if cfg.LiveProjects != nil {

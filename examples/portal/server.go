@@ -19,6 +19,7 @@ import (
 	"github.com/kubegitops/gitops/source"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // serverOptions are what a portal serves and whom it lets in.
@@ -28,6 +29,10 @@ type serverOptions struct {
 	Apps   []*gitops.Application
 	// Kube reads Events (the engine's caches leave them out).
 	Kube kubernetes.Interface
+	// KubeConfig is Kube's configuration (a Pod terminal's exec stream).
+	KubeConfig *rest.Config
+	// Exec holds argocd-cm's terminal settings (nil: the terminal is off).
+	Exec *execState
 	// KubeDynamic deletes an app's resources (on Kube's cluster).
 	KubeDynamic dynamic.Interface
 	Tokens      tokenFile
@@ -163,6 +168,7 @@ func (s *server) routes() {
 	m.Handle("GET /api/v1/apps/{name}/permissions", s.authed(s.apiPermissions))
 	m.Handle("GET /api/v1/apps/{name}/pods", s.authed(s.apiPods))
 	m.Handle("GET /api/v1/apps/{name}/logs", s.authed(s.apiLogs))
+	m.Handle("GET /api/v1/apps/{name}/exec", s.authed(s.apiExec))
 	m.Handle("GET /api/v1/apps/{name}/network", s.authed(s.apiNetwork))
 	m.Handle("GET /api/v1/apps/{name}/diff", s.authed(s.apiAppDiff))
 	m.Handle("GET /api/v1/apps/{name}/details", s.authed(s.apiDetails))

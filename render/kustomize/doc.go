@@ -40,6 +40,18 @@
 // components) are applied as Argo's `kustomize edit` commands would, to an
 // in-memory copy of the application's kustomization file.
 //
+// An app whose kustomize.version names a binary of Options.Versions (Argo
+// CD's argocd-cm kustomize.path.<name>) is built by that program instead,
+// as Argo CD's repo server builds it: the tree is copied to a private
+// directory (through the Root, so budgets and link checks apply), the
+// overrides are written into the copy's kustomization file, and
+// `<binary> build <path> <build options>` runs from the copy's root with a
+// fresh environment (PATH, HOME, TMPDIR and Argo CD's build environment,
+// never the host's), bounded by Options.BinaryTimeout and
+// Options.MaxBinaryOutputBytes. Remote entries are checked as for the
+// in-process build. A name no binary is registered for is a
+// *VersionNotRegisteredError with Argo CD's text.
+//
 // Kustomize keeps its OpenAPI schema in process-wide variables, which
 // krusty resets at every build. A build whose kustomization selects a
 // schema (the openapi field) therefore runs alone, under the write side of

@@ -57,6 +57,20 @@ type Options struct {
 	// helm binary would generate a random one). Default nil: helmCharts
 	// fail the render with render.ErrRemoteDisabled.
 	Helm *helm.Renderer `json:"-"`
+	// Versions are the kustomize binaries apps may name in their
+	// kustomize.version (Argo CD's kustomize.version.<name>), by name. An
+	// app that names one is built by running it (see Binary); an app that
+	// names another fails with *VersionNotRegisteredError. Default none.
+	Versions map[string]Binary `json:",omitempty"`
+	// BinaryTimeout bounds one run of a kustomize binary. Default 90 s
+	// (Argo CD's ARGOCD_EXEC_TIMEOUT).
+	BinaryTimeout time.Duration `json:",omitempty"`
+	// MaxBinaryOutputBytes bounds a kustomize binary's standard output.
+	// Default 64 MiB.
+	MaxBinaryOutputBytes int64 `json:",omitempty"`
+	// TempDir is where the private copies a binary runs on are made.
+	// Default os.TempDir().
+	TempDir string `json:",omitempty"`
 }
 
 // DefaultOptions returns root-only loading, no remote resources, and
@@ -105,7 +119,12 @@ func (r *Renderer) Identity(in render.Input) (render.Identity, error) {
 		}
 		opts.Helm = &id
 	}
-	return render.Identity{Tool: render.KindKustomize, Version: render.LibraryVersion("sigs.k8s.io/kustomize/api"), Options: opts}, nil
+	version := render.LibraryVersion("sigs.k8s.io/kustomize/api")
+	if in.Kustomize != nil && in.Kustomize.Version != "" {
+		// The binary's path and arguments are in Options.Versions.
+		version = "binary:" + in.Kustomize.Version
+	}
+	return render.Identity{Tool: render.KindKustomize, Version: version, Options: opts}, nil
 }
 
 // openAPIState guards kustomize's process-wide OpenAPI schema: builds with
@@ -125,6 +144,9 @@ func (r *Renderer) render(ctx context.Context, in render.Input) ([]*unstructured
 	dir, err := root.Resolve(in.Path)
 	if err != nil {
 		return nil, err
+	}
+	if in.Kustomize != nil && in.Kustomize.Version != "" {
+		return r.renderBinary(ctx, in, root, dir)
 	}
 	fsys := NewFileSystem(root)
 	if r.opts.AllowRemoteResources {

@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kubegitops/gitops/render"
@@ -103,32 +101,6 @@ func parameterEnv(params []render.PluginParameter) map[string]string {
 
 var nonAlnum = regexp.MustCompile(`[^A-Z0-9_]`)
 
-// cappedBuffer keeps at most max bytes and reports overflow once.
-type cappedBuffer struct {
-	mu       sync.Mutex
-	buf      bytes.Buffer
-	max      int64
-	overflow bool
-	onFull   func()
-}
-
-// Write implements io.Writer.
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.overflow {
-		return 0, ErrOutputTooLarge
-	}
-	if int64(c.buf.Len()+len(p)) > c.max {
-		c.overflow = true
-		if c.onFull != nil {
-			c.onFull()
-		}
-		return 0, ErrOutputTooLarge
-	}
-	return c.buf.Write(p)
-}
-
 // run executes the plugin in dir and returns its standard output.
 func run(ctx context.Context, p Plugin, dir string, env []string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
@@ -138,19 +110,19 @@ func run(ctx context.Context, p Plugin, dir string, env []string) ([]byte, error
 	cmd.Env = env
 	setProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
-	stdout := &cappedBuffer{max: p.MaxOutputBytes, onFull: cancel}
-	stderr := &cappedBuffer{max: 64 << 10}
+	stdout := render.NewOutputBuffer(p.MaxOutputBytes, cancel)
+	stderr := render.NewOutputBuffer(64<<10, nil)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
 	switch {
-	case stdout.overflow:
+	case stdout.Overflowed():
 		return nil, fmt.Errorf("%w of %d bytes", ErrOutputTooLarge, p.MaxOutputBytes)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return nil, fmt.Errorf("%w after %s", ErrTimeout, p.Timeout)
 	case err != nil:
-		return nil, fmt.Errorf("plugin %s: %w: %s", p.Command[0], err, mask(tail(stderr.buf.String(), 2048), p.Credentials))
+		return nil, fmt.Errorf("plugin %s: %w: %s", p.Command[0], err, mask(tail(stderr.String(), 2048), p.Credentials))
 	}
-	return stdout.buf.Bytes(), nil
+	return stdout.Bytes(), nil
 }
 
 func tail(s string, n int) string {

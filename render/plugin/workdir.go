@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/kubegitops/gitops/render"
@@ -37,24 +36,9 @@ func newWorkDir(parent string) (*workDir, error) {
 }
 
 // copyFrom copies the tree at dir (through root: budgets and link checks
-// apply) into w.app. Links are copied as the files or directories they
-// resolve to inside the root.
+// apply) into w.app, as render.CopyTree does.
 func (w *workDir) copyFrom(ctx context.Context, root *render.Root, dir string) error {
-	// Two links to one directory are two copies; a link cycle ends.
-	return root.Walk(ctx, dir, render.WalkOptions{}, func(name string, info fs.FileInfo, err error) error {
-		if err != nil {
-			return err // a link that leaves the root, or a broken one
-		}
-		dst := filepath.Join(w.app, filepath.FromSlash(name))
-		if info.IsDir() {
-			return os.Mkdir(dst, 0o700)
-		}
-		data, err := root.ReadFile(path.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o600)
-	})
+	return render.CopyTree(ctx, root, dir, w.app)
 }
 
 // remove deletes the work directory, first giving the owner back every

@@ -60,7 +60,8 @@ func envsubst(s string, env map[string]string) string {
 // withRefs, which must see "$ref/" prefixes first), Jsonnet external
 // variables and top-level arguments, Kustomize name prefix and suffix,
 // images and common labels (and common annotations with
-// commonAnnotationsEnvsubst), and plugin environment entries (the plugin
+// commonAnnotationsEnvsubst), the environment of a named kustomize
+// binary, and plugin environment entries (the plugin
 // also receives the whole environment). Values are substituted before the
 // render cache key is taken, so a revision changes the key of only the
 // renders that use it.
@@ -94,6 +95,11 @@ func substituteBuildEnv(in *render.Input, env map[string]string) {
 			for name, v := range k.CommonAnnotations {
 				c.CommonAnnotations[name] = envsubst(v, env)
 			}
+		}
+		if k.Version != "" {
+			// A named kustomize binary runs with the build environment,
+			// as Argo CD runs it; the in-process build does not read it.
+			c.BuildEnv = env
 		}
 		in.Kustomize = &c
 	}

@@ -63,7 +63,8 @@ func renderInput(app *v1alpha1.Application, src v1alpha1.ApplicationSource, snap
 			CommonLabels: k.CommonLabels, CommonAnnotations: k.CommonAnnotations, Namespace: k.Namespace, Components: k.Components,
 			ForceCommonLabels: k.ForceCommonLabels, ForceCommonAnnotations: k.ForceCommonAnnotations,
 			LabelWithoutSelector: k.LabelWithoutSelector, IgnoreMissingComponents: k.IgnoreMissingComponents,
-			LabelIncludeTemplates: k.LabelIncludeTemplates, CommonAnnotationsEnvsubst: k.CommonAnnotationsEnvsubst}
+			LabelIncludeTemplates: k.LabelIncludeTemplates, CommonAnnotationsEnvsubst: k.CommonAnnotationsEnvsubst,
+			Version: k.Version}
 		for _, r := range k.Replicas {
 			ks.Replicas = append(ks.Replicas, render.KustomizeReplica{Name: r.Name, Count: int64(r.Count.IntValue())})
 		}

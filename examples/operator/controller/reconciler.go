@@ -267,6 +267,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	log := r.opts.Log.WithValues("app", req.NamespacedName.String())
+	if skipReconcile(app) {
+		log.V(1).Info("skipping the Application: argocd.argoproj.io/skip-reconcile is true")
+		return reconcile.Result{}, nil
+	}
 	if err := r.claim(ctx, app); err != nil {
 		return reconcile.Result{}, err
 	}

@@ -82,7 +82,8 @@ function appPage(root) {
   let current = null;
 
   const canLogs = root.dataset.canLogs === "true";
-  const tabs = ["diff", "live", "desired", "events", "actions"].concat(canLogs ? ["logs"] : []);
+  const canExec = root.dataset.canExec === "true";
+  const tabs = ["diff", "live", "desired", "events", "actions"].concat(canLogs ? ["logs"] : [], canExec ? ["terminal"] : []);
   const show = (tab) => {
     for (const t of tabs) {
       $("#view-" + t).hidden = t !== tab;
@@ -143,12 +144,13 @@ function appPage(root) {
     const out = $("#log-lines");
     out.textContent = "";
     $("#log-state").textContent = "Streaming " + pod + " / " + container + "…";
-    const q = new URLSearchParams({key: pod, container, follow: String($("#log-follow").checked), previous: String($("#log-previous").checked)});
+    const q = new URLSearchParams({key: pod, container, follow: String($("#log-follow").checked),
+      previous: String($("#log-previous").checked), timestamps: String($("#log-timestamps").checked)});
     const es = new EventSource(base + "/logs?" + q);
     logStream = es;
     es.addEventListener("line", (m) => {
       const atEnd = out.scrollTop + out.clientHeight >= out.scrollHeight - 4;
-      out.append(JSON.parse(m.data) + "\n");
+      out.append(Object.assign(document.createElement("span"), {className: "log-line", textContent: JSON.parse(m.data) + "\n"}));
       while (out.childNodes.length > MAX_LOG_LINES) out.firstChild.remove();
       if (atEnd) out.scrollTop = out.scrollHeight;
     });
@@ -165,6 +167,7 @@ function appPage(root) {
   if (canLogs) {
     $("#log-pod").addEventListener("change", () => { fillContainers(); startLogs(); });
     $("#log-container").addEventListener("change", startLogs);
+    $("#log-timestamps").addEventListener("change", startLogs);
     $("#log-start").addEventListener("click", startLogs);
   }
 
@@ -172,6 +175,7 @@ function appPage(root) {
     if (key !== current) chosen = null;
     current = key;
     if (canLogs) loadPods(key);
+    if (canExec) $("#tab-terminal").hidden = kindOf(key) !== "Pod";
     $("#panel").hidden = false;
     $("#panel-title").textContent = key;
     try {
