@@ -113,7 +113,7 @@ var paramKeys = []Key{
 	{Name: "controller.resource.health.persist", Components: ctrl, Use: UseMeaningless,
 		Effect: "each resource's health is always written in status.resources: there is no Redis-backed resource tree for an API server to read it from"},
 	{Name: "controller.sharding.algorithm", Components: ctrl, Use: UseApplied,
-		Effect: "one unsharded operator serves every cluster, as each algorithm does with one replica; sharded operators (-shard) place apps one by one by consistent hashing with bounded loads, not by cluster, whatever this key says"},
+		Effect: "with $ARGOCD_CONTROLLER_REPLICAS above 1, each replica acts on the apps of the clusters this algorithm places on it, as Argo CD's controller does (package shard's ClusterShards); one operator serves every cluster, as each algorithm does with one replica"},
 	{Name: "controller.kubectl.parallelism.limit", Components: ctrl, Use: UseApplied, Live: true,
 		Effect: "the cluster writes in flight at once across all syncs (the engine's ClusterWriteLimit; below 1: no limit)"},
 	{Name: "controller.k8sclient.retry.max", Components: ctrl, Use: UseApplied,

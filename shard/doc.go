@@ -17,6 +17,15 @@
 // expires. What the fencing cannot stop is an operation already running
 // on the old owner (a sync in flight finishes there).
 //
+// A team that wants Argo CD's placement instead places whole clusters:
+// ClusterShards answers, for each destination cluster, the replica that
+// Argo CD's application controller gives it under
+// controller.sharding.algorithm (legacy, round-robin or
+// consistent-hashing, the last as ConsistentHashingShards), honouring a
+// cluster Secret's shard field; every app of a cluster goes to that
+// replica. ShardFromName reads a replica's number from its StatefulSet
+// Pod name, as Argo CD does.
+//
 // Membership implements the engine's Sharder (gitops.Options.Sharder):
 //
 //	m, _ := shard.New(cfg, shard.Options{Namespace: "gitops"})

@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -47,6 +48,8 @@ func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cf.register(fs)
 	namespace := fs.String("namespace", "argocd", "namespace of the Leases (the operator's -namespace, the agent's --shard-namespace)")
 	group := fs.String("group", "", "only this group of replicas (default: every group in the namespace)")
+	replicas := fs.Int("replicas", 0, "the replica count of operators placed by cluster as Argo CD places them (its ARGOCD_CONTROLLER_REPLICAS); default: the live members when every one's name ends in a number, as a StatefulSet's do")
+	algorithm := fs.String("sharding-algorithm", "", "Argo CD's placement of clusters (legacy, round-robin, consistent-hashing; default: argocd-cmd-params-cm controller.sharding.algorithm, else legacy)")
 	if !parseFlags(fs, args) {
 		return 2
 	}
@@ -74,10 +77,11 @@ func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	now := time.Now()
 	members := shardMembers(leases.Items, now)
-	owners, err := appOwners(ctx, dyn, *namespace)
+	apps, err := listApps(ctx, dyn, *namespace)
 	if err != nil {
 		return fail(stderr, "shards", err)
 	}
+	owners := appOwners(apps)
 	byName := map[string]*shardMember{}
 	for i := range members {
 		byName[members[i].member] = &members[i]
@@ -119,6 +123,14 @@ func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	} else if !apierrors.IsNotFound(err) {
 		return fail(stderr, "shards", fmt.Errorf("reading Lease %s/%s: %w", *namespace, controlLeaseName, err))
+	}
+	if n := *replicas; n > 1 || replicasOf(members) > 1 {
+		if n <= 1 {
+			n = replicasOf(members)
+		}
+		if err := printClusterShards(ctx, kube, apps, *namespace, *algorithm, n, members, stdout); err != nil {
+			return fail(stderr, "shards", err)
+		}
 	}
 	total := 0
 	for _, n := range owners {
@@ -183,23 +195,19 @@ func ago(t, now time.Time) string {
 }
 
 // appOwners counts the Applications by their owner annotation ("" for
-// none): of every namespace when allowed, else of namespace.
-func appOwners(ctx context.Context, dyn dynamic.Interface, namespace string) (map[string]int, error) {
-	list, err := dyn.Resource(applicationsResource).List(ctx, metav1.ListOptions{})
-	if apierrors.IsForbidden(err) {
-		list, err = dyn.Resource(applicationsResource).Namespace(namespace).List(ctx, metav1.ListOptions{})
-	}
-	if apierrors.IsNotFound(err) || (err != nil && strings.Contains(err.Error(), "the server could not find the requested resource")) {
-		return map[string]int{}, nil // no Application CRD: the agent's apps live in files
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing Applications: %w", err)
-	}
+// none).
+func appOwners(apps []unstructured.Unstructured) map[string]int {
 	out := map[string]int{}
-	for _, app := range list.Items {
+	for _, app := range apps {
 		out[app.GetAnnotations()[shard.AnnotationOwner]]++
 	}
-	return out, nil
+	return out
+}
+
+// isNoCRD reports an error of a cluster that does not serve Applications
+// (the agent's apps live in files).
+func isNoCRD(err error) bool {
+	return strings.Contains(err.Error(), "the server could not find the requested resource")
 }
 
 func sortedKeys(m map[string]int) []string {

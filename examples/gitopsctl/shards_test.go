@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/shard"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -93,4 +95,76 @@ func TestShardsListsMembers(t *testing.T) {
 	if strings.Index(stdout, "live-0") > strings.Index(stdout, "gone-1") {
 		t.Errorf("live members are not listed first:\n%s", stdout)
 	}
+}
+
+// TestShardsShowsClusterPlacement runs `gitopsctl shards` on a namespace
+// whose replicas are named as Argo CD's StatefulSet names them and whose
+// argocd-cmd-params-cm says round-robin: each cluster is listed with its
+// replica, that replica's member and its apps, as the operators place
+// them (in-cluster first by ID on 0, the Secret's cluster on 1); a shard
+// field moves the cluster.
+func TestShardsShowsClusterPlacement(t *testing.T) {
+	ns := cluster.TestNamespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	scheme := runtime.NewScheme()
+	if err := errors.Join(apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme), coordinationv1.AddToScheme(scheme), corev1.AddToScheme(scheme)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := config.Install(ctx, c, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.NewMicroTime(time.Now())
+	for i := range 2 {
+		id := fmt.Sprintf("argocd-application-controller-%d", i)
+		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitops-operator-" + id, Labels: map[string]string{shard.LabelGroup: "gitops-operator"}},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(id), LeaseDurationSeconds: ptr.To[int32](600), RenewTime: &now}}
+		if err := c.Create(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs := []client.Object{
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "argocd-cmd-params-cm"}, Data: map[string]string{"controller.sharding.algorithm": "round-robin"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second", Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster"}},
+			StringData: map[string]string{"name": "second", "server": "https://second.example:6443", "config": `{"tlsClientConfig":{"insecure":true}}`}},
+	}
+	for i, dest := range []string{"in-cluster", "second", "second"} {
+		objs = append(objs, &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app%d", i)}, Spec: v1alpha1.ApplicationSpec{
+			Project: "default", Source: &v1alpha1.ApplicationSource{RepoURL: "https://example.com/repo.git", Path: "."},
+			Destination: v1alpha1.ApplicationDestination{Name: dest, Namespace: ns},
+		}})
+	}
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(wants ...string) {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, "shards", "--kubeconfig", cluster.Kubeconfig(), "--namespace", ns)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, want := range wants {
+			if !regexp.MustCompile(want).MatchString(stdout) {
+				t.Errorf("output does not match %s:\n%s", want, stdout)
+			}
+		}
+	}
+	check(`(?m)^clusters placed by round-robin over 2 replicas:$`,
+		`(?m)^in-cluster\s+https://kubernetes.default.svc\s+0\s+argocd-application-controller-0\s+\d+$`, // apps of other tests count too
+		`(?m)^second\s+https://second.example:6443\s+1\s+argocd-application-controller-1\s+2$`)
+	var s corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "second"}, &s); err != nil {
+		t.Fatal(err)
+	}
+	s.Data["shard"] = []byte("0")
+	if err := c.Update(ctx, &s); err != nil {
+		t.Fatal(err)
+	}
+	check(`(?m)^second\s+https://second.example:6443\s+0\s+argocd-application-controller-0\s+2$`)
 }

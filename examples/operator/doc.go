@@ -127,7 +127,12 @@
 // runs what runs once (ApplicationSets, notifications, image updates,
 // hydration); a sharded member waits while an operator outside its group
 // holds that Lease, and says so. -redis-addr, else argocd-cmd-params-cm's
-// redis.server, keeps their rendered manifests in a shared Redis.
+// redis.server, keeps their rendered manifests in a shared Redis. Apps go
+// to members one by one; with ARGOCD_CONTROLLER_REPLICAS (-replicas) above
+// 1 they go instead by destination cluster, as Argo CD's controller places
+// them (placement.go): controller.sharding.algorithm, a cluster Secret's
+// shard field, the replica's number from ARGOCD_CONTROLLER_SHARD or its
+// Pod name. Each member serves gitops_shard_* metrics (shardmetrics.go).
 //
 // It delivers Argo CD notifications (notifications.go; -notifications=false
 // turns it off), as Argo CD's notifications controller does: while

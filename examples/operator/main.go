@@ -102,6 +102,12 @@ type flags struct {
 	shard      bool
 	shardGroup string
 	shardID    string
+	// replicas, shardingAlgorithm and controllerShard are Argo CD's
+	// placement by cluster (placement.go): the replica count, the
+	// algorithm and this replica's number (-1: from its name).
+	replicas          int
+	shardingAlgorithm string
+	controllerShard   int
 	// redisAddr keeps rendered manifests in Redis, shared by replicas.
 	redisAddr string
 }
@@ -123,6 +129,9 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.shard, "shard", false, "share the Applications with the other operators started with -shard in -namespace (Leases of -shard-group), each acting on its share (default: on when $"+EnvReplicas+" is above 1)")
 	fs.StringVar(&f.shardGroup, "shard-group", "gitops-operator", "the name of the group of sharded operators")
 	fs.StringVar(&f.shardID, "id", "", "this operator's name in its Leases and the owner annotation (default: $POD_NAME, else the host name in a Pod, else the host name and a random suffix)")
+	fs.IntVar(&f.replicas, "replicas", envInt(EnvReplicas, 0), "the number of replicas placed by cluster as Argo CD places them (default: $"+EnvReplicas+"); above 1 the operator runs sharded and places each cluster's apps on one replica by -sharding-algorithm")
+	fs.StringVar(&f.shardingAlgorithm, "sharding-algorithm", os.Getenv(EnvShardingAlgorithm), "Argo CD's placement of clusters over -replicas: legacy, round-robin or consistent-hashing (default: $"+EnvShardingAlgorithm+", else argocd-cmd-params-cm controller.sharding.algorithm, else legacy)")
+	fs.IntVar(&f.controllerShard, "controller-shard", envInt(EnvShard, -1), "this replica's number among -replicas (default: $"+EnvShard+", else the number that ends -id, as a StatefulSet Pod's name argocd-application-controller-2 is 2)")
 	fs.StringVar(&f.redisAddr, "redis-addr", "", "sharded, keep rendered manifests in this Redis (host:port), shared by the replicas (default: argocd-cmd-params-cm redis.server; in memory when neither is set)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity: the log shows V(n) lines up to n; given, it wins over argocd-cmd-params-cm's log levels")
@@ -351,8 +360,18 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
 	opts.Log = log.WithName("application")
+	var placement *byCluster
 	if members != nil {
 		opts.Sharder, opts.Identity = watch, identity
+		if alg, n, self, ok := byClusterSettings(f, st.params.ShardingAlgorithm, identity, log.WithName("placement")); ok {
+			p := &byCluster{reader: mgr.GetCache(), cache: mgr.GetCache(), namespace: f.namespace, algorithm: alg, replicas: n, self: self,
+				inClusterEnabled: st.inClusterEnabled, gate: watch, log: log.WithName("placement"), notify: make(chan struct{}, 1)}
+			if err := mgr.Add(p); err != nil {
+				return err
+			}
+			opts.Sharder, placement = p, p
+			log.Info("placing apps by cluster as Argo CD does", "algorithm", alg, "replicas", n, "replica", self)
+		}
 	}
 	st.reconcilerOptions(&opts)
 	// The AppProjects of -namespace are the engine's projects, as Argo
@@ -374,6 +393,11 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 		return err
 	}
 	st.reconciler = r
+	if members != nil {
+		if err := own.Register(newShardMetrics(identity, r.ShardStats, members, placement)); err != nil {
+			return err
+		}
+	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}

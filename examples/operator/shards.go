@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	gosync "sync"
 	"time"
 
@@ -58,13 +57,13 @@ func memberName(id string) string {
 }
 
 // sharded reports whether the apps are shared with other replicas: -shard,
-// or, when -shard is not given, ARGOCD_CONTROLLER_REPLICAS above 1.
+// or, when -shard is not given, -replicas (ARGOCD_CONTROLLER_REPLICAS)
+// above 1.
 func (f flags) sharded() bool {
 	if f.set["shard"] {
 		return f.shard
 	}
-	n, err := strconv.Atoi(os.Getenv(EnvReplicas))
-	return f.shard || (err == nil && n > 1)
+	return f.shard || f.replicas > 1
 }
 
 // everyReplica is the NeedLeaderElection of the controllers every
@@ -285,6 +284,14 @@ func (w *controlWatch) Owned(all []string) map[string]bool {
 		return map[string]bool{}
 	}
 	return w.members.Owned(all)
+}
+
+// acting reports whether the group may act: a member of it holds the
+// Lease.
+func (w *controlWatch) acting() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.groupOK && w.members != nil
 }
 
 // Changes receives a value whenever Owned may answer differently

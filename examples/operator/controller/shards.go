@@ -29,6 +29,24 @@ const AnnotationOwner = shard.AnnotationOwner
 type ownership struct {
 	mu    gosync.Mutex
 	owned map[string]bool // nil until the first reshard: nothing owned
+	// gained and lost count the apps this replica took and gave up.
+	gained, lost uint64
+}
+
+// ShardStats are what this replica owns under Options.Sharder.
+type ShardStats struct {
+	// Owned is the number of Applications this replica owns now.
+	Owned int
+	// Gained and Lost count, since it started, the Applications it took
+	// and those it no longer owns (moved to another replica or deleted).
+	Gained, Lost uint64
+}
+
+// ShardStats returns what this replica owns (zero without a Sharder).
+func (r *Reconciler) ShardStats() ShardStats {
+	r.shards.mu.Lock()
+	defer r.shards.mu.Unlock()
+	return ShardStats{Owned: len(r.shards.owned), Gained: r.shards.gained, Lost: r.shards.lost}
 }
 
 // claim writes AnnotationOwner on an app this replica owns when it names
@@ -124,7 +142,6 @@ func (r *Reconciler) reshard(ctx context.Context, reader client.Reader) {
 	r.shards.mu.Lock()
 	prev := r.shards.owned
 	r.shards.owned = owned
-	r.shards.mu.Unlock()
 	var gained, lost []string
 	for k := range owned {
 		if !prev[k] {
@@ -136,6 +153,9 @@ func (r *Reconciler) reshard(ctx context.Context, reader client.Reader) {
 			lost = append(lost, k)
 		}
 	}
+	r.shards.gained += uint64(len(gained))
+	r.shards.lost += uint64(len(lost))
+	r.shards.mu.Unlock()
 	if len(lost) > 0 {
 		logApps(r.opts.Log, "apps lost by sharding", lost, len(owned))
 		for _, k := range lost {
