@@ -33,7 +33,11 @@ type ApplicationSource = engine.ApplicationSource
 type ApplicationSpec = engine.ApplicationSpec
 
 // ClusterConfig is a destination cluster, known by the name and the server
-// URL that Applications use for it.
+// URL that Applications use for it. An Application's destination.name
+// matches Name and its destination.server matches Server, each on its
+// own: a config with only a Name is not found by server, so give both
+// (Argo CD's in-cluster is v1alpha1.KubernetesInClusterName and
+// v1alpha1.KubernetesInternalAPIServerAddr). At least one is required.
 //
 // See [engine.ClusterConfig].
 type ClusterConfig = engine.ClusterConfig
