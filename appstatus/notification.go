@@ -45,7 +45,8 @@ type Notification struct {
 	// Message says what happened, for people: the operation's message, the new
 	// health's message.
 	Message string `json:"message,omitempty"`
-	// Health is the application's health when the notification was made.
+	// Health is the application's new health on NotifyHealthChanged;
+	// empty on every other type (Engine.Apps().AppStatus has it).
 	Health health.Code `json:"health,omitempty"`
 	// Sync is the new sync status of a SyncStatusChanged notification.
 	Sync SyncStatusCode `json:"sync,omitempty"`

@@ -259,7 +259,8 @@ type Options struct {
 	// Notify, when set, is told of syncs and health changes. It is called
 	// synchronously from refreshes and syncs, so it must not block: hand
 	// the notification to a queue of your own (docs/recipes.md has a
-	// webhook sender that drops when full).
+	// webhook sender that drops when full). Run's reconcile workers and
+	// syncs call it from several goroutines at once: guard what it shares.
 	Notify func(appstatus.Notification)
 	// State keeps each app's history and last operation. Default: in
 	// memory (state.NewMemoryStore); state.NewConfigMapStore keeps them in
