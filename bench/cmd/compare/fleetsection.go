@@ -141,7 +141,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		a.Spec.SyncPolicy = &gitops.SyncPolicy{Automated: &gitops.SyncPolicyAutomated{Prune: true, SelfHeal: true}}
 	}
 
-	h.logf("fleet: %d apps of 5 objects over %d namespaces, interval %s, %d sync workers, QPS %s", n, len(nss), opts.Interval, e.Options().SyncWorkers, qpsName(e.Options().QPS))
+	h.logf("fleet: %d apps of 5 objects over %d namespaces, interval %s, %d sync workers, QPS %s", n, len(nss), opts.Interval, e.Settings().Options().SyncWorkers, qpsName(e.Settings().Options().QPS))
 	prof, err := startPhase(h.cfg.FleetProfile, "cold")
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		return nil, err
 	}
 	t1 := time.Now()
-	e.Hint(repo)
+	e.Apps().Hint(repo)
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, h.cfg.FleetTimeout, true, ready(idx, rev)); err != nil {
 		return nil, fmt.Errorf("1%% commit: %d apps not Synced at %s within %s: %w", touched, rev, h.cfg.FleetTimeout, err)
 	}
@@ -259,7 +259,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 		return nil, err
 	}
 	t2 := time.Now()
-	e.Hint(repo)
+	e.Apps().Hint(repo)
 	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, h.cfg.FleetTimeout, true, ready(all, rev)); err != nil {
 		return nil, fmt.Errorf("all-apps commit: not every app Synced at %s within %s: %w", rev, h.cfg.FleetTimeout, err)
 	}
@@ -363,7 +363,7 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 // Healthy at rev; an ended Run is an error.
 func fleetReady(e *gitops.Engine, apps []gitops.Application, idx []int, rev string, done <-chan error) func(context.Context) (bool, error) {
 	ready := func(i int) bool {
-		st, ok := e.AppStatus(v1alpha1.KeyOf(&apps[i]))
+		st, ok := e.Apps().AppStatus(v1alpha1.KeyOf(&apps[i]))
 		return ok && st.Sync == appstatus.Synced && st.Health.Code == health.Healthy && strings.HasPrefix(st.Revision, rev)
 	}
 	// A poll resumes at the first app the last one found not ready, so
