@@ -43,7 +43,7 @@ func compareViewOf(cs *clusterState) compare.Destination {
 	d := compare.Destination{Name: cs.Name(), Server: cs.Server(), ID: fmt.Sprintf("%s\x00%p", cs.Name(), cs), Scope: cs.ServedScope(),
 		Manages: cs.Manages, Discovery: cs.DiscoveryGeneration, Schema: cs.Schema(), DryRun: cs.DryRun()}
 	if c := cs.Cache(); c != nil {
-		d.Cache = c
+		d.Cache, d.Fetch = c, cs.Fetch
 	}
 	return d
 }
