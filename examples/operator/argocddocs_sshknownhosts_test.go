@@ -27,7 +27,8 @@ import (
 //   - the docs' ConfigMap knows github.com, gitlab.com and the like, not
 //     our server: the app is refused with Argo CD's "knownhosts: key is
 //     unknown", naming the repository and argocd-ssh-known-hosts-cm, and
-//     deploys nothing;
+//     deploys nothing, while an app of a repository whose Secret says
+//     insecure: "true" syncs from the same server (no host key check);
 //   - the user adds the server's known_hosts line to the ConfigMap (an
 //     edit, no restart): the app syncs, Synced and Healthy;
 //   - a commit pushed to the server is deployed at the next refresh.
@@ -55,6 +56,11 @@ func TestArgoCDDocsSSHKnownHostsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	repoURL := gs.SSHRepoURL("argocd-example-apps")
+	if _, err := gs.CreateRepository(ctx, "insecure-apps", fstest.MapFS{
+		"app/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: insecure}\ndata: {a: b}\n")},
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	knownHosts := w.docObjects(t, "docs/operator-manual/argocd-ssh-known-hosts-cm.yaml", nil)
 	if len(knownHosts) != 1 || knownHosts[0].GetName() != "argocd-ssh-known-hosts-cm" {
@@ -68,7 +74,12 @@ func TestArgoCDDocsSSHKnownHostsLive(t *testing.T) {
 	repoSecret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata":   map[string]any{"name": "ssh-repo", "namespace": w.ns, "labels": map[string]any{"argocd.argoproj.io/secret-type": "repository"}},
 		"stringData": map[string]any{"type": "git", "url": repoURL, "sshPrivateKey": string(key)}}}
-	w.create(t, repoSecret)
+	// A second repository of the same server, its Secret insecure: Argo
+	// CD skips host key checking for it.
+	insecureSecret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "ssh-insecure-repo", "namespace": w.ns, "labels": map[string]any{"argocd.argoproj.io/secret-type": "repository"}},
+		"stringData": map[string]any{"type": "git", "url": gs.SSHRepoURL("insecure-apps"), "sshPrivateKey": string(key), "insecure": "true"}}}
+	w.create(t, repoSecret, insecureSecret)
 	startOperatorArgs(t, w.ns, "-interval", "5s", "-notifications=false")
 
 	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "guestbook-ssh"}, Spec: v1alpha1.ApplicationSpec{
@@ -76,7 +87,11 @@ func TestArgoCDDocsSSHKnownHostsLive(t *testing.T) {
 		Source:      &v1alpha1.ApplicationSource{RepoURL: repoURL, Path: "guestbook", TargetRevision: "main"},
 		Destination: v1alpha1.ApplicationDestination{Name: "in-cluster", Namespace: w.dest},
 		SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}}}}
-	waitUntil(t, func() string { return "create Application" }, func(ctx context.Context) bool { return w.c.Create(ctx, app.DeepCopy()) == nil })
+	insecureApp := app.DeepCopy()
+	insecureApp.Name, insecureApp.Spec.Source = "insecure-ssh", &v1alpha1.ApplicationSource{RepoURL: gs.SSHRepoURL("insecure-apps"), Path: "app", TargetRevision: "main"}
+	for _, a := range []*v1alpha1.Application{app, insecureApp} {
+		waitUntil(t, func() string { return "create Application " + a.Name }, func(ctx context.Context) bool { return w.c.Create(ctx, a.DeepCopy()) == nil })
+	}
 	appKey := types.NamespacedName{Namespace: w.ns, Name: app.Name}
 
 	// 1. Refused: the docs' hosts do not include ours.
@@ -109,6 +124,15 @@ func TestArgoCDDocsSSHKnownHostsLive(t *testing.T) {
 	cm := &corev1.ConfigMap{}
 	if err := w.c.Get(ctx, types.NamespacedName{Namespace: w.dest, Name: "guestbook"}, cm); err == nil {
 		t.Error("the refused app deployed its ConfigMap")
+	}
+	// Meanwhile the insecure repository's app syncs from the same server.
+	insecureGot := &v1alpha1.Application{}
+	waitUntil(t, func() string { return fmt.Sprintf("insecure app Synced: %+v", insecureGot.Status) }, func(ctx context.Context) bool {
+		return w.c.Get(ctx, types.NamespacedName{Namespace: w.ns, Name: insecureApp.Name}, insecureGot) == nil &&
+			insecureGot.Status.Sync.Status == "Synced" && insecureGot.Status.Health.Status == "Healthy" && len(insecureGot.Status.Conditions) == 0
+	})
+	if err := w.c.Get(ctx, appKey, got); err != nil || got.Status.Sync.Status == "Synced" {
+		t.Errorf("the strict app synced before its host was known: %+v, %v", got.Status.Sync, err)
 	}
 
 	// 2. The user adds the server's line to the ConfigMap: no restart.

@@ -54,7 +54,8 @@ func keyLines(privatePEM []byte) []string {
 // server's known_hosts line lets it in; a known_hosts without it is
 // refused with Argo CD's "knownhosts: key is unknown", naming the
 // repository and the ConfigMap to add the host to; another key for the
-// host is "knownhosts: key mismatch"; insecure (InsecureIgnoreHostKey)
+// host is "knownhosts: key mismatch"; no known_hosts at all is refused
+// before connecting, naming the ConfigMap; insecure (InsecureIgnoreHostKey)
 // skips the check, even against a mismatching line; and a client key the
 // server does not know is an authentication error that names the
 // repository and quotes no key material.
@@ -125,6 +126,12 @@ func TestSSHKnownHostsAsArgoCD(t *testing.T) {
 	t.Run("changed host key", func(t *testing.T) {
 		_, err := fetch(t, repo(key, changed, false))
 		refused(t, err, "knownhosts: key mismatch", "argocd-ssh-known-hosts-cm", ssh.FingerprintSHA256(gs.SSHHostKey()))
+	})
+	t.Run("no known_hosts", func(t *testing.T) {
+		_, err := fetch(t, repo(key, nil, false))
+		if !errors.Is(err, source.ErrInvalidRepository) || !strings.Contains(err.Error(), "argocd-ssh-known-hosts-cm") || !strings.Contains(err.Error(), url) {
+			t.Errorf("no known_hosts: %v, want ErrInvalidRepository naming the repository and argocd-ssh-known-hosts-cm", err)
+		}
 	})
 	t.Run("insecure", func(t *testing.T) {
 		for name, kh := range map[string][]byte{"no known_hosts": nil, "changed host key": changed} {

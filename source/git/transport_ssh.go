@@ -172,7 +172,7 @@ func hostKeyCallback(c *source.Credentials) (ssh.HostKeyCallback, error) {
 		return ssh.InsecureIgnoreHostKey(), nil
 	}
 	if len(c.KnownHosts) == 0 {
-		return nil, fmt.Errorf("ssh needs known_hosts (or InsecureIgnoreHostKey): %w", source.ErrInvalidRepository)
+		return nil, fmt.Errorf("ssh needs known_hosts (Argo CD: argocd-ssh-known-hosts-cm) or InsecureIgnoreHostKey (Argo CD: insecure): %w", source.ErrInvalidRepository)
 	}
 	// knownhosts reads files only; the file lives just long enough to be
 	// parsed.
