@@ -14,8 +14,9 @@
 //
 // With Options.SSH the server also speaks Git over SSH on a second
 // loopback port (golang.org/x/crypto/ssh), as GitHub's git@ endpoint does:
-// a fresh ed25519 host key per server (SSHKnownHosts gives its
-// known_hosts line), public-key authentication against the keys a test
+// fresh ed25519 and ecdsa host keys per server, as a real sshd offers
+// several (SSHKnownHosts gives the ed25519 line only, SSHKnownHostsAll
+// both), public-key authentication against the keys a test
 // registers (AuthorizeSSHKey, NewSSHKey), and each exec request of
 // git-upload-pack or git-receive-pack run as the real `git upload-pack` or
 // `git receive-pack` on the bare repository, with the session as its

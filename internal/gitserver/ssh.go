@@ -2,7 +2,9 @@ package gitserver
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
@@ -29,7 +31,9 @@ const sshHandshakeTimeout = 10 * time.Second
 type sshServer struct {
 	ln      net.Listener
 	hostKey ssh.Signer
-	cfg     *ssh.ServerConfig
+	// ecdsaKey is the second host key (ecdsa-sha2-nistp256).
+	ecdsaKey ssh.Signer
+	cfg      *ssh.ServerConfig
 	// ctx bounds every git process the SSH side runs; Close cancels it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -41,7 +45,7 @@ type sshServer struct {
 	closed bool
 }
 
-// startSSH listens on a loopback port with a fresh ed25519 host key and
+// startSSH listens on a loopback port with fresh ed25519 and ecdsa host keys and
 // serves Git over SSH until Close.
 func (s *Server) startSSH(ctx context.Context) error {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -71,6 +75,21 @@ func (s *Server) startSSH(ctx context.Context) error {
 		},
 	}
 	x.cfg.AddHostKey(signer)
+	// A second host key of another type, as a real sshd offers several
+	// (GitHub: ecdsa, ed25519, rsa): a client must pick the one its
+	// known_hosts holds, not the first its defaults prefer.
+	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("gitserver: ssh host key: %w", err)
+	}
+	ecSigner, err := ssh.NewSignerFromKey(ecKey)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("gitserver: ssh host key: %w", err)
+	}
+	x.cfg.AddHostKey(ecSigner)
+	x.ecdsaKey = ecSigner
 	s.ssh = x
 	x.wg.Add(1)
 	go func() {
@@ -331,6 +350,17 @@ func (s *Server) SSHKnownHosts() string {
 		return ""
 	}
 	return knownhosts.Line([]string{s.SSHAddr()}, s.SSHHostKey())
+}
+
+// SSHKnownHostsAll returns the known_hosts lines of both host keys the
+// server presents (ssh-ed25519 and ecdsa-sha2-nistp256), joined by a
+// newline, or "" when SSH is not served. SSHKnownHosts holds only the
+// first: a client given it must still connect.
+func (s *Server) SSHKnownHostsAll() string {
+	if s.ssh == nil {
+		return ""
+	}
+	return s.SSHKnownHosts() + "\n" + knownhosts.Line([]string{s.SSHAddr()}, s.ssh.ecdsaKey.PublicKey())
 }
 
 // closeSSH stops accepting, ends every git process and connection, and

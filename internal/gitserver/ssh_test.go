@@ -217,7 +217,7 @@ func TestSSHCloseEndsSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	client, err := ssh.Dial("tcp", s.SSHAddr(), &ssh.ClientConfig{User: "git", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
-		HostKeyCallback: ssh.FixedHostKey(s.SSHHostKey()), Timeout: 20 * time.Second})
+		HostKeyCallback: ssh.FixedHostKey(s.SSHHostKey()), HostKeyAlgorithms: []string{s.SSHHostKey().Type()}, Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,9 +119,35 @@ func TestSSHKnownHostsAsArgoCD(t *testing.T) {
 			t.Fatalf("fetch = %v, %v; want %s", rev, err, first)
 		}
 	})
+	// The server presents an ed25519 and an ecdsa host key, as a real
+	// sshd presents several: known_hosts holding either one, or both,
+	// lets the client in (it offers the algorithms of the keys it holds).
+	t.Run("known host by either of its keys", func(t *testing.T) {
+		all := strings.Split(gs.SSHKnownHostsAll(), "\n")
+		if len(all) != 2 || !strings.Contains(all[1], "ecdsa-sha2-nistp256") {
+			t.Fatalf("SSHKnownHostsAll = %q, want an ed25519 and an ecdsa line", all)
+		}
+		for name, kh := range map[string]string{"ecdsa only": all[1], "both": all[0] + "\n" + all[1], "ed25519 only": all[0]} {
+			if rev, err := fetch(t, repo(key, []byte(kh+"\n"), false)); err != nil || rev.Commit != first {
+				t.Errorf("known_hosts with %s: %v, %v; want %s", name, rev, err, first)
+			}
+		}
+	})
 	t.Run("unknown host", func(t *testing.T) {
 		_, err := fetch(t, repo(key, others, false))
-		refused(t, err, "knownhosts: key is unknown", "argocd-ssh-known-hosts-cm", "127.0.0.1:"+port, ssh.FingerprintSHA256(gs.SSHHostKey()))
+		refused(t, err, "knownhosts: key is unknown", "argocd-ssh-known-hosts-cm", "127.0.0.1:"+port)
+		// It names the key the server presented: either of its two.
+		named := false
+		for _, line := range strings.Split(gs.SSHKnownHostsAll(), "\n") {
+			_, _, pub, _, _, perr := ssh.ParseKnownHosts([]byte(line))
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			named = named || strings.Contains(err.Error(), ssh.FingerprintSHA256(pub))
+		}
+		if !named {
+			t.Errorf("the refusal names neither host key's fingerprint: %v", err)
+		}
 	})
 	t.Run("changed host key", func(t *testing.T) {
 		_, err := fetch(t, repo(key, changed, false))

@@ -100,6 +100,9 @@ func (s *Source) dialSSHService(ctx context.Context, e endpoint, service string)
 			return hostKeys(hostname, remote, key)
 		},
 	}
+	if !c.InsecureIgnoreHostKey {
+		cfg.HostKeyAlgorithms = hostKeyAlgorithms(hostKeys, addr)
+	}
 	cc, chans, reqs, err := ssh.NewClientConn(conn, addr, cfg)
 	if err != nil {
 		stop()
