@@ -190,6 +190,7 @@ func (s *server) routes() {
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))
 	m.Handle("POST /api/v1/apps/{name}/terminate", s.authed(s.apiTerminate))
 	m.Handle("POST /api/v1/apps/{name}/action", s.authed(s.apiAction))
+	s.settingsRoutes(m)
 	s.mux = m
 }
 
