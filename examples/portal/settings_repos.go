@@ -199,9 +199,25 @@ func (s *server) reposPage(w http.ResponseWriter, r *http.Request, c caller) {
 	repos, err := s.repositories(r.Context(), c)
 	create := ""
 	if s.ns != nil {
-		create = s.refusal(c, rbac.ResourceRepositories, rbac.ActionCreate, "*", "")
+		create = s.repoCreateRefusal(c)
 	}
 	s.settingsPage(w, r, c, "repositories", "Repositories", repos, create, err)
+}
+
+// repoCreateRefusal is why c may create no repository ("" when c may
+// create one anywhere, or in one of the projects: the form names the
+// project, and the create is decided on "<project>/<url>").
+func (s *server) repoCreateRefusal(c caller) string {
+	why := s.refusal(c, rbac.ResourceRepositories, rbac.ActionCreate, "*", "")
+	if why == "" {
+		return ""
+	}
+	for _, p := range s.projectList() {
+		if s.opts.Authz.allow(c.identity, rbac.ResourceRepositories, rbac.ActionCreate, p.Name+"/*") {
+			return ""
+		}
+	}
+	return why
 }
 
 // apiRepos is GET /api/v1/repositories: the repositories c may get; with

@@ -5,6 +5,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kubegitops/gitops/engine"
+	"github.com/kubegitops/gitops/rbac"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestSettingsFolderMode is the settings pages over an --apps folder
@@ -56,5 +61,49 @@ func TestSettingsFolderMode(t *testing.T) {
 	}
 	if a := f.audit.String(); !strings.Contains(a, `"action":"project.update"`) || !strings.Contains(a, `"outcome":"refused: Read only: this portal serves an --apps folder`) {
 		t.Errorf("the refused writes are not audited: %s", a)
+	}
+}
+
+// TestSettingsRefusalRedactsURL: a repository URL with a password is the
+// RBAC object as Argo CD builds it, but neither the refusal, the page's
+// view nor the audit record holds the password; a cluster Secret's view
+// names how it authenticates, never the token.
+func TestSettingsRefusalRedactsURL(t *testing.T) {
+	cfg, err := rbac.Load(map[string]string{"policy.csv": "p, role:viewer, repositories, update, *, deny\ng, readers-a, role:viewer\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	az, err := newArgoRBAC(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{opts: serverOptions{Authz: az}}
+	bob := caller{identity: identity{User: "bob", Groups: []string{"readers-a"}}}
+	const url = "https://user:pa55word-in-url@git.example.invalid/org/repo.git"
+	err = s.settingsAllowed(bob, rbac.ResourceRepositories, rbac.ActionUpdate, repoRBACObject(secretTypeRepository, "team-a", url), url)
+	if err == nil || strings.Contains(err.Error(), "pa55word-in-url") || !strings.Contains(err.Error(), "git.example.invalid/org/repo.git") ||
+		!strings.Contains(err.Error(), "policy.csv line 1") {
+		t.Errorf("refusal: %v, want the line named and the URL without its password", err)
+	}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "r", Labels: map[string]string{engine.ClusterSecretTypeLabel: secretTypeRepository}},
+		Data: map[string][]byte{"url": []byte(url), "password": []byte("pw-value-1")}}
+	if b, _ := json.Marshal(repoViewOf(sec)); strings.Contains(string(b), "pa55word-in-url") || strings.Contains(string(b), "pw-value-1") || !strings.Contains(string(b), `"secrets":["password"]`) {
+		t.Errorf("repository view: %s", b)
+	}
+	if got := repoRBACObject(secretTypeRepoCreds, "team-a", "https://h"); got != "https://h" {
+		t.Errorf("a credential template's object: %q, want its URL (Argo CD's repocreds)", got)
+	}
+	if got := clusterRBACObject("", "https://s"); got != "https://s" {
+		t.Errorf("a cluster without project: %q", got)
+	}
+	cl := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: "c"}, Data: map[string][]byte{"server": []byte("https://s"),
+		"config": []byte(`{"bearerToken":"tok-value-2","tlsClientConfig":{"keyData":"a2V5"}}`)}}
+	v := clusterViewOf(cl)
+	if b, _ := json.Marshal(v); strings.Contains(string(b), "tok-value-2") || v.Auth != "bearer token, TLS client certificate" || v.Name != "https://s" {
+		t.Errorf("cluster view: %s", b)
+	}
+	cl.Data["config"] = []byte(`{"bearerToken": tok-value-2}`)
+	if v := clusterViewOf(cl); v.Error == "" || strings.Contains(v.Error, "tok-value-2") {
+		t.Errorf("a malformed config: %q, want an error without the value", v.Error)
 	}
 }
