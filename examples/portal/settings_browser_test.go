@@ -214,6 +214,14 @@ func TestSettingsBrowser(t *testing.T) {
 	if string(sec.Data["name"]) != "private apps" || string(sec.Data["password"]) != settingsRepoPassword || string(sec.Data["project"]) != "team-a" {
 		t.Errorf("Secret repo-private after the edit: name %q project %q, password kept %v", sec.Data["name"], sec.Data["project"], string(sec.Data["password"]) == settingsRepoPassword)
 	}
+	code, _, raw := p.call("POST", "/api/v1/repositories", tokAdmin, p.csrfOf(tokAdmin), map[string]any{"url": git.RepoURL("apps"), "username": "git", "password": settingsWrongPassword})
+	if code != http.StatusBadRequest || !strings.Contains(raw, "Unable to connect to repository") || strings.Contains(raw, settingsWrongPassword) {
+		t.Errorf("connect with a wrong password: %d %s, want 400 saying it cannot connect (as Argo CD tests a new repository)", code, raw)
+	}
+	code, _, raw = p.call("POST", "/api/v1/repositories/creds-local/update", tokAdmin, p.csrfOf(tokAdmin), map[string]any{"name": "x"})
+	if code != http.StatusBadRequest || !strings.Contains(raw, "credential template has no name") {
+		t.Errorf("naming a credential template: %d %s, want 400", code, raw)
+	}
 	newID := repoSecretName(git.RepoURL("apps"), "")
 	run("connect a repository", chromedp.SetValue(chromedp.CSS(`#repo-new input[name="url"]`), git.RepoURL("apps")),
 		chromedp.SetValue(chromedp.CSS(`#repo-new input[name="username"]`), "git"),
@@ -261,7 +269,7 @@ func TestSettingsBrowser(t *testing.T) {
 			strings.Contains(string(sec.Data["config"]), settingsClusterToken))
 	}
 	csrf := p.csrfOf(tokAdmin)
-	code, _, raw := p.call("POST", "/api/v1/clusters/in-cluster/update", tokAdmin, csrf, map[string]any{"name": "in-cluster", "namespaces": []string{}, "project": ""})
+	code, _, raw = p.call("POST", "/api/v1/clusters/in-cluster/update", tokAdmin, csrf, map[string]any{"name": "in-cluster", "namespaces": []string{}, "project": ""})
 	if code != http.StatusOK {
 		t.Fatalf("update the implicit in-cluster: %d %s", code, raw)
 	}

@@ -171,20 +171,20 @@ func (s *server) checkConnections(ctx context.Context, repos []repoView) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v.Connection = s.lsRemote(ctx, v.Project, v.rawURL)
+			v.Connection = s.lsRemote(ctx, v.rawURL, s.ns.creds.ForProject(v.Project, v.rawURL))
 		}()
 	}
 	wg.Wait()
 }
 
-// lsRemote resolves HEAD of the repository at url, as the engine would
-// read it for project.
-func (s *server) lsRemote(ctx context.Context, project, url string) *repoConnection {
+// lsRemote resolves HEAD of the repository at url with creds (nil:
+// anonymous) through the engine's source for url.
+func (s *server) lsRemote(ctx context.Context, url string, creds *source.Credentials) *repoConnection {
 	ctx, cancel := context.WithTimeout(ctx, repoConnectionTimeout)
 	defer cancel()
 	from, err := s.opts.Engine.Sources().Source(url)
 	if err == nil {
-		repo := source.Repository{URL: url, Credentials: s.ns.creds.ForProject(project, url)}
+		repo := source.Repository{URL: url, Credentials: creds}
 		_, err = from.Resolve(ctx, repo, "HEAD")
 	}
 	if err != nil {
@@ -319,6 +319,17 @@ func (s *server) createRepo(r *http.Request, c caller, e repoEdit) error {
 	}
 	ctx, cancel := settingsContext(r)
 	defer cancel()
+	// As Argo CD, a Git repository of no project is connected to first,
+	// with its credentials or, without any, a template's.
+	if repoType(e.Type, e.URL) == "git" && e.Project == "" {
+		creds := s.ns.creds.ForProject("", e.URL)
+		if e.Username != "" || e.Password != "" {
+			creds = &source.Credentials{Username: e.Username, Password: e.Password}
+		}
+		if st := s.lsRemote(ctx, e.URL, creds); st.Status != "Successful" {
+			return badSetting("repository %s: %s", source.RedactURL(e.URL), st.Message)
+		}
+	}
 	existing, err := s.repoSecrets(ctx)
 	if err != nil {
 		return err
@@ -399,6 +410,9 @@ func (s *server) updateRepo(r *http.Request, c caller, e repoEdit, op *settingsO
 		}
 		if err := s.settingsAllowed(c, rbac.ResourceRepositories, rbac.ActionUpdate, repoRBACObject(v.Kind, e.Project, v.rawURL), v.rawURL); err != nil {
 			return err
+		}
+		if e.Name != "" && v.Kind == secretTypeRepoCreds {
+			return badSetting("name: a credential template has no name (Argo CD reads none from repo-creds Secrets)")
 		}
 		if sec.Data == nil {
 			sec.Data = map[string][]byte{}
