@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubegitops/gitops/rbac"
 	"github.com/kubegitops/gitops/source"
 )
 
@@ -120,11 +121,37 @@ func readSettingsBody(r *http.Request, v any) error {
 	return nil
 }
 
+// settingsWriteOf names the settings write r asks for (before its body
+// is read: a refusal by the CSRF check is audited with it).
+func settingsWriteOf(r *http.Request) (settingsOp, bool) {
+	if r.Method != http.MethodPost {
+		return settingsOp{}, false
+	}
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/api/v1/"), "/")
+	kinds := map[string][2]string{"repositories": {"repository", rbac.ResourceRepositories},
+		"clusters": {"cluster", rbac.ResourceClusters}, "projects": {"project", rbac.ResourceProjects}}
+	k, ok := kinds[parts[0]]
+	switch {
+	case !ok:
+		return settingsOp{}, false
+	case len(parts) == 1:
+		return settingsOp{Action: k[0] + ".create", Resource: k[1]}, true
+	case len(parts) == 3:
+		return settingsOp{Action: k[0] + "." + parts[2], Resource: k[1], Details: map[string]any{"id": parts[1]}}, true
+	}
+	return settingsOp{}, false
+}
+
+// finishSettingAudit writes op's audit record with its outcome.
+func (s *server) finishSettingAudit(c caller, op settingsOp, outcome string) {
+	s.audit.record(auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, TokenID: c.TokenID, Action: op.Action,
+		Resource: op.Resource, Object: source.RedactURL(op.Object), Project: op.Project, Details: op.Details, Outcome: outcome})
+}
+
 // finishSetting audits op with its outcome and answers: 200 with out, or
 // the error's status (a refusal's outcome starts "refused: ").
 func (s *server) finishSetting(w http.ResponseWriter, c caller, op settingsOp, out any, err error) {
-	rec := auditRecord{User: c.User, Groups: c.Groups, Via: c.Via, TokenID: c.TokenID, Action: op.Action,
-		Resource: op.Resource, Object: source.RedactURL(op.Object), Project: op.Project, Details: op.Details, Outcome: "done"}
+	outcome := "done"
 	code := http.StatusOK
 	if err != nil {
 		code = http.StatusInternalServerError
@@ -132,12 +159,12 @@ func (s *server) finishSetting(w http.ResponseWriter, c caller, op settingsOp, o
 		if errors.As(err, &se) {
 			code = se.code
 		}
-		rec.Outcome = "error: " + err.Error()
+		outcome = "error: " + err.Error()
 		if code == http.StatusForbidden || code == http.StatusConflict {
-			rec.Outcome = refusedPrefix + err.Error()
+			outcome = refusedPrefix + err.Error()
 		}
 	}
-	s.audit.record(rec)
+	s.finishSettingAudit(c, op, outcome)
 	if err != nil {
 		apiError(w, code, err.Error())
 		return

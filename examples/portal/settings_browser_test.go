@@ -323,7 +323,14 @@ func TestSettingsBrowser(t *testing.T) {
 		}
 		assertNoSecrets(t, "GET "+path, raw)
 	}
+	code, _, raw = p.call("POST", "/api/v1/projects/team-a/update", tokAdmin, "", map[string]any{"description": "no CSRF"})
+	if code != http.StatusForbidden || !strings.Contains(raw, "CSRF") {
+		t.Errorf("an update without the CSRF token: %d %s, want 403", code, raw)
+	}
 	audit := p.audit.String()
+	if !strings.Contains(audit, `"action":"project.update","resource":"projects","project":"","details":{"id":"team-a"},"outcome":"refused: CSRF`) {
+		t.Errorf("the CSRF refusal is not audited: %s", audit)
+	}
 	for _, action := range []string{"repository.update", "repository.create", "repository.delete", "cluster.update", "project.update"} {
 		if !strings.Contains(audit, `"action":"`+action+`"`) {
 			t.Errorf("the audit log lacks %s: %s", action, audit)
