@@ -316,6 +316,14 @@ func TestSettingsBrowser(t *testing.T) {
 		t.Errorf("the destination by cluster name: %v", dests[1])
 	}
 
+	checkProjectCreateDelete(t, p, c, ns)
+	code, _, raw = p.call("POST", "/api/v1/clusters/cluster-dev/delete", tokAdmin, csrf, map[string]any{})
+	if code != http.StatusOK {
+		t.Errorf("delete cluster-dev: %d %s", code, raw)
+	}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "cluster-dev"}, sec); !apierrors.IsNotFound(err) {
+		t.Errorf("cluster-dev after its deletion: %v, want not found", err)
+	}
 	for _, path := range []string{"/api/v1/repositories?connection=true", "/api/v1/clusters", "/api/v1/projects"} {
 		code, _, raw := p.call("GET", path, tokAdmin, "", nil)
 		if code != http.StatusOK {
@@ -361,9 +369,9 @@ func TestSettingsBrowser(t *testing.T) {
 	}
 	csrf = p.csrfOf(tokReaderA)
 	for path, line := range map[string]string{
-		"/api/v1/repositories/repo-private/update": "policy.csv line 1",
-		"/api/v1/clusters/cluster-dev/update":      "policy.csv line 2",
-		"/api/v1/projects/team-a/update":           "policy.csv line 3",
+		"/api/v1/repositories/repo-private/update":                                                    "policy.csv line 1",
+		"/api/v1/clusters/" + clusterSecretName(v1alpha1.KubernetesInternalAPIServerAddr) + "/update": "policy.csv line 2",
+		"/api/v1/projects/team-a/update":                                                              "policy.csv line 3",
 	} {
 		code, _, raw := p.call("POST", path, tokReaderA, csrf, map[string]any{"name": ""})
 		if code != http.StatusForbidden || !strings.Contains(raw, line) {
@@ -401,5 +409,38 @@ func settingsLoadTimes(t *testing.T, run func(string, ...chromedp.Action[chromed
 			}
 		}
 		t.Logf("measure: %s loads in %.0f ms (best of 3)", page.path, best)
+	}
+}
+
+// checkProjectCreateDelete creates project team-c through the API as
+// alice (the AppProject is written and listed), refuses bob's create by
+// name, deletes team-c, and refuses deleting default.
+func checkProjectCreateDelete(t *testing.T, p *nsPortal, c client.Client, ns string) {
+	t.Helper()
+	body := map[string]any{"name": "team-c", "description": "c", "sourceRepos": []string{"*"},
+		"destinations": []map[string]any{{"server": "*", "namespace": "team-c"}}}
+	code, _, raw := p.call("POST", "/api/v1/projects", tokReaderA, p.csrfOf(tokReaderA), body)
+	if code != http.StatusForbidden || !strings.Contains(raw, "projects, create, team-c") {
+		t.Errorf("bob's create: %d %s, want 403 naming the request", code, raw)
+	}
+	csrf := p.csrfOf(tokAdmin)
+	if code, _, raw := p.call("POST", "/api/v1/projects", tokAdmin, csrf, body); code != http.StatusOK {
+		t.Fatalf("create team-c: %d %s", code, raw)
+	}
+	u := newAppProject()
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "team-c"}, u); err != nil {
+		t.Fatalf("AppProject team-c: %v", err)
+	}
+	if _, _, raw := p.call("GET", "/api/v1/projects", tokAdmin, "", nil); !strings.Contains(raw, `"name":"team-c"`) {
+		t.Errorf("the projects after the create lack team-c: %s", raw)
+	}
+	if code, _, raw := p.call("POST", "/api/v1/projects/team-c/delete", tokAdmin, csrf, map[string]any{}); code != http.StatusOK {
+		t.Errorf("delete team-c: %d %s", code, raw)
+	}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "team-c"}, u); !apierrors.IsNotFound(err) {
+		t.Errorf("team-c after its deletion: %v", err)
+	}
+	if code, _, raw := p.call("POST", "/api/v1/projects/default/delete", tokAdmin, csrf, map[string]any{}); code != http.StatusBadRequest || !strings.Contains(raw, "reserved") {
+		t.Errorf("delete default: %d %s, want 400", code, raw)
 	}
 }
