@@ -111,7 +111,10 @@
 // and AppProjects, decided as Argo CD's API server decides them (an update
 // checks where the object is and where it goes; a project's added source or
 // destination also needs "repositories, update" or "clusters, update" on
-// it) and audited; a refusal is 403 naming the line. A new Git repository
+// it; an update leaving one of its apps outside its sources or destinations
+// is 400, Argo CD's "as a result of project update N applications ...
+// became invalid"; default and a project apps use are not deleted) and
+// audited; a refusal is 403 naming the line. A new Git repository
 // of no project is connected to first (its credentials, else a template's),
 // as Argo CD does: 400 when it cannot be. The page shows the
 // forms only to a role that may use them, else the refusal. Over an --apps

@@ -317,6 +317,7 @@ func TestSettingsBrowser(t *testing.T) {
 	}
 
 	checkProjectCreateDelete(t, p, c, ns)
+	checkProjectKeepsApps(t, p, c, ns, git.RepoURL("apps"))
 	code, _, raw = p.call("POST", "/api/v1/clusters/cluster-dev/delete", tokAdmin, csrf, map[string]any{})
 	if code != http.StatusOK {
 		t.Errorf("delete cluster-dev: %d %s", code, raw)
@@ -442,5 +443,41 @@ func checkProjectCreateDelete(t *testing.T, p *nsPortal, c client.Client, ns str
 	}
 	if code, _, raw := p.call("POST", "/api/v1/projects/default/delete", tokAdmin, csrf, map[string]any{}); code != http.StatusBadRequest || !strings.Contains(raw, "reserved") {
 		t.Errorf("delete default: %d %s, want 400", code, raw)
+	}
+}
+
+// checkProjectKeepsApps: with an app of team-a in namespace team-a-x, an
+// update of team-a's destinations that would leave it out is refused as
+// Argo CD refuses it, and the AppProject stays.
+func checkProjectKeepsApps(t *testing.T, p *nsPortal, c client.Client, ns, repo string) {
+	t.Helper()
+	ctx := context.Background()
+	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a1"}, Spec: v1alpha1.ApplicationSpec{
+		Project:     "team-a",
+		Source:      &v1alpha1.ApplicationSource{RepoURL: repo, Path: "plain"},
+		Destination: v1alpha1.ApplicationDestination{Server: v1alpha1.KubernetesInternalAPIServerAddr, Namespace: "team-a-x"},
+	}}
+	if err := c.Create(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "the portal serves a1", func() (bool, string) {
+		_, ok := p.portal.srv.app("a1")
+		return ok, "not yet"
+	})
+	code, _, raw := p.call("POST", "/api/v1/projects/team-a/update", tokAdmin, p.csrfOf(tokAdmin), map[string]any{"description": "moved",
+		"sourceRepos": []string{repo}, "destinations": []map[string]any{{"server": "https://other.invalid", "namespace": "*"}}})
+	if code != http.StatusBadRequest || !strings.Contains(raw, "1 applications destination became invalid") {
+		t.Errorf("an update leaving a1's destination out: %d %s, want 400 as Argo CD", code, raw)
+	}
+	proj := newAppProject()
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "team-a"}, proj); err != nil {
+		t.Fatal(err)
+	}
+	if d, _, _ := unstructured.NestedString(proj.Object, "spec", "description"); d == "moved" {
+		t.Error("the refused update was written")
+	}
+	code, _, raw = p.call("POST", "/api/v1/projects/team-a/delete", tokAdmin, p.csrfOf(tokAdmin), map[string]any{})
+	if code != http.StatusConflict || !strings.Contains(raw, "referenced by 1 applications") {
+		t.Errorf("deleting team-a with a1 in it: %d %s, want 409", code, raw)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/project"
 	"github.com/kubegitops/gitops/rbac"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -218,9 +219,54 @@ func (e projectEdit) apply(u *unstructured.Unstructured) error {
 // validateProject loads u with the model's strict loader, as the
 // portal and the operator read it: a project that would not load is a
 // 400 with why.
-func validateProject(u *unstructured.Unstructured) error {
-	if _, refused := decodeProjects([]*unstructured.Unstructured{u}); len(refused) > 0 {
-		return badSetting("%v", refused[u.GetName()])
+func validateProject(u *unstructured.Unstructured) (*gitops.Project, error) {
+	loaded, refused := decodeProjects([]*unstructured.Unstructured{u})
+	if len(refused) > 0 || len(loaded) != 1 {
+		return nil, badSetting("%v", refused[u.GetName()])
+	}
+	return &loaded[0], nil
+}
+
+// invalidatedApps refuses a project update that would leave apps of the
+// project with a source or a destination the project permitted before and
+// does not any more, as Argo CD's project update does (its message).
+func (s *server) invalidatedApps(prev, next *gitops.Project) error {
+	names := *s.clusterNames.Load()
+	srcN, dstN := 0, 0
+	for _, appName := range s.appNames() {
+		a, ok := s.app(appName)
+		if !ok || projectOf(a) != next.Name {
+			continue
+		}
+		for _, src := range a.Spec.AllSources() {
+			if project.CheckSource(prev, src.RepoURL) == nil && project.CheckSource(next, src.RepoURL) != nil {
+				srcN++
+				break
+			}
+		}
+		d := a.Spec.Destination
+		server, name := d.Server, d.Name
+		for srv, n := range names {
+			if server == "" && n == name {
+				server = srv
+			}
+		}
+		if name == "" {
+			name = names[server]
+		}
+		if project.CheckDestination(prev, server, name, d.Namespace) == nil && project.CheckDestination(next, server, name, d.Namespace) != nil {
+			dstN++
+		}
+	}
+	var parts []string
+	if srcN > 0 {
+		parts = append(parts, fmt.Sprintf("%d applications source became invalid", srcN))
+	}
+	if dstN > 0 {
+		parts = append(parts, fmt.Sprintf("%d applications destination became invalid", dstN))
+	}
+	if len(parts) > 0 {
+		return badSetting("AppProject %s: as a result of project update %s", next.Name, strings.Join(parts, " and "))
 	}
 	return nil
 }
@@ -278,7 +324,7 @@ func (s *server) createProject(r *http.Request, c caller, e projectEdit) error {
 	if err := e.apply(u); err != nil {
 		return err
 	}
-	if err := validateProject(u); err != nil {
+	if _, err := validateProject(u); err != nil {
 		return err
 	}
 	ctx, cancel := settingsContext(r)
@@ -362,11 +408,20 @@ func (s *server) updateProject(r *http.Request, c caller, name string, e project
 				return err
 			}
 		}
+		// A project that does not load now may be mended: its apps are
+		// refused already.
+		before, beforeErr := validateProject(u)
 		if err := e.apply(u); err != nil {
 			return err
 		}
-		if err := validateProject(u); err != nil {
+		after, err := validateProject(u)
+		if err != nil {
 			return err
+		}
+		if beforeErr == nil {
+			if err := s.invalidatedApps(before, after); err != nil {
+				return err
+			}
 		}
 		if err := s.ns.cl.Update(ctx, u); err != nil {
 			return err
