@@ -196,6 +196,7 @@ func (s *server) clusterList(ctx context.Context) ([]clusterView, error) {
 	return out, nil
 }
 
+// hasServer reports whether a cluster of vs has server's address.
 func hasServer(vs []clusterView, server string) bool {
 	for _, v := range vs {
 		if v.Server == server {
