@@ -17,20 +17,21 @@ import (
 // auditRecord is one line of the audit log: who did what to which app,
 // and how it ended. Requests carry no Secret values, so none are logged.
 type auditRecord struct {
-	Time    time.Time `json:"time"`
-	User    string    `json:"user"`
-	Groups  []string  `json:"groups,omitempty"`
-	Via     string    `json:"via"`
-	TokenID string    `json:"tokenId,omitempty"`
-	Action  string    `json:"action"`
-	App     string    `json:"app,omitempty"`
+	Time    time.Time      `json:"time"`
+	User    string         `json:"user"`
+	Groups  []string       `json:"groups,omitempty"`
+	Via     string         `json:"via"`
+	TokenID string         `json:"tokenId,omitempty"`
+	Action  string         `json:"action"`
+	App     string         `json:"app,omitempty"`
+	Project string         `json:"project"`
+	Details map[string]any `json:"details,omitempty"`
+	Outcome string         `json:"outcome"`
+
 	// Resource and Object name what a settings write (settings.go) was
 	// about, in Argo CD's RBAC terms; empty for an app's.
-	Resource string         `json:"resource,omitempty"`
-	Object   string         `json:"object,omitempty"`
-	Project  string         `json:"project"`
-	Details  map[string]any `json:"details,omitempty"`
-	Outcome  string         `json:"outcome"`
+	Resource string `json:"resource,omitempty"`
+	Object   string `json:"object,omitempty"`
 }
 
 // refusedPrefix starts the outcome of every refused attempt.

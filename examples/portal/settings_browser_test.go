@@ -337,7 +337,7 @@ func TestSettingsBrowser(t *testing.T) {
 		t.Errorf("an update without the CSRF token: %d %s, want 403", code, raw)
 	}
 	audit := p.audit.String()
-	if !strings.Contains(audit, `"action":"project.update","resource":"projects","project":"","details":{"id":"team-a"},"outcome":"refused: CSRF`) {
+	if !strings.Contains(audit, `"action":"project.update","project":"","details":{"id":"team-a"},"outcome":"refused: CSRF token missing or wrong: send the session's token in X-CSRF-Token","resource":"projects"`) {
 		t.Errorf("the CSRF refusal is not audited: %s", audit)
 	}
 	for _, action := range []string{"repository.update", "repository.create", "repository.delete", "cluster.update", "project.update"} {
