@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -446,7 +447,8 @@ func checkProjectCreateDelete(t *testing.T, p *nsPortal, c client.Client, ns str
 	}
 }
 
-// checkProjectKeepsApps: with an app of team-a in namespace team-a-x, an
+// checkProjectKeepsApps: with an app of team-a in namespace team-a-x
+// (which the operator reads with the repository Secret's credentials), an
 // update of team-a's destinations that would leave it out is refused as
 // Argo CD refuses it, and the AppProject stays.
 func checkProjectKeepsApps(t *testing.T, p *nsPortal, c client.Client, ns, repo string) {
@@ -463,6 +465,15 @@ func checkProjectKeepsApps(t *testing.T, p *nsPortal, c client.Client, ns, repo 
 	waitFor(t, time.Minute, "the portal serves a1", func() (bool, string) {
 		_, ok := p.portal.srv.app("a1")
 		return ok, "not yet"
+	})
+	// The operator reads the private repository with repo-private's
+	// credentials (project team-a): a1 compares, OutOfSync.
+	waitFor(t, 2*time.Minute, "the operator compares a1", func() (bool, string) {
+		got := &v1alpha1.Application{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a1"}, got); err != nil {
+			return false, err.Error()
+		}
+		return got.Status.Sync.Status == "OutOfSync", fmt.Sprintf("%s %v", got.Status.Sync.Status, got.Status.Conditions)
 	})
 	code, _, raw := p.call("POST", "/api/v1/projects/team-a/update", tokAdmin, p.csrfOf(tokAdmin), map[string]any{"description": "moved",
 		"sourceRepos": []string{repo}, "destinations": []map[string]any{{"server": "https://other.invalid", "namespace": "*"}}})
