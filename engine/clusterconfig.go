@@ -27,7 +27,8 @@ type ClusterConfig struct {
 	Config *rest.Config
 	// KubeVersion and APIVersions describe an offline destination to the
 	// renderers (Helm's .Capabilities); a connected cluster reports its
-	// own.
+	// own. KubeVersion is "1.37", "1.37.2" or "v1.37.2" (New and SetClusters
+	// refuse anything else); empty leaves each tool's default.
 	KubeVersion string
 	APIVersions []string
 	// Namespaces, when not empty, are the only namespaces the engine

@@ -71,6 +71,9 @@ func New(settings Settings, with Collaborators, clusters []Config) (*Set, error)
 		if c.Name == "" && c.Server == "" {
 			return nil, fmt.Errorf("gitops: a cluster has neither a name nor a server URL")
 		}
+		if err := checkKubeVersion(c); err != nil {
+			return nil, err
+		}
 		cs := NewCluster(c)
 		for _, k := range []string{c.Name, c.Server} {
 			if k != "" {
@@ -256,6 +259,9 @@ func (s *Set) Replace(clusters []Config) ([]string, error) {
 	for _, c := range clusters {
 		if c.Name == "" && c.Server == "" {
 			return nil, fmt.Errorf("gitops: SetClusters: a cluster has neither a name nor a server URL")
+		}
+		if err := checkKubeVersion(c); err != nil {
+			return nil, err
 		}
 		for _, k := range []string{c.Name, c.Server} {
 			if _, dup := next[k]; k != "" && dup {
