@@ -262,6 +262,13 @@ type Options struct {
 	// the notification to a queue of your own (docs/recipes.md has a
 	// webhook sender that drops when full). Run's reconcile workers and
 	// syncs call it from several goroutines at once: guard what it shares.
+	// A sync sends SyncStarted first and SyncSucceeded or SyncFailed last;
+	// a Synced and Healthy status refreshed while it runs may reach
+	// Apps().OnStatus before SyncSucceeded, so a host waiting for the end
+	// of an operation waits for the notification. Calls made by Run end
+	// before Run returns (it waits for its workers and syncs); a step the
+	// host calls itself (Refresh, Sync, ...) calls it on the host's
+	// goroutine until that step returns, Close or not.
 	Notify func(appstatus.Notification)
 	// State keeps each app's history and last operation. Default: in
 	// memory (state.NewMemoryStore); state.NewConfigMapStore keeps them in
