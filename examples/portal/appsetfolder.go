@@ -41,14 +41,20 @@ func (e *setFileError) Error() string {
 	return e.File + ": holds ApplicationSets and other documents; put the ApplicationSets in files of their own"
 }
 
-// folderGeneratorLimits are the generators that cannot run over a folder,
-// with the reason the ApplicationSets page gives.
-var folderGeneratorLimits = map[string]string{
-	"clusters":                "selects Argo CD cluster Secrets, which a folder does not hold (start the portal with --namespace)",
-	"clusterDecisionResource": "reads a ConfigMap and resources of Argo CD's namespace",
-	"plugin":                  "reads its ConfigMap and token Secret from Argo CD's namespace",
-	"scmProvider":             "reads its forge token from a Secret of Argo CD's namespace",
-	"pullRequest":             "reads its forge token from a Secret of Argo CD's namespace",
+// folderGeneratorLimit says why a generator of kind cannot run over a
+// folder, as the ApplicationSets page gives it; false when it can.
+func folderGeneratorLimit(kind string) (string, bool) {
+	switch kind {
+	case "clusters":
+		return "selects Argo CD cluster Secrets, which a folder does not hold (start the portal with --namespace)", true
+	case "clusterDecisionResource":
+		return "reads a ConfigMap and resources of Argo CD's namespace", true
+	case "plugin":
+		return "reads its ConfigMap and token Secret from Argo CD's namespace", true
+	case "scmProvider", "pullRequest":
+		return "reads its forge token from a Secret of Argo CD's namespace", true
+	}
+	return "", false
 }
 
 // docKinds are the kinds of the documents of a manifest file.
@@ -198,7 +204,7 @@ func notRunInFolder(set *appset.ApplicationSet) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, k := range generatorTree(set.Spec.Generators) {
-		if why, ok := folderGeneratorLimits[k]; ok && !seen[k] {
+		if why, ok := folderGeneratorLimit(k); ok && !seen[k] {
 			seen[k] = true
 			out = append(out, k+" generator: "+why)
 		}

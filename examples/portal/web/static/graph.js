@@ -51,8 +51,8 @@
   // nameWidth is the width of a node's name as the graph draws it (the
   // font of .gname in graph.css), measured on a canvas.
   const measure = document.createElement("canvas").getContext("2d");
+  measure.font = "600 12px system-ui, sans-serif";
   function nameWidth(s) {
-    measure.font = "600 12px system-ui, sans-serif";
     return measure.measureText(s || "").width;
   }
 
