@@ -9,7 +9,7 @@ import (
 
 // desiredView is what the desired-state part needs of the destination cs:
 // its server, versions and scopes (for an offline destination, the
-// versions of its ClusterConfig and no scopes).
+// versions of its ClusterConfig and the built-in kinds' scopes).
 func desiredView(cs *clusterState) desired.Destination {
 	d := desired.Destination{Server: cs.Server(), Scope: cs.ServedScope()}
 	if cs.Cache() != nil {
@@ -17,6 +17,7 @@ func desiredView(cs *clusterState) desired.Destination {
 	} else {
 		cfg := cs.Config()
 		d.KubeVersion, d.APIVersions = cfg.KubeVersion, cfg.APIVersions
+		d.Scope = desired.BuiltinScope
 	}
 	return d
 }
@@ -43,7 +44,7 @@ func compareViewOf(cs *clusterState) compare.Destination {
 	d := compare.Destination{Name: cs.Name(), Server: cs.Server(), ID: fmt.Sprintf("%s\x00%p", cs.Name(), cs), Scope: cs.ServedScope(),
 		Manages: cs.Manages, Discovery: cs.DiscoveryGeneration, Schema: cs.Schema(), DryRun: cs.DryRun()}
 	if c := cs.Cache(); c != nil {
-		d.Cache = c
+		d.Cache, d.Fetch = c, cs.Fetch
 	}
 	return d
 }

@@ -268,10 +268,15 @@ func TestSyncRequestChoosesTheApplyStrategy(t *testing.T) {
 }
 
 // An offline destination renders without any connection: nothing listens
-// at its server URL, and Refresh says so with a typed error.
+// at its server URL, and Refresh says so with a typed error. Its render
+// gives namespaced built-in objects the destination namespace, as a render
+// for a connected cluster does, and leaves cluster-scoped ones and custom
+// resources it cannot place as rendered.
 func TestOfflineDestinationRendersWithoutACluster(t *testing.T) {
 	t.Parallel()
-	dir := repoDir(t, map[string]string{"app/web.yaml": webApp})
+	const more = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\n" +
+		"---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"
+	dir := repoDir(t, map[string]string{"app/web.yaml": webApp + more})
 	opts := DefaultOptions()
 	opts.Clusters = []ClusterConfig{{Name: "prod", Server: "https://prod.invalid", KubeVersion: "1.31.0"}}
 	e, err := newWithBuiltins(opts)
@@ -282,8 +287,14 @@ func TestOfflineDestinationRendersWithoutACluster(t *testing.T) {
 	app := dirApp("offline", dir, "shop")
 	app.Spec.Destination = ApplicationDestination{Name: "prod", Namespace: "shop"}
 	objs, rev, err := e.Render(context.Background(), app)
-	if err != nil || len(objs) != 2 || rev == "" {
+	if err != nil || len(objs) != 4 || rev == "" {
 		t.Fatalf("offline render: %d objects, revision %q, %v", len(objs), rev, err)
+	}
+	want := map[string]string{"ConfigMap": "shop", "Deployment": "shop", "ClusterRole": "", "Widget": ""}
+	for _, o := range objs {
+		if o.GetNamespace() != want[o.GetKind()] {
+			t.Errorf("offline render: %s %s in namespace %q, want %q", o.GetKind(), o.GetName(), o.GetNamespace(), want[o.GetKind()])
+		}
 	}
 	_, err = e.Refresh(context.Background(), app)
 	var unavailable *ClusterUnavailableError

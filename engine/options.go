@@ -41,7 +41,8 @@ type Options struct {
 	// Default none: every signature is by a key not in the key ring.
 	GnuPGKeys map[string]string
 	// SourceFor picks the Source of a repository URL. Default: local
-	// folders (paths and file:// URLs) from source/dir, everything else
+	// folders (absolute paths and file:// URLs; a relative path is refused,
+	// naming it) from source/dir, everything else
 	// from Git (source/git).
 	SourceFor func(repoURL string) (source.Source, error)
 	// ChartSource reads the Helm charts of sources with spec.source.chart

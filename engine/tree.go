@@ -113,8 +113,7 @@ func (w *treeWalk) add(k resource.Key, obj *unstructured.Unstructured) int {
 // object (every object the app tracks is kept whole), else those the
 // populate hook attached to a lean one.
 func (w *treeWalk) factsOf(k resource.Key, obj *unstructured.Unstructured) nodeFacts {
-	if !obj.GetCreationTimestamp().Time.IsZero() {
-		// A lean object has no creation time: this one is whole.
+	if !cache.IsLean(obj) {
 		f := describeNode(obj)
 		if hs, err := health.CheckContext(w.ctx, w.checker, obj); err == nil {
 			f.Health = hs

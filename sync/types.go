@@ -100,7 +100,10 @@ type Request struct {
 	Yield func() (resume func())
 }
 
-// OperationPhase is the phase of a sync operation.
+// OperationPhase is the phase of a sync operation: Running (more to do;
+// call Sync again with the returned State), then one of the final phases
+// Succeeded, Failed or Error (Completed reports them). A host checks
+// Result.Phase == sync.Succeeded after a sync.
 type OperationPhase string
 
 // Operation phases.

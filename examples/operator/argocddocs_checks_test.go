@@ -250,7 +250,9 @@ func (w *docsWorld) checkReferencesStoredWhole(t *testing.T) {
 // checkRepositoryConfigMaps: argocd-tls-certs-cm.yaml and
 // argocd-ssh-known-hosts-cm.yaml, read by the operator without a
 // complaint, give server.example.com's certificate to its HTTPS
-// repositories and the known hosts to SSH ones.
+// repositories and the known hosts to SSH ones (github.com's, checked
+// here as loaded; TestArgoCDDocsSSHKnownHostsLive checks the ConfigMap
+// live, against a real SSH Git server).
 func (w *docsWorld) checkRepositoryConfigMaps(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()

@@ -48,11 +48,13 @@ var argoDocsSuite = map[string][]string{
 	// The reference Application and ApplicationSet, argocd-secret's
 	// webhook keys, the TLS certificates and SSH known hosts, the
 	// notifications ConfigMap and Secret, and the declarative cluster
-	// Secret.
+	// Secret. The SSH known hosts also live, against a real SSH Git
+	// server: an app refused as an unknown host, synced once the user
+	// adds the server's line (TestArgoCDDocsSSHKnownHostsLive).
 	"docs/operator-manual/application.yaml":                               {"TestArgoCDDocsManifestsOnCluster"},
 	"docs/operator-manual/applicationset.yaml":                            {"TestArgoCDDocsManifestsOnCluster"},
 	"docs/operator-manual/argocd-secret.yaml":                             {"TestArgoCDDocsManifestsOnCluster"},
-	"docs/operator-manual/argocd-ssh-known-hosts-cm.yaml":                 {"TestArgoCDDocsManifestsOnCluster"},
+	"docs/operator-manual/argocd-ssh-known-hosts-cm.yaml":                 {"TestArgoCDDocsManifestsOnCluster", "TestArgoCDDocsSSHKnownHostsLive"},
 	"docs/operator-manual/argocd-tls-certs-cm.yaml":                       {"TestArgoCDDocsManifestsOnCluster"},
 	"docs/operator-manual/notifications/argocd-notifications-cm.yaml":     {"TestArgoCDDocsManifestsOnCluster"},
 	"docs/operator-manual/notifications/argocd-notifications-secret.yaml": {"TestArgoCDDocsManifestsOnCluster"},

@@ -23,10 +23,15 @@ type auditRecord struct {
 	Via     string         `json:"via"`
 	TokenID string         `json:"tokenId,omitempty"`
 	Action  string         `json:"action"`
-	App     string         `json:"app"`
+	App     string         `json:"app,omitempty"`
 	Project string         `json:"project"`
 	Details map[string]any `json:"details,omitempty"`
 	Outcome string         `json:"outcome"`
+
+	// Resource and Object name what a settings write (settings.go) was
+	// about, in Argo CD's RBAC terms; empty for an app's.
+	Resource string `json:"resource,omitempty"`
+	Object   string `json:"object,omitempty"`
 }
 
 // refusedPrefix starts the outcome of every refused attempt.

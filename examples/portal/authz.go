@@ -57,7 +57,21 @@ func (p policy) decide(id identity, resource, action, object string) error {
 	if p.allow(id, resource, action, object) {
 		return nil
 	}
+	switch resource {
+	case rbac.ResourceApplications, rbac.ResourceApplicationSets, rbac.ResourceLogs:
+	case rbac.ResourceProjects:
+		if action != rbac.ActionGet {
+			return fmt.Errorf("%w: %s, %s, %s: the role file grants only get on projects (authorise with argocd-rbac-cm: --rbac-cm or --rbac-namespace)",
+				rbac.ErrPermissionDenied, resource, action, object)
+		}
+	default:
+		return fmt.Errorf("%w: %s, %s: the role file grants nothing on %s (authorise with argocd-rbac-cm: --rbac-cm or --rbac-namespace)",
+			rbac.ErrPermissionDenied, resource, action, resource)
+	}
 	project, _, _ := strings.Cut(object, "/")
+	if resource == rbac.ResourceProjects {
+		project = object
+	}
 	if action == rbac.ActionGet {
 		return fmt.Errorf("%w: needs a readonly role in project %s", rbac.ErrPermissionDenied, project)
 	}

@@ -105,6 +105,31 @@
 // pullRequest) is shown with the reason and not run. An edit of a
 // generated app is refused (no file of the folder defines it).
 //
+// Settings (settings*.go): GET /settings/repositories, /settings/clusters
+// and /settings/projects (linked from the list) and GET
+// /api/v1/repositories (?connection=true: each Git repository's ls-remote
+// through the engine's source, with its credentials, 5 s at most),
+// /api/v1/clusters and /api/v1/projects show what the caller may get
+// ("repositories, get" on "<project>/<url>", or the URL without a project
+// and for a credential template; "clusters, get" on "<project>/<server>";
+// "projects, get" on the name): the repository and repo-creds Secrets (a
+// secret field only as set), the cluster Secrets and the implicit
+// in-cluster (how each authenticates, never a credential) and the
+// AppProjects. In namespace mode POST /api/v1/repositories and
+// .../repositories/{secret}/update|delete, .../clusters/{secret}/update|delete
+// and /api/v1/projects, .../projects/{name}/update|delete write the Secrets
+// and AppProjects, decided as Argo CD's API server decides them (an update
+// checks where the object is and where it goes; a project's added source or
+// destination also needs "repositories, update" or "clusters, update" on
+// it; an update leaving one of its apps outside its sources or destinations
+// is 400, Argo CD's "as a result of project update N applications ...
+// became invalid"; default and a project apps use are not deleted) and
+// audited; a refusal is 403 naming the line. A new Git repository
+// of no project is connected to first (its credentials, else a template's),
+// as Argo CD does: 400 when it cannot be. The page shows the
+// forms only to a role that may use them, else the refusal. Over an --apps
+// folder the pages are read only and a write is 409.
+//
 // The list counts its apps by sync and health status in tiles (each links
 // to the list filtered by that status; the counts use every other
 // filter). POST /api/v1/sync {apps, prune} syncs each named app the caller

@@ -193,6 +193,7 @@ func (s *server) routes() {
 	m.Handle("POST /api/v1/apps/{name}/rollback", s.authed(s.apiRollback))
 	m.Handle("POST /api/v1/apps/{name}/terminate", s.authed(s.apiTerminate))
 	m.Handle("POST /api/v1/apps/{name}/action", s.authed(s.apiAction))
+	s.settingsRoutes(m)
 	s.mux = m
 }
 
@@ -253,6 +254,8 @@ func (s *server) authed(h func(http.ResponseWriter, *http.Request, caller)) http
 			msg := "CSRF token missing or wrong: send the session's token in " + csrfHeader
 			if r.PathValue("name") != "" {
 				s.refused(r, c.identity, msg)
+			} else if op, ok := settingsWriteOf(r); ok {
+				s.finishSettingAudit(c, op, refusedPrefix+msg)
 			}
 			apiError(w, http.StatusForbidden, msg)
 			return

@@ -54,7 +54,7 @@ func (s *Server) Commit(ctx context.Context, name, message string, changes map[s
 	if _, err := os.Stat(work); err != nil {
 		return "", fmt.Errorf("gitserver: no repository %q", name)
 	}
-	// Clients may have pushed (Options.PushPassword): commit on the
+	// Clients may have pushed (Options.PushPassword, Options.SSH): commit on the
 	// served branch's head.
 	if _, err := s.output(ctx, work, "fetch", "--quiet", "origin"); err != nil {
 		return "", err

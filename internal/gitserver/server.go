@@ -60,6 +60,11 @@ type Options struct {
 	// TLS serves HTTPS with a certificate of httptest's own CA
 	// (Server.CAPEM), valid for 127.0.0.1.
 	TLS bool
+	// SSH also serves Git over SSH on a second loopback port
+	// (SSHRepoURL), with a fresh ed25519 host key (SSHKnownHosts). Clients
+	// authenticate with a public key registered by AuthorizeSSHKey or
+	// NewSSHKey, and then may fetch and push; other keys are refused.
+	SSH bool
 }
 
 // DefaultOptions returns a temporary folder, branch main, a demo author and
@@ -73,7 +78,8 @@ func DefaultOptions() Options {
 	}
 }
 
-// Server is a running Git smart-HTTP server. It is safe for concurrent
+// Server is a running Git smart-HTTP server (and SSH server with
+// Options.SSH). It is safe for concurrent
 // use, but commits to one repository must not run concurrently.
 type Server struct {
 	opts     Options
@@ -88,6 +94,7 @@ type Server struct {
 	anon     atomic.Int64
 	caPEM    []byte
 	tls      bool
+	ssh      *sshServer
 
 	closeOnce sync.Once
 	closeErr  error
@@ -191,6 +198,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	if opts.SSH {
+		if err := s.startSSH(ctx); err != nil {
+			_ = s.ln.Close()
+			s.cleanup()
+			return nil, err
+		}
+	}
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.srv.Serve(s.ln) }()
 	return s, nil
@@ -248,6 +262,9 @@ func (s *Server) Close() error {
 		defer cancel()
 		err := s.srv.Shutdown(ctx)
 		if serr := <-s.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+			err = serr
+		}
+		if serr := s.closeSSH(); serr != nil && err == nil {
 			err = serr
 		}
 		s.cleanup()

@@ -60,6 +60,14 @@ func parseEndpoint(repo source.Repository, policy *source.URLPolicy) (endpoint, 
 		if tep.User != "" {
 			u.User = url.User(tep.User)
 		}
+	case "file":
+		if !strings.HasPrefix(raw, "file://") {
+			// go-git reads a bare path as a file URL; the user wrote no
+			// scheme, so do not say "scheme file".
+			return endpoint{}, fmt.Errorf("%q is neither a Git URL (https://, http://, ssh://, git@host:path) nor an absolute folder: "+
+				"a local folder is read only by an absolute path or a file:// URL: %w", raw, source.ErrInvalidRepository)
+		}
+		return endpoint{}, fmt.Errorf("scheme %q is not supported by the Git source (http, https, ssh); a folder is read by the local folder source, which takes absolute paths and file:// URLs: %w", u.Scheme, source.ErrInvalidRepository)
 	default:
 		return endpoint{}, fmt.Errorf("scheme %q is not supported (http, https, ssh): %w", u.Scheme, source.ErrInvalidRepository)
 	}

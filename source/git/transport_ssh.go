@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -88,10 +89,19 @@ func (s *Source) dialSSHService(ctx context.Context, e endpoint, service string)
 		_ = conn.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	// The server's host key, for messages (the callback runs on the
+	// handshake's goroutine).
+	var presented atomic.Pointer[ssh.PublicKey]
 	cfg := &ssh.ClientConfig{
-		User:            user,
-		Auth:            []ssh.AuthMethod{ssh.PublicKeys(signer)},
-		HostKeyCallback: hostKeys,
+		User: user,
+		Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: func(hostname string, remote net.Addr, key ssh.PublicKey) error {
+			presented.Store(&key)
+			return hostKeys(hostname, remote, key)
+		},
+	}
+	if !c.InsecureIgnoreHostKey {
+		cfg.HostKeyAlgorithms = hostKeyAlgorithms(hostKeys, addr)
 	}
 	cc, chans, reqs, err := ssh.NewClientConn(conn, addr, cfg)
 	if err != nil {
@@ -100,13 +110,11 @@ func (s *Source) dialSSHService(ctx context.Context, e endpoint, service string)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if strings.Contains(err.Error(), "unable to authenticate") {
-			return nil, source.ErrAuthentication
+		var hostKey ssh.PublicKey
+		if k := presented.Load(); k != nil {
+			hostKey = *k
 		}
-		if strings.Contains(err.Error(), "knownhosts") || strings.Contains(err.Error(), "host key") {
-			return nil, fmt.Errorf("host key of %s not accepted by known_hosts: %w", addr, source.ErrAuthentication)
-		}
-		return nil, err
+		return nil, sshHandshakeError(addr, hostKey, err)
 	}
 	client := ssh.NewClient(cc, chans, reqs)
 	out := &sshSession{client: client, stop: stop, stderr: &boundedBuffer{max: 4096}}
@@ -130,13 +138,44 @@ func (s *Source) dialSSHService(ctx context.Context, e endpoint, service string)
 	return out, nil
 }
 
+// sshHandshakeError says why the SSH handshake with addr failed. Host
+// key refusals keep the words of x/crypto's knownhosts ("knownhosts: key
+// is unknown", "knownhosts: key mismatch"), which Argo CD users see, and
+// say what to do; a refused client key keeps x/crypto's "unable to
+// authenticate". Both are source.ErrAuthentication. None quotes key
+// material: only the host key's type and SHA-256 fingerprint.
+func sshHandshakeError(addr string, presented ssh.PublicKey, err error) error {
+	var keyErr *knownhosts.KeyError
+	var revoked *knownhosts.RevokedError
+	hostKey := "no host key"
+	if presented != nil {
+		hostKey = presented.Type() + " " + ssh.FingerprintSHA256(presented)
+	}
+	switch {
+	case errors.As(err, &keyErr) && len(keyErr.Want) == 0:
+		return fmt.Errorf("ssh: handshake failed: knownhosts: key is unknown: no known_hosts line holds the host key of %s (%s); "+
+			"add the server's key to known_hosts (Argo CD: argocd-ssh-known-hosts-cm): %w", addr, hostKey, source.ErrAuthentication)
+	case errors.As(err, &keyErr):
+		return fmt.Errorf("ssh: handshake failed: knownhosts: key mismatch: known_hosts holds another key for %s than the one it presented (%s); "+
+			"if the server's key changed, replace its line in known_hosts (Argo CD: argocd-ssh-known-hosts-cm): %w", addr, hostKey, source.ErrAuthentication)
+	case errors.As(err, &revoked):
+		return fmt.Errorf("ssh: handshake failed: knownhosts: the host key of %s (%s) is revoked in known_hosts: %w", addr, hostKey, source.ErrAuthentication)
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		return fmt.Errorf("ssh: handshake failed: %s: the server did not accept the SSH private key: %w",
+			strings.TrimPrefix(err.Error(), "ssh: handshake failed: "), source.ErrAuthentication)
+	case strings.Contains(err.Error(), "knownhosts") || strings.Contains(err.Error(), "host key"):
+		return fmt.Errorf("host key of %s (%s) not accepted by known_hosts: %w", addr, hostKey, source.ErrAuthentication)
+	}
+	return err
+}
+
 // hostKeyCallback builds the host key check from the credentials.
 func hostKeyCallback(c *source.Credentials) (ssh.HostKeyCallback, error) {
 	if c.InsecureIgnoreHostKey {
 		return ssh.InsecureIgnoreHostKey(), nil
 	}
 	if len(c.KnownHosts) == 0 {
-		return nil, fmt.Errorf("ssh needs known_hosts (or InsecureIgnoreHostKey): %w", source.ErrInvalidRepository)
+		return nil, fmt.Errorf("ssh needs known_hosts (Argo CD: argocd-ssh-known-hosts-cm) or InsecureIgnoreHostKey (Argo CD: insecure): %w", source.ErrInvalidRepository)
 	}
 	// knownhosts reads files only; the file lives just long enough to be
 	// parsed.

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubegitops/gitops/diff"
@@ -32,7 +33,9 @@ type Cluster struct {
 	connected atomic.Bool
 	schema    diff.SchemaSource
 	dryRun    diff.DryRunApplier
-	cancel    context.CancelFunc
+	// fetcher reads whole objects the cache keeps lean (Fetch).
+	fetcher dynamic.Interface
+	cancel  context.CancelFunc
 	// scopeMu guards namespaced and apiVersions, rebuilt when the cache's
 	// discovery changes, and impersonated.
 	scopeMu        gosync.Mutex

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/cache"
@@ -197,8 +198,12 @@ func (s *Set) connect(cs *Cluster) error {
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
 	}
+	fetcher, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", cs.cfg.Name, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cs.cache, cs.syncer, cs.cancel, cs.probe, cs.schema, cs.dryRun = c, sy, cancel, dc.RESTClient(), schemaSrc, dryRun
+	cs.cache, cs.syncer, cs.cancel, cs.probe, cs.schema, cs.dryRun, cs.fetcher = c, sy, cancel, dc.RESTClient(), schemaSrc, dryRun, fetcher
 	cs.connected.Store(true)
 	go func() {
 		if err := c.Start(ctx); err != nil && ctx.Err() == nil {

@@ -114,6 +114,13 @@ func (c *Comparer) Compare(ctx context.Context, app *v1alpha1.Application, appKe
 		}
 		live, _ := dest.Cache.Get(key)
 		seen.desired(live)
+		live, err = wholeLive(ctx, dest, live, key)
+		if err != nil {
+			cmp.Rows = append(cmp.Rows, appstatus.ResourceRow{Key: key, Status: appstatus.Unknown})
+			cmp.Conditions = append(cmp.Conditions, appstatus.Condition{Type: appstatus.ConditionComparisonError, Message: err.Error(), Err: err})
+			cmp.Sync, cmp.volatile = appstatus.Unknown, true
+			continue
+		}
 		c.judge(ctx, appKey, differ, key, obj, live, &cmp)
 	}
 	managed := dest.Cache.Managed(appKey)

@@ -97,6 +97,12 @@ type Destination struct {
 	Schema diff.SchemaSource
 	// DryRun asks the server (server-side diff), or is nil.
 	DryRun diff.DryRunApplier
+	// Fetch reads a whole object from the API server, for a desired
+	// object whose live object the cache keeps lean (cache.IsLean: one
+	// this engine does not track yet, made by another writer); nil
+	// compares against the cache's answer as it is. A gone object is
+	// (nil, nil).
+	Fetch func(ctx context.Context, gvk schema.GroupVersionKind, key resource.Key) (*unstructured.Unstructured, error)
 }
 
 // Comparer compares apps' desired states with their destinations' live
