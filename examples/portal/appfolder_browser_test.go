@@ -24,8 +24,12 @@ func (f *fixture) restart() {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	sets, err := loadAppSetsDir(f.appDir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
 	cfg := f.cfg
-	cfg.Apps = apps
+	cfg.Apps, cfg.AppSets = apps, sets
 	if f.portal, err = startPortal(context.Background(), cfg); err != nil {
 		f.t.Fatal(err)
 	}

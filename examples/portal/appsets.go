@@ -29,6 +29,14 @@ type appSetView struct {
 	// Steps are status.applicationStatus: each generated app's rollout
 	// step and state, by step then name.
 	Steps []appSetStepRow `json:"steps"`
+	// Folder: the set is a file of the --apps folder, run by the portal.
+	Folder bool `json:"folder,omitempty"`
+	// NotRun says, for a set of the folder, each generator that cannot
+	// run over a folder and why; such a set is not run.
+	NotRun []string `json:"notRun,omitempty"`
+	// CurrentStep is the RollingSync step in progress (1-based) of a set
+	// the portal runs; 0 when none waits.
+	CurrentStep int `json:"currentStep,omitempty"`
 }
 
 // appSetConditionRow is one status condition.
@@ -49,9 +57,11 @@ type appSetStepRow struct {
 
 // appSetsPageData is the ApplicationSets page's body.
 type appSetsPageData struct {
-	// Served is false when the portal serves no namespace (--apps): the
-	// page says so instead of showing an empty list.
+	// Served is false when the portal serves neither a namespace nor an
+	// --apps folder: the page says so instead of showing an empty list.
 	Served bool
+	// Folder: the sets are the --apps folder's.
+	Folder bool
 	Sets   []appSetView
 }
 
@@ -74,6 +84,9 @@ func appSetObject(set *v1alpha1.ApplicationSet) string {
 // appSets lists the namespace's ApplicationSets the caller may get
 // ("applicationsets, get"), sorted by name; nil without a namespace.
 func (s *server) appSets(ctx context.Context, c caller) ([]appSetView, error) {
+	if s.folderSets != nil {
+		return s.folderSets.views(s, c), nil
+	}
 	if s.ns == nil || !s.ns.appSets {
 		return nil, nil
 	}
@@ -170,7 +183,8 @@ func (s *server) appSetsPage(w http.ResponseWriter, r *http.Request, c caller) {
 		s.render(w, http.StatusInternalServerError, "error.html", s.page(c, "ApplicationSets", err.Error()))
 		return
 	}
-	s.render(w, http.StatusOK, "appsets.html", s.page(c, "ApplicationSets", appSetsPageData{Served: s.ns != nil && s.ns.appSets, Sets: sets}))
+	s.render(w, http.StatusOK, "appsets.html", s.page(c, "ApplicationSets", appSetsPageData{Served: s.folderSets != nil || s.ns != nil && s.ns.appSets,
+		Folder: s.folderSets != nil, Sets: sets}))
 }
 
 // apiAppSets is GET /api/v1/applicationsets: the same, as JSON.

@@ -20,7 +20,30 @@ import (
 // all the list reads. The apps are generated here, never committed.
 func benchPortal(b testing.TB, n int) *portal {
 	b.Helper()
+	return benchPortalWith(b, n, benchExtra{})
+}
+
+// benchExtra adds to benchPortal's apps: more apps (YAML documents, DIR
+// in them is the folder the apps' repoURL names), files of that folder
+// and clusters.
+type benchExtra struct {
+	apps     string
+	files    map[string][]byte
+	clusters []gitops.ClusterConfig
+}
+
+// benchPortalWith is benchPortal with more apps, files and clusters.
+func benchPortalWith(b testing.TB, n int, extra benchExtra) *portal {
+	b.Helper()
 	dir := b.TempDir()
+	for name, data := range extra.files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(dir, "tokens.txt"), []byte(tokAdmin+" alice platform\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
@@ -33,6 +56,7 @@ func benchPortal(b testing.TB, n int) *portal {
 			"spec:\n  project: p%d\n  source: {repoURL: %s, path: .}\n  destination: {server: https://offline.example, namespace: ns-%d}\n",
 			i, i%10, i%10, dir, i)
 	}
+	y.WriteString(strings.ReplaceAll(extra.apps, "DIR", dir))
 	apps, err := gitops.LoadApplications(strings.NewReader(y.String()))
 	if err != nil {
 		b.Fatal(err)
@@ -50,7 +74,7 @@ func benchPortal(b testing.TB, n int) *portal {
 		b.Fatal(err)
 	}
 	opts := gitops.DefaultOptions()
-	opts.Clusters = []gitops.ClusterConfig{{Name: "offline", Server: "https://offline.example"}}
+	opts.Clusters = append([]gitops.ClusterConfig{{Name: "offline", Server: "https://offline.example"}}, extra.clusters...)
 	p, err := startPortal(context.Background(), portalConfig{Engine: opts, Apps: list, Tokens: tokens, Policy: pol})
 	if err != nil {
 		b.Fatal(err)
@@ -66,11 +90,11 @@ func benchPortal(b testing.TB, n int) *portal {
 				done++
 			}
 		}
-		if done == n {
+		if done == len(list) {
 			break
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d apps reconciled", done, n)
+			b.Fatalf("%d of %d apps reconciled", done, len(list))
 		}
 		<-tick.C
 	}

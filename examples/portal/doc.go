@@ -93,7 +93,17 @@
 // only: each set's generators, rollout strategy, the apps it generated
 // (its owned Applications the caller may get, linked), its conditions and
 // its progressive sync's steps (status.applicationStatus, by step). Over
-// an --apps folder the page says that sets are read from a namespace.
+// an --apps folder (appsetfolder.go) a manifest file whose documents are
+// all ApplicationSets is a set file (one that mixes them with other
+// documents fails the start, naming it): its sets run in the portal's
+// engine (appset/controller, as Argo CD's ApplicationSet controller runs
+// them) and the Applications they generate are served beside the
+// folder's own (looked at every 200 ms, pushed to the list as a create or
+// delete is); the page shows each set's generated apps, its condition and
+// the rollout step in progress. A set with a generator that needs Argo
+// CD's namespace (clusters, clusterDecisionResource, plugin, scmProvider,
+// pullRequest) is shown with the reason and not run. An edit of a
+// generated app is refused (no file of the folder defines it).
 //
 // Settings (settings*.go): GET /settings/repositories, /settings/clusters
 // and /settings/projects (linked from the list) and GET
@@ -168,7 +178,14 @@
 //
 // The resource list of the app page filters by name, kind, sync status
 // and health (web/treefilter.js; a node shows when it or a descendant
-// matches), again after each pushed page.
+// matches), again after each pushed page. The filters are the URL's query
+// parameters name, kind, sync and health, and the graph filters its nodes
+// by them too (web/graphshape.js); view=graph|network opens that view.
+// The graph (web/graphzoom.js) zooms with its toolbar, Ctrl+wheel and the
+// keys +, - and 0 (fit), pans by dragging, and keeps both across pushed
+// pages; more than two children of one kind under one parent are one
+// group node ("3 Pods", Argo CD's group nodes) until a click or Enter
+// expands it; "Group nodes of a kind" (the URL's group=off) turns them off.
 //
 // App of apps: an Argo CD Application among an app's managed objects
 // links, in the tree, to the page of the app of that name when this

@@ -211,6 +211,9 @@ type fixtureOptions struct {
 	LogsFollowMax time.Duration
 	// GitAuthorEmail, when set, signs the Git server's commits.
 	GitAuthorEmail string
+	// AppDirFiles are more files of the --apps folder, by name; REPO and
+	// NS in them are the Git repository's URL and the test's namespace.
+	AppDirFiles map[string]string
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -265,7 +268,14 @@ spec:
 		t.Fatal(err)
 	}
 	write("apps/apps.yaml", apps)
+	for name, text := range fo.AppDirFiles {
+		write(filepath.Join("apps", name), strings.NewReplacer("REPO", f.repo, "NS", f.ns).Replace(text))
+	}
 	loaded, err := loadAppsDir(appDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadedSets, err := loadAppSetsDir(appDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +357,7 @@ spec:
 	}
 	opts.Sync.PollInterval = 200 * time.Millisecond
 	f.appDir = appDir
-	f.cfg = portalConfig{Engine: opts, Apps: loaded, AppsDir: appDir, Kube: f.kube, KubeConfig: cluster.Config(), KubeDynamic: dyn,
+	f.cfg = portalConfig{Engine: opts, Apps: loaded, AppSets: loadedSets, AppsDir: appDir, Kube: f.kube, KubeConfig: cluster.Config(), KubeDynamic: dyn,
 		Tokens: tokens, Policy: pol, Authz: authz, RBACNamespace: rbacNS, LiveProjects: live, RefusedProjects: refusedProjects,
 		Audit: f.audit, LogsFollowMax: fo.LogsFollowMax, Log: f.log}
 	f.portal, err = startPortal(context.Background(), f.cfg)

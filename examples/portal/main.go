@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubegitops/gitops"
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/appset"
 	"github.com/kubegitops/gitops/state"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -130,9 +131,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 // serve builds the engine and the portal and serves until ctx ends.
 func serve(ctx context.Context, f flags, stderr io.Writer) error {
 	var apps []*gitops.Application
+	var sets []appset.ApplicationSet
 	var err error
 	if f.apps != "" {
 		if apps, err = loadAppsDir(f.apps); err != nil {
+			return err
+		}
+		if sets, err = loadAppSetsDir(f.apps); err != nil {
 			return err
 		}
 	}
@@ -226,7 +231,7 @@ func serve(ctx context.Context, f flags, stderr io.Writer) error {
 			return err
 		}
 	}
-	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, AppsDir: f.apps, Kube: kube, KubeConfig: clusters[0].Config, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
+	p, err := startPortal(ctx, portalConfig{Engine: opts, Apps: apps, AppsDir: f.apps, AppSets: sets, Kube: kube, KubeConfig: clusters[0].Config, KubeDynamic: dyn, Tokens: tokens, OIDC: oidcL, Policy: pol,
 		Authz: authz, RBACNamespace: f.rbacNamespace, LiveProjects: live, RefusedProjects: refusedProjects, Namespace: nsb,
 		TrustedProxies: f.trustedProxies, Audit: audit, LogsFollowMax: f.logsFollowMax, Log: stderr})
 	if err != nil {
@@ -286,6 +291,9 @@ type portalConfig struct {
 	// AppsDir is the --apps folder Apps were read from, written by the
 	// portal's edits (serverOptions.AppsDir); "" in namespace mode.
 	AppsDir string
+	// AppSets are the ApplicationSets of the AppsDir folder
+	// (loadAppSetsDir), run by the portal (appsetfolder.go).
+	AppSets []appset.ApplicationSet
 	// Namespace, when set, is the operator's namespace the apps come
 	// from (--namespace; Apps are its Applications as read at start):
 	// the engine only reads, edits go to the Application objects.
@@ -369,6 +377,21 @@ func startPortal(ctx context.Context, cfg portalConfig) (*portal, error) {
 		}
 		list = nil // the operator runs them; the engine only reads
 	}
+	if cfg.AppsDir != "" {
+		fsets, err := newFolderSets(e, cfg.AppSets)
+		if err != nil {
+			srv.close()
+			e.Close()
+			stop()
+			return nil, err
+		}
+		srv.folderSets = fsets
+		srv.wg.Add(1)
+		go func() {
+			defer srv.wg.Done()
+			fsets.run(srv.bg, srv, e, func(msg string) { fmt.Fprintln(logw, msg) })
+		}()
+	}
 	go func() { p.done <- e.Run(runCtx, list) }()
 	return p, nil
 }
@@ -382,10 +405,19 @@ func (p *portal) close() {
 }
 
 // loadAppsDir reads every .yaml, .yml and .json file of dir (not
-// recursively); any file that does not load fails it, its error naming the
-// file (and the line and field of a decoding error).
+// recursively) but the files of ApplicationSets (loadAppSetsDir reads
+// those); any file that does not load fails it, its error naming the file
+// (and the line and field of a decoding error).
 func loadAppsDir(dir string) ([]*gitops.Application, error) {
-	apps, err := v1alpha1.LoadApplicationsFS(os.DirFS(dir), ".")
+	hidden, err := setFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--apps %s: %w", dir, err)
+	}
+	all, _ := v1alpha1.ManifestFiles(os.DirFS(dir), ".")
+	if len(hidden) > 0 && len(hidden) == len(all) {
+		return nil, nil // ApplicationSets only
+	}
+	apps, err := v1alpha1.LoadApplicationsFS(hideFiles{FS: os.DirFS(dir), hidden: hidden}, ".")
 	if err != nil {
 		return nil, fmt.Errorf("--apps %s: %w", dir, err)
 	}

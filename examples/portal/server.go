@@ -86,6 +86,9 @@ type server struct {
 	ns *nsBackend
 	// folder is the --apps folder the portal writes (AppsDir); nil: none.
 	folder *appFolder
+	// folderSets are the --apps folder's ApplicationSets
+	// (appsetfolder.go), set before the portal serves; nil: none.
+	folderSets *folderSets
 	// nudges are the apps whose pages are due a push (watchPages).
 	nudges *pageNudges
 	// clusterNames are ClusterNames, replaced whole when the cluster
