@@ -144,10 +144,13 @@ func TestChartFromHTTPRepositoryMatchesHelmTemplate(t *testing.T) {
 		Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
 	}}
 	app.Name = "charted"
-	objs, rev, err := e.Render(context.Background(), app)
+	// As rendered (RenderManifests), as helm template prints it: Render
+	// also gives namespaced objects the destination namespace.
+	rm, err := e.RenderManifests(context.Background(), app, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	objs, rev := rm.Objects, rm.Revision
 	if rev != "1.0.1" {
 		t.Errorf("revision %q, want 1.0.1", rev)
 	}
@@ -178,10 +181,11 @@ func TestMultiSourceChartWithValuesFromAnotherSource(t *testing.T) {
 	}}
 	app.Name = "multi"
 	ctx := context.Background()
-	objs, rev, err := e.Render(ctx, app)
+	rm, err := e.RenderManifests(ctx, app, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	objs, rev := rm.Objects, rm.Revision
 	revs := strings.Split(rev, ",")
 	if len(revs) != 2 || revs[0] != "1.0.0" || !strings.HasPrefix(revs[1], "sha256:") {
 		t.Errorf("revisions %q, want the chart version then the folder's revision", rev)
@@ -290,10 +294,11 @@ func TestChartFromOCIRegistryMatchesHelmTemplate(t *testing.T) {
 			Destination: ApplicationDestination{Name: "prod", Namespace: "shop"},
 		}}
 		app.Name = "oci-app"
-		objs, rev, err := e.Render(context.Background(), app)
+		rm, err := e.RenderManifests(context.Background(), app, "")
 		if err != nil {
 			t.Fatalf("%s: %v", url, err)
 		}
+		objs, rev := rm.Objects, rm.Revision
 		if rev != "1.0.1" {
 			t.Errorf("%s: revision %q", url, rev)
 		}
