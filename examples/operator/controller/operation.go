@@ -149,6 +149,16 @@ func (r *Reconciler) sync(ctx context.Context, app *v1alpha1.Application, op v1a
 			return base, sync.Result{Phase: sync.Error, Message: err.Error()}, err
 		}
 	}
+	if !op.InitiatedBy.Automated {
+		// A sync someone asked for reads the branches and tags afresh,
+		// as Argo CD's sync compares with noRevisionCache: a branch
+		// moved a moment ago (a promoted hydrateTo branch, a push the
+		// poll has not seen) is synced at its new commit, not at the one
+		// the resolve cache still holds.
+		for _, src := range app.Spec.AllSources() {
+			r.opts.Engine.Apps().Invalidate(src.RepoURL)
+		}
+	}
 	req := gitops.SyncRequest{Prune: op.Sync.Prune, DryRun: op.Sync.DryRun, SyncOptions: op.Sync.SyncOptions,
 		Manual: !op.InitiatedBy.Automated, ConfirmPrune: deletionApproved(app, started.Time)}
 	switch {
