@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,54 +17,69 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/internal/argodocs"
 	"github.com/kubegitops/gitops/internal/gitserver"
 	"github.com/kubegitops/gitops/internal/testfiles"
+	"github.com/kubegitops/gitops/testenv"
 )
 
 // userGuideStoredOnly are the whole manifests of docs/user-guide that
 // TestArgoCDUserGuideManifestsRun does not run (TestArgoCDUserGuideManifestsStoredWhole
-// loads and stores every one), and why.
-var userGuideStoredOnly = map[string]string{
-	"docs/user-guide/application-set.md#1": "an ApplicationSet: its generators and templates are the appset suite's (TestArgoCDDocsManifestsOnCluster runs the reference set)",
-	"docs/user-guide/kustomize.md#3":       "an ApplicationSet of the clusters generator over external-dns from GitHub: the appset suite's",
-	"docs/user-guide/helm.md#1":            "a chart of https://bitnami.github.io/sealed-secrets, a Helm repository on the internet",
-	"docs/user-guide/helm.md#2":            "a chart of registry-1.docker.io/bitnamicharts, an OCI registry on the internet",
-	"docs/user-guide/oci.md#1":             "an OCI artifact of registry-1.docker.io, on the internet",
-	"docs/user-guide/oci.md#2":             "an OCI chart of registry-1.docker.io, on the internet",
-	"docs/user-guide/oci.md#3":             "an OCI source of registry-1.docker.io, on the internet",
-	"docs/user-guide/source-hydrator.md#1": "the source hydrator pushes to its repository: TestHydrat* run it against the local Git server",
-	"docs/user-guide/projects.md#1":        "an AppProject, not an app: TestArgoCDDocumentedProjectWorksWhole runs projects",
-	"docs/user-guide/projects.md#2":        "an AppProject, not an app",
-	"docs/user-guide/source-hydrator.md#2": "an AppProject, not an app",
-	"docs/user-guide/sync_windows.md#1":    "an AppProject, not an app: sync windows are the project suite's",
-}
+// loads and stores every one), and why. Every one runs today.
+var userGuideStoredOnly = map[string]string{}
 
-// userGuideRun is what a run user-guide Application must reach after a
-// manual sync (argocd app sync), as its page implies.
+// userGuideRun is what a run user-guide manifest must do, as its page
+// says. An Application without run is applied with a manual sync
+// (argocd app sync) and must reach Synced, health and check; run, when
+// set, applies and checks the manifest itself (ApplicationSets,
+// AppProjects, apps whose page implies another outcome).
 type userGuideRun struct {
 	health string // the app's health; "" when the page implies no reconcile at all
 	check  func(t *testing.T, c client.Client, app *v1alpha1.Application)
+	run    func(t *testing.T, w *userGuideWorld, key string, o *unstructured.Unstructured)
+	// project marks the AppProjects: they run last, one at a time, as
+	// they change the projects the other pages' apps use.
+	project bool
 }
 
-// TestArgoCDUserGuideManifestsRun applies each whole Application of the
-// release's docs/user-guide pages that the operator can run here, as it
-// is but for its repoURL (the local Git server, holding content
-// equivalent to the repository the page names: argocd-example-apps'
-// guestbook and kustomize-guestbook, kustomize's examples/helloWorld,
-// the billing app at its tag 8.5.1 and the common settings), syncs it as
-// `argocd app sync` does, and checks what the page says it does: the
-// directory app, the Kustomize apps (inline patch, commonAnnotations with
-// envsubst, CreateNamespace), the two-source app and the skip-reconcile
-// app (no status at all, until its annotation is set to "false").
-// userGuideStoredOnly names the others and why.
-// The kustomize-guestbook Deployment stays Progressing: this package's
-// cluster runs no controller-manager to roll it out.
+// userGuideWorld is an Argo CD namespace served by the operator on a
+// cluster of its own, with local copies of the repositories, chart
+// repositories and registries the user guide's pages name.
+type userGuideWorld struct {
+	ctx  context.Context
+	c    client.Client
+	full *testenv.Cluster
+	ns   string // the operator's namespace: Argo CD's argocd
+	gs   *gitserver.Server
+	// urls maps each URL a page names to its local copy.
+	urls map[string]string
+}
+
+// TestArgoCDUserGuideManifestsRun applies each whole manifest of the
+// release's docs/user-guide pages under the operator, as it is but for
+// its URLs (each mapped to a local copy holding content equivalent to
+// what the page names: Git repositories on the local Git server, Helm
+// charts in a Helm repository over HTTP and in an OCI registry, OCI
+// artifacts), and checks what the page says it does: the directory app,
+// the Kustomize apps (inline patch, commonAnnotations with envsubst,
+// CreateNamespace; their Deployments roll out and are Healthy on this
+// cluster, which runs the controllers and a kwok node), the two-source
+// app, the skip-reconcile app (no status at all, until its annotation is
+// set to "false"), the Helm and OCI apps (userGuideChartRuns), the
+// ApplicationSets (userGuideSetRuns), the source hydrator
+// (userGuideHydratorRuns) and the AppProjects (userGuideProjectRuns).
 func TestArgoCDUserGuideManifestsRun(t *testing.T) {
 	rel := argodocs.ForTest(t)
 	manifests := userGuideManifests(t, rel)
 	ctx := context.Background()
-	c := newArgoClient(t, cluster.Config())
+	full, err := testenv.Start(ctx, testenv.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = full.Stop() })
+	w := &userGuideWorld{ctx: ctx, c: newArgoClient(t, full.Config()), full: full, ns: "argocd"}
+	c := w.c
 
 	cm := func(name string) []byte {
 		return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\ndata: {a: b}\n")
@@ -81,13 +97,21 @@ spec:
     metadata: {labels: {app: guestbook-ui}}
     spec: {containers: [{name: guestbook-ui, image: gcr.io/heptio-images/ks-guestbook-demo:0.2, ports: [{containerPort: 80}]}]}
 `
-	gs, _ := testfiles.GitRepo(t, gitserver.DefaultOptions(), "argocd-example-apps", fstest.MapFS{
+	// The source hydrator pushes to argocd-example-apps: pushes are
+	// allowed with the repository-write Secret's credentials.
+	gopts := gitserver.DefaultOptions()
+	gopts.PushUsername, gopts.PushPassword = "hydrator", "write-secret"
+	gs, _ := testfiles.GitRepo(t, gopts, "argocd-example-apps", fstest.MapFS{
 		"guestbook/guestbook-ui-svc.yaml":                  {Data: svc("guestbook-ui")},
 		"guestbook/guestbook-ui-cm.yaml":                   {Data: cm("guestbook-ui")},
 		"kustomize-guestbook/kustomization.yaml":           {Data: []byte("namePrefix: kustomize-\nresources:\n  - guestbook-ui-deployment.yaml\n  - guestbook-ui-svc.yaml\n")},
 		"kustomize-guestbook/guestbook-ui-deployment.yaml": {Data: []byte(deploy)},
 		"kustomize-guestbook/guestbook-ui-svc.yaml":        {Data: svc("guestbook-ui")},
+		"helm-guestbook/Chart.yaml":                        {Data: []byte("apiVersion: v2\nname: helm-guestbook\nversion: 0.1.0\n")},
+		"helm-guestbook/values.yaml":                       {Data: []byte("greeting: hello\n")},
+		"helm-guestbook/templates/cm.yaml":                 {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}-helm-guestbook'}\ndata: {greeting: '{{ .Values.greeting }}'}\n")},
 	})
+	w.gs = gs
 	repos := map[string]fstest.MapFS{
 		"kustomize": {
 			"examples/helloWorld/kustomization.yaml": {Data: []byte("labels:\n  - pairs: {app: hello}\n    includeSelectors: true\nresources:\n  - configMap.yaml\n  - service.yaml\n")},
@@ -116,7 +140,7 @@ spec:
 	if _, err := gs.Commit(ctx, "billing-app", "after the release", map[string][]byte{"manifests/cm.yaml": cm("billing-app-next")}); err != nil {
 		t.Fatal(err)
 	}
-	urls := map[string]string{
+	w.urls = map[string]string{
 		"https://github.com/argoproj/argocd-example-apps.git": gs.RepoURL("argocd-example-apps"),
 		"https://github.com/argoproj/argocd-example-apps":     gs.RepoURL("argocd-example-apps"),
 		"https://github.com/kubernetes-sigs/kustomize":        gs.RepoURL("kustomize"),
@@ -125,29 +149,12 @@ spec:
 	}
 
 	// The pages' destination namespaces, as their reader has them (demo
-	// is made by the app's CreateNamespace); what lands in default is
-	// removed afterwards.
-	for _, name := range []string{"test1", "guestbook"} {
+	// is made by the app's CreateNamespace), and the operator's.
+	for _, name := range []string{w.ns, "test1", "guestbook", "kubeseal", "nginx", "my-namespace"} {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() {
-		for _, o := range []client.Object{
-			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "guestbook-ui"}},
-			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "guestbook-ui"}},
-			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "the-map"}},
-			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "the-service"}},
-			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "billing-app"}},
-			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "billing-common-settings"}},
-		} {
-			_ = c.Delete(context.Background(), o)
-		}
-	})
-
-	ns := cluster.TestNamespace(t)
-	runOperator(t, "-namespace", ns, "-metrics-bind-address", "0", "-health-probe-bind-address", "0")
-
 	get := func(t *testing.T, c client.Client, o client.Object, ns, name string) {
 		t.Helper()
 		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, o); err != nil {
@@ -164,14 +171,17 @@ spec:
 				t.Errorf("the-map labels %v, want the kustomization's app: hello", m.Labels)
 			}
 		}},
-		"docs/user-guide/kustomize.md#2": {health: "Progressing", check: func(t *testing.T, c client.Client, app *v1alpha1.Application) {
+		"docs/user-guide/kustomize.md#2": {health: "Healthy", check: func(t *testing.T, c client.Client, app *v1alpha1.Application) {
 			d := &appsv1.Deployment{}
 			get(t, c, d, "test1", "kustomize-guestbook-ui")
 			if ports := d.Spec.Template.Spec.Containers; len(ports) == 0 || len(ports[0].Ports) == 0 || ports[0].Ports[0].ContainerPort != 443 {
 				t.Errorf("kustomize-guestbook-ui containers %+v, want the inline patch's containerPort 443", d.Spec.Template.Spec.Containers)
 			}
+			if d.Status.AvailableReplicas != 1 {
+				t.Errorf("kustomize-guestbook-ui: %d available replicas, want 1", d.Status.AvailableReplicas)
+			}
 		}},
-		"docs/user-guide/kustomize.md#4": {health: "Progressing", check: func(t *testing.T, c client.Client, app *v1alpha1.Application) {
+		"docs/user-guide/kustomize.md#4": {health: "Healthy", check: func(t *testing.T, c client.Client, app *v1alpha1.Application) {
 			s := &corev1.Service{}
 			if get(t, c, s, "demo", "kustomize-guestbook-ui"); s.Annotations["app-source"] != "guestbook-app" {
 				t.Errorf("annotations %v, want app-source: guestbook-app (commonAnnotationsEnvsubst)", s.Annotations)
@@ -185,6 +195,11 @@ spec:
 			}
 		}},
 		"docs/user-guide/skip_reconcile.md#1": {},
+	}
+	for _, more := range []map[string]userGuideRun{userGuideChartRuns(t, w), userGuideSetRuns(t, w), userGuideHydratorRuns(t, w), userGuideProjectRuns(t, w)} {
+		for k, v := range more {
+			runs[k] = v
+		}
 	}
 	keys := make([]string, 0, len(manifests))
 	for k := range manifests {
@@ -202,86 +217,167 @@ spec:
 		}
 	}
 
+	// The projects the pages' apps name, as their reader has them:
+	// Argo CD's default project as it is installed, and my-project
+	// allowing everything.
+	// kubectl apply -f examples/operator/config/
+	if err := config.Install(ctx, c, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	w.resetProject(t, "default")
+	w.resetProject(t, "my-project")
+	hydratorSetup(t, w)
+	runOperator(t, "-kubeconfig", full.Kubeconfig(), "-namespace", w.ns, "-interval", "10s", "-hydrator-interval", "1s",
+		"-metrics-bind-address", "0", "-health-probe-bind-address", "0")
+
 	// The skip-reconcile app first (it shares its name with the directory
 	// app): once every other app has synced, it still has no status.
-	skip := applyUserGuideApp(ctx, t, c, ns, manifests["docs/user-guide/skip_reconcile.md#1"], urls, true)
-	for _, k := range keys {
-		want, ok := runs[k]
-		if !ok || want.check == nil || k == "docs/user-guide/directory.md#1" {
-			continue
+	skip := w.apply(t, manifests["docs/user-guide/skip_reconcile.md#1"], nil)
+	for _, project := range []bool{false, true} {
+		for _, k := range keys {
+			want, ok := runs[k]
+			if !ok || want.project != project || (want.check == nil && want.run == nil) || k == "docs/user-guide/directory.md#1" {
+				continue
+			}
+			t.Logf("running %s (%s %s)", k, manifests[k].GetKind(), manifests[k].GetName())
+			if want.run != nil {
+				want.run(t, w, k, manifests[k])
+				continue
+			}
+			app := w.syncApp(t, k, manifests[k], want.health)
+			want.check(t, c, app)
+			w.deleteApp(t, app.Name)
 		}
-		userGuideSync(ctx, t, c, ns, k, manifests[k], urls, want)
+		if project {
+			break
+		}
+		got := &v1alpha1.Application{}
+		if err := c.Get(ctx, skip, got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.Sync.Status != "" || got.Status.Health.Status != "" || got.Status.ReconciledAt != nil {
+			t.Errorf("skip-reconcile app has a status: %+v", got.Status)
+		}
+		// Set to "false", as the page says, the app is reconciled again: it
+		// gets a status (OutOfSync: it has no sync policy).
+		if err := c.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/skip-reconcile":"false"}}}`))); err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, func() string { return fmt.Sprintf("skip-reconcile app resumed; status %+v", got.Status) }, func(ctx context.Context) bool {
+			return c.Get(ctx, skip, got) == nil && got.Status.Sync.Status == "OutOfSync"
+		})
+		w.deleteApp(t, skip.Name)
+		k := "docs/user-guide/directory.md#1"
+		app := w.syncApp(t, k, manifests[k], runs[k].health)
+		runs[k].check(t, c, app)
+		w.deleteApp(t, app.Name)
 	}
-	got := &v1alpha1.Application{}
-	if err := c.Get(ctx, skip, got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Status.Sync.Status != "" || got.Status.Health.Status != "" || got.Status.ReconciledAt != nil {
-		t.Errorf("skip-reconcile app has a status: %+v", got.Status)
-	}
-	// Set to "false", as the page says, the app is reconciled again: it
-	// gets a status (OutOfSync: it has no sync policy).
-	if err := c.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/skip-reconcile":"false"}}}`))); err != nil {
-		t.Fatal(err)
-	}
-	waitUntil(t, func() string { return fmt.Sprintf("skip-reconcile app resumed; status %+v", got.Status) }, func(ctx context.Context) bool {
-		return c.Get(ctx, skip, got) == nil && got.Status.Sync.Status == "OutOfSync"
-	})
-	if err := c.Delete(ctx, got); err != nil {
-		t.Fatal(err)
-	}
-	waitUntil(t, func() string { return "skip-reconcile app deleted" }, func(ctx context.Context) bool {
-		return apierrors.IsNotFound(c.Get(ctx, skip, &v1alpha1.Application{}))
-	})
-	k := "docs/user-guide/directory.md#1"
-	userGuideSync(ctx, t, c, ns, k, manifests[k], urls, runs[k])
 }
 
-// applyUserGuideApp creates the page's Application in ns with its
-// repoURLs rewritten, and, unless create only, returns its key.
-func applyUserGuideApp(ctx context.Context, t *testing.T, c client.Client, ns string, o *unstructured.Unstructured, urls map[string]string, createOnly bool) types.NamespacedName {
+// localCopy returns o in the operator's namespace with every string
+// naming a URL of w.urls replaced by its local copy; a repoURL without a
+// local copy fails the test.
+func (w *userGuideWorld) localCopy(t *testing.T, o *unstructured.Unstructured) *unstructured.Unstructured {
 	t.Helper()
-	app := o.DeepCopy()
-	app.SetNamespace(ns)
-	rewrite := func(src map[string]any) {
-		u, _ := src["repoURL"].(string)
-		to, ok := urls[u]
-		if !ok {
-			t.Fatalf("%s: repoURL %s has no local repository", app.GetName(), u)
+	out := o.DeepCopy()
+	out.SetNamespace(w.ns)
+	var walk func(key string, v any) any
+	walk = func(key string, v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(k, e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(key, e)
+			}
+		case string:
+			if to, ok := w.urls[x]; ok {
+				return to
+			}
+			if key == "repoURL" {
+				t.Fatalf("%s %s: repoURL %s has no local copy", o.GetKind(), o.GetName(), x)
+			}
 		}
-		src["repoURL"] = to
+		return v
 	}
-	spec, _ := app.Object["spec"].(map[string]any)
-	if src, ok := spec["source"].(map[string]any); ok {
-		rewrite(src)
-	}
-	srcs, _ := spec["sources"].([]any)
-	for _, s := range srcs {
-		rewrite(s.(map[string]any))
-	}
-	if !createOnly {
-		// argocd app sync: a sync operation on the app.
-		app.Object["operation"] = map[string]any{"sync": map[string]any{}, "initiatedBy": map[string]any{"username": "tester"}}
+	out.Object["spec"] = walk("spec", out.Object["spec"])
+	return out
+}
+
+// apply creates the page's object (its local copy) with op as the
+// Application's operation (nil: none) and returns its key.
+func (w *userGuideWorld) apply(t *testing.T, o *unstructured.Unstructured, op map[string]any) types.NamespacedName {
+	t.Helper()
+	obj := w.localCopy(t, o)
+	if op != nil {
+		obj.Object["operation"] = op
 	}
 	var err error
-	waitUntil(t, func() string { return fmt.Sprintf("create %s: %v", app.GetName(), err) }, func(ctx context.Context) bool {
-		err = c.Create(ctx, app.DeepCopy())
+	waitUntil(t, func() string { return fmt.Sprintf("create %s %s: %v", obj.GetKind(), obj.GetName(), err) }, func(ctx context.Context) bool {
+		err = w.c.Create(ctx, obj.DeepCopy())
 		return err == nil
 	})
-	return client.ObjectKeyFromObject(app)
+	return client.ObjectKeyFromObject(obj)
 }
 
-// userGuideSync applies the page's app with a sync operation and waits
-// for what the page implies.
-func userGuideSync(ctx context.Context, t *testing.T, c client.Client, ns, key string, o *unstructured.Unstructured, urls map[string]string, want userGuideRun) {
+// manualSync is the operation `argocd app sync` sets.
+func manualSync() map[string]any {
+	return map[string]any{"sync": map[string]any{}, "initiatedBy": map[string]any{"username": "tester"}}
+}
+
+// syncApp applies the page's app with a sync operation and waits until
+// it is Synced and health after a Succeeded operation.
+func (w *userGuideWorld) syncApp(t *testing.T, key string, o *unstructured.Unstructured, health string) *v1alpha1.Application {
 	t.Helper()
-	name := applyUserGuideApp(ctx, t, c, ns, o, urls, false)
+	name := w.apply(t, o, manualSync())
+	return w.waitApp(t, name.Name, fmt.Sprintf("%s: Synced and %s after its sync", key, health), func(a *v1alpha1.Application) bool {
+		return a.Status.Sync.Status == "Synced" && a.Status.Health.Status == health &&
+			a.Status.OperationState != nil && a.Status.OperationState.Phase == "Succeeded"
+	})
+}
+
+// waitApp polls Application name of the operator's namespace until cond
+// holds.
+func (w *userGuideWorld) waitApp(t *testing.T, name, what string, cond func(*v1alpha1.Application) bool) *v1alpha1.Application {
+	t.Helper()
 	got := &v1alpha1.Application{}
 	waitUntil(t, func() string {
-		return fmt.Sprintf("%s (%s): not Synced and %s after its sync; status %+v", key, name.Name, want.health, got.Status)
+		op := "none"
+		if s := got.Status.OperationState; s != nil {
+			op = fmt.Sprintf("%s %q", s.Phase, s.Message)
+		}
+		return fmt.Sprintf("%s: %s; operation %s; status %+v", name, what, op, got.Status)
 	}, func(ctx context.Context) bool {
-		return c.Get(ctx, name, got) == nil && got.Status.Sync.Status == "Synced" && got.Status.Health.Status == want.health &&
-			got.Status.OperationState != nil && got.Status.OperationState.Phase == "Succeeded"
+		return w.c.Get(ctx, types.NamespacedName{Namespace: w.ns, Name: name}, got) == nil && cond(got)
 	})
-	want.check(t, c, got)
+	return got
+}
+
+// deleteApp deletes Application name (without a finalizer: its resources
+// stay, as in Argo CD) and waits until it is gone, as the next page may
+// reuse its name.
+func (w *userGuideWorld) deleteApp(t *testing.T, name string) {
+	t.Helper()
+	key := types.NamespacedName{Namespace: w.ns, Name: name}
+	if err := w.c.Delete(w.ctx, &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: name}}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() string { return name + " deleted" }, func(ctx context.Context) bool {
+		return apierrors.IsNotFound(w.c.Get(ctx, key, &v1alpha1.Application{}))
+	})
+}
+
+// requestSync sets a manual sync operation on Application name.
+func (w *userGuideWorld) requestSync(t *testing.T, name string) {
+	t.Helper()
+	waitUntil(t, func() string { return "ask for a sync of " + name }, func(ctx context.Context) bool {
+		a := &v1alpha1.Application{}
+		if w.c.Get(ctx, types.NamespacedName{Namespace: w.ns, Name: name}, a) != nil {
+			return false
+		}
+		a.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{}, InitiatedBy: v1alpha1.OperationInitiator{Username: "tester"}}
+		return w.c.Update(ctx, a) == nil
+	})
 }
