@@ -114,9 +114,11 @@ func userGuideChartRuns(t *testing.T, w *userGuideWorld) map[string]userGuideRun
 		// same: a ComparisonError, the sync fails, nothing is written.
 		"docs/user-guide/oci.md#3": {run: func(t *testing.T, w *userGuideWorld, key string, o *unstructured.Unstructured) {
 			name := w.apply(t, o, manualSync()).Name
+			// The local copy of the registry's host, "127.0.0.1:port",
+			// read as Git is an scp-like SSH URL.
 			w.waitApp(t, name, key+": refused as Argo CD refuses it (read as Git)", func(a *v1alpha1.Application) bool {
 				op := a.Status.OperationState
-				return hasCondition(a, "ComparisonError", "") && a.Status.Sync.Status != "Synced" &&
+				return hasCondition(a, "ComparisonError", "source ssh://127.0.0.1") && a.Status.Sync.Status != "Synced" &&
 					op != nil && (op.Phase == "Error" || op.Phase == "Failed")
 			})
 			w.deleteApp(t, name)

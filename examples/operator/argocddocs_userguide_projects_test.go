@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -176,9 +175,11 @@ func userGuideProjectRuns(t *testing.T, w *userGuideWorld) map[string]userGuideR
 			if open {
 				w.waitApp(t, "guestbook-windowed", "synced inside the 09:00-17:00 UTC allow window", syncedHealthyAt(""))
 			} else {
+				// As Argo CD's controller: the requested sync stays
+				// Running, blocked, until the window opens.
 				w.waitApp(t, "guestbook-windowed", "the sync denied outside every allow window", func(a *v1alpha1.Application) bool {
 					op := a.Status.OperationState
-					return op != nil && strings.Contains(op.Message, "blocked") && a.Status.Sync.Status != "Synced"
+					return a.Operation != nil && op != nil && op.Phase == "Running" && op.Message == "Sync operation blocked by sync window" && a.Status.Sync.Status != "Synced"
 				})
 				if w.deployed("ug-windows", "guestbook-ui") {
 					t.Error("the denied sync deployed guestbook-ui")

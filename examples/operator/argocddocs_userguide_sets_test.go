@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -121,7 +122,35 @@ spec:
 			if got := d.Spec.Template.Spec.Containers[0].Args; fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("external-dns args %v, want %v (the patch templated with the cluster's name)", got, want)
 			}
+			// A declarative cluster Secret adds a second cluster: the
+			// template's fixed name then names two Applications. As
+			// Argo CD's controller ("contains applications with duplicate
+			// name"), the set reports the error and the app it has stays.
+			secret := clusterSecret(w.ns, "second-cluster", "second", w.full.Config())
+			if err := w.c.Create(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
+			got := &v1alpha1.ApplicationSet{}
+			waitUntil(t, func() string {
+				return fmt.Sprintf("external-dns: the duplicate name reported; conditions %+v", got.Status.Conditions)
+			}, func(ctx context.Context) bool {
+				if w.c.Get(ctx, set, got) != nil {
+					return false
+				}
+				for _, c := range got.Status.Conditions {
+					if c.Type == "ErrorOccurred" && c.Status == "True" && strings.Contains(c.Message, "duplicate") {
+						return true
+					}
+				}
+				return false
+			})
+			if a := w.waitApp(t, "external-dns", "kept", func(*v1alpha1.Application) bool { return true }); a.Spec.Destination.Name != "in-cluster" {
+				t.Errorf("external-dns destination %+v after the duplicate, want in-cluster kept", a.Spec.Destination)
+			}
 			w.deleteSet(t, set.Name, "external-dns")
+			if err := w.c.Delete(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
 		}},
 	}
 }
