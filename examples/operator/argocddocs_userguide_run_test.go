@@ -5,23 +5,15 @@ import (
 	"fmt"
 	"sort"
 	"testing"
-	"testing/fstest"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
-	"github.com/kubegitops/gitops/examples/operator/config"
 	"github.com/kubegitops/gitops/internal/argodocs"
-	"github.com/kubegitops/gitops/internal/gitserver"
-	"github.com/kubegitops/gitops/internal/testfiles"
-	"github.com/kubegitops/gitops/testenv"
 )
 
 // userGuideStoredOnly are the whole manifests of docs/user-guide that
@@ -43,19 +35,6 @@ type userGuideRun struct {
 	project bool
 }
 
-// userGuideWorld is an Argo CD namespace served by the operator on a
-// cluster of its own, with local copies of the repositories, chart
-// repositories and registries the user guide's pages name.
-type userGuideWorld struct {
-	ctx  context.Context
-	c    client.Client
-	full *testenv.Cluster
-	ns   string // the operator's namespace: Argo CD's argocd
-	gs   *gitserver.Server
-	// urls maps each URL a page names to its local copy.
-	urls map[string]string
-}
-
 // TestArgoCDUserGuideManifestsRun applies each whole manifest of the
 // release's docs/user-guide pages under the operator, as it is but for
 // its URLs (each mapped to a local copy holding content equivalent to
@@ -72,96 +51,89 @@ type userGuideWorld struct {
 func TestArgoCDUserGuideManifestsRun(t *testing.T) {
 	rel := argodocs.ForTest(t)
 	manifests := userGuideManifests(t, rel)
-	ctx := context.Background()
-	full, err := testenv.Start(ctx, testenv.DefaultOptions())
-	if err != nil {
+	w, billingTag := startUserGuideWorld(t)
+	runs := userGuideAppRuns(w, billingTag)
+	for _, more := range []map[string]userGuideRun{userGuideChartRuns(t, w), userGuideSetRuns(t, w), userGuideHydratorRuns(t, w), userGuideProjectRuns(t, w)} {
+		for k, v := range more {
+			runs[k] = v
+		}
+	}
+	keys := make([]string, 0, len(manifests))
+	for k := range manifests {
+		keys = append(keys, k)
+		_, run := runs[k]
+		_, stored := userGuideStoredOnly[k]
+		if run == stored {
+			t.Errorf("%s (%s %s): run %v, stored only %v: name it in exactly one", k, manifests[k].GetKind(), manifests[k].GetName(), run, stored)
+		}
+	}
+	sort.Strings(keys)
+	for k := range runs {
+		if manifests[k] == nil {
+			t.Fatalf("%s: no such whole manifest in %s", k, rel.Version())
+		}
+	}
+	w.startOperator(t)
+
+	// The skip-reconcile app first (it shares its name with the directory
+	// app): once every other app has synced, it still has no status. The
+	// projects last: they change the projects the other apps use.
+	const skipKey, dirKey = "docs/user-guide/skip_reconcile.md#1", "docs/user-guide/directory.md#1"
+	skip := w.apply(t, manifests[skipKey], nil)
+	for _, k := range keys {
+		if want := runs[k]; k != skipKey && k != dirKey && !want.project {
+			w.run(t, k, manifests[k], want)
+		}
+	}
+	got := &v1alpha1.Application{}
+	if err := w.c.Get(w.ctx, skip, got); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = full.Stop() })
-	w := &userGuideWorld{ctx: ctx, c: newArgoClient(t, full.Config()), full: full, ns: "argocd"}
-	c := w.c
-
-	cm := func(name string) []byte {
-		return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\ndata: {a: b}\n")
+	if got.Status.Sync.Status != "" || got.Status.Health.Status != "" || got.Status.ReconciledAt != nil {
+		t.Errorf("skip-reconcile app has a status: %+v", got.Status)
 	}
-	svc := func(name string) []byte {
-		return []byte("apiVersion: v1\nkind: Service\nmetadata: {name: " + name + "}\nspec: {ports: [{port: 80, targetPort: 80}], selector: {app: " + name + "}}\n")
+	// Set to "false", as the page says, the app is reconciled again: it
+	// gets a status (OutOfSync: it has no sync policy).
+	if err := w.c.Patch(w.ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/skip-reconcile":"false"}}}`))); err != nil {
+		t.Fatal(err)
 	}
-	const deploy = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: guestbook-ui}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: guestbook-ui}}
-  template:
-    metadata: {labels: {app: guestbook-ui}}
-    spec: {containers: [{name: guestbook-ui, image: gcr.io/heptio-images/ks-guestbook-demo:0.2, ports: [{containerPort: 80}]}]}
-`
-	// The source hydrator pushes to argocd-example-apps: pushes are
-	// allowed with the repository-write Secret's credentials.
-	gopts := gitserver.DefaultOptions()
-	gopts.PushUsername, gopts.PushPassword = "hydrator", "write-secret"
-	gs, _ := testfiles.GitRepo(t, gopts, "argocd-example-apps", fstest.MapFS{
-		"guestbook/guestbook-ui-svc.yaml":                  {Data: svc("guestbook-ui")},
-		"guestbook/guestbook-ui-cm.yaml":                   {Data: cm("guestbook-ui")},
-		"kustomize-guestbook/kustomization.yaml":           {Data: []byte("namePrefix: kustomize-\nresources:\n  - guestbook-ui-deployment.yaml\n  - guestbook-ui-svc.yaml\n")},
-		"kustomize-guestbook/guestbook-ui-deployment.yaml": {Data: []byte(deploy)},
-		"kustomize-guestbook/guestbook-ui-svc.yaml":        {Data: svc("guestbook-ui")},
-		"helm-guestbook/Chart.yaml":                        {Data: []byte("apiVersion: v2\nname: helm-guestbook\nversion: 0.1.0\n")},
-		"helm-guestbook/values.yaml":                       {Data: []byte("greeting: hello\n")},
-		"helm-guestbook/templates/cm.yaml":                 {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}-helm-guestbook'}\ndata: {greeting: '{{ .Values.greeting }}'}\n")},
+	waitUntil(t, func() string { return fmt.Sprintf("skip-reconcile app resumed; status %+v", got.Status) }, func(ctx context.Context) bool {
+		return w.c.Get(ctx, skip, got) == nil && got.Status.Sync.Status == "OutOfSync"
 	})
-	w.gs = gs
-	repos := map[string]fstest.MapFS{
-		"kustomize": {
-			"examples/helloWorld/kustomization.yaml": {Data: []byte("labels:\n  - pairs: {app: hello}\n    includeSelectors: true\nresources:\n  - configMap.yaml\n  - service.yaml\n")},
-			"examples/helloWorld/configMap.yaml":     {Data: cm("the-map")},
-			"examples/helloWorld/service.yaml":       {Data: svc("the-service")},
-		},
-		"billing-app":     {"manifests/cm.yaml": {Data: cm("billing-app")}},
-		"common-settings": {"configmaps-billing/cm.yaml": {Data: cm("billing-common-settings")}},
-	}
-	for _, name := range []string{"kustomize", "billing-app", "common-settings"} {
-		if _, err := gs.CreateRepository(ctx, name, repos[name]); err != nil {
-			t.Fatal(err)
+	w.deleteApp(t, skip.Name)
+	w.run(t, dirKey, manifests[dirKey], runs[dirKey])
+	for _, k := range keys {
+		if want := runs[k]; want.project {
+			w.run(t, k, manifests[k], want)
 		}
 	}
-	// The pages' revisions: argocd-example-apps' master, billing-app's tag.
-	billingTag, err := gs.Head(ctx, "billing-app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, git := range [][]string{{"argocd-example-apps", "branch", "master", gs.Branch()}, {"billing-app", "tag", "8.5.1", billingTag}} {
-		if _, err := gs.Git(ctx, git[0], git[1:]...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// billing-app moves on after its tag: the app must stay at 8.5.1.
-	if _, err := gs.Commit(ctx, "billing-app", "after the release", map[string][]byte{"manifests/cm.yaml": cm("billing-app-next")}); err != nil {
-		t.Fatal(err)
-	}
-	w.urls = map[string]string{
-		"https://github.com/argoproj/argocd-example-apps.git": gs.RepoURL("argocd-example-apps"),
-		"https://github.com/argoproj/argocd-example-apps":     gs.RepoURL("argocd-example-apps"),
-		"https://github.com/kubernetes-sigs/kustomize":        gs.RepoURL("kustomize"),
-		"https://github.com/mycompany/billing-app.git":        gs.RepoURL("billing-app"),
-		"https://github.com/mycompany/common-settings.git":    gs.RepoURL("common-settings"),
-	}
+}
 
-	// The pages' destination namespaces, as their reader has them (demo
-	// is made by the app's CreateNamespace), and the operator's.
-	for _, name := range []string{w.ns, "test1", "guestbook", "kubeseal", "nginx", "my-namespace"} {
-		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
+// run applies the page's manifest and checks it as want says.
+func (w *userGuideWorld) run(t *testing.T, key string, o *unstructured.Unstructured, want userGuideRun) {
+	t.Helper()
+	t.Logf("running %s (%s %s)", key, o.GetKind(), o.GetName())
+	if want.run != nil {
+		want.run(t, w, key, o)
+		return
 	}
+	app := w.syncApp(t, key, o, want.health)
+	want.check(t, w.c, app)
+	w.deleteApp(t, app.Name)
+}
+
+// userGuideAppRuns are the pages' Applications run from Git: the
+// directory app, the Kustomize apps, the two-source app (billingTag is
+// its tag's commit) and the skip-reconcile app.
+func userGuideAppRuns(w *userGuideWorld, billingTag string) map[string]userGuideRun {
+	ctx := w.ctx
 	get := func(t *testing.T, c client.Client, o client.Object, ns, name string) {
 		t.Helper()
 		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, o); err != nil {
 			t.Errorf("%s/%s: %v", ns, name, err)
 		}
 	}
-	runs := map[string]userGuideRun{
+	return map[string]userGuideRun{
 		"docs/user-guide/directory.md#1": {health: "Healthy", check: func(t *testing.T, c client.Client, app *v1alpha1.Application) {
 			get(t, c, &corev1.Service{}, "default", "guestbook-ui")
 		}},
@@ -196,188 +168,4 @@ spec:
 		}},
 		"docs/user-guide/skip_reconcile.md#1": {},
 	}
-	for _, more := range []map[string]userGuideRun{userGuideChartRuns(t, w), userGuideSetRuns(t, w), userGuideHydratorRuns(t, w), userGuideProjectRuns(t, w)} {
-		for k, v := range more {
-			runs[k] = v
-		}
-	}
-	keys := make([]string, 0, len(manifests))
-	for k := range manifests {
-		keys = append(keys, k)
-		_, run := runs[k]
-		_, stored := userGuideStoredOnly[k]
-		if run == stored {
-			t.Errorf("%s (%s %s): run %v, stored only %v: name it in exactly one", k, manifests[k].GetKind(), manifests[k].GetName(), run, stored)
-		}
-	}
-	sort.Strings(keys)
-	for k := range runs {
-		if manifests[k] == nil {
-			t.Fatalf("%s: no such whole manifest in %s", k, rel.Version())
-		}
-	}
-
-	// The projects the pages' apps name, as their reader has them:
-	// Argo CD's default project as it is installed, and my-project
-	// allowing everything.
-	// kubectl apply -f examples/operator/config/
-	if err := config.Install(ctx, c, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	w.resetProject(t, "default")
-	w.resetProject(t, "my-project")
-	hydratorSetup(t, w)
-	runOperator(t, "-kubeconfig", full.Kubeconfig(), "-namespace", w.ns, "-interval", "10s", "-hydrator-interval", "1s",
-		"-metrics-bind-address", "0", "-health-probe-bind-address", "0")
-
-	// The skip-reconcile app first (it shares its name with the directory
-	// app): once every other app has synced, it still has no status.
-	skip := w.apply(t, manifests["docs/user-guide/skip_reconcile.md#1"], nil)
-	for _, project := range []bool{false, true} {
-		for _, k := range keys {
-			want, ok := runs[k]
-			if !ok || want.project != project || (want.check == nil && want.run == nil) || k == "docs/user-guide/directory.md#1" {
-				continue
-			}
-			t.Logf("running %s (%s %s)", k, manifests[k].GetKind(), manifests[k].GetName())
-			if want.run != nil {
-				want.run(t, w, k, manifests[k])
-				continue
-			}
-			app := w.syncApp(t, k, manifests[k], want.health)
-			want.check(t, c, app)
-			w.deleteApp(t, app.Name)
-		}
-		if project {
-			break
-		}
-		got := &v1alpha1.Application{}
-		if err := c.Get(ctx, skip, got); err != nil {
-			t.Fatal(err)
-		}
-		if got.Status.Sync.Status != "" || got.Status.Health.Status != "" || got.Status.ReconciledAt != nil {
-			t.Errorf("skip-reconcile app has a status: %+v", got.Status)
-		}
-		// Set to "false", as the page says, the app is reconciled again: it
-		// gets a status (OutOfSync: it has no sync policy).
-		if err := c.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/skip-reconcile":"false"}}}`))); err != nil {
-			t.Fatal(err)
-		}
-		waitUntil(t, func() string { return fmt.Sprintf("skip-reconcile app resumed; status %+v", got.Status) }, func(ctx context.Context) bool {
-			return c.Get(ctx, skip, got) == nil && got.Status.Sync.Status == "OutOfSync"
-		})
-		w.deleteApp(t, skip.Name)
-		k := "docs/user-guide/directory.md#1"
-		app := w.syncApp(t, k, manifests[k], runs[k].health)
-		runs[k].check(t, c, app)
-		w.deleteApp(t, app.Name)
-	}
-}
-
-// localCopy returns o in the operator's namespace with every string
-// naming a URL of w.urls replaced by its local copy; a repoURL without a
-// local copy fails the test.
-func (w *userGuideWorld) localCopy(t *testing.T, o *unstructured.Unstructured) *unstructured.Unstructured {
-	t.Helper()
-	out := o.DeepCopy()
-	out.SetNamespace(w.ns)
-	var walk func(key string, v any) any
-	walk = func(key string, v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				x[k] = walk(k, e)
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = walk(key, e)
-			}
-		case string:
-			if to, ok := w.urls[x]; ok {
-				return to
-			}
-			if key == "repoURL" {
-				t.Fatalf("%s %s: repoURL %s has no local copy", o.GetKind(), o.GetName(), x)
-			}
-		}
-		return v
-	}
-	out.Object["spec"] = walk("spec", out.Object["spec"])
-	return out
-}
-
-// apply creates the page's object (its local copy) with op as the
-// Application's operation (nil: none) and returns its key.
-func (w *userGuideWorld) apply(t *testing.T, o *unstructured.Unstructured, op map[string]any) types.NamespacedName {
-	t.Helper()
-	obj := w.localCopy(t, o)
-	if op != nil {
-		obj.Object["operation"] = op
-	}
-	var err error
-	waitUntil(t, func() string { return fmt.Sprintf("create %s %s: %v", obj.GetKind(), obj.GetName(), err) }, func(ctx context.Context) bool {
-		err = w.c.Create(ctx, obj.DeepCopy())
-		return err == nil
-	})
-	return client.ObjectKeyFromObject(obj)
-}
-
-// manualSync is the operation `argocd app sync` sets.
-func manualSync() map[string]any {
-	return map[string]any{"sync": map[string]any{}, "initiatedBy": map[string]any{"username": "tester"}}
-}
-
-// syncApp applies the page's app with a sync operation and waits until
-// it is Synced and health after a Succeeded operation.
-func (w *userGuideWorld) syncApp(t *testing.T, key string, o *unstructured.Unstructured, health string) *v1alpha1.Application {
-	t.Helper()
-	name := w.apply(t, o, manualSync())
-	return w.waitApp(t, name.Name, fmt.Sprintf("%s: Synced and %s after its sync", key, health), func(a *v1alpha1.Application) bool {
-		return a.Status.Sync.Status == "Synced" && a.Status.Health.Status == health &&
-			a.Status.OperationState != nil && a.Status.OperationState.Phase == "Succeeded"
-	})
-}
-
-// waitApp polls Application name of the operator's namespace until cond
-// holds.
-func (w *userGuideWorld) waitApp(t *testing.T, name, what string, cond func(*v1alpha1.Application) bool) *v1alpha1.Application {
-	t.Helper()
-	got := &v1alpha1.Application{}
-	waitUntil(t, func() string {
-		op := "none"
-		if s := got.Status.OperationState; s != nil {
-			op = fmt.Sprintf("%s %q", s.Phase, s.Message)
-		}
-		return fmt.Sprintf("%s: %s; operation %s; status %+v", name, what, op, got.Status)
-	}, func(ctx context.Context) bool {
-		return w.c.Get(ctx, types.NamespacedName{Namespace: w.ns, Name: name}, got) == nil && cond(got)
-	})
-	return got
-}
-
-// deleteApp deletes Application name (without a finalizer: its resources
-// stay, as in Argo CD) and waits until it is gone, as the next page may
-// reuse its name.
-func (w *userGuideWorld) deleteApp(t *testing.T, name string) {
-	t.Helper()
-	key := types.NamespacedName{Namespace: w.ns, Name: name}
-	if err := w.c.Delete(w.ctx, &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: name}}); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
-	waitUntil(t, func() string { return name + " deleted" }, func(ctx context.Context) bool {
-		return apierrors.IsNotFound(w.c.Get(ctx, key, &v1alpha1.Application{}))
-	})
-}
-
-// requestSync sets a manual sync operation on Application name.
-func (w *userGuideWorld) requestSync(t *testing.T, name string) {
-	t.Helper()
-	waitUntil(t, func() string { return "ask for a sync of " + name }, func(ctx context.Context) bool {
-		a := &v1alpha1.Application{}
-		if w.c.Get(ctx, types.NamespacedName{Namespace: w.ns, Name: name}, a) != nil {
-			return false
-		}
-		a.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{}, InitiatedBy: v1alpha1.OperationInitiator{Username: "tester"}}
-		return w.c.Update(ctx, a) == nil
-	})
 }
