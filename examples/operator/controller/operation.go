@@ -34,7 +34,8 @@ const pendingRecheck = 10 * time.Second
 // status.operationState (and status.history), and then removes the
 // operation field, guarded by the resourceVersion so that an operation
 // written meanwhile is not lost. An operation that waits for a prune
-// confirmation stays and is run again later.
+// confirmation stays and is run again later; so does one a sync window
+// blocks, Running with Argo CD's message until a window lets it through.
 func (r *Reconciler) runOperation(ctx context.Context, app *v1alpha1.Application, op v1alpha1.Operation, log logr.Logger) (reconcile.Result, error) {
 	prev := app.Status
 	var next v1alpha1.ApplicationStatus
@@ -51,6 +52,17 @@ func (r *Reconciler) runOperation(ctx context.Context, app *v1alpha1.Application
 		var res sync.Result
 		var err error
 		next, res, err = r.sync(ctx, app, op, prev)
+		var blocked *engine.SyncWindowError
+		if errors.As(err, &blocked) {
+			// As Argo CD's controller: a requested sync that a sync window
+			// blocks stays Running, says so, and runs once a window lets
+			// it through.
+			log.Info("Sync prevented by sync window", "reason", blocked.Reason)
+			if err := r.writeStatus(ctx, app, windowBlocked(next)); err != nil {
+				return reconcile.Result{}, err
+			}
+			return reconcile.Result{RequeueAfter: windowRecheck}, nil
+		}
 		if err != nil {
 			log.Info("sync operation failed", "error", err.Error())
 		}
@@ -70,6 +82,19 @@ func (r *Reconciler) runOperation(ctx context.Context, app *v1alpha1.Application
 	// Clearing the operation changed the generation: the app is reconciled
 	// again at once and its status refreshed.
 	return reconcile.Result{}, nil
+}
+
+// windowBlockedMessage is Argo CD's operation message for a requested sync
+// that a sync window blocks.
+const windowBlockedMessage = "Sync operation blocked by sync window"
+
+// windowBlocked is st, the outcome of a requested sync that a sync window
+// refused, with the operation kept Running as Argo CD keeps it.
+func windowBlocked(st v1alpha1.ApplicationStatus) v1alpha1.ApplicationStatus {
+	op := *st.OperationState
+	op.Phase, op.Message, op.FinishedAt = string(sync.Running), windowBlockedMessage, nil
+	st.OperationState = &op
+	return st
 }
 
 // autoSync runs an automated sync when autosync.Decide says so (the
@@ -147,6 +172,16 @@ func (r *Reconciler) sync(ctx context.Context, app *v1alpha1.Application, op v1a
 	if !op.InitiatedBy.Automated {
 		if err := r.writeStatus(ctx, app, running); err != nil {
 			return base, sync.Result{Phase: sync.Error, Message: err.Error()}, err
+		}
+	}
+	if !op.InitiatedBy.Automated {
+		// A sync someone asked for reads the branches and tags afresh,
+		// as Argo CD's sync compares with noRevisionCache: a branch
+		// moved a moment ago (a promoted hydrateTo branch, a push the
+		// poll has not seen) is synced at its new commit, not at the one
+		// the resolve cache still holds.
+		for _, src := range app.Spec.AllSources() {
+			r.opts.Engine.Apps().Invalidate(src.RepoURL)
 		}
 	}
 	req := gitops.SyncRequest{Prune: op.Sync.Prune, DryRun: op.Sync.DryRun, SyncOptions: op.Sync.SyncOptions,
