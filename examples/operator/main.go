@@ -291,7 +291,11 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	if f.redisAddr == "" && members != nil {
 		f.redisAddr = st.redisServer()
 	}
-	engine, closeRedis, err := newEngine(cfg, f, events, log, st, creds, decryptor)
+	// The run's metrics live in a registry of its own, so that two
+	// operators in one process (tests, a host embedding it) never clash;
+	// its endpoint serves them with controller-runtime's.
+	own := prometheus.NewRegistry()
+	engine, closeRedis, err := newEngine(cfg, f, events, log, st, creds, decryptor, own)
 	if err != nil {
 		return err
 	}
@@ -325,7 +329,6 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	own := prometheus.NewRegistry()
 	st.metrics = newAppMetrics(mgr.GetCache(), f.namespace, log.WithName("metrics"))
 	st.metrics.Set(st.params.Metrics)
 	if err := own.Register(st.metrics); err != nil {
@@ -419,7 +422,7 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 		}
 	}
 	if f.notifications {
-		if err := setupNotifications(mgr, cfg, f, logs.Logger(logNotifications).WithName("notifications")); err != nil {
+		if err := setupNotifications(mgr, cfg, f, own, logs.Logger(logNotifications).WithName("notifications")); err != nil {
 			return err
 		}
 	}
@@ -435,22 +438,18 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 // Secrets of -namespace are added once the manager runs (clusterSecrets).
 // Repository credentials are read from creds, which the repository Secrets
 // of -namespace keep current (repoSecrets).
-// SOPS files are decrypted by decryptor, when set.
+// SOPS files are decrypted by decryptor, when set. The engine's metrics
+// are registered in reg, the run's own registry.
 // Sharded with a Redis address, rendered manifests are kept in that Redis;
 // closeRedis closes its client.
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (e *gitops.Engine, closeRedis func(), err error) {
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor, reg prometheus.Registerer) (e *gitops.Engine, closeRedis func(), err error) {
 	closeRedis = func() {}
 	base := argocdcm.Defaults()
 	base.ProjectCredentials = creds.ForProject
 	base.Decryptor = decryptor
 	base.NewClusterCache = events.NewClusterCache
 	base.Interval = f.interval
-	base.Registerer = ctrlmetrics.Registry
-	if f.metrics == "0" {
-		// Nothing serves the metrics: keep them out of the process-wide
-		// registry, where a second operator in the process would clash.
-		base.Registerer = prometheus.NewRegistry()
-	}
+	base.Registerer = reg
 	base.Log = log.WithName("engine")
 	// Applications of -namespace are known by their bare names; the
 	// events bridge maps tracking ids back to Applications by this rule.
