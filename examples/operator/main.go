@@ -25,6 +25,7 @@ import (
 	"github.com/kubegitops/gitops/state"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -108,6 +109,10 @@ type flags struct {
 	replicas          int
 	shardingAlgorithm string
 	controllerShard   int
+	// dynamic is Argo CD's dynamic cluster distribution
+	// (placement_dynamic.go): the replica count from the controller
+	// Deployment, the number claimed in argocd-app-controller-shard-cm.
+	dynamic bool
 	// redisAddr keeps rendered manifests in Redis, shared by replicas.
 	redisAddr string
 }
@@ -132,6 +137,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.replicas, "replicas", envInt(EnvReplicas, 0), "the number of replicas placed by cluster as Argo CD places them (default: $"+EnvReplicas+"); above 1 the operator runs sharded and places each cluster's apps on one replica by -sharding-algorithm")
 	fs.StringVar(&f.shardingAlgorithm, "sharding-algorithm", os.Getenv(EnvShardingAlgorithm), "Argo CD's placement of clusters over -replicas: legacy, round-robin or consistent-hashing (default: $"+EnvShardingAlgorithm+", else argocd-cmd-params-cm controller.sharding.algorithm, else legacy)")
 	fs.IntVar(&f.controllerShard, "controller-shard", envInt(EnvShard, -1), "this replica's number among -replicas (default: $"+EnvShard+", else the number that ends -id, as a StatefulSet Pod's name argocd-application-controller-2 is 2)")
+	fs.BoolVar(&f.dynamic, "dynamic-cluster-distribution-enabled", envBool(EnvDynamicDistribution), "Argo CD's dynamic cluster distribution: the replica count is the spec.replicas of the Deployment $"+EnvControllerName+" (default "+DefaultControllerName+"), each replica claims its number in the ConfigMap argocd-app-controller-shard-cm and renews it every $"+EnvHeartbeatTime+" seconds (default: $"+EnvDynamicDistribution+"); turns on -shard")
 	fs.StringVar(&f.redisAddr, "redis-addr", "", "sharded, keep rendered manifests in this Redis (host:port), shared by the replicas (default: argocd-cmd-params-cm redis.server; in memory when neither is set)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity: the log shows V(n) lines up to n; given, it wins over argocd-cmd-params-cm's log levels")
@@ -366,14 +372,30 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	var placement *byCluster
 	if members != nil {
 		opts.Sharder, opts.Identity = watch, identity
-		if alg, n, self, ok := byClusterSettings(f, st.params.ShardingAlgorithm, identity, log.WithName("placement")); ok {
+		plog := log.WithName("placement")
+		warn := func(reason, msg string) {
+			plog.Info(msg)
+			watch.recorder.Event(&corev1.ObjectReference{APIVersion: "coordination.k8s.io/v1", Kind: "Lease", Namespace: f.namespace, Name: LeaseName},
+				corev1.EventTypeWarning, reason, msg)
+		}
+		if alg, n, self, ok := byClusterSettings(f, st.params.ShardingAlgorithm, identity, plog, warn); ok {
 			p := &byCluster{reader: mgr.GetCache(), cache: mgr.GetCache(), namespace: f.namespace, algorithm: alg, replicas: n, self: self,
-				inClusterEnabled: st.inClusterEnabled, gate: watch, log: log.WithName("placement"), notify: make(chan struct{}, 1)}
+				inClusterEnabled: st.inClusterEnabled, gate: watch, log: plog, notify: make(chan struct{}, 1)}
+			if f.dynamic {
+				if p.dynamic, err = newDynamicShard(ctx, kube, f.namespace, identity, f.controllerShard, watch.recorder, plog.WithName("dynamic")); err != nil {
+					return err
+				}
+				p.dynamic.changed = p.poke
+				if err := mgr.Add(p.dynamic); err != nil {
+					return err
+				}
+				n, _ = p.dynamic.current()
+			}
 			if err := mgr.Add(p); err != nil {
 				return err
 			}
 			opts.Sharder, placement = p, p
-			log.Info("placing apps by cluster as Argo CD does", "algorithm", alg, "replicas", n, "replica", self)
+			log.Info("placing apps by cluster as Argo CD does", "algorithm", alg, "replicas", n, "replica", self, "dynamic", f.dynamic)
 		}
 	}
 	st.reconcilerOptions(&opts)
