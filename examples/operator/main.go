@@ -390,6 +390,12 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 					return err
 				}
 				n, _ = p.dynamic.current()
+			} else {
+				p.claims = &replicaClaims{kube: kube, namespace: f.namespace, group: f.shardGroup, self: identity, number: self,
+					period: shard.DefaultOptions().RetryPeriod, recorder: watch.recorder, log: plog.WithName("replica"), changed: p.poke}
+				if err := mgr.Add(p.claims); err != nil {
+					return err
+				}
 			}
 			if err := mgr.Add(p); err != nil {
 				return err

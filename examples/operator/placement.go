@@ -75,8 +75,12 @@ type byCluster struct {
 	// number (Argo CD's dynamic cluster distribution) instead of replicas
 	// and self.
 	dynamic *dynamicShard
-	log     logr.Logger
-	notify  chan struct{}
+	// claims, when set, finds another live member with this replica's
+	// number (placement_duplicates.go); while one was there first, this
+	// replica owns nothing.
+	claims *replicaClaims
+	log    logr.Logger
+	notify chan struct{}
 
 	mu gosync.Mutex
 	// since is when each app was first seen as this replica's.
@@ -195,7 +199,7 @@ func (p *byCluster) Changes() <-chan struct{} { return p.notify }
 // cluster is this replica's (gitops.Sharder), once their grace has passed.
 func (p *byCluster) Owned(all []string) map[string]bool {
 	owned := map[string]bool{}
-	if !p.gate.acting() {
+	if !p.gate.acting() || (p.claims != nil && !p.claims.clear()) {
 		return owned
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

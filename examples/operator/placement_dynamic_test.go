@@ -363,3 +363,40 @@ func TestPlacementReplicaAtCount(t *testing.T) {
 		}
 	}
 }
+
+// Two StatefulSet replicas with one number (the second's
+// $ARGOCD_CONTROLLER_SHARD 0 as the first's Pod name says): the second,
+// whose Lease was taken later, says so in its log and a Warning Event on
+// its Lease naming both, and does not act (Argo CD would have both act):
+// the app stays the first's through a refresh. When the first stops, the
+// second acts.
+func TestPlacementDuplicateReplica(t *testing.T) {
+	ns, dest := cluster.TestNamespace(t), cluster.TestNamespace(t)
+	c := testClient(t)
+	t.Setenv(EnvReplicas, "2")
+	a := startReplica(t, ns, "-id", controllerName(0))
+	createApps(t.Context(), t, c, shardApp(ns, dest, shardRepo(t, 1), "dupstatic", 0))
+	owned := func(by string) {
+		t.Helper()
+		waitApps(t.Context(), t, c, ns, 1, "Synced, Healthy and owned by "+by, func(a *v1alpha1.Application) bool {
+			return healthyApp(a) && a.Annotations[controller.AnnotationOwner] == by
+		})
+	}
+	owned(controllerName(0))
+	b := startReplica(t, ns, "-id", "dupstatic-b", "-controller-shard", "0", "-install-crd=false")
+	want := "replicas argocd-application-controller-0 and dupstatic-b both are replica 0: dupstatic-b, which took its Lease later, does not act"
+	waitLog(t, b, want)
+	waitObjectEvents(t, c, ns, "Lease", "gitops-operator-dupstatic-b", func(notes map[string][]string) bool {
+		return len(notes[ReasonDuplicateReplica]) == 1 && strings.HasPrefix(notes[ReasonDuplicateReplica][0], want)
+	})
+	rec := recordApps(t.Context(), t, c, ns)
+	refreshAll(t.Context(), t, c, ns, 1)
+	if owners, _ := rec.seen(); len(owners["dupstatic0"]) > 1 {
+		t.Errorf("the second replica acted on the app: owners %v", owners)
+	}
+	if strings.Contains(a.log.String(), "does not act") {
+		t.Errorf("the first replica stood down:\n%s", a.log)
+	}
+	a.stop()
+	owned("dupstatic-b")
+}
