@@ -190,9 +190,11 @@ func (s *dynamicSetup) scale(t *testing.T, n int) {
 // clusters are placed again over 3. When that third one stops, a fourth
 // (its Pod's replacement) holds no number while the third's claim is
 // fresh, then takes it over once it is 3 heartbeats old, and syncs the
-// cluster it moves to. Every operator runs in this process: each has its
-// metrics registry, and each /metrics endpoint serves controller-runtime's
-// series beside the engine's and the shard's.
+// cluster it moves to. Scaled down to 2, the claims are reset, two
+// replicas claim again and the clusters follow them. Every operator runs
+// in this process: each has its metrics registry, and each /metrics
+// endpoint serves controller-runtime's series beside the engine's and the
+// shard's.
 func TestDynamicDistribution(t *testing.T) {
 	s := startDynamic(t, "dyn", 2, "second", "third")
 	a, aMetrics := s.start(t, "dyn-a")
@@ -242,6 +244,19 @@ func TestDynamicDistribution(t *testing.T) {
 	}
 	s.waitClaims(t, "dyn-a", "dyn-b", "dyn-d")
 	s.waitOwners(t, "dyn-a", "dyn-b", "dyn-d")
+
+	// Scaled down to 2, the claims are reset and claimed again: two of
+	// the three hold 0 and 1, the third none, and the clusters follow.
+	s.scale(t, 2)
+	var names []string
+	err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, names, _ = s.claims(ctx)
+		return len(names) == 2 && names[0] != "" && names[1] != "" && names[0] != names[1], nil
+	})
+	if err != nil {
+		t.Fatalf("the claims were not taken again over 2 replicas: %q", names)
+	}
+	s.waitOwners(t, names...)
 }
 
 // heartbeat is the heartbeat time of claim n.
