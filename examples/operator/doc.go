@@ -132,7 +132,11 @@
 // 1 they go instead by destination cluster, as Argo CD's controller places
 // them (placement.go): controller.sharding.algorithm, a cluster Secret's
 // shard field, the replica's number from ARGOCD_CONTROLLER_SHARD or its
-// Pod name. Each member serves gitops_shard_* metrics (shardmetrics.go).
+// Pod name. With ARGOCD_ENABLE_DYNAMIC_CLUSTER_DISTRIBUTION the count is
+// the controller Deployment's spec.replicas and the number is claimed, with
+// heartbeats, in the ConfigMap argocd-app-controller-shard-cm
+// (placement_dynamic.go). Each member serves gitops_shard_* metrics
+// (shardmetrics.go).
 //
 // It delivers Argo CD notifications (notifications.go; -notifications=false
 // turns it off), as Argo CD's notifications controller does: while

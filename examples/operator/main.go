@@ -25,6 +25,7 @@ import (
 	"github.com/kubegitops/gitops/state"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -108,6 +109,10 @@ type flags struct {
 	replicas          int
 	shardingAlgorithm string
 	controllerShard   int
+	// dynamic is Argo CD's dynamic cluster distribution
+	// (placement_dynamic.go): the replica count from the controller
+	// Deployment, the number claimed in argocd-app-controller-shard-cm.
+	dynamic bool
 	// redisAddr keeps rendered manifests in Redis, shared by replicas.
 	redisAddr string
 }
@@ -132,6 +137,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.replicas, "replicas", envInt(EnvReplicas, 0), "the number of replicas placed by cluster as Argo CD places them (default: $"+EnvReplicas+"); above 1 the operator runs sharded and places each cluster's apps on one replica by -sharding-algorithm")
 	fs.StringVar(&f.shardingAlgorithm, "sharding-algorithm", os.Getenv(EnvShardingAlgorithm), "Argo CD's placement of clusters over -replicas: legacy, round-robin or consistent-hashing (default: $"+EnvShardingAlgorithm+", else argocd-cmd-params-cm controller.sharding.algorithm, else legacy)")
 	fs.IntVar(&f.controllerShard, "controller-shard", envInt(EnvShard, -1), "this replica's number among -replicas (default: $"+EnvShard+", else the number that ends -id, as a StatefulSet Pod's name argocd-application-controller-2 is 2)")
+	fs.BoolVar(&f.dynamic, "dynamic-cluster-distribution-enabled", envBool(EnvDynamicDistribution), "Argo CD's dynamic cluster distribution: the replica count is the spec.replicas of the Deployment $"+EnvControllerName+" (default "+DefaultControllerName+"), each replica claims its number in the ConfigMap argocd-app-controller-shard-cm and renews it every $"+EnvHeartbeatTime+" seconds (default: $"+EnvDynamicDistribution+"); turns on -shard")
 	fs.StringVar(&f.redisAddr, "redis-addr", "", "sharded, keep rendered manifests in this Redis (host:port), shared by the replicas (default: argocd-cmd-params-cm redis.server; in memory when neither is set)")
 	fs.StringVar(&f.instanceID, "instance-id", "", "instance id written on managed objects, so that two operators never prune each other's")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity: the log shows V(n) lines up to n; given, it wins over argocd-cmd-params-cm's log levels")
@@ -291,7 +297,11 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	if f.redisAddr == "" && members != nil {
 		f.redisAddr = st.redisServer()
 	}
-	engine, closeRedis, err := newEngine(cfg, f, events, log, st, creds, decryptor)
+	// The run's metrics live in a registry of its own, so that two
+	// operators in one process (tests, a host embedding it) never clash;
+	// its endpoint serves them with controller-runtime's.
+	own := prometheus.NewRegistry()
+	engine, closeRedis, err := newEngine(cfg, f, events, log, st, creds, decryptor, own)
 	if err != nil {
 		return err
 	}
@@ -325,7 +335,6 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	own := prometheus.NewRegistry()
 	st.metrics = newAppMetrics(mgr.GetCache(), f.namespace, log.WithName("metrics"))
 	st.metrics.Set(st.params.Metrics)
 	if err := own.Register(st.metrics); err != nil {
@@ -363,14 +372,36 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	var placement *byCluster
 	if members != nil {
 		opts.Sharder, opts.Identity = watch, identity
-		if alg, n, self, ok := byClusterSettings(f, st.params.ShardingAlgorithm, identity, log.WithName("placement")); ok {
+		plog := log.WithName("placement")
+		warn := func(reason, msg string) {
+			plog.Info(msg)
+			watch.recorder.Event(&corev1.ObjectReference{APIVersion: "coordination.k8s.io/v1", Kind: "Lease", Namespace: f.namespace, Name: LeaseName},
+				corev1.EventTypeWarning, reason, msg)
+		}
+		if alg, n, self, ok := byClusterSettings(f, st.params.ShardingAlgorithm, identity, plog, warn); ok {
 			p := &byCluster{reader: mgr.GetCache(), cache: mgr.GetCache(), namespace: f.namespace, algorithm: alg, replicas: n, self: self,
-				inClusterEnabled: st.inClusterEnabled, gate: watch, log: log.WithName("placement"), notify: make(chan struct{}, 1)}
+				inClusterEnabled: st.inClusterEnabled, gate: watch, log: plog, notify: make(chan struct{}, 1)}
+			if f.dynamic {
+				if p.dynamic, err = newDynamicShard(ctx, kube, f.namespace, identity, f.controllerShard, watch.recorder, plog.WithName("dynamic")); err != nil {
+					return err
+				}
+				p.dynamic.changed = p.poke
+				if err := mgr.Add(p.dynamic); err != nil {
+					return err
+				}
+				n, _ = p.dynamic.current()
+			} else {
+				p.claims = &replicaClaims{kube: kube, namespace: f.namespace, group: f.shardGroup, self: identity, number: self,
+					period: shard.DefaultOptions().RetryPeriod, recorder: watch.recorder, log: plog.WithName("replica"), changed: p.poke}
+				if err := mgr.Add(p.claims); err != nil {
+					return err
+				}
+			}
 			if err := mgr.Add(p); err != nil {
 				return err
 			}
 			opts.Sharder, placement = p, p
-			log.Info("placing apps by cluster as Argo CD does", "algorithm", alg, "replicas", n, "replica", self)
+			log.Info("placing apps by cluster as Argo CD does", "algorithm", alg, "replicas", n, "replica", self, "dynamic", f.dynamic)
 		}
 	}
 	st.reconcilerOptions(&opts)
@@ -419,7 +450,7 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 		}
 	}
 	if f.notifications {
-		if err := setupNotifications(mgr, cfg, f, logs.Logger(logNotifications).WithName("notifications")); err != nil {
+		if err := setupNotifications(mgr, cfg, f, own, logs.Logger(logNotifications).WithName("notifications")); err != nil {
 			return err
 		}
 	}
@@ -435,22 +466,18 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 // Secrets of -namespace are added once the manager runs (clusterSecrets).
 // Repository credentials are read from creds, which the repository Secrets
 // of -namespace keep current (repoSecrets).
-// SOPS files are decrypted by decryptor, when set.
+// SOPS files are decrypted by decryptor, when set. The engine's metrics
+// are registered in reg, the run's own registry.
 // Sharded with a Redis address, rendered manifests are kept in that Redis;
 // closeRedis closes its client.
-func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor) (e *gitops.Engine, closeRedis func(), err error) {
+func newEngine(cfg *rest.Config, f flags, events *controller.ClusterEvents, log logr.Logger, st *settings, creds *repocreds.Live, decryptor render.Decryptor, reg prometheus.Registerer) (e *gitops.Engine, closeRedis func(), err error) {
 	closeRedis = func() {}
 	base := argocdcm.Defaults()
 	base.ProjectCredentials = creds.ForProject
 	base.Decryptor = decryptor
 	base.NewClusterCache = events.NewClusterCache
 	base.Interval = f.interval
-	base.Registerer = ctrlmetrics.Registry
-	if f.metrics == "0" {
-		// Nothing serves the metrics: keep them out of the process-wide
-		// registry, where a second operator in the process would clash.
-		base.Registerer = prometheus.NewRegistry()
-	}
+	base.Registerer = reg
 	base.Log = log.WithName("engine")
 	// Applications of -namespace are known by their bare names; the
 	// events bridge maps tracking ids back to Applications by this rule.

@@ -13,6 +13,7 @@ import (
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/notify"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,7 +25,6 @@ import (
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // ReasonNotificationConfig is the reason of the Warning Event written on
@@ -66,7 +66,8 @@ type notifier struct {
 }
 
 // setupNotifications adds the notifier to mgr; it runs on the leader only.
-func setupNotifications(mgr manager.Manager, cfg *rest.Config, f flags, log logr.Logger) error {
+// Its metrics are registered in reg, the run's own registry.
+func setupNotifications(mgr manager.Manager, cfg *rest.Config, f flags, reg prometheus.Registerer, log logr.Logger) error {
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -81,7 +82,7 @@ func setupNotifications(mgr manager.Manager, cfg *rest.Config, f flags, log logr
 	}
 	opts := notify.DefaultControllerOptions()
 	opts.State = notify.NewAnnotationState(notify.DynamicAnnotations{Client: dyn})
-	opts.Registerer = ctrlmetrics.Registry
+	opts.Registerer = reg
 	opts.Log = log
 	n := &notifier{ns: f.namespace, kube: kube, apps: mgr.GetCache(),
 		recorder: mgr.GetEventRecorderFor("gitops-notifications"), log: log, reload: make(chan struct{}, 1)}

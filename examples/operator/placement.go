@@ -30,7 +30,7 @@ const (
 	EnvShard = "ARGOCD_CONTROLLER_SHARD"
 	// EnvDynamicDistribution turns on Argo CD's dynamic cluster
 	// distribution (a Deployment whose replicas share clusters through the
-	// ConfigMap argocd-app-controller-shard-cm); see byClusterSettings.
+	// ConfigMap argocd-app-controller-shard-cm); see dynamicShard.
 	EnvDynamicDistribution = "ARGOCD_ENABLE_DYNAMIC_CLUSTER_DISTRIBUTION"
 )
 
@@ -42,6 +42,13 @@ func envInt(name string, def int) int {
 		return def
 	}
 	return n
+}
+
+// envBool is the boolean in the variable name (strconv.ParseBool), or
+// false when it is unset or not a boolean, as Argo CD reads its switches.
+func envBool(name string) bool {
+	b, err := strconv.ParseBool(os.Getenv(name))
+	return err == nil && b
 }
 
 // placementGrace is how long a replica placed by cluster waits before it
@@ -64,8 +71,16 @@ type byCluster struct {
 	replicas, self   int
 	inClusterEnabled func() bool
 	gate             *controlWatch
-	log              logr.Logger
-	notify           chan struct{}
+	// dynamic, when set, gives the replica count and this replica's
+	// number (Argo CD's dynamic cluster distribution) instead of replicas
+	// and self.
+	dynamic *dynamicShard
+	// claims, when set, finds another live member with this replica's
+	// number (placement_duplicates.go); while one was there first, this
+	// replica owns nothing.
+	claims *replicaClaims
+	log    logr.Logger
+	notify chan struct{}
 
 	mu gosync.Mutex
 	// since is when each app was first seen as this replica's.
@@ -76,14 +91,17 @@ type byCluster struct {
 
 // byClusterSettings returns the algorithm, the replica count and this
 // replica's number when the operator places apps as Argo CD does, and ok
-// false when it uses its own per-app placement. It logs the choice and
-// what it does not honour.
-func byClusterSettings(f flags, cmAlgorithm, identity string, log logr.Logger) (algorithm string, replicas, self int, ok bool) {
+// false when it uses its own per-app placement. It logs the choice. With
+// dynamic distribution (-dynamic-cluster-distribution-enabled) the count
+// and number come from dynamicShard instead and are returned as 0 and -1.
+// A number above the count is 0, a number equal to it owns no cluster, as
+// in Argo CD's controller; warn (log and Event) says so.
+func byClusterSettings(f flags, cmAlgorithm, identity string, log logr.Logger, warn func(reason, msg string)) (algorithm string, replicas, self int, ok bool) {
 	algorithm = f.shardingAlgorithm
 	if algorithm == "" {
 		algorithm = cmAlgorithm
 	}
-	if f.replicas < 2 {
+	if f.replicas < 2 && !f.dynamic {
 		if algorithm != "" && f.sharded() {
 			log.Info("controller.sharding.algorithm needs $"+EnvReplicas+" (-replicas) above 1: the group places apps one by one over its Leases instead", "algorithm", algorithm)
 		}
@@ -97,6 +115,9 @@ func byClusterSettings(f flags, cmAlgorithm, identity string, log logr.Logger) (
 		log.Info("unknown sharding algorithm, using legacy as Argo CD does", "algorithm", algorithm)
 		algorithm = shard.AlgorithmLegacy
 	}
+	if f.dynamic {
+		return algorithm, 0, -1, true
+	}
 	self = f.controllerShard
 	if self < 0 {
 		n, named := shard.ShardFromName(identity)
@@ -105,11 +126,12 @@ func byClusterSettings(f flags, cmAlgorithm, identity string, log logr.Logger) (
 		}
 		self = n
 	}
-	if os.Getenv(EnvDynamicDistribution) == "true" {
-		log.Info("$" + EnvDynamicDistribution + " is not honoured: replicas take their number from -controller-shard or their name, not from the ConfigMap argocd-app-controller-shard-cm")
-	}
-	if self >= f.replicas {
-		log.Info("this replica's number is not below the replica count: it owns no cluster", "replica", self, "replicas", f.replicas)
+	switch {
+	case self > f.replicas:
+		warn(ReasonReplicaOutOfRange, fmt.Sprintf("replica %s: its number %d is above the replica count %d ($%s): it acts as replica 0, as Argo CD's controller does", identity, self, f.replicas, EnvReplicas))
+		self = 0
+	case self == f.replicas:
+		warn(ReasonReplicaOutOfRange, fmt.Sprintf("replica %s: its number %d is not below the replica count %d ($%s): it owns no cluster, as in Argo CD's controller", identity, self, f.replicas, EnvReplicas))
 	}
 	return algorithm, f.replicas, self, true
 }
@@ -117,12 +139,7 @@ func byClusterSettings(f flags, cmAlgorithm, identity string, log logr.Logger) (
 // Start follows the gate and the changes that move clusters (cluster
 // Secrets, Applications' destinations) until ctx ends.
 func (p *byCluster) Start(ctx context.Context) error {
-	poke := func() {
-		select {
-		case p.notify <- struct{}{}:
-		default:
-		}
-	}
+	poke := p.poke
 	secrets, err := p.cache.GetInformer(ctx, &corev1.Secret{})
 	if err != nil {
 		return fmt.Errorf("placement: %w", err)
@@ -163,6 +180,14 @@ func (p *byCluster) Start(ctx context.Context) error {
 	}
 }
 
+// poke says that Owned may answer differently.
+func (p *byCluster) poke() {
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
 // NeedLeaderElection is false: every replica follows its placement.
 func (p *byCluster) NeedLeaderElection() bool { return false }
 
@@ -174,7 +199,7 @@ func (p *byCluster) Changes() <-chan struct{} { return p.notify }
 // cluster is this replica's (gitops.Sharder), once their grace has passed.
 func (p *byCluster) Owned(all []string) map[string]bool {
 	owned := map[string]bool{}
-	if !p.gate.acting() {
+	if !p.gate.acting() || (p.claims != nil && !p.claims.clear()) {
 		return owned
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -197,11 +222,12 @@ func (p *byCluster) Owned(all []string) map[string]bool {
 		byServer[a.Spec.Destination.Server]++
 		dest[client.ObjectKeyFromObject(a).String()] = a.Spec.Destination
 	}
-	placed := shard.ClusterShards(p.algorithm, clusters, byServer, p.replicas)
+	replicas, self := p.numbers()
+	placed := shard.ClusterShards(p.algorithm, clusters, byServer, replicas)
 	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.recordPlacement(placed, servers)
+	p.recordPlacement(placed, servers, replicas, self)
 	since := make(map[string]time.Time, len(all))
 	wait := time.Duration(0)
 	for _, k := range all {
@@ -210,7 +236,7 @@ func (p *byCluster) Owned(all []string) map[string]bool {
 		if server == "" {
 			server = servers[d.Name]
 		}
-		if placed[server] != p.self { // unknown destinations are 0's
+		if self < 0 || placed[server] != self { // unknown destinations are 0's
 			continue
 		}
 		t, seen := p.since[k]
@@ -236,9 +262,18 @@ func (p *byCluster) Owned(all []string) map[string]bool {
 	return owned
 }
 
+// numbers returns the replica count and this replica's number (-1: it
+// holds none).
+func (p *byCluster) numbers() (replicas, self int) {
+	if p.dynamic != nil {
+		return p.dynamic.current()
+	}
+	return p.replicas, p.self
+}
+
 // recordPlacement keeps the placement by cluster name and logs the
 // clusters whose replica changed. p.mu is held.
-func (p *byCluster) recordPlacement(placed map[string]int, servers map[string]string) {
+func (p *byCluster) recordPlacement(placed map[string]int, servers map[string]string, replicas, self int) {
 	byName := make(map[string]int, len(placed))
 	for name, server := range servers {
 		if n, ok := placed[server]; ok {
@@ -253,7 +288,7 @@ func (p *byCluster) recordPlacement(placed map[string]int, servers map[string]st
 	}
 	if len(moved) > 0 {
 		sort.Strings(moved)
-		p.log.Info("clusters placed", "algorithm", p.algorithm, "replicas", p.replicas, "replica", p.self, "clusters", strings.Join(moved, ","))
+		p.log.Info("clusters placed", "algorithm", p.algorithm, "replicas", replicas, "replica", self, "clusters", strings.Join(moved, ","))
 	}
 	p.placed = byName
 }

@@ -45,8 +45,7 @@ func startPlacement(t *testing.T, prefix string, params map[string]string) *plac
 			t.Fatal(err)
 		}
 	}
-	// The cluster's name is the test's: the operators of all tests run in
-	// one process, whose metrics registry names each cluster cache once.
+	// The cluster's name is the test's, as its apps' names are.
 	s.second = prefix + "-second"
 	s.secret = clusterSecret(s.ns, "second-cluster", s.second, cluster.Config())
 	if err := s.c.Create(ctx, s.secret); err != nil {
@@ -76,19 +75,17 @@ func startPlacement(t *testing.T, prefix string, params map[string]string) *plac
 
 // waitOwners waits until every app is Synced and Healthy, those of
 // in-cluster owned by replica inCluster and those of second by second.
-//
-// After a move only the owners are checked: the tests' operators share
-// one process, whose metrics registry (controller-runtime's) refuses a
-// second cache of the moved cluster while the replica that lost it still
-// holds one; separate processes, as replicas run, do not share it.
-func (s *placementSetup) waitOwners(t *testing.T, inCluster, second int, synced bool) {
+// After a move the new owner builds its own cache of the moved cluster
+// while the replica that lost it still holds one, in this one process:
+// each operator's metrics live in a registry of its own run.
+func (s *placementSetup) waitOwners(t *testing.T, inCluster, second int) {
 	t.Helper()
-	waitApps(t.Context(), t, s.c, s.ns, 4, fmt.Sprintf("owned (Synced and Healthy: %v), in-cluster's on replica %d, second's on %d", synced, inCluster, second), func(a *v1alpha1.Application) bool {
+	waitApps(t.Context(), t, s.c, s.ns, 4, fmt.Sprintf("Synced, Healthy and owned: in-cluster's on replica %d, second's on %d", inCluster, second), func(a *v1alpha1.Application) bool {
 		want := controllerName(inCluster)
 		if a.Spec.Destination.Name == s.second {
 			want = controllerName(second)
 		}
-		return (!synced || healthyApp(a)) && a.Annotations[controller.AnnotationOwner] == want
+		return healthyApp(a) && a.Annotations[controller.AnnotationOwner] == want
 	})
 }
 
@@ -125,7 +122,7 @@ func (s *placementSetup) steady(t *testing.T) {
 // reports its apps.
 func TestPlacementByClusterRoundRobin(t *testing.T) {
 	s := startPlacement(t, "rr", map[string]string{"controller.sharding.algorithm": "round-robin"})
-	s.waitOwners(t, 0, 1, true)
+	s.waitOwners(t, 0, 1)
 	s.steady(t)
 	for n, want := range []string{
 		`gitops_shard_apps{algorithm="round-robin",member="argocd-application-controller-0",replica="0"} 2`,
@@ -136,7 +133,7 @@ func TestPlacementByClusterRoundRobin(t *testing.T) {
 	waitMetric(t, s.metrics[1], `gitops_shard_clusters{cluster="rr-second",replica="1"} 1`)
 
 	s.pin(t, 0)
-	s.waitOwners(t, 0, 0, false)
+	s.waitOwners(t, 0, 0)
 	if log := s.replicas[1].log.String(); !strings.Contains(log, "apps lost by sharding") || !strings.Contains(log, s.ns+"/rr2") {
 		t.Errorf("replica 1 did not name the apps it lost:\n%s", log)
 	}
@@ -155,10 +152,10 @@ func TestPlacementByClusterLegacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := shard.LegacyShard(string(s.secret.UID), 2)
-	s.waitOwners(t, 0, want, true)
+	s.waitOwners(t, 0, want)
 	s.steady(t)
 	s.pin(t, 1-want)
-	s.waitOwners(t, 0, 1-want, false)
+	s.waitOwners(t, 0, 1-want)
 	s.steady(t)
 }
 

@@ -12,7 +12,8 @@ import (
 //   - gitops_shard_apps{member,algorithm,replica} the Applications this
 //     replica owns; algorithm is Argo CD's (legacy, round-robin,
 //     consistent-hashing) and replica its number when it places by
-//     cluster, else "per-app" and "";
+//     cluster (Argo CD's dynamic distribution: "" while it holds none),
+//     else "per-app" and "";
 //   - gitops_shard_apps_gained_total{member} and
 //     gitops_shard_apps_lost_total{member} the apps it took and those it
 //     no longer owns (moved or deleted) since it started;
@@ -51,7 +52,10 @@ func (m *shardMetrics) Collect(ch chan<- prometheus.Metric) {
 	s := m.stats()
 	algorithm, replica := "per-app", ""
 	if p := m.placement; p != nil {
-		algorithm, replica = p.algorithm, strconv.Itoa(p.self)
+		algorithm = p.algorithm
+		if _, self := p.numbers(); self >= 0 {
+			replica = strconv.Itoa(self)
+		}
 		for cluster, n := range p.Placement() {
 			ch <- prometheus.MustNewConstMetric(m.clusters, prometheus.GaugeValue, 1, cluster, strconv.Itoa(n))
 		}

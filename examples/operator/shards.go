@@ -58,12 +58,12 @@ func memberName(id string) string {
 
 // sharded reports whether the apps are shared with other replicas: -shard,
 // or, when -shard is not given, -replicas (ARGOCD_CONTROLLER_REPLICAS)
-// above 1.
+// above 1 or Argo CD's dynamic cluster distribution.
 func (f flags) sharded() bool {
 	if f.set["shard"] {
 		return f.shard
 	}
-	return f.shard || f.replicas > 1
+	return f.shard || f.replicas > 1 || f.dynamic
 }
 
 // everyReplica is the NeedLeaderElection of the controllers every
