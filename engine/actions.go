@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -86,7 +87,9 @@ func (ops Ops) Actions(ctx context.Context, app *Application, key resource.Key) 
 //     action cannot create what the project forbids;
 //  4. every change is sent as a server-side dry run, then for real: a
 //     patch as a JSON merge patch carrying the object's resourceVersion
-//     (a concurrent change makes it fail, not overwrite), its status part
+//     (a concurrent change makes it fail, not overwrite: when the dry run
+//     meets one, nothing was written, and the action runs again from step
+//     1 on a fresh read, up to 3 runs in all), its status part
 //     through the status subresource, a create as a create; all with the
 //     field manager ActionFieldManagerPrefix+action, through the
 //     service account the project names for the destination, if any;
@@ -100,8 +103,33 @@ func (ops Ops) Actions(ctx context.Context, app *Application, key resource.Key) 
 func (ops Ops) RunAction(ctx context.Context, app *Application, key resource.Key, action string, params map[string]string) (res ActionResult, err error) {
 	e := ops.e
 
-	res = ActionResult{Action: action, Object: key}
 	defer func() { e.metrics.Action(app.Name, action, err) }()
+	for attempt := 1; ; attempt++ {
+		res, err = e.runAction(ctx, app, key, action, params)
+		var stale *staleReadError
+		if attempt < actionAttempts && errors.As(err, &stale) && ctx.Err() == nil {
+			continue // nothing was written: read afresh, run again
+		}
+		return res, err
+	}
+}
+
+// actionAttempts bounds how often RunAction runs an action whose dry run
+// met a change made since its read (a controller updating the object's
+// status, say).
+const actionAttempts = 3
+
+// staleReadError is a dry run refused because the object changed since
+// the action read it (a conflict on its resourceVersion): nothing was
+// written, so the action may run again on a fresh read.
+type staleReadError struct{ err error }
+
+func (e *staleReadError) Error() string { return e.err.Error() }
+func (e *staleReadError) Unwrap() error { return e.err }
+
+// runAction is one run of RunAction: read, run, admit, dry-run, write.
+func (e *Engine) runAction(ctx context.Context, app *Application, key resource.Key, action string, params map[string]string) (res ActionResult, err error) {
+	res = ActionResult{Action: action, Object: key}
 	t, err := e.actionTarget(ctx, app, key)
 	if err != nil {
 		return res, err
@@ -158,7 +186,11 @@ func (ops Ops) RunAction(ctx context.Context, app *Application, key resource.Key
 			cancel()
 			if err != nil {
 				if dryRun {
-					return fail(fmt.Errorf("dry run of %s %s: %w", w.im.Operation, w.key, err))
+					err = fmt.Errorf("dry run of %s %s: %w", w.im.Operation, w.key, err)
+					if apierrors.IsConflict(err) {
+						err = &staleReadError{err: err}
+					}
+					return fail(err)
 				}
 				return fail(fmt.Errorf("%s %s (after %d of %d changes): %w", w.im.Operation, w.key, len(res.Changes), len(writes), err))
 			}
