@@ -17,15 +17,22 @@ import (
 
 // buildOperator builds examples/operator into dir, before anything is
 // measured, in the library's module (the folder the bench module's
-// replace points at), and returns the binary's path.
-func buildOperator(ctx context.Context, dir string) (string, error) {
+// replace points at), and returns the binary's path. race builds it with
+// the race detector: the tiny-size test does, so that after make test's
+// unit stage (which compiled every package with -race) the build is
+// little more than a link; a measuring run does not.
+func buildOperator(ctx context.Context, dir string, race bool) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/kubegitops/gitops").Output()
 	if err != nil {
 		return "", fmt.Errorf("find the library's folder (run from the bench module): %w", err)
 	}
 	root := strings.TrimSpace(string(out))
 	bin := filepath.Join(dir, "operator")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./examples/operator")
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./examples/operator")...)
 	cmd.Dir = root
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build examples/operator in %s: %w\n%s", root, err, msg)

@@ -70,7 +70,7 @@ func (h *harness) operatorsSection(ctx context.Context) ([]Row, error) {
 	bin := h.cfg.OperatorBin
 	if bin == "" {
 		h.logf("operators: building examples/operator")
-		if bin, err = buildOperator(ctx, dir); err != nil {
+		if bin, err = buildOperator(ctx, dir, false); err != nil {
 			return nil, err
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // per healed app.
 func TestOperatorsTinySize(t *testing.T) {
 	programsBuilt(t, true)
-	bin, err := buildOperator(context.Background(), t.TempDir())
+	bin, err := buildOperator(context.Background(), t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
