@@ -84,6 +84,17 @@ type Config struct {
 	// FleetProfile, when set, is a folder that receives pprof profiles of
 	// each fleet phase (cold, steady, commit).
 	FleetProfile string
+	// OperatorApps is the number of Applications of the operators section.
+	OperatorApps int
+	// OperatorReplicas is how many operator replicas the operators section
+	// starts (2 or more).
+	OperatorReplicas int
+	// OperatorHealSample is how many apps that moved, and as many that
+	// kept their owner, the operators section drifts to time their heal.
+	OperatorHealSample int
+	// OperatorBin is a built examples/operator; empty builds one before
+	// the section measures anything.
+	OperatorBin string
 	// Log receives progress lines.
 	Log io.Writer
 }
@@ -100,6 +111,7 @@ func DefaultConfig() Config {
 		HelmTemplates: 50, HelmRuns: 10,
 		GitCommits: 10000, GitFiles: 1000,
 		FleetApps: 1000, FleetQPS: -1, FleetInterval: 3 * time.Minute, FleetSteady: 3 * time.Minute, FleetTimeout: 30 * time.Minute,
+		OperatorApps: 300, OperatorReplicas: 3, OperatorHealSample: 20,
 		Log: os.Stderr,
 	}
 }
@@ -109,7 +121,7 @@ func main() {
 		os.Exit(helmOnce(dir))
 	}
 	cfg := DefaultConfig()
-	flag.StringVar(&cfg.Only, "only", "", "comma-separated sections to run: diff,cache,sync,helm,git,fleet (default all but fleet)")
+	flag.StringVar(&cfg.Only, "only", "", "comma-separated sections to run: diff,cache,sync,helm,git,fleet,operators (default all but fleet and operators)")
 	flag.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "runs of each measurement; the median is reported")
 	flag.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "local cluster: apiserver (etcd and kube-apiserver) or full (controllers, scheduler, kwok)")
 	flag.IntVar(&cfg.DiffObjects, "diff-objects", cfg.DiffObjects, "Deployments diffed")
@@ -132,6 +144,10 @@ func main() {
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
 	flag.Float64Var(&cfg.FleetQPS, "fleet-qps", cfg.FleetQPS, "the fleet engine's QPS (-1: no client-side limit, as the floors; 0: the engine's default)")
 	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")
+	flag.IntVar(&cfg.OperatorApps, "operators-apps", cfg.OperatorApps, "Applications of the operators section (5 objects each)")
+	flag.IntVar(&cfg.OperatorReplicas, "operators-replicas", cfg.OperatorReplicas, "operator replicas the operators section starts")
+	flag.IntVar(&cfg.OperatorHealSample, "operators-heal-sample", cfg.OperatorHealSample, "apps that moved, and as many that did not, whose heal the operators section times")
+	flag.StringVar(&cfg.OperatorBin, "operators-bin", "", "a built examples/operator (default: built before the operators section measures)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -174,7 +190,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	opts.Build.Log = logf
 	opts.ControllerQPS = cfg.ClusterQPS
 	h := &harness{cfg: cfg, clusterOpts: opts, logf: logf}
-	if only["diff"] || only["cache"] || only["sync"] || only["fleet"] {
+	if only["diff"] || only["cache"] || only["sync"] || only["fleet"] || only["operators"] {
 		logf("starting the local cluster (%s)", cfg.Cluster)
 		if h.cluster, err = testenv.Start(ctx, opts); err != nil {
 			return nil, err
@@ -193,6 +209,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{"helm", h.helmSection},
 		{"git", h.gitSection},
 		{"fleet", h.fleetSection},
+		{"operators", h.operatorsSection},
 	} {
 		if !only[s.name] {
 			continue

@@ -178,12 +178,12 @@ func medianDuration(ds []time.Duration) float64 {
 
 // sections parses the -only flag.
 func sections(only string) (map[string]bool, error) {
-	all := []string{"diff", "cache", "sync", "helm", "git", "fleet"}
+	all := []string{"diff", "cache", "sync", "helm", "git", "fleet", "operators"}
 	out := map[string]bool{}
 	if only == "" {
-		// fleet runs only when asked for (make bench-fleet): it needs the
-		// full cluster and takes minutes at its default size.
-		for _, s := range all[:len(all)-1] {
+		// fleet and operators run only when asked for (make bench-fleet):
+		// they need the full cluster and take minutes at their default size.
+		for _, s := range all[:len(all)-2] {
 			out[s] = true
 		}
 		return out, nil
