@@ -100,7 +100,7 @@ unit:
 # bench/ is its own module (Flux's ssa stays out of the library's go.mod):
 # vet it and run its harness once at tiny sizes; `make bench` runs it whole.
 bench-check:
-	cd bench && $(GO) vet -race ./... && $(GO) test -race -count=1 ./...
+	cd bench && $(GO) vet -race ./... && $(GO) test -race -count=1 -timeout 30m ./...
 
 # sops/ is its own module (SOPS brings the cloud KMS SDKs): vet and test it,
 # unit tests and the end-to-end test on the local cluster.
