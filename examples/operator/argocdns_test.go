@@ -105,10 +105,10 @@ func TestServesArgoCDNamespace(t *testing.T) {
 
 	// A new operator instance: the notified annotation says what was sent.
 	stop()
-	before := evaluations(t)
-	startOperatorArgs(t, a.ns, a.operatorArgs()...)
+	metrics := freeAddr(t)
+	startOperatorArgs(t, a.ns, append(a.operatorArgs(), "-metrics-bind-address", metrics)...)
 	waitUntil(t, func() string { return "the restarted operator evaluates both subscribed apps" }, func(context.Context) bool {
-		return evaluations(t) >= before+2
+		return evaluations(t, metrics) >= 2
 	})
 	a.waitSyncedOn(t, a.remote, map[string]string{"web-staging": "web", "platform-staging": "platform"})
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -27,7 +28,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // hookReceiver is a webhook endpoint recording what it is sent.
@@ -133,28 +133,22 @@ func waitUntil(t *testing.T, what func() string, cond func(ctx context.Context) 
 	}
 }
 
-// evaluations is the operator's count of on-sync-succeeded evaluations
-// that matched (shared by every operator instance of this process).
-func evaluations(t *testing.T) float64 {
+// evaluations is the count of on-sync-succeeded evaluations that matched,
+// scraped from the /metrics endpoint at addr of one operator run (each run
+// has its own metrics registry, so a restarted operator counts from 0).
+func evaluations(t *testing.T, addr string) float64 {
 	t.Helper()
-	families, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
 	sum := 0.0
-	for _, f := range families {
-		if f.GetName() != "gitops_notifications_trigger_evaluations_total" {
+	for _, line := range strings.Split(scrape(t, addr), "\n") {
+		if !strings.HasPrefix(line, "gitops_notifications_trigger_evaluations_total{") ||
+			!strings.Contains(line, `matched="true"`) || !strings.Contains(line, `trigger="on-sync-succeeded"`) {
 			continue
 		}
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["trigger"] == "on-sync-succeeded" && labels["matched"] == "true" {
-				sum += m.GetCounter().GetValue()
-			}
+		v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+		if err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
 		}
+		sum += v
 	}
 	return sum
 }
@@ -271,10 +265,10 @@ func TestOperatorDeliversNotifications(t *testing.T) {
 
 	// A new operator instance: the annotation says what was sent.
 	stop()
-	before := evaluations(t)
-	startOperator(t, ns)
+	metrics := freeAddr(t)
+	startOperatorArgs(t, ns, "-interval", "1m", "-metrics-bind-address", metrics)
 	waitUntil(t, func() string { return "the restarted operator evaluates the Application" }, func(context.Context) bool {
-		return evaluations(t) > before
+		return evaluations(t, metrics) > 0
 	})
 	rev3 := syncTo("3")
 	expect("sync after restart", map[string]int{head: 1, rev2: 1, rev3: 1}, "1")
