@@ -124,7 +124,10 @@ const actionAttempts = 3
 // written, so the action may run again on a fresh read.
 type staleReadError struct{ err error }
 
+// Error is the dry run's error as it was.
 func (e *staleReadError) Error() string { return e.err.Error() }
+
+// Unwrap returns the dry run's error (an API conflict).
 func (e *staleReadError) Unwrap() error { return e.err }
 
 // runAction is one run of RunAction: read, run, admit, dry-run, write.
