@@ -84,6 +84,10 @@ type Config struct {
 	// FleetProfile, when set, is a folder that receives pprof profiles of
 	// each fleet phase (cold, steady, commit).
 	FleetProfile string
+	// FleetSteadyOnly ends the fleet section after its steady state (cold
+	// start, steady CPU and heap): a memory comparison at 10,000 apps
+	// without the commits, the restart and the floors.
+	FleetSteadyOnly bool
 	// OperatorApps is the number of Applications of the operators section.
 	OperatorApps int
 	// OperatorReplicas is how many operator replicas the operators section
@@ -144,6 +148,7 @@ func main() {
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
 	flag.Float64Var(&cfg.FleetQPS, "fleet-qps", cfg.FleetQPS, "the fleet engine's QPS (-1: no client-side limit, as the floors; 0: the engine's default)")
 	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")
+	flag.BoolVar(&cfg.FleetSteadyOnly, "fleet-steady-only", false, "end the fleet section after the steady state (cold start, steady CPU, heap): no commits, restart or floors")
 	flag.IntVar(&cfg.OperatorApps, "operators-apps", cfg.OperatorApps, "Applications of the operators section (5 objects each)")
 	flag.IntVar(&cfg.OperatorReplicas, "operators-replicas", cfg.OperatorReplicas, "operator replicas the operators section starts")
 	flag.IntVar(&cfg.OperatorHealSample, "operators-heal-sample", cfg.OperatorHealSample, "apps that moved, and as many that did not, whose heal the operators section times")
