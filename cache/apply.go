@@ -9,7 +9,8 @@ import (
 )
 
 // prepare trims obj and builds its entry; it runs before the lock is taken
-// when it can, so that the lock is held only for index updates.
+// when it can, so that the lock is held only for index updates. obj, once
+// trimmed, is not kept by the entry (a whole entry keeps its JSON).
 func (c *ClusterCache) prepare(w *kindWatch, obj *unstructured.Unstructured) *entry {
 	if obj.GetKind() == "" {
 		obj.SetGroupVersionKind(w.res.gvk)
@@ -24,22 +25,22 @@ func (c *ClusterCache) prepare(w *kindWatch, obj *unstructured.Unstructured) *en
 // it emits events for what changed since the cache last saw the kind.
 func (c *ClusterCache) applyPage(w *kindWatch, items []unstructured.Unstructured, seen map[resource.Key]struct{}) {
 	entries := make([]*entry, len(items))
+	objs := make([]*unstructured.Unstructured, len(items))
 	for i := range items {
-		// A fresh Unstructured per item: keeping &items[i] would pin the
-		// whole page's backing array.
-		entries[i] = c.prepare(w, &unstructured.Unstructured{Object: items[i].Object})
+		objs[i] = &unstructured.Unstructured{Object: items[i].Object}
+		entries[i] = c.prepare(w, objs[i])
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, e := range entries {
+	for i, e := range entries {
 		seen[e.key] = struct{}{}
 		old := c.store.put(e)
 		if c.synced {
 			switch {
 			case old == nil:
-				c.emitLocked(EventAdded, e, nil)
+				c.emitLocked(EventAdded, e, nil, objs[i])
 			case old.resourceVersion != e.resourceVersion:
-				c.emitLocked(EventModified, e, old)
+				c.emitLocked(EventModified, e, old, objs[i])
 			}
 		}
 	}
@@ -56,7 +57,7 @@ func (c *ClusterCache) removeAbsent(w *kindWatch, seen map[resource.Key]struct{}
 			continue
 		}
 		if old := c.store.remove(k); old != nil && c.synced {
-			c.emitLocked(EventDeleted, old, nil)
+			c.emitLocked(EventDeleted, old, nil, nil)
 		}
 	}
 }
@@ -68,7 +69,7 @@ func (c *ClusterCache) dropScope(id watchID, gk schema.GroupKind) {
 	defer c.mu.Unlock()
 	for _, k := range c.store.keysOf(gk, id.namespace, id.namespace == "") {
 		if old := c.store.remove(k); old != nil && c.synced {
-			c.emitLocked(EventDeleted, old, nil)
+			c.emitLocked(EventDeleted, old, nil, nil)
 		}
 	}
 }
@@ -84,7 +85,7 @@ func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstruct
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if old := c.store.remove(key); old != nil && c.synced {
-			c.emitLocked(EventDeleted, old, nil)
+			c.emitLocked(EventDeleted, old, nil, nil)
 		}
 		c.afterChangeLocked(key.GroupKind())
 		return
@@ -95,12 +96,12 @@ func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstruct
 	// the entry, and the pointer is checked again under the lock.
 	var judged *entry
 	skip := false
-	if c.with.SkipUpdate != nil && e.obj != nil {
+	if c.with.SkipUpdate != nil && e.whole() {
 		c.mu.RLock()
 		prev := c.store.byKey[e.key]
 		c.mu.RUnlock()
-		if prev != nil && prev.obj != nil && prev.resourceVersion != e.resourceVersion {
-			judged, skip = prev, c.with.SkipUpdate(prev.obj, e.obj)
+		if prev != nil && prev.whole() && prev.resourceVersion != e.resourceVersion {
+			judged, skip = prev, c.with.SkipUpdate(prev.object(), obj)
 		}
 	}
 	c.mu.Lock()
@@ -109,11 +110,11 @@ func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstruct
 	if c.synced {
 		switch {
 		case old == nil:
-			c.emitLocked(EventAdded, e, nil)
+			c.emitLocked(EventAdded, e, nil, obj)
 		case skip && old == judged:
 			c.metrics.suppressed.Inc()
 		default:
-			c.emitLocked(EventModified, e, old)
+			c.emitLocked(EventModified, e, old, obj)
 		}
 	}
 	c.afterChangeLocked(e.key.GroupKind())
@@ -127,10 +128,13 @@ func (c *ClusterCache) afterChangeLocked(gk schema.GroupKind) {
 	}
 }
 
-// emitLocked queues an event; the caller holds c.mu. The app of a deleted
-// object is resolved before it leaves the indexes (the caller removed only
-// the object itself, its owners are still there).
-func (c *ClusterCache) emitLocked(t EventType, e, old *entry) {
+// emitLocked queues an event; the caller holds c.mu. fresh is the trimmed
+// object e was built from, when the caller has it: a whole entry's event
+// carries it rather than a copy decoded again; a lean entry's carries the
+// stand-in Get returns. The app of a deleted object is resolved before it
+// leaves the indexes (the caller removed only the object itself, its
+// owners are still there).
+func (c *ClusterCache) emitLocked(t EventType, e, old *entry, fresh *unstructured.Unstructured) {
 	if !c.events.active() {
 		return
 	}
@@ -138,5 +142,9 @@ func (c *ClusterCache) emitLocked(t EventType, e, old *entry) {
 	if app == "" && old != nil && old.app != "" {
 		app = old.app
 	}
-	c.events.add(Event{Type: t, Key: e.key, App: app, Object: e.object()})
+	obj := fresh
+	if obj == nil || !e.whole() {
+		obj = e.object()
+	}
+	c.events.add(Event{Type: t, Key: e.key, App: app, Object: obj})
 }

@@ -27,8 +27,9 @@ import (
 // watched is reported by Tainted while the others keep serving.
 //
 // All query methods are safe for concurrent use and cost O(their answer).
-// Objects returned are shared with the cache: callers must not modify them
-// (DeepCopy first).
+// Get and Managed return copies of their own (a whole object is kept as its
+// JSON and decoded for each reader); the objects of Events are shared by
+// every subscriber and must not be modified.
 type ClusterCache struct {
 	opts    Options
 	with    Collaborators
@@ -225,11 +226,14 @@ func (c *ClusterCache) Synced() bool {
 // Get returns the cached object of key: the whole (trimmed) object when the
 // populate hook kept it, otherwise an object holding apiVersion, kind and
 // the kept metadata (name, namespace, uid, resourceVersion, labels,
-// ownerReferences). The result is shared: do not modify it.
+// ownerReferences). Each call returns a copy of its own (decoded from the
+// JSON the cache keeps), which the caller may modify; a caller that needs
+// only to know whether an object changed asks ObjectVersion, which decodes
+// nothing.
 func (c *ClusterCache) Get(key resource.Key) (*unstructured.Unstructured, bool) {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
 	e, ok := c.store.byKey[key]
+	c.mu.RUnlock()
 	if !ok {
 		return nil, false
 	}
@@ -248,14 +252,16 @@ func (c *ClusterCache) Info(key resource.Key) (any, bool) {
 }
 
 // Managed returns the objects that app tracks on this engine instance (see
-// resource.Tracking.AppOf), sorted by key. Cost: O(the app's objects).
+// resource.Tracking.AppOf), sorted by key, each a copy of its own as Get
+// returns. Cost: O(the app's objects), decoding included; ManagedVersions
+// answers "did any change" without decoding.
 func (c *ClusterCache) Managed(app string) []*unstructured.Unstructured {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	keys := keysIn(c.store.byApp[app])
-	out := make([]*unstructured.Unstructured, len(keys))
-	for i, k := range keys {
-		out[i] = c.store.byKey[k].object()
+	entries := entriesIn(c.store.byApp[app])
+	c.mu.RUnlock()
+	out := make([]*unstructured.Unstructured, len(entries))
+	for i, e := range entries {
+		out[i] = e.object()
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"encoding/json"
 	"slices"
 	"sort"
 	"unique"
@@ -22,8 +23,10 @@ type owner struct {
 
 // entry is what the cache holds for one object: always its identity and the
 // fields the indexes need, and the whole (trimmed) object only when the
-// populate hook asked for it. A lean entry costs a few hundred bytes where a
-// decoded object costs several kilobytes.
+// populate hook asked for it, as its JSON. A lean entry costs a few hundred
+// bytes; a whole one adds its JSON, a third to a quarter of what the same
+// object costs decoded (maps of interfaces), and each reader decodes its
+// own copy.
 type entry struct {
 	key             resource.Key
 	apiVersion      string
@@ -42,8 +45,8 @@ type entry struct {
 	// ownerReference (Endpoints -> Service, PVC -> StatefulSet candidates),
 	// with the claim template each candidate needs ("" for none).
 	inferredParents []inferredParent
-	// obj is the whole object, or nil for a lean entry.
-	obj *unstructured.Unstructured
+	// raw is the whole object's JSON, or nil for a lean entry.
+	raw []byte
 }
 
 type inferredParent struct {
@@ -91,7 +94,9 @@ func keepOnlyManagers(meta map[string]any, keep []string) {
 	meta["managedFields"] = kept
 }
 
-// newEntry builds the entry for obj (already trimmed).
+// newEntry builds the entry for obj (already trimmed). A whole object that
+// cannot be encoded again (it came from JSON, so it always can) is kept
+// lean rather than lost.
 func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bool) *entry {
 	key := resource.KeyOf(obj)
 	// Group, kind, namespace and apiVersion repeat across thousands of
@@ -124,19 +129,34 @@ func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bo
 	}
 	e.claimTemplates, e.inferredParents = inferParents(obj, e.key)
 	if keepWhole {
-		e.obj = obj
+		if raw, err := json.Marshal(obj.Object); err == nil {
+			e.raw = raw
+		}
 	}
 	return e
 }
 
-// object returns the whole object, or for a lean entry a new object holding
-// apiVersion, kind and the metadata the cache keeps (name, namespace, uid,
-// resourceVersion, labels, ownerReferences). The caller must not modify a
-// whole object: it is shared.
+// whole reports whether the entry keeps the whole object.
+func (e *entry) whole() bool { return e.raw != nil }
+
+// object returns a new copy of the whole object, or for a lean entry a new
+// object holding apiVersion, kind and the metadata the cache keeps (name,
+// namespace, uid, resourceVersion, labels, ownerReferences). Each call
+// decodes its own copy: the caller may keep or modify it. The entry's
+// fields never change once it is stored, so object needs no lock.
 func (e *entry) object() *unstructured.Unstructured {
-	if e.obj != nil {
-		return e.obj
+	if e.raw != nil {
+		if obj, err := decodeWhole(e.raw); err == nil {
+			return obj
+		}
+		// Unreachable: raw was encoded from a decoded object. The
+		// stand-in below is still a truthful (lean) answer.
 	}
+	return e.lean()
+}
+
+// lean builds the stand-in of a lean entry.
+func (e *entry) lean() *unstructured.Unstructured {
 	meta := map[string]any{"name": e.key.Name}
 	if e.key.Namespace != "" {
 		meta["namespace"] = e.key.Namespace

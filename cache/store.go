@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -84,7 +86,7 @@ func (s *store) put(e *entry) *entry {
 		}
 		m[e.key] = p.template
 	}
-	if e.obj != nil {
+	if e.whole() {
 		s.whole++
 	}
 	return old
@@ -116,7 +118,7 @@ func (s *store) remove(key resource.Key) *entry {
 			}
 		}
 	}
-	if e.obj != nil {
+	if e.whole() {
 		s.whole--
 	}
 	return e
@@ -131,6 +133,17 @@ func (s *store) keysOf(gk schema.GroupKind, ns string, all bool) []resource.Key 
 			out = append(out, e.key)
 		}
 	}
+	return out
+}
+
+// entriesIn returns the entries of set, sorted by key. Entries never change
+// once stored, so the caller may read them after releasing the lock.
+func entriesIn(set entrySet) []*entry {
+	out := make([]*entry, 0, len(set))
+	for e := range set {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *entry) int { return compareKeys(a.key, b.key) })
 	return out
 }
 

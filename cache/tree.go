@@ -1,7 +1,8 @@
 package cache
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -164,20 +165,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// sortKeys sorts keys as compareKeys orders them.
 func sortKeys(keys []resource.Key) {
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
-	})
+	slices.SortFunc(keys, compareKeys)
+}
+
+// compareKeys orders keys by group, kind, namespace and name.
+func compareKeys(a, b resource.Key) int {
+	return cmp.Or(
+		strings.Compare(a.Group, b.Group),
+		strings.Compare(a.Kind, b.Kind),
+		strings.Compare(a.Namespace, b.Namespace),
+		strings.Compare(a.Name, b.Name),
+	)
 }
 
 func seenHas(seen keySet, k resource.Key) bool {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -105,8 +106,33 @@ func TestLeanEntryKeepsIdentityOwnersAndLabels(t *testing.T) {
 		got.GetLabels()["app"] != "web" || len(got.GetOwnerReferences()) != 1 || got.GetOwnerReferences()[0].UID != "u-rs" || got.GetKind() != "Pod" {
 		t.Errorf("lean object lost metadata: %v", got.Object)
 	}
-	if whole := newEntry(u, "app", nil, true).object(); whole != u {
-		t.Error("whole entry did not return the object itself")
+	e := newEntry(u, "app", nil, true)
+	first, second := e.object(), e.object()
+	if !equality.Semantic.DeepEqual(first.Object, u.Object) {
+		t.Errorf("whole entry returned %v, want %v", first.Object, u.Object)
+	}
+	if first == second {
+		t.Error("two reads of a whole entry share one object; each must get its own copy")
+	}
+	first.SetName("changed")
+	if e.object().GetName() != "p" {
+		t.Error("a reader's change reached the cached object")
+	}
+}
+
+// TestWholeEntryDecodesIntegersAsTheClient checks that numbers come back
+// as int64, as from every client, so a copy compares equal to the object
+// the watch delivered (a float64 replica count would look like a diff).
+func TestWholeEntryDecodesIntegersAsTheClient(t *testing.T) {
+	u := obj("apps/v1", "Deployment", "ns", "d", "u-d")
+	_ = unstructured.SetNestedField(u.Object, int64(3), "spec", "replicas")
+	_ = unstructured.SetNestedField(u.Object, 0.5, "spec", "ratio")
+	got := newEntry(u, "app", nil, true).object()
+	if r, ok := got.Object["spec"].(map[string]any)["replicas"].(int64); !ok || r != 3 {
+		t.Errorf("replicas decoded as %T %v, want int64 3", got.Object["spec"].(map[string]any)["replicas"], got.Object["spec"].(map[string]any)["replicas"])
+	}
+	if r, ok := got.Object["spec"].(map[string]any)["ratio"].(float64); !ok || r != 0.5 {
+		t.Errorf("ratio decoded as %T, want float64 0.5", got.Object["spec"].(map[string]any)["ratio"])
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
+	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/health"
 	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/source"
@@ -89,14 +90,24 @@ func (c *Comparer) Inputs(app *v1alpha1.Application, appKey string, dest Destina
 
 // liveFingerprint hashes the uid and resourceVersion of every object a
 // comparison read: the cache entry of each desired key (keys, in order;
-// absence counts) and the app's managed objects.
-func (c *Comparer) liveFingerprint(cache Cache, app string, keys []health.ResourceHealth) uint64 {
+// absence counts) and the app's managed objects. A cache that offers
+// versions (cache.Versions, as *cache.ClusterCache does) is asked for them
+// alone: a memoized refresh then decodes no object it will not judge.
+func (c *Comparer) liveFingerprint(cc Cache, app string, keys []health.ResourceHealth) uint64 {
 	lh := c.newLiveHash()
+	if v, ok := cc.(cache.Versions); ok {
+		for _, rh := range keys {
+			ver, found := v.ObjectVersion(rh.Key)
+			lh.desiredVersion(ver, found)
+		}
+		lh.managedVersions(v.ManagedVersions(app))
+		return lh.sum()
+	}
 	for _, rh := range keys {
-		live, _ := cache.Get(rh.Key)
+		live, _ := cc.Get(rh.Key)
 		lh.desired(live)
 	}
-	lh.managed(cache.Managed(app))
+	lh.managed(cc.Managed(app))
 	return lh.sum()
 }
 
@@ -105,7 +116,7 @@ func (c *Comparer) liveFingerprint(cache Cache, app string, keys []health.Resour
 // the versions its comparison saw: a watch event that lands between the
 // comparison and Keep must not give an old verdict the new versions'
 // fingerprint (every later refresh would reuse it while the cache has
-// long moved on).
+// long moved on). An object and its cache.Version hash alike.
 type liveHash struct{ h maphash.Hash }
 
 func (c *Comparer) newLiveHash() *liveHash {
@@ -114,17 +125,26 @@ func (c *Comparer) newLiveHash() *liveHash {
 	return lh
 }
 
-func (lh *liveHash) version(obj *unstructured.Unstructured) {
-	lh.h.WriteString(string(obj.GetUID()))
+func (lh *liveHash) version(uid, resourceVersion string) {
+	lh.h.WriteString(uid)
 	lh.h.WriteByte(0)
-	lh.h.WriteString(obj.GetResourceVersion())
+	lh.h.WriteString(resourceVersion)
 	lh.h.WriteByte(0)
 }
 
 // desired adds the live object of one desired key; nil when it has none.
 func (lh *liveHash) desired(live *unstructured.Unstructured) {
 	if live != nil {
-		lh.version(live)
+		lh.version(string(live.GetUID()), live.GetResourceVersion())
+		return
+	}
+	lh.h.WriteByte(1)
+}
+
+// desiredVersion is desired for a cache's version of the object.
+func (lh *liveHash) desiredVersion(v cache.Version, found bool) {
+	if found {
+		lh.version(string(v.UID), v.ResourceVersion)
 		return
 	}
 	lh.h.WriteByte(1)
@@ -134,15 +154,24 @@ func (lh *liveHash) desired(live *unstructured.Unstructured) {
 func (lh *liveHash) managed(objs []*unstructured.Unstructured) {
 	lh.h.WriteByte(2)
 	for _, obj := range objs {
-		lh.h.WriteString(obj.GetAPIVersion())
+		lh.identity(obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName())
+		lh.version(string(obj.GetUID()), obj.GetResourceVersion())
+	}
+}
+
+// managedVersions is managed for a cache's versions of the objects.
+func (lh *liveHash) managedVersions(vs []cache.Version) {
+	lh.h.WriteByte(2)
+	for _, v := range vs {
+		lh.identity(v.APIVersion, v.Key.Kind, v.Key.Namespace, v.Key.Name)
+		lh.version(string(v.UID), v.ResourceVersion)
+	}
+}
+
+func (lh *liveHash) identity(apiVersion, kind, namespace, name string) {
+	for _, s := range [...]string{apiVersion, kind, namespace, name} {
+		lh.h.WriteString(s)
 		lh.h.WriteByte(0)
-		lh.h.WriteString(obj.GetKind())
-		lh.h.WriteByte(0)
-		lh.h.WriteString(obj.GetNamespace())
-		lh.h.WriteByte(0)
-		lh.h.WriteString(obj.GetName())
-		lh.h.WriteByte(0)
-		lh.version(obj)
 	}
 }
 
