@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubegitops/gitops/cache"
 	"github.com/kubegitops/gitops/diff"
 	"github.com/kubegitops/gitops/resource"
 )
@@ -299,6 +300,10 @@ func (cs *Cluster) absent(key resource.Key) bool {
 	c := cs.ConnectedCache()
 	if c == nil {
 		return false
+	}
+	if v, ok := c.(cache.Versions); ok {
+		_, found := v.ObjectVersion(key)
+		return !found
 	}
 	_, ok := c.Get(key)
 	return !ok
