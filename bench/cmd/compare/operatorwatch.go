@@ -46,16 +46,19 @@ type appSeen struct {
 
 // visible is what a user reads of an app in `kubectl get applications`,
 // the CLI or the UI at a glance: owner, sync status and revision, health,
-// and the operation's phase. A write that changes none of it is a write
-// per change too many, unless it records something else (resources, the
-// tree, history, conditions), which writeChanges names.
+// and the operation (its phase and start: a new self-heal is a change
+// even when its phase is Succeeded as the last one's). A write that
+// changes none of it is a write per change too many, unless it records
+// something else (resources, the tree, history, conditions), which
+// writeChanges names.
 func visible(u *unstructured.Unstructured) string {
 	sync, _, _ := unstructured.NestedString(u.Object, "status", "sync", "status")
 	rev, _, _ := unstructured.NestedString(u.Object, "status", "sync", "revision")
 	health, _, _ := unstructured.NestedString(u.Object, "status", "health", "status")
 	phase, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "phase")
+	started, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "startedAt")
 	_, op := u.Object["operation"]
-	return strings.Join([]string{u.GetAnnotations()[annotationOwner], sync, rev, health, phase, fmt.Sprint(op)}, "|")
+	return strings.Join([]string{u.GetAnnotations()[annotationOwner], sync, rev, health, phase, started, fmt.Sprint(op)}, "|")
 }
 
 // writeChanges names what changed from prev to next: each annotation,
