@@ -127,5 +127,3 @@ func TestSelfHealWritesTheAppOnce(t *testing.T) {
 		t.Errorf("status writes of the heal: %v, want one: [Synced/Healthy/Succeeded]", writes)
 	}
 }
-
-
