@@ -465,6 +465,10 @@ func (r *operatorRun) heals(ctx context.Context, moved []string) (movedTimes, st
 		return nil, nil, hw, fmt.Errorf("heal: %d apps moved and %d kept their owner: nothing to compare", len(moved), len(stayed))
 	}
 	sample := append(append([]string(nil), moved[:k]...), stayed[:k]...)
+	started := map[string]string{}
+	for _, name := range sample {
+		started[name] = seen[name].opStarted
+	}
 	r.watch.reset()
 	times := make([]time.Duration, len(sample))
 	var wg gosync.WaitGroup
@@ -484,6 +488,24 @@ func (r *operatorRun) heals(ctx context.Context, moved []string) (movedTimes, st
 	}
 	if err := r.converge(ctx, "heal", nil); err != nil {
 		return nil, nil, hw, err
+	}
+	// An app healed without leaving Synced converges at once: the phase
+	// ends when each healed app's self-heal result is written too, so
+	// that its writes are counted here and not in the next phase.
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, r.h.cfg.FleetTimeout, true, func(context.Context) (bool, error) {
+		now, err := r.watch.snapshot()
+		if err != nil {
+			return false, err
+		}
+		for _, name := range sample {
+			if now[name].opStarted == started[name] {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, nil, hw, fmt.Errorf("heal: not every healed app's sync result was written: %w", err)
 	}
 	seen, _ = r.watch.snapshot()
 	hw = healWrites{writes: writesOf(seen, sample), perChange: writesPerChange(seen, sample), noops: noopsOf(seen, nil)}

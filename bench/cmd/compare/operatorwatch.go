@@ -28,7 +28,10 @@ const annotationOwner = "shard.kubegitops.io/owner"
 // user reads of the app (visible), and owners in order.
 type appSeen struct {
 	owner, sync, health string
-	writes              int
+	// opStarted is status.operationState.startedAt: a new sync (a heal)
+	// changes it.
+	opStarted string
+	writes    int
 	// noops counts the writes that changed nothing but the
 	// resourceVersion and managedFields.
 	noops int
@@ -215,6 +218,7 @@ func (w *appWatch) observe(u *unstructured.Unstructured) {
 	}
 	a.last = u.DeepCopy()
 	a.owner, a.sync, a.health = owner, sync, health
+	a.opStarted, _, _ = unstructured.NestedString(u.Object, "status", "operationState", "startedAt")
 	if len(a.owners) == 0 || a.owners[len(a.owners)-1] != owner {
 		a.owners = append(a.owners, owner)
 	}
