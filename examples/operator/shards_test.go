@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/examples/operator/controller"
+	"github.com/kubegitops/gitops/resource"
 	"github.com/kubegitops/gitops/shard"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -153,11 +154,17 @@ func refreshAll(ctx context.Context, t *testing.T, c client.Client, ns string, n
 
 // appRecorder records, from a watch, each app's owner annotations and
 // sync/health pairs, in the order they were seen (consecutive repeats
-// once).
+// once), and the writes of its status that changed more than
+// reconciledAt.
 type appRecorder struct {
 	mu     gosync.Mutex
 	owners map[string][]string
 	states map[string][]string
+	// last is each app's status seen last; statusWrites counts, since
+	// the reset, the versions whose status differed from the one before
+	// in more than reconciledAt.
+	last         map[string]v1alpha1.ApplicationStatus
+	statusWrites map[string]int
 }
 
 func recordApps(ctx context.Context, t *testing.T, c client.WithWatch, ns string) *appRecorder {
@@ -166,7 +173,7 @@ func recordApps(ctx context.Context, t *testing.T, c client.WithWatch, ns string
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &appRecorder{}
+	rec := &appRecorder{last: map[string]v1alpha1.ApplicationStatus{}}
 	rec.reset()
 	go func() {
 		defer w.Stop()
@@ -179,6 +186,12 @@ func recordApps(ctx context.Context, t *testing.T, c client.WithWatch, ns string
 				continue
 			}
 			rec.mu.Lock()
+			st := a.Status
+			st.ReconciledAt = nil
+			if prev, ok := rec.last[a.Name]; ok && !resource.ObjectsEqual(&prev, &st) {
+				rec.statusWrites[a.Name]++
+			}
+			rec.last[a.Name] = st
 			rec.owners[a.Name] = appendNew(rec.owners[a.Name], a.Annotations[controller.AnnotationOwner])
 			rec.states[a.Name] = appendNew(rec.states[a.Name], string(a.Status.Sync.Status)+"/"+string(a.Status.Health.Status))
 			rec.mu.Unlock()
@@ -193,6 +206,15 @@ func (r *appRecorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.owners, r.states = map[string][]string{}, map[string][]string{}
+	r.statusWrites = map[string]int{}
+}
+
+// statusWritten is how many times app's status changed in more than
+// reconciledAt since the reset.
+func (r *appRecorder) statusWritten(app string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.statusWrites[app]
 }
 
 func (r *appRecorder) seen() (owners, states map[string][]string) {
@@ -220,7 +242,8 @@ func appendNew(s []string, v string) []string {
 // annotation never flips while both run, through a refresh of every
 // app), both have a share, the Leases are named after the members; when
 // one stops the other takes its apps, logging their names, without any
-// change of their sync or health status, and heals their drift.
+// change of their status (issue 46 item 4: a takeover writes the owner
+// annotation and nothing else), and heals their drift.
 func TestShardedOperatorsShareApps(t *testing.T) {
 	const n = 8
 	ns, dest := cluster.TestNamespace(t), cluster.TestNamespace(t)
@@ -314,6 +337,9 @@ func TestShardedOperatorsShareApps(t *testing.T) {
 		}
 		if got := states[app]; len(got) != 1 || got[0] != "Synced/Healthy" {
 			t.Errorf("app %s sync/health moved during the takeover: %v", app, got)
+		}
+		if k := rec.statusWritten(app); k != 0 {
+			t.Errorf("app %s: the takeover wrote its status %d times, want none (only the owner annotation)", app, k)
 		}
 	}
 	gained := ""

@@ -159,8 +159,9 @@ func (h *harness) operatorsSection(ctx context.Context) ([]Row, error) {
 	}
 	cold := time.Since(start)
 	seen, _ := r.watch.snapshot()
-	coldWrites := writesOf(seen, nil)
-	h.logf("operators: cold start to %d apps Synced, Healthy and owned in %s; %s; %.1f writes per app", n, cold.Round(time.Millisecond), r.shares(seen), coldWrites)
+	coldWrites, coldNoops, coldPerChange := writesOf(seen, nil), noopsOf(seen, nil), writesPerChange(seen, nil)
+	h.logf("operators: cold start to %d apps Synced, Healthy and owned in %s; %s; %.1f writes per app, %d that changed nothing, %.2f per visible change; writes by what they changed: %s",
+		n, cold.Round(time.Millisecond), r.shares(seen), coldWrites, coldNoops, coldPerChange, r.watch.writeKinds())
 
 	// A replica killed.
 	killed, err := r.phase(ctx, "SIGKILL", func() error { return r.end(len(r.live)-1, syscall.SIGKILL) })
@@ -168,7 +169,7 @@ func (h *harness) operatorsSection(ctx context.Context) ([]Row, error) {
 		return nil, err
 	}
 	// The first heal of apps that moved against apps that kept their owner.
-	movedHeal, stayedHeal, healWrites, err := r.heals(ctx, killed.moved)
+	movedHeal, stayedHeal, heal, err := r.heals(ctx, killed.moved)
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +189,15 @@ func (h *harness) operatorsSection(ctx context.Context) ([]Row, error) {
 	rows := []Row{
 		{Section: "operators", Measure: name + ": cold start to all Synced, Healthy and owned by the replica the ring assigns", Ours: cold.Seconds(), Unit: Seconds},
 		{Section: "operators", Measure: name + ": cold start, Application writes per app", Ours: coldWrites, Unit: Writes},
+		{Section: "operators", Measure: name + ": cold start, Application writes per change a user sees (owner, sync status or revision, health, operation phase)", Ours: coldPerChange, Unit: Writes, Target: "1"},
+		{Section: "operators", Measure: name + ": cold start, Application writes that changed nothing", Ours: float64(coldNoops), Unit: Count, Target: "0"},
 	}
 	rows = append(rows, killed.rows(name, "a replica killed (SIGKILL)")...)
 	rows = append(rows,
 		Row{Section: "operators", Measure: fmt.Sprintf("%s: first heal of a deleted ConfigMap, %d apps that moved at the kill (mean) against %d that kept their owner", name, len(movedHeal), len(stayedHeal)), Ours: mean(movedHeal).Seconds(), Theirs: mean(stayedHeal).Seconds(), TheirName: "apps that kept their owner, same run", Unit: Seconds, Target: "2x or less (issue 46)"},
-		Row{Section: "operators", Measure: name + ": heal, Application writes per healed app", Ours: healWrites, Unit: Writes},
+		Row{Section: "operators", Measure: name + ": heal, Application writes per healed app", Ours: heal.writes, Unit: Writes},
+		Row{Section: "operators", Measure: name + ": heal, Application writes per change a user sees", Ours: heal.perChange, Unit: Writes, Target: "1"},
+		Row{Section: "operators", Measure: name + ": heal, Application writes that changed nothing", Ours: float64(heal.noops), Unit: Count, Target: "0"},
 	)
 	rows = append(rows, added.rows(name, "a replica added")...)
 	rows = append(rows, stopped.rows(name, "a replica stopped (SIGTERM)")...)
@@ -311,6 +316,7 @@ type phaseResult struct {
 	moved    []string // apps whose owner changed
 	writes   float64  // Application writes per moved app
 	flapping int      // apps whose owner changed more than once
+	noops    int      // writes of any app that changed nothing
 	live     int
 }
 
@@ -341,9 +347,9 @@ func (r *operatorRun) phase(ctx context.Context, what string, change func() erro
 		}
 	}
 	sort.Strings(res.moved)
-	res.writes = writesOf(seen, res.moved)
-	r.h.logf("operators: %s: all %d apps owned by %v, Synced and Healthy in %s; %d moved, %.2f writes per moved app, %d changed owner more than once; %s",
-		what, r.n, r.liveIDs(), res.took.Round(time.Millisecond), len(res.moved), res.writes, res.flapping, r.shares(seen))
+	res.writes, res.noops = writesOf(seen, res.moved), noopsOf(seen, nil)
+	r.h.logf("operators: %s: all %d apps owned by %v, Synced and Healthy in %s; %d moved, %.2f writes per moved app (%d of them only the interval's reconciledAt), %d changed owner more than once, %d writes that changed nothing; %s; writes by what they changed: %s",
+		what, r.n, r.liveIDs(), res.took.Round(time.Millisecond), len(res.moved), res.writes, periodicOf(seen, res.moved), res.flapping, res.noops, r.shares(seen), r.watch.writeKinds())
 	return res, nil
 }
 
@@ -354,6 +360,7 @@ func (p phaseResult) rows(name, what string) []Row {
 		{Section: "operators", Measure: fmt.Sprintf("%s: %s, apps that changed owner", name, what), Ours: float64(len(p.moved)), Unit: Count},
 		{Section: "operators", Measure: fmt.Sprintf("%s: %s, Application writes per app that changed owner", name, what), Ours: p.writes, Unit: Writes, Target: "1 (the owner annotation)"},
 		{Section: "operators", Measure: fmt.Sprintf("%s: %s, apps that changed owner more than once", name, what), Ours: float64(p.flapping), Unit: Count, Target: "0"},
+		{Section: "operators", Measure: fmt.Sprintf("%s: %s, Application writes that changed nothing (any app)", name, what), Ours: float64(p.noops), Unit: Count, Target: "0"},
 	}
 }
 
@@ -388,11 +395,63 @@ func writesOf(seen map[string]appSeen, names []string) float64 {
 	return float64(total) / float64(len(names))
 }
 
+// noopsOf is the writes of the apps named (all when names is nil) that
+// changed nothing but the resourceVersion and managedFields.
+func noopsOf(seen map[string]appSeen, names []string) int {
+	if names == nil {
+		for name := range seen {
+			names = append(names, name)
+		}
+	}
+	total := 0
+	for _, name := range names {
+		total += seen[name].noops
+	}
+	return total
+}
+
+// periodicOf is the writes of the apps named that changed only
+// status.reconciledAt: the refresh, once per reconciliation interval, of
+// an app whose status stayed the same.
+func periodicOf(seen map[string]appSeen, names []string) int {
+	total := 0
+	for _, name := range names {
+		total += seen[name].periodic
+	}
+	return total
+}
+
+// writesPerChange is the writes of the apps named (all when names is nil)
+// per change of what a user sees of them (visible); 0 without a change.
+func writesPerChange(seen map[string]appSeen, names []string) float64 {
+	if names == nil {
+		for name := range seen {
+			names = append(names, name)
+		}
+	}
+	writes, changes := 0, 0
+	for _, name := range names {
+		writes += seen[name].writes
+		changes += seen[name].changes
+	}
+	if changes == 0 {
+		return 0
+	}
+	return float64(writes) / float64(changes)
+}
+
+// healWrites are the Application writes of the healed apps.
+type healWrites struct {
+	writes    float64 // per healed app
+	perChange float64 // per change a user sees
+	noops     int     // that changed nothing
+}
+
 // heals deletes the ConfigMap of up to cfg.OperatorHealSample apps that
 // moved and as many that kept their owner, all at once, and returns each
 // one's time until its owner recreated it, then the Application writes
-// per healed app once all are Synced again.
-func (r *operatorRun) heals(ctx context.Context, moved []string) (movedTimes, stayedTimes []time.Duration, writes float64, err error) {
+// of the healed apps once all are Synced again.
+func (r *operatorRun) heals(ctx context.Context, moved []string) (movedTimes, stayedTimes []time.Duration, hw healWrites, err error) {
 	seen, _ := r.watch.snapshot()
 	var stayed []string
 	for name := range seen {
@@ -403,9 +462,13 @@ func (r *operatorRun) heals(ctx context.Context, moved []string) (movedTimes, st
 	sort.Strings(stayed)
 	k := min(r.h.cfg.OperatorHealSample, len(moved), len(stayed))
 	if k == 0 {
-		return nil, nil, 0, fmt.Errorf("heal: %d apps moved and %d kept their owner: nothing to compare", len(moved), len(stayed))
+		return nil, nil, hw, fmt.Errorf("heal: %d apps moved and %d kept their owner: nothing to compare", len(moved), len(stayed))
 	}
 	sample := append(append([]string(nil), moved[:k]...), stayed[:k]...)
+	started := map[string]string{}
+	for _, name := range sample {
+		started[name] = seen[name].opStarted
+	}
 	r.watch.reset()
 	times := make([]time.Duration, len(sample))
 	var wg gosync.WaitGroup
@@ -420,17 +483,35 @@ func (r *operatorRun) heals(ctx context.Context, moved []string) (movedTimes, st
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, hw, err
 		}
 	}
 	if err := r.converge(ctx, "heal", nil); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, hw, err
+	}
+	// An app healed without leaving Synced converges at once: the phase
+	// ends when each healed app's self-heal result is written too, so
+	// that its writes are counted here and not in the next phase.
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, r.h.cfg.FleetTimeout, true, func(context.Context) (bool, error) {
+		now, err := r.watch.snapshot()
+		if err != nil {
+			return false, err
+		}
+		for _, name := range sample {
+			if now[name].opStarted == started[name] {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, nil, hw, fmt.Errorf("heal: not every healed app's sync result was written: %w", err)
 	}
 	seen, _ = r.watch.snapshot()
-	writes = writesOf(seen, sample)
-	r.h.logf("operators: heal: %d moved apps in %s (mean), %d that kept their owner in %s (mean); %.2f writes per healed app",
-		k, mean(times[:k]).Round(time.Millisecond), k, mean(times[k:]).Round(time.Millisecond), writes)
-	return times[:k], times[k:], writes, nil
+	hw = healWrites{writes: writesOf(seen, sample), perChange: writesPerChange(seen, sample), noops: noopsOf(seen, nil)}
+	r.h.logf("operators: heal: %d moved apps in %s (mean), %d that kept their owner in %s (mean); %.2f writes per healed app, %.2f per visible change, %d that changed nothing; writes by what they changed: %s",
+		k, mean(times[:k]).Round(time.Millisecond), k, mean(times[k:]).Round(time.Millisecond), hw.writes, hw.perChange, hw.noops, r.watch.writeKinds())
+	return times[:k], times[k:], hw, nil
 }
 
 // healOne deletes app's ConfigMap and returns the time until it exists

@@ -119,7 +119,13 @@ func format(v float64, u Unit) string {
 		return fmt.Sprintf("%.0f allocs", v)
 	case BytesPerObj:
 		return fmt.Sprintf("%.0f B", v)
-	case Writes, Requests, Count:
+	case Writes:
+		// A mean per app (1.92) is shown as such; a count as an integer.
+		if v != math.Trunc(v) {
+			return fmt.Sprintf("%.2f", v)
+		}
+		return fmt.Sprintf("%.0f", v)
+	case Requests, Count:
 		return fmt.Sprintf("%.0f", v)
 	case MiB:
 		return fmt.Sprintf("%.1f MiB", v)

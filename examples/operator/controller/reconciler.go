@@ -18,6 +18,7 @@ import (
 	"github.com/kubegitops/gitops/engine"
 	"github.com/kubegitops/gitops/notify"
 	"github.com/kubegitops/gitops/resource"
+	"github.com/kubegitops/gitops/sync"
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -356,9 +357,13 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 		if err != nil {
 			return reconcile.Result{}, err
 		}
+		if ran {
+			next = r.settled(ctx, app, prev, next, log)
+		}
 		if ran || wait > 0 {
 			// The sync changed things (or self-heal must wait): look again
-			// soon; the status written here still shows the refresh before it.
+			// soon, in case the status written here still shows the
+			// refresh before it.
 			again = time.Second
 			if wait > 0 {
 				again = wait
@@ -381,6 +386,34 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 		return reconcile.Result{}, refreshErr
 	}
 	return reconcile.Result{RequeueAfter: again}, nil
+}
+
+// settled is the status to write after an automated sync ran: next (the
+// refresh before the sync, with the sync's outcome) unless a refresh right
+// after the sync finds the app Synced, in which case it is that refresh
+// with the sync's outcome and history. The app is then written once for
+// the sync, Synced with its result, rather than OutOfSync with the result
+// (already untrue when written) and Synced a second later: one write per
+// change a user sees. A refresh that fails or still finds the app
+// OutOfSync (the cluster cache not caught up yet) leaves next as it was.
+func (r *Reconciler) settled(ctx context.Context, app *v1alpha1.Application, prev, next v1alpha1.ApplicationStatus, log logr.Logger) v1alpha1.ApplicationStatus {
+	if s := next.OperationState; s == nil || s.Phase != string(sync.Succeeded) {
+		return next
+	}
+	st, err := r.opts.Engine.Refresh(ctx, app)
+	if err != nil || st.Sync != appstatus.Synced {
+		return next
+	}
+	out := prev
+	out.OperationState, out.History = next.OperationState, next.History
+	out = appstatus.Refreshed(out, st, len(app.Spec.AllSources()), r.now())
+	if tree, summary, err := r.opts.Engine.ResourceTree(ctx, app); err == nil {
+		out.ResourceTree, out.Summary = tree, summary
+	} else {
+		log.V(1).Info("resource tree not read after the sync: the last one stays", "error", err.Error())
+		out.ResourceTree, out.Summary = next.ResourceTree, next.Summary
+	}
+	return out
 }
 
 // doneRefresh removes the refresh annotation, when the app has one: the
