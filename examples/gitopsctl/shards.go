@@ -40,7 +40,9 @@ type shardMember struct {
 // Leases in --namespace: each member, its Lease, its last heartbeat,
 // whether it is live or expired (an expired Lease keeps its last holder,
 // which is shown as such) and how many Applications name it as their
-// owner; then the holder of the control Lease and the apps no member owns.
+// owner; then the holder of the control Lease, the numbers claimed in Argo
+// CD's argocd-app-controller-shard-cm (dynamic cluster distribution), and
+// the apps no member owns.
 func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shards", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -49,6 +51,7 @@ func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	namespace := fs.String("namespace", "argocd", "namespace of the Leases (the operator's -namespace, the agent's --shard-namespace)")
 	group := fs.String("group", "", "only this group of replicas (default: every group in the namespace)")
 	replicas := fs.Int("replicas", 0, "the replica count of operators placed by cluster as Argo CD places them (its ARGOCD_CONTROLLER_REPLICAS); default: the live members when every one's name ends in a number, as a StatefulSet's do")
+	heartbeat := fs.Int("heartbeat-time", 0, "the replicas' heartbeat in seconds, as their $ARGOCD_CONTROLLER_HEARTBEAT_TIME (10 to 60; default 10): a claim of argocd-app-controller-shard-cm is stale after three")
 	algorithm := fs.String("sharding-algorithm", "", "Argo CD's placement of clusters (legacy, round-robin, consistent-hashing; default: argocd-cmd-params-cm controller.sharding.algorithm, else legacy)")
 	if !parseFlags(fs, args) {
 		return 2
@@ -123,6 +126,9 @@ func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	} else if !apierrors.IsNotFound(err) {
 		return fail(stderr, "shards", fmt.Errorf("reading Lease %s/%s: %w", *namespace, controlLeaseName, err))
+	}
+	if err := printShardClaims(ctx, kube, *namespace, shard.HeartbeatFromEnv(fmt.Sprint(*heartbeat)), now, stdout); err != nil {
+		return fail(stderr, "shards", err)
 	}
 	if n := *replicas; n > 1 || replicasOf(members) > 1 {
 		if n <= 1 {

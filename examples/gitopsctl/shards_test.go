@@ -25,13 +25,14 @@ import (
 // replicas hold their Leases (one live through package shard, one whose
 // Lease expired) and Applications name their owners: each member is listed
 // with its state, heartbeat and app count, the expired one as expired,
-// and the apps without an owner are counted.
+// and the apps without an owner are counted; the numbers claimed in Argo
+// CD's argocd-app-controller-shard-cm are listed fresh, stale or free.
 func TestShardsListsMembers(t *testing.T) {
 	ns := cluster.TestNamespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	scheme := runtime.NewScheme()
-	if err := errors.Join(apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme), coordinationv1.AddToScheme(scheme)); err != nil {
+	if err := errors.Join(apiextensionsv1.AddToScheme(scheme), v1alpha1.AddToScheme(scheme), coordinationv1.AddToScheme(scheme), corev1.AddToScheme(scheme)); err != nil {
 		t.Fatal(err)
 	}
 	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme})
@@ -56,6 +57,12 @@ func TestShardsListsMembers(t *testing.T) {
 	gone := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops-gone-1", Labels: map[string]string{shard.LabelGroup: "ops"}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("gone-1"), LeaseDurationSeconds: ptr.To[int32](15), RenewTime: &old}}
 	if err := c.Create(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	claims := fmt.Sprintf(`[{"ShardNumber":1,"ControllerName":"argocd-application-controller-7d9f","HeartbeatTime":%q},`+
+		`{"ShardNumber":0,"ControllerName":"argocd-application-controller-5c2a","HeartbeatTime":%q},{"ShardNumber":2,"ControllerName":"","HeartbeatTime":null}]`,
+		time.Now().Add(-2*time.Minute).UTC().Format(time.RFC3339), time.Now().UTC().Format(time.RFC3339))
+	if err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: shard.ShardConfigMapName}, Data: map[string]string{shard.ShardMappingKey: claims}}); err != nil {
 		t.Fatal(err)
 	}
 	for i, owner := range []string{"live-0", "live-0", "gone-1", ""} {
@@ -87,6 +94,9 @@ func TestShardsListsMembers(t *testing.T) {
 		regexp.MustCompile(`(?m)^ops\s+live-0\s+live\s+\d+s ago\s+2\s+ops-live-0$`),
 		regexp.MustCompile(`(?m)^ops\s+gone-1\s+expired\s+1h0m\d+s ago\s+1\s+ops-gone-1$`),
 		regexp.MustCompile(`(?m)^applications: 4, without an owner annotation: 1$`),
+		// Argo CD's claims, by number: fresh, stale (two minutes without a
+		// heartbeat, three of 10 s allowed), free.
+		regexp.MustCompile(`(?m)^dynamic cluster distribution \(argocd-app-controller-shard-cm, stale after 30s without a heartbeat\):\nSHARD\s+CONTROLLER\s+HEARTBEAT\s+CLAIM\n0\s+argocd-application-controller-5c2a\s+\d+s ago\s+fresh\n1\s+argocd-application-controller-7d9f\s+2m\d+s ago\s+stale\n2\s+-\s+never\s+free$`),
 	} {
 		if !want.MatchString(stdout) {
 			t.Errorf("output does not match %s:\n%s", want, stdout)
