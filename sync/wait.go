@@ -166,6 +166,9 @@ func (op *operation) observeAll(ctx context.Context, running []*task) {
 	for sc, ts := range listed {
 		items, err := op.s.list(ctx, sc.gvr, sc.ns)
 		if err != nil {
+			if ctx.Err() != nil {
+				return // the operation ended: its tasks keep what was last seen
+			}
 			for _, t := range ts {
 				op.set(t, TaskRunning, "", "cannot read: "+err.Error())
 			}
@@ -240,8 +243,14 @@ func (op *operation) cached(t *task) (*unstructured.Unstructured, bool) {
 }
 
 // observeObject moves one running task on from what a read returned.
-// Transient read errors leave it running: the wave timeout bounds them.
+// Transient read errors leave it running: the wave timeout bounds them. A
+// read that failed because the operation's context ended changes nothing:
+// the task keeps the last state seen (a timeout then names "Progressing",
+// not the interrupted read).
 func (op *operation) observeObject(ctx context.Context, t *task, live *unstructured.Unstructured, err error) {
+	if err != nil && ctx.Err() != nil {
+		return
+	}
 	switch {
 	case t.prune:
 		if apierrors.IsNotFound(err) {

@@ -46,7 +46,8 @@
 // The status is written (merge patch of the status subresource) only when
 // it changed, or when reconciledAt is older than the interval. After an
 // automated sync the app is written once with the sync's result and the
-// state a refresh right after it finds, when that is Synced (rather than
+// state a refresh right after it finds, when that is Synced within three
+// seconds (the cluster cache catching up with the sync's writes; rather than
 // OutOfSync with the result, then Synced a second later); and the
 // controller's watch lets through only changes of generation, annotations,
 // finalizers and deletion, so its own writes never trigger it (its removal

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -388,6 +389,11 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 	return reconcile.Result{RequeueAfter: again}, nil
 }
 
+// settleWait bounds how long settled looks for the app Synced after a
+// sync: the cluster cache sees the sync's writes through its watches,
+// usually within a fraction of a second.
+const settleWait = 3 * time.Second
+
 // settled is the status to write after an automated sync ran: next (the
 // refresh before the sync, with the sync's outcome) unless a refresh right
 // after the sync finds the app Synced, in which case it is that refresh
@@ -400,7 +406,16 @@ func (r *Reconciler) settled(ctx context.Context, app *v1alpha1.Application, pre
 	if s := next.OperationState; s == nil || s.Phase != string(sync.Succeeded) {
 		return next
 	}
-	st, err := r.opts.Engine.Refresh(ctx, app)
+	// The cluster cache may not have seen the sync's writes yet: look
+	// again, for at most settleWait, before writing OutOfSync with the
+	// result. A refresh whose live objects did not move is answered by
+	// the engine's memo, so each look costs little.
+	var st appstatus.Status
+	var err error
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, settleWait, true, func(ctx context.Context) (bool, error) {
+		st, err = r.opts.Engine.Refresh(ctx, app)
+		return err != nil || st.Sync == appstatus.Synced, nil
+	})
 	if err != nil || st.Sync != appstatus.Synced {
 		return next
 	}
