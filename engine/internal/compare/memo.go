@@ -134,11 +134,7 @@ func (lh *liveHash) version(uid, resourceVersion string) {
 
 // desired adds the live object of one desired key; nil when it has none.
 func (lh *liveHash) desired(live *unstructured.Unstructured) {
-	if live != nil {
-		lh.version(string(live.GetUID()), live.GetResourceVersion())
-		return
-	}
-	lh.h.WriteByte(1)
+	lh.desiredVersion(versionOf(live), live != nil)
 }
 
 // desiredVersion is desired for a cache's version of the object.
@@ -152,11 +148,11 @@ func (lh *liveHash) desiredVersion(v cache.Version, found bool) {
 
 // managed adds the app's managed objects, after every desired key.
 func (lh *liveHash) managed(objs []*unstructured.Unstructured) {
-	lh.h.WriteByte(2)
-	for _, obj := range objs {
-		lh.identity(obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName())
-		lh.version(string(obj.GetUID()), obj.GetResourceVersion())
+	vs := make([]cache.Version, len(objs))
+	for i, obj := range objs {
+		vs[i] = versionOf(obj)
 	}
+	lh.managedVersions(vs)
 }
 
 // managedVersions is managed for a cache's versions of the objects.
@@ -166,6 +162,14 @@ func (lh *liveHash) managedVersions(vs []cache.Version) {
 		lh.identity(v.APIVersion, v.Key.Kind, v.Key.Namespace, v.Key.Name)
 		lh.version(string(v.UID), v.ResourceVersion)
 	}
+}
+
+// versionOf is what the fingerprint reads of obj (nothing of nil).
+func versionOf(obj *unstructured.Unstructured) cache.Version {
+	if obj == nil {
+		return cache.Version{}
+	}
+	return cache.Version{Key: resource.KeyOf(obj), APIVersion: obj.GetAPIVersion(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()}
 }
 
 func (lh *liveHash) identity(apiVersion, kind, namespace, name string) {
