@@ -1,9 +1,12 @@
 package shard
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -32,6 +35,20 @@ type ShardClaim struct {
 	ControllerName string
 	// HeartbeatTime is when the claim was last renewed.
 	HeartbeatTime metav1.Time
+}
+
+// ClaimsOf reads the claims of a ShardConfigMapName ConfigMap (none when
+// ShardMappingKey is absent or empty). A mapping that is not a JSON list of
+// ShardClaim is an error naming the ConfigMap and key: Argo CD's
+// controllers stop there too rather than overwrite it.
+func ClaimsOf(cm *corev1.ConfigMap) ([]ShardClaim, error) {
+	var claims []ShardClaim
+	if v := cm.Data[ShardMappingKey]; v != "" {
+		if err := json.Unmarshal([]byte(v), &claims); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s/%s key %s: %w", cm.Namespace, cm.Name, ShardMappingKey, err)
+		}
+	}
+	return claims, nil
 }
 
 // HeartbeatFromEnv is the heartbeat period of the value of

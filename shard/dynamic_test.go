@@ -1,9 +1,11 @@
 package shard
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -77,4 +79,20 @@ func fmtList(s []string) string {
 		out += x + ","
 	}
 	return out
+}
+
+func TestClaimsOf(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: ShardConfigMapName}}
+	if claims, err := ClaimsOf(cm); err != nil || claims != nil {
+		t.Fatalf("no mapping: %v, %v; want none", claims, err)
+	}
+	cm.Data = map[string]string{ShardMappingKey: `[{"ShardNumber":1,"ControllerName":"c-1","HeartbeatTime":"2026-12-07T10:00:00Z"}]`}
+	claims, err := ClaimsOf(cm)
+	if err != nil || len(claims) != 1 || claims[0].ShardNumber != 1 || claims[0].ControllerName != "c-1" || claims[0].HeartbeatTime.IsZero() {
+		t.Fatalf("ClaimsOf = %+v, %v", claims, err)
+	}
+	cm.Data[ShardMappingKey] = "{not a list"
+	if _, err := ClaimsOf(cm); err == nil || !strings.Contains(err.Error(), "ConfigMap argocd/"+ShardConfigMapName+" key "+ShardMappingKey) {
+		t.Fatalf("a bad mapping: %v; want an error naming the ConfigMap and key", err)
+	}
 }

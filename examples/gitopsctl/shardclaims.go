@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -29,11 +28,9 @@ func printShardClaims(ctx context.Context, kube kubernetes.Interface, namespace 
 	if err != nil {
 		return fmt.Errorf("reading ConfigMap %s/%s: %w", namespace, shard.ShardConfigMapName, err)
 	}
-	var claims []shard.ShardClaim
-	if raw := cm.Data[shard.ShardMappingKey]; raw != "" {
-		if err := json.Unmarshal([]byte(raw), &claims); err != nil {
-			return fmt.Errorf("ConfigMap %s/%s key %s: %w", namespace, shard.ShardConfigMapName, shard.ShardMappingKey, err)
-		}
+	claims, err := shard.ClaimsOf(cm)
+	if err != nil {
+		return err
 	}
 	sort.Slice(claims, func(i, j int) bool { return claims[i].ShardNumber < claims[j].ShardNumber })
 	fmt.Fprintf(out, "dynamic cluster distribution (%s, stale after %s without a heartbeat):\n", shard.ShardConfigMapName, 3*heartbeat)

@@ -205,13 +205,10 @@ func (d *dynamicShard) claimOnce(ctx context.Context) error {
 	case err != nil:
 		return err
 	}
-	var claims []shard.ShardClaim
-	if v := cm.Data[shard.ShardMappingKey]; v != "" {
-		if err := json.Unmarshal([]byte(v), &claims); err != nil {
-			// Argo CD stops here too: a mapping it cannot read is not
-			// overwritten.
-			return fmt.Errorf("ConfigMap %s/%s key %s: %w", d.namespace, shard.ShardConfigMapName, shard.ShardMappingKey, err)
-		}
+	// A mapping that cannot be read is not overwritten, as in Argo CD.
+	claims, err := shard.ClaimsOf(cm)
+	if err != nil {
+		return err
 	}
 	replicas, _ := d.current()
 	r := shard.ClaimShard(claims, d.self, replicas, d.requested, time.Now(), 3*d.heartbeat)
