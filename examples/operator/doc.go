@@ -77,7 +77,11 @@
 // (so a sync succeeds once its last wave is written, and a Deployment
 // turning Degraded afterwards shows in the app's health, not as a failed
 // sync; waves are 2 s apart), and -workers defaults to 20, Argo CD's
-// controller.status.processors. It reads argocd-cm and
+// controller.status.processors. A change of an app's resource tree alone
+// (Pods and ReplicaSets appearing after a sync) within -tree-write-delay
+// (10 s) of its last status write is written with its next change, or at
+// the end of that delay, not once each (controller.Options.TreeWriteDelay).
+// It reads argocd-cm and
 // argocd-cmd-params-cm of -namespace at start (settings.go; a missing one
 // is empty) and watches them. Every key is looked up in argocdcm's tables
 // (argocdcm.SettingKeys, argocdcm.ParamKeys), which say what the operator

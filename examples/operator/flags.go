@@ -9,22 +9,25 @@ import (
 	"time"
 
 	"github.com/kubegitops/gitops/argocdcm"
+	"github.com/kubegitops/gitops/examples/operator/controller"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
 // flags are the operator's command line.
 type flags struct {
-	kubeconfig  string
-	namespace   string
-	interval    time.Duration
-	workers     int
-	installCRD  bool
-	metrics     string
-	probes      string
-	leaderElect bool
-	instanceID  string
-	verbosity   int
+	kubeconfig string
+	namespace  string
+	interval   time.Duration
+	workers    int
+	// treeWriteDelay is controller.Options.TreeWriteDelay.
+	treeWriteDelay time.Duration
+	installCRD     bool
+	metrics        string
+	probes         string
+	leaderElect    bool
+	instanceID     string
+	verbosity      int
 	// appSets serves ApplicationSets (package appsets) beside Applications.
 	appSets bool
 	// appSetWebhook is the address of the ApplicationSet webhook (Argo
@@ -83,6 +86,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster config, then $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.namespace, "namespace", "argocd", "namespace whose Applications are reconciled")
 	fs.DurationVar(&f.interval, "interval", 3*time.Minute, "refresh interval of each Application (default: argocd-cm timeout.reconciliation, whose 0 turns periodic refreshes off; else 3m)")
+	fs.DurationVar(&f.treeWriteDelay, "tree-write-delay", controller.DefaultTreeWriteDelay, "how long after an Application's last status write a change of its resource tree alone waits, to be written with the next change or at the end of the wait (negative: at once)")
 	fs.IntVar(&f.workers, "workers", 20, "Applications reconciled at once (default: Argo CD's controller.status.processors default; argocd-cmd-params-cm sets it when the flag is not given)")
 	fs.BoolVar(&f.installCRD, "install-crd", true, "create or update the applications.argoproj.io, applicationsets.argoproj.io and appprojects.argoproj.io CRDs at start")
 	fs.BoolVar(&f.appSets, "applicationsets", true, "serve ApplicationSets in the namespaces whose Applications are served, writing the Applications they generate")

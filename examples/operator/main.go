@@ -236,6 +236,7 @@ func runWith(ctx context.Context, args []string, logOut io.Writer) error {
 	}
 	opts := controller.DefaultOptions()
 	opts.Engine, opts.Events, opts.Interval, opts.MaxConcurrentReconciles = engine, events, f.interval, f.workers
+	opts.TreeWriteDelay = f.treeWriteDelay
 	opts.Log = log.WithName("application")
 	var placement *byCluster
 	if members != nil {

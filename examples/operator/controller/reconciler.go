@@ -91,11 +91,23 @@ type Options struct {
 	Sharder engine.Sharder
 	// Identity is this replica's name, written in AnnotationOwner.
 	Identity string
+	// TreeWriteDelay is how long after an app's last status write a
+	// change of its resource tree alone (status.resourceTree and
+	// status.summary; sync, health, resources and operation unchanged)
+	// waits before it is written: the Pods and ReplicaSets that appear
+	// and turn Ready after a sync are then written together, or with the
+	// app's next other change (its health turning Healthy), rather than
+	// once each. An asked-for refresh writes at once. Default 10 seconds
+	// (zero); negative writes every change at once.
+	TreeWriteDelay time.Duration
 }
+
+// DefaultTreeWriteDelay is Options.TreeWriteDelay's default.
+const DefaultTreeWriteDelay = 10 * time.Second
 
 // DefaultOptions returns the defaults, without an engine.
 func DefaultOptions() Options {
-	return Options{Interval: 3 * time.Minute, SelfHealTimeout: autosync.SelfHealTimeout, MaxConcurrentReconciles: 4, Log: logr.Discard()}
+	return Options{Interval: 3 * time.Minute, SelfHealTimeout: autosync.SelfHealTimeout, MaxConcurrentReconciles: 4, TreeWriteDelay: DefaultTreeWriteDelay, Log: logr.Discard()}
 }
 
 // Reconciler reconciles Application custom resources with the engine. It
@@ -140,6 +152,9 @@ func New(c client.Client, opts Options) (*Reconciler, error) {
 	}
 	if opts.SelfHealTimeout <= 0 {
 		opts.SelfHealTimeout = d.SelfHealTimeout
+	}
+	if opts.TreeWriteDelay == 0 {
+		opts.TreeWriteDelay = d.TreeWriteDelay
 	}
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = d.MaxConcurrentReconciles
@@ -371,6 +386,13 @@ func (r *Reconciler) refresh(ctx context.Context, app *v1alpha1.Application, log
 	} else if next.Resources == nil {
 		// Nothing was compared: nothing of the tree is known either.
 		next.ResourceTree, next.Summary = nil, v1alpha1.ApplicationSummary{}
+	}
+	if wait := r.treeWait(app, prev, next); wait > 0 {
+		log.V(1).Info("only the resource tree changed: written with the next change, or in a moment", "after", wait.String())
+		if again > 0 && again < wait {
+			wait = again
+		}
+		return reconcile.Result{RequeueAfter: wait}, nil
 	}
 	if err := r.writeStatus(ctx, app, next); err != nil {
 		return reconcile.Result{}, err

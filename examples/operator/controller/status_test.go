@@ -2,9 +2,12 @@ package controller
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubegitops/gitops/apis/v1alpha1"
 	"github.com/kubegitops/gitops/appstatus"
@@ -131,5 +134,45 @@ func TestKeepLastGood(t *testing.T) {
 	}
 	if first := keepLastGood(v1alpha1.ApplicationStatus{}, next, failed, errors.New("x")); first.Sync.Status != "Unknown" {
 		t.Errorf("an app never compared: %+v", first)
+	}
+}
+
+// TestTreeOnlyChangesWaitForTheDelay: a change of the resource tree alone
+// waits for the rest of TreeWriteDelay after the last write; any other
+// change, an asked-for refresh, a delay already past or a negative delay
+// writes at once.
+func TestTreeOnlyChangesWaitForTheDelay(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	r := &Reconciler{opts: Options{TreeWriteDelay: 10 * time.Second}, now: func() time.Time { return t0.Add(3 * time.Second) }}
+	at := metav1.NewTime(t0)
+	prev := v1alpha1.ApplicationStatus{ReconciledAt: &at, Sync: v1alpha1.SyncStatus{Status: "Synced"}, Health: v1alpha1.HealthStatus{Status: "Progressing"},
+		ResourceTree: &v1alpha1.ApplicationTree{Nodes: []v1alpha1.ResourceNode{{ResourceRef: v1alpha1.ResourceRef{Kind: "Deployment", Name: "web"}}}}}
+	treeOnly := prev
+	treeOnly.ResourceTree = &v1alpha1.ApplicationTree{Nodes: append(slices.Clone(prev.ResourceTree.Nodes), v1alpha1.ResourceNode{ResourceRef: v1alpha1.ResourceRef{Kind: "ReplicaSet", Name: "web-1"}})}
+	treeOnly.Summary.Images = []string{"nginx"}
+	healthy := treeOnly
+	healthy.Health.Status = "Healthy"
+	app := &v1alpha1.Application{}
+	asked := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{AnnotationRefresh: "normal"}}}
+	if got := r.treeWait(app, prev, treeOnly); got != 7*time.Second {
+		t.Errorf("tree-only change 3 s after the last write waits %v, want 7s", got)
+	}
+	for name, got := range map[string]time.Duration{
+		"health changed too":  r.treeWait(app, prev, healthy),
+		"nothing changed":     r.treeWait(app, prev, prev),
+		"a refresh asked for": r.treeWait(asked, prev, treeOnly),
+	} {
+		if got != 0 {
+			t.Errorf("%s: waits %v, want 0 (write now)", name, got)
+		}
+	}
+	r.now = func() time.Time { return t0.Add(11 * time.Second) }
+	if got := r.treeWait(app, prev, treeOnly); got != 0 {
+		t.Errorf("tree-only change 11 s after the last write waits %v, want 0", got)
+	}
+	r.now = func() time.Time { return t0.Add(time.Second) }
+	r.opts.TreeWriteDelay = -1
+	if got := r.treeWait(app, prev, treeOnly); got != 0 {
+		t.Errorf("negative delay: waits %v, want 0", got)
 	}
 }

@@ -78,6 +78,27 @@ func (r *Reconciler) writeStatus(ctx context.Context, app *v1alpha1.Application,
 	return nil
 }
 
+// treeWait is how long the write of next waits (zero: write now): when
+// next differs from prev in the resource tree and summary alone, no
+// refresh was asked for, and prev was written less than TreeWriteDelay ago
+// (its reconciledAt), the rest of that delay. See Options.TreeWriteDelay.
+func (r *Reconciler) treeWait(app *v1alpha1.Application, prev, next v1alpha1.ApplicationStatus) time.Duration {
+	delay := r.opts.TreeWriteDelay
+	if delay <= 0 || prev.ReconciledAt == nil || app.Annotations[AnnotationRefresh] != "" {
+		return 0
+	}
+	if sameStatus(prev, next) {
+		return 0
+	}
+	a, b := prev, next
+	a.ResourceTree, a.Summary = nil, v1alpha1.ApplicationSummary{}
+	b.ResourceTree, b.Summary = nil, v1alpha1.ApplicationSummary{}
+	if !sameStatus(a, b) {
+		return 0
+	}
+	return max(delay-r.now().Sub(prev.ReconciledAt.Time), 0)
+}
+
 // sameStatus reports whether two statuses are equal but for reconciledAt,
 // as the API server stores them (times at second precision).
 func sameStatus(a, b v1alpha1.ApplicationStatus) bool {
