@@ -211,6 +211,9 @@ func (h *harness) fleetSection(ctx context.Context) ([]Row, error) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	goroutines := runtime.NumGoroutine()
+	if err := writeHeapDump(h.cfg.FleetProfile, "steady"); err != nil {
+		return nil, err
+	}
 	h.logf("fleet: steady %.1f min: %.2f CPU s/min, %.0f API requests/min, %d writes, %.1f Git requests/min, heap %.1f MiB in use (%.1f MiB live), %d goroutines, %.0f refreshes (%.1f%% memoized)",
 		minutes, cpuPerMin, apiPerMin, steadyWrites, gitPerMin, float64(ms.HeapInuse)/(1<<20), float64(ms.HeapAlloc)/(1<<20), goroutines, (memo1-memo0)+(full1-full0), memoShare)
 	name := fmt.Sprintf("%d apps, 5 objects each", n)

@@ -82,7 +82,8 @@ type Config struct {
 	// 0 measures at the engine's default limit (200).
 	FleetQPS float64
 	// FleetProfile, when set, is a folder that receives pprof profiles of
-	// each fleet phase (cold, steady, commit).
+	// each fleet phase (cold, steady, commit), and the heap dump after the
+	// steady state's GC (steady.heapdump, read by cmd/heapspans).
 	FleetProfile string
 	// FleetSteadyOnly ends the fleet section after its steady state (cold
 	// start, steady CPU and heap): a memory comparison at 10,000 apps
@@ -147,7 +148,7 @@ func main() {
 	flag.BoolVar(&cfg.FleetFloorFirst, "fleet-floor-first", cfg.FleetFloorFirst, "measure the fleet's floors first, each on a fresh, empty cluster, then start a fresh cluster for the engine")
 	flag.IntVar(&cfg.FleetSyncWorkers, "fleet-sync-workers", cfg.FleetSyncWorkers, "the fleet engine's SyncWorkers (0: the engine's default)")
 	flag.Float64Var(&cfg.FleetQPS, "fleet-qps", cfg.FleetQPS, "the fleet engine's QPS (-1: no client-side limit, as the floors; 0: the engine's default)")
-	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase")
+	flag.StringVar(&cfg.FleetProfile, "fleet-profile", "", "folder for pprof profiles (CPU, heap, goroutines, block, mutex) of each fleet phase, and the heap dump after the steady state (steady.heapdump: go run ./cmd/heapspans FILE)")
 	flag.BoolVar(&cfg.FleetSteadyOnly, "fleet-steady-only", false, "end the fleet section after the steady state (cold start, steady CPU, heap): no commits, restart or floors")
 	flag.IntVar(&cfg.OperatorApps, "operators-apps", cfg.OperatorApps, "Applications of the operators section (5 objects each)")
 	flag.IntVar(&cfg.OperatorReplicas, "operators-replicas", cfg.OperatorReplicas, "operator replicas the operators section starts")

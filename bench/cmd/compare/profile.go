@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 )
 
@@ -64,4 +65,20 @@ func (p *phaseProfiler) stop() error {
 		}
 	}
 	return nil
+}
+
+// writeHeapDump writes the runtime's heap dump (debug.WriteHeapDump) of
+// the moment into dir/phase.heapdump when dir is set: every live object
+// with its address and size, from which cmd/heapspans tells, per size
+// class, the live bytes from the bytes of the spans they keep in use.
+func writeHeapDump(dir, phase string) error {
+	if dir == "" {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(dir, phase+".heapdump"))
+	if err != nil {
+		return err
+	}
+	debug.WriteHeapDump(f.Fd())
+	return f.Close()
 }
