@@ -58,10 +58,10 @@ func TestBrowserAppsFolderEdits(t *testing.T) {
 	loginAs(run0, f.http.URL, tokAdmin)
 	run := within(t, ctx, time.Minute)
 	run("edit", chromedp.Navigate(f.http.URL+"/apps/guestbook"), chromedp.WaitVisible(chromedp.CSS("#details-open")),
-		chromedp.Focus(chromedp.CSS("#details-open")), chromedp.KeyEvent("\r"),
+		focusNow("#details-open"), chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(chromedp.CSS("#details-save")),
 		chromedp.SendKeys(chromedp.CSS("#details-sync-options"), "PruneLast=true"),
-		chromedp.Focus(chromedp.CSS("#details-save")), chromedp.KeyEvent("\r"),
+		focusNow("#details-save"), chromedp.KeyEvent("\r"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#details-state").textContent === "Saved."`))
 	b, err = os.ReadFile(file)
 	if err != nil {

@@ -66,7 +66,7 @@ spec:
 	var h1 string
 	run("open child", chromedp.Navigate(f.http.URL+"/apps/parent"),
 		chromedp.WaitVisible(chromedp.CSS(`li.node[data-key="`+childKey+`"] .badge[data-status="Synced"]`)),
-		chromedp.Focus(chromedp.CSS(`li.node[data-key="`+childKey+`"] a.child-app`)), chromedp.KeyEvent("\r"),
+		focusNow(`li.node[data-key="`+childKey+`"] a.child-app`), chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(chromedp.CSS(`#app[data-app="child"]`)), into(&h1, chromedp.Text(chromedp.CSS("h1"))))
 	if h1 != "child" {
 		t.Errorf("the link opened %q, want child's page", h1)

@@ -74,7 +74,7 @@ func TestAppSetsFolderBrowser(t *testing.T) {
 	var apps, gens, conds, notRun, note string
 	run("the generated apps in the list", chromedp.WaitVisible(chromedp.CSS(`tr[data-app="envs-dev"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-app="envs-prod"]`)))
-	run("the sets from the list", chromedp.Focus(chromedp.CSS("#appsets-link")), chromedp.KeyEvent(kb.Enter),
+	run("the sets from the list", focusNow("#appsets-link"), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`#appset-envs .appset-apps a[href="/apps/envs-prod"]`)),
 		into(&apps, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#appset-envs .appset-apps a")).map((a) => a.getAttribute("href")).join(",")`)),
 		into(&gens, chromedp.Text(chromedp.CSS("#appset-envs .generators"))),

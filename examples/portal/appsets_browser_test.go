@@ -80,7 +80,7 @@ func TestAppSetsBrowser(t *testing.T) {
 	login(tokAdmin)
 	var gens, apps, steps, conds string
 	run("the sets from the list", chromedp.Navigate(p.http.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#appsets-link")),
-		chromedp.Focus(chromedp.CSS("#appsets-link")), chromedp.KeyEvent(kb.Enter),
+		focusNow("#appsets-link"), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`#appset-envs .appset-steps tr[data-app="envs-prod"]`)),
 		into(&gens, chromedp.Text(chromedp.CSS("#appset-envs .generators"))),
 		into(&apps, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#appset-envs .appset-apps a")).map((a) => a.getAttribute("href")).join(",")`)),

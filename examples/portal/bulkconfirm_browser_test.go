@@ -42,11 +42,11 @@ func TestBulkDeleteConfirmResourcesBrowser(t *testing.T) {
 	// the keyboard, and types the confirmation.
 	openDialog := func(what string, approve bool) {
 		t.Helper()
-		acts := []chromedp.Action[chromedp.Void]{chromedp.Focus(chromedp.CSS(`input.select-app[value="guestbook"]`)), chromedp.KeyEvent(" "),
-			chromedp.WaitEnabled(chromedp.CSS("#bulk-delete")), chromedp.Focus(chromedp.CSS("#bulk-delete")), chromedp.KeyEvent(kb.Enter),
+		acts := []chromedp.Action[chromedp.Void]{focusNow(`input.select-app[value="guestbook"]`), chromedp.KeyEvent(" "),
+			chromedp.WaitEnabled(chromedp.CSS("#bulk-delete")), focusNow("#bulk-delete"), chromedp.KeyEvent(kb.Enter),
 			chromedp.WaitVisible(chromedp.CSS("#bulk-delete-dialog"))}
 		if approve {
-			acts = append(acts, chromedp.Focus(chromedp.CSS("#bulk-delete-confirm-resources")), chromedp.KeyEvent(" "))
+			acts = append(acts, focusNow("#bulk-delete-confirm-resources"), chromedp.KeyEvent(" "))
 		}
 		acts = append(acts, chromedp.SendKeys(chromedp.CSS("#bulk-delete-confirm"), "1\r"),
 			chromedp.Poll[chromedp.Void](`(document.querySelector("#bulk-started") || {}).textContent === "Deletion started: guestbook"`))

@@ -99,7 +99,7 @@ func TestPodTerminalBrowser(t *testing.T) {
 		}
 	}
 	// exit ends the session, and the page says so.
-	run("exit", chromedp.Focus(chromedp.CSS("#term-screen")), chromedp.KeyEvent("exit"), chromedp.KeyEvent(kb.Enter),
+	run("exit", focusNow("#term-screen"), chromedp.KeyEvent("exit"), chromedp.KeyEvent(kb.Enter),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#term-state").textContent.includes("bash exited")`))
 
 	waitFor(t, 30*time.Second, "the audited terminal session", func() (bool, string) {

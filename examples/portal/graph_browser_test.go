@@ -91,7 +91,7 @@ func TestBrowserGraph(t *testing.T) {
 	deploy, cm := "apps/Deployment "+ns+"/guestbook", "ConfigMap "+ns+"/guestbook-config"
 	run("open the app", chromedp.Navigate(f.http.URL+"/apps/guestbook"),
 		chromedp.WaitVisible(chromedp.CSS(`li.node[data-key="`+deploy+`"] li.node[data-key^="Pod "]`)))
-	run("open the graph with the keyboard", chromedp.Focus(chromedp.CSS(`[data-view="graph"]`)), chromedp.KeyEvent(kb.Enter),
+	run("open the graph with the keyboard", focusNow(`[data-view="graph"]`), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(gnode(deploy))),
 		chromedp.WaitVisible(chromedp.CSS(`#graph path.gedge[data-from="`+deploy+`"][data-to^="apps/ReplicaSet "]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#graph path.gedge[data-from^="apps/ReplicaSet "][data-to^="Pod "]`)),
@@ -111,7 +111,7 @@ func TestBrowserGraph(t *testing.T) {
 
 	// Arrow right from the Deployment reaches its ReplicaSet; Enter opens it.
 	var focused, title string
-	run("keyboard", chromedp.Focus(chromedp.CSS(gnode(deploy))), chromedp.KeyEvent(kb.ArrowRight),
+	run("keyboard", focusNow(gnode(deploy)), chromedp.KeyEvent(kb.ArrowRight),
 		into(&focused, chromedp.Evaluate[string](`document.activeElement.dataset.key || ""`)),
 		chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.CSS("#panel")),
 		into(&title, chromedp.Text(chromedp.CSS("#panel-title"))))

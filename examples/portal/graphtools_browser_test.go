@@ -68,7 +68,7 @@ func TestGraphZoomBrowser(t *testing.T) {
 	if v0.Zoom != 1 || v0.Width != v0.Base {
 		t.Fatalf("the graph opens at %+v, want zoom 1 at its own width", v0)
 	}
-	run("+ twice", chromedp.Focus(chromedp.CSS(gnode(deploy))), chromedp.KeyEvent("+"), chromedp.KeyEvent("+"),
+	run("+ twice", focusNow(gnode(deploy)), chromedp.KeyEvent("+"), chromedp.KeyEvent("+"),
 		chromedp.Poll[chromedp.Void](`document.getElementById("graph").dataset.zoom === "1.563"`),
 		into(&v1, chromedp.Evaluate[graphView](readGraphView)))
 	if math.Abs(v1.Width-v1.Base*1.5625) > 1 {
@@ -108,7 +108,7 @@ func TestGraphZoomBrowser(t *testing.T) {
 		t.Errorf("after a pushed page the graph is %+v, want the zoom and scroll of %+v", v3, v2)
 	}
 	var fit graphView
-	run("fit", chromedp.Focus(chromedp.CSS(gnode(cm))), chromedp.KeyEvent("0"),
+	run("fit", focusNow(gnode(cm)), chromedp.KeyEvent("0"),
 		chromedp.Poll[chromedp.Void](`Number(document.getElementById("graph").dataset.zoom) < 1.5`),
 		into(&fit, chromedp.Evaluate[graphView](readGraphView)))
 	if fit.Zoom > 1 || fit.Width > fit.BoxW {
@@ -148,7 +148,7 @@ func TestGraphGroupsBrowser(t *testing.T) {
 	run("the group hangs from the ReplicaSet", chromedp.WaitVisible(chromedp.CSS(edge)))
 	viewShot(t, run, ".tree-section", "portal-graph-groups.png")
 	var focused string
-	run("Enter expands", chromedp.Focus(chromedp.CSS(group)), chromedp.KeyEvent(kb.Enter),
+	run("Enter expands", focusNow(group), chromedp.KeyEvent(kb.Enter),
 		chromedp.Poll[chromedp.Void](pods+` === 3`), chromedp.WaitNotPresent(chromedp.CSS("#graph g.ggroup")),
 		into(&focused, chromedp.Evaluate[string](`document.activeElement.dataset.key || ""`)))
 	if !strings.HasPrefix(focused, "Pod ") {

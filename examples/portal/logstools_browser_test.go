@@ -46,7 +46,7 @@ func TestPodLogsToolsBrowser(t *testing.T) {
 		has(lineText+`.includes("`+beta+`")`))
 
 	// "/" focuses the search; typing marks the matches.
-	run("search", chromedp.Focus(chromedp.CSS("#log-lines")), chromedp.KeyEvent("/"),
+	run("search", focusNow("#log-lines"), chromedp.KeyEvent("/"),
 		has(`document.activeElement.id === "log-search" && document.activeElement.value === ""`),
 		chromedp.KeyEvent("tools-beta"),
 		has(`document.querySelector("#log-search").value === "tools-beta"`),
@@ -61,7 +61,7 @@ func TestPodLogsToolsBrowser(t *testing.T) {
 	// Matching lines only: the alpha line hides, the beta lines stay.
 	run("matching only", clickNow("#log-matching"),
 		has(`!(`+lineText+`).includes("`+alpha+`") && (`+lineText+`).includes("`+later+`")`),
-		chromedp.Focus(chromedp.CSS("#log-search")), chromedp.KeyEvent(kb.Escape),
+		focusNow("#log-search"), chromedp.KeyEvent(kb.Escape),
 		has(lineText+`.includes("`+alpha+`") && document.querySelectorAll("#log-lines mark").length === 0`))
 
 	// Timestamps: the stream starts again, each line led by its time.
@@ -69,7 +69,7 @@ func TestPodLogsToolsBrowser(t *testing.T) {
 		has(`/^\d{4}-\d\d-\d\dT[\d:.]+Z tools-alpha-/m.test(`+lineText+`)`))
 	if *writeScreenshots {
 		var png []byte
-		run("screenshot", chromedp.Focus(chromedp.CSS("#log-search")), chromedp.KeyEvent("beta"),
+		run("screenshot", focusNow("#log-search"), chromedp.KeyEvent("beta"),
 			chromedp.ScrollIntoView(chromedp.CSS("#panel")), into(&png, chromedp.CaptureScreenshot()))
 		if err := os.WriteFile(filepath.Join("..", "..", "docs", "portal-logs-search.png"), png, 0o644); err != nil {
 			t.Fatal(err)
@@ -83,7 +83,7 @@ func TestPodLogsToolsBrowser(t *testing.T) {
 		_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 			Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: ptrTo(true)})
 		return err
-	}), chromedp.Focus(chromedp.CSS("#log-download")), chromedp.KeyEvent(kb.Enter))
+	}), focusNow("#log-download"), chromedp.KeyEvent(kb.Enter))
 	var file string
 	for ev, err := range progress {
 		if err != nil {

@@ -187,7 +187,7 @@ func TestSettingsBrowser(t *testing.T) {
 
 	// Repositories, from the list's Settings link with the keyboard.
 	row := func(id string) string { return `#repos tr[data-repo="` + id + `"]` }
-	run("repositories", chromedp.Focus(chromedp.CSS("#settings-link")), chromedp.KeyEvent(kb.Enter),
+	run("repositories", focusNow("#settings-link"), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(row("repo-private")+` .repo-connection[data-connection="Successful"]`)),
 		chromedp.WaitVisible(chromedp.CSS(row("repo-wrong")+` .repo-connection[data-connection="Failed"]`)),
 		chromedp.WaitVisible(chromedp.CSS(row("creds-local"))), into(&html, pageSource))
@@ -200,8 +200,8 @@ func TestSettingsBrowser(t *testing.T) {
 	shotAt(t, run, "portal-settings-repos.png")
 	run("edit a repository", chromedp.Click(chromedp.CSS(row("repo-private")+" details.settings-edit summary")),
 		chromedp.SetValue(chromedp.CSS(row("repo-private")+` input[name="name"]`), "private apps"),
-		chromedp.Focus(chromedp.CSS(row("repo-private")+` input[name="name"]`)), chromedp.KeyEvent(kb.Enter),
-		chromedp.WaitVisible(chromedp.CSS("#settings-done")),
+		focusNow(row("repo-private")+` input[name="name"]`), chromedp.KeyEvent(kb.Enter),
+		noteNow("#settings-done", "Saved "),
 		chromedp.WaitVisible(chromedp.CSS(row("repo-private")+` .repo-connection[data-connection="Successful"]`)))
 	var name string
 	run("the edited name", into(&name, chromedp.Text(chromedp.CSS(row("repo-private")+" .repo-name"))))
@@ -227,7 +227,7 @@ func TestSettingsBrowser(t *testing.T) {
 	run("connect a repository", chromedp.SetValue(chromedp.CSS(`#repo-new input[name="url"]`), git.RepoURL("apps")),
 		chromedp.SetValue(chromedp.CSS(`#repo-new input[name="username"]`), "git"),
 		chromedp.SetValue(chromedp.CSS(`#repo-new input[name="password"]`), settingsRepoPassword),
-		chromedp.Focus(chromedp.CSS(`#repo-new input[name="password"]`)), chromedp.KeyEvent(kb.Enter),
+		focusNow(`#repo-new input[name="password"]`), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(row(newID)+` .repo-connection[data-connection="Successful"]`)))
 	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: newID}, sec); err != nil {
 		t.Fatalf("the connected repository's Secret: %v", err)
@@ -237,14 +237,14 @@ func TestSettingsBrowser(t *testing.T) {
 	}
 	run("delete it", chromedp.Click(chromedp.CSS(row(newID)+" details.settings-edit:nth-of-type(2) summary")),
 		chromedp.SendKeys(chromedp.CSS(row(newID)+` input[name="confirm"]`), newID+kb.Enter),
-		chromedp.WaitVisible(chromedp.CSS("#settings-done")), chromedp.WaitNotPresent(chromedp.CSS(row(newID))))
+		noteNow("#settings-done", "Deleted "), chromedp.WaitNotPresent(chromedp.CSS(row(newID))))
 	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: newID}, sec); !apierrors.IsNotFound(err) {
 		t.Errorf("the deleted repository's Secret: %v, want not found", err)
 	}
 
 	// Clusters, from the tab.
 	crow := func(id string) string { return `#clusters tr[data-cluster="` + id + `"]` }
-	run("clusters", chromedp.Focus(chromedp.CSS("#tab-clusters")), chromedp.KeyEvent(kb.Enter),
+	run("clusters", focusNow("#tab-clusters"), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(crow("cluster-dev"))), chromedp.WaitVisible(chromedp.CSS(crow(implicitInCluster))),
 		into(&html, pageSource))
 	assertNoSecrets(t, "the Clusters page", html)
@@ -255,8 +255,8 @@ func TestSettingsBrowser(t *testing.T) {
 	run("edit a cluster", chromedp.Click(chromedp.CSS(crow("cluster-dev")+" details.settings-edit summary")),
 		chromedp.SetValue(chromedp.CSS(crow("cluster-dev")+` input[name="namespaces"]`), "team-a-web, team-a-db"),
 		chromedp.SetValue(chromedp.CSS(crow("cluster-dev")+` input[name="project"]`), "team-a"),
-		chromedp.Focus(chromedp.CSS(crow("cluster-dev")+` input[name="project"]`)), chromedp.KeyEvent(kb.Enter),
-		chromedp.WaitVisible(chromedp.CSS("#settings-done")))
+		focusNow(crow("cluster-dev")+` input[name="project"]`), chromedp.KeyEvent(kb.Enter),
+		noteNow("#settings-done", "Saved "))
 	var nss string
 	run("the edited namespaces", into(&nss, chromedp.Text(chromedp.CSS(crow("cluster-dev")+" .cluster-namespaces"))))
 	if nss != "team-a-web, team-a-db" {
@@ -287,7 +287,7 @@ func TestSettingsBrowser(t *testing.T) {
 	}
 
 	// Projects.
-	run("projects", chromedp.Focus(chromedp.CSS("#tab-projects")), chromedp.KeyEvent(kb.Enter),
+	run("projects", focusNow("#tab-projects"), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`#project-team-a .project-roles tr[data-role="ci"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#project-team-a .project-windows tr[data-kind="deny"]`)))
 	shotAt(t, run, "portal-settings-projects.png")
@@ -295,8 +295,8 @@ func TestSettingsBrowser(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`#project-team-a input[name="description"]`), "Team A's apps"),
 		chromedp.SetValue(chromedp.CSS(`#project-team-a input[name="sourceRepos"]`), git.RepoURL("apps")+", https://example.invalid/extra.git"),
 		chromedp.SetValue(chromedp.CSS(`#project-team-a input[name="destinations"]`), v1alpha1.KubernetesInternalAPIServerAddr+" team-a-*, dev team-a-extra"),
-		chromedp.Focus(chromedp.CSS(`#project-team-a input[name="description"]`)), chromedp.KeyEvent(kb.Enter),
-		chromedp.WaitVisible(chromedp.CSS("#settings-done")))
+		focusNow(`#project-team-a input[name="description"]`), chromedp.KeyEvent(kb.Enter),
+		noteNow("#settings-done", "Saved "))
 	var desc string
 	run("the edited description", into(&desc, chromedp.Text(chromedp.CSS("#project-team-a .project-description"))))
 	if desc != "Team A's apps" {

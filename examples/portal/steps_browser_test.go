@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/chromedp/chromedp"
 )
@@ -17,6 +18,29 @@ import (
 // clicks with the mouse where the element is, as a person does: a node
 // re-rendered in the same place still takes the click.
 
+// pollNow is chromedp.Poll that outlives a navigation: a poll runs in
+// the page, and a page left while it polls (a form's write leads to the
+// next page) ends it with "Execution context was destroyed" or "Inspected
+// target navigated or closed"; pollNow polls again in the page that
+// follows, until the test's context ends.
+func pollNow[T any](expression string) chromedp.Action[T] {
+	return func(ctx context.Context, t *chromedp.Target) (T, error) {
+		for {
+			v, err := chromedp.Poll[T](expression)(ctx, t)
+			if err == nil || ctx.Err() != nil || !navigatedAway(err) {
+				return v, err
+			}
+		}
+	}
+}
+
+// navigatedAway tells the errors of an evaluation whose page went away.
+func navigatedAway(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "context was destroyed") || strings.Contains(msg, "navigated or closed") ||
+		strings.Contains(msg, "Cannot find context")
+}
+
 // jsString quotes s for a JavaScript expression.
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
@@ -27,7 +51,7 @@ func jsString(s string) string {
 // into view and clicks the middle of it with the mouse.
 func clickNow(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		at, err := chromedp.Poll[[]float64](`(() => {
+		at, err := pollNow[[]float64](`(() => {
 			const e = document.querySelector(`+jsString(sel)+`);
 			if (!e || e.disabled) return null;
 			e.scrollIntoView({block: "center", inline: "center"});
@@ -47,7 +71,7 @@ func clickNow(sel string) chromedp.Action[chromedp.Void] {
 // person reads it: innerText; an SVG element's textContent) in *dst.
 func textNow(sel string, dst *string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		v, err := chromedp.Poll[struct{ Text string }](`(() => {
+		v, err := pollNow[struct{ Text string }](`(() => {
 			const e = document.querySelector(`+jsString(sel)+`);
 			return e ? {Text: e.innerText ?? e.textContent} : null; // SVG text has no innerText
 		})()`)(ctx, t)
@@ -59,10 +83,32 @@ func textNow(sel string, dst *string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// focusNow waits until sel names an element and focuses it, in one step
+// of the page's thread, so a key event that follows goes to it even when
+// the page re-rendered or finished loading a moment before.
+func focusNow(sel string) chromedp.Action[chromedp.Void] {
+	return pollNow[chromedp.Void](`(() => {
+		const e = document.querySelector(` + jsString(sel) + `);
+		if (!e) return false;
+		e.focus();
+		return document.activeElement === e;
+	})()`)
+}
+
+// noteNow waits until the element sel names shows text starting with
+// prefix: the page that a write led to, not the one before it that may
+// show an older note in the same place.
+func noteNow(sel, prefix string) chromedp.Action[chromedp.Void] {
+	return pollNow[chromedp.Void](`(() => {
+		const e = document.querySelector(` + jsString(sel) + `);
+		return !!e && document.readyState === "complete" && e.textContent.startsWith(` + jsString(prefix) + `);
+	})()`)
+}
+
 // typeNow sets the value of the input sel names and tells the page, as
 // typing does (an input event), in one step.
 func typeNow(sel, value string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](`(() => {
+	return pollNow[chromedp.Void](`(() => {
 		const e = document.querySelector(` + jsString(sel) + `);
 		if (!e) return false;
 		e.focus();
