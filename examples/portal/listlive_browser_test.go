@@ -95,4 +95,15 @@ func TestListLiveBrowser(t *testing.T) {
 	if focused != "aaa" {
 		t.Errorf("j focuses %q, want the pushed first row aaa", focused)
 	}
+	// A push that redraws the rows keeps the focus where it was.
+	code, _, raw = f.call("POST", "/api/v1/apps", tokAdmin, f.csrfOf(tokAdmin), map[string]any{"name": "aab", "project": "team-a",
+		"repoURL": f.repo, "path": "other", "cluster": v1alpha1.KubernetesInternalAPIServerAddr, "namespace": f.ns + "-aab"})
+	if code != http.StatusCreated {
+		t.Fatalf("create aab: %d %s", code, raw)
+	}
+	run("focus kept", chromedp.WaitVisible(chromedp.CSS(`tr[data-app="aab"]`)),
+		into(&focused, chromedp.Evaluate[string](`document.activeElement.textContent`)))
+	if focused != "aaa" {
+		t.Errorf("after a push drew aab, the focus is on %q, want aaa still", focused)
+	}
 }

@@ -65,7 +65,11 @@
       tr.append(td);
       rows.push(tr);
     }
+    // Moving a row takes it out of the page for a moment, which drops
+    // the focus of a link in it: give the focus back to what had it.
+    const focused = body.contains(document.activeElement) ? document.activeElement : null;
     body.replaceChildren(...rows);
+    if (focused && focused.isConnected && document.activeElement !== focused) focused.focus({preventScroll: true});
     for (const t of document.querySelectorAll("#tiles a.tile")) {
       const counts = t.dataset.kind === "sync" ? l.syncCounts : l.healthCounts;
       const n = String(counts[t.dataset.status] || 0);
