@@ -39,6 +39,11 @@ type liveChecker struct {
 
 func (l *liveChecker) set(c health.Checker) { l.c.store(c) }
 
+// Current returns the checker in use now: the comparison judges a whole
+// refresh with one checker and its memo keeps that checker's pure
+// verdicts (compare.Config.Health).
+func (l *liveChecker) Current() health.Checker { return l.c.load() }
+
 // Check implements health.Checker.
 func (l *liveChecker) Check(obj *unstructured.Unstructured) (*health.Status, error) {
 	return l.c.load().Check(obj)

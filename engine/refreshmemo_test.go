@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubegitops/gitops/appstatus"
 	"github.com/kubegitops/gitops/health"
@@ -30,8 +31,8 @@ end
 return hs`
 
 // TestRefreshMemo: a refresh where nothing changed renders and diffs
-// nothing, yet says what a full one would; health is judged again every
-// time; a change in the cluster, in Git or a hard refresh compares anew.
+// nothing, yet says what a full one would; a script's health is judged
+// again every time (it may read the clock); a change in the cluster, in Git or a hard refresh compares anew.
 func TestRefreshMemo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -133,4 +134,70 @@ func TestRefreshMemo(t *testing.T) {
 	if how != "rendered" || st.Revision == full.Revision || st.Resources[1].Status != appstatus.OutOfSync || !strings.Contains(st.Resources[1].Diff, "new") {
 		t.Fatalf("after a commit: %s, revision %s (was %s), row %+v", how, st.Revision, full.Revision, st.Resources[1])
 	}
+}
+
+// TestRefreshMemoKeepsPureVerdictsOfItsChecker: a memoized refresh keeps
+// the built-in checks' verdicts (they read the object alone, and the
+// object is at the same version) and says what a full refresh says; a
+// checker Reconfigure brings in judges at the next refresh and on the
+// memoized ones after it, and so does the first one back.
+func TestRefreshMemoKeepsPureVerdictsOfItsChecker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ns := cluster.TestNamespace(t)
+	dir := repoDir(t, map[string]string{
+		"app/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n",
+	})
+	builtin, err := health.NewChecker(health.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sopts := health.DefaultOptions()
+	sopts.Overrides = map[string]string{"Service": `return {status = "Degraded", message = "judged by the script"}`}
+	scripted, err := health.NewChecker(sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !builtin.Pure(schema.GroupKind{Kind: "Service"}) || scripted.Pure(schema.GroupKind{Kind: "Service"}) {
+		t.Fatal("a Service's verdict should be pure with the built-in check alone, not with a script")
+	}
+	reg := prometheus.NewRegistry()
+	e := newEngine(t, func(o *Options) { o.Health, o.Registerer = builtin, reg })
+	app := dirApp(ns, dir, ns)
+	count := func(how string) float64 { return testutil.ToFloat64(e.metrics.Refreshes.WithLabelValues(how)) }
+	// judged refreshes until one is memoized and checks its verdict.
+	judged := func(what string, want health.Code, message string) {
+		t.Helper()
+		var st appstatus.Status
+		eventually(t, time.Minute, what+": a memoized refresh", func() bool {
+			before := count("memoized")
+			var err error
+			st, err = e.Refresh(ctx, app)
+			if err != nil || len(st.Resources) != 1 || st.Resources[0].Health == nil || st.Resources[0].Health.Code != want {
+				t.Fatalf("%s: %v, health %+v, rows %+v (want %s)", what, err, st.Health, st.Resources, want)
+			}
+			return count("memoized") == before+1
+		})
+		if st.Health.Code != want || st.Resources[0].Health.Message != message {
+			t.Fatalf("%s, memoized: health %+v, row %+v", what, st.Health, st.Resources[0].Health)
+		}
+	}
+	if res, err := e.Sync(ctx, app, SyncRequest{}); err != nil || res.Phase != sync.Succeeded {
+		t.Fatalf("sync: %v %s", err, res.Summary())
+	}
+	refreshUntil(t, e, app, "Synced and Healthy", func(s appstatus.Status) bool { return s.Sync == appstatus.Synced && s.Health.Code == health.Healthy })
+	judged("the built-in check", health.Healthy, "")
+
+	opts := e.Settings().Options()
+	opts.Health = scripted
+	if _, err := e.Settings().Reconfigure(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	judged("the script's checker", health.Degraded, "judged by the script")
+
+	opts.Health = builtin
+	if _, err := e.Settings().Reconfigure(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	judged("the built-in check back", health.Healthy, "")
 }

@@ -223,6 +223,20 @@ func (c *DefaultChecker) CheckContext(ctx context.Context, obj *unstructured.Uns
 	return nil, nil
 }
 
+// Pure reports whether c's verdict on an object of gk depends on that
+// object alone: no host Go check and no Lua script judges the kind (a
+// script may read the clock; a host's check may read anything), so a
+// built-in Go check, GenericHealth or no check at all does, and so does
+// "Pending deletion". A caller may then keep a verdict for an object's
+// version (its uid and resourceVersion) and use it again while it judges
+// with the same checker: the engine's refresh memo does.
+func (c *DefaultChecker) Pure(gk schema.GroupKind) bool {
+	if _, ok := c.hostChecks[gk]; ok {
+		return false
+	}
+	return c.scriptFor(gk) == nil
+}
+
 // ScriptFor returns the name of the Lua script that judges objects of gk,
 // or "" when a Go check or the generic fallback does.
 func (c *DefaultChecker) ScriptFor(gk schema.GroupKind) string {

@@ -39,6 +39,8 @@ type Result struct {
 	Children []*v1alpha1.Application
 	// fromLive are the indices of healths judged from a live object.
 	fromLive []int
+	// checker judged them (Comparer.checker as the comparison started).
+	checker health.Checker
 	// volatile marks a comparison that must not be memoized: a diff
 	// failed, a verdict came from a deduced schema, or a kind is tainted.
 	volatile bool
@@ -52,7 +54,7 @@ type Result struct {
 // copies no one else holds): it settles their namespaces and tracking in
 // place.
 func (c *Comparer) Compare(ctx context.Context, app *v1alpha1.Application, appKey string, proj *v1alpha1.AppProject, dest Destination, differ Differ, objs []*unstructured.Unstructured) (Result, error) {
-	cmp := Result{Sync: appstatus.Synced}
+	cmp := Result{Sync: appstatus.Synced, checker: c.checker()}
 	seen := c.newLiveHash()
 	tainted := dest.Cache.Tainted()
 	taintedGK := map[schema.GroupKind]error{}
@@ -199,7 +201,7 @@ func (c *Comparer) judge(ctx context.Context, appKey string, differ Differ, key 
 			cmp.Conditions = append(cmp.Conditions, appstatus.Condition{Type: appstatus.ConditionSharedResource,
 				Message: fmt.Sprintf("%s is also managed by application %s", key, owner)})
 		}
-		hs, err := health.CheckContext(ctx, c.cfg.Health, live)
+		hs, err := health.CheckContext(ctx, cmp.checker, live)
 		if err != nil {
 			hs = &health.Status{Code: health.Unknown, Message: err.Error()}
 		}

@@ -30,7 +30,10 @@ type Differ interface {
 type Config struct {
 	// Tracking says where tracking ids go and which instance this is.
 	Tracking resource.Tracking
-	// Health judges live objects. Required.
+	// Health judges live objects. Required. A checker with a method
+	// Current() health.Checker (the engine's, which Reconfigure replaces)
+	// stands for the checker it returns: each comparison and each memo
+	// reuse judges with the one current as it starts.
 	Health health.Checker
 	// Policies are the host's checks of every desired object.
 	Policies []project.Policy
@@ -143,4 +146,15 @@ func New(cfg Config) *Comparer {
 		c.bases, _ = lru.New[string, *diff.Differ](maxDifferBases)
 	}
 	return c
+}
+
+// standIn is a checker standing for another that may be replaced.
+type standIn interface{ Current() health.Checker }
+
+// checker returns the checker to judge with now (Config.Health).
+func (c *Comparer) checker() health.Checker {
+	if s, ok := c.cfg.Health.(standIn); ok {
+		return s.Current()
+	}
+	return c.cfg.Health
 }

@@ -19,7 +19,9 @@
 //  3. Comparer.Keep remembers the outcome under a fingerprint of the inputs
 //     (Comparer.Inputs) and of the live objects the comparison read;
 //     Comparer.Reuse answers the next refresh from it while neither
-//     changed, with health judged again (memo.go).
+//     changed, with health judged again but for the verdicts that read the
+//     object alone (health.DefaultChecker.Pure), kept for the object's
+//     version (memo.go).
 //  4. Comparer.Orphans warns of objects in the destination namespace that
 //     no app tracks (orphans.go); Comparer.SharedOwners finds desired
 //     objects another app manages, for FailOnSharedResource (shared.go).

@@ -38,9 +38,14 @@ import (
 //     cache that counts its discoveries.
 //
 // A comparison that produced a diff error, a verdict from a deduced schema
-// or a policy error is never kept. Health is never memoized: it is judged
-// again from the live objects on every refresh (a Lua check may read the
-// clock).
+// or a policy error is never kept. Health is judged again from the live
+// objects on every reuse (a Lua script may read the clock, a host's Go
+// check anything), except a pure verdict: one *health.DefaultChecker
+// gave for a kind it judges by the object alone (DefaultChecker.Pure: a
+// built-in Go check or the generic one). The live fingerprint vouches that
+// the object is at the version the verdict was given for, so while the
+// same checker judges, the kept verdict stands and the object is not read
+// again from the cache (a decode) to be judged the same.
 type memo struct {
 	inputs    Inputs
 	live      uint64
@@ -50,11 +55,17 @@ type memo struct {
 	// links pairs each health judged from a live object with the row
 	// that shows it, so that both are judged again on reuse.
 	links []healthLink
+	// checker gave the pure verdicts of links (nil when none is).
+	checker health.Checker
 }
 
 // healthLink is an index into Result.Healths and the index of the row
-// showing the same status (-1 when none does).
-type healthLink struct{ health, row int }
+// showing the same status (-1 when none does); pure marks a verdict
+// memo.checker gave from the object alone.
+type healthLink struct {
+	health, row int
+	pure        bool
+}
 
 // Inputs is the fingerprint of what a refresh's render and comparison
 // depend on besides the live objects.
@@ -213,12 +224,17 @@ func (c *Comparer) Keep(appKey string, dest Destination, differ Differ, inputs I
 			rowOf[row.Health] = i
 		}
 	}
+	dc, _ := cmp.checker.(*health.DefaultChecker)
 	for _, h := range cmp.fromLive {
 		r, ok := rowOf[cmp.Healths[h].Status]
 		if !ok {
 			r = -1
 		}
-		m.links = append(m.links, healthLink{health: h, row: r})
+		pure := dc != nil && dc.Pure(cmp.Healths[h].Key.GroupKind())
+		if pure {
+			m.checker = dc
+		}
+		m.links = append(m.links, healthLink{health: h, row: r, pure: pure})
 	}
 	c.setMemo(appKey, differ, m)
 }
@@ -235,7 +251,7 @@ func (c *Comparer) setMemo(appKey string, differ Differ, m *memo) {
 
 // Reuse returns the app's memoized comparison and render outcome when the
 // memo's conditions hold (see memo), with every health judged again from
-// the live objects.
+// the live objects but the pure verdicts of the checker current now.
 func (c *Comparer) Reuse(ctx context.Context, appKey string, dest Destination, differ Differ, inputs Inputs) (Outcome, bool) {
 	c.mu.Lock()
 	var m *memo
@@ -248,13 +264,18 @@ func (c *Comparer) Reuse(ctx context.Context, appKey string, dest Destination, d
 		return Outcome{}, false
 	}
 	cmp := m.cmp.clone()
+	checker := c.checker()
+	samePure := m.checker != nil && checker == m.checker
 	for _, l := range m.links {
+		if l.pure && samePure {
+			continue // the same version, judged by the object alone
+		}
 		key := cmp.Healths[l.health].Key
 		live, ok := dest.Cache.Get(key)
 		if !ok {
 			return Outcome{}, false // gone since the fingerprint
 		}
-		hs, err := health.CheckContext(ctx, c.cfg.Health, live)
+		hs, err := health.CheckContext(ctx, checker, live)
 		if err != nil {
 			hs = &health.Status{Code: health.Unknown, Message: err.Error()}
 		}
