@@ -49,11 +49,7 @@ func (r *operatorRun) heals(ctx context.Context, moved []string) (movedTimes, st
 	var wg gosync.WaitGroup
 	errs := make([]error, len(sample))
 	for i, app := range sample {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			times[i], errs[i] = r.healOne(ctx, app)
-		}()
+		wg.Go(func() { times[i], errs[i] = r.healOne(ctx, app) })
 	}
 	wg.Wait()
 	for _, err := range errs {
