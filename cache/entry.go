@@ -38,15 +38,42 @@ type entry struct {
 	owners []owner
 	app    string
 	info   any
+	// inferred is what few kinds have (StatefulSets, PVCs, Endpoints):
+	// nil for most objects. Kept apart so that an entry is 224 bytes, a
+	// size class of its own: at 264 bytes entries shared the 288-byte
+	// spans of decoded maps' groups, and each long-lived entry kept a span
+	// of the cold start's decoding churn in use (BENCHMARKS.md).
+	inferred *inferred
+	// raw is the whole object's JSON, or nil for a lean entry.
+	raw []byte
+}
+
+// inferred is an entry's part for parents without ownerReferences.
+type inferred struct {
 	// claimTemplates are a StatefulSet's volumeClaimTemplate names, for
 	// the inferred PVC -> StatefulSet parent.
 	claimTemplates []string
-	// inferredParents are parents this object names without an
-	// ownerReference (Endpoints -> Service, PVC -> StatefulSet candidates),
-	// with the claim template each candidate needs ("" for none).
-	inferredParents []inferredParent
-	// raw is the whole object's JSON, or nil for a lean entry.
-	raw []byte
+	// parents are parents this object names without an ownerReference
+	// (Endpoints -> Service, PVC -> StatefulSet candidates), with the
+	// claim template each candidate needs ("" for none).
+	parents []inferredParent
+}
+
+// claimTemplates are the entry's StatefulSet claim template names.
+func (e *entry) claimTemplates() []string {
+	if e.inferred == nil {
+		return nil
+	}
+	return e.inferred.claimTemplates
+}
+
+// inferredParents are the parents the entry's object names without an
+// ownerReference.
+func (e *entry) inferredParents() []inferredParent {
+	if e.inferred == nil {
+		return nil
+	}
+	return e.inferred.parents
 }
 
 type inferredParent struct {
@@ -127,7 +154,9 @@ func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bo
 			e.owners[i] = owner{UID: r.UID, APIVersion: intern(r.APIVersion), Kind: intern(r.Kind), Name: r.Name, Controller: r.Controller != nil && *r.Controller}
 		}
 	}
-	e.claimTemplates, e.inferredParents = inferParents(obj, e.key)
+	if claims, parents := inferParents(obj, e.key); len(claims) > 0 || len(parents) > 0 {
+		e.inferred = &inferred{claimTemplates: claims, parents: parents}
+	}
 	if keepWhole {
 		if raw, err := json.Marshal(obj.Object); err == nil {
 			e.raw = raw

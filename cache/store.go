@@ -78,7 +78,7 @@ func (s *store) put(e *entry) *entry {
 	for _, o := range e.owners {
 		addTo(s.byOwner, o.UID, e)
 	}
-	for _, p := range e.inferredParents {
+	for _, p := range e.inferredParents() {
 		m, ok := s.byInferred[p.parent]
 		if !ok {
 			m = map[resource.Key]string{}
@@ -110,7 +110,7 @@ func (s *store) remove(key resource.Key) *entry {
 	for _, o := range e.owners {
 		removeFrom(s.byOwner, o.UID, e)
 	}
-	for _, p := range e.inferredParents {
+	for _, p := range e.inferredParents() {
 		if m, ok := s.byInferred[p.parent]; ok {
 			delete(m, key)
 			if len(m) == 0 {

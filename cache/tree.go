@@ -97,7 +97,7 @@ func (s *store) children(key resource.Key) []resource.Key {
 		if _, exists := s.byKey[k]; !exists {
 			continue
 		}
-		if tpl != "" && !contains(e.claimTemplates, tpl) {
+		if tpl != "" && !contains(e.claimTemplates(), tpl) {
 			continue
 		}
 		seen[k] = struct{}{}
@@ -144,8 +144,8 @@ func (s *store) appOf(e *entry) string {
 			}
 		}
 		if next == nil {
-			for _, p := range e.inferredParents {
-				if pe := s.byKey[p.parent]; pe != nil && (p.template == "" || contains(pe.claimTemplates, p.template)) {
+			for _, p := range e.inferredParents() {
+				if pe := s.byKey[p.parent]; pe != nil && (p.template == "" || contains(pe.claimTemplates(), p.template)) {
 					next = pe
 					break
 				}
