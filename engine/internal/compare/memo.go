@@ -53,7 +53,8 @@ type memo struct {
 	excluded  []resource.Key
 	cmp       Result
 	// links pairs each health judged from a live object with the row
-	// that shows it, so that both are judged again on reuse.
+	// that shows it, so that a reuse judging it again (any verdict that
+	// is not pure) updates both.
 	links []healthLink
 	// checker gave the pure verdicts of links (nil when none is).
 	checker health.Checker
