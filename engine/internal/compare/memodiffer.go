@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"crypto/sha256"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,9 +32,87 @@ type MemoDiffer struct {
 	hits    uint64
 }
 
+// memoEntry is a kept verdict. It is small enough (64 bytes or less) for
+// the map to hold it in its own slots: a whole diff.Result would be
+// allocated apart, one 288-byte object per object of the fleet, in the
+// size class of decoded maps' groups, where each long-lived one keeps a
+// span of the cold start's decoding churn in use (BENCHMARKS.md).
 type memoEntry struct {
-	key string
-	res diff.Result
+	// key is the SHA-256 of diff.MemoKey: the key itself, a string of
+	// about 110 bytes, would be one more long-lived small object per
+	// object of the fleet.
+	key   [sha256.Size]byte
+	mode  diff.Mode
+	flags memoFlags
+	// more holds what few verdicts have: nil for an object in sync whose
+	// result names the object as the memo does.
+	more *memoMore
+}
+
+// memoFlags are a verdict's booleans.
+type memoFlags uint8
+
+const (
+	memoModified memoFlags = 1 << iota
+	memoTwoWay
+	memoMissing
+	memoExtraneous
+)
+
+// memoMore is the rest of a kept verdict.
+type memoMore struct {
+	// key is the Result's Key when it is not the memo's own (a desired
+	// object without a namespace, which diff names with the live one's).
+	key            *resource.Key
+	schemaFallback string
+	changes        []diff.Change
+	resetIgnored   []string
+	text           string
+}
+
+// keep makes the entry of res (whose objects and patch are dropped).
+func keep(key [sha256.Size]byte, id resource.Key, res diff.Result) memoEntry {
+	e := memoEntry{key: key, mode: res.Mode}
+	if res.Modified {
+		e.flags |= memoModified
+	}
+	if res.TwoWay {
+		e.flags |= memoTwoWay
+	}
+	if res.Missing {
+		e.flags |= memoMissing
+	}
+	if res.Extraneous {
+		e.flags |= memoExtraneous
+	}
+	if res.Key != id || res.SchemaFallback != "" || len(res.Changes) > 0 || len(res.ResetIgnored) > 0 || res.Text != "" {
+		e.more = &memoMore{schemaFallback: res.SchemaFallback, changes: res.Changes, resetIgnored: res.ResetIgnored, text: res.Text}
+		if res.Key != id {
+			k := res.Key
+			e.more.key = &k
+		}
+	}
+	return e
+}
+
+// result is the kept verdict as the Result a hit returns (no objects, no
+// patch).
+func (e memoEntry) result(id resource.Key) diff.Result {
+	res := diff.Result{
+		Key:        id,
+		Mode:       e.mode,
+		Modified:   e.flags&memoModified != 0,
+		TwoWay:     e.flags&memoTwoWay != 0,
+		Missing:    e.flags&memoMissing != 0,
+		Extraneous: e.flags&memoExtraneous != 0,
+	}
+	if m := e.more; m != nil {
+		if m.key != nil {
+			res.Key = *m.key
+		}
+		res.SchemaFallback, res.Changes, res.ResetIgnored, res.Text = m.schemaFallback, m.changes, m.resetIgnored, m.text
+	}
+	return res
 }
 
 // NewMemoDiffer returns a MemoDiffer in front of d.
@@ -44,10 +123,11 @@ func NewMemoDiffer(d Differ) *MemoDiffer {
 // Diff returns the memoized Result of the same inputs, else diffs and
 // remembers the verdict.
 func (m *MemoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstructured) (diff.Result, error) {
-	key, ok := diff.MemoKey(desired, live)
+	memoKey, ok := diff.MemoKey(desired, live)
 	if !ok {
 		return m.Differ.Diff(ctx, desired, live)
 	}
+	key := sha256.Sum256([]byte(memoKey))
 	var id resource.Key
 	if desired != nil {
 		id = resource.KeyOf(desired)
@@ -58,17 +138,16 @@ func (m *MemoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstr
 	if e, hit := m.entries[id]; hit && e.key == key {
 		m.hits++
 		m.mu.Unlock()
-		return e.res, nil
+		return e.result(id), nil
 	}
 	m.mu.Unlock()
 	res, err := m.Differ.Diff(ctx, desired, live)
 	if err != nil || res.Deduced {
 		return res, err
 	}
-	slim := res
-	slim.Desired, slim.PredictedLive, slim.Live, slim.Patch = nil, nil, nil, diff.Patch{}
+	e := keep(key, id, res)
 	m.mu.Lock()
-	m.entries[id] = memoEntry{key: key, res: slim}
+	m.entries[id] = e
 	m.mu.Unlock()
 	return res, nil
 }
