@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,6 +39,11 @@ type CacheOptions struct {
 	// front of the store, so that a hit costs a deep copy instead of a
 	// decode. Default 256; negative disables.
 	DecodedEntries int
+	// DecodedTTL is how long a decoded output is kept after its last use:
+	// the copies serve renders in quick succession (a refresh and the
+	// sync it leads to, apps sharing a chart), and an engine that stops
+	// rendering holds none. Default 1 min.
+	DecodedTTL time.Duration
 	// Private holds the outputs that must not leave the process: those
 	// of renders that decrypted a file (see Decrypting). Default an
 	// in-memory LRU of 64 MiB. It must not be a shared store.
@@ -61,6 +65,7 @@ func DefaultCacheOptions() CacheOptions {
 		MaxFailureBackoff: time.Hour,
 		KeyPrefix:         "render/",
 		DecodedEntries:    256,
+		DecodedTTL:        time.Minute,
 		Logger:            logr.Discard(),
 		Now:               time.Now,
 	}
@@ -74,8 +79,9 @@ type CachedRenderer struct {
 	slots   chan struct{}
 	group   singleflight.Group
 	metrics *cacheMetrics
-	// decoded holds decoded outputs by full key; callers get deep copies.
-	decoded *lru.Cache[string, []*unstructured.Unstructured]
+	// decoded holds decoded outputs by full key (nil when
+	// DecodedEntries is negative); callers get deep copies.
+	decoded *decodedCache
 
 	mu       sync.Mutex
 	failures map[string]*failure
@@ -154,6 +160,9 @@ func Cached(next Renderer, st store.Store, opts CacheOptions) *CachedRenderer {
 	if opts.DecodedEntries == 0 {
 		opts.DecodedEntries = d.DecodedEntries
 	}
+	if opts.DecodedTTL <= 0 {
+		opts.DecodedTTL = d.DecodedTTL
+	}
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = d.Logger
 	}
@@ -165,12 +174,8 @@ func Cached(next Renderer, st store.Store, opts CacheOptions) *CachedRenderer {
 		mo.MaxBytes, mo.Name = 64<<20, "render-private"
 		opts.Private = store.NewMemory(mo)
 	}
-	var decoded *lru.Cache[string, []*unstructured.Unstructured]
-	if opts.DecodedEntries > 0 {
-		decoded, _ = lru.New[string, []*unstructured.Unstructured](opts.DecodedEntries)
-	}
 	return &CachedRenderer{
-		decoded:  decoded,
+		decoded:  newDecodedCache(opts.DecodedEntries, opts.DecodedTTL, opts.Now),
 		next:     next,
 		store:    st,
 		opts:     opts,

@@ -105,9 +105,9 @@ func (c *CachedRenderer) storeDeps(ctx context.Context, base string, deps []depe
 
 func (c *CachedRenderer) loadOutput(ctx context.Context, full string) ([]*unstructured.Unstructured, bool) {
 	if c.decoded != nil {
-		if objs, ok := c.decoded.Get(full); ok {
+		if objs, ok := c.decoded.get(full); ok {
 			// Content-addressed: valid even if the store has dropped it.
-			return deepCopyObjects(objs), true
+			return objs, true
 		}
 	}
 	data, ok, _ := c.opts.Private.Get(ctx, c.opts.KeyPrefix+"out/"+full)
@@ -129,7 +129,7 @@ func (c *CachedRenderer) loadOutput(ctx context.Context, full string) ([]*unstru
 // keepDecoded remembers a private copy of objs under full.
 func (c *CachedRenderer) keepDecoded(full string, objs []*unstructured.Unstructured) {
 	if c.decoded != nil {
-		c.decoded.Add(full, deepCopyObjects(objs))
+		c.decoded.add(full, objs)
 	}
 }
 
