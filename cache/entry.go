@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sort"
+	"strings"
 	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -154,6 +155,7 @@ func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bo
 			e.owners[i] = owner{UID: r.UID, APIVersion: intern(r.APIVersion), Kind: intern(r.Kind), Name: r.Name, Controller: r.Controller != nil && *r.Controller}
 		}
 	}
+	e.packStrings()
 	if claims, parents := inferParents(obj, e.key); len(claims) > 0 || len(parents) > 0 {
 		e.inferred = &inferred{claimTemplates: claims, parents: parents}
 	}
@@ -163,6 +165,51 @@ func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bo
 		}
 	}
 	return e
+}
+
+// packStrings puts the strings the entry keeps of its own (its name and
+// uid, its owners' uids and names) in one allocation. The decoder gave
+// each its own small one (a uid is 48 bytes), among the decoded object's
+// many that are freed right after: kept, each would hold a span of that
+// churn in use (BENCHMARKS.md, "Where the heap in use goes").
+func (e *entry) packStrings() {
+	n := len(e.key.Name) + len(e.uid)
+	for _, o := range e.owners {
+		n += len(o.UID) + len(o.Name)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(e.key.Name)
+	b.WriteString(string(e.uid))
+	for _, o := range e.owners {
+		b.WriteString(string(o.UID))
+		b.WriteString(o.Name)
+	}
+	all := b.String()
+	next := func(s string) string {
+		out := all[:len(s)]
+		all = all[len(s):]
+		return out
+	}
+	e.key.Name = next(e.key.Name)
+	e.uid = types.UID(next(string(e.uid)))
+	for i := range e.owners {
+		e.owners[i].UID = types.UID(next(string(e.owners[i].UID)))
+		e.owners[i].Name = next(e.owners[i].Name)
+	}
+}
+
+// adopt shares old's strings where an update of the same object left them
+// equal, so that the entry keeps those of the object's first version and
+// each update's are freed with the rest of its decode.
+func (e *entry) adopt(old *entry) {
+	if old.uid != e.uid {
+		return // recreated under the same name
+	}
+	e.key.Name, e.uid = old.key.Name, old.uid
+	if slices.Equal(e.owners, old.owners) {
+		e.owners = old.owners
+	}
 }
 
 // whole reports whether the entry keeps the whole object.

@@ -66,6 +66,9 @@ func removeFrom[K comparable](idx map[K]entrySet, k K, e *entry) {
 // put stores e, replacing and returning the entry of the same key, if any.
 func (s *store) put(e *entry) *entry {
 	old := s.remove(e.key)
+	if old != nil {
+		e.adopt(old)
+	}
 	s.byKey[e.key] = e
 	if e.uid != "" {
 		s.byUID[e.uid] = e
