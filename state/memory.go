@@ -3,37 +3,50 @@ package state
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	gosync "sync"
-
-	"github.com/kubegitops/gitops/appstatus"
-	"github.com/kubegitops/gitops/resource"
-	"github.com/kubegitops/gitops/sync"
 )
 
 // MemoryStore keeps app state in memory, for the life of the process
-// (the default Store).
+// (the default Store). It keeps each app's state as the JSON the
+// ConfigMapStore writes, so what Load returns is a copy no caller shares,
+// with the same round trip as a state read back from the cluster, and an
+// app's state costs one allocation rather than dozens of small ones
+// (results, keys, messages) that a fleet would keep for as long as it runs.
 type MemoryStore struct {
 	mu   gosync.Mutex
-	apps map[string]AppState
+	apps map[string][]byte
 }
 
 // NewMemoryStore returns an empty in-memory store.
 func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{apps: map[string]AppState{}}
+	return &MemoryStore{apps: map[string][]byte{}}
 }
 
 // Load implements Store.
 func (m *MemoryStore) Load(_ context.Context, key string) (AppState, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return copyAppState(m.apps[key]), nil
+	data, ok := m.apps[key]
+	m.mu.Unlock()
+	var st AppState
+	if !ok {
+		return st, nil
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return AppState{}, fmt.Errorf("state of %s: %w", key, err)
+	}
+	return st, nil
 }
 
 // Save implements Store.
 func (m *MemoryStore) Save(_ context.Context, key string, st AppState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("state of %s: %w", key, err)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.apps[key] = copyAppState(st)
+	m.apps[key] = data
 	return nil
 }
 
@@ -43,35 +56,4 @@ func (m *MemoryStore) Delete(_ context.Context, key string) error {
 	defer m.mu.Unlock()
 	delete(m.apps, key)
 	return nil
-}
-
-// copyAppState copies the slices and the operation, so that callers never
-// share memory with the store.
-func copyAppState(st AppState) AppState {
-	out := st
-	out.History = append([]appstatus.HistoryEntry(nil), st.History...)
-	if st.Operation != nil {
-		op := *st.Operation
-		op.Results = append([]sync.ResourceResult(nil), op.Results...)
-		if op.Request != nil {
-			rq := *op.Request
-			rq.Revisions = append([]string(nil), rq.Revisions...)
-			rq.Resources = append([]resource.Key(nil), rq.Resources...)
-			rq.SyncOptions = append([]string(nil), rq.SyncOptions...)
-			op.Request = &rq
-		}
-		if op.Checkpoint != nil {
-			cp := *op.Checkpoint
-			cp.Tasks = make(map[string]sync.TaskState, len(op.Checkpoint.Tasks))
-			for k, v := range op.Checkpoint.Tasks {
-				cp.Tasks[k] = v
-			}
-			op.Checkpoint = &cp
-		}
-		out.Operation = &op
-	}
-	if st.ImageOverride != nil {
-		out.ImageOverride = append(json.RawMessage(nil), st.ImageOverride...)
-	}
-	return out
 }
