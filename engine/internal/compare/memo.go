@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"slices"
+	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -219,6 +220,16 @@ func (c *Comparer) Keep(appKey string, dest Destination, differ Differ, inputs I
 		excluded:  slices.Clone(out.Excluded),
 		cmp:       cmp.clone(),
 	}
+	// The keys' strings are the decoded desired and live objects'; the
+	// memo, and every status made from it, keeps canonical copies instead
+	// (one per distinct string), so that those objects' small strings
+	// are freed with the rest of their decode.
+	for i := range m.cmp.Rows {
+		m.cmp.Rows[i].Key = internKey(m.cmp.Rows[i].Key)
+	}
+	for i := range m.cmp.Healths {
+		m.cmp.Healths[i].Key = internKey(m.cmp.Healths[i].Key)
+	}
 	rowOf := make(map[*health.Status]int, len(cmp.Rows))
 	for i, row := range cmp.Rows {
 		if row.Health != nil {
@@ -320,4 +331,16 @@ func (c Result) clone() Result {
 		out.Children = append(out.Children, child.DeepCopy())
 	}
 	return out
+}
+
+// internKey returns k with canonical copies of its strings.
+func internKey(k resource.Key) resource.Key {
+	return resource.Key{Group: intern(k.Group), Kind: intern(k.Kind), Namespace: intern(k.Namespace), Name: intern(k.Name)}
+}
+
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"crypto/sha256"
+	"hash/maphash"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,8 +28,14 @@ import (
 // before it must not outlive it.
 type MemoDiffer struct {
 	Differ
-	mu      sync.Mutex
-	entries map[resource.Key]memoEntry
+	mu sync.Mutex
+	// entries are keyed by a hash of the object's key, not the key: its
+	// strings are the decoded desired object's, and kept here they would
+	// keep four small objects of the render's churn alive per object. Two
+	// objects whose keys collide evict each other's entry, never read it
+	// (memoEntry.key covers the objects compared).
+	entries map[uint64]memoEntry
+	seed    maphash.Seed
 	hits    uint64
 }
 
@@ -117,7 +124,7 @@ func (e memoEntry) result(id resource.Key) diff.Result {
 
 // NewMemoDiffer returns a MemoDiffer in front of d.
 func NewMemoDiffer(d Differ) *MemoDiffer {
-	return &MemoDiffer{Differ: d, entries: map[resource.Key]memoEntry{}}
+	return &MemoDiffer{Differ: d, entries: map[uint64]memoEntry{}, seed: maphash.MakeSeed()}
 }
 
 // Diff returns the memoized Result of the same inputs, else diffs and
@@ -134,8 +141,9 @@ func (m *MemoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstr
 	} else {
 		id = resource.KeyOf(live)
 	}
+	slot := maphash.Comparable(m.seed, id)
 	m.mu.Lock()
-	if e, hit := m.entries[id]; hit && e.key == key {
+	if e, hit := m.entries[slot]; hit && e.key == key {
 		m.hits++
 		m.mu.Unlock()
 		return e.result(id), nil
@@ -147,7 +155,7 @@ func (m *MemoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstr
 	}
 	e := keep(key, id, res)
 	m.mu.Lock()
-	m.entries[id] = e
+	m.entries[slot] = e
 	m.mu.Unlock()
 	return res, nil
 }
@@ -155,11 +163,15 @@ func (m *MemoDiffer) Diff(ctx context.Context, desired, live *unstructured.Unstr
 // forget drops the entries of objects not in keep (objects the app no
 // longer renders), so the memo holds at most one entry per desired object.
 func (m *MemoDiffer) forget(keep map[resource.Key]bool) {
+	slots := make(map[uint64]bool, len(keep))
+	for k := range keep {
+		slots[maphash.Comparable(m.seed, k)] = true
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for k := range m.entries {
-		if !keep[k] {
-			delete(m.entries, k)
+	for s := range m.entries {
+		if !slots[s] {
+			delete(m.entries, s)
 		}
 	}
 }
