@@ -2,32 +2,45 @@ package main
 
 import (
 	"bufio"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// Record tags of the heap dump format (runtime/heapdump.go).
-const (
-	tagObject = 1
-	tagType   = 3
-	tagParams = 6
-	tagItab   = 8
-	pageSize  = 8192
-)
+// pageSize is the runtime's page.
+const pageSize = 8192
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: heapspans FILE")
+	fs := flag.NewFlagSet("heapspans", flag.ExitOnError)
+	owners := fs.Bool("owners", false, "print the owners of sampled objects instead of the spans")
+	match := fs.String("match", "", "with -owners: the sampled objects whose allocation stack matches this regular expression (owners are then objects whose stack does not); empty for all (owners are then objects allocated at another site)")
+	class := fs.Uint64("class", 0, "with -owners: only objects of this size class (bytes); 0 for all")
+	bySite := fs.Bool("site", false, "with -owners: group by the objects' own allocation site, not their owners'")
+	_ = fs.Parse(os.Args[1:])
+	if fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: heapspans [-owners [-match RE] [-class N] [-site]] FILE")
 		os.Exit(2)
 	}
-	if err := run(os.Args[1], os.Stdout); err != nil {
+	var err error
+	if *owners {
+		q := ownerQuery{class: *class, bySite: *bySite}
+		if *match != "" {
+			q.match, err = regexp.Compile(*match)
+		}
+		if err == nil {
+			err = runOwners(fs.Arg(0), os.Stdout, q)
+		}
+	} else {
+		err = run(fs.Arg(0), os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "heapspans:", err)
 		os.Exit(1)
 	}
@@ -43,10 +56,11 @@ func run(path string, out io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	objs, err := readObjects(bufio.NewReaderSize(f, 1<<20))
+	d, err := readDump(bufio.NewReaderSize(f, 1<<20), false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	objs := d.objects
 	type class struct {
 		size, span uint64
 		addrs      []uint64
@@ -102,61 +116,6 @@ func run(path string, out io.Writer) error {
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
-type object struct{ addr, size uint64 }
-
-// readObjects reads the dump's object records, up to the first record of
-// another kind than those written before them.
-func readObjects(r *bufio.Reader) ([]object, error) {
-	hdr := make([]byte, len("go1.7 heap dump\n"))
-	if _, err := io.ReadFull(r, hdr); err != nil {
-		return nil, err
-	}
-	if string(hdr) != "go1.7 heap dump\n" {
-		return nil, errors.New("not a go1.7 heap dump")
-	}
-	var objs []object
-	for {
-		tag, err := uvarint(r)
-		if err != nil {
-			return nil, err
-		}
-		switch tag {
-		case tagParams:
-			// big endian, pointer size, arena start and end, arch, version, CPUs
-			if err := skip(r, "iiiissi"); err != nil {
-				return nil, err
-			}
-		case tagItab:
-			if err := skip(r, "ii"); err != nil {
-				return nil, err
-			}
-		case tagType:
-			// address, size, name, has pointers
-			if err := skip(r, "iisi"); err != nil {
-				return nil, err
-			}
-		case tagObject:
-			addr, err := uvarint(r)
-			if err != nil {
-				return nil, err
-			}
-			n, err := uvarint(r)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := r.Discard(int(n)); err != nil {
-				return nil, err
-			}
-			if err := skipFields(r); err != nil {
-				return nil, err
-			}
-			objs = append(objs, object{addr: addr, size: n})
-		default:
-			return objs, nil
-		}
-	}
-}
-
 func uvarint(r *bufio.Reader) (uint64, error) {
 	var v uint64
 	for shift := 0; ; shift += 7 {
@@ -167,38 +126,6 @@ func uvarint(r *bufio.Reader) (uint64, error) {
 		v |= uint64(b&0x7f) << shift
 		if b < 0x80 {
 			return v, nil
-		}
-	}
-}
-
-// skip reads fields by kind: i an integer, s a string (length, bytes).
-func skip(r *bufio.Reader, kinds string) error {
-	for _, k := range kinds {
-		n, err := uvarint(r)
-		if err != nil {
-			return err
-		}
-		if k == 's' {
-			if _, err := r.Discard(int(n)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// skipFields reads a field list: (kind, offset) pairs up to kind 0.
-func skipFields(r *bufio.Reader) error {
-	for {
-		kind, err := uvarint(r)
-		if err != nil {
-			return err
-		}
-		if kind == 0 {
-			return nil
-		}
-		if _, err := uvarint(r); err != nil {
-			return err
 		}
 	}
 }
