@@ -12,9 +12,9 @@ import (
 	"github.com/kubegitops/gitops/resource"
 )
 
-// MemoDiffer memoizes an app's comparisons: one entry per object, keyed by
-// diff.MemoKey (desired's content, live's uid and resourceVersion). It
-// lives in the app's entry of the Comparer's differ cache, which is rebuilt whenever the app's
+// MemoDiffer memoizes an app's comparisons: one entry per object, valid
+// while diff.MemoKey (desired's content, live's uid and resourceVersion)
+// is the same. It lives in the app's entry of the Comparer's differ cache, which is rebuilt whenever the app's
 // comparison options change, so the options are part of the key too. A
 // refresh where nothing changed therefore diffs nothing.
 //
@@ -31,7 +31,7 @@ type MemoDiffer struct {
 	mu sync.Mutex
 	// entries are keyed by a hash of the object's key, not the key: its
 	// strings are the decoded desired object's, and kept here they would
-	// keep four small objects of the render's churn alive per object. Two
+	// keep small objects of the render's churn alive, several per object. Two
 	// objects whose keys collide evict each other's entry, never read it
 	// (memoEntry.key covers the objects compared).
 	entries map[uint64]memoEntry
