@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"reflect"
 	"testing"
 	"unsafe"
 
@@ -61,27 +60,5 @@ func TestEntryStringsShareOneAllocation(t *testing.T) {
 	s.put(recreated)
 	if unsafe.StringData(recreated.key.Name) == unsafe.StringData(e.key.Name) || recreated.uid != "new-uid" || s.byUID["new-uid"] != recreated {
 		t.Fatal("an object recreated under the same name shares the old one's strings")
-	}
-}
-
-// A whole object is kept compressed: a Deployment's JSON takes half its
-// bytes, and reads back as the object it was.
-func TestWholeEntryIsKeptCompressed(t *testing.T) {
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"ns","uid":"5b1f6f44-8c1e-4e0f-9a43-2f6c1d7e9b10","resourceVersion":"1234567","labels":{"app":"web"}},
-		"spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"registry.k8s.io/pause:3.10","imagePullPolicy":"IfNotPresent","terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler","terminationGracePeriodSeconds":30}}},
-		"status":{"availableReplicas":1,"conditions":[{"lastTransitionTime":"2026-12-07T21:12:35Z","lastUpdateTime":"2026-12-07T21:12:35Z","message":"Deployment has minimum availability.","reason":"MinimumReplicasAvailable","status":"True","type":"Available"},{"lastTransitionTime":"2026-12-07T21:12:33Z","lastUpdateTime":"2026-12-07T21:12:35Z","message":"ReplicaSet \"web-6d4cf56db6\" has successfully progressed.","reason":"NewReplicaSetAvailable","status":"True","type":"Progressing"}],"observedGeneration":1,"readyReplicas":1,"replicas":1,"updatedReplicas":1}}`)); err != nil {
-		t.Fatal(err)
-	}
-	plain, err := obj.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEntry(obj.DeepCopy(), "", nil, true)
-	if len(e.raw) == 0 || len(e.raw) > len(plain)*6/10 {
-		t.Fatalf("a %d-byte Deployment is kept in %d bytes, want 60%% or less", len(plain), len(e.raw))
-	}
-	if got := e.object(); !reflect.DeepEqual(got.Object, obj.Object) {
-		t.Fatalf("read back as\n%v\nwant\n%v", got.Object, obj.Object)
 	}
 }
