@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 )
 
@@ -46,6 +47,20 @@ type dump struct {
 	roots   []uint64
 	stacks  map[uint64][]string // profile bucket -> function names, innermost first
 	samples map[uint64]uint64   // sampled object's address -> profile bucket
+}
+
+// loadDump reads the heap dump at path (see readDump).
+func loadDump(path string, full bool) (*dump, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := readDump(bufio.NewReaderSize(f, 1<<20), full)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
 }
 
 // readDump reads a heap dump. Unless full, it stops at the first record

@@ -51,14 +51,9 @@ func run(path string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	d, err := loadDump(path, false)
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-	d, err := readDump(bufio.NewReaderSize(f, 1<<20), false)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	objs := d.objects
 	type class struct {

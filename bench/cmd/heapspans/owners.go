@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -32,14 +30,9 @@ const maxOwnerDepth = 40
 // allocation samples (GODEBUG=memprofilerate=N, N a few KiB, samples
 // enough objects to name most owners).
 func runOwners(path string, out io.Writer, q ownerQuery) error {
-	f, err := os.Open(path)
+	d, err := loadDump(path, true)
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-	d, err := readDump(bufio.NewReaderSize(f, 1<<20), true)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	parents := make([][]int32, len(d.objects))
 	for i, o := range d.objects {
