@@ -109,43 +109,67 @@ func (s *server) apiExec(w http.ResponseWriter, r *http.Request, c caller) {
 	s.audit.write(c.identity, "exec", a, details, "opened")
 	ctx, stop := context.WithTimeout(context.WithoutCancel(r.Context()), execMaxSession)
 	defer stop()
-	outcome := s.runTerminal(ctx, newWSTerminal(conn, stop), key, container, st.Shells)
+	outcome := runTerminal(ctx, newWSTerminal(conn, stop), s.execStream(key, container), fmt.Sprintf("%s/%s", key, container), st.Shells)
 	s.audit.write(c.identity, "exec", a, details, outcome)
 }
 
-// runTerminal runs the first of shells that starts in the container, its
-// input and output on t, until it exits, the page goes or ctx ends, and
-// returns the session's audited outcome.
-func (s *server) runTerminal(ctx context.Context, t *wsTerminal, key resource.Key, container string, shells []string) string {
-	go t.readLoop()
-	defer func() { t.input().CloseWithError(io.EOF) }() // frees a keystroke waiting for a shell
-	var last error
-	for _, sh := range shells {
+// shellStream runs one shell with the terminal's streams until it ends.
+type shellStream func(ctx context.Context, shell string, opts remotecommand.StreamOptions) error
+
+// execStream runs a shell in the Pod's container through the API server's
+// pods/exec with a TTY.
+func (s *server) execStream(key resource.Key, container string) shellStream {
+	return func(ctx context.Context, sh string, opts remotecommand.StreamOptions) error {
 		req := s.opts.Kube.CoreV1().RESTClient().Post().Resource("pods").Namespace(key.Namespace).Name(key.Name).SubResource("exec").
 			VersionedParams(&corev1.PodExecOptions{Container: container, Command: []string{sh}, Stdin: true, Stdout: true, TTY: true}, scheme.ParameterCodec)
 		exe, err := remotecommand.NewSPDYExecutor(s.opts.KubeConfig, "POST", req.URL())
 		if err != nil {
-			last = err
-			break
+			return err
 		}
+		return exe.StreamWithContext(ctx, opts)
+	}
+}
+
+// runTerminal runs the first of shells that starts in where (the Pod's
+// container) through stream, its input and output on t, until it exits,
+// the page goes or ctx ends, and returns the session's audited outcome.
+//
+// A shell started when it wrote to the page: on a TTY a shell writes its
+// prompt and the echo of what is typed before it ends. A stream that ends
+// without output did not run a shell, with or without an error: the
+// refusal of a missing shell is the exec stream's last frame, and the API
+// server's proxy drops it when the client's last write (a resize) crosses
+// the closing connection, so such a stream can end with no error at all
+// (seen on the local cluster: 17 of 320 TTY execs of a missing command).
+// Either way the next shell is tried.
+func runTerminal(ctx context.Context, t *wsTerminal, stream shellStream, where string, shells []string) string {
+	go t.readLoop()
+	defer func() { t.input().CloseWithError(io.EOF) }() // frees a keystroke waiting for a shell
+	var last error
+	for _, sh := range shells {
 		t.control(terminalMessage{Operation: "shell", Data: sh})
-		err = exe.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: t.newInput(), Stdout: t, Tty: true, TerminalSizeQueue: t})
+		err := stream(ctx, sh, remotecommand.StreamOptions{Stdin: t.newInput(), Stdout: t, Tty: true, TerminalSizeQueue: t})
 		switch {
-		case err == nil:
-			t.control(terminalMessage{Operation: "end", Data: sh + " exited"})
-			return "ended: " + sh + " exited"
 		case ctx.Err() != nil:
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				t.control(terminalMessage{Operation: "end", Data: fmt.Sprintf("ended after %s (the session limit)", execMaxSession)})
 			}
 			return "ended: closed"
-		case t.wrote():
+		case !t.wrote():
+			if err == nil {
+				err = fmt.Errorf("%s ended without output", sh)
+			}
+			last = err // the shell did not start: try the next
+			continue
+		case err == nil:
+			t.control(terminalMessage{Operation: "end", Data: sh + " exited"})
+			return "ended: " + sh + " exited"
+		default:
 			t.control(terminalMessage{Operation: "end", Data: sh + ": " + err.Error()})
 			return "ended: " + sh + ": " + err.Error()
 		}
-		last = err // the shell did not start: try the next
 	}
-	msg := fmt.Sprintf("no shell of %s (%v) starts in %s/%s: %v", execShellsKey, shells, key, container, last)
+	msg := fmt.Sprintf("no shell of %s (%v) starts in %s: %v", execShellsKey, shells, where, last)
 	t.control(terminalMessage{Operation: "end", Data: msg})
 	return "error: " + msg
 }
