@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	gosync "sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -169,17 +171,37 @@ func newBrowser(t *testing.T, timeout time.Duration) (context.Context, func(stri
 	if err != nil {
 		t.Fatalf("chromium is not installed (run `make chromium`, or apt-get install chromium): %v", err)
 	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromiumFlags(chrome, t.TempDir())...)
+	out := &tailBuffer{max: 16 << 10}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), append(chromiumFlags(chrome, t.TempDir()), chromedp.CombinedOutput(out))...)
 	t.Cleanup(cancelA)
-	ctx, cancelB := chromedp.NewContext(actx)
+	tab, cancelB := chromedp.NewContext(actx)
 	t.Cleanup(cancelB)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(tab, timeout)
 	t.Cleanup(cancel)
 	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%s: %v\npage text:\n%s", what, err, body)
+		for i, a := range actions {
+			if err := chromedp.Do(ctx, a); err != nil {
+				// The page as it is, read with a time of its own: the
+				// test's context may be what ran out.
+				pctx, cancel := context.WithTimeout(tab, 10*time.Second)
+				defer cancel()
+				var url, body string
+				perr := chromedp.Do(pctx, into(&url, chromedp.Location()), into(&body, chromedp.Text(chromedp.CSS("body"))))
+				if perr != nil {
+					// The page does not answer: say whether the browser
+					// does (a new tab), what it printed, and where this
+					// side of the connection waits.
+					nctx, ncancel := chromedp.NewContext(tab)
+					nctx, ncancel2 := context.WithTimeout(nctx, 10*time.Second)
+					_, berr := chromedp.Run(nctx, chromedp.Evaluate[int]("1+1"))
+					ncancel2()
+					ncancel()
+					t.Fatalf("%s (step %d of %d): %v\nthe page does not answer (%v); a new tab: %v\nchromium printed:\n%s\nchromedp's goroutines:\n%s",
+						what, i+1, len(actions), err, perr, berr, out.String(), chromedpStacks())
+				}
+				t.Fatalf("%s (step %d of %d): %v\npage %s text:\n%s", what, i+1, len(actions), err, url, body)
+			}
 		}
 	}
 	return ctx, run
@@ -214,4 +236,40 @@ func into[T any](dst *T, a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
 		*dst = v
 		return err
 	})
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  gosync.Mutex
+	max int
+	b   []byte
+}
+
+func (w *tailBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b = append(w.b, p...)
+	if len(w.b) > w.max {
+		w.b = append(w.b[:0], w.b[len(w.b)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.b)
+}
+
+// chromedpStacks is the stacks of this process's goroutines in chromedp.
+func chromedpStacks() string {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "chromedp") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
