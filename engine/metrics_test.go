@@ -32,7 +32,7 @@ func TestMetricsOnInjectedRegisterer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"gitops_reconcile_duration_seconds": false, "gitops_sync_total": false,
+	want := map[string]bool{"gitops_reconcile_duration_seconds": false, "gitops_reconcile_total": false, "gitops_sync_total": false,
 		"gitops_source_requests_total": false, "gitops_render_duration_seconds": false, "gitops_render_pending": false,
 		"gitops_cluster_cache_objects": false, "gitops_sync_operations_in_flight": false}
 	for _, f := range families {

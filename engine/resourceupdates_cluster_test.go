@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -59,9 +60,7 @@ func hasLabel(m *dto.Metric, k, v string) bool {
 
 // reconciles counts the refreshes of an app.
 func reconciles(e *Engine, app string) uint64 {
-	m := &dto.Metric{}
-	_ = e.metrics.Reconcile.WithLabelValues(app).(prometheus.Histogram).Write(m)
-	return m.GetHistogram().GetSampleCount()
+	return uint64(testutil.ToFloat64(e.metrics.Reconciles.WithLabelValues(app)))
 }
 
 // keyEvents records the cache events of some keys, in order.

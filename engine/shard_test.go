@@ -51,13 +51,13 @@ func (r *shardedReplica) reconciles(t *testing.T) map[string]uint64 {
 	}
 	out := map[string]uint64{}
 	for _, mf := range mfs {
-		if mf.GetName() != "gitops_reconcile_duration_seconds" {
+		if mf.GetName() != "gitops_reconcile_total" {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == "app" {
-					out[l.GetValue()] = m.GetHistogram().GetSampleCount()
+					out[l.GetValue()] = uint64(m.GetCounter().GetValue())
 				}
 			}
 		}
