@@ -10,7 +10,7 @@ import (
 
 // prepare trims obj and builds its entry; it runs before the lock is taken
 // when it can, so that the lock is held only for index updates. obj, once
-// trimmed, is not kept by the entry (a whole entry keeps its JSON, compressed).
+// trimmed, is not kept by the entry (a whole entry keeps its JSON).
 func (c *ClusterCache) prepare(w *kindWatch, obj *unstructured.Unstructured) *entry {
 	if obj.GetKind() == "" {
 		obj.SetGroupVersionKind(w.res.gvk)
@@ -18,7 +18,7 @@ func (c *ClusterCache) prepare(w *kindWatch, obj *unstructured.Unstructured) *en
 	trim(obj, c.opts.KeepManagedFields, c.opts.KeepManagedFieldsOf, c.opts.KeepLastApplied)
 	app := c.with.Tracking.AppOf(obj)
 	info, whole := c.with.Populate(obj, app)
-	return newEntry(obj, app, info, whole, c.codec)
+	return newEntry(obj, app, info, whole)
 }
 
 // applyPage stores one list page, recording each key in seen. Once synced,
@@ -101,7 +101,7 @@ func (c *ClusterCache) applyEvent(w *kindWatch, t watch.EventType, obj *unstruct
 		prev := c.store.byKey[e.key]
 		c.mu.RUnlock()
 		if prev != nil && prev.whole() && prev.resourceVersion != e.resourceVersion {
-			judged, skip = prev, c.with.SkipUpdate(prev.object(c.codec), obj)
+			judged, skip = prev, c.with.SkipUpdate(prev.object(), obj)
 		}
 	}
 	c.mu.Lock()
@@ -144,7 +144,7 @@ func (c *ClusterCache) emitLocked(t EventType, e, old *entry, fresh *unstructure
 	}
 	obj := fresh
 	if obj == nil || !e.whole() {
-		obj = e.object(c.codec)
+		obj = e.object()
 	}
 	c.events.add(Event{Type: t, Key: e.key, App: app, Object: obj})
 }

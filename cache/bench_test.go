@@ -233,7 +233,6 @@ func BenchmarkInitialSync(b *testing.B) {
 // The lean and whole-trimmed caches are held to heapBudgetPerObject.
 func BenchmarkHeapPerObject(b *testing.B) {
 	benchData(b)
-	warmCodec(b)
 	keepAll := func(*unstructured.Unstructured, string) (any, bool) { return nil, true }
 	for _, bc := range []struct {
 		name   string
@@ -270,29 +269,8 @@ func BenchmarkHeapPerObject(b *testing.B) {
 // object, kept whole for the diff, without managedFields and last-applied).
 // The fleet target of issue 46 gives 500 MB to 10,000 apps and their 50,000
 // managed objects: 2 KiB each is 100 MB of it (a whole object is kept as
-// its JSON compressed; decoded it cost 3.5 KB).
+// its JSON; decoded it cost 3.5 KB).
 var heapBudgetPerObject = map[string]float64{"lean": 1024, "whole-trimmed": 2048}
-
-// warmCodec has the process's codec build its states before a
-// measurement: its few MB are paid once per process, by no object.
-func warmCodec(b *testing.B) {
-	codec, err := sharedCodec()
-	if err != nil {
-		b.Fatal(err)
-	}
-	obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "warm"}}
-	var wg sync.WaitGroup
-	for range 4 * codecEncoders {
-		wg.Go(func() {
-			for range 200 {
-				if raw, err := codec.encode(obj); err == nil {
-					_, _ = codec.decode(raw)
-				}
-			}
-		})
-	}
-	wg.Wait()
-}
 
 func liveHeap() uint64 {
 	var m runtime.MemStats

@@ -28,7 +28,7 @@ import (
 //
 // All query methods are safe for concurrent use and cost O(their answer).
 // Get and Managed return copies of their own (a whole object is kept as its
-// JSON compressed and decoded for each reader); the objects of Events are shared by
+// JSON and decoded for each reader); the objects of Events are shared by
 // every subscriber and must not be modified.
 type ClusterCache struct {
 	opts    Options
@@ -41,8 +41,6 @@ type ClusterCache struct {
 	reviewSem chan struct{}
 	metrics   *metrics
 	events    *batcher
-	// codec keeps whole objects compressed (decode.go).
-	codec *wholeCodec
 
 	mu            sync.RWMutex
 	store         *store
@@ -104,13 +102,8 @@ func New(cfg *rest.Config, opts Options, with Collaborators) (*ClusterCache, err
 	if err != nil {
 		return nil, fmt.Errorf("cache: clientset: %w", err)
 	}
-	codec, err := sharedCodec()
-	if err != nil {
-		return nil, err
-	}
 	c := &ClusterCache{
 		opts:      opts,
-		codec:     codec,
 		with:      with,
 		dyn:       dyn,
 		disc:      dc,
@@ -234,7 +227,7 @@ func (c *ClusterCache) Synced() bool {
 // populate hook kept it, otherwise an object holding apiVersion, kind and
 // the kept metadata (name, namespace, uid, resourceVersion, labels,
 // ownerReferences). Each call returns a copy of its own (decoded from the
-// compressed JSON the cache keeps), which the caller may modify; a caller that needs
+// JSON the cache keeps), which the caller may modify; a caller that needs
 // only to know whether an object changed asks ObjectVersion, which decodes
 // nothing.
 func (c *ClusterCache) Get(key resource.Key) (*unstructured.Unstructured, bool) {
@@ -244,7 +237,7 @@ func (c *ClusterCache) Get(key resource.Key) (*unstructured.Unstructured, bool) 
 	if !ok {
 		return nil, false
 	}
-	return e.object(c.codec), true
+	return e.object(), true
 }
 
 // Info returns the value the populate hook attached to the object of key.
@@ -268,7 +261,7 @@ func (c *ClusterCache) Managed(app string) []*unstructured.Unstructured {
 	c.mu.RUnlock()
 	out := make([]*unstructured.Unstructured, len(entries))
 	for i, e := range entries {
-		out[i] = e.object(c.codec)
+		out[i] = e.object()
 	}
 	return out
 }

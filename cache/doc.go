@@ -25,10 +25,9 @@
 // object is kept or only its identity, labels, owners and a small info
 // value; the default keeps whole objects for objects tracked by an
 // application (resource.Tracking) and for CRDs. A whole object is kept as
-// its JSON compressed with zstd from a dictionary of common objects (0.8 KB
-// per ConfigMap or Pod of BenchmarkHeapPerObject, trimmed, entry and
-// indexes included, against 1.4 KB as plain JSON and 3.5 KB decoded) and
-// decoded for each reader of Get and Managed, who gets a copy of its own; ObjectVersion and ManagedVersions (the
+// its JSON (1.4 KB per ConfigMap or Pod of BenchmarkHeapPerObject, trimmed,
+// against 3.5 KB decoded) and decoded for each reader of Get and Managed,
+// who gets a copy of its own; ObjectVersion and ManagedVersions (the
 // Versions interface) tell whether objects changed without decoding any.
 // The benchmarks report bytes per object both ways.
 //

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -23,10 +24,10 @@ type owner struct {
 
 // entry is what the cache holds for one object: always its identity and the
 // fields the indexes need, and the whole (trimmed) object only when the
-// populate hook asked for it, as its JSON compressed (decode.go). A lean
-// entry costs a few hundred bytes; a whole one adds its compressed JSON, a
-// sixth to an eighth of what the same object costs decoded (maps of
-// interfaces), and each reader decodes its own copy.
+// populate hook asked for it, as its JSON. A lean entry costs a few hundred
+// bytes; a whole one adds its JSON, a third to a quarter of what the same
+// object costs decoded (maps of interfaces), and each reader decodes its
+// own copy.
 type entry struct {
 	key             resource.Key
 	apiVersion      string
@@ -44,8 +45,7 @@ type entry struct {
 	// spans of decoded maps' groups, and each long-lived entry kept a span
 	// of the cold start's decoding churn in use (BENCHMARKS.md).
 	inferred *inferred
-	// raw is the whole object's stored form (decode.go), or nil for a
-	// lean entry.
+	// raw is the whole object's JSON, or nil for a lean entry.
 	raw []byte
 }
 
@@ -125,7 +125,7 @@ func keepOnlyManagers(meta map[string]any, keep []string) {
 // newEntry builds the entry for obj (already trimmed). A whole object that
 // cannot be encoded again (it came from JSON, so it always can) is kept
 // lean rather than lost.
-func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bool, codec *wholeCodec) *entry {
+func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bool) *entry {
 	key := resource.KeyOf(obj)
 	// Group, kind, namespace and apiVersion repeat across thousands of
 	// objects: keep one copy of each.
@@ -160,7 +160,7 @@ func newEntry(obj *unstructured.Unstructured, app string, info any, keepWhole bo
 		e.inferred = &inferred{claimTemplates: claims, parents: parents}
 	}
 	if keepWhole {
-		if raw, err := codec.encode(obj.Object); err == nil {
+		if raw, err := json.Marshal(obj.Object); err == nil {
 			e.raw = raw
 		}
 	}
@@ -220,9 +220,9 @@ func (e *entry) whole() bool { return e.raw != nil }
 // namespace, uid, resourceVersion, labels, ownerReferences). Each call
 // decodes its own copy: the caller may keep or modify it. The entry's
 // fields never change once it is stored, so object needs no lock.
-func (e *entry) object(codec *wholeCodec) *unstructured.Unstructured {
+func (e *entry) object() *unstructured.Unstructured {
 	if e.raw != nil {
-		if obj, err := codec.decode(e.raw); err == nil {
+		if obj, err := decodeWhole(e.raw); err == nil {
 			return obj
 		}
 		// Unreachable: raw was encoded from a decoded object. The

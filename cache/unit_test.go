@@ -98,7 +98,7 @@ func TestLeanEntryKeepsIdentityOwnersAndLabels(t *testing.T) {
 	u.SetLabels(map[string]string{"app": "web"})
 	u.SetResourceVersion("42")
 	_ = unstructured.SetNestedField(u.Object, "big", "spec", "payload")
-	got := newEntry(u, "", nil, false, codecFor(t)).object(codecFor(t))
+	got := newEntry(u, "", nil, false).object()
 	if _, ok := got.Object["spec"]; ok {
 		t.Error("lean entry kept spec")
 	}
@@ -106,8 +106,8 @@ func TestLeanEntryKeepsIdentityOwnersAndLabels(t *testing.T) {
 		got.GetLabels()["app"] != "web" || len(got.GetOwnerReferences()) != 1 || got.GetOwnerReferences()[0].UID != "u-rs" || got.GetKind() != "Pod" {
 		t.Errorf("lean object lost metadata: %v", got.Object)
 	}
-	e := newEntry(u, "app", nil, true, codecFor(t))
-	first, second := e.object(codecFor(t)), e.object(codecFor(t))
+	e := newEntry(u, "app", nil, true)
+	first, second := e.object(), e.object()
 	if !equality.Semantic.DeepEqual(first.Object, u.Object) {
 		t.Errorf("whole entry returned %v, want %v", first.Object, u.Object)
 	}
@@ -115,7 +115,7 @@ func TestLeanEntryKeepsIdentityOwnersAndLabels(t *testing.T) {
 		t.Error("two reads of a whole entry share one object; each must get its own copy")
 	}
 	first.SetName("changed")
-	if e.object(codecFor(t)).GetName() != "p" {
+	if e.object().GetName() != "p" {
 		t.Error("a reader's change reached the cached object")
 	}
 }
@@ -127,7 +127,7 @@ func TestWholeEntryDecodesIntegersAsTheClient(t *testing.T) {
 	u := obj("apps/v1", "Deployment", "ns", "d", "u-d")
 	_ = unstructured.SetNestedField(u.Object, int64(3), "spec", "replicas")
 	_ = unstructured.SetNestedField(u.Object, 0.5, "spec", "ratio")
-	got := newEntry(u, "app", nil, true, codecFor(t)).object(codecFor(t))
+	got := newEntry(u, "app", nil, true).object()
 	if r, ok := got.Object["spec"].(map[string]any)["replicas"].(int64); !ok || r != 3 {
 		t.Errorf("replicas decoded as %T %v, want int64 3", got.Object["spec"].(map[string]any)["replicas"], got.Object["spec"].(map[string]any)["replicas"])
 	}
@@ -149,9 +149,8 @@ func TestDefaultPopulateKeepsTrackedAndCRDs(t *testing.T) {
 	}
 }
 
-// put stores a lean entry (no codec needed) of u for app.
 func put(s *store, u *unstructured.Unstructured, app string) {
-	s.put(newEntry(u, app, nil, false, nil))
+	s.put(newEntry(u, app, nil, false))
 }
 
 func TestStoreIndexesFollowPutAndRemove(t *testing.T) {
