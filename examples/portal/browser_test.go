@@ -176,6 +176,12 @@ func newBrowser(t *testing.T, timeout time.Duration) (context.Context, func(stri
 	t.Cleanup(cancelA)
 	tab, cancelB := chromedp.NewContext(actx)
 	t.Cleanup(cancelB)
+	// The browser starts with the context of the first Run and lives as
+	// long as it: start it with the tab's, so that a step that runs out of
+	// the test's time leaves a browser to read the page from.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(tab, timeout)
 	t.Cleanup(cancel)
 	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
